@@ -1,0 +1,236 @@
+"""A scalar that remembers how it was made, and backpropagation through it."""
+from __future__ import annotations
+
+import math
+import numbers
+from operator import mul
+
+_recording = True  # switched off by no_grad()
+
+
+class no_grad:
+    """`with no_grad():` ops inside build no graph, as for evaluation or plotting."""
+
+    def __enter__(self) -> None:
+        global _recording
+        self.was_recording, _recording = _recording, False
+
+    def __exit__(self, *exc_info: object) -> None:
+        global _recording
+        _recording = self.was_recording
+
+
+def _is_real(x: object) -> bool:
+    # `numbers` knows ints, floats, bools and most NumPy scalars, but not np.bool_.
+    return isinstance(x, numbers.Real) or (
+        getattr(x, 'shape', None) == () and getattr(getattr(x, 'dtype', None), 'kind', None) in ('b', 'i', 'u', 'f'))
+
+
+def _lift(x: object, op: str) -> Value:
+    """A number takes part in an op as a constant Value."""
+    if isinstance(x, Value):
+        return x
+    if _is_real(x):
+        return Value(x)
+    raise TypeError(f"unsupported operand for {op}: Value and {type(x).__name__} ({x!r})")
+
+
+class Value:
+    """A scalar, its gradient, and the op and parents that produced it.
+
+    Each op returns a new Value whose `_backward(grad)` adds grad * (local derivative)
+    to its parents' `.grad`. The closure holds the parents, never the Value it belongs
+    to, so a graph has no reference cycles and is freed as soon as it is dropped.
+    """
+    __slots__ = ('data', 'grad', 'label', '_prev', '_op', '_backward')
+    __array_ufunc__ = None  # so `np.float64(2) * v` asks Value.__rmul__ instead of NumPy
+
+    def __init__(self, data: float, _children: tuple[Value, ...] = (), _op: str = '', label: str = ''):
+        if type(data) is not float:
+            if not _is_real(data):
+                raise TypeError(f"Value() takes a real number, got {type(data).__name__}: {data!r}")
+            data = float(data)
+        self.data = data
+        self.grad = 0.0
+        self.label = label
+        self._prev = tuple(_children)  # a tuple, so a*a keeps both edges to a
+        self._op = _op
+        self._backward = None
+
+    @staticmethod
+    def _result(data: float, parents: tuple[Value, ...], op: str, backward) -> Value:
+        """The output of an op; under no_grad() it forgets its parents."""
+        out = Value(data)
+        if _recording:
+            out._prev, out._op, out._backward = parents, op, backward
+        return out
+
+    def __add__(self, other: Value | float) -> Value:
+        other = _lift(other, '+')
+
+        def _backward(grad: float) -> None:  # d(x+y)/dx = d(x+y)/dy = 1
+            self.grad += grad
+            other.grad += grad
+        return Value._result(self.data + other.data, (self, other), '+', _backward)
+
+    def __mul__(self, other: Value | float) -> Value:
+        other = _lift(other, '*')
+
+        def _backward(grad: float) -> None:  # d(xy)/dx = y, d(xy)/dy = x
+            self.grad += other.data * grad
+            other.grad += self.data * grad
+        return Value._result(self.data * other.data, (self, other), '*', _backward)
+
+    def __truediv__(self, other: Value | float) -> Value:  # self / other
+        other = _lift(other, '/')
+        x, y = self.data, other.data
+        if y == 0:
+            raise ValueError(f"Value.__truediv__: division by zero ({x} / {y})")
+
+        def _backward(grad: float) -> None:  # d(x/y)/dx = 1/y, d(x/y)/dy = -x/y**2
+            self.grad += grad / y
+            other.grad -= grad * x / (y * y)
+        return Value._result(x / y, (self, other), '/', _backward)
+
+    def __pow__(self, other: Value | float) -> Value:  # self ** other
+        x = self.data
+        if isinstance(other, Value):  # both base and exponent get a gradient
+            if x <= 0:
+                raise ValueError(f"Value.__pow__: a Value exponent needs a base > 0 "
+                                 f"(its gradient is base**k * log(base)), got base {x}")
+            k = other.data
+            out = x ** k
+
+            def _backward_both(grad: float) -> None:  # d/dx = k x**(k-1), d/dk = x**k log(x)
+                self.grad += k * x ** (k - 1) * grad
+                other.grad += out * math.log(x) * grad
+            return Value._result(out, (self, other), '**', _backward_both)
+        if not _is_real(other):
+            raise TypeError(f"unsupported operand for **: Value and {type(other).__name__} ({other!r})")
+        k = float(other)
+        if x < 0 and not k.is_integer():
+            raise ValueError(f"Value.__pow__: {x} ** {other} is not a real number (fractional power of a negative base)")
+        if x == 0 and k < 1:
+            raise ValueError(f"Value.__pow__: {x} ** {other} has no finite derivative at 0 (division by zero)")
+
+        def _backward(grad: float) -> None:  # d(x**k)/dx = k x**(k-1)
+            self.grad += k * x ** (k - 1) * grad
+        return Value._result(x ** k, (self,), f'**{other}', _backward)
+
+    def tanh(self) -> Value:
+        t = math.tanh(self.data)  # saturates to +-1 instead of overflowing
+
+        def _backward(grad: float) -> None:  # d tanh(x)/dx = 1 - tanh(x)**2
+            self.grad += (1 - t * t) * grad
+        return Value._result(t, (self,), 'tanh', _backward)
+
+    def relu(self) -> Value:
+        def _backward(grad: float) -> None:  # 1 for x > 0, else 0 (also at 0, as in PyTorch)
+            if self.data > 0:
+                self.grad += grad
+        return Value._result(max(self.data, 0.0), (self,), 'relu', _backward)
+
+    def exp(self) -> Value:
+        try:
+            e = math.exp(self.data)
+        except OverflowError:
+            raise OverflowError(f"Value.exp: exp({self.data}) is too large for a float") from None
+
+        def _backward(grad: float) -> None:  # d e**x/dx = e**x
+            self.grad += e * grad
+        return Value._result(e, (self,), 'exp', _backward)
+
+    def log(self) -> Value:
+        x = self.data
+        if x <= 0:
+            raise ValueError(f"Value.log: log is defined only for data > 0, got {x}")
+
+        def _backward(grad: float) -> None:  # d log(x)/dx = 1/x
+            self.grad += grad / x
+        return Value._result(math.log(x), (self,), 'log', _backward)
+
+    def sigmoid(self) -> Value:
+        x = self.data  # exp of a negative number never overflows, so pick the form that has one
+        s = 1 / (1 + math.exp(-x)) if x >= 0 else math.exp(x) / (1 + math.exp(x))
+
+        def _backward(grad: float) -> None:  # d sigmoid(x)/dx = s (1 - s)
+            self.grad += s * (1 - s) * grad
+        return Value._result(s, (self,), 'sigmoid', _backward)
+
+    @staticmethod
+    def dot(ws: list[Value | float], xs: list[Value | float]) -> Value:
+        """sum(w*x for w, x in zip(ws, xs)) as one node: a neuron's weighted sum.
+
+        The same number as the chain of * and + it replaces, without a Value per step.
+        """
+        if len(ws) != len(xs):
+            raise ValueError(f"Value.dot: {len(ws)} weights but {len(xs)} inputs")
+        ws, xs = [_lift(w, 'dot') for w in ws], [_lift(x, 'dot') for x in xs]
+
+        def _backward(grad: float) -> None:  # d(sum w_i x_i)/dw_i = x_i, /dx_i = w_i
+            for w, x in zip(ws, xs):
+                w.grad += x.data * grad
+                x.grad += w.data * grad
+        total = sum(map(mul, [w.data for w in ws], [x.data for x in xs]))
+        return Value._result(total, (*ws, *xs), 'dot', _backward)
+
+    def backward(self) -> None:
+        """Fill in d(self)/d(node) in the .grad of every node self was made from.
+
+        - Leaves (Values no op produced, e.g. parameters) accumulate: each call adds
+          to .grad, so call zero_grad() between training steps.
+        - Intermediate nodes hold the gradients of the latest call only.
+        - A value used twice receives both contributions.
+        """
+        # Order the graph so that each node comes after all of its parents. Iterative,
+        # not recursive: graphs millions of nodes deep are fine.
+        order, visited, stack = [], {self}, [(self, iter(self._prev))]
+        while stack:
+            node, parents = stack[-1]
+            for parent in parents:
+                if parent._prev and parent not in visited:
+                    visited.add(parent)
+                    stack.append((parent, iter(parent._prev)))
+                    break
+            else:
+                stack.pop()
+                order.append(node)
+
+        for node in order:
+            if node._prev:
+                node.grad = 0.0
+        self.grad += 1.0
+        for node in reversed(order):
+            if node._backward:
+                node._backward(node.grad)  # the chain rule: pass grad on to the parents
+
+    def detach(self) -> Value:
+        """A new leaf with the same data, cut off from this graph."""
+        return Value(self.data)
+
+    def item(self) -> float:
+        return self.data
+
+    def __neg__(self) -> Value:  # -self
+        return self * -1.0
+
+    def __radd__(self, other: float) -> Value:  # other + self
+        return self + other
+
+    def __sub__(self, other: Value | float) -> Value:  # self - other
+        return self + (-other)
+
+    def __rsub__(self, other: float) -> Value:  # other - self
+        return other + (-self)
+
+    def __rmul__(self, other: float) -> Value:  # other * self
+        return self * other
+
+    def __rtruediv__(self, other: float) -> Value:  # other / self
+        return _lift(other, '/') / self
+
+    def __rpow__(self, other: float) -> Value:  # other ** self
+        return _lift(other, '**') ** self
+
+    def __repr__(self) -> str:
+        return f"Value(data={self.data}, grad={self.grad})"

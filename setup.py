@@ -1,0 +1,28 @@
+from pathlib import Path
+
+from setuptools import find_packages, setup
+
+viz = ['graphviz>=0.20', 'graphviz-pure>=0.2.2']  # graphviz-pure: a `dot` renderer that installs with pip
+tensor = ['numpy>=1.23']
+demo = viz + tensor + ['matplotlib>=3.7', 'scikit-learn>=1.3', 'nbclient>=0.9', 'nbconvert>=7', 'nbformat>=5.9',
+                       'ipykernel>=6.25']
+test = demo + ['pytest>=7', 'hypothesis>=6.80', 'torch>=2.0', 'ruff>=0.5']
+
+setup(
+    name='micrograd',
+    version='1.0.0',
+    description='A tiny scalar autograd engine and neural-net library, fast and correct, with a NumPy tensor sequel.',
+    long_description=Path(__file__).with_name('README.md').read_text(encoding='utf-8'),
+    long_description_content_type='text/markdown',
+    license='MIT',
+    packages=find_packages(include=['micrograd', 'micrograd.*']),
+    python_requires='>=3.10',
+    install_requires=[],
+    extras_require={'viz': viz, 'tensor': tensor, 'demo': demo, 'test': test},
+    classifiers=[
+        'Programming Language :: Python :: 3',
+        'License :: OSI Approved :: MIT License',
+        'Operating System :: OS Independent',
+        'Intended Audience :: Education',
+    ],
+)
