@@ -109,7 +109,7 @@ class Value:
             raise TypeError(f"unsupported operand for **: Value and {type(other).__name__} ({other!r})")
         k = float(other)
         if x < 0 and not k.is_integer():
-            raise ValueError(f"Value.__pow__: {x} ** {other} is not a real number (fractional power of a negative base)")
+            raise ValueError(f"Value.__pow__: {x} ** {other} is not real (a fractional power of a negative base)")
         if x == 0 and k < 1:
             raise ValueError(f"Value.__pow__: {x} ** {other} has no finite derivative at 0 (division by zero)")
 
@@ -182,24 +182,21 @@ class Value:
         - Intermediate nodes hold the gradients of the latest call only.
         - A value used twice receives both contributions.
         """
-        # Order the graph so that each node comes after all of its parents. Iterative,
-        # not recursive: graphs millions of nodes deep are fine.
-        order, visited, stack = [], {self}, [(self, iter(self._prev))]
+        # Order the graph so that every node comes after the nodes it was made from.
+        # An explicit stack instead of recursion, so graphs millions of nodes deep are fine.
+        order, visited, stack = [], set(), [self]
         while stack:
-            node, parents = stack[-1]
-            for parent in parents:
-                if parent._prev and parent not in visited:
-                    visited.add(parent)
-                    stack.append((parent, iter(parent._prev)))
-                    break
-            else:
-                stack.pop()
-                order.append(node)
-
-        for node in order:
-            if node._prev:
+            node = stack.pop()
+            if node is None:  # the marker: all parents of the node beneath it are in order
+                order.append(stack.pop())
+            elif node._prev and node not in visited:  # leaves need no place: they only receive
+                visited.add(node)
                 node.grad = 0.0
-        self.grad += 1.0
+                stack.append(node)
+                stack.append(None)
+                stack.extend(node._prev)
+
+        self.grad += 1.0  # d(self)/d(self)
         for node in reversed(order):
             if node._backward:
                 node._backward(node.grad)  # the chain rule: pass grad on to the parents
