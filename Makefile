@@ -1,24 +1,38 @@
-# `make demo` runs the guided tour, `make test` the whole test suite; both set themselves up.
+# `make demo` runs the guided tour, `make test` the whole test suite; both set themselves up
+# in a local virtual environment (.venv) on first use.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-# The PyTorch cross-checks need torch; this pinned CPU build is the one the suite is checked against.
+# The PyTorch cross-checks need torch; this CPU build is the one the suite is checked against.
 TORCH ?= torch==2.13.0
 
-.PHONY: test demo bench lint clean
+.PHONY: demo test bench lint clean
 
-$(VENV)/.installed: setup.py
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+
+$(VENV)/.demo-installed: setup.py | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[demo]'
+	touch $@
+
+$(VENV)/.test-installed: setup.py | $(BIN)/python
 	$(BIN)/pip install --quiet '$(TORCH)'
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $@
 
-test: $(VENV)/.installed
+demo: $(VENV)/.demo-installed
+	$(BIN)/jupyter nbconvert --to html --execute demo.ipynb --output-dir build --output demo
+	@echo "Demo executed. Open build/demo.html"
+
+test: $(VENV)/.test-installed
 	$(BIN)/ruff check .
 	$(BIN)/pytest
 
-lint: $(VENV)/.installed
+bench: $(VENV)/.test-installed
+	$(BIN)/python bench/run.py
+
+lint: $(VENV)/.test-installed
 	$(BIN)/ruff check .
 
 clean:

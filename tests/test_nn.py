@@ -1,0 +1,129 @@
+"""Neurons, layers, MLPs and SGD: Karpathy's API, with his traps fixed."""
+import random
+
+import pytest
+
+from micrograd import MLP, SGD, Layer, Module, Neuron, Value
+
+
+def test_a_neuron_starts_with_uniform_weights_and_zero_bias():
+    random.seed(0)
+    n = Neuron(3)
+    random.seed(0)
+    assert [w.data for w in n.w] == [random.uniform(-1, 1) for _ in range(3)]
+    assert n.b.data == 0.0
+    assert n.parameters() == n.w + [n.b]
+
+
+def test_a_neuron_computes_its_activation_of_w_dot_x_plus_b():
+    n = Neuron(2)
+    n.w[0].data, n.w[1].data, n.b.data = 2.0, -1.0, 0.5
+    assert n([1.0, 3.0]).data == 0.0  # relu(-0.5)
+    linear = Neuron(2, nonlin=False)
+    linear.w[0].data, linear.w[1].data = 2.0, -1.0
+    assert linear([1.0, 3.0]).data == -1.0
+    tanh = Neuron(2, activation='tanh')
+    tanh.w[0].data, tanh.w[1].data = 2.0, -1.0
+    assert tanh([1.0, 3.0]).data == pytest.approx(-0.7615941559557649)
+
+
+def test_a_neuron_gets_gradients_for_weights_bias_and_inputs():
+    n = Neuron(2, nonlin=False)
+    n.w[0].data, n.w[1].data = 2.0, -1.0
+    x = [Value(1.0), Value(3.0)]
+    n(x).backward()
+    assert [w.grad for w in n.w] == [1.0, 3.0]
+    assert n.b.grad == 1.0
+    assert [xi.grad for xi in x] == [2.0, -1.0]
+
+
+def test_reprs_name_the_activation():
+    assert repr(Neuron(2)) == "ReLUNeuron(2)"
+    assert repr(Neuron(2, nonlin=False)) == "LinearNeuron(2)"
+    assert repr(Neuron(2, activation='tanh')) == "TanhNeuron(2)"
+    assert repr(Layer(2, 2)) == "Layer of [ReLUNeuron(2), ReLUNeuron(2)]"
+    assert repr(MLP(2, [3, 1])) == ("MLP of [Layer of [ReLUNeuron(2), ReLUNeuron(2), ReLUNeuron(2)], "
+                                    "Layer of [LinearNeuron(3)]]")
+
+
+def test_an_unknown_activation_is_a_value_error():
+    with pytest.raises(ValueError, match="activation"):
+        Neuron(2, activation='softplus')
+
+
+def test_a_layer_of_one_neuron_returns_a_value_and_of_many_a_list():
+    assert isinstance(Layer(2, 1)([1.0, 2.0]), Value)
+    out = Layer(2, 3)([1.0, 2.0])
+    assert isinstance(out, list) and len(out) == 3
+
+
+def test_the_moons_mlp_has_337_parameters_and_a_linear_output():
+    model = MLP(2, [16, 16, 1])
+    assert len(model.parameters()) == 337
+    assert [n.activation for n in model.layers[-1].neurons] == ['linear']
+    assert isinstance(model([0.5, -0.5]), Value)
+
+
+def test_a_tanh_mlp_for_the_lecture():
+    model = MLP(3, [4, 4, 1], activation='tanh')
+    assert repr(model.layers[0].neurons[0]) == "TanhNeuron(3)"
+    assert repr(model.layers[-1].neurons[0]) == "LinearNeuron(4)"
+
+
+def test_a_one_neuron_hidden_layer_works():
+    model = MLP(2, [16, 1, 1])
+    out = model([1.0, 2.0])
+    assert isinstance(out, Value)
+    out.backward()
+
+
+@pytest.mark.parametrize('x', [[1.0], [1.0, 2.0, 3.0]])
+def test_an_input_of_the_wrong_length_is_a_value_error(x):
+    with pytest.raises(ValueError, match="expected 2 inputs, got"):
+        MLP(2, [3, 1])(x)
+
+
+def test_zero_grad_resets_every_parameter():
+    model = MLP(2, [3, 1])
+    model([1.0, 2.0]).backward()
+    model.zero_grad()
+    assert all(p.grad == 0.0 for p in model.parameters())
+    assert Module().parameters() == []
+
+
+def test_sgd_steps_against_the_gradient():
+    w = Value(1.0)
+    opt = SGD([w], lr=0.1)
+    (w * w).backward()
+    opt.step()
+    assert w.data == pytest.approx(0.8)
+    opt.zero_grad()
+    assert w.grad == 0.0
+    opt.lr = 0.05
+    assert repr(opt) == "SGD(lr=0.05, params=1)"
+
+
+def test_karpathys_demo_training_loop_reaches_full_accuracy():
+    # Karpathy's two-moons loop, on a small separable set so it runs in a blink.
+    random.seed(1337)
+    X = [[random.uniform(-1, 1), random.uniform(-1, 1)] for _ in range(30)]
+    y = [1 if a + b > 0 else -1 for a, b in X]
+    model = MLP(2, [8, 8, 1])
+
+    def loss():
+        inputs = [list(map(Value, xrow)) for xrow in X]
+        scores = list(map(model, inputs))
+        losses = [(1 + -yi * scorei).relu() for yi, scorei in zip(y, scores)]
+        data_loss = sum(losses) * (1.0 / len(losses))
+        reg_loss = 1e-4 * sum(p * p for p in model.parameters())
+        accuracy = [(yi > 0) == (scorei.data > 0) for yi, scorei in zip(y, scores)]
+        return data_loss + reg_loss, sum(accuracy) / len(accuracy)
+
+    for k in range(60):
+        total_loss, acc = loss()
+        model.zero_grad()
+        total_loss.backward()
+        learning_rate = 1.0 - 0.9 * k / 60
+        for p in model.parameters():
+            p.data -= learning_rate * p.grad
+    assert loss()[1] == 1.0
