@@ -1,6 +1,4 @@
 """Random expression graphs, built the same way in micrograd and in PyTorch."""
-import math
-
 from hypothesis import strategies as st
 
 from micrograd import Value
@@ -58,5 +56,13 @@ def micrograd_graph(recipe):
     return build(recipe, Value, Value.dot)
 
 
-def magnitude(x):
-    return abs(x) if math.isfinite(x) else math.inf
+def largest_magnitude(out):
+    """The largest |data| of any node in out's graph."""
+    seen, stack, largest = set(), [out], 0.0
+    while stack:
+        node = stack.pop()
+        if node not in seen:
+            seen.add(node)
+            largest = max(largest, abs(node.data))
+            stack.extend(node._prev)
+    return largest

@@ -6,7 +6,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from micrograd import Value
-from tests.graphs import graphs, micrograd_graph
+from tests.graphs import graphs, largest_magnitude, micrograd_graph
 
 H = 1e-6
 
@@ -58,7 +58,8 @@ def test_each_op_matches_a_central_difference(name, data):
 def test_random_graphs_match_central_differences(recipe):
     values, steps = recipe
     leaves, out = micrograd_graph(recipe)
-    assume(math.isfinite(out.data) and abs(out.data) < 1e6)
+    # Difference quotients lose digits to large intermediates that cancel out; keep the graph moderate.
+    assume(math.isfinite(out.data) and largest_magnitude(out) < 1e3)
     out.backward()
     for i, leaf in enumerate(leaves):
         shifted = [list(values), list(values)]
@@ -66,6 +67,6 @@ def test_random_graphs_match_central_differences(recipe):
         shifted[1][i] -= H
         plus, minus = (micrograd_graph((v, steps))[1].data for v in shifted)
         # Skip inputs within H of a kink (relu at 0), where no difference quotient is the derivative.
-        kink = any(op == 'relu' for op, _, _ in steps) and abs((plus - out.data) - (out.data - minus)) > 1e-6
+        kink = any(op == 'relu' for op, _, _ in steps) and abs((plus - out.data) - (out.data - minus)) > 1e-3 * H
         assume(not kink)
         assert leaf.grad == pytest.approx((plus - minus) / (2 * H), rel=1e-4, abs=1e-4)

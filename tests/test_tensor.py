@@ -1,0 +1,487 @@
+"""micrograd.tensor as a specification: small cases whose numbers can be checked by hand.
+
+Randomized cross-checks (PyTorch, finite differences, broadcasting properties) are in test_tensor_torch.py.
+"""
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+np = pytest.importorskip('numpy')
+
+from micrograd import engine  # noqa: E402
+from micrograd.tensor import (  # noqa: E402
+    MLP,
+    SGD,
+    Adam,
+    Linear,
+    Tensor,
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    cross_entropy,
+    mse_loss,
+    no_grad,
+)
+
+
+def param(data):
+    return Tensor(data, requires_grad=True)
+
+
+# --- NumPy stays optional ---
+
+def test_import_micrograd_does_not_import_numpy():
+    code = "import sys, micrograd; assert 'numpy' not in sys.modules, 'micrograd imported numpy'"
+    subprocess.run([sys.executable, '-c', code], check=True)
+
+
+def test_micrograd_tensor_without_numpy_says_how_to_install_it():
+    code = ("import sys; sys.modules['numpy'] = None\n"
+            "try:\n    import micrograd.tensor\nexcept ImportError as e:\n    print(e)")
+    out = subprocess.run([sys.executable, '-c', code], check=True, capture_output=True, text=True).stdout
+    assert 'pip install micrograd[tensor]' in out
+
+
+# --- making tensors ---
+
+def test_a_tensor_is_float64_by_default():
+    t = Tensor([[1, 2, 3], [4, 5, 6]])
+    assert t.data.dtype == np.float64
+    assert t.shape == (2, 3) and t.ndim == 2 and len(t) == 2
+    assert t.grad is None and not t.requires_grad
+
+
+def test_a_data_tensor_shares_its_array_but_a_trainable_one_owns_a_copy():
+    a = np.zeros(3)
+    assert Tensor(a).data is a  # data is not copied
+    w = param(a)
+    w.data += 1  # what an optimizer does
+    assert a.tolist() == [0, 0, 0]
+
+
+def test_only_floating_point_tensors_can_require_gradients():
+    with pytest.raises(TypeError, match='floating-point'):
+        Tensor([1, 2], requires_grad=True, dtype=np.int64)
+
+
+def test_a_tensor_is_made_from_numbers_not_strings():
+    with pytest.raises(TypeError, match='Tensor'):
+        Tensor('3')
+    with pytest.raises(TypeError, match='unsupported operand for \\+'):
+        Tensor([1.0]) + 'a'
+
+
+def test_item_numpy_detach_and_T():
+    t = param([[1.0, 2.0], [3.0, 4.0]])
+    assert Tensor(2.5).item() == 2.5
+    with pytest.raises(ValueError, match='Tensor.item'):
+        t.item()
+    assert t.numpy() is t.data
+    d = (t * 2).detach()
+    assert not d.requires_grad and d.data.tolist() == [[2, 4], [6, 8]]
+    assert t.T.data.tolist() == [[1, 3], [2, 4]]
+    assert Tensor(np.zeros((2, 3, 4))).T.shape == (4, 3, 2)  # all axes reversed, as NumPy's .T
+
+
+def test_repr_reads_like_pytorch():
+    assert repr(param([1.0, 2.0])) == 'Tensor([1., 2.], requires_grad=True)'
+    assert repr(param([1.0, 2.0]) * 2) == "Tensor([2., 4.], op='*')"
+    assert repr(Tensor([1.0], dtype=np.float32)) == 'Tensor([1.], dtype=float32)'
+
+
+# --- gradients, checkable by hand ---
+
+def test_a_tensor_used_twice_gets_both_gradients():
+    a = param([3.0, -1.0])
+    (a * a).sum().backward()
+    assert a.grad.tolist() == [6.0, -2.0]
+
+
+def test_a_broadcast_input_gets_the_sum_of_its_uses():
+    x = param([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    b = param([10.0, 20.0, 30.0])  # added to both rows
+    (x + b).sum().backward()
+    assert b.grad.tolist() == [2.0, 2.0, 2.0]
+    assert x.grad.tolist() == [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
+
+
+def test_broadcasting_a_column_against_a_row():
+    col, row = param([[1.0], [2.0]]), param([[3.0, 4.0, 5.0]])
+    (col * row).sum().backward()
+    assert col.grad.tolist() == [[12.0], [12.0]]  # 3 + 4 + 5
+    assert row.grad.tolist() == [[3.0, 3.0, 3.0]]  # 1 + 2
+
+
+def test_numbers_and_arrays_on_either_side():
+    x = param([1.0, 2.0])
+    assert (2 - x).data.tolist() == [1.0, 0.0]
+    assert (2 / x).data.tolist() == [2.0, 1.0]
+    assert (x ** 2).data.tolist() == [1.0, 4.0]
+    assert (2 ** x).data.tolist() == [2.0, 4.0]
+    assert (np.array([1.0, 1.0]) + x).data.tolist() == [2.0, 3.0]  # NumPy defers to Tensor.__radd__
+    (2 / x).sum().backward()
+    assert x.grad.tolist() == [-2.0, -0.5]  # d(2/x)/dx = -2/x**2
+
+
+def test_a_tensor_exponent_gets_a_gradient_too():
+    x, k = param([2.0]), param([3.0])
+    (x ** k).sum().backward()
+    assert x.grad.tolist() == [12.0]  # k x**(k-1)
+    assert k.grad[0] == pytest.approx(8 * np.log(2))  # x**k log(x)
+
+
+def test_a_tensor_exponent_needs_a_positive_base():
+    with pytest.raises(ValueError, match='Tensor.__pow__'):
+        param([-2.0]) ** param([2.0])
+
+
+def test_matmul_gradients():
+    a, b = param([[1.0, 2.0]]), param([[3.0], [4.0]])
+    out = a @ b
+    assert out.data.tolist() == [[11.0]]
+    out.backward()
+    assert a.grad.tolist() == [[3.0, 4.0]]  # grad @ b.T
+    assert b.grad.tolist() == [[1.0], [2.0]]  # a.T @ grad
+
+
+def test_batched_matmul_sums_a_shared_matrix_over_the_batch():
+    x, w = param(np.ones((5, 2, 3))), param(np.ones((3, 4)))  # one w for all 5 items
+    (x @ w).sum().backward()
+    assert x.grad.shape == (5, 2, 3) and w.grad.shape == (3, 4)
+    assert (w.grad == 10.0).all()  # 5 items * 2 rows
+
+
+def test_matmul_shape_mismatch_is_a_clear_error():
+    with pytest.raises(ValueError, match=r'Tensor.matmul: shapes \(2, 3\) and \(4, 5\)'):
+        Tensor(np.ones((2, 3))) @ Tensor(np.ones((4, 5)))
+
+
+def test_sum_and_mean_over_an_axis():
+    x = param([[1.0, 2.0], [3.0, 4.0]])
+    assert x.sum(axis=0).data.tolist() == [4.0, 6.0]
+    assert x.mean(axis=1, keepdims=True).data.tolist() == [[1.5], [3.5]]
+    (x.mean(axis=1) * Tensor([1.0, 10.0])).sum().backward()
+    assert x.grad.tolist() == [[0.5, 0.5], [5.0, 5.0]]
+
+
+def test_max_splits_the_gradient_among_ties_as_torch_amax():
+    x = param([1.0, 3.0, 3.0])
+    x.max().backward()
+    assert x.grad.tolist() == [0.0, 0.5, 0.5]
+
+
+def test_max_over_an_axis():
+    x = param([[1.0, 5.0], [7.0, 2.0]])
+    out = x.max(axis=1)
+    assert out.data.tolist() == [5.0, 7.0]
+    out.sum().backward()
+    assert x.grad.tolist() == [[0.0, 1.0], [1.0, 0.0]]
+
+
+def test_an_index_picked_twice_gets_both_gradients():
+    x = param([10.0, 20.0, 30.0])
+    x[np.array([0, 0, 2])].sum().backward()
+    assert x.grad.tolist() == [2.0, 0.0, 1.0]
+
+
+def test_slicing_and_boolean_masks_scatter_the_gradient_back():
+    x = param([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    x[:, 1:].sum().backward()
+    assert x.grad.tolist() == [[0.0, 1.0, 1.0], [0.0, 1.0, 1.0]]
+    y = param([1.0, -2.0, 3.0])
+    y[y.data > 0].sum().backward()
+    assert y.grad.tolist() == [1.0, 0.0, 1.0]
+
+
+def test_reshape_and_transpose_route_gradients_back():
+    x = param(np.arange(6.0))
+    w = Tensor(np.arange(6.0).reshape(3, 2))
+    (x.reshape(2, 3).transpose() * w).sum().backward()
+    assert x.grad.tolist() == [0.0, 2.0, 4.0, 1.0, 3.0, 5.0]  # w.T, flattened
+
+
+def test_relu_derivative_at_zero_is_zero():
+    x = param([-1.0, 0.0, 2.0])
+    x.relu().sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 1.0]
+
+
+def test_sigmoid_softmax_and_log_softmax_do_not_overflow():
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')  # an overflow in exp would warn
+        assert Tensor([-1000.0, 0.0, 1000.0]).sigmoid().data.tolist() == [0.0, 0.5, 1.0]
+        x = Tensor([[1000.0, 1000.0, -1000.0]])
+        assert x.softmax().data.tolist() == [[0.5, 0.5, 0.0]]
+        assert x.log_softmax().data[0, :2] == pytest.approx([-np.log(2)] * 2)
+
+
+def test_softmax_rows_sum_to_one_and_its_gradient_sums_to_zero():
+    x = param([[1.0, 2.0, 3.0]])
+    s = x.softmax(axis=1)
+    assert s.data.sum() == pytest.approx(1.0)
+    (s * Tensor([[1.0, 0.0, 0.0]])).sum().backward()
+    assert x.grad.sum() == pytest.approx(0.0)  # shifting all logits changes nothing
+
+
+def test_log_of_a_non_positive_value_is_a_clear_error():
+    with pytest.raises(ValueError, match='Tensor.log: log is defined only for data > 0'):
+        Tensor([1.0, 0.0]).log()
+
+
+# --- backward() semantics, as for Value ---
+
+def test_backward_of_a_non_scalar_needs_a_gradient():
+    x = param([1.0, 2.0])
+    with pytest.raises(ValueError, match='not a single number'):
+        (x * 2).backward()
+    (x * 2).backward(np.array([1.0, 10.0]))  # d(sum(g * out))/dx
+    assert x.grad.tolist() == [2.0, 20.0]
+    with pytest.raises(ValueError, match='grad has shape'):
+        (x * 2).backward(np.ones(3))
+
+
+def test_backward_without_any_gradient_to_compute_is_a_clear_error():
+    with pytest.raises(ValueError, match='does not require gradients'):
+        Tensor([1.0]).sum().backward()
+
+
+def test_leaves_accumulate_and_intermediates_keep_the_latest_call():
+    x = param([1.0, 2.0])
+    y = x * 3
+    loss = y.sum()
+    loss.backward()
+    loss.backward()
+    assert x.grad.tolist() == [6.0, 6.0]  # a leaf: 3 + 3
+    assert y.grad.tolist() == [1.0, 1.0]  # made by an op: the latest call only
+    x.zero_grad()
+    assert x.grad is None
+
+
+def test_a_leafs_grad_is_its_own_array():
+    a, b = param([1.0, 2.0]), param([3.0, 4.0])
+    (a + b).sum().backward()
+    assert a.grad is not b.grad
+    a.grad *= 0  # scaling one in place (as gradient clipping does) leaves the other alone
+    assert b.grad.tolist() == [1.0, 1.0]
+
+
+def test_a_deep_graph_needs_no_recursion():
+    x = param([1.0])
+    y = x
+    for _ in range(5_000):  # far past Python's recursion limit of 1000
+        y = y * 1.0
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0]
+
+
+def test_data_tensors_build_no_graph():
+    x, w = Tensor(np.ones((4, 3))), param(np.ones((3, 2)))
+    data_only = x * 2 + 1
+    assert not data_only.requires_grad and data_only._prev == () and data_only._backward is None
+    out = data_only @ w
+    assert out._prev == (w,)  # the data tensor is not part of the graph
+    out.sum().backward()
+    assert x.grad is None and w.grad.tolist() == [[12.0, 12.0]] * 3
+
+
+def test_no_grad_builds_no_graph_and_is_the_engines_switch():
+    w = param([1.0])
+    with no_grad():
+        out = w * 2
+    assert not out.requires_grad and out._prev == ()
+    assert (w * 2).requires_grad  # recording again afterwards
+    assert no_grad is engine.no_grad  # one switch for Values and Tensors
+
+
+# --- losses ---
+
+def test_mse_loss():
+    pred = param([1.0, 2.0, 3.0])
+    loss = mse_loss(pred, [1.0, 0.0, 0.0])
+    assert loss.item() == pytest.approx(13 / 3)
+    loss.backward()
+    assert pred.grad.tolist() == pytest.approx([0.0, 4 / 3, 2.0])  # 2 (pred - target) / 3
+
+
+def test_a_loss_refuses_targets_of_another_shape():
+    with pytest.raises(ValueError, match=r'mse_loss: target shape \(3,\) differs from input shape \(3, 1\)'):
+        mse_loss(param(np.zeros((3, 1))), np.zeros(3))  # would silently broadcast to (3, 3)
+
+
+def test_a_loss_wants_a_tensor_prediction():
+    with pytest.raises(TypeError, match='cross_entropy: logits must be a Tensor'):
+        cross_entropy(np.zeros((2, 3)), [0, 1])
+    with pytest.raises(TypeError, match='mse_loss: the prediction must be a Tensor'):
+        mse_loss(np.zeros(2), Tensor(np.zeros(2)))
+
+
+def test_binary_cross_entropy_on_probabilities_and_on_logits_agree():
+    p, z = param([0.5, 0.9]), param([0.0, np.log(9)])  # sigmoid(z) = p
+    y = [1.0, 0.0]
+    expected = -(np.log(0.5) + np.log(0.1)) / 2
+    assert binary_cross_entropy(p, y).item() == pytest.approx(expected)
+    assert binary_cross_entropy_with_logits(z, y).item() == pytest.approx(expected)
+    binary_cross_entropy_with_logits(z, y).backward()
+    assert z.grad.tolist() == pytest.approx([-0.25, 0.45])  # (sigmoid(z) - y) / 2
+
+
+def test_binary_cross_entropy_with_logits_is_finite_for_huge_scores():
+    z = param([1000.0, -1000.0])
+    loss = binary_cross_entropy_with_logits(z, [0.0, 1.0])
+    assert loss.item() == pytest.approx(1000.0)
+    loss.backward()
+    assert z.grad.tolist() == [0.5, -0.5]
+
+
+def test_binary_cross_entropy_wants_probabilities():
+    with pytest.raises(ValueError, match=r'binary_cross_entropy: probabilities must lie in \[0, 1\]'):
+        binary_cross_entropy(param([1.5]), [1.0])
+
+
+def test_cross_entropy_of_uniform_logits_is_log_of_the_number_of_classes():
+    logits = param(np.zeros((2, 4)))
+    loss = cross_entropy(logits, [0, 3])
+    assert loss.item() == pytest.approx(np.log(4))
+    loss.backward()
+    assert logits.grad.tolist() == [[-0.375, 0.125, 0.125, 0.125], [0.125, 0.125, 0.125, -0.375]]  # (p - 1[y]) / 2
+
+
+def test_cross_entropy_is_stable_for_huge_logits():
+    loss = cross_entropy(param([[1000.0, 0.0]]), [1])
+    assert loss.item() == pytest.approx(1000.0)
+
+
+def test_cross_entropy_checks_its_targets():
+    logits = Tensor(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match='integer class indices'):
+        cross_entropy(logits, [0.0, 1.0])
+    with pytest.raises(ValueError, match=r'class indices must lie in \[0, 3\)'):
+        cross_entropy(logits, [0, 3])
+    with pytest.raises(ValueError, match=r'logits must have shape \(batch, classes\)'):
+        cross_entropy(Tensor(np.zeros(3)), [0])
+
+
+# --- layers ---
+
+def test_linear_draws_weights_like_pytorch():
+    layer = Linear(16, 3, rng=np.random.default_rng(0))
+    assert layer.weight.shape == (16, 3) and layer.bias.shape == (3,)  # x @ weight: PyTorch stores weight.T
+    assert np.abs(layer.weight.data).max() <= 0.25 and np.abs(layer.bias.data).max() <= 0.25  # 1/sqrt(16)
+    assert layer(np.ones((5, 16))).shape == (5, 3)
+    assert repr(layer) == 'Linear(16, 3)'
+
+
+def test_mlp_parameters_and_their_names():
+    model = MLP(2, [4, 1], rng=np.random.default_rng(0))
+    assert [name for name, _ in model.named_parameters()] == [
+        'layers.0.weight', 'layers.0.bias', 'layers.1.weight', 'layers.1.bias']
+    assert sum(p.data.size for p in model.parameters()) == 2 * 4 + 4 + 4 * 1 + 1
+    assert repr(model) == "MLP(Linear(2, 4), Linear(4, 1), activation='relu')"
+    with pytest.raises(ValueError, match='MLP: activation must be one of'):
+        MLP(2, [1], activation='gelu')
+
+
+def test_state_dict_saves_and_restores_a_model():
+    model = MLP(3, [5, 2], rng=np.random.default_rng(0))
+    x = np.ones((1, 3))
+    state = model.state_dict()
+    before = model(x).data.copy()
+    for p in model.parameters():
+        p.data += 1  # training changes the weights in place...
+    assert state['layers.0.weight'] is not model.layers[0].weight.data  # ...but not the saved copies
+    model.load_state_dict(state)
+    assert np.array_equal(model(x).data, before)
+
+
+def test_a_state_dict_survives_a_file(tmp_path):
+    model = MLP(3, [5, 2], rng=np.random.default_rng(0))
+    np.savez(tmp_path / 'model.npz', **model.state_dict())
+    restored = MLP(3, [5, 2], rng=np.random.default_rng(1))
+    restored.load_state_dict(dict(np.load(tmp_path / 'model.npz')))
+    x = np.ones((1, 3))
+    assert np.array_equal(restored(x).data, model(x).data)
+
+
+def test_load_state_dict_names_what_does_not_fit():
+    model = MLP(3, [5, 2], rng=np.random.default_rng(0))
+    state = model.state_dict()
+    with pytest.raises(ValueError, match=r"missing \['layers.1.bias'\]"):
+        model.load_state_dict({k: v for k, v in state.items() if k != 'layers.1.bias'})
+    state['layers.0.weight'] = np.zeros((5, 3))
+    with pytest.raises(ValueError, match=r"'layers.0.weight' has shape \(5, 3\), the model expects \(3, 5\)"):
+        model.load_state_dict(state)
+
+
+def test_zero_grad_clears_every_parameter():
+    model = MLP(2, [3, 1], rng=np.random.default_rng(0))
+    model(np.ones((1, 2))).sum().backward()
+    model.zero_grad()
+    assert all(p.grad is None for p in model.parameters())
+
+
+# --- optimizers ---
+
+def test_sgd_with_momentum_keeps_a_velocity():
+    p = param([1.0])
+    opt = SGD([p], lr=0.1, momentum=0.9)
+    for _ in range(2):
+        p.grad = np.array([1.0])
+        opt.step()
+    assert p.data[0] == pytest.approx(1 - 0.1 - 0.19)  # v = 1, then 0.9 * 1 + 1
+
+
+def test_adams_first_step_moves_each_number_by_lr():
+    p = param([1.0, 1.0])
+    opt = Adam([p], lr=0.01)
+    p.grad = np.array([1e-3, -50.0])  # the size of the gradient does not matter, only its sign
+    opt.step()
+    assert p.data.tolist() == pytest.approx([0.99, 1.01])
+
+
+def test_optimizers_skip_parameters_without_gradients():
+    p = param([1.0])
+    for opt in (SGD([p], lr=0.1, momentum=0.9), Adam([p])):
+        opt.step()
+    assert p.data.tolist() == [1.0]
+
+
+# --- end to end ---
+
+def test_xor_is_solved():
+    x = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+    y = np.array([[0.0], [1.0], [1.0], [0.0]])
+    model = MLP(2, [8, 1], activation='tanh', rng=np.random.default_rng(0))
+    opt = Adam(model.parameters(), lr=0.05)
+    for _ in range(300):
+        loss = binary_cross_entropy_with_logits(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    assert ((model(x).data > 0) == y.astype(bool)).all()
+    assert loss.item() < 0.05
+
+
+def test_an_mlp_learns_handwritten_digits():
+    datasets = pytest.importorskip('sklearn.datasets')
+    model_selection = pytest.importorskip('sklearn.model_selection')
+    digits = datasets.load_digits()  # 1797 8x8 images, bundled with scikit-learn
+    x_train, x_test, y_train, y_test = model_selection.train_test_split(
+        digits.data, digits.target, test_size=0.2, random_state=0)  # a fixed 80/20 split
+    # Standardize each pixel with the training set's statistics (+1 keeps the always-blank border pixels finite).
+    mean, std = x_train.mean(axis=0), x_train.std(axis=0) + 1
+    x_train, x_test = (x_train - mean) / std, (x_test - mean) / std
+    rng = np.random.default_rng(0)
+    model = MLP(64, [128, 10], rng=rng)
+    opt = Adam(model.parameters(), lr=3e-3)
+    for _ in range(25):
+        order = rng.permutation(len(x_train))
+        for start in range(0, len(order), 64):
+            batch = order[start:start + 64]
+            loss = cross_entropy(model(x_train[batch]), y_train[batch])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    with no_grad():
+        accuracy = (model(x_test).data.argmax(axis=1) == y_test).mean()
+    assert accuracy >= 0.97

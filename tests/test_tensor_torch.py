@@ -1,0 +1,251 @@
+"""Every tensor op's gradients against PyTorch (float64) and against central differences,
+on random shapes including broadcasting; broadcasting shapes as properties (hypothesis)."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import mutually_broadcastable_shapes
+
+import micrograd.tensor as mt
+
+torch = pytest.importorskip('torch')
+
+
+@pytest.fixture(autouse=True, scope='module')
+def one_torch_thread():
+    # These tensors are tiny: PyTorch's thread pool only adds waiting, badly so on a busy machine.
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+# Each case: (ours, PyTorch's, input shapes, the interval inputs are drawn from). Intervals stay away from
+# kinks (relu at 0), poles (1/0) and undefined values (log of <= 0), where neither side has a unique answer.
+AWAY_FROM_0 = 'away from 0'
+CASES = {
+    'add': (lambda a, b: a + b, lambda a, b: a + b, [(3, 4), (3, 4)], (-2, 2)),
+    'add row': (lambda a, b: a + b, lambda a, b: a + b, [(3, 4), (4,)], (-2, 2)),
+    'add column': (lambda a, b: a + b, lambda a, b: a + b, [(3, 1), (1, 4)], (-2, 2)),
+    'add scalar tensor': (lambda a, b: a + b, lambda a, b: a + b, [(), (2, 3)], (-2, 2)),
+    'sub 3-d': (lambda a, b: a - b, lambda a, b: a - b, [(2, 1, 4), (3, 1)], (-2, 2)),
+    'mul': (lambda a, b: a * b, lambda a, b: a * b, [(2, 3, 4), (3, 1)], (-2, 2)),
+    'div': (lambda a, b: a / b, lambda a, b: a / b, [(3, 4), (4,)], AWAY_FROM_0),
+    'pow number': (lambda a: a ** 3, lambda a: a ** 3, [(3, 4)], (-2, 2)),
+    'pow fraction': (lambda a: a ** 1.5, lambda a: a ** 1.5, [(3, 4)], (0.1, 3)),
+    'pow tensor': (lambda a, b: a ** b, lambda a, b: a ** b, [(3, 4), (4,)], (0.2, 2)),
+    'rpow': (lambda a: 2 ** a, lambda a: 2 ** a, [(3,)], (-2, 2)),
+    'rsub rdiv': (lambda a: 1 - 2 / a, lambda a: 1 - 2 / a, [(3,)], AWAY_FROM_0),
+    'neg': (lambda a: -a, lambda a: -a, [(3,)], (-2, 2)),
+    'matmul': (lambda a, b: a @ b, lambda a, b: a @ b, [(3, 4), (4, 5)], (-2, 2)),
+    'matmul batched': (lambda a, b: a @ b, lambda a, b: a @ b, [(2, 3, 4), (2, 4, 5)], (-2, 2)),
+    'matmul broadcast batch': (lambda a, b: a @ b, lambda a, b: a @ b, [(2, 1, 3, 4), (3, 4, 2)], (-2, 2)),
+    'matmul vector-matrix': (lambda a, b: a @ b, lambda a, b: a @ b, [(4,), (2, 4, 3)], (-2, 2)),
+    'matmul matrix-vector': (lambda a, b: a @ b, lambda a, b: a @ b, [(2, 3, 4), (4,)], (-2, 2)),
+    'matmul vector-vector': (lambda a, b: a @ b, lambda a, b: a @ b, [(4,), (4,)], (-2, 2)),
+    'rmatmul array': (lambda a: np.ones((2, 3)) @ a, lambda a: torch.ones(2, 3, dtype=a.dtype) @ a,
+                      [(3, 4)], (-2, 2)),
+    'sum': (lambda a: a.sum(), lambda a: a.sum(), [(3, 4)], (-2, 2)),
+    'sum axis': (lambda a: a.sum(axis=1), lambda a: a.sum(dim=1), [(2, 3, 4)], (-2, 2)),
+    'sum axes keepdims': (lambda a: a.sum(axis=(0, -1), keepdims=True),
+                          lambda a: a.sum(dim=(0, -1), keepdim=True), [(2, 3, 4)], (-2, 2)),
+    'mean': (lambda a: a.mean(), lambda a: a.mean(), [(3, 4)], (-2, 2)),
+    'mean axis keepdims': (lambda a: a.mean(axis=-1, keepdims=True), lambda a: a.mean(dim=-1, keepdim=True),
+                           [(2, 3, 4)], (-2, 2)),
+    'max': (lambda a: a.max(), lambda a: a.amax(), [(3, 4)], (-2, 2)),
+    'max axis': (lambda a: a.max(axis=0), lambda a: a.amax(dim=0), [(3, 4)], (-2, 2)),
+    'max axes keepdims': (lambda a: a.max(axis=(1, 2), keepdims=True), lambda a: a.amax(dim=(1, 2), keepdim=True),
+                          [(2, 3, 4)], (-2, 2)),
+    'reshape': (lambda a: a.reshape(4, 3) * np.arange(12.0).reshape(4, 3),
+                lambda a: a.reshape(4, 3) * torch.arange(12.0, dtype=a.dtype).reshape(4, 3), [(3, 4)], (-2, 2)),
+    'transpose': (lambda a: a.transpose(1, 2, 0), lambda a: a.permute(1, 2, 0), [(2, 3, 4)], (-2, 2)),
+    'T': (lambda a: a.T, lambda a: a.permute(2, 1, 0), [(2, 3, 4)], (-2, 2)),
+    'slice': (lambda a: a[1:, ::2], lambda a: a[1:, ::2], [(3, 4)], (-2, 2)),
+    'int': (lambda a: a[1], lambda a: a[1], [(3, 4)], (-2, 2)),
+    'repeated indices': (lambda a: a[np.array([0, 2, 0, 0])], lambda a: a[torch.tensor([0, 2, 0, 0])],
+                         [(3, 4)], (-2, 2)),
+    'fancy pairs': (lambda a: a[np.array([0, 1, 1]), np.array([2, 3, 3])],
+                    lambda a: a[torch.tensor([0, 1, 1]), torch.tensor([2, 3, 3])], [(3, 4)], (-2, 2)),
+    'mask': (lambda a: a[np.array([True, False, True])], lambda a: a[torch.tensor([True, False, True])],
+             [(3, 4)], (-2, 2)),
+    'exp': (lambda a: a.exp(), lambda a: a.exp(), [(3, 4)], (-2, 2)),
+    'log': (lambda a: a.log(), lambda a: a.log(), [(3, 4)], (0.1, 3)),
+    'tanh': (lambda a: a.tanh(), lambda a: a.tanh(), [(3, 4)], (-2, 2)),
+    'relu': (lambda a: a.relu(), lambda a: a.relu(), [(3, 4)], AWAY_FROM_0),
+    'sigmoid': (lambda a: a.sigmoid(), lambda a: a.sigmoid(), [(3, 4)], (-6, 6)),
+    'softmax': (lambda a: a.softmax(), lambda a: a.softmax(dim=-1), [(3, 4)], (-3, 3)),
+    'softmax axis 0': (lambda a: a.softmax(axis=0), lambda a: a.softmax(dim=0), [(3, 4)], (-3, 3)),
+    'log_softmax': (lambda a: a.log_softmax(axis=1), lambda a: a.log_softmax(dim=1), [(2, 3, 4)], (-3, 3)),
+    'mse_loss': (lambda a, b: mt.mse_loss(a, b), lambda a, b: torch.nn.functional.mse_loss(a, b),
+                 [(5, 2), (5, 2)], (-2, 2)),
+    'binary_cross_entropy': (lambda a, b: mt.binary_cross_entropy(a, b.data),
+                             lambda a, b: torch.nn.functional.binary_cross_entropy(a, b.detach()),
+                             [(6,), (6,)], (0.05, 0.95)),
+    'binary_cross_entropy_with_logits': (
+        lambda a, b: mt.binary_cross_entropy_with_logits(a, b.data),
+        lambda a, b: torch.nn.functional.binary_cross_entropy_with_logits(a, b.detach()), [(6,), (6,)], (-4, 4)),
+    'cross_entropy': (lambda a: mt.cross_entropy(a, np.array([0, 3, 3, 1])),
+                      lambda a: torch.nn.functional.cross_entropy(a, torch.tensor([0, 3, 3, 1])), [(4, 5)], (-3, 3)),
+    'chain': (lambda a, b, c: ((a @ b + c).tanh() * 2 - a.sum()).sigmoid().mean(axis=0),
+              lambda a, b, c: ((a @ b + c).tanh() * 2 - a.sum()).sigmoid().mean(dim=0),
+              [(3, 4), (4, 2), (2,)], (-1, 1)),
+}
+
+
+def draw(rng, shape, interval):
+    if interval == AWAY_FROM_0:  # |x| in [0.5, 2], either sign
+        return rng.uniform(0.5, 2, shape) * rng.choice([-1.0, 1.0], shape)
+    return rng.uniform(*interval, shape)
+
+
+def inputs_and_weights(name, seed=0):
+    """Random inputs for a case, and random weights w for the scalar sum(w * output) to differentiate."""
+    ours, _, shapes, interval = CASES[name]
+    rng = np.random.default_rng(seed)
+    arrays = [draw(rng, shape, interval) for shape in shapes]
+    out_shape = ours(*[mt.Tensor(a) for a in arrays]).shape
+    return arrays, rng.normal(size=out_shape)  # weights, so that every output element counts differently
+
+
+def our_grads(fn, arrays, weights):
+    tensors = [mt.Tensor(a, requires_grad=True) for a in arrays]
+    out = fn(*tensors)
+    out.backward(weights)
+    return out.data, [t.grad for t in tensors]
+
+
+@pytest.mark.parametrize('name', CASES)
+def test_against_pytorch(name):
+    ours, theirs, _, _ = CASES[name]
+    arrays, weights = inputs_and_weights(name)
+    out, grads = our_grads(ours, arrays, weights)
+
+    tensors = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in arrays]
+    torch_out = theirs(*tensors)
+    torch_out.backward(torch.from_numpy(weights))
+    np.testing.assert_allclose(out, torch_out.detach().numpy(), rtol=1e-12, atol=1e-12)
+    for ours_grad, t in zip(grads, tensors):
+        if t.grad is None:  # a target passed as data
+            assert ours_grad is None
+            continue
+        assert ours_grad.shape == t.shape
+        np.testing.assert_allclose(ours_grad, t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize('name', CASES)
+def test_against_central_differences(name):
+    """d sum(w * f(x)) / dx_i ~ (g(x + h e_i) - g(x - h e_i)) / 2h, for every element of every input."""
+    ours, _, _, _ = CASES[name]
+    arrays, weights = inputs_and_weights(name, seed=1)
+    _, grads = our_grads(ours, arrays, weights)
+
+    def g(*xs):
+        return float((ours(*[mt.Tensor(x) for x in xs]).data * weights).sum())
+
+    h = 1e-6
+    for k, a in enumerate(arrays):
+        if grads[k] is None:
+            continue  # a target passed as data
+        numeric = np.zeros_like(a)
+        for i in np.ndindex(a.shape):
+            plus, minus = [x.copy() for x in arrays], [x.copy() for x in arrays]
+            plus[k][i] += h
+            minus[k][i] -= h
+            numeric[i] = (g(*plus) - g(*minus)) / (2 * h)
+        np.testing.assert_allclose(grads[k], numeric, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize('axis', [None, 0, 1])
+def test_max_with_ties_matches_torch_amax(axis):
+    data = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]])
+    x = mt.Tensor(data, requires_grad=True)
+    t = torch.tensor(data, requires_grad=True)
+    (x.max(axis=axis) * 1.0).sum().backward()
+    (t.amax() if axis is None else t.amax(dim=axis)).sum().backward()
+    np.testing.assert_array_equal(x.grad, t.grad.numpy())
+
+
+# --- broadcasting as a property: any shapes NumPy can broadcast give PyTorch's gradients, shaped like the inputs ---
+
+BINARY = {'+': lambda a, b: a + b, '-': lambda a, b: a - b, '*': lambda a, b: a * b, '/': lambda a, b: a / b}
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(shapes=mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=4, max_side=3),
+       op=st.sampled_from(sorted(BINARY)), seed=st.integers(0, 2 ** 16))
+def test_broadcasting_gradients_match_pytorch(shapes, op, seed):
+    rng = np.random.default_rng(seed)
+    a, b = (rng.uniform(0.5, 2, shape) for shape in shapes.input_shapes)  # away from 0: b is a divisor
+    weights = rng.normal(size=shapes.result_shape)
+    out, (grad_a, grad_b) = our_grads(BINARY[op], [a, b], weights)
+
+    ta, tb = (torch.tensor(x, requires_grad=True) for x in (a, b))
+    BINARY[op](ta, tb).backward(torch.from_numpy(weights))
+    assert out.shape == shapes.result_shape
+    assert grad_a.shape == a.shape and grad_b.shape == b.shape
+    np.testing.assert_allclose(grad_a, ta.grad.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(grad_b, tb.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(shapes=mutually_broadcastable_shapes(signature='(m,n),(n,p)->(m,p)', max_dims=2, max_side=3),
+       seed=st.integers(0, 2 ** 16))
+def test_batched_matmul_broadcasting_matches_pytorch(shapes, seed):
+    rng = np.random.default_rng(seed)
+    a, b = (rng.normal(size=shape) for shape in shapes.input_shapes)
+    weights = rng.normal(size=shapes.result_shape)
+    out, (grad_a, grad_b) = our_grads(lambda x, y: x @ y, [a, b], weights)
+
+    ta, tb = (torch.tensor(x, requires_grad=True) for x in (a, b))
+    (ta @ tb).backward(torch.from_numpy(weights))
+    np.testing.assert_allclose(grad_a, ta.grad.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(grad_b, tb.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+# --- training: the same model, data and optimizer take the same steps as in PyTorch ---
+
+@pytest.mark.parametrize('optimizer', ['sgd', 'sgd momentum', 'adam'])
+def test_training_steps_match_pytorch(optimizer):
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(32, 5)), rng.integers(0, 3, 32)
+    model = mt.MLP(5, [8, 3], activation='tanh', rng=rng)
+    torch_model = torch.nn.Sequential(torch.nn.Linear(5, 8), torch.nn.Tanh(), torch.nn.Linear(8, 3)).double()
+    with torch.no_grad():
+        for layer, torch_layer in zip(model.layers, (torch_model[0], torch_model[2])):
+            torch_layer.weight.copy_(torch.from_numpy(layer.weight.data.T))  # PyTorch stores weight.T
+            torch_layer.bias.copy_(torch.from_numpy(layer.bias.data))
+    make = {'sgd': (mt.SGD, torch.optim.SGD, dict(lr=0.1)),
+            'sgd momentum': (mt.SGD, torch.optim.SGD, dict(lr=0.1, momentum=0.9)),
+            'adam': (mt.Adam, torch.optim.Adam, dict(lr=0.01))}[optimizer]
+    opt, torch_opt = make[0](model.parameters(), **make[2]), make[1](torch_model.parameters(), **make[2])
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y)
+    for _ in range(20):
+        loss = mt.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        torch_loss = torch.nn.functional.cross_entropy(torch_model(xt), yt)
+        torch_opt.zero_grad()
+        torch_loss.backward()
+        torch_opt.step()
+        assert loss.item() == pytest.approx(torch_loss.item(), rel=1e-10)
+    for layer, torch_layer in zip(model.layers, (torch_model[0], torch_model[2])):
+        np.testing.assert_allclose(layer.weight.data, torch_layer.weight.detach().numpy().T, rtol=1e-9, atol=1e-12)
+
+
+def test_float32_tensors_stay_float32():
+    x = mt.Tensor(np.ones((2, 3)), requires_grad=True, dtype=np.float32)
+    out = ((x * 2.5 + 1) @ np.ones((3, 2), dtype=np.float32)).tanh().mean()
+    assert out.data.dtype == np.float32
+    out.backward()
+    assert x.grad.dtype == np.float32
+
+
+def test_a_float32_model_trains_in_float32():
+    model = mt.MLP(3, [4, 2], rng=np.random.default_rng(0))
+    for p in model.parameters():
+        p.data = p.data.astype(np.float32)
+    logits = model(np.ones((5, 3)))  # a float64 array input is taken in the weights' dtype
+    assert logits.data.dtype == np.float32
+    mt.cross_entropy(logits, np.zeros(5, dtype=int)).backward()
+    assert all(p.grad.dtype == np.float32 for p in model.parameters())
