@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import math
 import numbers
-from operator import mul
 
 _recording = True  # switched off by no_grad()
 
@@ -26,10 +25,8 @@ def _is_real(x: object) -> bool:
         getattr(x, 'shape', None) == () and getattr(getattr(x, 'dtype', None), 'kind', None) in ('b', 'i', 'u', 'f'))
 
 
-def _lift(x: object, op: str) -> Value:
-    """A number takes part in an op as a constant Value."""
-    if isinstance(x, Value):
-        return x
+def _constant(x: object, op: str) -> Value:
+    """A number taking part in an op, as a Value that no op made."""
     if _is_real(x):
         return Value(x)
     raise TypeError(f"unsupported operand for {op}: Value and {type(x).__name__} ({x!r})")
@@ -66,7 +63,7 @@ class Value:
         return out
 
     def __add__(self, other: Value | float) -> Value:
-        other = _lift(other, '+')
+        other = other if isinstance(other, Value) else _constant(other, '+')
 
         def _backward(grad: float) -> None:  # d(x+y)/dx = d(x+y)/dy = 1
             self.grad += grad
@@ -74,7 +71,7 @@ class Value:
         return Value._result(self.data + other.data, (self, other), '+', _backward)
 
     def __mul__(self, other: Value | float) -> Value:
-        other = _lift(other, '*')
+        other = other if isinstance(other, Value) else _constant(other, '*')
 
         def _backward(grad: float) -> None:  # d(xy)/dx = y, d(xy)/dy = x
             self.grad += other.data * grad
@@ -82,7 +79,7 @@ class Value:
         return Value._result(self.data * other.data, (self, other), '*', _backward)
 
     def __truediv__(self, other: Value | float) -> Value:  # self / other
-        other = _lift(other, '/')
+        other = other if isinstance(other, Value) else _constant(other, '/')
         x, y = self.data, other.data
         if y == 0:
             raise ValueError(f"Value.__truediv__: division by zero ({x} / {y})")
@@ -96,18 +93,14 @@ class Value:
         x = self.data
         if isinstance(other, Value):  # both base and exponent get a gradient
             if x <= 0:
-                raise ValueError(f"Value.__pow__: a Value exponent needs a base > 0 "
-                                 f"(its gradient is base**k * log(base)), got base {x}")
-            k = other.data
-            out = x ** k
+                raise ValueError(f"Value.__pow__: a Value exponent needs a base > 0 (d/dk x**k = x**k log x), got {x}")
+            k, out = other.data, x ** other.data
 
             def _backward_both(grad: float) -> None:  # d/dx = k x**(k-1), d/dk = x**k log(x)
                 self.grad += k * x ** (k - 1) * grad
                 other.grad += out * math.log(x) * grad
             return Value._result(out, (self, other), '**', _backward_both)
-        if not _is_real(other):
-            raise TypeError(f"unsupported operand for **: Value and {type(other).__name__} ({other!r})")
-        k = float(other)
+        k = _constant(other, '**').data
         if x < 0 and not k.is_integer():
             raise ValueError(f"Value.__pow__: {x} ** {other} is not real (a fractional power of a negative base)")
         if x == 0 and k < 1:
@@ -115,7 +108,7 @@ class Value:
 
         def _backward(grad: float) -> None:  # d(x**k)/dx = k x**(k-1)
             self.grad += k * x ** (k - 1) * grad
-        return Value._result(x ** k, (self,), f'**{other}', _backward)
+        return Value._result(x ** k, (self,), f'**{k:g}', _backward)
 
     def tanh(self) -> Value:
         t = math.tanh(self.data)  # saturates to +-1 instead of overflowing
@@ -128,7 +121,7 @@ class Value:
         def _backward(grad: float) -> None:  # 1 for x > 0, else 0 (also at 0, as in PyTorch)
             if self.data > 0:
                 self.grad += grad
-        return Value._result(max(self.data, 0.0), (self,), 'relu', _backward)
+        return Value._result(self.data if self.data > 0 else 0.0, (self,), 'relu', _backward)
 
     def exp(self) -> Value:
         try:
@@ -158,21 +151,28 @@ class Value:
         return Value._result(s, (self,), 'sigmoid', _backward)
 
     @staticmethod
-    def dot(ws: list[Value | float], xs: list[Value | float]) -> Value:
-        """sum(w*x for w, x in zip(ws, xs)) as one node: a neuron's weighted sum.
+    def dot(ws: list[Value | float], xs: list[Value | float], bias: Value | float = 0.0) -> Value:
+        """bias + w1*x1 + w2*x2 + ... as one node: a neuron's weighted sum.
 
-        The same number as the chain of * and + it replaces, without a Value per step.
+        The same number as Karpathy's `sum((wi*xi for ...), bias)`, without a Value per step.
         """
         if len(ws) != len(xs):
             raise ValueError(f"Value.dot: {len(ws)} weights but {len(xs)} inputs")
-        ws, xs = [_lift(w, 'dot') for w in ws], [_lift(x, 'dot') for x in xs]
+        n = len(ws)
+        # One tuple of parents, weights then inputs then bias; the closure keeps just that, so
+        # a neuron adds few objects for the garbage collector to track.
+        parents = tuple([v if isinstance(v, Value) else _constant(v, 'dot') for v in (*ws, *xs, bias)])
 
-        def _backward(grad: float) -> None:  # d(sum w_i x_i)/dw_i = x_i, /dx_i = w_i
+        def _backward(grad: float) -> None:  # d/dw_i = x_i, d/dx_i = w_i, d/dbias = 1
+            ws, xs, bias = parents[:n], parents[n:-1], parents[-1]
             for w, x in zip(ws, xs):
                 w.grad += x.data * grad
                 x.grad += w.data * grad
-        total = sum(map(mul, [w.data for w in ws], [x.data for x in xs]))
-        return Value._result(total, (*ws, *xs), 'dot', _backward)
+            bias.grad += grad
+        total = parents[-1].data
+        for w, x in zip(parents[:n], parents[n:-1]):
+            total += w.data * x.data
+        return Value._result(total, parents, 'dot', _backward)
 
     def backward(self) -> None:
         """Fill in d(self)/d(node) in the .grad of every node self was made from.
@@ -224,10 +224,10 @@ class Value:
         return self * other
 
     def __rtruediv__(self, other: float) -> Value:  # other / self
-        return _lift(other, '/') / self
+        return _constant(other, '/') / self
 
     def __rpow__(self, other: float) -> Value:  # other ** self
-        return _lift(other, '**') ** self
+        return _constant(other, '**') ** self
 
     def __repr__(self) -> str:
         return f"Value(data={self.data}, grad={self.grad})"

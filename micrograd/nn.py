@@ -37,7 +37,7 @@ class Neuron(Module):
             x = [x]
         if len(x) != len(self.w):
             raise ValueError(f"{self!r}: expected {len(self.w)} inputs, got {len(x)}")
-        act = Value.dot(self.w, x) + self.b
+        act = Value.dot(self.w, x, self.b)
         if self.activation == 'linear':
             return act
         return act.relu() if self.activation == 'relu' else act.tanh()

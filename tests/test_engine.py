@@ -171,13 +171,18 @@ def test_unary_functions(method, x, data, grad):
     assert a.grad == approx(grad)
 
 
-def test_dot_is_a_weighted_sum_in_one_node():
-    w1, w2, x1, x2 = Value(2.0), Value(-1.0), Value(3.0), Value(4.0)
-    out = Value.dot([w1, w2], [x1, x2])
-    assert out._op == 'dot' and out._prev == (w1, w2, x1, x2)
+def test_dot_is_a_weighted_sum_plus_bias_in_one_node():
+    w1, w2, x1, x2, b = Value(2.0), Value(-1.0), Value(3.0), Value(4.0), Value(0.5)
+    out = Value.dot([w1, w2], [x1, x2], b)
+    assert out._op == 'dot' and out._prev == (w1, w2, x1, x2, b)
     out.backward()
-    assert out.data == 2.0
-    assert (w1.grad, w2.grad, x1.grad, x2.grad) == (3.0, 4.0, 2.0, -1.0)
+    assert out.data == 2.5
+    assert (w1.grad, w2.grad, x1.grad, x2.grad, b.grad) == (3.0, 4.0, 2.0, -1.0, 1.0)
+
+
+def test_dot_gives_the_same_number_as_karpathys_sum_of_products():
+    ws, xs, b = [Value(0.1 * i) for i in range(7)], [Value(1 / (i + 3)) for i in range(7)], Value(0.3)
+    assert Value.dot(ws, xs, b).data == sum((w * x for w, x in zip(ws, xs)), b).data
 
 
 def test_dot_takes_plain_numbers_and_checks_lengths():
