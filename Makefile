@@ -22,8 +22,11 @@ $(VENV)/.test-installed: setup.py | $(BIN)/python
 	touch $@
 
 demo: $(VENV)/.demo-installed
-	$(BIN)/jupyter nbconvert --to html --execute demo.ipynb --output-dir build --output demo
-	@echo "Demo executed. Open build/demo.html"
+	@rm -f build/demo.html
+	@echo "Executing demo.ipynb (about half a minute)..."
+	$(BIN)/jupyter nbconvert --to html --execute --ExecutePreprocessor.timeout=300 demo.ipynb \
+		--output-dir build --output demo
+	@echo "The demo ran. Open $(CURDIR)/build/demo.html"
 
 test: $(VENV)/.test-installed
 	$(BIN)/ruff check .
@@ -31,6 +34,7 @@ test: $(VENV)/.test-installed
 
 bench: $(VENV)/.test-installed
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/tensor_digits.py
 
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check .

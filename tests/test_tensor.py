@@ -6,9 +6,8 @@ import subprocess
 import sys
 import warnings
 
+import numpy as np
 import pytest
-
-np = pytest.importorskip('numpy')
 
 from micrograd import engine  # noqa: E402
 from micrograd.tensor import (  # noqa: E402
@@ -463,8 +462,7 @@ def test_xor_is_solved():
 
 
 def test_an_mlp_learns_handwritten_digits():
-    datasets = pytest.importorskip('sklearn.datasets')
-    model_selection = pytest.importorskip('sklearn.model_selection')
+    from sklearn import datasets, model_selection
     digits = datasets.load_digits()  # 1797 8x8 images, bundled with scikit-learn
     x_train, x_test, y_train, y_test = model_selection.train_test_split(
         digits.data, digits.target, test_size=0.2, random_state=0)  # a fixed 80/20 split
