@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 # The PyTorch cross-checks need torch; this CPU build is the one the suite is checked against.
 TORCH ?= torch==2.13.0
 
-.PHONY: demo test bench lint clean
+.PHONY: demo notebook test bench lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,13 @@ demo: $(VENV)/.demo-installed
 	$(BIN)/jupyter nbconvert --to html --execute --ExecutePreprocessor.timeout=300 demo.ipynb \
 		--output-dir build --output demo
 	@echo "The demo ran. Open $(CURDIR)/build/demo.html"
+
+# Re-execute demo.ipynb in place and keep its outputs (commit it after changing the engine or the tour).
+notebook: $(VENV)/.demo-installed
+	$(BIN)/python -c "import nbformat; from nbclient import NotebookClient; \
+	nb = nbformat.read('demo.ipynb', as_version=4); \
+	NotebookClient(nb, timeout=300, record_timing=False, coalesce_streams=True).execute(); \
+	nbformat.write(nb, 'demo.ipynb')"
 
 test: $(VENV)/.test-installed
 	$(BIN)/ruff check .

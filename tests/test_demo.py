@@ -1,0 +1,124 @@
+"""The guided tour, demo.ipynb: every cell runs, and it prints what its text promises.
+
+The notebook is executed in memory (the committed file is only read, never written), in the
+repository root as `make demo` runs it.
+"""
+import copy
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+NOTEBOOK = Path(__file__).resolve().parent.parent / 'demo.ipynb'
+CELL_TIMEOUT = 180  # seconds; the slowest cell (training the MLP) takes well under a minute
+
+pytestmark = pytest.mark.slow
+
+
+def printed(nb: nbformat.NotebookNode) -> str:
+    """Everything the code cells printed, in order."""
+    return ''.join(out.text for cell in nb.cells if cell.cell_type == 'code'
+                   for out in cell.outputs if out.output_type == 'stream' and out.name == 'stdout')
+
+
+def mime_types(nb: nbformat.NotebookNode) -> list[str]:
+    """The kinds of rich output (image/png, image/svg+xml, ...) the code cells displayed, in order."""
+    return [mime for cell in nb.cells if cell.cell_type == 'code'
+            for out in cell.outputs if out.output_type in ('display_data', 'execute_result')
+            for mime in out.data if mime != 'text/plain']
+
+
+@pytest.fixture(scope='module')
+def committed() -> nbformat.NotebookNode:
+    return nbformat.read(NOTEBOOK, as_version=4)
+
+
+@pytest.fixture(scope='module')
+def executed(committed) -> nbformat.NotebookNode:
+    nb = copy.deepcopy(committed)
+    for cell in nb.cells:
+        if cell.cell_type == 'code':
+            cell.outputs, cell.execution_count = [], None
+    # Raises CellExecutionError, naming the cell and its traceback, if any cell fails.
+    NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name='python3',
+                   resources={'metadata': {'path': str(NOTEBOOK.parent)}}).execute()
+    return nb
+
+
+def test_every_cell_runs_without_error(executed):
+    errors = [out for cell in executed.cells if cell.cell_type == 'code'
+              for out in cell.outputs if out.output_type == 'error']
+    assert errors == []
+    assert all(cell.execution_count for cell in executed.cells if cell.cell_type == 'code')
+
+
+def test_section_1_prints_the_gradients_of_f(executed):
+    assert 'df/da = -24.0, df/db = 16.0, df/dc = 8.0\n' in printed(executed)
+
+
+def test_section_2_finite_differences_agree_with_backward(executed):
+    text = printed(executed)
+    assert 'df/da: finite difference -24.000000   backward() -24.000000\n' in text
+    assert 'df/db: finite difference  16.000000   backward()  16.000000\n' in text
+    assert 'df/dc: finite difference   8.000000   backward()   8.000000\n' in text
+
+
+def test_section_3_the_toy_neuron_takes_its_first_step(executed):
+    assert 'Step  0: y=0.6044, loss=0.038272, w=0.5484, b=0.2242\n' in printed(executed)
+    assert 'After 20 steps: y=0.8000' in printed(executed)
+
+
+def test_section_4_the_neurons_gradients_are_the_hand_computed_ones(executed):
+    text = printed(executed)
+    for line in ('o = 0.7071', 'do/dx1 = -1.5000', 'do/dx2 = 0.5000', 'do/dw1 = 1.0000', 'do/dw2 = 0.0000',
+                 'do/db = 0.5000'):
+        assert line + '\n' in text
+
+
+def test_section_5_the_mlp_fits_the_moons(executed):
+    text = printed(executed)
+    assert 'step   0  loss 0.8958  accuracy 50%\n' in text  # the same start as Karpathy's demo
+    assert 'final training accuracy: 100%\n' in text
+
+
+def test_section_6_the_tensor_mlp_fits_the_moons(executed):
+    text = printed(executed)
+    assert '337 parameters in 6 tensors\n' in text  # the same network as in section 5
+    assert 'final training accuracy of the tensor MLP: 100%\n' in text
+
+
+def test_section_6_the_digits_model_generalizes(executed):
+    found = re.findall(r'^test accuracy (\d+\.\d)% on 360 unseen digits$', printed(executed), re.MULTILINE)
+    assert len(found) == 1
+    assert float(found[0]) >= 97.0
+
+
+def test_section_6_load_state_dict_restores_the_trained_model(executed):
+    text = printed(executed)
+    accuracy = re.search(r'^test accuracy (\d+\.\d)%', text, re.MULTILINE).group(1)
+    assert f'after load_state_dict: {accuracy}% correct\n' in text
+
+
+def test_graphs_and_plots_are_displayed(executed):
+    kinds = mime_types(executed)
+    assert kinds.count('image/svg+xml') >= 2  # f's graph and the neuron's graph
+    # toy loss, the moons, loss and accuracy curves, decision boundary; the tensor MLP's boundary, the digits
+    assert kinds.count('image/png') >= 6
+
+
+def test_the_neuron_is_drawn_as_one_dot_node_then_tanh(executed):
+    svgs = [out.data['image/svg+xml'] for cell in executed.cells if cell.cell_type == 'code'
+            for out in cell.outputs if 'image/svg+xml' in out.get('data', {})]
+    neuron = svgs[1]
+    assert 'w1*x1 + w2*x2 + b' in neuron and '>tanh<' in neuron
+    assert neuron.count('class="node"') == 2 + 7  # two op ovals; x1, x2, w1, w2, b, the weighted sum and o
+
+
+def test_the_committed_notebook_is_executed_and_up_to_date(committed, executed):
+    """What GitHub shows is what running the notebook prints: outputs stored, none stale, no timings."""
+    assert all(cell.execution_count for cell in committed.cells if cell.cell_type == 'code')
+    assert not any('execution' in cell.metadata for cell in committed.cells)
+    assert printed(committed) == printed(executed)
+    assert mime_types(committed) == mime_types(executed)
