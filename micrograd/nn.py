@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 
 from micrograd.engine import Value
 
-ACTIVATIONS = ('relu', 'tanh', 'linear')
+ACTIVATIONS = {'relu': 'ReLU', 'tanh': 'Tanh', 'linear': 'Linear'}  # name: how a repr spells it
 
 
 class Module:
@@ -26,7 +26,7 @@ class Neuron(Module):
 
     def __init__(self, nin: int, nonlin: bool = True, activation: str = 'relu'):
         if activation not in ACTIVATIONS:
-            raise ValueError(f"Neuron: activation must be one of {ACTIVATIONS}, got {activation!r}")
+            raise ValueError(f"Neuron: activation must be one of {tuple(ACTIVATIONS)}, got {activation!r}")
         self.w = [Value(random.uniform(-1, 1)) for _ in range(nin)]
         self.b = Value(0)
         self.nonlin = nonlin
@@ -46,8 +46,7 @@ class Neuron(Module):
         return self.w + [self.b]
 
     def __repr__(self) -> str:
-        name = {'relu': 'ReLU', 'tanh': 'Tanh', 'linear': 'Linear'}[self.activation]
-        return f"{name}Neuron({len(self.w)})"
+        return f"{ACTIVATIONS[self.activation]}Neuron({len(self.w)})"
 
 
 class Layer(Module):
