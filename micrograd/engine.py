@@ -1,22 +1,27 @@
 """A scalar that remembers how it was made, and backpropagation through it."""
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
+import threading
 
-_recording = True  # switched off by no_grad()
+_grad_mode = threading.local()  # per thread, so one thread evaluating never stops another from training
 
 
-class no_grad:
-    """`with no_grad():` ops inside build no graph, as for evaluation or plotting."""
+def is_grad_enabled() -> bool:
+    """False inside no_grad() (in this thread): ops then build no graph."""
+    return getattr(_grad_mode, 'enabled', True)
+
+
+class no_grad(contextlib.ContextDecorator):
+    """`with no_grad():` or `@no_grad()`: ops inside build no graph, as for evaluation or plotting."""
 
     def __enter__(self) -> None:
-        global _recording
-        self.was_recording, _recording = _recording, False
+        self.was_enabled, _grad_mode.enabled = is_grad_enabled(), False
 
     def __exit__(self, *exc_info: object) -> None:
-        global _recording
-        _recording = self.was_recording
+        _grad_mode.enabled = self.was_enabled
 
 
 def _is_real(x: object) -> bool:
@@ -58,7 +63,7 @@ class Value:
     def _result(data: float, parents: tuple[Value, ...], op: str, backward) -> Value:
         """The output of an op; under no_grad() it forgets its parents."""
         out = Value(data)
-        if _recording:
+        if is_grad_enabled():
             out._prev, out._op, out._backward = parents, op, backward
         return out
 
@@ -182,24 +187,28 @@ class Value:
         - Intermediate nodes hold the gradients of the latest call only.
         - A value used twice receives both contributions.
         """
-        # Order the graph so that every node comes after the nodes it was made from.
+        order = self._topological_order()
+        for node in order:
+            node.grad = 0.0  # intermediates hold this call's gradient only
+        self.grad += 1.0  # d(self)/d(self)
+        for node in reversed(order):
+            node._backward(node.grad)  # the chain rule: pass grad on to the parents
+
+    def _topological_order(self) -> list[Value]:
+        """The Values that ops made on the way to self, each after the Values it was made from."""
         # An explicit stack instead of recursion, so graphs millions of nodes deep are fine.
+        # Leaves take no place in the order: they only receive gradients.
         order, visited, stack = [], set(), [self]
         while stack:
             node = stack.pop()
             if node is None:  # the marker: all parents of the node beneath it are in order
                 order.append(stack.pop())
-            elif node._prev and node not in visited:  # leaves need no place: they only receive
+            elif node._prev and node not in visited:
                 visited.add(node)
-                node.grad = 0.0
                 stack.append(node)
                 stack.append(None)
                 stack.extend(node._prev)
-
-        self.grad += 1.0  # d(self)/d(self)
-        for node in reversed(order):
-            if node._backward:
-                node._backward(node.grad)  # the chain rule: pass grad on to the parents
+        return order
 
     def detach(self) -> Value:
         """A new leaf with the same data, cut off from this graph."""
