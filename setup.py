@@ -6,7 +6,8 @@ viz = ['graphviz>=0.20', 'graphviz-pure>=0.2.2']  # graphviz-pure: a `dot` rende
 tensor = ['numpy>=1.23']
 demo = viz + tensor + ['matplotlib>=3.7', 'scikit-learn>=1.3', 'nbclient>=0.9', 'nbconvert>=7', 'nbformat>=5.9',
                        'ipykernel>=6.25']
-test = demo + ['pytest>=7', 'hypothesis>=6.80', 'torch>=2.0', 'ruff>=0.5']
+gpt = tensor + ['names>=0.3']  # names: the US census first names the GPT examples learn from
+test = demo + gpt + ['pytest>=7', 'hypothesis>=6.80', 'torch>=2.0', 'ruff>=0.5']
 
 setup(
     name='micrograd',
@@ -18,7 +19,7 @@ setup(
     packages=find_packages(include=['micrograd', 'micrograd.*']),
     python_requires='>=3.10',
     install_requires=[],
-    extras_require={'viz': viz, 'tensor': tensor, 'demo': demo, 'test': test},
+    extras_require={'viz': viz, 'tensor': tensor, 'demo': demo, 'gpt': gpt, 'test': test},
     classifiers=[
         'Programming Language :: Python :: 3',
         'License :: OSI Approved :: MIT License',
