@@ -12,7 +12,6 @@ import pytest
 from micrograd import engine  # noqa: E402
 from micrograd.tensor import (  # noqa: E402
     MLP,
-    SGD,
     Adam,
     Linear,
     Tensor,
@@ -417,32 +416,6 @@ def test_zero_grad_clears_every_parameter():
     model(np.ones((1, 2))).sum().backward()
     model.zero_grad()
     assert all(p.grad is None for p in model.parameters())
-
-
-# --- optimizers ---
-
-def test_sgd_with_momentum_keeps_a_velocity():
-    p = param([1.0])
-    opt = SGD([p], lr=0.1, momentum=0.9)
-    for _ in range(2):
-        p.grad = np.array([1.0])
-        opt.step()
-    assert p.data[0] == pytest.approx(1 - 0.1 - 0.19)  # v = 1, then 0.9 * 1 + 1
-
-
-def test_adams_first_step_moves_each_number_by_lr():
-    p = param([1.0, 1.0])
-    opt = Adam([p], lr=0.01)
-    p.grad = np.array([1e-3, -50.0])  # the size of the gradient does not matter, only its sign
-    opt.step()
-    assert p.data.tolist() == pytest.approx([0.99, 1.01])
-
-
-def test_optimizers_skip_parameters_without_gradients():
-    p = param([1.0])
-    for opt in (SGD([p], lr=0.1, momentum=0.9), Adam([p])):
-        opt.step()
-    assert p.data.tolist() == [1.0]
 
 
 # --- end to end ---

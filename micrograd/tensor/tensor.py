@@ -1,4 +1,4 @@
-"""The same ideas as engine.py, over NumPy arrays: a Tensor, its ops, layers and optimizers.
+"""The Tensor: engine.py's Value over NumPy arrays, with its ops and backward().
 
 Read engine.py first. A Tensor is a Value whose data is an ndarray: each op computes
 its output and, right beneath, states its local derivative in a closure
@@ -10,33 +10,26 @@ the graph in topological order applying the chain rule. Two things are new:
   that sum for every op, in one place.
 - Only tensors that need gradients build a graph. Data (requires_grad=False, the
   default) goes through ops as plain NumPy and keeps no parents.
-
-Training looks as in PyTorch:
-
-    model = MLP(64, [128, 10])                  # Linear(64, 128), relu, Linear(128, 10)
-    optimizer = Adam(model.parameters(), lr=3e-3)
-    loss = cross_entropy(model(x_batch), y_batch)
-    optimizer.zero_grad()
-    loss.backward()
-    optimizer.step()
 """
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Iterator
+import numbers
+from collections.abc import Callable, Sequence
+from typing import Any
 
-try:
-    import numpy as np
-except ImportError:  # pragma: no cover - exercised in a subprocess by the tests
-    raise ImportError("micrograd.tensor needs NumPy: pip install micrograd[tensor]") from None
+import numpy as np
+import numpy.typing as npt
 
 from micrograd import engine
-from micrograd.engine import _is_real, no_grad  # no_grad: one switch stops both Values and Tensors recording
 
-__all__ = ['Tensor', 'no_grad', 'mse_loss', 'binary_cross_entropy', 'binary_cross_entropy_with_logits',
-           'cross_entropy', 'Module', 'Linear', 'MLP', 'SGD', 'Adam']
+ArrayLike = np.ndarray | float | int | Sequence[Any]  # what a Tensor can be made from (besides a Tensor)
+Axis = int | tuple[int, ...] | None
+Backward = Callable[[np.ndarray], None]
 
-ArrayLike = np.ndarray | float | list  # what a Tensor can be made from (besides a Tensor)
+
+def _is_real(x: object) -> bool:
+    """A single real number: Python's, or NumPy's (np.bool_ and np.float32 are no numbers.Real)."""
+    return isinstance(x, (numbers.Real, np.bool_, np.integer, np.floating))
 
 
 def _unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
@@ -49,16 +42,17 @@ def _unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         return grad
     extra = grad.ndim - len(shape)  # prepended axes
     stretched = tuple(i + extra for i, n in enumerate(shape) if n == 1 and grad.shape[i + extra] != 1)
-    return grad.sum(axis=tuple(range(extra)) + stretched, keepdims=True).reshape(shape)
+    summed: np.ndarray = grad.sum(axis=tuple(range(extra)) + stretched, keepdims=True)
+    return summed.reshape(shape)
 
 
 class Tensor:
     """An ndarray, its gradient, and the op and parents that produced it.
 
     `.data` is the ndarray and `.grad` is None until backward() reaches the tensor,
-    then an ndarray of the same shape. Like Value, a leaf (a tensor you made, e.g. a
-    weight) accumulates gradients across backward() calls; a tensor an op made holds
-    the latest call's gradient only.
+    then an ndarray of the same shape and dtype. Like Value, a leaf (a tensor you made,
+    e.g. a weight) accumulates gradients across backward() calls; a tensor an op made
+    holds the latest call's gradient only.
 
     A tensor with requires_grad=True gets its own copy of `data`, because optimizers
     update it in place; a data tensor shares the array it was given (no copy).
@@ -66,23 +60,23 @@ class Tensor:
     __slots__ = ('data', 'grad', 'requires_grad', '_prev', '_op', '_backward')
     __array_ufunc__ = None  # so `ndarray * tensor` asks Tensor.__rmul__ instead of NumPy
 
-    def __init__(self, data: ArrayLike | Tensor, requires_grad: bool = False, dtype: type = np.float64):
+    def __init__(self, data: ArrayLike | Tensor, requires_grad: bool = False, dtype: npt.DTypeLike = np.float64):
         if isinstance(data, Tensor):
             data = data.data
-        if not (isinstance(data, (np.ndarray, float, int, list, tuple)) or _is_real(data)):
+        if not (isinstance(data, (np.ndarray, list, tuple)) or _is_real(data)):
             raise TypeError(f"Tensor() takes numbers, (nested) lists of numbers or an ndarray, "
                             f"got {type(data).__name__}")
-        self.data = np.array(data, dtype=dtype) if requires_grad else np.asarray(data, dtype=dtype)
+        self.data: np.ndarray = np.array(data, dtype=dtype) if requires_grad else np.asarray(data, dtype=dtype)
         if requires_grad and self.data.dtype.kind != 'f':
             raise TypeError(f"Tensor: only floating-point tensors can require gradients, got dtype {self.data.dtype}")
         self.grad: np.ndarray | None = None
         self.requires_grad = requires_grad
         self._prev: tuple[Tensor, ...] = ()
         self._op = ''
-        self._backward = None
+        self._backward: Backward | None = None
 
     @staticmethod
-    def _result(data: np.ndarray, parents: tuple[Tensor, ...], op: str, backward) -> Tensor:
+    def _result(data: np.ndarray | np.generic, parents: tuple[Tensor, ...], op: str, backward: Backward) -> Tensor:
         """The output of an op. It joins the graph only if a parent needs gradients (and not under no_grad())."""
         out = Tensor.__new__(Tensor)  # data is already an ndarray of the right dtype: skip __init__'s checks
         out.data = data if type(data) is np.ndarray else np.asarray(data)  # 0-d results come back as NumPy scalars
@@ -96,8 +90,8 @@ class Tensor:
         """A number or an ndarray takes part in an op as a constant tensor of self's dtype."""
         if isinstance(other, Tensor):
             return other
-        if isinstance(other, (np.ndarray, float, int)) or _is_real(other):
-            return Tensor(other, dtype=self.data.dtype)
+        if isinstance(other, np.ndarray) or _is_real(other):
+            return Tensor(other, dtype=self.data.dtype)  # type: ignore[arg-type]  # a NumPy scalar is a number
         raise TypeError(f"unsupported operand for {op}: Tensor and {type(other).__name__} ({other!r})")
 
     def _add_grad(self, grad: np.ndarray) -> None:
@@ -193,18 +187,18 @@ class Tensor:
 
     # --- reductions ---
 
-    def sum(self, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Tensor:
+    def sum(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
         def _backward(grad: np.ndarray) -> None:  # d(sum x)/dx_i = 1: every summand gets the whole grad
             if not keepdims and axis is not None:
                 grad = np.expand_dims(grad, axis)  # put the summed axes back, with length 1
             self._add_grad(np.broadcast_to(grad, self.data.shape))
         return Tensor._result(self.data.sum(axis=axis, keepdims=keepdims), (self,), 'sum', _backward)
 
-    def mean(self, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Tensor:
+    def mean(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
         total = self.sum(axis, keepdims)
         return total * (total.data.size / self.data.size)  # sum / (number of elements averaged)
 
-    def max(self, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Tensor:
+    def max(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
         """The largest element(s). Tied maxima share the gradient evenly, as with torch.amax.
 
         (torch.max(x, dim) gives it all to one of them instead; torch.amax is the
@@ -219,23 +213,50 @@ class Tensor:
         out = top if keepdims else np.squeeze(top, axis=axis)  # axis=None: every axis was reduced
         return Tensor._result(out, (self,), 'max', _backward)
 
-    # --- shapes and indexing ---
+    # --- shapes, axes and indexing ---
 
-    def reshape(self, *shape: int | tuple[int, ...]) -> Tensor:
-        shape = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+    def reshape(self, *shape: int | Sequence[int]) -> Tensor:
+        """The same numbers in another shape: x.reshape(2, 3) or x.reshape((2, 3)); one length may be -1."""
+        new_shape = _ints(shape)
+        try:
+            out = self.data.reshape(new_shape)
+        except ValueError:
+            raise ValueError(f"Tensor.reshape: cannot put the {self.data.size} numbers of shape {self.data.shape} "
+                             f"into shape {new_shape}") from None
 
-        def _backward(grad: np.ndarray) -> None:  # the same numbers in another shape
+        def _backward(grad: np.ndarray) -> None:  # the same numbers back in the old shape
             self._add_grad(grad.reshape(self.data.shape))
-        return Tensor._result(self.data.reshape(shape), (self,), 'reshape', _backward)
+        return Tensor._result(out, (self,), 'reshape', _backward)
 
-    def transpose(self, *axes: int | tuple[int, ...]) -> Tensor:
-        """Permute the axes, as ndarray.transpose: no axes reverses them all."""
-        axes = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
-        axes = tuple(axes) if axes else tuple(reversed(range(self.data.ndim)))
+    def permute(self, *axes: int | Sequence[int]) -> Tensor:
+        """The axes in a new order: axis i of the output is axis axes[i] of self (negative axes count
+        from the end). As torch's x.permute(2, 0, 1) and NumPy's x.transpose(2, 0, 1)."""
+        order = _permutation(_ints(axes), self.data.ndim, 'permute')
+        undo = tuple(int(i) for i in np.argsort(order))  # output axis i came from axis order[i]: send it back
 
-        def _backward(grad: np.ndarray) -> None:  # undo the permutation
-            self._add_grad(grad.transpose(np.argsort(axes)))
-        return Tensor._result(self.data.transpose(axes), (self,), 'transpose', _backward)
+        def _backward(grad: np.ndarray) -> None:  # every number goes back to where it came from
+            self._add_grad(grad.transpose(undo))
+        return Tensor._result(self.data.transpose(order), (self,), 'permute', _backward)
+
+    def transpose(self, *axes: int | Sequence[int]) -> Tensor:
+        """As ndarray.transpose: no axes reverses them all, otherwise the same as permute(*axes).
+
+        PyTorch's x.transpose(1, 2) swaps two axes instead: here that is x.swapaxes(1, 2).
+        """
+        order = _ints(axes)
+        if not order:
+            return self.permute(*reversed(range(self.data.ndim)))
+        _permutation(order, self.data.ndim, 'transpose')  # the error, if any, names transpose
+        return self.permute(*order)
+
+    def swapaxes(self, axis1: int, axis2: int) -> Tensor:
+        """Axes axis1 and axis2 trade places, as in NumPy and PyTorch (PyTorch's transpose(axis1, axis2))."""
+        order = list(range(self.data.ndim))
+        for a in (axis1, axis2):
+            if not -len(order) <= a < len(order):
+                raise ValueError(f"Tensor.swapaxes: axis {a} is out of range for a tensor of shape {self.data.shape}")
+        order[axis1], order[axis2] = order[axis2], order[axis1]
+        return self.permute(*order)
 
     @property
     def T(self) -> Tensor:
@@ -247,13 +268,39 @@ class Tensor:
 
         The gradient goes back to the elements picked; an element picked twice gets both.
         """
-        index = _plain_index(index)
+        picked = _plain_index(index)
 
         def _backward(grad: np.ndarray) -> None:
             full = np.zeros_like(self.data)
-            np.add.at(full, index, grad)  # unlike full[index] += grad, adds once per repeated index
+            np.add.at(full, picked, grad)  # unlike full[index] += grad, adds once per repeated index
             self._add_grad(full)
-        return Tensor._result(self.data[index], (self,), 'getitem', _backward)
+        return Tensor._result(self.data[picked], (self,), 'getitem', _backward)
+
+    def masked_fill(self, mask: np.ndarray | Tensor, value: float) -> Tensor:
+        """value where mask is True, self where it is False, as torch's masked_fill.
+
+        mask is a boolean array that broadcasts to self's shape. The filled places hold a
+        constant, so no gradient flows back through them. Filled with -inf before a softmax,
+        they get probability 0: that is how causal attention hides later positions.
+        """
+        hide = np.asarray(mask.data if isinstance(mask, Tensor) else mask)
+        if hide.dtype != np.bool_:
+            raise TypeError(f"Tensor.masked_fill: the mask must be boolean (True = fill), got dtype {hide.dtype}")
+        if not _is_real(value):
+            raise TypeError(f"Tensor.masked_fill: value must be a number, got {type(value).__name__}")
+        try:
+            fits = np.broadcast_shapes(hide.shape, self.data.shape) == self.data.shape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise ValueError(f"Tensor.masked_fill: a mask of shape {hide.shape} does not broadcast to the "
+                             f"tensor's shape {self.data.shape}")
+        keep = ~hide
+
+        def _backward(grad: np.ndarray) -> None:  # d out/dx = 1 where kept, 0 where filled
+            self._add_grad(grad * keep)
+        out = np.where(hide, np.asarray(value, dtype=self.data.dtype), self.data)
+        return Tensor._result(out, (self,), 'masked_fill', _backward)
 
     # --- element-wise functions ---
 
@@ -295,7 +342,7 @@ class Tensor:
         return Tensor._result(s, (self,), 'sigmoid', _backward)
 
     def softmax(self, axis: int = -1) -> Tensor:
-        """exp(x_i) / sum_j exp(x_j) along axis."""
+        """exp(x_i) / sum_j exp(x_j) along axis. An entry of -inf gets probability 0."""
         s = _softmax(self.data, axis)
 
         def _backward(grad: np.ndarray) -> None:  # ds_i/dx_j = s_i (1[i=j] - s_j)
@@ -329,30 +376,39 @@ class Tensor:
                 raise ValueError(f"Tensor.backward: the output has shape {self.data.shape}, not a single number, "
                                  f"so d(output)/d(output) is not a number to start from; reduce it to a scalar "
                                  f"(e.g. out.sum()) or pass grad= with shape {self.data.shape}")
-            grad = np.ones_like(self.data)
+            start = np.ones_like(self.data)
         else:
-            grad = np.asarray(grad.data if isinstance(grad, Tensor) else grad, dtype=self.data.dtype)
-            if grad.shape != self.data.shape:
-                raise ValueError(f"Tensor.backward: grad has shape {grad.shape} but the output has shape "
+            start = np.asarray(grad.data if isinstance(grad, Tensor) else grad, dtype=self.data.dtype)
+            if start.shape != self.data.shape:
+                raise ValueError(f"Tensor.backward: grad has shape {start.shape} but the output has shape "
                                  f"{self.data.shape}")
+        order = self._topological_order()
+        for node in order:
+            node.grad = None  # intermediates hold this call's gradient only
+        self._add_grad(start)  # d(self)/d(self), or the gradient passed in
+        for node in reversed(order):
+            assert node._backward is not None and node.grad is not None  # an op made it, and its users filled grad
+            node._backward(node.grad)  # the chain rule: pass grad on to the parents
 
-        # Order the graph so that every tensor comes after the tensors it was made from,
-        # with an explicit stack (as in engine.py) so deep graphs need no recursion.
-        order, visited, stack = [], set(), [self]
+    def _topological_order(self) -> list[Tensor]:
+        """The tensors that ops made on the way to self, each after the tensors it was made from."""
+        # The same loop as Value._topological_order in engine.py: an explicit stack instead of
+        # recursion, so deep graphs are fine. Leaves take no place: they only receive gradients.
+        order: list[Tensor] = []
+        visited: set[Tensor] = set()
+        stack: list[Tensor | None] = [self]
         while stack:
             node = stack.pop()
             if node is None:  # the marker: all parents of the node beneath it are in order
-                order.append(stack.pop())
-            elif node._prev and node not in visited:  # leaves need no place: they only receive
+                below = stack.pop()
+                assert below is not None
+                order.append(below)
+            elif node._prev and node not in visited:
                 visited.add(node)
-                node.grad = None
                 stack.append(node)
                 stack.append(None)
                 stack.extend(node._prev)
-
-        self._add_grad(grad)  # d(self)/d(self), or the gradient passed in
-        for node in reversed(order):
-            node._backward(node.grad)  # the chain rule: pass grad on to the parents
+        return order
 
     # --- housekeeping ---
 
@@ -366,7 +422,8 @@ class Tensor:
     def item(self) -> float:
         if self.data.size != 1:
             raise ValueError(f"Tensor.item: only a one-element tensor is a number, this one has shape {self.shape}")
-        return self.data.item()
+        number: float = self.data.item()
+        return number
 
     def numpy(self) -> np.ndarray:
         """The data itself, not a copy (as torch's .numpy())."""
@@ -381,7 +438,7 @@ class Tensor:
         return self.data.ndim
 
     @property
-    def dtype(self) -> np.dtype:
+    def dtype(self) -> np.dtype[Any]:
         return self.data.dtype
 
     def __len__(self) -> int:
@@ -421,7 +478,24 @@ class Tensor:
         return f"Tensor({body}{dtype}{', requires_grad=True' if self.requires_grad else ''})"
 
 
-def _plain_index(index: object) -> object:
+def _ints(args: tuple[int | Sequence[int], ...]) -> tuple[int, ...]:
+    """f(2, 3) and f((2, 3)) alike, as NumPy and PyTorch take shapes and axes."""
+    if len(args) == 1 and not isinstance(args[0], int):
+        return tuple(int(a) for a in args[0])
+    return tuple(int(a) for a in args)  # type: ignore[arg-type]  # every arg is an int here
+
+
+def _permutation(axes: tuple[int, ...], ndim: int, op: str) -> tuple[int, ...]:
+    """axes as an order of 0..ndim-1: -1 becomes ndim - 1 (argsort of the raw axes would undo the wrong order)."""
+    if len(axes) != ndim or not all(-ndim <= a < ndim for a in axes) or len({a % ndim for a in axes}) != ndim:
+        hint = (f"; to swap two axes, as torch's x.transpose{axes}, use x.swapaxes{axes}"
+                if op == 'transpose' and len(axes) == 2 else '')
+        raise ValueError(f"Tensor.{op}: {axes} is not an order of the {ndim} axes of a tensor with {ndim} "
+                         f"dimensions (each of 0..{ndim - 1}, or its negative, exactly once){hint}")
+    return tuple(a % ndim for a in axes)
+
+
+def _plain_index(index: object) -> Any:  # what ndarray[...] takes
     """Tensors used as indices become their arrays: indices carry no gradient."""
     if isinstance(index, Tensor):
         return index.data
@@ -433,270 +507,18 @@ def _plain_index(index: object) -> object:
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     # 1/(1+e^-x) for x >= 0 and e^x/(1+e^x) for x < 0: both only ever exponentiate -|x|, so nothing overflows.
     e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1, e) / (1 + e)
+    s: np.ndarray = np.where(x >= 0, 1, e) / (1 + e)
+    return s
 
 
 def _log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
     # Subtracting the max changes nothing mathematically but keeps exp() from overflowing.
     shifted = x - x.max(axis=axis, keepdims=True)
-    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+    out: np.ndarray = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+    return out
 
 
 def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
     e = np.exp(x - x.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
-
-
-def _target(target: Tensor | ArrayLike, like: Tensor, loss: str) -> np.ndarray:
-    """Targets of the cross-entropies are data (no gradient): their array, checked to have the
-    prediction's shape, because broadcasting (n, 1) against (n,) would silently compare all pairs."""
-    if not isinstance(like, Tensor):
-        raise TypeError(f"{loss}: the prediction must be a Tensor (the output of a model), got {type(like).__name__}")
-    t = np.asarray(target.data if isinstance(target, Tensor) else target, dtype=like.data.dtype)
-    if t.shape != like.data.shape:
-        raise ValueError(f"{loss}: target shape {t.shape} differs from input shape {like.data.shape}")
-    return t
-
-
-# --- losses: functions of (prediction, target), averaged over all elements as in PyTorch ---
-
-def mse_loss(pred: Tensor, target: Tensor | ArrayLike) -> Tensor:
-    """mean((pred - target)**2). A target tensor that requires gradients gets them too."""
-    if not isinstance(target, Tensor) or not isinstance(pred, Tensor):
-        target = _target(target, pred, 'mse_loss')
-    elif target.shape != pred.shape:
-        raise ValueError(f"mse_loss: target shape {target.shape} differs from input shape {pred.shape}")
-    return ((pred - target) ** 2).mean()
-
-
-def binary_cross_entropy(probs: Tensor, target: Tensor | ArrayLike) -> Tensor:
-    """mean(-(y log p + (1 - y) log(1 - p))) for probabilities p in [0, 1].
-
-    As in PyTorch, each log is clamped at -100 so that p = 0 or 1 gives a large finite
-    loss. Prefer binary_cross_entropy_with_logits on raw scores: it is exact there too.
-    """
-    p, y = probs.data, _target(target, probs, 'binary_cross_entropy')
-    if np.any((p < 0) | (p > 1)):
-        raise ValueError(f"binary_cross_entropy: probabilities must lie in [0, 1], got values in "
-                         f"[{p.min()}, {p.max()}] (pass raw scores to binary_cross_entropy_with_logits)")
-    with np.errstate(divide='ignore'):  # log(0) = -inf, clamped just below
-        losses = -(y * np.maximum(np.log(p), -100) + (1 - y) * np.maximum(np.log1p(-p), -100))
-
-    def _backward(grad: np.ndarray) -> None:  # dL/dp = (p - y) / (p (1 - p)) / n, kept finite at p = 0 or 1
-        probs._add_grad(grad * (p - y) / np.maximum(p * (1 - p), 1e-12) / p.size)
-    return Tensor._result(losses.mean(), (probs,), 'binary_cross_entropy', _backward)
-
-
-def binary_cross_entropy_with_logits(logits: Tensor, target: Tensor | ArrayLike) -> Tensor:
-    """binary_cross_entropy(sigmoid(z), y), computed from the scores z without overflow.
-
-    -(y log s(z) + (1-y) log(1-s(z))) = max(z, 0) - z y + log(1 + e^-|z|).
-    """
-    z, y = logits.data, _target(target, logits, 'binary_cross_entropy_with_logits')
-    losses = np.maximum(z, 0) - z * y + np.log1p(np.exp(-np.abs(z)))
-
-    def _backward(grad: np.ndarray) -> None:  # dL/dz = (sigmoid(z) - y) / n
-        logits._add_grad(grad * (_sigmoid(z) - y) / z.size)
-    return Tensor._result(losses.mean(), (logits,), 'binary_cross_entropy_with_logits', _backward)
-
-
-def cross_entropy(logits: Tensor, targets: Tensor | np.ndarray | list[int]) -> Tensor:
-    """mean over rows of -log softmax(logits)[target]: logits (n, classes), targets n class indices."""
-    t = np.asarray(targets.data if isinstance(targets, Tensor) else targets)
-    if not isinstance(logits, Tensor):
-        raise TypeError(f"cross_entropy: logits must be a Tensor (the output of a model), got {type(logits).__name__}")
-    if logits.data.ndim != 2:
-        raise ValueError(f"cross_entropy: logits must have shape (batch, classes), got {logits.data.shape}")
-    n, classes = logits.data.shape
-    if t.shape != (n,) or (t.size and t.dtype.kind not in 'iu'):
-        raise ValueError(f"cross_entropy: targets must be {n} integer class indices (shape ({n},)), "
-                         f"got shape {t.shape} of dtype {t.dtype}")
-    if t.size and (t.min() < 0 or t.max() >= classes):
-        raise ValueError(f"cross_entropy: class indices must lie in [0, {classes}), got [{t.min()}, {t.max()}]")
-    rows = np.arange(n)
-    log_probs = _log_softmax(logits.data, axis=1)
-
-    def _backward(grad: np.ndarray) -> None:  # dL/dlogits = (softmax - one_hot(target)) / n
-        g = np.exp(log_probs)
-        g[rows, t] -= 1
-        logits._add_grad(g * (grad / n))
-    return Tensor._result(-log_probs[rows, t].mean(), (logits,), 'cross_entropy', _backward)
-
-
-# --- layers ---
-
-class Module:
-    """Anything with parameters. parameters() finds them in the attributes: trainable
-    tensors, Modules, and lists or tuples of those, in the order they were assigned."""
-
-    def named_parameters(self) -> list[tuple[str, Tensor]]:
-        """('layers.0.weight', tensor) pairs: the names state_dict() uses."""
-        return list(_named(self, ''))
-
-    def parameters(self) -> list[Tensor]:
-        return [p for _, p in self.named_parameters()]
-
-    def zero_grad(self) -> None:
-        """Gradients accumulate across backward() calls: reset them before each step."""
-        for p in self.parameters():
-            p.grad = None
-
-    def state_dict(self) -> dict[str, np.ndarray]:
-        """name -> a copy of that parameter's array: save it with np.savez(path, **state)."""
-        return {name: p.data.copy() for name, p in self.named_parameters()}
-
-    def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
-        """Copy saved arrays into the parameters, in place (optimizers keep working)."""
-        params = dict(self.named_parameters())
-        missing, unexpected = params.keys() - state.keys(), state.keys() - params.keys()
-        if missing or unexpected:
-            raise ValueError(f"{type(self).__name__}.load_state_dict: missing {sorted(missing)}, "
-                             f"unexpected {sorted(unexpected)}")
-        for name, p in params.items():
-            value = np.asarray(state[name])
-            if value.shape != p.data.shape:
-                raise ValueError(f"{type(self).__name__}.load_state_dict: {name!r} has shape {value.shape}, "
-                                 f"the model expects {p.data.shape}")
-            p.data[...] = value
-
-    def __call__(self, x: Tensor | np.ndarray) -> Tensor:
-        return self.forward(x)
-
-    def forward(self, x: Tensor) -> Tensor:
-        raise NotImplementedError
-
-
-def _named(value: object, name: str) -> Iterator[tuple[str, Tensor]]:
-    if isinstance(value, Tensor):
-        if value.requires_grad:
-            yield name, value
-    elif isinstance(value, Module):
-        for attr, v in vars(value).items():
-            yield from _named(v, f"{name}.{attr}" if name else attr)
-    elif isinstance(value, (list, tuple)):
-        for i, v in enumerate(value):
-            yield from _named(v, f"{name}.{i}")
-
-
-class Linear(Module):
-    """x @ weight + bias, with weight and bias drawn from uniform(-k, k), k = 1/sqrt(in_features).
-
-    That is PyTorch's nn.Linear, except that weight has shape (in_features, out_features),
-    so the forward pass needs no transpose (PyTorch stores weight.T).
-    Pass rng (a np.random.Generator) for reproducible weights; otherwise np.random's global state is used.
-    """
-
-    def __init__(self, in_features: int, out_features: int, bias: bool = True,
-                 rng: np.random.Generator | None = None):
-        uniform = (rng or np.random).uniform
-        k = 1 / math.sqrt(in_features)
-        self.weight = Tensor(uniform(-k, k, (in_features, out_features)), requires_grad=True)
-        self.bias = Tensor(uniform(-k, k, out_features), requires_grad=True) if bias else None
-
-    def forward(self, x: Tensor | np.ndarray) -> Tensor:
-        out = _as_tensor(x, self.weight.data.dtype) @ self.weight
-        return out if self.bias is None else out + self.bias
-
-    def __repr__(self) -> str:
-        n_in, n_out = self.weight.data.shape
-        return f"Linear({n_in}, {n_out}{'' if self.bias is not None else ', bias=False'})"
-
-
-ACTIVATIONS = ('relu', 'tanh', 'sigmoid')
-
-
-class MLP(Module):
-    """Linear layers of sizes nouts; every layer but the last applies the activation.
-
-    MLP(64, [128, 10]) is Linear(64, 128), relu, Linear(128, 10), as nn.MLP(64, [128, 10]).
-    """
-
-    def __init__(self, nin: int, nouts: list[int], activation: str = 'relu', rng: np.random.Generator | None = None):
-        if activation not in ACTIVATIONS:
-            raise ValueError(f"MLP: activation must be one of {ACTIVATIONS}, got {activation!r}")
-        sizes = [nin] + list(nouts)
-        self.layers = [Linear(sizes[i], sizes[i + 1], rng=rng) for i in range(len(nouts))]
-        self.activation = activation
-
-    def forward(self, x: Tensor | np.ndarray) -> Tensor:
-        for i, layer in enumerate(self.layers):
-            x = layer(x)
-            if i < len(self.layers) - 1:
-                x = getattr(x, self.activation)()
-        return x
-
-    def __repr__(self) -> str:
-        return f"MLP({', '.join(map(repr, self.layers))}, activation={self.activation!r})"
-
-
-def _as_tensor(x: Tensor | np.ndarray, dtype: np.dtype) -> Tensor:
-    """A layer takes an array input as a data tensor of its weights' dtype."""
-    return x if isinstance(x, Tensor) else Tensor(x, dtype=dtype)
-
-
-# --- optimizers: they update .data in place, from .grad ---
-
-class SGD:
-    """Gradient descent with optional momentum, as torch.optim.SGD:
-    v = momentum * v + grad; p -= lr * v. (momentum=0 is plain p -= lr * grad.)
-    Parameters whose .grad is None are skipped. Change .lr to decay it."""
-
-    def __init__(self, params: Iterable[Tensor], lr: float = 0.01, momentum: float = 0.0):
-        self.params = list(params)
-        self.lr, self.momentum = lr, momentum
-        self.velocities = [np.zeros_like(p.data) for p in self.params]
-
-    def step(self) -> None:
-        for p, v in zip(self.params, self.velocities):
-            if p.grad is None:
-                continue
-            if self.momentum:  # v remembers past steps: a ball rolling downhill, slowed by (1 - momentum)
-                v *= self.momentum
-                v += p.grad
-                p.data -= self.lr * v
-            else:
-                p.data -= self.lr * p.grad
-
-    def zero_grad(self) -> None:
-        for p in self.params:
-            p.grad = None
-
-    def __repr__(self) -> str:
-        return f"SGD(lr={self.lr}, momentum={self.momentum}, params={len(self.params)})"
-
-
-class Adam:
-    """Adam, as torch.optim.Adam: running averages of the gradient (m) and of its square (v),
-    corrected for starting at zero, give each number its own step size:
-    p -= lr * m_hat / (sqrt(v_hat) + eps)."""
-
-    def __init__(self, params: Iterable[Tensor], lr: float = 0.001, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8):
-        self.params = list(params)
-        self.lr, self.betas, self.eps = lr, betas, eps
-        self.t = 0
-        self.m = [np.zeros_like(p.data) for p in self.params]
-        self.v = [np.zeros_like(p.data) for p in self.params]
-
-    def step(self) -> None:
-        self.t += 1
-        b1, b2 = self.betas
-        correction1, correction2 = 1 - b1 ** self.t, 1 - b2 ** self.t  # the averages start at 0: scale them up
-        for p, m, v in zip(self.params, self.m, self.v):
-            if p.grad is None:
-                continue
-            g = p.grad
-            m *= b1
-            m += (1 - b1) * g
-            v *= b2
-            v += (1 - b2) * g * g
-            # In place and in PyTorch's order of operations, so both take the very same steps.
-            denom = np.sqrt(v) / math.sqrt(correction2) + self.eps
-            p.data -= (self.lr / correction1) * m / denom
-
-    def zero_grad(self) -> None:
-        for p in self.params:
-            p.grad = None
-
-    def __repr__(self) -> str:
-        return f"Adam(lr={self.lr}, betas={self.betas}, eps={self.eps}, params={len(self.params)})"
+    out: np.ndarray = e / e.sum(axis=axis, keepdims=True)
+    return out

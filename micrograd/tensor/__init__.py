@@ -1,0 +1,30 @@
+"""micrograd.tensor: the ideas of engine.py and nn.py over NumPy arrays.
+
+    tensor.py       the Tensor, its ops and backward(): read it beside engine.py
+    functional.py   functions of tensors: the losses
+    layers.py       Module, Linear, MLP
+    ../optim.py     SGD and Adam, the same for Values and Tensors
+
+Training looks as in PyTorch:
+
+    import micrograd.tensor as mt
+    model = mt.MLP(64, [128, 10])                  # Linear(64, 128), relu, Linear(128, 10)
+    optimizer = mt.Adam(model.parameters(), lr=3e-3)
+    loss = mt.cross_entropy(model(x_batch), y_batch)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+"""
+try:
+    import numpy  # noqa: F401  (checked here, so that the error says what to install)
+except ImportError:  # pragma: no cover - exercised in a subprocess by the tests
+    raise ImportError("micrograd.tensor needs NumPy: pip install micrograd[tensor]") from None
+
+from micrograd.engine import no_grad  # one switch stops both Values and Tensors recording
+from micrograd.optim import SGD, Adam
+from micrograd.tensor.functional import binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, mse_loss
+from micrograd.tensor.layers import ACTIVATIONS, MLP, Linear, Module
+from micrograd.tensor.tensor import Tensor
+
+__all__ = ['Tensor', 'no_grad', 'mse_loss', 'binary_cross_entropy', 'binary_cross_entropy_with_logits',
+           'cross_entropy', 'Module', 'Linear', 'MLP', 'ACTIVATIONS', 'SGD', 'Adam']
