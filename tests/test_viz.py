@@ -67,7 +67,7 @@ def test_trace_of_a_leaf_is_just_the_leaf():
 def test_trace_handles_graphs_deeper_than_the_recursion_limit():
     x = Value(1.0)
     for _ in range(3 * sys.getrecursionlimit()):
-        x = x + 1.0
+        x = x + Value(1.0)
     nodes, edges = trace(x)
     assert nodes[-1] is x and len(edges) == 2 * 3 * sys.getrecursionlimit()
 
@@ -123,7 +123,7 @@ def test_the_fused_dot_op_shows_its_formula_and_which_input_is_which():
 
 
 def test_a_wide_dot_op_abbreviates_its_formula():
-    y = Value.dot([Value(1.0)] * 10, [Value(2.0)] * 10)
+    y = Value.dot([Value(1.0)] * 10, [Value(2.0)] * 10, Value(0.5))
     assert 'label="w1*x1 + ... + w10*x10 + b"' in draw_dot(y).source
 
 
@@ -169,8 +169,8 @@ def test_rankdir_is_lr_or_tb():
 
 
 def test_a_huge_graph_is_refused_with_advice_and_max_nodes_overrides():
-    # 4 Values a term (x, the constant 2, x*2, the running sum) and the starting 0
-    loss = sum((Value(float(i)) * 2.0 for i in range(16_250)), Value(0.0))
+    # 4 Values a term (x, the weight, their product, the running sum) and the starting 0
+    loss = sum((Value(float(i)) * Value(2.0) for i in range(16_250)), Value(0.0))
     with pytest.raises(ValueError, match=r"65,001 Values.*one sample.*max_nodes=65001"):
         draw_dot(loss)
     small = sum((Value(float(i)) for i in range(10)), Value(0.0))
