@@ -9,17 +9,23 @@ import warnings
 import numpy as np
 import pytest
 
-from micrograd import engine  # noqa: E402
-from micrograd.tensor import (  # noqa: E402
+from micrograd import engine
+from micrograd.engine import Value
+from micrograd.tensor import (
     MLP,
     Adam,
+    CausalSelfAttention,
+    Embedding,
     Linear,
+    RMSNorm,
     Tensor,
     binary_cross_entropy,
     binary_cross_entropy_with_logits,
+    causal_mask,
     cross_entropy,
     mse_loss,
     no_grad,
+    rms_norm,
 )
 
 
@@ -416,6 +422,159 @@ def test_zero_grad_clears_every_parameter():
     model(np.ones((1, 2))).sum().backward()
     model.zero_grad()
     assert all(p.grad is None for p in model.parameters())
+
+
+# --- the blocks of a small GPT ---
+
+def test_permute_and_swapaxes_move_axes_as_pytorch_names_them():
+    x = Tensor(np.zeros((2, 3, 4)))
+    assert x.permute(2, 0, 1).shape == (4, 2, 3)
+    assert x.permute((-1, 0, 1)).shape == (4, 2, 3)  # a tuple, and negative axes, as in PyTorch
+    assert x.swapaxes(0, -1).shape == (4, 3, 2)  # PyTorch's x.transpose(0, -1)
+    assert x.transpose(1, 2, 0).shape == (3, 4, 2)  # NumPy's transpose permutes all axes
+
+
+def test_transpose_with_two_axes_of_a_3d_tensor_points_to_swapaxes():
+    with pytest.raises(ValueError, match=r'to swap two axes, as torch.s x.transpose\(1, 2\), use x.swapaxes\(1, 2\)'):
+        Tensor(np.zeros((2, 3, 4))).transpose(1, 2)
+    with pytest.raises(ValueError, match=r'Tensor.permute: \(0, 0, 1\) is not an order of the 3 axes'):
+        Tensor(np.zeros((2, 3, 4))).permute(0, 0, 1)
+
+
+def test_causal_mask_hides_the_future():
+    assert causal_mask(3).tolist() == [[False, True, True],
+                                       [False, False, True],
+                                       [False, False, False]]
+
+
+def test_masked_fill_puts_a_constant_where_the_mask_is_true():
+    x = param([[1.0, 2.0], [3.0, 4.0]])
+    out = x.masked_fill(np.array([True, False]), -1.0)  # the mask broadcasts over the rows
+    assert out.data.tolist() == [[-1.0, 2.0], [-1.0, 4.0]]
+    out.sum().backward()
+    assert x.grad.tolist() == [[0.0, 1.0], [0.0, 1.0]]  # no gradient flows through a filled place
+
+
+def test_masked_fill_with_minus_infinity_gives_zero_probability():
+    x = param([[1.0, 5.0, 2.0]])
+    p = x.masked_fill(np.array([[False, True, False]]), -np.inf).softmax()
+    assert p.data[0, 1] == 0.0 and p.data.sum() == pytest.approx(1.0)
+    (p * Tensor([[1.0, 2.0, 3.0]])).sum().backward()
+    assert x.grad[0, 1] == 0.0
+
+
+def test_masked_fill_checks_its_mask():
+    x = Tensor(np.zeros((2, 3)))
+    with pytest.raises(TypeError, match='Tensor.masked_fill: the mask must be boolean'):
+        x.masked_fill(np.array([0, 1, 0]), 0.0)
+    with pytest.raises(ValueError, match=r'a mask of shape \(2, 3, 1\) does not broadcast to the tensor.s shape'):
+        x.masked_fill(np.ones((2, 3, 1), dtype=bool), 0.0)
+
+
+def test_embedding_looks_rows_up_for_indices_of_any_shape():
+    emb = Embedding(5, 2, rng=np.random.default_rng(0))
+    assert emb.weight.shape == (5, 2) and repr(emb) == 'Embedding(5, 2)'
+    ids = np.array([[0, 3, 3], [4, 0, 0]])  # (B, T)
+    out = emb(ids)
+    assert out.shape == (2, 3, 2)
+    assert np.array_equal(out.data[0, 1], emb.weight.data[3])
+    out.sum().backward()
+    assert emb.weight.grad[:, 0].tolist() == [3.0, 0.0, 0.0, 2.0, 1.0]  # a row gets one gradient per lookup
+
+
+def test_embedding_refuses_bad_indices_and_names_them():
+    emb = Embedding(5, 2)
+    with pytest.raises(IndexError, match=r'Embedding\(5, 2\): index 5 is out of range: the table has rows 0..4'):
+        emb(np.array([1, 5]))
+    with pytest.raises(IndexError, match=r'Embedding\(5, 2\): index -1 is out of range'):
+        emb([-1])
+    with pytest.raises(TypeError, match=r'Embedding\(5, 2\): indices must be integers, got 1.5'):
+        emb(np.array([1.5]))
+
+
+def test_rms_norm_scales_each_vector_to_a_root_mean_square_of_one():
+    x = param([[2.0, -2.0, 2.0, -2.0], [3.0, 4.0, 0.0, 0.0]])  # root mean squares 2 and 2.5
+    out = rms_norm(x, eps=0.0)
+    np.testing.assert_allclose(out.data, [[1.0, -1.0, 1.0, -1.0], [1.2, 1.6, 0.0, 0.0]], rtol=1e-15)
+
+
+def test_rms_norm_without_weight_is_microgpts_rmsnorm():
+    def microgpt_rmsnorm(x):  # microgpt's code, on Values
+        ms = sum(xi * xi for xi in x) / len(x)
+        scale = (ms + 1e-5) ** -0.5
+        return [xi * scale for xi in x]
+    row = [0.3, -1.2, 2.0, 0.7]
+    norm = RMSNorm(4, elementwise_affine=False)
+    assert norm.parameters() == [] and repr(norm) == 'RMSNorm(4, elementwise_affine=False)'
+    expected = [v.data for v in microgpt_rmsnorm([Value(x) for x in row])]
+    assert norm(np.array([row])).data[0].tolist() == pytest.approx(expected, rel=1e-15)
+
+
+def test_rms_norm_has_a_weight_per_channel():
+    norm = RMSNorm(2)
+    assert [name for name, _ in norm.named_parameters()] == ['weight'] and repr(norm) == 'RMSNorm(2)'
+    norm.weight.data[...] = [10.0, -1.0]
+    assert norm(np.array([[3.0, 3.0]])).data[0].tolist() == pytest.approx([10.0, -1.0], rel=1e-5)
+    with pytest.raises(ValueError, match=r'RMSNorm\(2\): expected vectors of 2 numbers on the last axis'):
+        norm(np.zeros((2, 3)))
+
+
+def test_cross_entropy_leaves_out_ignored_targets():
+    logits = param(np.zeros((3, 4)))
+    loss = cross_entropy(logits, [0, -100, 3])  # the middle row is padding
+    assert loss.item() == pytest.approx(np.log(4))  # the mean over the 2 counted rows
+    loss.backward()
+    assert logits.grad.tolist() == [[-0.375, 0.125, 0.125, 0.125], [0.0] * 4, [0.125, 0.125, 0.125, -0.375]]
+    assert cross_entropy(Tensor(np.zeros((2, 4))), [7, 1], ignore_index=7).item() == pytest.approx(np.log(4))
+
+
+def test_cross_entropy_asks_for_2d_logits_and_says_how():
+    with pytest.raises(ValueError, match=r'reshape \(B, T, C\) logits to \(B\*T, C\)'):
+        cross_entropy(Tensor(np.zeros((2, 3, 4))), np.zeros((2, 3), dtype=int))
+
+
+def attention(n_embd=8, n_head=4, seed=0):
+    return CausalSelfAttention(n_embd, n_head, rng=np.random.default_rng(seed))
+
+
+def test_attention_has_four_projections_without_bias():
+    att = attention()
+    assert [name for name, _ in att.named_parameters()] == ['q.weight', 'k.weight', 'v.weight', 'o.weight']
+    assert repr(att) == 'CausalSelfAttention(n_embd=8, n_head=4)'
+    assert att(np.zeros((2, 5, 8))).shape == (2, 5, 8) and att(np.zeros((5, 8))).shape == (5, 8)
+    with pytest.raises(ValueError, match='n_embd=8 channels do not split into n_head=3 heads'):
+        CausalSelfAttention(8, 3)
+    with pytest.raises(ValueError, match=r'expected input of shape \(B, T, 8\) or \(T, 8\), got \(2, 5, 6\)'):
+        att(np.zeros((2, 5, 6)))
+
+
+def test_the_first_position_attends_only_to_itself():
+    att = attention()
+    x = np.random.default_rng(1).normal(size=(1, 4, 8))
+    out = att(x).data
+    own_value = x[0, 0] @ att.v.weight.data @ att.o.weight.data  # softmax over one key is 1
+    np.testing.assert_allclose(out[0, 0], own_value, rtol=1e-12)
+
+
+def test_later_positions_do_not_change_earlier_outputs():
+    att = attention()
+    x = np.random.default_rng(1).normal(size=(2, 6, 8))
+    changed = x.copy()
+    changed[:, 3:] += 10.0  # rewrite the future
+    np.testing.assert_array_equal(att(x).data[:, :3], att(changed).data[:, :3])
+
+
+def test_no_gradient_flows_from_an_output_to_later_inputs():
+    att = attention()
+    x0 = np.random.default_rng(1).normal(size=(2, 6, 8))
+    for t in range(6):
+        x = param(x0)
+        out = att(x)
+        seed = np.zeros(out.shape)
+        seed[:, t] = 1.0  # d out[:, t] / d x
+        out.backward(seed)
+        assert (x.grad[:, t + 1:] == 0).all()  # exactly zero for every later position s > t
+        assert (x.grad[:, :t + 1] != 0).all()  # and something for each position up to t
 
 
 # --- end to end ---

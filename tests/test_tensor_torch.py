@@ -86,6 +86,31 @@ CASES = {
         lambda a, b: torch.nn.functional.binary_cross_entropy_with_logits(a, b.detach()), [(6,), (6,)], (-4, 4)),
     'cross_entropy': (lambda a: mt.cross_entropy(a, np.array([0, 3, 3, 1])),
                       lambda a: torch.nn.functional.cross_entropy(a, torch.tensor([0, 3, 3, 1])), [(4, 5)], (-3, 3)),
+    'permute': (lambda a: a.permute(2, 0, 1), lambda a: a.permute(2, 0, 1), [(2, 3, 4)], (-2, 2)),
+    'permute negative': (lambda a: a.permute(-1, 0, -2), lambda a: a.permute(-1, 0, -2), [(2, 3, 4)], (-2, 2)),
+    'swapaxes': (lambda a: a.swapaxes(1, -1), lambda a: a.transpose(1, -1), [(2, 3, 4)], (-2, 2)),
+    # (B, T, C) -> (B, n_head, T, head_dim), each element weighted differently, and back to (B, T, C)
+    'heads and back': (lambda a: (a.reshape(2, 3, 2, 2).swapaxes(1, 2) * np.arange(24.0).reshape(2, 2, 3, 2))
+                       .swapaxes(1, 2).reshape(2, 3, 4),
+                       lambda a: (a.view(2, 3, 2, 2).transpose(1, 2) * torch.arange(24.0, dtype=a.dtype)
+                                  .reshape(2, 2, 3, 2)).transpose(1, 2).reshape(2, 3, 4),
+                       [(2, 3, 4)], (-2, 2)),
+    'masked_fill': (lambda a: a.masked_fill(np.array([True, False, False, True]), 0.5),
+                    lambda a: a.masked_fill(torch.tensor([True, False, False, True]), 0.5), [(3, 4)], (-2, 2)),
+    'masked_fill causal softmax': (lambda a: a.masked_fill(mt.causal_mask(4), -np.inf).softmax(),
+                                   lambda a: a.masked_fill(torch.ones(4, 4, dtype=torch.bool).triu(1), -torch.inf)
+                                   .softmax(dim=-1), [(2, 4, 4)], (-3, 3)),
+    'rms_norm': (lambda a: mt.rms_norm(a), lambda a: torch.nn.functional.rms_norm(a, (4,), eps=1e-5),
+                 [(2, 3, 4)], (-2, 2)),
+    'cross_entropy ignore_index': (lambda a: mt.cross_entropy(a, np.array([0, -100, 3, -100, 1])),
+                                   lambda a: torch.nn.functional.cross_entropy(a, torch.tensor([0, -100, 3, -100, 1])),
+                                   [(5, 4)], (-3, 3)),
+    'attention': (lambda q, k, v: mt.scaled_dot_product_attention(q, k, v),
+                  lambda q, k, v: torch.nn.functional.scaled_dot_product_attention(q, k, v),
+                  [(2, 3, 2), (2, 4, 2), (2, 4, 3)], (-2, 2)),
+    'causal attention': (lambda q, k, v: mt.scaled_dot_product_attention(q, k, v, is_causal=True),
+                         lambda q, k, v: torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True),
+                         [(2, 2, 4, 3), (2, 2, 4, 3), (2, 2, 4, 3)], (-2, 2)),
     'chain': (lambda a, b, c: ((a @ b + c).tanh() * 2 - a.sum()).sigmoid().mean(axis=0),
               lambda a, b, c: ((a @ b + c).tanh() * 2 - a.sum()).sigmoid().mean(dim=0),
               [(3, 4), (4, 2), (2,)], (-1, 1)),
@@ -249,3 +274,83 @@ def test_a_float32_model_trains_in_float32():
     assert logits.data.dtype == np.float32
     mt.cross_entropy(logits, np.zeros(5, dtype=int)).backward()
     assert all(p.grad.dtype == np.float32 for p in model.parameters())
+
+
+# --- the blocks of a small GPT, as layers with their weights copied into PyTorch ---
+
+def test_embedding_matches_pytorch():
+    emb = mt.Embedding(6, 3, rng=np.random.default_rng(0))
+    ids = np.array([[0, 5, 5, 2], [2, 2, 1, 0]])
+    weights = np.random.default_rng(1).normal(size=(2, 4, 3))
+    out = emb(ids)
+    out.backward(weights)
+    w = torch.tensor(emb.weight.data, requires_grad=True)
+    torch_out = torch.nn.functional.embedding(torch.from_numpy(ids), w)
+    torch_out.backward(torch.from_numpy(weights))
+    np.testing.assert_array_equal(out.data, torch_out.detach().numpy())
+    np.testing.assert_allclose(emb.weight.grad, w.grad.numpy(), rtol=1e-14)
+
+
+def test_rms_norm_layer_matches_pytorch():
+    norm = mt.RMSNorm(4)
+    norm.weight.data[...] = np.random.default_rng(0).normal(size=4)
+    torch_norm = torch.nn.RMSNorm(4, eps=1e-5).double()
+    with torch.no_grad():
+        torch_norm.weight.copy_(torch.from_numpy(norm.weight.data))
+    x0, weights = np.random.default_rng(1).normal(size=(2, 3, 4)), np.random.default_rng(2).normal(size=(2, 3, 4))
+    x, tx = mt.Tensor(x0, requires_grad=True), torch.tensor(x0, requires_grad=True)
+    norm(x).backward(weights)
+    torch_norm(tx).backward(torch.from_numpy(weights))
+    np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(norm.weight.grad, torch_norm.weight.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+class TorchCausalSelfAttention(torch.nn.Module):
+    """The same block written in PyTorch, as nanoGPT writes it."""
+
+    def __init__(self, n_embd, n_head):
+        super().__init__()
+        self.n_head = n_head
+        self.q, self.k, self.v, self.o = (torch.nn.Linear(n_embd, n_embd, bias=False) for _ in range(4))
+
+    def forward(self, x):
+        B, T, C = x.shape
+
+        def heads(t):
+            return t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        scores = heads(self.q(x)) @ heads(self.k(x)).transpose(-2, -1) / (C // self.n_head) ** 0.5
+        scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float('-inf'))
+        y = scores.softmax(dim=-1) @ heads(self.v(x))
+        return self.o(y.transpose(1, 2).reshape(B, T, C))
+
+
+@pytest.mark.parametrize('n_head', [1, 4])
+def test_causal_self_attention_matches_pytorch(n_head):
+    att = mt.CausalSelfAttention(8, n_head, rng=np.random.default_rng(0))
+    torch_att = TorchCausalSelfAttention(8, n_head).double()
+    with torch.no_grad():
+        for name in 'qkvo':
+            # Our Linear stores its weight as (in, out), PyTorch's as (out, in).
+            getattr(torch_att, name).weight.copy_(torch.from_numpy(getattr(att, name).weight.data.T))
+    rng = np.random.default_rng(1)
+    x0, weights = rng.normal(size=(3, 5, 8)), rng.normal(size=(3, 5, 8))
+    x, tx = mt.Tensor(x0, requires_grad=True), torch.tensor(x0, requires_grad=True)
+    out, torch_out = att(x), torch_att(tx)
+    out.backward(weights)
+    torch_out.backward(torch.from_numpy(weights))
+    np.testing.assert_allclose(out.data, torch_out.detach().numpy(), rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(x.grad, tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+    for name in 'qkvo':
+        np.testing.assert_allclose(getattr(att, name).weight.grad, getattr(torch_att, name).weight.grad.numpy().T,
+                                   rtol=1e-10, atol=1e-12)
+
+
+def test_cross_entropy_with_every_target_ignored_is_nan_as_in_pytorch():
+    logits = mt.Tensor(np.zeros((2, 3)), requires_grad=True)
+    t = torch.zeros(2, 3, dtype=torch.float64, requires_grad=True)
+    loss = mt.cross_entropy(logits, [-100, -100])
+    torch_loss = torch.nn.functional.cross_entropy(t, torch.tensor([-100, -100]))
+    assert np.isnan(loss.item()) and np.isnan(torch_loss.item())
+    loss.backward()
+    torch_loss.backward()
+    np.testing.assert_array_equal(logits.grad, t.grad.numpy())  # zeros

@@ -1,8 +1,8 @@
 """micrograd.tensor: the ideas of engine.py and nn.py over NumPy arrays.
 
     tensor.py       the Tensor, its ops and backward(): read it beside engine.py
-    functional.py   functions of tensors: the losses
-    layers.py       Module, Linear, MLP
+    functional.py   functions of tensors: the losses, rms_norm, causal attention
+    layers.py       Module, Linear, MLP, and a small GPT's blocks: Embedding, RMSNorm, CausalSelfAttention
     ../optim.py     SGD and Adam, the same for Values and Tensors
 
 Training looks as in PyTorch:
@@ -22,9 +22,18 @@ except ImportError:  # pragma: no cover - exercised in a subprocess by the tests
 
 from micrograd.engine import no_grad  # one switch stops both Values and Tensors recording
 from micrograd.optim import SGD, Adam
-from micrograd.tensor.functional import binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, mse_loss
-from micrograd.tensor.layers import ACTIVATIONS, MLP, Linear, Module
+from micrograd.tensor.functional import (
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    causal_mask,
+    cross_entropy,
+    mse_loss,
+    rms_norm,
+    scaled_dot_product_attention,
+)
+from micrograd.tensor.layers import ACTIVATIONS, MLP, CausalSelfAttention, Embedding, Linear, Module, RMSNorm
 from micrograd.tensor.tensor import Tensor
 
 __all__ = ['Tensor', 'no_grad', 'mse_loss', 'binary_cross_entropy', 'binary_cross_entropy_with_logits',
-           'cross_entropy', 'Module', 'Linear', 'MLP', 'ACTIVATIONS', 'SGD', 'Adam']
+           'cross_entropy', 'rms_norm', 'causal_mask', 'scaled_dot_product_attention',
+           'Module', 'Linear', 'MLP', 'ACTIVATIONS', 'Embedding', 'RMSNorm', 'CausalSelfAttention', 'SGD', 'Adam']

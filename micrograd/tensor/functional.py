@@ -1,11 +1,13 @@
-"""Functions of tensors that are not methods of one tensor: the losses, as in torch.nn.functional.
+"""Functions of tensors, as in torch.nn.functional: the losses, and the pieces of attention.
 
 Each loss computes its value and, right beneath, its gradient in one closure: one node
 in the graph instead of the dozen that composing it from Tensor ops would make, and a
-chance to compute it without overflow.
+chance to compute it without overflow. rms_norm and attention are short compositions of
+Tensor ops, whose gradients follow from theirs.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -68,24 +70,74 @@ def binary_cross_entropy_with_logits(logits: Tensor, target: Tensor | ArrayLike)
     return Tensor._result(losses.mean(), (logits,), 'binary_cross_entropy_with_logits', _backward)
 
 
-def cross_entropy(logits: Tensor, targets: Tensor | np.ndarray | Sequence[int]) -> Tensor:
-    """mean over rows of -log softmax(logits)[target]: logits (n, classes), targets n class indices."""
+def cross_entropy(logits: Tensor, targets: Tensor | np.ndarray | Sequence[int], ignore_index: int = -100) -> Tensor:
+    """-log softmax(logits)[target], averaged over the rows, as torch's cross_entropy.
+
+    logits has shape (n, classes) and targets holds n class indices. A row whose target is
+    ignore_index takes no part, not even in the count the mean divides by: that is how the
+    padding of short sequences in a batch is left out. (For a sequence model, reshape
+    logits (B, T, C) to (B*T, C) and targets (B, T) to (B*T,).)
+    """
     t = np.asarray(targets.data if isinstance(targets, Tensor) else targets)
     if not isinstance(logits, Tensor):
         raise TypeError(f"cross_entropy: logits must be a Tensor (the output of a model), got {type(logits).__name__}")
     if logits.data.ndim != 2:
-        raise ValueError(f"cross_entropy: logits must have shape (batch, classes), got {logits.data.shape}")
+        raise ValueError(f"cross_entropy: logits must have shape (batch, classes), got {logits.data.shape}; "
+                         f"reshape (B, T, C) logits to (B*T, C) and their (B, T) targets to (B*T,)")
     n, classes = logits.data.shape
     if t.shape != (n,) or (t.size and t.dtype.kind not in 'iu'):
         raise ValueError(f"cross_entropy: targets must be {n} integer class indices (shape ({n},)), "
                          f"got shape {t.shape} of dtype {t.dtype}")
-    if t.size and (t.min() < 0 or t.max() >= classes):
-        raise ValueError(f"cross_entropy: class indices must lie in [0, {classes}), got [{t.min()}, {t.max()}]")
-    rows = np.arange(n)
+    counted = t != ignore_index
+    wrong = t[counted & ((t < 0) | (t >= classes))]
+    if wrong.size:
+        raise ValueError(f"cross_entropy: class indices must lie in [0, {classes}) (or be ignore_index="
+                         f"{ignore_index}, to skip the row), got {wrong[0]}")
+    rows, picked = np.arange(n), np.where(counted, t, 0)  # an ignored row picks any class: it is multiplied by 0
+    n_counted = int(counted.sum())
     log_probs = _log_softmax(logits.data, axis=1)
+    with np.errstate(invalid='ignore'):  # no row counted: 0 / 0 = nan, as in PyTorch
+        loss = -np.where(counted, log_probs[rows, picked], 0).sum() / n_counted
 
-    def _backward(grad: np.ndarray) -> None:  # dL/dlogits = (softmax - one_hot(target)) / n
+    def _backward(grad: np.ndarray) -> None:  # dL/dlogits = (softmax - one_hot(target)) / n_counted, 0 if ignored
         g = np.exp(log_probs)
-        g[rows, t] -= 1
-        logits._add_grad(g * (grad / n))
-    return Tensor._result(-log_probs[rows, t].mean(), (logits,), 'cross_entropy', _backward)
+        g[rows, picked] -= 1
+        g = np.where(counted[:, None], g, 0)
+        logits._add_grad(g * (grad / max(n_counted, 1)))
+    return Tensor._result(loss, (logits,), 'cross_entropy', _backward)
+
+
+# --- normalization and attention: compositions of Tensor ops ---
+
+def rms_norm(x: Tensor, eps: float = 1e-5) -> Tensor:
+    """x / sqrt(mean(x**2) + eps) over the last axis: each vector scaled to a root mean square
+    of about 1. It is microgpt's rmsnorm, applied to every vector of x at once."""
+    return x * ((x * x).mean(axis=-1, keepdims=True) + eps) ** -0.5
+
+
+def causal_mask(size: int) -> np.ndarray:
+    """The (size, size) boolean mask of the future: [t, s] is True where s > t, the positions
+    that position t must not look at. causal_mask(3) is
+
+        [[False,  True,  True],
+         [False, False,  True],
+         [False, False, False]]
+    """
+    return np.triu(np.ones((size, size), dtype=bool), k=1)
+
+
+def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, is_causal: bool = False) -> Tensor:
+    """softmax(q @ k^T / sqrt(d)) @ v, as torch's scaled_dot_product_attention.
+
+    q has shape (..., T, d), k (..., S, d), v (..., S, d_v): for each query t, a weighted
+    average of the values, weighted by how well t's query matches each key. With
+    is_causal=True, query t sees only keys 0..t (T == S): later positions get score -inf,
+    so softmax gives them weight 0 and nothing flows from the future to the past.
+    """
+    scores = (q @ k.swapaxes(-2, -1)) * (1 / math.sqrt(q.shape[-1]))  # (..., T, S); / sqrt(d) keeps them O(1)
+    if is_causal:
+        if scores.shape[-2] != scores.shape[-1]:
+            raise ValueError(f"scaled_dot_product_attention: is_causal needs as many queries as keys, got "
+                             f"{scores.shape[-2]} queries and {scores.shape[-1]} keys")
+        scores = scores.masked_fill(causal_mask(scores.shape[-1]), -math.inf)
+    return scores.softmax(axis=-1) @ v

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from micrograd.tensor.functional import rms_norm, scaled_dot_product_attention
 from micrograd.tensor.tensor import Tensor
 
 
@@ -103,15 +104,17 @@ class MLP(Module):
     """Linear layers of sizes nouts; every layer but the last applies the activation.
 
     MLP(64, [128, 10]) is Linear(64, 128), relu, Linear(128, 10), as nn.MLP(64, [128, 10]).
+    bias=False leaves the biases out (a GPT's MLP has none).
     """
 
-    def __init__(self, nin: int, nouts: list[int], activation: str = 'relu', rng: np.random.Generator | None = None):
+    def __init__(self, nin: int, nouts: list[int], activation: str = 'relu', rng: np.random.Generator | None = None,
+                 bias: bool = True):
         if activation not in ACTIVATIONS:
             raise ValueError(f"MLP: activation must be one of {ACTIVATIONS}, got {activation!r}")
         if not nouts:
             raise ValueError("MLP: nouts must list at least one layer size, e.g. MLP(2, [16, 1])")
         sizes = [nin] + list(nouts)
-        self.layers = [Linear(sizes[i], sizes[i + 1], rng=rng) for i in range(len(nouts))]
+        self.layers = [Linear(sizes[i], sizes[i + 1], bias=bias, rng=rng) for i in range(len(nouts))]
         self.activation = activation
 
     def forward(self, x: Tensor | np.ndarray) -> Tensor:
@@ -124,3 +127,87 @@ class MLP(Module):
 
     def __repr__(self) -> str:
         return f"MLP({', '.join(map(repr, self.layers))}, activation={self.activation!r})"
+
+
+# --- the blocks of a small GPT ---
+
+class Embedding(Module):
+    """A table of num_embeddings vectors of embedding_dim numbers, as torch.nn.Embedding.
+
+    forward(indices) looks rows up: weight[indices], for integer indices of any shape; the
+    output has shape indices.shape + (embedding_dim,). A row looked up several times gets
+    the sum of their gradients. Rows are drawn from N(0, 1), as in PyTorch.
+    """
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, rng: np.random.Generator | None = None):
+        self.weight = Tensor((rng or np.random).normal(0.0, 1.0, (num_embeddings, embedding_dim)), requires_grad=True)
+
+    def forward(self, indices: Tensor | np.ndarray | list[Any] | int) -> Tensor:
+        idx = np.asarray(indices.data if isinstance(indices, Tensor) else indices)
+        if idx.dtype.kind not in 'iu' and idx.size:
+            raise TypeError(f"{self!r}: indices must be integers, got {idx.flat[0].item()!r} (dtype {idx.dtype})")
+        n = self.weight.data.shape[0]
+        outside = idx[(idx < 0) | (idx >= n)]
+        if outside.size:
+            raise IndexError(f"{self!r}: index {outside[0].item()} is out of range: the table has rows 0..{n - 1}")
+        return self.weight[idx.astype(np.intp)]
+
+    def __repr__(self) -> str:
+        num, dim = self.weight.data.shape
+        return f"Embedding({num}, {dim})"
+
+
+class RMSNorm(Module):
+    """rms_norm over the last axis, then times a learned weight per channel (initially 1),
+    as torch.nn.RMSNorm. With elementwise_affine=False there is no weight: that is
+    microgpt's rmsnorm, x * (mean(x**2) + eps) ** -0.5.
+    """
+
+    def __init__(self, dim: int, eps: float = 1e-5, elementwise_affine: bool = True):
+        self.dim, self.eps = dim, eps
+        self.weight = Tensor(np.ones(dim), requires_grad=True) if elementwise_affine else None
+
+    def forward(self, x: Tensor | np.ndarray) -> Tensor:
+        x = _as_tensor(x, np.dtype(np.float64) if self.weight is None else self.weight.data.dtype)
+        if x.ndim == 0 or x.shape[-1] != self.dim:
+            raise ValueError(f"{self!r}: expected vectors of {self.dim} numbers on the last axis, got shape {x.shape}")
+        out = rms_norm(x, self.eps)
+        return out if self.weight is None else out * self.weight
+
+    def __repr__(self) -> str:
+        eps = '' if self.eps == 1e-5 else f", eps={self.eps}"
+        return f"RMSNorm({self.dim}{eps}{'' if self.weight is not None else ', elementwise_affine=False'})"
+
+
+class CausalSelfAttention(Module):
+    """Multi-head causal self-attention: each position gathers information from itself and
+    the positions before it, never from later ones.
+
+    q, k and v (query, key, value) and o (output) are Linear(n_embd, n_embd, bias=False):
+    microgpt's attn_wq, attn_wk, attn_wv and attn_wo. The n_embd channels are split into
+    n_head heads of n_embd // n_head channels; each head attends on its own, and their
+    outputs are put side by side again before o. Input and output: (B, T, n_embd), or
+    (T, n_embd) for one sequence.
+    """
+
+    def __init__(self, n_embd: int, n_head: int, rng: np.random.Generator | None = None):
+        if n_head < 1 or n_embd % n_head:
+            raise ValueError(f"CausalSelfAttention: n_embd={n_embd} channels do not split into n_head={n_head} "
+                             f"heads of equal size")
+        self.n_embd, self.n_head, self.head_dim = n_embd, n_head, n_embd // n_head
+        self.q, self.k, self.v, self.o = (Linear(n_embd, n_embd, bias=False, rng=rng) for _ in range(4))
+
+    def forward(self, x: Tensor | np.ndarray) -> Tensor:
+        x = _as_tensor(x, self.q.weight.data.dtype)
+        if x.ndim < 2 or x.shape[-1] != self.n_embd:
+            raise ValueError(f"{self!r}: expected input of shape (B, T, {self.n_embd}) or (T, {self.n_embd}), "
+                             f"got {x.shape}")
+        *batch, T, C = x.shape
+
+        def heads(t: Tensor) -> Tensor:  # (..., T, C) -> (..., n_head, T, head_dim): a sequence per head
+            return t.reshape(*batch, T, self.n_head, self.head_dim).swapaxes(-3, -2)
+        y = scaled_dot_product_attention(heads(self.q(x)), heads(self.k(x)), heads(self.v(x)), is_causal=True)
+        return self.o(y.swapaxes(-3, -2).reshape(x.shape))  # the heads side by side again: (..., T, C)
+
+    def __repr__(self) -> str:
+        return f"CausalSelfAttention(n_embd={self.n_embd}, n_head={self.n_head})"
