@@ -659,7 +659,7 @@ def _find_renderer() -> Path | None:
     if shutil.which('dot'):
         return Path('dot')  # exactly what the graphviz package runs by default
     pure = shutil.which('graphviz-pure') or shutil.which('graphviz-pure', path=os.pathsep.join(_script_dirs()))
-    return Path(pure) if pure else None
+    return Path(pure).absolute() if pure else None  # absolute: render() runs it from the output folder
 
 
 def _use_renderer() -> None:

@@ -1,0 +1,415 @@
+"""draw_backward: backward() one node at a time, with a frame and a caption a learner checks by hand per step."""
+import io
+import math
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+from hypothesis import given, settings
+from PIL import Image
+
+from micrograd import Value
+from micrograd.viz import HIGHLIGHT, MAX_NODES, BackwardPass, draw_backward, draw_dot, trace
+from tests.graphs import graphs, micrograd_graph
+
+
+def labelled(value, label):
+    value.label = label
+    return value
+
+
+def labelled_f():
+    """f = (a*b + c)**2 at a=2, b=-3, c=10: e = a*b = -6, d = e + c = 4, f = 16."""
+    a, b, c = Value(2.0, label='a'), Value(-3.0, label='b'), Value(10.0, label='c')
+    e = labelled(a * b, 'e')
+    d = labelled(e + c, 'd')
+    return labelled(d ** 2, 'f'), (a, b, c)
+
+
+def neuron():
+    """o = tanh(w1*x1 + w2*x2 + b) with the numbers of Karpathy's lecture: n = 0.8814, o = 0.7071."""
+    x1, x2 = Value(2.0, label='x1'), Value(0.0, label='x2')
+    w1, w2 = Value(-3.0, label='w1'), Value(1.0, label='w2')
+    b = Value(6.8813735870195432, label='b')
+    n = labelled(Value.dot([w1, w2], [x1, x2], b), 'n')
+    return labelled(n.tanh(), 'o'), (w1, w2, x1, x2, b)
+
+
+def step_captions(root):
+    """The captions of the steps after the first frame, which only starts backward()."""
+    return draw_backward(root).captions[1:]
+
+
+def dot_nodes(source):
+    """{name: attribute text} for every node statement in DOT source."""
+    return dict(re.findall(r'^\t(\w+) \[(.*)\]$', source, re.M))
+
+
+def dot_edges(source):
+    """{(tail, head): attribute text} for every edge statement in DOT source."""
+    return {(t, h): attrs for t, h, attrs in re.findall(r'^\t(\w+) -> (\w+)(?: \[(.*)\])?$', source, re.M)}
+
+
+def record_fills(source):
+    return [re.search(r'fillcolor="([^"]*)"', attrs).group(1) for attrs in dot_nodes(source).values()
+            if 'shape=record' in attrs and 'fillcolor' in attrs]
+
+
+def record_labels(source):
+    return sorted(re.search(r'label="([^"]*)"', attrs).group(1) for attrs in dot_nodes(source).values()
+                  if 'shape=record' in attrs)
+
+
+# --- f = (a*b + c)**2, the lecture's first example ---------------------------------------------
+
+def test_f_takes_three_steps_from_f_back_to_the_leaves():
+    f, _ = labelled_f()
+    steps = draw_backward(f)
+    assert len(steps.frames) == len(steps.captions) == 1 + 3
+    assert [step.node.label for step in steps.steps] == ['f', 'd', 'e']  # f's op first, then d's, then e's
+
+
+def test_f_captions_are_the_hand_computed_chain_rule():
+    f, _ = labelled_f()
+    assert draw_backward(f).captions == [
+        'step 0/3 · f.grad = 1.0, as df/df = 1: backward() starts here · the grads still to compute show as ?',
+        'step 1/3 · f = d ** 2 · f.grad = 1.0 · '
+        'd.grad += 2 * d.data ** (2 - 1) * f.grad = 2 * 4.0 ** (2 - 1) * 1.0 → 8.0',
+        'step 2/3 · d = e + c · d.grad = 8.0 · e.grad += d.grad = 8.0 → 8.0 · c.grad += d.grad = 8.0 → 8.0',
+        'step 3/3 · e = a * b · e.grad = 8.0 · '
+        'a.grad += b.data * e.grad = -3.0 * 8.0 → -24.0 · b.grad += a.data * e.grad = 2.0 * 8.0 → 16.0',
+    ]
+
+
+def test_f_ends_with_the_gradients_backward_gives():
+    f, (a, b, c) = labelled_f()
+    draw_backward(f)
+    g, leaves = labelled_f()
+    g.backward()
+    assert [a.grad, b.grad, c.grad] == [leaf.grad for leaf in leaves] == [-24.0, 16.0, 8.0]
+
+
+def test_grads_not_computed_yet_are_unknown_not_zero():
+    f, _ = labelled_f()
+    steps = draw_backward(f)
+    assert record_labels(steps.frames[0].source) == [
+        '{ a | data 2.0000 | grad ? }', '{ b | data -3.0000 | grad ? }', '{ c | data 10.0000 | grad ? }',
+        '{ d | data 4.0000 | grad ? }', '{ e | data -6.0000 | grad ? }', '{ f | data 16.0000 | grad 1.0000 }']
+    assert record_labels(steps.frames[2].source) == [  # after d's step: e and c known, a and b not yet
+        '{ a | data 2.0000 | grad ? }', '{ b | data -3.0000 | grad ? }', '{ c | data 10.0000 | grad 8.0000 }',
+        '{ d | data 4.0000 | grad 8.0000 }', '{ e | data -6.0000 | grad 8.0000 }',
+        '{ f | data 16.0000 | grad 1.0000 }']
+    assert 'grad ?' not in steps.frames[-1].source
+    assert 'call backward()' not in steps.frames[0].source  # draw_dot's note is for forgotten backward() calls
+
+
+def test_the_last_frame_shows_what_draw_dot_shows_after_backward():
+    f, _ = labelled_f()
+    last = draw_backward(f).frames[-1].source
+    assert record_labels(last) == record_labels(draw_dot(f).source)
+    assert record_fills(last) == record_fills(draw_dot(f).source)
+
+
+def test_a_frame_highlights_the_node_its_op_and_the_arrows_the_gradient_flows_along():
+    f, _ = labelled_f()
+    source = draw_backward(f).frames[2].source  # d = e + c passes d.grad to e and c
+    nodes, edges = dot_nodes(source), dot_edges(source)
+    names = {re.search(r'label="\{ (\w)', attrs).group(1): name for name, attrs in nodes.items()
+             if 'shape=record' in attrs}
+    d, e, c, a = names['d'], names['e'], names['c'], names['a']
+    assert f'color="{HIGHLIGHT}"' in nodes[d] and 'penwidth=3' in nodes[d]
+    assert f'color="{HIGHLIGHT}"' in nodes[d + '_op']
+    assert all(f'color="{HIGHLIGHT}"' in edges[edge] for edge in [(d + '_op', d), (e, d + '_op'), (c, d + '_op')])
+    assert f'color="{HIGHLIGHT}"' in nodes[e] and f'color="{HIGHLIGHT}"' in nodes[c]  # they receive it
+    assert HIGHLIGHT not in nodes[a] and HIGHLIGHT not in edges[(a, names['e'] + '_op')]
+
+
+def test_the_first_frame_highlights_only_the_output():
+    f, _ = labelled_f()
+    source = draw_backward(f).frames[0].source
+    assert source.count(HIGHLIGHT) == 1 and 'label="{ f |' in next(line for line in source.splitlines()
+                                                                  if HIGHLIGHT in line)
+
+
+# --- the other ops ------------------------------------------------------------------------------
+
+def test_the_neuron_dot_op_passes_its_gradient_to_every_weight_input_and_the_bias():
+    o, (w1, w2, x1, x2, b) = neuron()
+    assert step_captions(o) == [
+        'step 1/2 · o = tanh(n) · o.grad = 1.0 · '
+        'n.grad += (1 - o.data * o.data) * o.grad = (1 - 0.7071 * 0.7071) * 1.0 → 0.5',
+        'step 2/2 · n = w1 * x1 + w2 * x2 + b · n.grad = 0.5 · '
+        'w1.grad += x1.data * n.grad = 2.0 * 0.5 → 1.0 · x1.grad += w1.data * n.grad = -3.0 * 0.5 → -1.5 · '
+        'w2.grad += x2.data * n.grad = 0.0 * 0.5 → 0.0 · x2.grad += w2.data * n.grad = 1.0 * 0.5 → 0.5 · '
+        'b.grad += n.grad = 0.5 → 0.5',
+    ]
+    assert [v.grad for v in (w1, w2, x1, x2, b)] == pytest.approx([1.0, 0.0, -1.5, 0.5, 0.5])
+
+
+def test_a_value_used_twice_in_one_op_gets_both_shares_one_after_the_other():
+    a = Value(3.0, label='a')
+    b = labelled(a * a, 'b')
+    assert step_captions(b) == [
+        'step 1/1 · b = a * a · b.grad = 1.0 · a.grad += a.data * b.grad = 3.0 * 1.0 → 3.0 · '
+        'a.grad += a.data * b.grad = 3.0 * 1.0 → 3.0 + 3.0 = 6.0']
+    assert a.grad == 6.0
+
+
+def test_a_value_used_by_two_ops_accumulates_across_steps():
+    a, b = Value(2.0, label='a'), Value(5.0, label='b')
+    p = labelled(a * b, 'p')
+    y = labelled(p + a, 'y')
+    steps = draw_backward(y)
+    assert steps.captions[1:] == [
+        'step 1/2 · y = p + a · y.grad = 1.0 · p.grad += y.grad = 1.0 → 1.0 · a.grad += y.grad = 1.0 → 1.0',
+        'step 2/2 · p = a * b · p.grad = 1.0 · a.grad += b.data * p.grad = 5.0 * 1.0 → 1.0 + 5.0 = 6.0 · '
+        'b.grad += a.data * p.grad = 2.0 * 1.0 → 2.0']
+    assert steps.grads[1][a] == 1.0 and steps.grads[2][a] == 6.0 == a.grad  # the frames show the running sum
+
+
+def test_tanh():
+    x = Value(math.log(2.0), label='x')  # tanh(ln 2) = 3/5
+    assert step_captions(labelled(x.tanh(), 'y')) == [
+        'step 1/1 · y = tanh(x) · y.grad = 1.0 · '
+        'x.grad += (1 - y.data * y.data) * y.grad = (1 - 0.6 * 0.6) * 1.0 → 0.64']
+
+
+def test_exp_and_multiplying_by_a_number():
+    x = Value(math.log(2.0), label='x')
+    e = labelled(x.exp(), 'e')
+    assert step_captions(labelled(e * 3, 'y')) == [
+        'step 1/2 · y = e * 3 · y.grad = 1.0 · e.grad += 3 * y.grad = 3 * 1.0 → 3.0',
+        'step 2/2 · e = exp(x) · e.grad = 3.0 · x.grad += e.data * e.grad = 2.0 * 3.0 → 6.0']
+    assert x.grad == pytest.approx(6.0)
+
+
+def test_log_and_dividing_by_a_number():
+    x = Value(4.0, label='x')
+    y = labelled(x.log(), 'y')
+    assert step_captions(labelled(y / 2, 'z')) == [
+        'step 1/2 · z = y / 2 · z.grad = 1.0 · y.grad += z.grad / 2 = 1.0 / 2 → 0.5',
+        'step 2/2 · y = log(x) · y.grad = 0.5 · x.grad += y.grad / x.data = 0.5 / 4.0 → 0.125']
+    assert x.grad == 0.125
+
+
+def test_a_power_with_a_number_exponent():
+    x = Value(3.0, label='x')
+    assert step_captions(labelled(x ** 2, 'y')) == [
+        'step 1/1 · y = x ** 2 · y.grad = 1.0 · '
+        'x.grad += 2 * x.data ** (2 - 1) * y.grad = 2 * 3.0 ** (2 - 1) * 1.0 → 6.0']
+
+
+def test_a_power_with_a_value_exponent_gives_both_gradients():
+    x, k = Value(2.0, label='x'), Value(3.0, label='k')
+    assert step_captions(labelled(x ** k, 'p')) == [
+        'step 1/1 · p = x ** k · p.grad = 1.0 · '
+        'x.grad += k.data * x.data ** (k.data - 1) * p.grad = 3.0 * 2.0 ** (3.0 - 1) * 1.0 → 12.0 · '
+        'k.grad += p.data * log(x.data) * p.grad = 8.0 * log(2.0) * 1.0 → 5.5452']  # 8 ln 2
+    assert (x.grad, k.grad) == (12.0, pytest.approx(8 * math.log(2)))
+
+
+def test_dividing_by_a_value_subtracts_from_the_denominators_grad():
+    x, y = Value(6.0, label='x'), Value(3.0, label='y')
+    assert step_captions(labelled(x / y, 'q')) == [
+        'step 1/1 · q = x / y · q.grad = 1.0 · x.grad += q.grad / y.data = 1.0 / 3.0 → 0.3333 · '
+        'y.grad -= q.grad * x.data / (y.data * y.data) = 1.0 * 6.0 / (3.0 * 3.0) → -0.6667']
+
+
+def test_a_number_divided_by_a_value_is_a_leaf_divided_by_it():
+    y = Value(2.0, label='y')
+    q = labelled(1 / y, 'q')
+    assert step_captions(q) == [
+        'step 1/1 · q = v0 / y · q.grad = 1.0 · v0.grad += q.grad / y.data = 1.0 / 2.0 → 0.5 · '
+        'y.grad -= q.grad * v0.data / (y.data * y.data) = 1.0 * 1.0 / (2.0 * 2.0) → -0.25']
+
+
+def test_relu_passes_the_gradient_on_only_where_its_input_is_positive():
+    x = Value(2.0, label='x')
+    assert step_captions(labelled(x.relu(), 'y')) == [
+        'step 1/1 · y = relu(x), x.data > 0 · y.grad = 1.0 · x.grad += y.grad = 1.0 → 1.0']
+    x = Value(-1.0, label='x')
+    steps = draw_backward(labelled(x.relu(), 'y'))
+    assert steps.captions[1] == 'step 1/1 · y = relu(x), x.data <= 0 · y.grad = 1.0 · x.grad += 0 → 0.0'
+    assert steps.grads[0][x] is None and steps.grads[1][x] == 0.0  # computed, and it is 0
+
+
+def test_sigmoid():
+    x = Value(0.0, label='x')
+    assert step_captions(labelled(x.sigmoid(), 'y')) == [
+        'step 1/1 · y = sigmoid(x) · y.grad = 1.0 · '
+        'x.grad += y.data * (1 - y.data) * y.grad = 0.5 * (1 - 0.5) * 1.0 → 0.25']
+
+
+def test_subtracting_and_negating_are_adding_and_multiplying_by_numbers():
+    x = Value(5.0, label='x')
+    y = labelled(x - 3, 'y')
+    assert step_captions(labelled(-y, 'z')) == [
+        'step 1/2 · z = y * -1 · z.grad = 1.0 · y.grad += -1 * z.grad = -1 * 1.0 → -1.0',
+        'step 2/2 · y = x + -3 · y.grad = -1.0 · x.grad += y.grad = -1.0 → -1.0']
+
+
+def test_a_long_dot_op_is_summarised_in_its_caption_but_every_share_is_recorded():
+    ws = [Value(float(i), label=f'w{i}') for i in range(1, 7)]
+    xs = [Value(1.0, label=f'x{i}') for i in range(1, 7)]
+    y = labelled(Value.dot(ws, xs, Value(0.5, label='b')), 'y')
+    steps = draw_backward(y)
+    assert steps.captions[1] == (
+        'step 1/1 · y = w1 * x1 + ... + w6 * x6 + b · y.grad = 1.0 · '
+        'w1.grad += x1.data * y.grad = 1.0 * 1.0 → 1.0 · x1.grad += w1.data * y.grad = 1.0 * 1.0 → 1.0 · '
+        '... 4 more pairs alike ... · '
+        'w6.grad += x6.data * y.grad = 1.0 * 1.0 → 1.0 · x6.grad += w6.data * y.grad = 6.0 * 1.0 → 6.0 · '
+        'b.grad += y.grad = 1.0 → 1.0')
+    assert [share.parent for share in steps.steps[0].shares] == [v for pair in zip(ws, xs) for v in pair] + [
+        y._prev[-1]]
+
+
+def test_values_without_a_label_are_named_by_their_place_in_the_drawing():
+    a, b = Value(2.0), Value(-3.0)
+    y = a * b + 1
+    assert trace(y)[0][:2] == [a, b]  # v0 and v1
+    steps = draw_backward(y)
+    assert steps.captions[2] == (
+        'step 2/2 · v2 = v0 * v1 · v2.grad = 1.0 · '
+        'v0.grad += v1.data * v2.grad = -3.0 * 1.0 → -3.0 · v1.grad += v0.data * v2.grad = 2.0 * 1.0 → 2.0')
+    assert '{ v0 | data 2.0000 | grad ? }' in record_labels(steps.frames[0].source)
+
+
+# --- it is backward() ---------------------------------------------------------------------------
+
+def test_it_steps_through_the_engines_own_topological_order():
+    o, _ = neuron()
+    order = o._topological_order()
+    assert [step.node for step in draw_backward(o).steps] == order[::-1]
+
+
+def test_on_a_graph_that_already_has_gradients_leaves_accumulate_as_with_backward():
+    f, (a, b, c) = labelled_f()
+    f.backward()
+    steps = draw_backward(f)
+    assert (a.grad, b.grad, c.grad) == (-48.0, 32.0, 16.0)  # twice backward()'s, as a second backward() gives
+    assert steps.captions[0].endswith('a.grad, b.grad, c.grad keep their earlier values and add to them '
+                                      '(leaves accumulate)')
+    assert 'a.grad += b.data * e.grad = -3.0 * 8.0 → -24.0 - 24.0 = -48.0' in steps.captions[3]
+    assert steps.grads[0][a] == -24.0 and steps.grads[0][steps.steps[1].node] is None  # d was reset
+
+
+def test_a_leaf_on_its_own_takes_no_step():
+    x = Value(2.0, label='x')
+    steps = draw_backward(x)
+    assert steps.captions == ['step 0/0 · x is a leaf: x.grad += 1.0 → 1.0'] and len(steps.frames) == 1
+    assert x.grad == 1.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(graphs())
+def test_random_graphs_end_with_backwards_gradients_and_captions_compute_what_the_engine_adds(recipe):
+    leaves, out = micrograd_graph(recipe)
+    steps = draw_backward(out, max_nodes=10_000)
+    same_leaves, same_out = micrograd_graph(recipe)
+    same_out.backward()
+    assert [v.grad for v in leaves] == [v.grad for v in same_leaves]  # bit for bit: the same closures, same order
+    assert len(steps.frames) == len(steps.captions) == len(steps.steps) + 1
+    for i, step in enumerate(steps.steps, start=1):
+        finals = {share.parent: share.after for share in step.shares}  # the last share for each parent
+        for parent, after in finals.items():
+            assert after == pytest.approx(steps.grads[i][parent], rel=1e-12, abs=1e-300)
+
+
+def test_a_graph_above_max_nodes_is_refused_as_draw_dot_refuses_it():
+    total = sum((Value(float(i)) * Value(2.0) for i in range(100)), Value(0.0))  # 401 Values
+    with pytest.raises(ValueError, match=r"draw_backward: this graph has 401 Values.*max_nodes=401"):
+        draw_backward(total)
+    assert total.grad == 0.0  # refused before any step
+    small = Value(1.0) * Value(2.0) + Value(3.0)  # 5 Values
+    with pytest.raises(ValueError, match=r"max_nodes=5 to draw it anyway"):
+        draw_backward(small, max_nodes=4)
+    assert len(draw_backward(small, max_nodes=5).frames) == 3
+    assert MAX_NODES == 300
+
+
+def test_options_are_draw_dots():
+    f, _ = labelled_f()
+    steps = draw_backward(f, rankdir='TB', color=False, format='png')
+    assert all('rankdir=TB' in frame.source and record_fills(frame.source) == [] for frame in steps.frames)
+    with pytest.raises(ValueError, match="draw_backward: rankdir"):
+        draw_backward(f, rankdir='sideways')
+
+
+# --- drawn for real, the player and the GIF -----------------------------------------------------
+
+SVG = '{http://www.w3.org/2000/svg}'
+
+
+def boxes(svg):
+    """The outline of every Value's box, which must not move from frame to frame."""
+    root = ET.fromstring(svg)
+    return [g.find(SVG + 'polygon').get('points') for g in root.iter(SVG + 'g') if g.get('class') == 'node'
+            and g.find(SVG + 'polygon') is not None]
+
+
+def test_every_frame_has_the_same_size_and_layout():
+    o, _ = neuron()
+    svgs = draw_backward(o).svgs()
+    assert len({re.search(r'viewBox="[^"]*"', svg).group() for svg in svgs}) == 1
+    assert len({tuple(boxes(svg)) for svg in svgs}) == 1
+
+
+def test_the_player_is_self_contained_html_with_every_frame_inline():
+    f, _ = labelled_f()
+    page = draw_backward(f)._repr_html_()
+    assert page.count('<svg ') == page.count('<figure') == 4
+    assert page.count('<figcaption') == 4 and 'a.grad += b.data * e.grad = -3.0 * 8.0 → -24.0' in page
+    assert '<script>' in page and 'data-go="next"' in page and 'type="range"' in page
+    assert not re.search(r'\b(src|href)=', page) and 'http://' not in page.replace('http://www.w3.org', '')
+    assert 'https://' not in page and '<?xml' not in page
+
+
+def test_two_players_on_one_page_do_not_share_ids():
+    f, _ = labelled_f()
+    steps = draw_backward(f)
+    first, second = steps._repr_html_(), steps._repr_html_()
+    ids = [re.search(r'<div id="([^"]+)"', page).group(1) for page in (first, second)]
+    assert ids[0] != ids[1] and f"getElementById('{ids[1]}')" in second
+    assert not re.search(r' id="(node|edge|graph)\d+"', first)  # graphviz's ids would repeat in every frame
+
+
+def test_captions_are_escaped_in_html():
+    x = Value(1.0, label='<x & y>')
+    page = draw_backward(labelled(x * 2, 'z'))._repr_html_()
+    assert '&lt;x &amp; y&gt;.grad += 2 * z.grad' in page and '<x & y>' not in page
+
+
+def test_save_writes_a_standalone_html_page(tmp_path):
+    f, _ = labelled_f()
+    path = draw_backward(f).save(tmp_path / 'f.html')
+    page = path.read_text(encoding='utf-8')
+    assert page.startswith('<!DOCTYPE html>') and '<meta charset="utf-8">' in page and page.count('<svg ') == 4
+
+
+def test_save_writes_a_gif_with_one_image_per_frame(tmp_path):
+    f, _ = labelled_f()
+    steps = draw_backward(f)
+    with Image.open(steps.save(tmp_path / 'f.gif')) as gif:
+        assert gif.format == 'GIF' and gif.n_frames == len(steps.frames) == 4
+        assert gif.info['loop'] == 0 and gif.info['duration'] == 2500
+
+
+def test_save_refuses_other_formats(tmp_path):
+    f, _ = labelled_f()
+    with pytest.raises(ValueError, match=r"\.html.*\.gif.*'f\.pdf'"):
+        draw_backward(f).save(tmp_path / 'f.pdf')
+
+
+def test_repr_names_the_output_and_counts_steps():
+    f, _ = labelled_f()
+    steps = draw_backward(f)
+    assert repr(steps) == '<backward pass of f: 3 steps, 4 frames>' and isinstance(steps, BackwardPass)
+    assert len(steps) == 4
+
+
+def test_a_gif_frame_is_the_picture_with_its_caption_beneath(tmp_path):
+    f, _ = labelled_f()
+    steps = draw_backward(f)
+    picture = Image.open(io.BytesIO(steps.frames[0].pipe(format='png')))
+    with Image.open(steps.save(tmp_path / 'f.gif')) as gif:
+        assert gif.width >= picture.width and gif.height > picture.height + 3 * 15  # three caption lines below
