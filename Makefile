@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 # The PyTorch cross-checks need torch; this CPU build is the one the suite is checked against.
 TORCH ?= torch==2.13.0
 
-.PHONY: demo notebook test bench lint clean
+.PHONY: demo notebook gpt test bench lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +14,10 @@ $(BIN)/python:
 
 $(VENV)/.demo-installed: setup.py | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[demo]'
+	touch $@
+
+$(VENV)/.gpt-installed: setup.py | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[gpt]'
 	touch $@
 
 $(VENV)/.test-installed: setup.py | $(BIN)/python
@@ -27,6 +31,10 @@ demo: $(VENV)/.demo-installed
 	$(BIN)/jupyter nbconvert --to html --execute --ExecutePreprocessor.timeout=300 demo.ipynb \
 		--output-dir build --output demo
 	@echo "The demo ran. Open $(CURDIR)/build/demo.html"
+
+# Train the tensor GPT on the census first names (about a minute) and let it invent 20 names.
+gpt: $(VENV)/.gpt-installed
+	$(BIN)/python examples/gpt/tensor_gpt.py
 
 # Re-execute demo.ipynb in place and keep its outputs (commit it after changing the engine or the tour).
 notebook: $(VENV)/.demo-installed

@@ -9,10 +9,15 @@ cache, the loss and the sampling are the same, line for line, and so are the num
   over its inputs, where `sum(w * x for ...)` makes two nodes per term.
 - `micrograd.optim.Adam` instead of a hand-written update loop.
 - Clear errors: a name longer than the context, a token outside the vocabulary.
+
+Run it from the repository root (about a minute on a laptop):
+
+    python examples/gpt/scalar_gpt.py
 """
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Sequence
 
 from micrograd.engine import Value, no_grad
@@ -84,9 +89,9 @@ class GPT:
         is causal attention: each position sees itself and what came before, never after.
         """
         if not 0 <= token_id < self.vocab_size:
-            raise IndexError(f"GPT: token id {token_id} is out of range for a vocabulary of {self.vocab_size}")
+            raise IndexError(f"GPT.forward: token id {token_id} is out of range for a vocabulary of {self.vocab_size}")
         if not 0 <= pos_id < self.block_size:
-            raise IndexError(f"GPT: position {pos_id} is out of range for a block size of {self.block_size}")
+            raise IndexError(f"GPT.forward: position {pos_id} is out of range for a block size of {self.block_size}")
         sd, head_dim = self.state_dict, self.head_dim
         tok_emb = sd['wte'][token_id]
         pos_emb = sd['wpe'][pos_id]
@@ -136,6 +141,9 @@ class GPT:
         if n > self.block_size:
             raise ValueError(f"GPT.loss: {len(tokens)} tokens make {n} positions, more than the block size "
                              f"{self.block_size} (the model has no position embedding beyond it)")
+        outside = [t for t in tokens if not 0 <= t < self.vocab_size]
+        if outside:
+            raise IndexError(f"GPT.loss: token id {outside[0]} is out of range for a vocabulary of {self.vocab_size}")
         keys: list[list[list[Value]]] = [[] for _ in range(self.n_layer)]
         values: list[list[list[Value]]] = [[] for _ in range(self.n_layer)]
         losses = []
@@ -169,3 +177,57 @@ class GPT:
             sample.append(token_id)
         return sample
 
+
+
+@no_grad()
+def evaluate(model: GPT, token_lists: Sequence[Sequence[int]]) -> float:
+    """The mean loss per predicted token over all the names (what bigram_loss reports)."""
+    total, count = 0.0, 0
+    for tokens in token_lists:
+        n = len(tokens) - 1
+        total += model.loss(tokens).data * n
+        count += n
+    return total / count
+
+
+def main(num_steps: int = 1000, learning_rate: float = 0.01, seed: int = 42) -> None:
+    # data.py sits beside this script (Python puts a script's folder first on sys.path); the model
+    # above does not need it, so the class can be imported without the data.
+    from data import Tokenizer, bigram_loss, load_names, split
+
+    from micrograd.optim import Adam
+
+    names = load_names()
+    train, val = split(names, seed=seed)
+    tokenizer = Tokenizer(names)
+    model = GPT(tokenizer.vocab_size, seed=seed)
+    params = model.parameters()
+    print(f"{len(train)} training names, {len(val)} validation names, {tokenizer}")
+    print(f"GPT on scalar Values: {len(params)} parameters, {num_steps} steps of one name each")
+
+    # microgpt's Adam: betas (0.85, 0.99), and a learning rate decaying linearly to 0
+    optimizer = Adam(params, lr=learning_rate, betas=(0.85, 0.99), eps=1e-8)
+    start = time.perf_counter()
+    for step in range(num_steps):
+        name = train[step % len(train)]
+        loss = model.loss(tokenizer.encode(name))
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.lr = learning_rate * (1 - step / num_steps)
+        optimizer.step()
+        if (step + 1) % 100 == 0 or step == 0:
+            print(f"step {step + 1:4d} / {num_steps} | loss {loss.data:.4f} | {time.perf_counter() - start:4.1f}s",
+                  flush=True)
+
+    train_loss = evaluate(model, [tokenizer.encode(name) for name in train[:1000]])
+    val_loss = evaluate(model, [tokenizer.encode(name) for name in val])
+    print(f"train loss {train_loss:.4f} (first 1000 names) | val loss {val_loss:.4f} | "
+          f"bigram baseline val loss {bigram_loss(train, val, tokenizer):.4f}")
+    print("--- 20 names the model made up (temperature 0.5) ---")
+    rng = random.Random(seed)
+    for _ in range(20):
+        print(tokenizer.decode(model.sample(tokenizer.bos, rng)))
+
+
+if __name__ == '__main__':
+    main()
