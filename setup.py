@@ -2,12 +2,14 @@ from pathlib import Path
 
 from setuptools import find_packages, setup
 
-viz = ['graphviz>=0.20', 'graphviz-pure>=0.2.2']  # graphviz-pure: a `dot` renderer that installs with pip
+# graphviz-pure: a `dot` renderer that installs with pip; pillow: draw_backward's GIFs
+viz = ['graphviz>=0.20', 'graphviz-pure>=0.2.2', 'pillow>=10.1']
 tensor = ['numpy>=1.23']
 demo = viz + tensor + ['matplotlib>=3.7', 'scikit-learn>=1.3', 'nbclient>=0.9', 'nbconvert>=7', 'nbformat>=5.9',
                        'ipykernel>=6.25']
 gpt = tensor + ['names>=0.3']  # names: the US census first names the GPT examples learn from
-test = demo + gpt + ['pytest>=7', 'hypothesis>=6.80', 'torch>=2.0', 'ruff>=0.5']
+test = demo + gpt + ['pytest>=7', 'hypothesis>=6.80', 'torch>=2.0', 'ruff>=0.5',
+                      'playwright>=1.40']  # drives the system's Chromium in the player tests
 
 setup(
     name='micrograd',

@@ -1,0 +1,173 @@
+"""The draw_backward player in a real browser: headless Chromium opens it, clicks, and reads what it shows.
+
+Needs Chromium (Debian/Ubuntu: `sudo apt-get install chromium`) and the playwright package (part of
+`pip install micrograd[test]`; its own browser download is not needed). Without them these tests are
+skipped on a developer's machine and fail in CI (where the CI variable is set).
+"""
+import os
+import shutil
+
+import pytest
+
+from micrograd import Value
+from micrograd.viz import draw_backward
+
+pytestmark = pytest.mark.slow  # a browser takes a second or two to start
+
+INSTALL_CHROMIUM = ("the player tests need Chromium: install it with `sudo apt-get install chromium` "
+                    "(Debian/Ubuntu), or put chromium or google-chrome on PATH")
+# No sandbox (CI containers run as root), no GPU, and nothing that phones home while the tests run.
+CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+                 '--disable-component-update', '--disable-sync']
+
+
+def chromium_path():
+    for name in ('chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'):
+        if shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def missing(reason):
+    if os.environ.get('CI'):
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope='session')
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing("the player tests drive Chromium with playwright: pip install playwright (in micrograd[test])")
+    path = chromium_path()
+    if path is None:
+        missing(INSTALL_CHROMIUM)
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+class Page:
+    """A page opened in Chromium, with every console error and every request it made."""
+
+    def __init__(self, browser, url, javascript=True, offline_except=None):
+        self.context = browser.new_context(java_script_enabled=javascript, viewport={'width': 1200, 'height': 900})
+        self.page = self.context.new_page()
+        self.errors, self.requests = [], []
+        self.page.on('console', lambda message: message.type == 'error' and self.errors.append(message.text))
+        self.page.on('pageerror', lambda error: self.errors.append(str(error)))
+        self.page.on('request', lambda request: self.requests.append(request.url))
+        if offline_except is not None:  # answer requests to the network with nothing, as if offline but quietly
+            self.page.route(lambda url: not url.startswith(offline_except),
+                            lambda route: route.fulfill(status=200, body='', content_type='text/plain'))
+        self.page.goto(url)
+
+    def player(self, index=0):
+        return self.page.locator('.micrograd-backward').nth(index)
+
+    def shown(self, index=0):
+        """What the player shows: the caption and the texts of the picture of every frame that is visible."""
+        return self.player(index).evaluate("""player => [...player.querySelectorAll('.mg-frame')]
+            .filter(frame => getComputedStyle(frame).visibility === 'visible')
+            .map(frame => ({caption: frame.querySelector('figcaption').innerText.replace(/\\n/g, ' · '),
+                            texts: [...frame.querySelectorAll('svg text')].map(text => text.textContent),
+                            height: frame.getBoundingClientRect().height}))""")
+
+    def click(self, action, index=0):
+        self.player(index).locator(f'[data-go={action}]').click()
+
+    def close(self):
+        self.context.close()
+
+
+def backward_of_f():
+    a, b, c = Value(2.0, label='a'), Value(-3.0, label='b'), Value(10.0, label='c')
+    e = a * b
+    e.label = 'e'
+    d = e + c
+    d.label = 'd'
+    f = d ** 2
+    f.label = 'f'
+    return draw_backward(f)
+
+
+@pytest.fixture
+def saved_player(tmp_path):
+    steps = backward_of_f()
+    return steps, steps.save(tmp_path / 'f.html').as_uri()
+
+
+def test_next_shows_the_next_caption_and_picture(browser, saved_player):
+    steps, url = saved_player
+    page = Page(browser, url)
+    [first] = page.shown()
+    assert first['caption'] == steps.captions[0]
+    assert first['texts'].count('grad ?') == 5 and 'grad 1.0000' in first['texts']
+    assert page.player().locator('.mg-counter').inner_text() == 'frame 1 of 4'
+
+    page.click('next')
+    [second] = page.shown()
+    assert second['caption'] == steps.captions[1]
+    assert second['caption'].startswith('step 1/3 · f = d ** 2') and second['caption'].endswith('→ 8.0')
+    assert second['texts'] != first['texts'] and second['texts'].count('grad ?') == 4
+    assert 'grad 8.0000' in second['texts']  # d's
+    assert second['height'] == first['height']  # the player does not jump
+
+    page.click('next')
+    page.click('next')
+    [last] = page.shown()
+    assert last['caption'] == steps.captions[3] and 'grad -24.0000' in last['texts'] and 'grad ?' not in last['texts']
+    assert page.player().locator('[data-go=next]').is_disabled()
+    page.click('prev')
+    assert page.shown()[0]['caption'] == steps.captions[2]
+    assert page.errors == []
+    assert page.requests == [url]  # nothing fetched but the page itself
+    page.close()
+
+
+def test_the_slider_and_play_step_through_every_frame(browser, saved_player):
+    steps, url = saved_player
+    page = Page(browser, url)
+    page.player().locator('input[type=range]').fill('2')
+    assert page.shown()[0]['caption'] == steps.captions[2]
+    page.click('play')
+    page.page.wait_for_function(
+        "() => document.querySelector('.mg-counter').textContent === 'frame 4 of 4'", timeout=10_000)
+    assert page.shown()[0]['caption'] == steps.captions[3]
+    assert page.errors == []
+    page.close()
+
+
+def test_the_arrow_keys_step_too(browser, saved_player):
+    steps, url = saved_player
+    page = Page(browser, url)
+    page.player().focus()
+    page.page.keyboard.press('ArrowRight')
+    page.page.keyboard.press('ArrowRight')
+    page.page.keyboard.press('ArrowLeft')
+    assert page.shown()[0]['caption'] == steps.captions[1]
+    page.close()
+
+
+def test_without_javascript_every_frame_is_shown_with_its_caption(browser, saved_player):
+    steps, url = saved_player
+    page = Page(browser, url, javascript=False)
+    assert [frame['caption'] for frame in page.shown()] == steps.captions
+    assert not page.player().locator('.mg-controls').is_visible()  # no buttons that would do nothing
+    page.close()
+
+
+def test_two_players_on_one_page_step_independently(browser, tmp_path):
+    first, second = backward_of_f(), backward_of_f()
+    page_file = tmp_path / 'two.html'
+    page_file.write_text(f'<!DOCTYPE html><meta charset="utf-8"><body>{first._repr_html_()}{second._repr_html_()}',
+                         encoding='utf-8')
+    page = Page(browser, page_file.as_uri())
+    page.click('next', index=1)
+    page.click('next', index=1)
+    assert page.shown(0)[0]['caption'] == first.captions[0]
+    assert page.shown(1)[0]['caption'] == second.captions[2]
+    assert page.errors == []
+    page.close()
