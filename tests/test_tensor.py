@@ -233,6 +233,28 @@ def test_log_of_a_non_positive_value_is_a_clear_error():
         Tensor([1.0, 0.0]).log()
 
 
+def test_transpose_with_negative_axes_routes_gradients_back():
+    x = param(np.arange(24.0).reshape(2, 3, 4))
+    out = x.transpose(-1, 0, 1)  # out[l, i, j] = x[i, j, l], so x.grad[i, j, l] = G[l, i, j]
+    out.backward(np.arange(24.0).reshape(4, 2, 3))
+    assert x.grad[0, 0].tolist() == [0.0, 6.0, 12.0, 18.0]  # G[l, 0, 0] = 6 l
+
+
+def test_x_to_the_power_0_is_constant_so_its_gradient_is_0_also_at_0():
+    x = param([0.0, 1.0])
+    (x ** 0).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0]  # not 0 * 0**-1 = nan
+
+
+def test_a_float32_leaf_keeps_float32_gradients_as_they_accumulate():
+    w = Tensor([1.0, 2.0], requires_grad=True, dtype=np.float32)
+    data = Tensor([3.0, 4.0])  # float64 data
+    for _ in range(2):
+        (w * data).max().backward()  # the output is float64 (NumPy promotes); w's gradient is not
+        assert w.grad.dtype == np.float32
+    assert w.grad.tolist() == [0.0, 8.0]
+
+
 # --- backward() semantics, as for Value ---
 
 def test_backward_of_a_non_scalar_needs_a_gradient():
@@ -415,6 +437,24 @@ def test_load_state_dict_names_what_does_not_fit():
     state['layers.0.weight'] = np.zeros((5, 3))
     with pytest.raises(ValueError, match=r"'layers.0.weight' has shape \(5, 3\), the model expects \(3, 5\)"):
         model.load_state_dict(state)
+
+
+@pytest.mark.parametrize('bad_entry', ['layers.0.weight', 'layers.0.bias', 'layers.1.weight', 'layers.1.bias'])
+def test_a_refused_load_state_dict_leaves_the_model_as_it_was(bad_entry):
+    model = MLP(3, [5, 2], rng=np.random.default_rng(0))
+    before = model.state_dict()
+    state = {name: value + 1 for name, value in before.items()}  # a state that would change every weight...
+    state[bad_entry] = np.zeros(state[bad_entry].shape + (1,))  # ...but for one entry of the wrong shape
+    with pytest.raises(ValueError, match=f"'{bad_entry}' has shape"):
+        model.load_state_dict(state)
+    assert all(np.array_equal(model.state_dict()[name], before[name]) for name in before)
+
+
+def test_load_state_dict_refuses_values_that_are_not_numbers():
+    model = MLP(1, [1], rng=np.random.default_rng(0))
+    with pytest.raises(TypeError, match=r"'layers.0.bias' holds <U1 values, not real numbers"):
+        model.load_state_dict({'layers.0.weight': np.zeros((1, 1)), 'layers.0.bias': np.array(['a'])})
+    assert model.layers[0].weight.data[0, 0] != 0  # nothing was copied
 
 
 def test_zero_grad_clears_every_parameter():

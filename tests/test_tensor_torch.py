@@ -1,5 +1,8 @@
 """Every tensor op's gradients against PyTorch (float64) and against central differences,
-on random shapes including broadcasting; broadcasting shapes as properties (hypothesis)."""
+on random shapes including broadcasting; broadcasting shapes as properties (hypothesis);
+every op in float32; the special points (0, ties, infinities) where a rule may break."""
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -8,12 +11,20 @@ from hypothesis.extra.numpy import mutually_broadcastable_shapes
 
 import micrograd.tensor as mt
 
-torch = pytest.importorskip('torch', reason="PyTorch's CPU build is only installed for the 3.11 test environment")
+try:
+    import torch
+except ImportError:  # the checks that need no PyTorch (central differences, dtypes) still run
+    torch = None
+needs_torch = pytest.mark.skipif(torch is None,
+                                 reason="PyTorch's CPU build is only installed for the 3.11 test environment")
 
 
 @pytest.fixture(autouse=True, scope='module')
 def one_torch_thread():
     # These tensors are tiny: PyTorch's thread pool only adds waiting, badly so on a busy machine.
+    if torch is None:
+        yield
+        return
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     yield
@@ -139,6 +150,7 @@ def our_grads(fn, arrays, weights):
     return out.data, [t.grad for t in tensors]
 
 
+@needs_torch
 @pytest.mark.parametrize('name', CASES)
 def test_against_pytorch(name):
     ours, theirs, _, _ = CASES[name]
@@ -180,6 +192,7 @@ def test_against_central_differences(name):
         np.testing.assert_allclose(grads[k], numeric, rtol=1e-5, atol=1e-7)
 
 
+@needs_torch
 @pytest.mark.parametrize('axis', [None, 0, 1])
 def test_max_with_ties_matches_torch_amax(axis):
     data = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]])
@@ -195,6 +208,7 @@ def test_max_with_ties_matches_torch_amax(axis):
 BINARY = {'+': lambda a, b: a + b, '-': lambda a, b: a - b, '*': lambda a, b: a * b, '/': lambda a, b: a / b}
 
 
+@needs_torch
 @settings(max_examples=60, deadline=None, derandomize=True)
 @given(shapes=mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=4, max_side=3),
        op=st.sampled_from(sorted(BINARY)), seed=st.integers(0, 2 ** 16))
@@ -212,6 +226,7 @@ def test_broadcasting_gradients_match_pytorch(shapes, op, seed):
     np.testing.assert_allclose(grad_b, tb.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
+@needs_torch
 @settings(max_examples=40, deadline=None, derandomize=True)
 @given(shapes=mutually_broadcastable_shapes(signature='(m,n),(n,p)->(m,p)', max_dims=2, max_side=3),
        seed=st.integers(0, 2 ** 16))
@@ -229,6 +244,7 @@ def test_batched_matmul_broadcasting_matches_pytorch(shapes, seed):
 
 # --- training: the same model, data and optimizer take the same steps as in PyTorch ---
 
+@needs_torch
 @pytest.mark.parametrize('optimizer', ['sgd', 'sgd momentum', 'adam'])
 def test_training_steps_match_pytorch(optimizer):
     rng = np.random.default_rng(0)
@@ -278,6 +294,7 @@ def test_a_float32_model_trains_in_float32():
 
 # --- the blocks of a small GPT, as layers with their weights copied into PyTorch ---
 
+@needs_torch
 def test_embedding_matches_pytorch():
     emb = mt.Embedding(6, 3, rng=np.random.default_rng(0))
     ids = np.array([[0, 5, 5, 2], [2, 2, 1, 0]])
@@ -291,6 +308,7 @@ def test_embedding_matches_pytorch():
     np.testing.assert_allclose(emb.weight.grad, w.grad.numpy(), rtol=1e-14)
 
 
+@needs_torch
 def test_rms_norm_layer_matches_pytorch():
     norm = mt.RMSNorm(4)
     norm.weight.data[...] = np.random.default_rng(0).normal(size=4)
@@ -305,29 +323,30 @@ def test_rms_norm_layer_matches_pytorch():
     np.testing.assert_allclose(norm.weight.grad, torch_norm.weight.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
-class TorchCausalSelfAttention(torch.nn.Module):
+def torch_causal_self_attention(n_embd, n_head):
     """The same block written in PyTorch, as nanoGPT writes it."""
+    class TorchCausalSelfAttention(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.q, self.k, self.v, self.o = (torch.nn.Linear(n_embd, n_embd, bias=False) for _ in range(4))
 
-    def __init__(self, n_embd, n_head):
-        super().__init__()
-        self.n_head = n_head
-        self.q, self.k, self.v, self.o = (torch.nn.Linear(n_embd, n_embd, bias=False) for _ in range(4))
+        def forward(self, x):
+            B, T, C = x.shape
 
-    def forward(self, x):
-        B, T, C = x.shape
-
-        def heads(t):
-            return t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
-        scores = heads(self.q(x)) @ heads(self.k(x)).transpose(-2, -1) / (C // self.n_head) ** 0.5
-        scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float('-inf'))
-        y = scores.softmax(dim=-1) @ heads(self.v(x))
-        return self.o(y.transpose(1, 2).reshape(B, T, C))
+            def heads(t):
+                return t.view(B, T, n_head, C // n_head).transpose(1, 2)
+            scores = heads(self.q(x)) @ heads(self.k(x)).transpose(-2, -1) / (C // n_head) ** 0.5
+            scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float('-inf'))
+            y = scores.softmax(dim=-1) @ heads(self.v(x))
+            return self.o(y.transpose(1, 2).reshape(B, T, C))
+    return TorchCausalSelfAttention().double()
 
 
+@needs_torch
 @pytest.mark.parametrize('n_head', [1, 4])
 def test_causal_self_attention_matches_pytorch(n_head):
     att = mt.CausalSelfAttention(8, n_head, rng=np.random.default_rng(0))
-    torch_att = TorchCausalSelfAttention(8, n_head).double()
+    torch_att = torch_causal_self_attention(8, n_head)
     with torch.no_grad():
         for name in 'qkvo':
             # Our Linear stores its weight as (in, out), PyTorch's as (out, in).
@@ -345,6 +364,7 @@ def test_causal_self_attention_matches_pytorch(n_head):
                                    rtol=1e-10, atol=1e-12)
 
 
+@needs_torch
 def test_cross_entropy_with_every_target_ignored_is_nan_as_in_pytorch():
     logits = mt.Tensor(np.zeros((2, 3)), requires_grad=True)
     t = torch.zeros(2, 3, dtype=torch.float64, requires_grad=True)
@@ -354,3 +374,78 @@ def test_cross_entropy_with_every_target_ignored_is_nan_as_in_pytorch():
     loss.backward()
     torch_loss.backward()
     np.testing.assert_array_equal(logits.grad, t.grad.numpy())  # zeros
+
+
+# --- sweeps for the kind of bug an independent check found: each rule at every variant of its input ---
+
+@pytest.mark.parametrize('name', CASES)
+def test_every_op_keeps_float32(name):
+    """Every output and every gradient in the graph is float32 when the inputs are, also as leaves accumulate."""
+    ours, _, _, _ = CASES[name]
+    arrays, weights = inputs_and_weights(name)
+    tensors = [mt.Tensor(a, requires_grad=True, dtype=np.float32) for a in arrays]
+    out = ours(*tensors)
+    for _ in range(2):  # the second call adds to the leaves' gradients
+        out.backward(weights)  # float64 weights: backward() takes them in out's dtype
+        for node in out._topological_order():
+            assert node.data.dtype == np.float32, f"op {node._op!r} made {node.data.dtype}"
+            assert node.grad.dtype == np.float32, f"op {node._op!r} received a {node.grad.dtype} gradient"
+        for t in tensors:
+            assert t.grad is None or t.grad.dtype == np.float32
+
+
+ORDERS_OF_3_AXES = [tuple(a - 3 if negative else a for a, negative in zip(order, signs))
+                    for order in itertools.permutations(range(3))
+                    for signs in itertools.product([False, True], repeat=3)]  # (1, 2, 0), (1, 2, -3), (-2, 2, 0), ...
+
+
+@needs_torch
+@pytest.mark.parametrize('method', ['permute', 'transpose'])
+@pytest.mark.parametrize('axes', ORDERS_OF_3_AXES, ids=str)
+def test_every_order_of_3_axes_matches_torch_permute(axes, method):
+    data = np.arange(24.0).reshape(2, 3, 4)
+    x, t = mt.Tensor(data, requires_grad=True), torch.tensor(data, requires_grad=True)
+    out, torch_out = getattr(x, method)(*axes), t.permute(*axes)
+    weights = np.random.default_rng(0).normal(size=out.shape)
+    out.backward(weights)
+    torch_out.backward(torch.from_numpy(weights))
+    np.testing.assert_array_equal(out.data, torch_out.detach().numpy())
+    np.testing.assert_array_equal(x.grad, t.grad.numpy())
+
+
+SPECIAL_POINTS = np.array([-1000.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 1000.0])
+NON_NEGATIVE = SPECIAL_POINTS[SPECIAL_POINTS >= 0]
+ELEMENTWISE = {  # name: (ours, PyTorch's, the special points where both are defined)
+    **{f'x ** {k}': (lambda x, k=k: x ** k, lambda x, k=k: x ** k, SPECIAL_POINTS) for k in (0, 1, 2, 3, -1, -2)},
+    **{f'x ** {k}': (lambda x, k=k: x ** k, lambda x, k=k: x ** k, NON_NEGATIVE) for k in (0.0, 0.5, 1.5, -0.5)},
+    '2 ** x': (lambda x: 2 ** x, lambda x: 2 ** x, SPECIAL_POINTS),
+    'relu': (lambda x: x.relu(), lambda x: x.relu(), SPECIAL_POINTS),
+    'tanh': (lambda x: x.tanh(), lambda x: x.tanh(), SPECIAL_POINTS),
+    'sigmoid': (lambda x: x.sigmoid(), lambda x: x.sigmoid(), SPECIAL_POINTS),
+    'exp': (lambda x: x.exp(), lambda x: x.exp(), SPECIAL_POINTS),
+    'log': (lambda x: x.log(), lambda x: x.log(), np.array([1e-300, 0.5, 1.0, 1000.0])),
+    '1 / x': (lambda x: 1 / x, lambda x: 1 / x, SPECIAL_POINTS),
+    'x / 0': (lambda x: x / 0.0, lambda x: x / 0.0, SPECIAL_POINTS),
+    'max with ties': (lambda x: x.reshape(3, 3).max(axis=1), lambda x: x.reshape(3, 3).amax(dim=1),
+                      np.array([0.0, 0.0, -1.0, 2.0, 2.0, 2.0, -np.inf, -np.inf, -np.inf])),
+    'softmax with -inf': (lambda x: x.reshape(3, 3).softmax(), lambda x: x.reshape(3, 3).softmax(dim=-1),
+                          np.array([0.0, -np.inf, 1.0, -np.inf, 2.0, -np.inf, 1000.0, -1000.0, 0.0])),
+    'log_softmax with -inf': (lambda x: x.reshape(3, 3).log_softmax(), lambda x: x.reshape(3, 3).log_softmax(dim=-1),
+                              np.array([0.0, -np.inf, 1.0, -np.inf, 2.0, -np.inf, 1000.0, -1000.0, 0.0])),
+}
+
+
+@needs_torch
+@pytest.mark.parametrize('name', ELEMENTWISE)
+def test_special_points_match_pytorch(name):
+    """Values and gradients at 0, at ties, at +-1000 and at infinities (inf and nan included) are PyTorch's."""
+    ours, theirs, points = ELEMENTWISE[name]
+    x, t = mt.Tensor(points, requires_grad=True), torch.tensor(points, requires_grad=True)
+    with np.errstate(all='ignore'):  # 1 / 0 and exp(1000) warn; both sides give inf
+        out = ours(x)
+        weights = np.linspace(0.5, 1.5, out.data.size).reshape(out.shape)
+        out.backward(weights)
+    torch_out = theirs(t)
+    torch_out.backward(torch.from_numpy(weights))
+    np.testing.assert_allclose(out.data, torch_out.detach().numpy(), rtol=1e-13, equal_nan=True)
+    np.testing.assert_allclose(x.grad, t.grad.numpy(), rtol=1e-13, equal_nan=True)

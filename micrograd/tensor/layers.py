@@ -36,18 +36,23 @@ class Module:
         return {name: p.data.copy() for name, p in self.named_parameters()}
 
     def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
-        """Copy saved arrays into the parameters, in place (optimizers keep working)."""
+        """Copy saved arrays into the parameters, in place (optimizers keep working).
+
+        Every entry is checked before any is copied: a refused state leaves the model as it was.
+        """
+        where = f"{type(self).__name__}.load_state_dict"
         params = dict(self.named_parameters())
         missing, unexpected = params.keys() - state.keys(), state.keys() - params.keys()
         if missing or unexpected:
-            raise ValueError(f"{type(self).__name__}.load_state_dict: missing {sorted(missing)}, "
-                             f"unexpected {sorted(unexpected)}")
+            raise ValueError(f"{where}: missing {sorted(missing)}, unexpected {sorted(unexpected)}")
+        values = {name: np.asarray(state[name]) for name in params}
         for name, p in params.items():
-            value = np.asarray(state[name])
-            if value.shape != p.data.shape:
-                raise ValueError(f"{type(self).__name__}.load_state_dict: {name!r} has shape {value.shape}, "
-                                 f"the model expects {p.data.shape}")
-            p.data[...] = value
+            if values[name].shape != p.data.shape:
+                raise ValueError(f"{where}: {name!r} has shape {values[name].shape}, the model expects {p.data.shape}")
+            if values[name].dtype.kind not in 'biuf':
+                raise TypeError(f"{where}: {name!r} holds {values[name].dtype} values, not real numbers")
+        for name, p in params.items():
+            p.data[...] = values[name]
 
     def __call__(self, x: Any) -> Tensor:
         return self.forward(x)

@@ -10,6 +10,9 @@ the graph in topological order applying the chain rule. Two things are new:
   that sum for every op, in one place.
 - Only tensors that need gradients build a graph. Data (requires_grad=False, the
   default) goes through ops as plain NumPy and keeps no parents.
+
+Every op keeps its tensor's dtype, and so does every gradient: a float32 model trains
+in float32 throughout.
 """
 from __future__ import annotations
 
@@ -97,15 +100,18 @@ class Tensor:
     def _add_grad(self, grad: np.ndarray) -> None:
         """self.grad += grad, after summing grad over the axes broadcasting stretched.
 
-        Never writes into an array: the same one may be handed to several tensors.
+        The gradient takes self's dtype (a float32 weight times a float64 input still has
+        a float32 gradient). Never writes into an array: the same one may be handed to
+        several tensors.
         """
         if grad.shape != self.data.shape:
             grad = _unbroadcast(grad, self.data.shape)
+        dtype = self.data.dtype
         if self.grad is None:
             # A leaf's .grad is the user's to keep (and maybe scale in place): give it its own array.
-            self.grad = np.array(grad, dtype=self.data.dtype) if not self._prev else np.asarray(grad)
+            self.grad = grad.astype(dtype, copy=False) if self._prev else np.array(grad, dtype=dtype)
         else:
-            self.grad = self.grad + grad
+            self.grad = self.grad + grad.astype(dtype, copy=False)
 
     # --- element-wise arithmetic, with broadcasting ---
 
@@ -152,7 +158,9 @@ class Tensor:
 
         def _backward(grad: np.ndarray) -> None:  # d(x**k)/dx = k x**(k-1), d(x**k)/dk = x**k log(x)
             if self.requires_grad:
-                self._add_grad(grad * k * x ** (k - 1))
+                with np.errstate(divide='ignore', invalid='ignore'):  # 0 ** (k-1) is inf for k < 1 ...
+                    slope = k * x ** (k - 1)
+                self._add_grad(grad * np.where(k == 0, 0, slope))  # ... but x**0 is constant: slope 0, as PyTorch
             if other.requires_grad:
                 other._add_grad(grad * out * np.log(x))
         return Tensor._result(out, (self, other), '**', _backward)
@@ -209,7 +217,8 @@ class Tensor:
         def _backward(grad: np.ndarray) -> None:  # 1/(number of ties) at the maxima, 0 elsewhere
             grad = np.reshape(grad, top.shape)  # the reduced axes back, with length 1
             is_top = self.data == top
-            self._add_grad(is_top * (grad / is_top.sum(axis=axis, keepdims=True)))
+            ties = is_top.sum(axis=axis, keepdims=True, dtype=self.data.dtype)  # counted in self's dtype, not int64
+            self._add_grad(is_top * (grad / ties))
         out = top if keepdims else np.squeeze(top, axis=axis)  # axis=None: every axis was reduced
         return Tensor._result(out, (self,), 'max', _backward)
 
