@@ -209,6 +209,8 @@ class BackwardPass:
                     f'</head>\n<body style="margin: 16px">\n{self._repr_html_()}\n</body>\n</html>\n')
             path.write_text(page, encoding='utf-8')
         elif suffix == '.gif':
+            if not seconds_per_frame > 0:
+                raise ValueError(f"BackwardPass.save: seconds_per_frame must be > 0, got {seconds_per_frame}")
             _write_gif(path, [frame.pipe(format='png') for frame in self.frames], self.captions, seconds_per_frame)
         else:
             raise ValueError(f"BackwardPass.save: can write .html (a player) or .gif (an animation), got {path.name!r}")

@@ -394,10 +394,12 @@ def test_save_writes_a_gif_with_one_image_per_frame(tmp_path):
         assert gif.info['loop'] == 0 and gif.info['duration'] == 2500
 
 
-def test_save_refuses_other_formats(tmp_path):
+def test_save_refuses_other_formats_and_frames_without_time(tmp_path):
     f, _ = labelled_f()
     with pytest.raises(ValueError, match=r"\.html.*\.gif.*'f\.pdf'"):
         draw_backward(f).save(tmp_path / 'f.pdf')
+    with pytest.raises(ValueError, match=r"seconds_per_frame must be > 0, got 0"):
+        draw_backward(f).save(tmp_path / 'f.gif', seconds_per_frame=0)
 
 
 def test_repr_names_the_output_and_counts_steps():
