@@ -47,9 +47,12 @@ test: $(VENV)/.test-installed
 	$(BIN)/ruff check .
 	$(BIN)/pytest
 
+# bench/run.py finds every Python 3.10-3.13 on PATH or through pyenv and gives each its own throwaway
+# environment for the peers (bench/.venvs/); the project's environment only drives it.
 bench: $(VENV)/.test-installed
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/tensor_digits.py
+	if [ -f bench/tensor_gpt.py ]; then $(BIN)/python bench/tensor_gpt.py; fi
 
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check .
