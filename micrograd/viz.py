@@ -12,6 +12,7 @@ PATH; otherwise the `graphviz-pure` command from pip (part of `pip install micro
 """
 from __future__ import annotations
 
+import base64
 import html
 import io
 import itertools
@@ -191,9 +192,9 @@ class BackwardPass:
         return f'<backward pass of {self.name}: {len(self.steps)} steps, {len(self.frames)} frames>'
 
     def svgs(self) -> list[str]:
-        """Each frame as SVG text, ready to put inline in a page."""
+        """Each frame drawn as SVG text (drawn once, then kept)."""
         if self._svgs is None:
-            self._svgs = [_inline_svg(frame.pipe(format='svg', encoding='utf-8')) for frame in self.frames]
+            self._svgs = [frame.pipe(format='svg', encoding='utf-8') for frame in self.frames]
         return self._svgs
 
     def _repr_html_(self) -> str:
@@ -496,12 +497,15 @@ def _box_width(fields: list[str]) -> float:
 _player_numbers = itertools.count()  # ids unique on a page, and the same each time a notebook is run
 
 
-def _inline_svg(svg: str) -> str:
-    """Graphviz's SVG as an element inside a page: no XML prolog or comments, no ids that repeat per frame."""
-    svg = svg[svg.index('<svg'):]
-    svg = re.sub(r'<!--.*?-->\n?', '', svg, flags=re.DOTALL)
-    svg = re.sub(r' id="(?:graph|node|edge|clust|a_)[^"]*"', '', svg)
-    return svg.replace('<svg ', '<svg style="max-width: 100%; height: auto" ', 1)
+def _svg_image(svg: str, description: str) -> str:
+    """An SVG drawing as an image inside the page itself (a data: URL), fetched from nowhere.
+
+    An <img> rather than an inline <svg>: JupyterLab strips <svg> elements from the outputs of notebooks
+    it does not trust, but keeps images, so the frames still show there.
+    """
+    data = base64.b64encode(svg.encode('utf-8')).decode('ascii')
+    return (f'<img src="data:image/svg+xml;base64,{data}" alt="{html.escape(description)}" '
+            f'style="display: block; max-width: 100%; height: auto">')
 
 
 def _caption_lines(caption: str) -> list[str]:
@@ -512,7 +516,7 @@ def _caption_lines(caption: str) -> list[str]:
 
 
 def _player(svgs: Sequence[str], captions: Sequence[str], player_id: str) -> str:
-    """Self-contained HTML: every frame inline, and a few lines of script that turn them into a player.
+    """Self-contained HTML: every frame in the page, and a few lines of script that turn them into a player.
 
     Without scripts (an untrusted notebook in JupyterLab) the frames simply stand one under the other.
     """
@@ -520,11 +524,12 @@ def _player(svgs: Sequence[str], captions: Sequence[str], player_id: str) -> str
     for i, (svg, caption) in enumerate(zip(svgs, captions)):
         lines = ''.join(f'<div>{html.escape(line)}</div>' for line in _caption_lines(caption))
         figures.append(
-            f'<figure class="mg-frame" data-frame="{i}" style="margin: 0 0 14px 0">\n{svg}\n'
+            f'<figure class="mg-frame" data-frame="{i}" style="margin: 0 0 14px 0">\n{_svg_image(svg, caption)}\n'
             f'<figcaption style="font: 13px/1.5 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; '
             f'color: #222; margin-top: 4px">{lines}</figcaption>\n</figure>')
     return f"""<div id="{player_id}" class="micrograd-backward" tabindex="0" style="outline: none">
-<div class="mg-controls" hidden style="gap: 8px; align-items: center; margin: 4px 0 8px; font: 13px sans-serif">
+<div class="mg-controls" hidden
+ style="display: none; gap: 8px; align-items: center; margin: 4px 0 8px; font: 13px sans-serif">
 <button type="button" data-go="prev">&#9664; previous</button>
 <button type="button" data-go="play">&#9654; play</button>
 <button type="button" data-go="next">next &#9654;</button>

@@ -68,12 +68,17 @@ class Page:
         return self.page.locator('.micrograd-backward').nth(index)
 
     def shown(self, index=0):
-        """What the player shows: the caption and the texts of the picture of every frame that is visible."""
+        """What the player shows of every visible frame: its caption, the texts of its picture, and sizes."""
         return self.player(index).evaluate("""player => [...player.querySelectorAll('.mg-frame')]
             .filter(frame => getComputedStyle(frame).visibility === 'visible')
-            .map(frame => ({caption: frame.querySelector('figcaption').innerText.replace(/\\n/g, ' · '),
-                            texts: [...frame.querySelectorAll('svg text')].map(text => text.textContent),
-                            height: frame.getBoundingClientRect().height}))""")
+            .map(frame => {
+              const image = frame.querySelector('img');
+              const svg = new DOMParser().parseFromString(atob(image.src.split(',')[1]), 'image/svg+xml');
+              return {caption: frame.querySelector('figcaption').innerText.replace(/\\n/g, ' · '),
+                      texts: [...svg.querySelectorAll('text')].map(text => text.textContent),
+                      drawn: image.complete && image.naturalWidth > 0 && image.getBoundingClientRect().height > 50,
+                      height: frame.getBoundingClientRect().height};
+            })""")
 
     def click(self, action, index=0):
         self.player(index).locator(f'[data-go={action}]').click()
@@ -103,7 +108,7 @@ def test_next_shows_the_next_caption_and_picture(browser, saved_player):
     steps, url = saved_player
     page = Page(browser, url)
     [first] = page.shown()
-    assert first['caption'] == steps.captions[0]
+    assert first['caption'] == steps.captions[0] and first['drawn']
     assert first['texts'].count('grad ?') == 5 and 'grad 1.0000' in first['texts']
     assert page.player().locator('.mg-counter').inner_text() == 'frame 1 of 4'
 
@@ -113,7 +118,7 @@ def test_next_shows_the_next_caption_and_picture(browser, saved_player):
     assert second['caption'].startswith('step 1/3 · f = d ** 2') and second['caption'].endswith('→ 8.0')
     assert second['texts'] != first['texts'] and second['texts'].count('grad ?') == 4
     assert 'grad 8.0000' in second['texts']  # d's
-    assert second['height'] == first['height']  # the player does not jump
+    assert second['height'] == first['height'] and second['drawn']  # the player does not jump
 
     page.click('next')
     page.click('next')
@@ -155,6 +160,7 @@ def test_without_javascript_every_frame_is_shown_with_its_caption(browser, saved
     steps, url = saved_player
     page = Page(browser, url, javascript=False)
     assert [frame['caption'] for frame in page.shown()] == steps.captions
+    assert all(frame['drawn'] for frame in page.shown())
     assert not page.player().locator('.mg-controls').is_visible()  # no buttons that would do nothing
     page.close()
 
