@@ -130,7 +130,7 @@ def draw_backward(root: Value, format: str = 'svg', rankdir: str = 'LR', *,
         grads.append(dict(shown))
 
     captions = [_first_caption(root, names, len(steps), earlier)]
-    captions += [_caption(step, i, len(steps), names) for i, step in enumerate(steps, start=1)]
+    captions += [_caption(step, i, len(steps), names, grads[i]) for i, step in enumerate(steps, start=1)]
     # One colour scale and one width per box for every frame, so that nothing but the step changes.
     scale = _largest(grads[-1].values())
     widths = {v: max(_box_width(_box_fields(v, g[v], names)) for g in grads) for v in nodes}
@@ -318,7 +318,8 @@ def _shorten(items: list[str], pairs: int) -> list[str]:
     return items if pairs <= 3 else [items[0], '...', *items[pairs - 1:]]
 
 
-def _caption(step: Step, number: int, steps: int, names: Mapping[Value, str]) -> str:
+def _caption(step: Step, number: int, steps: int, names: Mapping[Value, str],
+             grads_after: Mapping[Value, float | None]) -> str:
     """'step 3/3 · e = a * b · e.grad = 8.0 · a.grad += b.data * e.grad = -3.0 * 8.0 → -24.0 · ...'"""
     node = step.node
     parts = [f'step {number}/{steps}', step.expression, f'{names[node]}.grad = {_num(node.grad)}']
@@ -327,7 +328,7 @@ def _caption(step: Step, number: int, steps: int, names: Mapping[Value, str]) ->
     if node._op == 'dot' and pairs > 3:  # the first pair, the last pair and the bias
         shares = [*shares[:2], f'... {pairs - 2} more pairs alike ...', *shares[2 * pairs - 2:]]
     if not step.shares and node._prev:
-        after = ', '.join(f'{names[p]}.grad → {_num(p.grad)}' for p in dict.fromkeys(node._prev))
+        after = ', '.join(f'{names[p]}.grad → {_num(grads_after[p] or 0.0)}' for p in dict.fromkeys(node._prev))
         shares = [f'(no caption for the op {node._op!r}; its _backward ran: {after})']
     return ' · '.join(parts + shares)
 

@@ -275,6 +275,19 @@ def test_values_without_a_label_are_named_by_their_place_in_the_drawing():
     assert '{ v0 | data 2.0000 | grad ? }' in record_labels(steps.frames[0].source)
 
 
+def test_an_op_viz_does_not_know_still_steps_and_says_what_it_did():
+    x = Value(2.0, label='x')
+    y = Value(6.0, (x,), 'triple', label='y')  # as an op added to the engine later would make it
+
+    def _backward(grad):
+        x.grad += 3 * grad
+    y._backward = _backward
+    z = labelled(y * 2, 'z')
+    assert step_captions(z)[1] == "step 2/2 · y = triple(x) · y.grad = 2.0 · (no caption for the op 'triple'; " \
+                                  "its _backward ran: x.grad → 6.0)"
+    assert x.grad == 6.0
+
+
 # --- it is backward() ---------------------------------------------------------------------------
 
 def test_it_steps_through_the_engines_own_topological_order():
