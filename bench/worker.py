@@ -9,7 +9,6 @@ settings; it is only watched, through gc.callbacks.
 from __future__ import annotations
 
 import gc
-import importlib.metadata
 import importlib.util
 import json
 import random
@@ -73,11 +72,6 @@ class Engine:
             raise ImportError(f"the {name} worker imported the wrong micrograd: {micrograd.__file__}")
         self.Value, self.MLP = Value, MLP
 
-    def info(self) -> str:
-        version = 'checkout' if self.name == 'ours' else importlib.metadata.version(
-            'strands-microgpt' if self.name == 'microgpt' else 'micrograd')
-        return f"{self.name} {version} on Python {sys.version.split()[0]}"
-
     def timed(self, steps: int, step: Callable[[], Any]) -> dict[str, list[Any]]:
         """Run step() `steps` times: seconds and collector seconds of each, and what each returned."""
         out: dict[str, list[Any]] = {'seconds': [], 'gc_seconds': [], 'returned': []}
@@ -93,8 +87,7 @@ class Engine:
     # ---------------------------------------------------------------- the moons step (ours and Karpathy's)
     def moons_setup(self, X: list[list[float]], Y: list[float], weights: list[float]) -> None:
         self.X, self.Y, self.k = X, Y, 0
-        random.seed(moons.SEED)
-        self.model = self.MLP(moons.SIZES[0], moons.SIZES[1:])
+        self.model = self.MLP(moons.SIZES[0], moons.SIZES[1:])  # its random weights are replaced just below
         self.params = self.model.parameters()
         self.set_weights(weights)
 
@@ -230,10 +223,10 @@ class Engine:
         self.gpt_step = step
 
     def gpt_steps(self, steps: int) -> dict[str, list[Any]]:
-        def step() -> float:
+        def step() -> float:  # one name, the next one each call
             loss = self.gpt_step()
             self.k += 1
-            return float(loss)
+            return loss
         return self.timed(steps, step)
 
 
