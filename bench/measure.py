@@ -22,7 +22,7 @@ WORKER = str(Path(__file__).resolve().with_name('worker.py'))
 @dataclass
 class Config:
     rounds: int  # interleaved rounds per workload
-    steps: dict[str, int]  # training steps per engine per round (after one warm-up step each)
+    steps: dict[str, int]  # training steps per engine per round; round 0, the same size, is a warm-up
     small: tuple[int, int]  # deep chain N and wide sum n that Karpathy's recursive sort survives
     large: int  # deep chain N and wide sum n for ours
     reps: int  # repeats per round of the small chain and sum

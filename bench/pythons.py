@@ -1,14 +1,17 @@
 """The Pythons the bench runs on, and a throwaway environment per Python for the peers.
 
-Interpreters 3.10 to 3.13 are found as `python3.X` on PATH (a user's machine) and through pyenv
-(`pyenv versions`); one per minor version. Each gets bench/.venvs/<version>/ (gitignored, reused)
-holding Karpathy's micrograd 0.1.0 and microgpt's package, never the project's environment.
+Interpreters 3.10 to 3.13 are found as `python3.X` on PATH (a user's machine), through pyenv
+(`pyenv versions`), and as the one running the bench; one per minor version. Each gets
+bench/.venvs/<version>/ (gitignored, reused) holding Karpathy's micrograd 0.1.0 and microgpt's
+package, never the project's environment.
 """
 from __future__ import annotations
 
 import os
+import platform
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 MINORS = ['3.10', '3.11', '3.12', '3.13']
@@ -49,6 +52,9 @@ def find_pythons(only: list[str] | None = None) -> dict[str, tuple[str, str]]:
                 runs = version_of(python)
                 if runs:
                     found[minor] = runs
+    here = '.'.join(platform.python_version_tuple()[:2])  # the interpreter running the bench counts too
+    if here in (only or MINORS) and here not in found:
+        found[here] = (platform.python_version(), sys.executable)
     return dict(sorted(found.items(), key=lambda item: int(item[0].split('.')[1])))
 
 
