@@ -10,7 +10,7 @@ cache, the loss and the sampling are the same, line for line, and so are the num
 - `micrograd.optim.Adam` instead of a hand-written update loop.
 - Clear errors: a name longer than the context, a token outside the vocabulary.
 
-Run it from the repository root (about a minute on a laptop):
+Run it from the repository root (about half a minute):
 
     python examples/gpt/scalar_gpt.py
 """
