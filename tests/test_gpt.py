@@ -174,7 +174,7 @@ def test_a_sequence_longer_than_the_block_size_is_refused_by_both_models(tokeniz
 def test_a_token_outside_the_vocabulary_is_refused_by_both_models(tokenizer):
     with pytest.raises(IndexError, match='token id 27 is out of range'):
         scalar_gpt.GPT(tokenizer.vocab_size).loss([26, 27, 26])
-    with pytest.raises(IndexError, match='27'):  # micrograd.tensor.Embedding's own error
+    with pytest.raises(IndexError, match='index 27 is out of range'):  # micrograd.tensor.Embedding's own error
         tensor_gpt.GPT(tokenizer.vocab_size)(np.array([[26, 27]]))
 
 
