@@ -153,7 +153,7 @@ def measure(batch_size: int, rounds: int, steps: int) -> dict[str, list[float]]:
     try:
         for engine, proc in procs.items():
             if not proc.stdout or 'ready' not in proc.stdout.readline():
-                raise RuntimeError(f"the {engine} worker did not start (batch {batch_size})")
+                raise RuntimeError(f"the {engine} worker did not start (batch {batch_size}): see its error above")
         ms: dict[str, list[float]] = {'ours': [], 'torch': []}
         for r in range(rounds + 1):
             answers = {}
