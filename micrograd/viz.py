@@ -504,6 +504,8 @@ def _svg_image(svg: str, description: str) -> str:
     An <img> rather than an inline <svg>: JupyterLab strips <svg> elements from the outputs of notebooks
     it does not trust, but keeps images, so the frames still show there.
     """
+    # Comments, titles (tooltips, which an <img> never shows) and ids are a tenth of Graphviz's SVG.
+    svg = re.sub(r'<!--.*?-->\n|<title>.*?</title>\n| id="[^"]*"', '', svg, flags=re.DOTALL)
     data = base64.b64encode(svg.encode('utf-8')).decode('ascii')
     return (f'<img src="data:image/svg+xml;base64,{data}" alt="{html.escape(description)}" '
             f'style="display: block; max-width: 100%; height: auto">')
