@@ -1,6 +1,7 @@
 """micrograd: a tiny scalar autograd engine and a neural-net library on top of it."""
 from micrograd.engine import Value, no_grad
-from micrograd.nn import MLP, SGD, Layer, Module, Neuron
+from micrograd.nn import MLP, Layer, Module, Neuron
+from micrograd.optim import SGD, Adam
 
-__all__ = ['Value', 'no_grad', 'Module', 'Neuron', 'Layer', 'MLP', 'SGD']
-__version__ = '1.0.0'
+__all__ = ['Value', 'no_grad', 'Module', 'Neuron', 'Layer', 'MLP', 'SGD', 'Adam']
+__version__ = '1.1.0'

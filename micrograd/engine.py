@@ -2,131 +2,115 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import math
 import numbers
-import threading
+from collections.abc import Callable, Iterator, Sequence
 
-_grad_mode = threading.local()  # per thread, so one thread evaluating never stops another from training
-
-
-def is_grad_enabled() -> bool:
-    """False inside no_grad() (in this thread): ops then build no graph."""
-    return getattr(_grad_mode, 'enabled', True)
+Backward = Callable[[float], None]
+_grad_enabled = contextvars.ContextVar('grad_enabled', default=True)  # one switch per thread (and asyncio task)
 
 
-class no_grad(contextlib.ContextDecorator):
+@contextlib.contextmanager
+def no_grad() -> Iterator[None]:
     """`with no_grad():` or `@no_grad()`: ops inside build no graph, as for evaluation or plotting."""
-
-    def __enter__(self) -> None:
-        self.was_enabled, _grad_mode.enabled = is_grad_enabled(), False
-
-    def __exit__(self, *exc_info: object) -> None:
-        _grad_mode.enabled = self.was_enabled
-
-
-def _is_real(x: object) -> bool:
-    # `numbers` knows ints, floats, bools and most NumPy scalars, but not np.bool_.
-    return isinstance(x, numbers.Real) or (
-        getattr(x, 'shape', None) == () and getattr(getattr(x, 'dtype', None), 'kind', None) in ('b', 'i', 'u', 'f'))
+    token = _grad_enabled.set(False)
+    try:
+        yield
+    finally:
+        _grad_enabled.reset(token)
 
 
-def _constant(x: object, op: str) -> Value:
-    """A number taking part in an op, as a Value that no op made."""
-    if _is_real(x):
-        return Value(x)
-    raise TypeError(f"unsupported operand for {op}: Value and {type(x).__name__} ({x!r})")
+def _as_float(x: object, op: str) -> float:
+    """A plain number taking part in op (also np.bool_ and 0-d arrays, which numbers.Real misses)."""
+    if isinstance(x, (float, int, numbers.Real)) or (
+            getattr(x, 'shape', None) == () and getattr(getattr(x, 'dtype', None), 'kind', 'O') in 'biuf'):
+        return float(x)  # type: ignore[arg-type]
+    raise TypeError(f"{op}: expected a real number, got {type(x).__name__} ({x!r})")
+
+
+def _leaf(v: Value | float) -> Value:
+    return v if isinstance(v, Value) else Value(v)
+
+
+def _output(data: float, parents: tuple[Value, ...], op: str, backward: Backward) -> Value:
+    """The Value an op returns. Under no_grad() it remembers neither parents nor backward."""
+    out = Value.__new__(Value)  # not Value(data): data is a float already, so skip __init__'s checks
+    out.data, out.grad, out.label = data, 0.0, ''
+    out._prev, out._op, out._backward = (parents, op, backward) if _grad_enabled.get() else ((), '', None)
+    return out
 
 
 class Value:
-    """A scalar, its gradient, and the op and parents that produced it.
-
-    Each op returns a new Value whose `_backward(grad)` adds grad * (local derivative)
-    to its parents' `.grad`. The closure holds the parents, never the Value it belongs
-    to, so a graph has no reference cycles and is freed as soon as it is dropped.
-    """
+    """A scalar, its gradient, and the op and parents that produced it."""
     __slots__ = ('data', 'grad', 'label', '_prev', '_op', '_backward')
     __array_ufunc__ = None  # so `np.float64(2) * v` asks Value.__rmul__ instead of NumPy
 
-    def __init__(self, data: float, _children: tuple[Value, ...] = (), _op: str = '', label: str = ''):
-        if type(data) is not float:
-            if not _is_real(data):
-                raise TypeError(f"Value() takes a real number, got {type(data).__name__}: {data!r}")
-            data = float(data)
-        self.data = data
-        self.grad = 0.0
-        self.label = label
-        self._prev = tuple(_children)  # a tuple, so a*a keeps both edges to a
-        self._op = _op
-        self._backward = None
+    def __init__(self, data: float, _children: Sequence[Value] = (), _op: str = '', label: str = ''):
+        self.data = data if type(data) is float else _as_float(data, 'Value()')
+        self.grad, self.label = 0.0, label
+        self._prev, self._op = tuple(_children), _op  # a tuple, so a*a keeps both edges to a
+        self._backward: Backward | None = None
 
-    @staticmethod
-    def _result(data: float, parents: tuple[Value, ...], op: str, backward) -> Value:
-        """The output of an op; under no_grad() it forgets its parents."""
-        out = Value(data)
-        if is_grad_enabled():
-            out._prev, out._op, out._backward = parents, op, backward
-        return out
+    # Each op computes its output and, right beneath, defines _backward(grad): the chain rule for that op,
+    # adding grad * (local derivative) to each parent's .grad. It binds the parents as default arguments
+    # (x=self), as a closure would, but in one tuple, not a cell per name, and never the output: no
+    # reference cycles, fewer objects for the garbage collector. A plain number in an op is no node.
 
     def __add__(self, other: Value | float) -> Value:
-        other = other if isinstance(other, Value) else _constant(other, '+')
+        if isinstance(other, Value):
+            def _backward(grad: float, x: Value = self, y: Value = other) -> None:  # d(x+y)/dx = d(x+y)/dy = 1
+                x.grad += grad
+                y.grad += grad
+            return _output(self.data + other.data, (self, other), '+', _backward)
+        k = _as_float(other, '+')
 
-        def _backward(grad: float) -> None:  # d(x+y)/dx = d(x+y)/dy = 1
-            self.grad += grad
-            other.grad += grad
-        return Value._result(self.data + other.data, (self, other), '+', _backward)
+        def _backward_k(grad: float, x: Value = self) -> None:  # d(x+k)/dx = 1
+            x.grad += grad
+        return _output(self.data + k, (self,), f'+{k:g}', _backward_k)
 
     def __mul__(self, other: Value | float) -> Value:
-        other = other if isinstance(other, Value) else _constant(other, '*')
+        if isinstance(other, Value):
+            def _backward(grad: float, x: Value = self, y: Value = other) -> None:  # d(xy)/dx = y, d(xy)/dy = x
+                x.grad += y.data * grad
+                y.grad += x.data * grad
+            return _output(self.data * other.data, (self, other), '*', _backward)
+        k = _as_float(other, '*')
 
-        def _backward(grad: float) -> None:  # d(xy)/dx = y, d(xy)/dy = x
-            self.grad += other.data * grad
-            other.grad += self.data * grad
-        return Value._result(self.data * other.data, (self, other), '*', _backward)
-
-    def __truediv__(self, other: Value | float) -> Value:  # self / other
-        other = other if isinstance(other, Value) else _constant(other, '/')
-        x, y = self.data, other.data
-        if y == 0:
-            raise ValueError(f"Value.__truediv__: division by zero ({x} / {y})")
-
-        def _backward(grad: float) -> None:  # d(x/y)/dx = 1/y, d(x/y)/dy = -x/y**2
-            self.grad += grad / y
-            other.grad -= grad * x / (y * y)
-        return Value._result(x / y, (self, other), '/', _backward)
+        def _backward_k(grad: float, x: Value = self, k: float = k) -> None:  # d(kx)/dx = k
+            x.grad += k * grad
+        return _output(self.data * k, (self,), f'*{k:g}', _backward_k)
 
     def __pow__(self, other: Value | float) -> Value:  # self ** other
-        x = self.data
-        if isinstance(other, Value):  # both base and exponent get a gradient
-            if x <= 0:
-                raise ValueError(f"Value.__pow__: a Value exponent needs a base > 0 (d/dk x**k = x**k log x), got {x}")
-            k, out = other.data, x ** other.data
+        if isinstance(other, Value):  # x**k = exp(k log x), so the exponent gets its gradient too
+            if self.data <= 0:
+                raise ValueError(f"Value.__pow__: a Value exponent needs a base > 0 (log of the base), got {self.data}")
+            return (self.log() * other).exp()
+        k = _as_float(other, '**')
+        if self.data < 0 and not k.is_integer():
+            raise ValueError(f"Value.__pow__: {self.data} ** {k} is not real (a fractional power of a negative base)")
+        if self.data == 0 and (k < 0 or 0 < k < 1):
+            raise ValueError(f"Value.__pow__: {self.data} ** {k} has no finite derivative at 0 (division by zero)")
+        try:
+            out = self.data ** k
+        except OverflowError:
+            raise OverflowError(f"Value.__pow__: {self.data} ** {k} is too large for a float") from None
 
-            def _backward_both(grad: float) -> None:  # d/dx = k x**(k-1), d/dk = x**k log(x)
-                self.grad += k * x ** (k - 1) * grad
-                other.grad += out * math.log(x) * grad
-            return Value._result(out, (self, other), '**', _backward_both)
-        k = _constant(other, '**').data
-        if x < 0 and not k.is_integer():
-            raise ValueError(f"Value.__pow__: {x} ** {other} is not real (a fractional power of a negative base)")
-        if x == 0 and k < 1:
-            raise ValueError(f"Value.__pow__: {x} ** {other} has no finite derivative at 0 (division by zero)")
-
-        def _backward(grad: float) -> None:  # d(x**k)/dx = k x**(k-1)
-            self.grad += k * x ** (k - 1) * grad
-        return Value._result(x ** k, (self,), f'**{k:g}', _backward)
+        def _backward(grad: float, x: Value = self, k: float = k) -> None:  # d(x**k)/dx = k x**(k-1); 0 for k = 0
+            x.grad += (k * x.data ** (k - 1) if k else 0.0) * grad  # (x**0 is 1 everywhere, even at x = 0)
+        return _output(out, (self,), f'**{k:g}', _backward)
 
     def tanh(self) -> Value:
         t = math.tanh(self.data)  # saturates to +-1 instead of overflowing
 
-        def _backward(grad: float) -> None:  # d tanh(x)/dx = 1 - tanh(x)**2
-            self.grad += (1 - t * t) * grad
-        return Value._result(t, (self,), 'tanh', _backward)
+        def _backward(grad: float, x: Value = self, t: float = t) -> None:  # d tanh(x)/dx = 1 - tanh(x)**2
+            x.grad += (1 - t * t) * grad
+        return _output(t, (self,), 'tanh', _backward)
 
     def relu(self) -> Value:
-        def _backward(grad: float) -> None:  # 1 for x > 0, else 0 (also at 0, as in PyTorch)
-            if self.data > 0:
-                self.grad += grad
-        return Value._result(self.data if self.data > 0 else 0.0, (self,), 'relu', _backward)
+        def _backward(grad: float, x: Value = self) -> None:  # 1 for x > 0, else 0 (also at 0, as in PyTorch)
+            x.grad += (x.data > 0) * grad
+        return _output(self.data if self.data > 0 else 0.0, (self,), 'relu', _backward)
 
     def exp(self) -> Value:
         try:
@@ -134,84 +118,75 @@ class Value:
         except OverflowError:
             raise OverflowError(f"Value.exp: exp({self.data}) is too large for a float") from None
 
-        def _backward(grad: float) -> None:  # d e**x/dx = e**x
-            self.grad += e * grad
-        return Value._result(e, (self,), 'exp', _backward)
+        def _backward(grad: float, x: Value = self, e: float = e) -> None:  # d e**x/dx = e**x
+            x.grad += e * grad
+        return _output(e, (self,), 'exp', _backward)
 
     def log(self) -> Value:
-        x = self.data
-        if x <= 0:
-            raise ValueError(f"Value.log: log is defined only for data > 0, got {x}")
+        if self.data <= 0:
+            raise ValueError(f"Value.log: log is defined only for data > 0, got {self.data}")
 
-        def _backward(grad: float) -> None:  # d log(x)/dx = 1/x
-            self.grad += grad / x
-        return Value._result(math.log(x), (self,), 'log', _backward)
+        def _backward(grad: float, x: Value = self) -> None:  # d log(x)/dx = 1/x
+            x.grad += grad / x.data
+        return _output(math.log(self.data), (self,), 'log', _backward)
 
     def sigmoid(self) -> Value:
-        x = self.data  # exp of a negative number never overflows, so pick the form that has one
-        s = 1 / (1 + math.exp(-x)) if x >= 0 else math.exp(x) / (1 + math.exp(x))
+        z = self.data  # exp of a negative number never overflows, so pick the form that has one
+        s = 1 / (1 + math.exp(-z)) if z >= 0 else math.exp(z) / (1 + math.exp(z))
 
-        def _backward(grad: float) -> None:  # d sigmoid(x)/dx = s (1 - s)
-            self.grad += s * (1 - s) * grad
-        return Value._result(s, (self,), 'sigmoid', _backward)
+        def _backward(grad: float, x: Value = self, s: float = s) -> None:  # d sigmoid(x)/dx = s (1 - s)
+            x.grad += s * (1 - s) * grad
+        return _output(s, (self,), 'sigmoid', _backward)
 
     @staticmethod
-    def dot(ws: list[Value | float], xs: list[Value | float], bias: Value | float = 0.0) -> Value:
-        """bias + w1*x1 + w2*x2 + ... as one node: a neuron's weighted sum.
-
-        The same number as Karpathy's `sum((wi*xi for ...), bias)`, without a Value per step.
-        """
-        if len(ws) != len(xs):
-            raise ValueError(f"Value.dot: {len(ws)} weights but {len(xs)} inputs")
+    def dot(ws: Sequence[Value | float], xs: Sequence[Value | float], bias: Value | float | None = None) -> Value:
+        """bias + w1*x1 + w2*x2 + ... as one node: Karpathy's `sum((wi*xi for ...), bias)`, to the last bit."""
         n = len(ws)
-        # One tuple of parents, weights then inputs then bias; the closure keeps just that, so
-        # a neuron adds few objects for the garbage collector to track.
-        parents = tuple([v if isinstance(v, Value) else _constant(v, 'dot') for v in (*ws, *xs, bias)])
-
-        def _backward(grad: float) -> None:  # d/dw_i = x_i, d/dx_i = w_i, d/dbias = 1
-            ws, xs, bias = parents[:n], parents[n:-1], parents[-1]
+        if len(xs) != n:
+            raise ValueError(f"Value.dot: {n} weights but {len(xs)} inputs")
+        try:
+            total = 0.0 if bias is None else bias.data  # type: ignore[union-attr]
             for w, x in zip(ws, xs):
+                total += w.data * x.data  # type: ignore[union-attr]
+        except AttributeError:  # plain numbers (say, a model's raw inputs) take part as leaves
+            return Value.dot([*map(_leaf, ws)], [*map(_leaf, xs)], None if bias is None else _leaf(bias))
+        parents: tuple[Value, ...] = (*ws, *xs) if bias is None else (*ws, *xs, bias)  # type: ignore[arg-type]
+
+        def _backward(grad: float, parents: tuple[Value, ...] = parents) -> None:  # d/dw_i = x_i, d/dx_i = w_i
+            for w, x in zip(parents[:n], parents[n:2 * n]):
                 w.grad += x.data * grad
                 x.grad += w.data * grad
-            bias.grad += grad
-        total = parents[-1].data
-        for w, x in zip(parents[:n], parents[n:-1]):
-            total += w.data * x.data
-        return Value._result(total, parents, 'dot', _backward)
+            if len(parents) > 2 * n:  # d/dbias = 1
+                parents[-1].grad += grad
+        return _output(total, parents, 'dot', _backward)
 
     def backward(self) -> None:
-        """Fill in d(self)/d(node) in the .grad of every node self was made from.
-
-        - Leaves (Values no op produced, e.g. parameters) accumulate: each call adds
-          to .grad, so call zero_grad() between training steps.
-        - Intermediate nodes hold the gradients of the latest call only.
-        - A value used twice receives both contributions.
-        """
+        """d(self)/d(node) into the .grad of every node self was made from. Leaves (inputs, parameters)
+        accumulate across calls, so zero them between steps; other nodes hold the latest call's."""
         order = self._topological_order()
         for node in order:
-            node.grad = 0.0  # intermediates hold this call's gradient only
+            node.grad = 0.0
         self.grad += 1.0  # d(self)/d(self)
         for node in reversed(order):
-            node._backward(node.grad)  # the chain rule: pass grad on to the parents
+            node._backward(node.grad)  # type: ignore[misc]  # the chain rule: pass grad on to the parents
 
     def _topological_order(self) -> list[Value]:
-        """The Values that ops made on the way to self, each after the Values it was made from."""
-        # An explicit stack instead of recursion, so graphs millions of nodes deep are fine.
-        # Leaves take no place in the order: they only receive gradients.
-        order, visited, stack = [], set(), [self]
+        """The Values ops made on the way to self, each after its parents. A stack, not recursion: any depth."""
+        order: list[Value] = []
+        visited = set()
+        stack: list[Value | None] = [self]
         while stack:
             node = stack.pop()
             if node is None:  # the marker: all parents of the node beneath it are in order
-                order.append(stack.pop())
-            elif node._prev and node not in visited:
+                order.append(stack.pop())  # type: ignore[arg-type]
+            elif node._prev and node not in visited:  # leaves take no place: they only receive
                 visited.add(node)
                 stack.append(node)
                 stack.append(None)
                 stack.extend(node._prev)
         return order
 
-    def detach(self) -> Value:
-        """A new leaf with the same data, cut off from this graph."""
+    def detach(self) -> Value:  # a new leaf with the same data, cut off from this graph
         return Value(self.data)
 
     def item(self) -> float:
@@ -220,23 +195,25 @@ class Value:
     def __neg__(self) -> Value:  # -self
         return self * -1.0
 
-    def __radd__(self, other: float) -> Value:  # other + self
-        return self + other
+    __radd__ = __add__  # other + self: addition commutes
+    __rmul__ = __mul__  # other * self
 
     def __sub__(self, other: Value | float) -> Value:  # self - other
         return self + (-other)
 
     def __rsub__(self, other: float) -> Value:  # other - self
-        return other + (-self)
+        return -self + other
 
-    def __rmul__(self, other: float) -> Value:  # other * self
-        return self * other
+    def __truediv__(self, other: Value | float) -> Value:  # self / other = self * other**-1
+        if not isinstance(other, Value) and _as_float(other, '/') == 0:
+            raise ValueError(f"Value.__truediv__: division by zero ({self.data} / 0)")
+        return self * other ** -1
 
     def __rtruediv__(self, other: float) -> Value:  # other / self
-        return _constant(other, '/') / self
+        return self ** -1 * other
 
     def __rpow__(self, other: float) -> Value:  # other ** self
-        return _constant(other, '**') ** self
+        return Value(_as_float(other, '**')) ** self
 
     def __repr__(self) -> str:
         return f"Value(data={self.data}, grad={self.grad})"

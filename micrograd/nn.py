@@ -1,12 +1,22 @@
 """Neurons, layers and multi-layer perceptrons built from lists of Values."""
 from __future__ import annotations
 
+import numbers
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from micrograd.engine import Value
 
 ACTIVATIONS = {'relu': 'ReLU', 'tanh': 'Tanh', 'linear': 'Linear'}  # name: how a repr spells it
+
+
+def _size(n: object, what: str) -> int:
+    """A number of inputs or neurons: a whole number of at least 1 (not 3.5, '3' or 0)."""
+    if not isinstance(n, numbers.Integral):
+        raise TypeError(f"{what}: sizes are whole numbers, got {type(n).__name__} {n!r}")
+    if n < 1:
+        raise ValueError(f"{what}: sizes must be at least 1, got {n}")
+    return int(n)
 
 
 class Module:
@@ -27,8 +37,8 @@ class Neuron(Module):
     def __init__(self, nin: int, nonlin: bool = True, activation: str = 'relu'):
         if activation not in ACTIVATIONS:
             raise ValueError(f"Neuron: activation must be one of {tuple(ACTIVATIONS)}, got {activation!r}")
-        self.w = [Value(random.uniform(-1, 1)) for _ in range(nin)]
-        self.b = Value(0)
+        self.w = [Value(random.uniform(-1, 1)) for _ in range(_size(nin, 'Neuron'))]
+        self.b = Value(0.0)
         self.nonlin = nonlin
         self.activation = activation if nonlin else 'linear'
 
@@ -38,9 +48,7 @@ class Neuron(Module):
         if len(x) != len(self.w):
             raise ValueError(f"{self!r}: expected {len(self.w)} inputs, got {len(x)}")
         act = Value.dot(self.w, x, self.b)
-        if self.activation == 'linear':
-            return act
-        return act.relu() if self.activation == 'relu' else act.tanh()
+        return act if self.activation == 'linear' else getattr(act, self.activation)()  # act.relu(), act.tanh()
 
     def parameters(self) -> list[Value]:
         return self.w + [self.b]
@@ -52,8 +60,8 @@ class Neuron(Module):
 class Layer(Module):
     """nout neurons that all see the same inputs."""
 
-    def __init__(self, nin: int, nout: int, **kwargs):
-        self.neurons = [Neuron(nin, **kwargs) for _ in range(nout)]
+    def __init__(self, nin: int, nout: int, nonlin: bool = True, activation: str = 'relu'):
+        self.neurons = [Neuron(nin, nonlin, activation) for _ in range(_size(nout, 'Layer'))]
 
     def __call__(self, x: Sequence[Value | float] | Value) -> Value | list[Value]:
         out = [n(x) for n in self.neurons]
@@ -69,37 +77,21 @@ class Layer(Module):
 class MLP(Module):
     """Layers of sizes nouts; every layer but the last applies the activation."""
 
-    def __init__(self, nin: int, nouts: list[int], activation: str = 'relu'):
-        sizes = [nin] + nouts
+    def __init__(self, nin: int, nouts: Sequence[int], activation: str = 'relu'):
+        if isinstance(nouts, (str, bytes)) or not isinstance(nouts, Sequence) or not nouts:
+            raise ValueError(f"MLP: nouts must list the size of each layer, e.g. [16, 16, 1], got {nouts!r}")
+        sizes = [_size(nin, 'MLP')] + list(nouts)
         self.layers = [Layer(sizes[i], sizes[i + 1], nonlin=i != len(nouts) - 1, activation=activation)
                        for i in range(len(nouts))]
 
     def __call__(self, x: Sequence[Value | float]) -> Value | list[Value]:
-        for layer in self.layers:
-            x = layer(x)
-        return x
+        out = self.layers[0](x)
+        for layer in self.layers[1:]:
+            out = layer(out)
+        return out
 
     def parameters(self) -> list[Value]:
         return [p for layer in self.layers for p in layer.parameters()]
 
     def __repr__(self) -> str:
         return f"MLP of [{', '.join(str(layer) for layer in self.layers)}]"
-
-
-class SGD:
-    """Plain gradient descent: p.data -= lr * p.grad. Change .lr to decay it."""
-
-    def __init__(self, params: Iterable[Value], lr: float = 0.01):
-        self.params = list(params)
-        self.lr = lr
-
-    def step(self) -> None:
-        for p in self.params:
-            p.data -= self.lr * p.grad
-
-    def zero_grad(self) -> None:
-        for p in self.params:
-            p.grad = 0.0
-
-    def __repr__(self) -> str:
-        return f"SGD(lr={self.lr}, params={len(self.params)})"
