@@ -43,6 +43,7 @@ __all__ = ['trace', 'draw_dot', 'draw_backward', 'BackwardPass', 'Step', 'Share'
 MAX_NODES = 300
 
 HIGHLIGHT = '#e67700'  # the node whose gradient is being passed on, and the arrows it flows along
+HIGHLIGHT_FILL = '#ffe8cc'  # the op that passes it on
 UNKNOWN_FILL = '#eeeeee'  # a grad backward() has not computed yet
 
 
@@ -407,7 +408,7 @@ def _draw(nodes: list[Value], grads: Mapping[Value, float | None], *, format: st
         label = '{ ' + ' | '.join(_escape_record(f) for f in _box_fields(v, grads[v], names)) + ' }'
         dot.node(name[v], label=label, shape='record', **style)
         if v._op:
-            op_style = {**lit, 'style': 'filled', 'fillcolor': '#ffe8cc'} if flow and v is focus else {}
+            op_style = {**lit, 'style': 'filled', 'fillcolor': HIGHLIGHT_FILL} if flow and v is focus else {}
             dot.node(name[v] + '_op', label=_op_label(v), shape='ellipse', margin='0.04,0.02', width='0.5',
                      fontsize='10', height='0.3', **op_style)
             dot.edge(name[v] + '_op', name[v], **(lit if flow and v is focus else {}))
