@@ -366,3 +366,86 @@ def test_recursion_limit_is_untouched():
         y = y * 1.0
     y.backward()
     assert sys.getrecursionlimit() == limit
+
+
+# --- numbers in ops, powers at the edges, no_grad as a decorator and per thread ----------
+
+def test_a_number_in_an_op_is_no_node_of_the_graph_but_shows_in_the_op():
+    x = Value(3.0)
+    for out, op in [(x * 2, '*2'), (2 * x, '*2'), (x + 1.5, '+1.5'), (1.5 + x, '+1.5'), (x - 3, '+-3'),
+                    (-x, '*-1'), (x ** 2, '**2'), (x / 2, '*0.5')]:
+        assert out._prev == (x,) and out._op == op
+
+
+def test_dot_without_a_bias_has_only_weights_and_inputs_as_parents():
+    w, x = Value(2.0), Value(5.0)
+    out = Value.dot([w], [x])
+    out.backward()
+    assert out._prev == (w, x) and out.data == 10.0 and (w.grad, x.grad) == (5.0, 2.0)
+    with_number_bias = Value.dot([w], [x], 1.0)
+    assert with_number_bias.data == 11.0 and len(with_number_bias._prev) == 3
+
+
+def test_zero_to_the_power_zero_is_one_with_gradient_zero_as_in_pytorch():
+    x = Value(0.0)
+    y = x ** 0
+    y.backward()
+    assert y.data == 1.0 and x.grad == 0.0
+
+
+def test_a_power_too_large_for_a_float_is_an_overflow_error_naming_the_op():
+    with pytest.raises(OverflowError, match=r"__pow__: 10\.0 \*\* 400"):
+        Value(10.0) ** 400
+
+
+@pytest.mark.parametrize('refused', [
+    lambda x: x.log() if x.data <= 0 else Value(-1.0).log(),
+    lambda x: x / 0,
+    lambda x: x ** 0.5 if x.data < 0 else Value(-1.0) ** 0.5,
+    lambda x: x ** 1000,
+    lambda x: x + 'a',
+])
+def test_a_refused_op_leaves_the_graph_and_its_gradients_untouched(refused):
+    a, b = Value(-2.0), Value(3.0)
+    x = a * b
+    x.backward()
+    before = [(v.data, v.grad, v._prev) for v in (a, b, x)]
+    with pytest.raises((ValueError, TypeError, OverflowError)):
+        refused(x)
+    assert [(v.data, v.grad, v._prev) for v in (a, b, x)] == before
+
+
+def test_no_grad_is_also_a_decorator():
+    @no_grad()
+    def evaluate(v):
+        return v * 2 + 1
+
+    a = Value(1.0)
+    assert evaluate(a)._prev == () and (a * 2)._prev == (a,)
+
+
+def test_no_grad_in_one_thread_does_not_stop_another_from_recording():
+    import threading
+    inside, recorded = threading.Event(), []
+
+    def evaluate():
+        with no_grad():
+            inside.set()
+            finished.wait(5)
+
+    finished = threading.Event()
+    evaluator = threading.Thread(target=evaluate)
+    evaluator.start()
+    inside.wait(5)
+    a = Value(2.0)
+    recorded.append((a * 3)._prev)  # this thread trains while the other evaluates
+    finished.set()
+    evaluator.join()
+    assert recorded == [(a,)]
+
+
+def test_backward_functions_hold_their_parents_never_their_output():
+    a, b = Value(2.0), Value(3.0)
+    out = a * b
+    assert out._backward.__defaults__ == (a, b)
+    assert all(v is not out for v in out._backward.__defaults__)

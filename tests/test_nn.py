@@ -127,3 +127,25 @@ def test_karpathys_demo_training_loop_reaches_full_accuracy():
         for p in model.parameters():
             p.data -= learning_rate * p.grad
     assert loss()[1] == 1.0
+
+
+@pytest.mark.parametrize('make, error', [
+    (lambda: Neuron(0), ValueError),
+    (lambda: Neuron(-2), ValueError),
+    (lambda: MLP(-1, [3]), ValueError),
+    (lambda: MLP(2, [0]), ValueError),
+    (lambda: MLP(2, []), ValueError),
+    (lambda: Layer(2, 3.5), TypeError),
+    (lambda: Layer('2', 3), TypeError),
+    (lambda: MLP(2, ['16', 1]), TypeError),
+    (lambda: MLP('2', [3, 1]), TypeError),
+    (lambda: MLP(2, '31'), ValueError),
+])
+def test_sizes_that_build_no_sensible_network_are_refused(make, error):
+    with pytest.raises(error, match="size|nouts"):
+        make()
+
+
+def test_numpy_integers_are_sizes_too():
+    import numpy as np
+    assert len(MLP(np.int64(2), [np.int64(3), 1]).parameters()) == 3 * 3 + 4
