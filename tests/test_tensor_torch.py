@@ -51,6 +51,8 @@ CASES = {
     'matmul': (lambda a, b: a @ b, lambda a, b: a @ b, [(3, 4), (4, 5)], (-2, 2)),
     'matmul batched': (lambda a, b: a @ b, lambda a, b: a @ b, [(2, 3, 4), (2, 4, 5)], (-2, 2)),
     'matmul broadcast batch': (lambda a, b: a @ b, lambda a, b: a @ b, [(2, 1, 3, 4), (3, 4, 2)], (-2, 2)),
+    'matmul rows': (lambda a, b: a @ b, lambda a, b: a @ b, [(2, 3, 4), (4, 5)], (-2, 2)),  # a Linear on (B, T, C)
+    'matmul rows 4-d': (lambda a, b: a @ b, lambda a, b: a @ b, [(2, 1, 3, 4), (4, 2)], (-2, 2)),
     'matmul vector-matrix': (lambda a, b: a @ b, lambda a, b: a @ b, [(4,), (2, 4, 3)], (-2, 2)),
     'matmul matrix-vector': (lambda a, b: a @ b, lambda a, b: a @ b, [(2, 3, 4), (4,)], (-2, 2)),
     'matmul vector-vector': (lambda a, b: a @ b, lambda a, b: a @ b, [(4,), (4,)], (-2, 2)),
