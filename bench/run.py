@@ -31,7 +31,7 @@ from measure import WORKLOADS, Config, Result
 from pythons import MINORS, find_pythons, peer_python
 
 REPO = Path(__file__).resolve().parent.parent
-FULL = Config(rounds=5, steps={'ours': 10, 'karpathy': 2, 'gpt': 4}, small=(300, 900), large=100_000, reps=100)
+FULL = Config(rounds=7, steps={'ours': 10, 'karpathy': 2, 'gpt': 4}, small=(300, 900), large=100_000, reps=100)
 QUICK = Config(rounds=2, steps={'ours': 2, 'karpathy': 1, 'gpt': 1}, small=(300, 900), large=10_000, reps=3)
 
 
