@@ -1,15 +1,25 @@
-# `make demo` runs the guided tour, `make test` the whole test suite; both set themselves up
-# in a local virtual environment (.venv) on first use.
+# `make demo` runs the guided tour, `make test` the whole test suite, `make gpt` trains a GPT on names,
+# `make bench` measures speed; each sets itself up in a local virtual environment (.venv) on first use.
+# `make test PYTHON=python3.13` builds a separate environment (.venv-3.13) and runs the suite there.
 PYTHON ?= python3
-VENV := .venv
+PY := $(shell scripts/find-python $(PYTHON))
+PYVER := $(shell $(PY) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+ifeq ($(PYTHON),python3)
+VENV ?= .venv
+else
+VENV ?= .venv-$(PYVER)
+endif
 BIN := $(VENV)/bin
-# The PyTorch cross-checks need torch; this CPU build is the one the suite is checked against.
+# The PyTorch cross-checks run against this CPU build, which exists here for Python 3.11 only: on other
+# interpreters they are skipped (any other torch would download gigabytes of CUDA packages).
 TORCH ?= torch==2.13.0
+TORCH_PYTHON ?= 3.11
 
 .PHONY: demo notebook gpt test bench lint clean
 
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
+	@test -n "$(PY)" || { echo "No runnable interpreter for PYTHON=$(PYTHON)"; exit 1; }
+	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
 $(VENV)/.demo-installed: setup.py | $(BIN)/python
@@ -21,7 +31,9 @@ $(VENV)/.gpt-installed: setup.py | $(BIN)/python
 	touch $@
 
 $(VENV)/.test-installed: setup.py | $(BIN)/python
+ifeq ($(PYVER),$(TORCH_PYTHON))
 	$(BIN)/pip install --quiet '$(TORCH)'
+endif
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $@
 
@@ -43,9 +55,12 @@ notebook: $(VENV)/.demo-installed
 	NotebookClient(nb, timeout=300, record_timing=False, coalesce_streams=True).execute(); \
 	nbformat.write(nb, 'demo.ipynb')"
 
+# PYTEST_ARGS narrows a run, e.g. PYTEST_ARGS='-m "not slow"' for the quick loop while editing.
 test: $(VENV)/.test-installed
+	@echo "Testing on Python $(PYVER) ($(PY)) in $(VENV)"
 	$(BIN)/ruff check .
-	$(BIN)/pytest
+	$(BIN)/mypy --strict micrograd
+	MICROGRAD_REQUIRE_TORCH=$(if $(filter $(PYVER),$(TORCH_PYTHON)),1,) $(BIN)/pytest $(PYTEST_ARGS)
 
 # bench/run.py finds every Python 3.10-3.13 on PATH or through pyenv and gives each its own throwaway
 # environment for the peers (bench/.venvs/); the project's environment only drives it.
@@ -58,4 +73,4 @@ lint: $(VENV)/.test-installed
 	$(BIN)/ruff check .
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
+	rm -rf .venv .venv-3.* build *.egg-info .pytest_cache .hypothesis .mypy_cache

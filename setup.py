@@ -8,12 +8,13 @@ tensor = ['numpy>=1.23']
 demo = viz + tensor + ['matplotlib>=3.7', 'scikit-learn>=1.3', 'nbclient>=0.9', 'nbconvert>=7', 'nbformat>=5.9',
                        'ipykernel>=6.25']
 gpt = tensor + ['names>=0.3']  # names: the US census first names the GPT examples learn from
-test = demo + gpt + ['pytest>=7', 'hypothesis>=6.80', 'torch>=2.0', 'ruff>=0.5',
-                      'playwright>=1.40']  # drives the system's Chromium in the player tests
+# PyTorch is a test dependency too, installed by `make test` where its CPU build is at hand (see Makefile).
+test = demo + gpt + ['pytest>=7', 'hypothesis>=6.80', 'ruff>=0.5', 'mypy>=1.8',
+                     'playwright>=1.40']  # playwright drives the system's Chromium in the player tests
 
 setup(
     name='micrograd',
-    version='1.0.0',
+    version='1.1.0',
     description='A tiny scalar autograd engine and neural-net library, fast and correct, with a NumPy tensor sequel.',
     long_description=Path(__file__).with_name('README.md').read_text(encoding='utf-8'),
     long_description_content_type='text/markdown',

@@ -7,7 +7,6 @@ import math
 import numbers
 from collections.abc import Callable, Iterator, Sequence
 
-Backward = Callable[[float], None]
 _grad_enabled = contextvars.ContextVar('grad_enabled', default=True)  # one switch per thread (and asyncio task)
 
 
@@ -33,7 +32,7 @@ def _leaf(v: Value | float) -> Value:
     return v if isinstance(v, Value) else Value(v)
 
 
-def _output(data: float, parents: tuple[Value, ...], op: str, backward: Backward) -> Value:
+def _output(data: float, parents: tuple[Value, ...], op: str, backward: Callable[[float], None]) -> Value:
     """The Value an op returns. Under no_grad() it remembers neither parents nor backward."""
     out = Value.__new__(Value)  # not Value(data): data is a float already, so skip __init__'s checks
     out.data, out.grad, out.label = data, 0.0, ''
@@ -50,12 +49,11 @@ class Value:
         self.data = data if type(data) is float else _as_float(data, 'Value()')
         self.grad, self.label = 0.0, label
         self._prev, self._op = tuple(_children), _op  # a tuple, so a*a keeps both edges to a
-        self._backward: Backward | None = None
+        self._backward: Callable[[float], None] | None = None
 
     # Each op computes its output and, right beneath, defines _backward(grad): the chain rule for that op,
-    # adding grad * (local derivative) to each parent's .grad. It binds the parents as default arguments
-    # (x=self), as a closure would, but in one tuple, not a cell per name, and never the output: no
-    # reference cycles, fewer objects for the garbage collector. A plain number in an op is no node.
+    # adding grad * (local derivative) to each parent's .grad. It binds the parents as default arguments,
+    # one tuple rather than a cell per name, and never the output: no reference cycles. Numbers are no nodes.
 
     def __add__(self, other: Value | float) -> Value:
         if isinstance(other, Value):
@@ -163,15 +161,14 @@ class Value:
     def backward(self) -> None:
         """d(self)/d(node) into the .grad of every node self was made from. Leaves (inputs, parameters)
         accumulate across calls, so zero them between steps; other nodes hold the latest call's."""
-        order = self._topological_order()
-        for node in order:
-            node.grad = 0.0
+        order = self._topological_order()  # which also zeroes the grads of the nodes in it
         self.grad += 1.0  # d(self)/d(self)
         for node in reversed(order):
             node._backward(node.grad)  # type: ignore[misc]  # the chain rule: pass grad on to the parents
 
     def _topological_order(self) -> list[Value]:
-        """The Values ops made on the way to self, each after its parents. A stack, not recursion: any depth."""
+        """The Values ops made on the way to self, each after its parents, their grads reset to 0. A stack,
+        not recursion: any depth."""
         order: list[Value] = []
         visited = set()
         stack: list[Value | None] = [self]
@@ -181,6 +178,7 @@ class Value:
                 order.append(stack.pop())  # type: ignore[arg-type]
             elif node._prev and node not in visited:  # leaves take no place: they only receive
                 visited.add(node)
+                node.grad = 0.0  # a node an op made holds the latest backward()'s gradient only
                 stack.append(node)
                 stack.append(None)
                 stack.extend(node._prev)

