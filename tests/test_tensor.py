@@ -26,6 +26,7 @@ from micrograd.tensor import (
     mse_loss,
     no_grad,
     rms_norm,
+    scaled_dot_product_attention,
 )
 
 
@@ -159,6 +160,15 @@ def test_batched_matmul_sums_a_shared_matrix_over_the_batch():
 def test_matmul_shape_mismatch_is_a_clear_error():
     with pytest.raises(ValueError, match=r'Tensor.matmul: shapes \(2, 3\) and \(4, 5\)'):
         Tensor(np.ones((2, 3))) @ Tensor(np.ones((4, 5)))
+    with pytest.raises(ValueError, match=r'Tensor.matmul: shapes \(2, 5, 3\) and \(4, 5\)'):
+        Tensor(np.ones((2, 5, 3))) @ Tensor(np.ones((4, 5)))  # a stack of rows and a matrix, too
+
+
+def test_a_stack_of_rows_times_a_matrix_is_one_product_of_rows():
+    x, w = np.arange(24.0).reshape(2, 3, 4), np.arange(20.0).reshape(4, 5)
+    out = Tensor(x) @ Tensor(w)
+    assert out.shape == (2, 3, 5)
+    assert out.data.tolist() == (x.reshape(6, 4) @ w).reshape(2, 3, 5).tolist()  # every row of every item meets w
 
 
 def test_sum_and_mean_over_an_axis():
@@ -557,6 +567,33 @@ def test_rms_norm_has_a_weight_per_channel():
     assert norm(np.array([[3.0, 3.0]])).data[0].tolist() == pytest.approx([10.0, -1.0], rel=1e-5)
     with pytest.raises(ValueError, match=r'RMSNorm\(2\): expected vectors of 2 numbers on the last axis'):
         norm(np.zeros((2, 3)))
+
+
+def test_rms_norm_is_one_op_and_asks_for_a_tensor():
+    x = param([[3.0, 4.0]])
+    out = rms_norm(x)
+    assert out._op == 'rms_norm' and out._prev == (x,)  # one node, not the six of its formula
+    with pytest.raises(TypeError, match='rms_norm: x must be a Tensor, got list'):
+        rms_norm([[3.0, 4.0]])
+    with pytest.raises(ValueError, match='rms_norm: x must have at least one axis'):
+        rms_norm(Tensor(2.0))
+
+
+def test_attention_is_one_op_and_names_what_does_not_fit():
+    q, k, v = param(np.zeros((2, 3, 4))), param(np.zeros((2, 5, 4))), param(np.arange(60.0).reshape(2, 5, 6))
+    out = scaled_dot_product_attention(q, k, v)
+    assert out.shape == (2, 3, 6) and out._op == 'scaled_dot_product_attention' and out._prev == (q, k, v)
+    np.testing.assert_allclose(out.data[:, 0], v.data.mean(axis=1))  # equal scores: every value weighs 1/5
+    with pytest.raises(TypeError, match='scaled_dot_product_attention: k must be a Tensor, got ndarray'):
+        scaled_dot_product_attention(q, np.zeros((2, 5, 4)), v)
+    with pytest.raises(ValueError, match=r'v must have shape \(..., positions, channels\), got \(6,\)'):
+        scaled_dot_product_attention(q, k, param(np.zeros(6)))
+    with pytest.raises(ValueError, match=r'must agree on d and S, got shapes \(2, 3, 4\), \(2, 5, 3\)'):
+        scaled_dot_product_attention(q, param(np.zeros((2, 5, 3))), v)
+    with pytest.raises(ValueError, match='is_causal needs as many queries as keys, got 3 queries and 5 keys'):
+        scaled_dot_product_attention(q, k, v, is_causal=True)
+    with pytest.raises(ValueError, match=r'the leading axes of q \(2, 3, 4\) and k \(3, 5, 4\) do not broadcast'):
+        scaled_dot_product_attention(q, param(np.zeros((3, 5, 4))), param(np.zeros((3, 5, 6))))
 
 
 def test_cross_entropy_leaves_out_ignored_targets():

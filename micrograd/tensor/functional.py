@@ -1,9 +1,10 @@
 """Functions of tensors, as in torch.nn.functional: the losses, and the pieces of attention.
 
-Each loss computes its value and, right beneath, its gradient in one closure: one node
-in the graph instead of the dozen that composing it from Tensor ops would make, and a
-chance to compute it without overflow. rms_norm and attention are short compositions of
-Tensor ops, whose gradients follow from theirs.
+Each function computes its value and, right beneath, its gradient in one closure: one node
+in the graph instead of the dozen that composing it from Tensor ops would make (each of
+which costs a Python call forward and backward), and a chance to compute it without
+overflow. These are the fused ops a PyTorch user knows from torch.nn.functional; each
+one's gradient is checked against PyTorch's and against central differences.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from micrograd.tensor.tensor import ArrayLike, Tensor, _log_softmax, _sigmoid
+from micrograd.tensor.tensor import ArrayLike, Tensor, _log_softmax, _sigmoid, _softmax
 
 
 def _target(target: Tensor | ArrayLike, like: Tensor, loss: str) -> np.ndarray:
@@ -107,12 +108,25 @@ def cross_entropy(logits: Tensor, targets: Tensor | np.ndarray | Sequence[int], 
     return Tensor._result(loss, (logits,), 'cross_entropy', _backward)
 
 
-# --- normalization and attention: compositions of Tensor ops ---
+# --- normalization and attention: each one op, with its gradient derived by hand ---
 
 def rms_norm(x: Tensor, eps: float = 1e-5) -> Tensor:
     """x / sqrt(mean(x**2) + eps) over the last axis: each vector scaled to a root mean square
-    of about 1. It is microgpt's rmsnorm, applied to every vector of x at once."""
-    return x * ((x * x).mean(axis=-1, keepdims=True) + eps) ** -0.5
+    of about 1. It is microgpt's rmsnorm, applied to every vector of x at once.
+
+    One op: the composition x * ((x * x).mean(axis=-1, keepdims=True) + eps) ** -0.5 gives the
+    same numbers and gradients with six nodes.
+    """
+    if not isinstance(x, Tensor):
+        raise TypeError(f"rms_norm: x must be a Tensor, got {type(x).__name__}")
+    if x.data.ndim == 0:
+        raise ValueError("rms_norm: x must have at least one axis (the vectors to normalize lie along the last)")
+    r = (np.mean(x.data * x.data, axis=-1, keepdims=True) + eps) ** -0.5  # 1 / rms, one per vector
+    y = x.data * r
+
+    def _backward(grad: np.ndarray) -> None:  # y = x r with dr/dx_j = -r**3 x_j / n: dx = r (grad - y mean(grad y))
+        x._add_grad(r * (grad - y * np.mean(grad * y, axis=-1, keepdims=True)))
+    return Tensor._result(y, (x,), 'rms_norm', _backward)
 
 
 def causal_mask(size: int) -> np.ndarray:
@@ -133,11 +147,49 @@ def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, is_causal: boo
     average of the values, weighted by how well t's query matches each key. With
     is_causal=True, query t sees only keys 0..t (T == S): later positions get score -inf,
     so softmax gives them weight 0 and nothing flows from the future to the past.
+
+    One op, as in PyTorch: the chain q @ k^T, * scale, masked_fill, softmax, @ v gives the
+    same numbers with six nodes; here its backward is the chain rule through those four
+    steps, written out. Leading (batch, head) axes broadcast as in matmul.
     """
-    scores = (q @ k.swapaxes(-2, -1)) * (1 / math.sqrt(q.shape[-1]))  # (..., T, S); / sqrt(d) keeps them O(1)
+    for name, t in (('q', q), ('k', k), ('v', v)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"scaled_dot_product_attention: {name} must be a Tensor, got {type(t).__name__}")
+        if t.data.ndim < 2:
+            raise ValueError(f"scaled_dot_product_attention: {name} must have shape (..., positions, channels), "
+                             f"got {t.data.shape}")
+    if q.shape[-1] != k.shape[-1] or k.shape[-2] != v.shape[-2]:
+        raise ValueError(f"scaled_dot_product_attention: q (..., T, d), k (..., S, d) and v (..., S, d_v) must "
+                         f"agree on d and S, got shapes {q.shape}, {k.shape} and {v.shape}")
+    T, S = q.shape[-2], k.shape[-2]
+    if is_causal and T != S:
+        raise ValueError(f"scaled_dot_product_attention: is_causal needs as many queries as keys, got "
+                         f"{T} queries and {S} keys")
+    scale = 1 / math.sqrt(q.shape[-1])  # keeps the scores O(1) however many channels d there are
+    try:
+        scores = (q.data @ k.data.swapaxes(-2, -1)) * scale  # (..., T, S): how well query t matches key s
+    except ValueError:
+        raise ValueError(f"scaled_dot_product_attention: the leading axes of q {q.shape} and k {k.shape} "
+                         f"do not broadcast") from None
     if is_causal:
-        if scores.shape[-2] != scores.shape[-1]:
-            raise ValueError(f"scaled_dot_product_attention: is_causal needs as many queries as keys, got "
-                             f"{scores.shape[-2]} queries and {scores.shape[-1]} keys")
-        scores = scores.masked_fill(causal_mask(scores.shape[-1]), -math.inf)
-    return scores.softmax(axis=-1) @ v
+        scores[..., causal_mask(T)] = -math.inf  # the future: weight exp(-inf) = 0
+    p = _softmax(scores, axis=-1)  # the attention weights, each row summing to 1
+    try:
+        out = p @ v.data
+    except ValueError:
+        raise ValueError(f"scaled_dot_product_attention: the leading axes of q {q.shape}, k {k.shape} and "
+                         f"v {v.shape} do not broadcast") from None
+
+    def _backward(grad: np.ndarray) -> None:
+        # out = p @ v:               dp = grad @ v^T,  dv = p^T @ grad
+        # p = softmax(scores):       dscores = p * (dp - sum_s p_s dp_s)   (0 where masked, since p is 0 there)
+        # scores = q @ k^T * scale:  dq = dscores @ k * scale,  dk = dscores^T @ q * scale
+        dp = grad @ v.data.swapaxes(-2, -1)
+        dscores = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale  # with the scale of the step after
+        if q.requires_grad:
+            q._add_grad(dscores @ k.data)
+        if k.requires_grad:
+            k._add_grad(dscores.swapaxes(-2, -1) @ q.data)
+        if v.requires_grad:
+            v._add_grad(p.swapaxes(-2, -1) @ grad)
+    return Tensor._result(out, (q, k, v), 'scaled_dot_product_attention', _backward)
