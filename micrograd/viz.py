@@ -114,9 +114,9 @@ def draw_backward(root: Value, format: str = 'svg', rankdir: str = 'LR', *,
     order = root._topological_order()
     earlier = [v for v in nodes if not v._prev and v is not root and v.grad != 0.0]
 
-    # Exactly Value.backward(), with a record after the start and after each node.
+    # Value.backward(), with a record after the start and after each node.
     for node in order:
-        node.grad = 0.0
+        node.grad = 0.0  # intermediates hold this pass's gradient only (the engine's order may have reset them)
     root.grad += 1.0
     # What a frame shows of each grad: None until backward() has computed it. Leaves keep the grads
     # they had (they accumulate); every other node was just reset.
