@@ -532,6 +532,12 @@ def test_embedding_looks_rows_up_for_indices_of_any_shape():
     assert emb.weight.grad[:, 0].tolist() == [3.0, 0.0, 0.0, 2.0, 1.0]  # a row gets one gradient per lookup
 
 
+def test_rows_looked_up_by_small_unsigned_ids_get_their_gradients():
+    table = param(np.zeros((300, 64)))
+    table[np.array([200, 200, 5], dtype=np.uint8)].sum().backward()  # 200 * 64 does not fit in a uint8
+    assert table.grad[200, 0] == 2.0 and table.grad[5, 0] == 1.0 and table.grad.sum() == 3 * 64
+
+
 def test_embedding_refuses_bad_indices_and_names_them():
     emb = Embedding(5, 2)
     with pytest.raises(IndexError, match=r'Embedding\(5, 2\): index 5 is out of range: the table has rows 0..4'):

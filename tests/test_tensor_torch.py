@@ -77,6 +77,9 @@ CASES = {
     'int': (lambda a: a[1], lambda a: a[1], [(3, 4)], (-2, 2)),
     'repeated indices': (lambda a: a[np.array([0, 2, 0, 0])], lambda a: a[torch.tensor([0, 2, 0, 0])],
                          [(3, 4)], (-2, 2)),
+    'rows by a 2-d array of ids': (lambda a: a[np.array([[0, -1], [2, 0]])],  # -1 is the last row
+                                   lambda a: a[torch.tensor([[0, -1], [2, 0]])], [(3, 2, 2)], (-2, 2)),
+    'a vector by ids': (lambda a: a[np.array([1, 1, 0])], lambda a: a[torch.tensor([1, 1, 0])], [(3,)], (-2, 2)),
     'fancy pairs': (lambda a: a[np.array([0, 1, 1]), np.array([2, 3, 3])],
                     lambda a: a[torch.tensor([0, 1, 1]), torch.tensor([2, 3, 3])], [(3, 4)], (-2, 2)),
     'mask': (lambda a: a[np.array([True, False, True])], lambda a: a[torch.tensor([True, False, True])],

@@ -16,6 +16,7 @@ in float32 throughout.
 """
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -301,8 +302,12 @@ class Tensor:
         The gradient goes back to the elements picked; an element picked twice gets both.
         """
         picked = _plain_index(index)
+        looks_up_rows = isinstance(picked, np.ndarray) and picked.dtype.kind in 'iu' and self.data.ndim > 0
 
         def _backward(grad: np.ndarray) -> None:
+            if looks_up_rows:  # table[ids], as an Embedding does: the same sums as below, 3-4x faster
+                self._add_grad(_sum_into_rows(picked, grad, self.data.shape))
+                return
             full = np.zeros_like(self.data)
             np.add.at(full, picked, grad)  # unlike full[index] += grad, adds once per repeated index
             self._add_grad(full)
@@ -534,6 +539,18 @@ def _plain_index(index: object) -> Any:  # what ndarray[...] takes
     if isinstance(index, tuple):
         return tuple(i.data if isinstance(i, Tensor) else i for i in index)
     return index
+
+
+def _sum_into_rows(rows: np.ndarray, grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """An array of `shape` whose row r is the sum of grad[i] over every i with rows[i] == r.
+
+    That is np.add.at(zeros(shape), rows, grad), done as a histogram: each number of grad
+    is counted, with its value as weight, in the bin of the place (row, column) it goes to.
+    """
+    n, width = shape[0], math.prod(shape[1:])
+    row = rows.reshape(-1, 1).astype(np.intp) % n  # intp: no uint8 overflow below; % n: row -1 is row n - 1
+    places = row * width + np.arange(width)
+    return np.bincount(places.reshape(-1), weights=grad.reshape(-1), minlength=n * width).reshape(shape)
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
