@@ -121,12 +121,20 @@ def rms_norm(x: Tensor, eps: float = 1e-5) -> Tensor:
         raise TypeError(f"rms_norm: x must be a Tensor, got {type(x).__name__}")
     if x.data.ndim == 0:
         raise ValueError("rms_norm: x must have at least one axis (the vectors to normalize lie along the last)")
-    r = (np.mean(x.data * x.data, axis=-1, keepdims=True) + eps) ** -0.5  # 1 / rms, one per vector
+    n = x.data.shape[-1]
+    r = (_row_dot(x.data, x.data) / n + eps) ** -0.5  # 1 / rms, one per vector: mean(x**2) is x . x / n
     y = x.data * r
 
     def _backward(grad: np.ndarray) -> None:  # y = x r with dr/dx_j = -r**3 x_j / n: dx = r (grad - y mean(grad y))
-        x._add_grad(r * (grad - y * np.mean(grad * y, axis=-1, keepdims=True)))
+        x._add_grad(r * (grad - y * (_row_dot(grad, y) / n)))
     return Tensor._result(y, (x,), 'rms_norm', _backward)
+
+
+def _row_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The dot product of each vector of a (along the last axis) with the same vector of b, kept as an
+    axis of length 1. As (a * b).sum(axis=-1, keepdims=True), but einsum makes no a * b temporary."""
+    dots: np.ndarray = np.einsum('...i,...i->...', a, b)[..., None]
+    return dots
 
 
 def causal_mask(size: int) -> np.ndarray:
