@@ -5,7 +5,15 @@ import contextlib
 import contextvars
 import math
 import numbers
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any, Protocol
+
+
+class Backward(Protocol):  # what an op's _backward is: a function of the output's grad, holding its parents
+    __defaults__: tuple[Any, ...] | None
+
+    def __call__(self, grad: float) -> None: ...
+
 
 _grad_enabled = contextvars.ContextVar('grad_enabled', default=True)  # one switch per thread (and asyncio task)
 
@@ -32,11 +40,13 @@ def _leaf(v: Value | float) -> Value:
     return v if isinstance(v, Value) else Value(v)
 
 
-def _output(data: float, parents: tuple[Value, ...], op: str, backward: Callable[[float], None]) -> Value:
-    """The Value an op returns. Under no_grad() it remembers neither parents nor backward."""
+def _output(data: float, op: str, backward: Backward, parents: tuple[Value, ...] | None = None) -> Value:
+    """The Value an op returns. Its parents are the Values its backward holds, unless given: the default
+    arguments before the `*` (numbers go after it). Under no_grad() it remembers neither."""
     out = Value.__new__(Value)  # not Value(data): data is a float already, so skip __init__'s checks
-    out.data, out.grad, out.label = data, 0.0, ''
-    out._prev, out._op, out._backward = (parents, op, backward) if _grad_enabled.get() else ((), '', None)
+    out.data, out.grad, out.label, out._prev, out._op, out._backward = data, 0.0, '', (), '', None
+    if _grad_enabled.get():
+        out._prev, out._op, out._backward = parents or backward.__defaults__ or (), op, backward
     return out
 
 
@@ -49,35 +59,36 @@ class Value:
         self.data = data if type(data) is float else _as_float(data, 'Value()')
         self.grad, self.label = 0.0, label
         self._prev, self._op = tuple(_children), _op  # a tuple, so a*a keeps both edges to a
-        self._backward: Callable[[float], None] | None = None
+        self._backward: Backward | None = None
 
     # Each op computes its output and, right beneath, defines _backward(grad): the chain rule for that op,
     # adding grad * (local derivative) to each parent's .grad. It binds the parents as default arguments,
-    # one tuple rather than a cell per name, and never the output: no reference cycles. Numbers are no nodes.
+    # and that one tuple is the node's _prev; a number it needs comes after the `*` and is no node.
+    # It never holds the output: no reference cycles, so a dropped graph is freed at once.
 
     def __add__(self, other: Value | float) -> Value:
         if isinstance(other, Value):
             def _backward(grad: float, x: Value = self, y: Value = other) -> None:  # d(x+y)/dx = d(x+y)/dy = 1
                 x.grad += grad
                 y.grad += grad
-            return _output(self.data + other.data, (self, other), '+', _backward)
+            return _output(self.data + other.data, '+', _backward)
         k = _as_float(other, '+')
 
         def _backward_k(grad: float, x: Value = self) -> None:  # d(x+k)/dx = 1
             x.grad += grad
-        return _output(self.data + k, (self,), f'+{k:g}', _backward_k)
+        return _output(self.data + k, f'+{k:g}', _backward_k)
 
     def __mul__(self, other: Value | float) -> Value:
         if isinstance(other, Value):
             def _backward(grad: float, x: Value = self, y: Value = other) -> None:  # d(xy)/dx = y, d(xy)/dy = x
                 x.grad += y.data * grad
                 y.grad += x.data * grad
-            return _output(self.data * other.data, (self, other), '*', _backward)
+            return _output(self.data * other.data, '*', _backward)
         k = _as_float(other, '*')
 
-        def _backward_k(grad: float, x: Value = self, k: float = k) -> None:  # d(kx)/dx = k
+        def _backward_k(grad: float, x: Value = self, *, k: float = k) -> None:  # d(kx)/dx = k
             x.grad += k * grad
-        return _output(self.data * k, (self,), f'*{k:g}', _backward_k)
+        return _output(self.data * k, f'*{k:g}', _backward_k)
 
     def __pow__(self, other: Value | float) -> Value:  # self ** other
         if isinstance(other, Value):  # x**k = exp(k log x), so the exponent gets its gradient too
@@ -94,21 +105,21 @@ class Value:
         except OverflowError:
             raise OverflowError(f"Value.__pow__: {self.data} ** {k} is too large for a float") from None
 
-        def _backward(grad: float, x: Value = self, k: float = k) -> None:  # d(x**k)/dx = k x**(k-1); 0 for k = 0
+        def _backward(grad: float, x: Value = self, *, k: float = k) -> None:  # d(x**k)/dx = k x**(k-1); 0 for k = 0
             x.grad += (k * x.data ** (k - 1) if k else 0.0) * grad  # (x**0 is 1 everywhere, even at x = 0)
-        return _output(out, (self,), f'**{k:g}', _backward)
+        return _output(out, f'**{k:g}', _backward)
 
     def tanh(self) -> Value:
         t = math.tanh(self.data)  # saturates to +-1 instead of overflowing
 
-        def _backward(grad: float, x: Value = self, t: float = t) -> None:  # d tanh(x)/dx = 1 - tanh(x)**2
+        def _backward(grad: float, x: Value = self, *, t: float = t) -> None:  # d tanh(x)/dx = 1 - tanh(x)**2
             x.grad += (1 - t * t) * grad
-        return _output(t, (self,), 'tanh', _backward)
+        return _output(t, 'tanh', _backward)
 
     def relu(self) -> Value:
         def _backward(grad: float, x: Value = self) -> None:  # 1 for x > 0, else 0 (also at 0, as in PyTorch)
             x.grad += (x.data > 0) * grad
-        return _output(self.data if self.data > 0 else 0.0, (self,), 'relu', _backward)
+        return _output(self.data if self.data > 0 else 0.0, 'relu', _backward)
 
     def exp(self) -> Value:
         try:
@@ -116,9 +127,9 @@ class Value:
         except OverflowError:
             raise OverflowError(f"Value.exp: exp({self.data}) is too large for a float") from None
 
-        def _backward(grad: float, x: Value = self, e: float = e) -> None:  # d e**x/dx = e**x
+        def _backward(grad: float, x: Value = self, *, e: float = e) -> None:  # d e**x/dx = e**x
             x.grad += e * grad
-        return _output(e, (self,), 'exp', _backward)
+        return _output(e, 'exp', _backward)
 
     def log(self) -> Value:
         if self.data <= 0:
@@ -126,15 +137,15 @@ class Value:
 
         def _backward(grad: float, x: Value = self) -> None:  # d log(x)/dx = 1/x
             x.grad += grad / x.data
-        return _output(math.log(self.data), (self,), 'log', _backward)
+        return _output(math.log(self.data), 'log', _backward)
 
     def sigmoid(self) -> Value:
         z = self.data  # exp of a negative number never overflows, so pick the form that has one
         s = 1 / (1 + math.exp(-z)) if z >= 0 else math.exp(z) / (1 + math.exp(z))
 
-        def _backward(grad: float, x: Value = self, s: float = s) -> None:  # d sigmoid(x)/dx = s (1 - s)
+        def _backward(grad: float, x: Value = self, *, s: float = s) -> None:  # d sigmoid(x)/dx = s (1 - s)
             x.grad += s * (1 - s) * grad
-        return _output(s, (self,), 'sigmoid', _backward)
+        return _output(s, 'sigmoid', _backward)
 
     @staticmethod
     def dot(ws: Sequence[Value | float], xs: Sequence[Value | float], bias: Value | float | None = None) -> Value:
@@ -156,7 +167,7 @@ class Value:
                 x.grad += w.data * grad
             if len(parents) > 2 * n:  # d/dbias = 1
                 parents[-1].grad += grad
-        return _output(total, parents, 'dot', _backward)
+        return _output(total, 'dot', _backward, parents)
 
     def backward(self) -> None:
         """d(self)/d(node) into the .grad of every node self was made from. Leaves (inputs, parameters)

@@ -447,5 +447,5 @@ def test_no_grad_in_one_thread_does_not_stop_another_from_recording():
 def test_backward_functions_hold_their_parents_never_their_output():
     a, b = Value(2.0), Value(3.0)
     out = a * b
-    assert out._backward.__defaults__ == (a, b)
+    assert out._backward.__defaults__ == (a, b) and out._prev is out._backward.__defaults__  # one tuple
     assert all(v is not out for v in out._backward.__defaults__)
