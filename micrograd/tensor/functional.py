@@ -103,8 +103,9 @@ def cross_entropy(logits: Tensor, targets: Tensor | np.ndarray | Sequence[int], 
     def _backward(grad: np.ndarray) -> None:  # dL/dlogits = (softmax - one_hot(target)) / n_counted, 0 if ignored
         g = np.exp(log_probs)
         g[rows, picked] -= 1
-        g = np.where(counted[:, None], g, 0)
-        logits._add_grad(g * (grad / max(n_counted, 1)))
+        g[~counted] = 0
+        g *= grad / max(n_counted, 1)
+        logits._add_grad(g)
     return Tensor._result(loss, (logits,), 'cross_entropy', _backward)
 
 
