@@ -25,7 +25,6 @@ setup(
     extras_require={'viz': viz, 'tensor': tensor, 'demo': demo, 'gpt': gpt, 'test': test},
     classifiers=[
         'Programming Language :: Python :: 3',
-        'License :: OSI Approved :: MIT License',
         'Operating System :: OS Independent',
         'Intended Audience :: Education',
     ],

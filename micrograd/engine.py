@@ -178,8 +178,7 @@ class Value:
             node._backward(node.grad)  # type: ignore[misc]  # the chain rule: pass grad on to the parents
 
     def _topological_order(self) -> list[Value]:
-        """The Values ops made on the way to self, each after its parents, their grads reset to 0. A stack,
-        not recursion: any depth."""
+        """The Values ops made on the way to self, each after its parents, grads zeroed. A stack: any depth."""
         order: list[Value] = []
         visited = set()
         stack: list[Value | None] = [self]
