@@ -194,7 +194,7 @@ def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, is_causal: boo
         # p = softmax(scores):       dscores = p * (dp - sum_s p_s dp_s)   (0 where masked, since p is 0 there)
         # scores = q @ k^T * scale:  dq = dscores @ k * scale,  dk = dscores^T @ q * scale
         dp = grad @ v.data.swapaxes(-2, -1)
-        dscores = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale  # with the scale of the step after
+        dscores = p * (dp - _row_dot(p, dp)) * scale  # with the scale of the step after
         if q.requires_grad:
             q._add_grad(dscores @ k.data)
         if k.requires_grad:
