@@ -238,6 +238,10 @@ def test_softmax_rows_sum_to_one_and_its_gradient_sums_to_zero():
     assert x.grad.sum() == pytest.approx(0.0)  # shifting all logits changes nothing
 
 
+def test_the_softmax_of_integer_data_is_probabilities():
+    assert Tensor([0, 0], dtype=int).softmax().data.tolist() == [0.5, 0.5]
+
+
 def test_log_of_a_non_positive_value_is_a_clear_error():
     with pytest.raises(ValueError, match='Tensor.log: log is defined only for data > 0'):
         Tensor([1.0, 0.0]).log()

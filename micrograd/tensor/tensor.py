@@ -568,7 +568,6 @@ def _log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
 
 
 def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
-    e: np.ndarray = x - x.max(axis=axis, keepdims=True)  # as in _log_softmax, so that exp() cannot overflow
-    np.exp(e, out=e)  # in place: e is ours, and the softmax of a batch of attention scores is big
-    e /= e.sum(axis=axis, keepdims=True)
+    e: np.ndarray = np.exp(x - x.max(axis=axis, keepdims=True))  # as in _log_softmax: exp() cannot overflow
+    e /= e.sum(axis=axis, keepdims=True)  # in place: e is ours, and attention's batches of scores are big
     return e
