@@ -486,6 +486,8 @@ def test_permute_and_swapaxes_move_axes_as_pytorch_names_them():
     assert x.permute((-1, 0, 1)).shape == (4, 2, 3)  # a tuple, and negative axes, as in PyTorch
     assert x.swapaxes(0, -1).shape == (4, 3, 2)  # PyTorch's x.transpose(0, -1)
     assert x.transpose(1, 2, 0).shape == (3, 4, 2)  # NumPy's transpose permutes all axes
+    with pytest.raises(ValueError, match=r'Tensor.swapaxes: axis 3 is out of range for a tensor of shape \(2, 3, 4\)'):
+        x.swapaxes(0, 3)
 
 
 def test_transpose_with_two_axes_of_a_3d_tensor_points_to_swapaxes():

@@ -284,12 +284,14 @@ class Tensor:
 
     def swapaxes(self, axis1: int, axis2: int) -> Tensor:
         """Axes axis1 and axis2 trade places, as in NumPy and PyTorch (PyTorch's transpose(axis1, axis2))."""
-        order = list(range(self.data.ndim))
+        ndim = self.data.ndim
         for a in (axis1, axis2):
-            if not -len(order) <= a < len(order):
-                raise ValueError(f"Tensor.swapaxes: axis {a} is out of range for a tensor of shape {self.data.shape}")
-        order[axis1], order[axis2] = order[axis2], order[axis1]
-        return self.permute(*order)
+            if not (isinstance(a, (int, np.integer)) and -ndim <= a < ndim):
+                raise ValueError(f"Tensor.swapaxes: axis {a!r} is out of range for a tensor of shape {self.data.shape}")
+
+        def _backward(grad: np.ndarray) -> None:  # swapping the same two axes again puts every number back
+            self._add_grad(grad.swapaxes(axis1, axis2))
+        return Tensor._result(self.data.swapaxes(axis1, axis2), (self,), 'swapaxes', _backward)
 
     @property
     def T(self) -> Tensor:
