@@ -11,6 +11,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from tests.test_player_browser import Page, browser  # noqa: F401  (browser is a fixture used below)
+
 NOTEBOOK = Path(__file__).resolve().parent.parent / 'demo.ipynb'
 CELL_TIMEOUT = 180  # seconds; the slowest cell (training the MLP) takes well under a minute
 
@@ -106,6 +108,39 @@ def test_graphs_and_plots_are_displayed(executed):
     assert kinds.count('image/svg+xml') >= 2  # f's graph and the neuron's graph
     # toy loss, the moons, loss and accuracy curves, decision boundary; the tensor MLP's boundary, the digits
     assert kinds.count('image/png') >= 6
+
+
+def players(nb: nbformat.NotebookNode) -> list[str]:
+    """The HTML of every draw_backward player the code cells displayed, in order."""
+    return [out.data['text/html'] for cell in nb.cells if cell.cell_type == 'code' for out in cell.outputs
+            if 'micrograd-backward' in out.get('data', {}).get('text/html', '')]
+
+
+def test_backward_is_shown_step_by_step_for_f_and_for_the_neuron(executed):
+    f_steps, neuron_steps = players(executed)
+    assert f_steps.count('<figure') == 1 + 3 and 'a.grad += b.data * e.grad = -3.0 * 8.0 → -24.0' in f_steps
+    assert neuron_steps.count('<figure') == 1 + 2 and 'x1.grad += w1.data * v5.grad = -3.0 * 0.5 → -1.5' in neuron_steps
+
+
+def test_the_exported_page_steps_through_backward_in_a_browser(executed, browser, tmp_path):  # noqa: F811
+    """What `make demo` writes, opened as a learner opens it: both players step, and nothing fails."""
+    from nbconvert import HTMLExporter
+    page_file = tmp_path / 'demo.html'
+    page_file.write_text(HTMLExporter().from_notebook_node(executed)[0], encoding='utf-8')
+    # The page loads MathJax and require.js from a CDN; answered with nothing here, as the test runs offline.
+    page = Page(browser, page_file.as_uri(), offline_except='file://')
+    assert page.page.locator('.micrograd-backward').count() == 2
+    before = page.shown(0)[0]
+    assert before['caption'].startswith('step 0/3 · f.grad = 1.0')
+    page.click('next', index=0)
+    after = page.shown(0)[0]
+    assert after['caption'].startswith('step 1/3 · f = d ** 2 · f.grad = 1.0 · d.grad += 2 * d.data')
+    assert after['texts'] != before['texts'] and 'grad 8.0000' in after['texts']
+    page.click('next', index=1)
+    page.click('next', index=1)
+    assert page.shown(1)[0]['caption'].startswith('step 2/2 · v5 = w1 * x1 + w2 * x2 + b · v5.grad = 0.5')
+    assert page.errors == []
+    page.close()
 
 
 def test_the_neuron_is_drawn_as_one_dot_node_then_tanh(executed):
