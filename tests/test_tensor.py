@@ -608,6 +608,13 @@ def test_attention_is_one_op_and_names_what_does_not_fit():
         scaled_dot_product_attention(q, param(np.zeros((3, 5, 4))), param(np.zeros((3, 5, 6))))
 
 
+def test_attention_gradients_come_back_in_the_memory_order_of_the_heads():
+    x = param(np.random.default_rng(0).normal(size=(2, 5, 8)))  # (B, T, C)
+    q = x.reshape(2, 5, 4, 2).swapaxes(1, 2)  # 4 heads: a (B, n_head, T, d) view of (B, T, n_head, d) memory
+    scaled_dot_product_attention(q, q, q, is_causal=True).sum().backward()
+    assert q.grad.strides == q.data.strides  # so swapaxes and reshape hand it back to x without a copy
+
+
 def test_cross_entropy_leaves_out_ignored_targets():
     logits = param(np.zeros((3, 4)))
     loss = cross_entropy(logits, [0, -100, 3])  # the middle row is padding

@@ -196,9 +196,22 @@ def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, is_causal: boo
         dp = grad @ v.data.swapaxes(-2, -1)
         dscores = p * (dp - _row_dot(p, dp)) * scale  # with the scale of the step after
         if q.requires_grad:
-            q._add_grad(dscores @ k.data)
+            q._add_grad(_product_laid_out_as(q, dscores, k.data))
         if k.requires_grad:
-            k._add_grad(dscores.swapaxes(-2, -1) @ q.data)
+            k._add_grad(_product_laid_out_as(k, dscores.swapaxes(-2, -1), q.data))
         if v.requires_grad:
-            v._add_grad(p.swapaxes(-2, -1) @ grad)
+            v._add_grad(_product_laid_out_as(v, p.swapaxes(-2, -1), grad))
     return Tensor._result(out, (q, k, v), 'scaled_dot_product_attention', _backward)
+
+
+def _product_laid_out_as(t: Tensor, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b, t's gradient, written in the memory order of t's data (np.empty_like keeps it).
+
+    The same numbers as a @ b. But q, k and v usually are views: CausalSelfAttention splits
+    (B, T, C) into heads as a (B, n_head, T, d) view of (B, T, n_head, d) memory, and a
+    gradient in that memory order goes back through the swapaxes and reshape that made the
+    view without a copy. (If batch axes broadcast, the product is bigger than t: plain a @ b.)
+    """
+    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
+    product: np.ndarray = a @ b if shape != t.data.shape else np.matmul(a, b, out=np.empty_like(t.data))
+    return product
