@@ -306,6 +306,15 @@ def test_a_leafs_grad_is_its_own_array():
     assert b.grad.tolist() == [1.0, 1.0]
 
 
+def test_a_weight_keeps_the_gradient_its_product_made_for_it_alone():
+    x, w, table = param(np.ones((2, 3, 4))), param(np.ones((4, 5))), param(np.ones((6, 4)))
+    ((table[np.array([0, 0])] @ w).sum() + (x @ w).sum()).backward()
+    for a, b in [(x, w), (w, table), (x, table)]:
+        assert not np.shares_memory(a.grad, b.grad)
+    w.grad *= 0  # as gradient clipping does
+    assert (x.grad == 5.0).all() and (table.grad[0] == 10.0).all()
+
+
 def test_a_deep_graph_needs_no_recursion():
     x = param([1.0])
     y = x

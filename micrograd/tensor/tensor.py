@@ -98,19 +98,20 @@ class Tensor:
             return Tensor(other, dtype=self.data.dtype)  # type: ignore[arg-type]  # a NumPy scalar is a number
         raise TypeError(f"unsupported operand for {op}: Tensor and {type(other).__name__} ({other!r})")
 
-    def _add_grad(self, grad: np.ndarray) -> None:
+    def _add_grad(self, grad: np.ndarray, own: bool = False) -> None:
         """self.grad += grad, after summing grad over the axes broadcasting stretched.
 
         The gradient takes self's dtype (a float32 weight times a float64 input still has
         a float32 gradient). Never writes into an array: the same one may be handed to
-        several tensors.
+        several tensors. own=True promises that grad is a new array made for self alone,
+        as a weight's gradient from matmul is: a leaf may then keep it without a copy.
         """
         if grad.shape != self.data.shape:
             grad = _unbroadcast(grad, self.data.shape)
         dtype = self.data.dtype
         if self.grad is None:
             # A leaf's .grad is the user's to keep (and maybe scale in place): give it its own array.
-            self.grad = grad.astype(dtype, copy=False) if self._prev else np.array(grad, dtype=dtype)
+            self.grad = grad.astype(dtype, copy=False) if self._prev or own else np.array(grad, dtype=dtype)
         else:
             self.grad = self.grad + grad.astype(dtype, copy=False)
 
@@ -188,9 +189,9 @@ class Tensor:
             g = grad[..., None] if b.ndim == 1 else grad
             g = g[..., None, :] if a.ndim == 1 else g
             if self.requires_grad:  # (_unbroadcast sums over batch axes that only the other operand had)
-                self._add_grad(_unbroadcast(g @ b2.swapaxes(-1, -2), a2.shape).reshape(a.shape))
+                self._add_grad(_unbroadcast(g @ b2.swapaxes(-1, -2), a2.shape).reshape(a.shape), own=True)
             if other.requires_grad:
-                other._add_grad(_unbroadcast(a2.swapaxes(-1, -2) @ g, b2.shape).reshape(b.shape))
+                other._add_grad(_unbroadcast(a2.swapaxes(-1, -2) @ g, b2.shape).reshape(b.shape), own=True)
         return Tensor._result(out, (self, other), '@', _backward)
 
     def _matmul_rows(self, other: Tensor) -> Tensor:
@@ -207,9 +208,9 @@ class Tensor:
         def _backward(grad: np.ndarray) -> None:  # the 2-D rule on the rows: dA = grad @ B^T, dB = A^T @ grad
             g = grad.reshape(-1, b.shape[1])
             if self.requires_grad:
-                self._add_grad((g @ b.T).reshape(a.shape))
+                self._add_grad((g @ b.T).reshape(a.shape), own=True)
             if other.requires_grad:
-                other._add_grad(rows.T @ g)
+                other._add_grad(rows.T @ g, own=True)
         return Tensor._result((rows @ b).reshape(*a.shape[:-1], b.shape[1]), (self, other), '@', _backward)
 
     def matmul(self, other: Tensor | ArrayLike) -> Tensor:
@@ -308,7 +309,7 @@ class Tensor:
 
         def _backward(grad: np.ndarray) -> None:
             if looks_up_rows:  # table[ids], as an Embedding does: the same sums as below, 3-4x faster
-                self._add_grad(_sum_into_rows(picked, grad, self.data.shape))
+                self._add_grad(_sum_into_rows(picked, grad, self.data.shape), own=True)
                 return
             full = np.zeros_like(self.data)
             np.add.at(full, picked, grad)  # unlike full[index] += grad, adds once per repeated index
