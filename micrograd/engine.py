@@ -153,11 +153,13 @@ class Value:
         n = len(ws)
         if len(xs) != n:
             raise ValueError(f"Value.dot: {n} weights but {len(xs)} inputs")
-        try:
+        try:  # no check per operand on this hot path: a number has no .data, a NumPy one's is no float
             total = 0.0 if bias is None else bias.data  # type: ignore[union-attr]
             for w, x in zip(ws, xs):
                 total += w.data * x.data  # type: ignore[union-attr]
-        except AttributeError:  # plain numbers (say, a model's raw inputs) take part as leaves
+        except (AttributeError, TypeError):
+            total = None
+        if type(total) is not float:  # plain numbers (say, a model's raw inputs) take part as leaves
             return Value.dot([*map(_leaf, ws)], [*map(_leaf, xs)], None if bias is None else _leaf(bias))
         parents: tuple[Value, ...] = (*ws, *xs) if bias is None else (*ws, *xs, bias)  # type: ignore[arg-type]
 

@@ -449,3 +449,24 @@ def test_backward_functions_hold_their_parents_never_their_output():
     out = a * b
     assert out._backward.__defaults__ == (a, b) and out._prev is out._backward.__defaults__  # one tuple
     assert all(v is not out for v in out._backward.__defaults__)
+
+
+def test_dot_takes_numpy_scalars_as_plain_numbers():
+    import numpy as np  # their .data is a memoryview, not a number
+    w = Value(3.0)
+    out = Value.dot([w], [np.float64(2.0)], np.float32(1.0))
+    out.backward()
+    assert out.data == 7.0 and w.grad == 2.0
+
+
+@pytest.mark.parametrize('bad', ['2', None, [1.0], np.array([1.0, 2.0])])
+def test_dot_refuses_what_is_no_number_instead_of_summing_its_data(bad):
+    with pytest.raises(TypeError, match="Value"):
+        Value.dot([Value(1.0)], [bad])
+
+
+def test_dot_refuses_an_object_whose_data_multiplies_but_is_no_float():
+    class Wrapped:  # like a tensor: .data supports *, but it is no scalar Value
+        data = np.array([1.0, 2.0])
+    with pytest.raises(TypeError):
+        Value.dot([Value(1.0)], [Wrapped()])
