@@ -9,8 +9,8 @@ import shutil
 
 import pytest
 
-from micrograd import Value
 from micrograd.viz import draw_backward
+from tests.test_viz import labelled_f
 
 pytestmark = pytest.mark.slow  # a browser takes a second or two to start
 
@@ -88,14 +88,7 @@ class Page:
 
 
 def backward_of_f():
-    a, b, c = Value(2.0, label='a'), Value(-3.0, label='b'), Value(10.0, label='c')
-    e = a * b
-    e.label = 'e'
-    d = e + c
-    d.label = 'd'
-    f = d ** 2
-    f.label = 'f'
-    return draw_backward(f)
+    return draw_backward(labelled_f())
 
 
 @pytest.fixture
