@@ -169,6 +169,10 @@ def test_a_stack_of_rows_times_a_matrix_is_one_product_of_rows():
     out = Tensor(x) @ Tensor(w)
     assert out.shape == (2, 3, 5)
     assert out.data.tolist() == (x.reshape(6, 4) @ w).reshape(2, 3, 5).tolist()  # every row of every item meets w
+    for x_shape, w_shape in [((2, 3, 0), (0, 5)), ((2, 3, 4), (4, 0)), ((0, 3, 4), (4, 5))]:  # empty, as NumPy
+        x, w = param(np.ones(x_shape)), param(np.ones(w_shape))
+        (x @ w).sum().backward()
+        assert x.grad.shape == x_shape and w.grad.shape == w_shape and not w.grad.any()
 
 
 def test_sum_and_mean_over_an_axis():

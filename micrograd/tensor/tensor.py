@@ -203,10 +203,11 @@ class Tensor:
         of a (batch, K, N) stack of them to sum.
         """
         a, b = self.data, other.data
-        rows = a.reshape(-1, a.shape[-1])  # (..., K) -> (rows, K)
+        n_rows = math.prod(a.shape[:-1])  # (not -1: reshape cannot infer it when K or N is 0)
+        rows = a.reshape(n_rows, a.shape[-1])  # (..., K) -> (rows, K)
 
         def _backward(grad: np.ndarray) -> None:  # the 2-D rule on the rows: dA = grad @ B^T, dB = A^T @ grad
-            g = grad.reshape(-1, b.shape[1])
+            g = grad.reshape(n_rows, b.shape[1])
             if self.requires_grad:
                 self._add_grad((g @ b.T).reshape(a.shape), own=True)
             if other.requires_grad:
