@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from tests.test_player_browser import Page, browser  # noqa: F401  (browser is a fixture used below)
+from tests.browser import Page
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / 'demo.ipynb'
 CELL_TIMEOUT = 180  # seconds; the slowest cell (training the MLP) takes well under a minute

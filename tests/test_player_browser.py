@@ -4,88 +4,13 @@ Needs Chromium (Debian/Ubuntu: `sudo apt-get install chromium`) and the playwrig
 `pip install micrograd[test]`; its own browser download is not needed). Without them these tests are
 skipped on a developer's machine and fail in CI (where the CI variable is set).
 """
-import os
-import shutil
-
 import pytest
 
 from micrograd.viz import draw_backward
+from tests.browser import Page
 from tests.test_viz import labelled_f
 
 pytestmark = pytest.mark.slow  # a browser takes a second or two to start
-
-INSTALL_CHROMIUM = ("the player tests need Chromium: install it with `sudo apt-get install chromium` "
-                    "(Debian/Ubuntu), or put chromium or google-chrome on PATH")
-# No sandbox (CI containers run as root), no GPU, and nothing that phones home while the tests run.
-CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-                 '--disable-component-update', '--disable-sync']
-
-
-def chromium_path():
-    for name in ('chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'):
-        if shutil.which(name):
-            return shutil.which(name)
-    return None
-
-
-def missing(reason):
-    if os.environ.get('CI'):
-        pytest.fail(reason)
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope='session')
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        missing("the player tests drive Chromium with playwright: pip install playwright (in micrograd[test])")
-    path = chromium_path()
-    if path is None:
-        missing(INSTALL_CHROMIUM)
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-class Page:
-    """A page opened in Chromium, with every console error and every request it made."""
-
-    def __init__(self, browser, url, javascript=True, offline_except=None):
-        self.context = browser.new_context(java_script_enabled=javascript, viewport={'width': 1200, 'height': 900})
-        self.page = self.context.new_page()
-        self.errors, self.requests = [], []
-        self.page.on('console', lambda message: message.type == 'error' and self.errors.append(message.text))
-        self.page.on('pageerror', lambda error: self.errors.append(str(error)))
-        self.page.on('request', lambda request: self.requests.append(request.url))
-        if offline_except is not None:  # answer requests to the network with nothing, as if offline but quietly
-            self.page.route(lambda url: not url.startswith(offline_except),
-                            lambda route: route.fulfill(status=200, body='', content_type='text/plain'))
-        self.page.goto(url)
-
-    def player(self, index=0):
-        return self.page.locator('.micrograd-backward').nth(index)
-
-    def shown(self, index=0):
-        """What the player shows of every visible frame: its caption, the texts of its picture, and sizes."""
-        return self.player(index).evaluate("""player => [...player.querySelectorAll('.mg-frame')]
-            .filter(frame => getComputedStyle(frame).visibility === 'visible')
-            .map(frame => {
-              const image = frame.querySelector('img');
-              const svg = new DOMParser().parseFromString(atob(image.src.split(',')[1]), 'image/svg+xml');
-              return {caption: frame.querySelector('figcaption').innerText.replace(/\\n/g, ' · '),
-                      texts: [...svg.querySelectorAll('text')].map(text => text.textContent),
-                      drawn: image.complete && image.naturalWidth > 0 && image.getBoundingClientRect().height > 50,
-                      height: frame.getBoundingClientRect().height};
-            })""")
-
-    def click(self, action, index=0):
-        self.player(index).locator(f'[data-go={action}]').click()
-
-    def close(self):
-        self.context.close()
-
 
 def backward_of_f():
     return draw_backward(labelled_f())
