@@ -369,11 +369,11 @@ class Tensor:
         return Tensor._result(t, (self,), 'tanh', _backward)
 
     def relu(self) -> Tensor:
-        x = self.data
+        positive = self.data > 0  # found now, while the data is in cache; 1 byte a number for backward to read
 
         def _backward(grad: np.ndarray) -> None:  # 1 for x > 0, else 0 (also at 0, as in PyTorch)
-            self._add_grad(grad * (x > 0))
-        return Tensor._result(np.maximum(x, 0), (self,), 'relu', _backward)
+            self._add_grad(grad * positive)
+        return Tensor._result(np.maximum(self.data, 0), (self,), 'relu', _backward)
 
     def sigmoid(self) -> Tensor:
         s = _sigmoid(self.data)
