@@ -157,9 +157,10 @@ def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, is_causal: boo
     is_causal=True, query t sees only keys 0..t (T == S): later positions get score -inf,
     so softmax gives them weight 0 and nothing flows from the future to the past.
 
-    One op, as in PyTorch: the chain q @ k^T, * scale, masked_fill, softmax, @ v gives the
-    same numbers with six nodes; here its backward is the chain rule through those four
-    steps, written out. Leading (batch, head) axes broadcast as in matmul.
+    One op, as in PyTorch: composed of Tensor ops (k.swapaxes, @, * scale, masked_fill,
+    softmax, @) it gives the same numbers with six nodes; here the backward is the chain rule
+    through those steps, written out in three lines. Leading (batch, head) axes broadcast as
+    in matmul.
     """
     for name, t in (('q', q), ('k', k), ('v', v)):
         if not isinstance(t, Tensor):
