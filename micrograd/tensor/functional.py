@@ -13,10 +13,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from micrograd.tensor.tensor import ArrayLike, Tensor, _log_softmax, _sigmoid, _softmax
+from micrograd.tensor.tensor import Array, ArrayLike, Tensor, _log_softmax, _sigmoid, _softmax
 
 
-def _target(target: Tensor | ArrayLike, like: Tensor, loss: str) -> np.ndarray:
+def _target(target: Tensor | ArrayLike, like: Tensor, loss: str) -> Array:
     """Targets of the cross-entropies are data (no gradient): their array, checked to have the
     prediction's shape, because broadcasting (n, 1) against (n,) would silently compare all pairs."""
     if not isinstance(like, Tensor):
@@ -52,7 +52,7 @@ def binary_cross_entropy(probs: Tensor, target: Tensor | ArrayLike) -> Tensor:
     with np.errstate(divide='ignore'):  # log(0) = -inf, clamped just below
         losses = -(y * np.maximum(np.log(p), -100) + (1 - y) * np.maximum(np.log1p(-p), -100))
 
-    def _backward(grad: np.ndarray) -> None:  # dL/dp = (p - y) / (p (1 - p)) / n, kept finite at p = 0 or 1
+    def _backward(grad: Array) -> None:  # dL/dp = (p - y) / (p (1 - p)) / n, kept finite at p = 0 or 1
         probs._add_grad(grad * (p - y) / np.maximum(p * (1 - p), 1e-12) / p.size)
     return Tensor._result(losses.mean(), (probs,), 'binary_cross_entropy', _backward)
 
@@ -66,12 +66,12 @@ def binary_cross_entropy_with_logits(logits: Tensor, target: Tensor | ArrayLike)
     z = logits.data
     losses = np.maximum(z, 0) - z * y + np.log1p(np.exp(-np.abs(z)))
 
-    def _backward(grad: np.ndarray) -> None:  # dL/dz = (sigmoid(z) - y) / n
+    def _backward(grad: Array) -> None:  # dL/dz = (sigmoid(z) - y) / n
         logits._add_grad(grad * (_sigmoid(z) - y) / z.size)
     return Tensor._result(losses.mean(), (logits,), 'binary_cross_entropy_with_logits', _backward)
 
 
-def cross_entropy(logits: Tensor, targets: Tensor | np.ndarray | Sequence[int], ignore_index: int = -100) -> Tensor:
+def cross_entropy(logits: Tensor, targets: Tensor | Array | Sequence[int], ignore_index: int = -100) -> Tensor:
     """-log softmax(logits)[target], averaged over the rows, as torch's cross_entropy.
 
     logits has shape (n, classes) and targets holds n class indices. A row whose target is
@@ -100,7 +100,7 @@ def cross_entropy(logits: Tensor, targets: Tensor | np.ndarray | Sequence[int], 
     with np.errstate(invalid='ignore'):  # no row counted: 0 / 0 = nan, as in PyTorch
         loss = -np.where(counted, log_probs[rows, picked], 0).sum() / n_counted
 
-    def _backward(grad: np.ndarray) -> None:  # dL/dlogits = (softmax - one_hot(target)) / n_counted, 0 if ignored
+    def _backward(grad: Array) -> None:  # dL/dlogits = (softmax - one_hot(target)) / n_counted, 0 if ignored
         g = np.exp(log_probs)
         g[rows, picked] -= 1
         g[~counted] = 0
@@ -126,19 +126,19 @@ def rms_norm(x: Tensor, eps: float = 1e-5) -> Tensor:
     r = (_row_dot(x.data, x.data) / n + eps) ** -0.5  # 1 / rms, one per vector: mean(x**2) is x . x / n
     y = x.data * r
 
-    def _backward(grad: np.ndarray) -> None:  # y = x r with dr/dx_j = -r**3 x_j / n: dx = r (grad - y mean(grad y))
+    def _backward(grad: Array) -> None:  # y = x r with dr/dx_j = -r**3 x_j / n: dx = r (grad - y mean(grad y))
         x._add_grad(r * (grad - y * (_row_dot(grad, y) / n)))
     return Tensor._result(y, (x,), 'rms_norm', _backward)
 
 
-def _row_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _row_dot(a: Array, b: Array) -> Array:
     """The dot product of each vector of a (along the last axis) with the same vector of b, kept as an
     axis of length 1. As (a * b).sum(axis=-1, keepdims=True), but einsum makes no a * b temporary."""
-    dots: np.ndarray = np.einsum('...i,...i->...', a, b)[..., None]
+    dots: Array = np.einsum('...i,...i->...', a, b)[..., None]
     return dots
 
 
-def causal_mask(size: int) -> np.ndarray:
+def causal_mask(size: int) -> Array:
     """The (size, size) boolean mask of the future: [t, s] is True where s > t, the positions
     that position t must not look at. causal_mask(3) is
 
@@ -190,7 +190,7 @@ def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, is_causal: boo
         raise ValueError(f"scaled_dot_product_attention: the leading axes of q {q.shape}, k {k.shape} and "
                          f"v {v.shape} do not broadcast") from None
 
-    def _backward(grad: np.ndarray) -> None:
+    def _backward(grad: Array) -> None:
         # out = p @ v:               dp = grad @ v^T,  dv = p^T @ grad
         # p = softmax(scores):       dscores = p * (dp - sum_s p_s dp_s)   (0 where masked, since p is 0 there)
         # scores = q @ k^T * scale:  dq = dscores @ k * scale,  dk = dscores^T @ q * scale
@@ -205,7 +205,7 @@ def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, is_causal: boo
     return Tensor._result(out, (q, k, v), 'scaled_dot_product_attention', _backward)
 
 
-def _product_laid_out_as(t: Tensor, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _product_laid_out_as(t: Tensor, a: Array, b: Array) -> Array:
     """a @ b, t's gradient, written in the memory order of t's data (np.empty_like keeps it).
 
     The same numbers as a @ b. But q, k and v usually are views: CausalSelfAttention splits
@@ -214,5 +214,5 @@ def _product_laid_out_as(t: Tensor, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     view without a copy. (If batch axes broadcast, the product is bigger than t: plain a @ b.)
     """
     shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
-    product: np.ndarray = a @ b if shape != t.data.shape else np.matmul(a, b, out=np.empty_like(t.data))
+    product: Array = a @ b if shape != t.data.shape else np.matmul(a, b, out=np.empty_like(t.data))
     return product

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from micrograd.tensor.functional import rms_norm, scaled_dot_product_attention
-from micrograd.tensor.tensor import Tensor
+from micrograd.tensor.tensor import Array, Tensor
 
 
 class Module:
@@ -31,11 +31,11 @@ class Module:
         for p in self.parameters():
             p.grad = None
 
-    def state_dict(self) -> dict[str, np.ndarray]:
+    def state_dict(self) -> dict[str, Array]:
         """name -> a copy of that parameter's array: save it with np.savez(path, **state)."""
         return {name: p.data.copy() for name, p in self.named_parameters()}
 
-    def load_state_dict(self, state: dict[str, np.ndarray]) -> None:
+    def load_state_dict(self, state: dict[str, Array]) -> None:
         """Copy saved arrays into the parameters, in place (optimizers keep working).
 
         Every entry is checked before any is copied: a refused state leaves the model as it was.
@@ -73,7 +73,7 @@ def _named(value: object, name: str) -> Iterator[tuple[str, Tensor]]:
             yield from _named(v, f"{name}.{i}")
 
 
-def _as_tensor(x: Tensor | np.ndarray, dtype: np.dtype[Any]) -> Tensor:
+def _as_tensor(x: Tensor | Array, dtype: np.dtype[Any]) -> Tensor:
     """A layer takes an array input as a data tensor of its weights' dtype."""
     return x if isinstance(x, Tensor) else Tensor(x, dtype=dtype)
 
@@ -93,7 +93,7 @@ class Linear(Module):
         self.weight = Tensor(uniform(-k, k, (in_features, out_features)), requires_grad=True)
         self.bias = Tensor(uniform(-k, k, out_features), requires_grad=True) if bias else None
 
-    def forward(self, x: Tensor | np.ndarray) -> Tensor:
+    def forward(self, x: Tensor | Array) -> Tensor:
         out = _as_tensor(x, self.weight.data.dtype) @ self.weight
         return out if self.bias is None else out + self.bias
 
@@ -122,7 +122,7 @@ class MLP(Module):
         self.layers = [Linear(sizes[i], sizes[i + 1], bias=bias, rng=rng) for i in range(len(nouts))]
         self.activation = activation
 
-    def forward(self, x: Tensor | np.ndarray) -> Tensor:
+    def forward(self, x: Tensor | Array) -> Tensor:
         out = _as_tensor(x, self.layers[0].weight.data.dtype)
         for i, layer in enumerate(self.layers):
             out = layer(out)
@@ -147,7 +147,7 @@ class Embedding(Module):
     def __init__(self, num_embeddings: int, embedding_dim: int, rng: np.random.Generator | None = None):
         self.weight = Tensor((rng or np.random).normal(0.0, 1.0, (num_embeddings, embedding_dim)), requires_grad=True)
 
-    def forward(self, indices: Tensor | np.ndarray | list[Any] | int) -> Tensor:
+    def forward(self, indices: Tensor | Array | list[Any] | int) -> Tensor:
         idx = np.asarray(indices.data if isinstance(indices, Tensor) else indices)
         if idx.dtype.kind not in 'iu' and idx.size:
             raise TypeError(f"{self!r}: indices must be integers, got {idx.flat[0].item()!r} (dtype {idx.dtype})")
@@ -172,7 +172,7 @@ class RMSNorm(Module):
         self.dim, self.eps = dim, eps
         self.weight = Tensor(np.ones(dim), requires_grad=True) if elementwise_affine else None
 
-    def forward(self, x: Tensor | np.ndarray) -> Tensor:
+    def forward(self, x: Tensor | Array) -> Tensor:
         x = _as_tensor(x, np.dtype(np.float64) if self.weight is None else self.weight.data.dtype)
         if x.ndim == 0 or x.shape[-1] != self.dim:
             raise ValueError(f"{self!r}: expected vectors of {self.dim} numbers on the last axis, got shape {x.shape}")
@@ -202,7 +202,7 @@ class CausalSelfAttention(Module):
         self.n_embd, self.n_head, self.head_dim = n_embd, n_head, n_embd // n_head
         self.q, self.k, self.v, self.o = (Linear(n_embd, n_embd, bias=False, rng=rng) for _ in range(4))
 
-    def forward(self, x: Tensor | np.ndarray) -> Tensor:
+    def forward(self, x: Tensor | Array) -> Tensor:
         x = _as_tensor(x, self.q.weight.data.dtype)
         if x.ndim < 2 or x.shape[-1] != self.n_embd:
             raise ValueError(f"{self!r}: expected input of shape (B, T, {self.n_embd}) or (T, {self.n_embd}), "

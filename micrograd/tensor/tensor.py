@@ -26,9 +26,10 @@ import numpy.typing as npt
 
 from micrograd import engine
 
-ArrayLike = np.ndarray | float | int | Sequence[Any]  # what a Tensor can be made from (besides a Tensor)
+Array = npt.NDArray[Any]  # an ndarray of any dtype: what .data and .grad hold
+ArrayLike = Array | float | int | Sequence[Any]  # what a Tensor can be made from (besides a Tensor)
 Axis = int | tuple[int, ...] | None
-Backward = Callable[[np.ndarray], None]
+Backward = Callable[[Array], None]
 
 
 def _is_real(x: object) -> bool:
@@ -36,7 +37,7 @@ def _is_real(x: object) -> bool:
     return isinstance(x, (numbers.Real, np.bool_, np.integer, np.floating))
 
 
-def _unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+def _unbroadcast(grad: Array, shape: tuple[int, ...]) -> Array:
     """Sum grad over the axes that broadcasting stretched, so that it has `shape` again.
 
     Broadcasting (3,) against (2, 3) prepends an axis; (2, 1) against (2, 3) stretches
@@ -46,7 +47,7 @@ def _unbroadcast(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
         return grad
     extra = grad.ndim - len(shape)  # prepended axes
     stretched = tuple(i + extra for i, n in enumerate(shape) if n == 1 and grad.shape[i + extra] != 1)
-    summed: np.ndarray = grad.sum(axis=tuple(range(extra)) + stretched, keepdims=True)
+    summed: Array = grad.sum(axis=tuple(range(extra)) + stretched, keepdims=True)
     return summed.reshape(shape)
 
 
@@ -70,17 +71,17 @@ class Tensor:
         if not (isinstance(data, (np.ndarray, list, tuple)) or _is_real(data)):
             raise TypeError(f"Tensor() takes numbers, (nested) lists of numbers or an ndarray, "
                             f"got {type(data).__name__}")
-        self.data: np.ndarray = np.array(data, dtype=dtype) if requires_grad else np.asarray(data, dtype=dtype)
+        self.data: Array = np.array(data, dtype=dtype) if requires_grad else np.asarray(data, dtype=dtype)
         if requires_grad and self.data.dtype.kind != 'f':
             raise TypeError(f"Tensor: only floating-point tensors can require gradients, got dtype {self.data.dtype}")
-        self.grad: np.ndarray | None = None
+        self.grad: Array | None = None
         self.requires_grad = requires_grad
         self._prev: tuple[Tensor, ...] = ()
         self._op = ''
         self._backward: Backward | None = None
 
     @staticmethod
-    def _result(data: np.ndarray | np.generic, parents: tuple[Tensor, ...], op: str, backward: Backward) -> Tensor:
+    def _result(data: Array | np.generic, parents: tuple[Tensor, ...], op: str, backward: Backward) -> Tensor:
         """The output of an op. It joins the graph only if a parent needs gradients (and not under no_grad())."""
         out = Tensor.__new__(Tensor)  # data is already an ndarray of the right dtype: skip __init__'s checks
         out.data = data if type(data) is np.ndarray else np.asarray(data)  # 0-d results come back as NumPy scalars
@@ -98,7 +99,7 @@ class Tensor:
             return Tensor(other, dtype=self.data.dtype)  # type: ignore[arg-type]  # a NumPy scalar is a number
         raise TypeError(f"unsupported operand for {op}: Tensor and {type(other).__name__} ({other!r})")
 
-    def _add_grad(self, grad: np.ndarray, own: bool = False) -> None:
+    def _add_grad(self, grad: Array, own: bool = False) -> None:
         """self.grad += grad, after summing grad over the axes broadcasting stretched.
 
         The gradient takes self's dtype (a float32 weight times a float64 input still has
@@ -120,7 +121,7 @@ class Tensor:
     def __add__(self, other: Tensor | ArrayLike) -> Tensor:
         other = self._lift(other, '+')
 
-        def _backward(grad: np.ndarray) -> None:  # d(x+y)/dx = d(x+y)/dy = 1
+        def _backward(grad: Array) -> None:  # d(x+y)/dx = d(x+y)/dy = 1
             if self.requires_grad:
                 self._add_grad(grad)
             if other.requires_grad:
@@ -130,7 +131,7 @@ class Tensor:
     def __mul__(self, other: Tensor | ArrayLike) -> Tensor:
         other = self._lift(other, '*')
 
-        def _backward(grad: np.ndarray) -> None:  # d(xy)/dx = y, d(xy)/dy = x
+        def _backward(grad: Array) -> None:  # d(xy)/dx = y, d(xy)/dy = x
             if self.requires_grad:
                 self._add_grad(grad * other.data)
             if other.requires_grad:
@@ -141,7 +142,7 @@ class Tensor:
         other = self._lift(other, '/')
         x, y = self.data, other.data
 
-        def _backward(grad: np.ndarray) -> None:  # d(x/y)/dx = 1/y, d(x/y)/dy = -x/y**2
+        def _backward(grad: Array) -> None:  # d(x/y)/dx = 1/y, d(x/y)/dy = -x/y**2
             if self.requires_grad:
                 self._add_grad(grad / y)
             if other.requires_grad:
@@ -158,7 +159,7 @@ class Tensor:
                              f"base**k * log(base)), got a base of {x.min()}")
         out = x ** k
 
-        def _backward(grad: np.ndarray) -> None:  # d(x**k)/dx = k x**(k-1), d(x**k)/dk = x**k log(x)
+        def _backward(grad: Array) -> None:  # d(x**k)/dx = k x**(k-1), d(x**k)/dk = x**k log(x)
             if self.requires_grad:
                 with np.errstate(divide='ignore', invalid='ignore'):  # 0 ** (k-1) is inf for k < 1 ...
                     slope = k * x ** (k - 1)
@@ -182,7 +183,7 @@ class Tensor:
                              f"({a.shape[-1]} columns vs {b.shape[0 if b.ndim == 1 else -2]} rows, "
                              f"or batch axes that do not broadcast)") from None
 
-        def _backward(grad: np.ndarray) -> None:  # d(AB)/dA = grad @ B^T, d(AB)/dB = A^T @ grad
+        def _backward(grad: Array) -> None:  # d(AB)/dA = grad @ B^T, d(AB)/dB = A^T @ grad
             # A vector operand acts as a 1-row (a) or 1-column (b) matrix whose extra axis
             # the output dropped; put those axes back so the matrix rule applies as is.
             a2, b2 = (a[None, :] if a.ndim == 1 else a), (b[:, None] if b.ndim == 1 else b)
@@ -206,7 +207,7 @@ class Tensor:
         n_rows = math.prod(a.shape[:-1])  # (not -1: reshape cannot infer it when K or N is 0)
         rows = a.reshape(n_rows, a.shape[-1])  # (..., K) -> (rows, K)
 
-        def _backward(grad: np.ndarray) -> None:  # the 2-D rule on the rows: dA = grad @ B^T, dB = A^T @ grad
+        def _backward(grad: Array) -> None:  # the 2-D rule on the rows: dA = grad @ B^T, dB = A^T @ grad
             g = grad.reshape(n_rows, b.shape[1])
             if self.requires_grad:
                 self._add_grad((g @ b.T).reshape(a.shape), own=True)
@@ -220,7 +221,7 @@ class Tensor:
     # --- reductions ---
 
     def sum(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
-        def _backward(grad: np.ndarray) -> None:  # d(sum x)/dx_i = 1: every summand gets the whole grad
+        def _backward(grad: Array) -> None:  # d(sum x)/dx_i = 1: every summand gets the whole grad
             if not keepdims and axis is not None:
                 grad = np.expand_dims(grad, axis)  # put the summed axes back, with length 1
             self._add_grad(np.broadcast_to(grad, self.data.shape))
@@ -240,7 +241,7 @@ class Tensor:
         """
         top = self.data.max(axis=axis, keepdims=True)
 
-        def _backward(grad: np.ndarray) -> None:  # 1/(number of ties) at the maxima, 0 elsewhere
+        def _backward(grad: Array) -> None:  # 1/(number of ties) at the maxima, 0 elsewhere
             grad = np.reshape(grad, top.shape)  # the reduced axes back, with length 1
             is_top = self.data == top
             ties = is_top.sum(axis=axis, keepdims=True, dtype=self.data.dtype)  # counted in self's dtype, not int64
@@ -259,7 +260,7 @@ class Tensor:
             raise ValueError(f"Tensor.reshape: cannot put the {self.data.size} numbers of shape {self.data.shape} "
                              f"into shape {new_shape}") from None
 
-        def _backward(grad: np.ndarray) -> None:  # the same numbers back in the old shape
+        def _backward(grad: Array) -> None:  # the same numbers back in the old shape
             self._add_grad(grad.reshape(self.data.shape))
         return Tensor._result(out, (self,), 'reshape', _backward)
 
@@ -269,7 +270,7 @@ class Tensor:
         order = _permutation(_ints(axes), self.data.ndim, 'permute')
         undo = tuple(int(i) for i in np.argsort(order))  # output axis i came from axis order[i]: send it back
 
-        def _backward(grad: np.ndarray) -> None:  # every number goes back to where it came from
+        def _backward(grad: Array) -> None:  # every number goes back to where it came from
             self._add_grad(grad.transpose(undo))
         return Tensor._result(self.data.transpose(order), (self,), 'permute', _backward)
 
@@ -291,7 +292,7 @@ class Tensor:
             if not (isinstance(a, (int, np.integer)) and -ndim <= a < ndim):
                 raise ValueError(f"Tensor.swapaxes: axis {a!r} is out of range for a tensor of shape {self.data.shape}")
 
-        def _backward(grad: np.ndarray) -> None:  # swapping the same two axes again puts every number back
+        def _backward(grad: Array) -> None:  # swapping the same two axes again puts every number back
             self._add_grad(grad.swapaxes(axis1, axis2))
         return Tensor._result(self.data.swapaxes(axis1, axis2), (self,), 'swapaxes', _backward)
 
@@ -308,7 +309,7 @@ class Tensor:
         picked = _plain_index(index)
         looks_up_rows = isinstance(picked, np.ndarray) and picked.dtype.kind in 'iu' and self.data.ndim > 0
 
-        def _backward(grad: np.ndarray) -> None:
+        def _backward(grad: Array) -> None:
             if looks_up_rows:  # table[ids], as an Embedding does: the same sums as below, 3-4x faster
                 self._add_grad(_sum_into_rows(picked, grad, self.data.shape), own=True)
                 return
@@ -317,7 +318,7 @@ class Tensor:
             self._add_grad(full)
         return Tensor._result(self.data[picked], (self,), 'getitem', _backward)
 
-    def masked_fill(self, mask: np.ndarray | Tensor, value: float) -> Tensor:
+    def masked_fill(self, mask: Array | Tensor, value: float) -> Tensor:
         """value where mask is True, self where it is False, as torch's masked_fill.
 
         mask is a boolean array that broadcasts to self's shape. The filled places hold a
@@ -338,7 +339,7 @@ class Tensor:
                              f"tensor's shape {self.data.shape}")
         keep = ~hide
 
-        def _backward(grad: np.ndarray) -> None:  # d out/dx = 1 where kept, 0 where filled
+        def _backward(grad: Array) -> None:  # d out/dx = 1 where kept, 0 where filled
             self._add_grad(grad * keep)
         out = np.where(hide, np.asarray(value, dtype=self.data.dtype), self.data)
         return Tensor._result(out, (self,), 'masked_fill', _backward)
@@ -348,7 +349,7 @@ class Tensor:
     def exp(self) -> Tensor:
         e = np.exp(self.data)
 
-        def _backward(grad: np.ndarray) -> None:  # d e**x/dx = e**x
+        def _backward(grad: Array) -> None:  # d e**x/dx = e**x
             self._add_grad(grad * e)
         return Tensor._result(e, (self,), 'exp', _backward)
 
@@ -357,28 +358,28 @@ class Tensor:
         if np.any(x <= 0):
             raise ValueError(f"Tensor.log: log is defined only for data > 0, got {x.min()}")
 
-        def _backward(grad: np.ndarray) -> None:  # d log(x)/dx = 1/x
+        def _backward(grad: Array) -> None:  # d log(x)/dx = 1/x
             self._add_grad(grad / x)
         return Tensor._result(np.log(x), (self,), 'log', _backward)
 
     def tanh(self) -> Tensor:
         t = np.tanh(self.data)
 
-        def _backward(grad: np.ndarray) -> None:  # d tanh(x)/dx = 1 - tanh(x)**2
+        def _backward(grad: Array) -> None:  # d tanh(x)/dx = 1 - tanh(x)**2
             self._add_grad(grad * (1 - t * t))
         return Tensor._result(t, (self,), 'tanh', _backward)
 
     def relu(self) -> Tensor:
         positive = self.data > 0  # found now, while the data is in cache; 1 byte a number for backward to read
 
-        def _backward(grad: np.ndarray) -> None:  # 1 for x > 0, else 0 (also at 0, as in PyTorch)
+        def _backward(grad: Array) -> None:  # 1 for x > 0, else 0 (also at 0, as in PyTorch)
             self._add_grad(grad * positive)
         return Tensor._result(np.maximum(self.data, 0), (self,), 'relu', _backward)
 
     def sigmoid(self) -> Tensor:
         s = _sigmoid(self.data)
 
-        def _backward(grad: np.ndarray) -> None:  # d sigmoid(x)/dx = s (1 - s)
+        def _backward(grad: Array) -> None:  # d sigmoid(x)/dx = s (1 - s)
             self._add_grad(grad * s * (1 - s))
         return Tensor._result(s, (self,), 'sigmoid', _backward)
 
@@ -386,7 +387,7 @@ class Tensor:
         """exp(x_i) / sum_j exp(x_j) along axis. An entry of -inf gets probability 0."""
         s = _softmax(self.data, axis)
 
-        def _backward(grad: np.ndarray) -> None:  # ds_i/dx_j = s_i (1[i=j] - s_j)
+        def _backward(grad: Array) -> None:  # ds_i/dx_j = s_i (1[i=j] - s_j)
             self._add_grad(s * (grad - (grad * s).sum(axis=axis, keepdims=True)))
         return Tensor._result(s, (self,), 'softmax', _backward)
 
@@ -394,7 +395,7 @@ class Tensor:
         """x_i - log(sum_j exp(x_j)) along axis, without overflow for large x."""
         out = _log_softmax(self.data, axis)
 
-        def _backward(grad: np.ndarray) -> None:  # d out_i/dx_j = 1[i=j] - softmax(x)_j
+        def _backward(grad: Array) -> None:  # d out_i/dx_j = 1[i=j] - softmax(x)_j
             self._add_grad(grad - np.exp(out) * grad.sum(axis=axis, keepdims=True))
         return Tensor._result(out, (self,), 'log_softmax', _backward)
 
@@ -466,7 +467,7 @@ class Tensor:
         number: float = self.data.item()
         return number
 
-    def numpy(self) -> np.ndarray:
+    def numpy(self) -> Array:
         """The data itself, not a copy (as torch's .numpy())."""
         return self.data
 
@@ -545,7 +546,7 @@ def _plain_index(index: object) -> Any:  # what ndarray[...] takes
     return index
 
 
-def _sum_into_rows(rows: np.ndarray, grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+def _sum_into_rows(rows: Array, grad: Array, shape: tuple[int, ...]) -> Array:
     """An array of `shape` whose row r is the sum of grad[i] over every i with rows[i] == r.
 
     That is np.add.at(zeros(shape), rows, grad), done as a histogram: each number of grad
@@ -557,21 +558,21 @@ def _sum_into_rows(rows: np.ndarray, grad: np.ndarray, shape: tuple[int, ...]) -
     return np.bincount(places.reshape(-1), weights=grad.reshape(-1), minlength=n * width).reshape(shape)
 
 
-def _sigmoid(x: np.ndarray) -> np.ndarray:
+def _sigmoid(x: Array) -> Array:
     # 1/(1+e^-x) for x >= 0 and e^x/(1+e^x) for x < 0: both only ever exponentiate -|x|, so nothing overflows.
     e = np.exp(-np.abs(x))
-    s: np.ndarray = np.where(x >= 0, 1, e) / (1 + e)
+    s: Array = np.where(x >= 0, 1, e) / (1 + e)
     return s
 
 
-def _log_softmax(x: np.ndarray, axis: int) -> np.ndarray:
+def _log_softmax(x: Array, axis: int) -> Array:
     # Subtracting the max changes nothing mathematically but keeps exp() from overflowing.
     shifted = x - x.max(axis=axis, keepdims=True)
-    out: np.ndarray = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+    out: Array = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
     return out
 
 
-def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
-    e: np.ndarray = np.exp(x - x.max(axis=axis, keepdims=True))  # as in _log_softmax: exp() cannot overflow
+def _softmax(x: Array, axis: int) -> Array:
+    e: Array = np.exp(x - x.max(axis=axis, keepdims=True))  # as in _log_softmax: exp() cannot overflow
     e /= e.sum(axis=axis, keepdims=True)  # in place: e is ours, and attention's batches of scores are big
     return e
