@@ -30,6 +30,7 @@ from threadpoolctl import threadpool_limits
 
 import micrograd.nn as scalar_nn
 import micrograd.tensor as mt
+from micrograd.optim import SGD
 
 BATCH = 64
 
@@ -103,7 +104,7 @@ def moons_benchmark(repeats: int, steps: int) -> tuple[float, float, float]:
 
     random.seed(1337)
     scalar_model = scalar_nn.MLP(2, [16, 16, 1])
-    scalar_opt = scalar_nn.SGD(scalar_model.parameters(), lr=0.05)
+    scalar_opt = SGD(scalar_model.parameters(), lr=0.05)
     rows, labels = [list(map(float, row)) for row in x], [float(label) for label in y]
 
     model = mt.MLP(2, [16, 16, 1])
