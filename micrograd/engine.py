@@ -46,7 +46,8 @@ def _output(data: float, op: str, backward: Backward, parents: tuple[Value, ...]
     out = Value.__new__(Value)  # not Value(data): data is a float already, so skip __init__'s checks
     out.data, out.grad, out.label, out._prev, out._op, out._backward = data, 0.0, '', (), '', None
     if _grad_enabled.get():
-        out._prev, out._op, out._backward = parents or backward.__defaults__ or (), op, backward
+        out._prev = (backward.__defaults__ or ()) if parents is None else parents
+        out._op, out._backward = op, backward
     return out
 
 

@@ -470,3 +470,9 @@ def test_dot_refuses_an_object_whose_data_multiplies_but_is_no_float():
         data = np.array([1.0, 2.0])
     with pytest.raises(TypeError):
         Value.dot([Value(1.0)], [Wrapped()])
+
+
+def test_an_empty_dot_is_zero_and_a_leaf_in_effect():
+    d = Value.dot([], [])
+    d.backward()
+    assert d.data == 0.0 and d._prev == () and d.grad == 1.0
