@@ -233,7 +233,7 @@ def _step(node: Value, names: Mapping[Value, str], shown: Mapping[Value, float |
     return Step(node, expression, tuple(shares))
 
 
-_NUMBER_OP = re.compile(r'(\*\*|[*+/])(.+)')  # an op with a plain number: '*2', '+-3', '/2', '**0.5'
+_NUMBER_OP = re.compile(r'(\*\*|[*+])(.+)')  # an op with a plain number: '*2', '+-3', '**0.5' (x/2 is x*0.5)
 
 
 def _local_rule(node: Value, names: Mapping[Value, str]) -> tuple[str, list[tuple[Value, str, str, float]]]:
@@ -291,8 +291,6 @@ def _local_rule(node: Value, names: Mapping[Value, str]) -> tuple[str, list[tupl
                 return expression, [(x, f'{to_x} {out_grad}', grad, g)]
             if symbol == '*':  # d(kx)/dx = k
                 return expression, [(x, f'{to_x} {k_text} * {out_grad}', f'{k_text} * {grad}', k * g)]
-            if symbol == '/':  # d(x/k)/dx = 1/k
-                return expression, [(x, f'{to_x} {out_grad} / {k_text}', f'{grad} / {k_text}', g / k)]
             if k == 0:  # x**0 is 1 everywhere
                 return expression, [(x, f'{to_x} 0', '', 0.0)]
             return expression, [(x, f'{to_x} {k_text} * {xn}.data ** ({k_text} - 1) * {out_grad}',
