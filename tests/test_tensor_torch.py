@@ -56,7 +56,7 @@ CASES = {
     'matmul vector-matrix': (lambda a, b: a @ b, lambda a, b: a @ b, [(4,), (2, 4, 3)], (-2, 2)),
     'matmul matrix-vector': (lambda a, b: a @ b, lambda a, b: a @ b, [(2, 3, 4), (4,)], (-2, 2)),
     'matmul vector-vector': (lambda a, b: a @ b, lambda a, b: a @ b, [(4,), (4,)], (-2, 2)),
-    'rmatmul array': (lambda a: np.ones((2, 3)) @ a, lambda a: torch.ones(2, 3, dtype=a.dtype) @ a,
+    'rmatmul array': (lambda a: np.ones((2, 3), dtype=a.dtype) @ a, lambda a: torch.ones(2, 3, dtype=a.dtype) @ a,
                       [(3, 4)], (-2, 2)),
     'sum': (lambda a: a.sum(), lambda a: a.sum(), [(3, 4)], (-2, 2)),
     'sum axis': (lambda a: a.sum(axis=1), lambda a: a.sum(dim=1), [(2, 3, 4)], (-2, 2)),
@@ -69,7 +69,7 @@ CASES = {
     'max axis': (lambda a: a.max(axis=0), lambda a: a.amax(dim=0), [(3, 4)], (-2, 2)),
     'max axes keepdims': (lambda a: a.max(axis=(1, 2), keepdims=True), lambda a: a.amax(dim=(1, 2), keepdim=True),
                           [(2, 3, 4)], (-2, 2)),
-    'reshape': (lambda a: a.reshape(4, 3) * np.arange(12.0).reshape(4, 3),
+    'reshape': (lambda a: a.reshape(4, 3) * np.arange(12.0, dtype=a.dtype).reshape(4, 3),
                 lambda a: a.reshape(4, 3) * torch.arange(12.0, dtype=a.dtype).reshape(4, 3), [(3, 4)], (-2, 2)),
     'transpose': (lambda a: a.transpose(1, 2, 0), lambda a: a.permute(1, 2, 0), [(2, 3, 4)], (-2, 2)),
     'T': (lambda a: a.T, lambda a: a.permute(2, 1, 0), [(2, 3, 4)], (-2, 2)),
@@ -106,8 +106,8 @@ CASES = {
     'permute negative': (lambda a: a.permute(-1, 0, -2), lambda a: a.permute(-1, 0, -2), [(2, 3, 4)], (-2, 2)),
     'swapaxes': (lambda a: a.swapaxes(1, -1), lambda a: a.transpose(1, -1), [(2, 3, 4)], (-2, 2)),
     # (B, T, C) -> (B, n_head, T, head_dim), each element weighted differently, and back to (B, T, C)
-    'heads and back': (lambda a: (a.reshape(2, 3, 2, 2).swapaxes(1, 2) * np.arange(24.0).reshape(2, 2, 3, 2))
-                       .swapaxes(1, 2).reshape(2, 3, 4),
+    'heads and back': (lambda a: (a.reshape(2, 3, 2, 2).swapaxes(1, 2)
+                                  * np.arange(24.0, dtype=a.dtype).reshape(2, 2, 3, 2)).swapaxes(1, 2).reshape(2, 3, 4),
                        lambda a: (a.view(2, 3, 2, 2).transpose(1, 2) * torch.arange(24.0, dtype=a.dtype)
                                   .reshape(2, 2, 3, 2)).transpose(1, 2).reshape(2, 3, 4),
                        [(2, 3, 4)], (-2, 2)),

@@ -1,6 +1,7 @@
 """micrograd.tensor: the ideas of engine.py and nn.py over NumPy arrays.
 
     tensor.py       the Tensor, its ops and backward(): read it beside engine.py
+    numeric.py      the NumPy pieces both use: dtype promotion, a stable softmax, the sums of backward
     functional.py   functions of tensors: the losses, rms_norm, causal attention
     layers.py       Module, Linear, MLP, and a small GPT's blocks: Embedding, RMSNorm, CausalSelfAttention
     ../optim.py     SGD and Adam, the same for Values and Tensors
@@ -32,8 +33,8 @@ from micrograd.tensor.functional import (
     scaled_dot_product_attention,
 )
 from micrograd.tensor.layers import ACTIVATIONS, MLP, CausalSelfAttention, Embedding, Linear, Module, RMSNorm
-from micrograd.tensor.tensor import Tensor
+from micrograd.tensor.tensor import Tensor, where
 
-__all__ = ['Tensor', 'no_grad', 'mse_loss', 'binary_cross_entropy', 'binary_cross_entropy_with_logits',
+__all__ = ['Tensor', 'where', 'no_grad', 'mse_loss', 'binary_cross_entropy', 'binary_cross_entropy_with_logits',
            'cross_entropy', 'rms_norm', 'causal_mask', 'scaled_dot_product_attention',
            'Module', 'Linear', 'MLP', 'ACTIVATIONS', 'Embedding', 'RMSNorm', 'CausalSelfAttention', 'SGD', 'Adam']

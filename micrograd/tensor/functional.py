@@ -13,24 +13,36 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from micrograd.tensor.tensor import Array, ArrayLike, Tensor, _log_softmax, _sigmoid, _softmax
+from micrograd.tensor.numeric import Array, index, is_number, log_softmax, real_array, row_dot, sigmoid, softmax
+from micrograd.tensor.tensor import ArrayLike, Tensor
 
 
 def _target(target: Tensor | ArrayLike, like: Tensor, loss: str) -> Array:
     """Targets of the cross-entropies are data (no gradient): their array, checked to have the
     prediction's shape, because broadcasting (n, 1) against (n,) would silently compare all pairs."""
-    if not isinstance(like, Tensor):
-        raise TypeError(f"{loss}: the prediction must be a Tensor (the output of a model), got {type(like).__name__}")
-    t = np.asarray(target.data if isinstance(target, Tensor) else target, dtype=like.data.dtype)
+    _check_prediction(like, loss)
+    given = target.data if isinstance(target, Tensor) else target
+    if not isinstance(given, (np.ndarray, list, tuple, int, float)):
+        raise TypeError(f"{loss}: the target must be numbers or an array, got {type(given).__name__}")
+    t = real_array(given, loss).astype(like.data.dtype, copy=False)
     if t.shape != like.data.shape:
         raise ValueError(f"{loss}: target shape {t.shape} differs from input shape {like.data.shape}")
     return t
 
 
+def _check_prediction(pred: object, op: str, what: str = 'the prediction') -> None:
+    """The tensor an op differentiates must be a float Tensor (PyTorch's losses refuse integers too)."""
+    if not isinstance(pred, Tensor):
+        raise TypeError(f"{op}: {what} must be a Tensor, got {type(pred).__name__}")
+    if pred.data.dtype.kind != 'f':
+        raise TypeError(f"{op}: {what} must be a float tensor, got dtype {pred.data.dtype} (as in PyTorch)")
+
+
 # --- losses: functions of (prediction, target), averaged over all elements as in PyTorch ---
 
 def mse_loss(pred: Tensor, target: Tensor | ArrayLike) -> Tensor:
-    """mean((pred - target)**2). A target tensor that requires gradients gets them too."""
+    """mean((pred - target)**2). A target tensor that requires gradients gets them too.
+    An empty batch gives nan, as in PyTorch."""
     if not isinstance(target, Tensor) or not isinstance(pred, Tensor):
         target = _target(target, pred, 'mse_loss')
     elif target.shape != pred.shape:
@@ -46,15 +58,18 @@ def binary_cross_entropy(probs: Tensor, target: Tensor | ArrayLike) -> Tensor:
     """
     y = _target(target, probs, 'binary_cross_entropy')
     p = probs.data
-    if np.any((p < 0) | (p > 1)):
-        raise ValueError(f"binary_cross_entropy: probabilities must lie in [0, 1], got values in "
-                         f"[{p.min()}, {p.max()}] (pass raw scores to binary_cross_entropy_with_logits)")
-    with np.errstate(divide='ignore'):  # log(0) = -inf, clamped just below
+    if not np.all((p >= 0) & (p <= 1)):  # written so that nan fails too
+        raise ValueError(f"binary_cross_entropy: probabilities must lie in [0, 1], got {p[~((p >= 0) & (p <= 1))][0]} "
+                         f"(pass raw scores to binary_cross_entropy_with_logits)")
+    if not np.all((y >= 0) & (y <= 1)):
+        raise ValueError(f"binary_cross_entropy: targets must lie in [0, 1], got {y[~((y >= 0) & (y <= 1))][0]}")
+    with np.errstate(divide='ignore', invalid='ignore'):  # log(0) = -inf, clamped just below; an empty mean is nan
         losses = -(y * np.maximum(np.log(p), -100) + (1 - y) * np.maximum(np.log1p(-p), -100))
+        loss = np.asarray(np.sum(losses) / p.size, dtype=p.dtype)
 
     def _backward(grad: Array) -> None:  # dL/dp = (p - y) / (p (1 - p)) / n, kept finite at p = 0 or 1
         probs._add_grad(grad * (p - y) / np.maximum(p * (1 - p), 1e-12) / p.size)
-    return Tensor._result(losses.mean(), (probs,), 'binary_cross_entropy', _backward)
+    return Tensor._result(loss, (probs,), 'binary_cross_entropy', _backward)
 
 
 def binary_cross_entropy_with_logits(logits: Tensor, target: Tensor | ArrayLike) -> Tensor:
@@ -65,10 +80,12 @@ def binary_cross_entropy_with_logits(logits: Tensor, target: Tensor | ArrayLike)
     y = _target(target, logits, 'binary_cross_entropy_with_logits')
     z = logits.data
     losses = np.maximum(z, 0) - z * y + np.log1p(np.exp(-np.abs(z)))
+    with np.errstate(invalid='ignore'):  # the mean of an empty batch is nan, as in PyTorch
+        loss = np.asarray(np.sum(losses) / z.size, dtype=z.dtype)
 
     def _backward(grad: Array) -> None:  # dL/dz = (sigmoid(z) - y) / n
-        logits._add_grad(grad * (_sigmoid(z) - y) / z.size)
-    return Tensor._result(losses.mean(), (logits,), 'binary_cross_entropy_with_logits', _backward)
+        logits._add_grad(grad * (sigmoid(z) - y) / z.size)
+    return Tensor._result(loss, (logits,), 'binary_cross_entropy_with_logits', _backward)
 
 
 def cross_entropy(logits: Tensor, targets: Tensor | Array | Sequence[int], ignore_index: int = -100) -> Tensor:
@@ -79,9 +96,8 @@ def cross_entropy(logits: Tensor, targets: Tensor | Array | Sequence[int], ignor
     padding of short sequences in a batch is left out. (For a sequence model, reshape
     logits (B, T, C) to (B*T, C) and targets (B, T) to (B*T,).)
     """
+    _check_prediction(logits, 'cross_entropy', 'logits')
     t = np.asarray(targets.data if isinstance(targets, Tensor) else targets)
-    if not isinstance(logits, Tensor):
-        raise TypeError(f"cross_entropy: logits must be a Tensor (the output of a model), got {type(logits).__name__}")
     if logits.data.ndim != 2:
         raise ValueError(f"cross_entropy: logits must have shape (batch, classes), got {logits.data.shape}; "
                          f"reshape (B, T, C) logits to (B*T, C) and their (B, T) targets to (B*T,)")
@@ -96,7 +112,7 @@ def cross_entropy(logits: Tensor, targets: Tensor | Array | Sequence[int], ignor
                          f"{ignore_index}, to skip the row), got {wrong[0]}")
     rows, picked = np.arange(n), np.where(counted, t, 0)  # an ignored row picks any class: it is multiplied by 0
     n_counted = int(counted.sum())
-    log_probs = _log_softmax(logits.data, axis=1)
+    log_probs = log_softmax(logits.data, axis=1)
     with np.errstate(invalid='ignore'):  # no row counted: 0 / 0 = nan, as in PyTorch
         loss = -np.where(counted, log_probs[rows, picked], 0).sum() / n_counted
 
@@ -118,24 +134,19 @@ def rms_norm(x: Tensor, eps: float = 1e-5) -> Tensor:
     One op: the composition x * ((x * x).mean(axis=-1, keepdims=True) + eps) ** -0.5 gives the
     same numbers and gradients with six nodes.
     """
-    if not isinstance(x, Tensor):
-        raise TypeError(f"rms_norm: x must be a Tensor, got {type(x).__name__}")
+    _check_prediction(x, 'rms_norm', 'x')
     if x.data.ndim == 0:
         raise ValueError("rms_norm: x must have at least one axis (the vectors to normalize lie along the last)")
+    if not (is_number(eps) and eps >= 0):  # written so that nan fails too
+        raise ValueError(f"rms_norm: eps must be a number >= 0, got {eps!r}")
     n = x.data.shape[-1]
-    r = (_row_dot(x.data, x.data) / n + eps) ** -0.5  # 1 / rms, one per vector: mean(x**2) is x . x / n
+    with np.errstate(divide='ignore', invalid='ignore'):  # vectors of length 0: an empty result, as in PyTorch
+        r = (row_dot(x.data, x.data) / n + eps) ** -0.5  # 1 / rms, one per vector: mean(x**2) is x . x / n
     y = x.data * r
 
     def _backward(grad: Array) -> None:  # y = x r with dr/dx_j = -r**3 x_j / n: dx = r (grad - y mean(grad y))
-        x._add_grad(r * (grad - y * (_row_dot(grad, y) / n)))
+        x._add_grad(r * (grad - y * (row_dot(grad, y) / n)))
     return Tensor._result(y, (x,), 'rms_norm', _backward)
-
-
-def _row_dot(a: Array, b: Array) -> Array:
-    """The dot product of each vector of a (along the last axis) with the same vector of b, kept as an
-    axis of length 1. As (a * b).sum(axis=-1, keepdims=True), but einsum makes no a * b temporary."""
-    dots: Array = np.einsum('...i,...i->...', a, b)[..., None]
-    return dots
 
 
 def causal_mask(size: int) -> Array:
@@ -146,7 +157,10 @@ def causal_mask(size: int) -> Array:
          [False, False,  True],
          [False, False, False]]
     """
-    return np.triu(np.ones((size, size), dtype=bool), k=1)
+    n = index(size, 'causal_mask')
+    if n < 0:
+        raise ValueError(f"causal_mask: size must be >= 0, got {n}")
+    return np.triu(np.ones((n, n), dtype=bool), k=1)
 
 
 def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, is_causal: bool = False) -> Tensor:
@@ -163,14 +177,15 @@ def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, is_causal: boo
     in matmul.
     """
     for name, t in (('q', q), ('k', k), ('v', v)):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"scaled_dot_product_attention: {name} must be a Tensor, got {type(t).__name__}")
+        _check_prediction(t, 'scaled_dot_product_attention', name)
         if t.data.ndim < 2:
             raise ValueError(f"scaled_dot_product_attention: {name} must have shape (..., positions, channels), "
                              f"got {t.data.shape}")
     if q.shape[-1] != k.shape[-1] or k.shape[-2] != v.shape[-2]:
         raise ValueError(f"scaled_dot_product_attention: q (..., T, d), k (..., S, d) and v (..., S, d_v) must "
                          f"agree on d and S, got shapes {q.shape}, {k.shape} and {v.shape}")
+    if q.shape[-1] == 0:
+        raise ValueError("scaled_dot_product_attention: q and k need at least one channel (d >= 1) to be compared")
     T, S = q.shape[-2], k.shape[-2]
     if is_causal and T != S:
         raise ValueError(f"scaled_dot_product_attention: is_causal needs as many queries as keys, got "
@@ -183,7 +198,7 @@ def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, is_causal: boo
                          f"do not broadcast") from None
     if is_causal:
         scores[..., causal_mask(T)] = -math.inf  # the future: weight exp(-inf) = 0
-    p = _softmax(scores, axis=-1)  # the attention weights, each row summing to 1
+    p = softmax(scores, axis=-1)  # the attention weights, each row summing to 1
     try:
         out = p @ v.data
     except ValueError:
@@ -195,7 +210,7 @@ def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, is_causal: boo
         # p = softmax(scores):       dscores = p * (dp - sum_s p_s dp_s)   (0 where masked, since p is 0 there)
         # scores = q @ k^T * scale:  dq = dscores @ k * scale,  dk = dscores^T @ q * scale
         dp = grad @ v.data.swapaxes(-2, -1)
-        dscores = p * (dp - _row_dot(p, dp)) * scale  # with the scale of the step after
+        dscores = p * (dp - row_dot(p, dp)) * scale  # with the scale of the step after
         if q.requires_grad:
             q._add_grad(_product_laid_out_as(q, dscores, k.data))
         if k.requires_grad:

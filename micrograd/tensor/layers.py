@@ -2,26 +2,41 @@
 
 A Module finds its parameters in its attributes, so a layer only assigns its weights
 (self.weight = Tensor(..., requires_grad=True)) and says what forward() does with them.
+(micrograd.nn's Modules list their Values by hand, in parameters(): a list of Values has
+no attributes to search. Sizes are checked, and activations named, the same way in both.)
 """
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+import numbers
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from micrograd.tensor.functional import rms_norm, scaled_dot_product_attention
-from micrograd.tensor.tensor import Array, Tensor
+from micrograd.tensor.numeric import Array, is_number, real_array
+from micrograd.tensor.tensor import Tensor
 
 
 class Module:
     """Anything with parameters. parameters() finds them in the attributes: trainable
-    tensors, Modules, and lists or tuples of those, in the order they were assigned."""
+    tensors, Modules, and lists or tuples of those, in the order they were assigned.
+
+    A tensor reached under two names (weight tying: self.head = self.embed.weight) is one
+    parameter: listed once, under its first name, so an optimizer steps it once. As in
+    PyTorch, state_dict() has an entry for each name, and both hold the same array.
+    """
 
     def named_parameters(self) -> list[tuple[str, Tensor]]:
-        """('layers.0.weight', tensor) pairs: the names state_dict() uses."""
-        return list(_named(self, ''))
+        """('layers.0.weight', tensor) pairs, each parameter once: the names state_dict() uses."""
+        seen: set[int] = set()
+        named = []
+        for name, p in _named(self, '', ()):
+            if id(p) not in seen:
+                seen.add(id(p))
+                named.append((name, p))
+        return named
 
     def parameters(self) -> list[Tensor]:
         return [p for _, p in self.named_parameters()]
@@ -32,25 +47,27 @@ class Module:
             p.grad = None
 
     def state_dict(self) -> dict[str, Array]:
-        """name -> a copy of that parameter's array: save it with np.savez(path, **state)."""
-        return {name: p.data.copy() for name, p in self.named_parameters()}
+        """name -> a copy of that parameter's array: save it with np.savez(path, **state).
+        A shared parameter has an entry under each of its names, the same array in all."""
+        copies: dict[int, Array] = {}
+        return {name: copies.setdefault(id(p), p.data.copy()) for name, p in _named(self, '', ())}
 
     def load_state_dict(self, state: dict[str, Array]) -> None:
         """Copy saved arrays into the parameters, in place (optimizers keep working).
 
-        Every entry is checked before any is copied: a refused state leaves the model as it was.
+        Every name of state_dict() must be there (a shared parameter's too, as in PyTorch; the
+        last one copied is what it holds). Every entry is checked before any is copied: a
+        refused state leaves the model as it was.
         """
         where = f"{type(self).__name__}.load_state_dict"
-        params = dict(self.named_parameters())
+        params = dict(_named(self, '', ()))
         missing, unexpected = params.keys() - state.keys(), state.keys() - params.keys()
         if missing or unexpected:
             raise ValueError(f"{where}: missing {sorted(missing)}, unexpected {sorted(unexpected)}")
-        values = {name: np.asarray(state[name]) for name in params}
+        values = {name: real_array(state[name], f"{where} ({name!r})") for name in params}
         for name, p in params.items():
             if values[name].shape != p.data.shape:
                 raise ValueError(f"{where}: {name!r} has shape {values[name].shape}, the model expects {p.data.shape}")
-            if values[name].dtype.kind not in 'biuf':
-                raise TypeError(f"{where}: {name!r} holds {values[name].dtype} values, not real numbers")
         for name, p in params.items():
             p.data[...] = values[name]
 
@@ -61,16 +78,30 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} must define forward(x), what the layer computes")
 
 
-def _named(value: object, name: str) -> Iterator[tuple[str, Tensor]]:
+def _named(value: object, name: str, path: tuple[int, ...]) -> Iterator[tuple[str, Tensor]]:
+    """Every (name, trainable tensor) under value, a shared one under each of its names.
+    path: the ids of the Modules above, so that a Module that refers back to one of them is not searched again."""
     if isinstance(value, Tensor):
         if value.requires_grad:
             yield name, value
     elif isinstance(value, Module):
+        if id(value) in path:
+            return
         for attr, v in vars(value).items():
-            yield from _named(v, f"{name}.{attr}" if name else attr)
+            yield from _named(v, f"{name}.{attr}" if name else attr, path + (id(value),))
     elif isinstance(value, (list, tuple)):
         for i, v in enumerate(value):
-            yield from _named(v, f"{name}.{i}")
+            yield from _named(v, f"{name}.{i}", path)
+
+
+def _size(n: object, layer: str) -> int:
+    """A number of inputs, outputs, rows or heads: a whole number of at least 1 (not 3.5, '3' or 0),
+    the rule micrograd.nn's layers follow."""
+    if not isinstance(n, numbers.Integral):
+        raise TypeError(f"{layer}: sizes are whole numbers, got {type(n).__name__} {n!r}")
+    if n < 1:
+        raise ValueError(f"{layer}: sizes must be at least 1, got {n}")
+    return int(n)
 
 
 def _as_tensor(x: Tensor | Array, dtype: np.dtype[Any]) -> Tensor:
@@ -88,6 +119,7 @@ class Linear(Module):
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True,
                  rng: np.random.Generator | None = None):
+        in_features, out_features = _size(in_features, 'Linear'), _size(out_features, 'Linear')
         uniform = (rng or np.random).uniform
         k = 1 / math.sqrt(in_features)
         self.weight = Tensor(uniform(-k, k, (in_features, out_features)), requires_grad=True)
@@ -102,7 +134,9 @@ class Linear(Module):
         return f"Linear({n_in}, {n_out}{'' if self.bias is not None else ', bias=False'})"
 
 
-ACTIVATIONS = ('relu', 'tanh', 'sigmoid')
+ACTIVATIONS = {'relu': 'ReLU', 'tanh': 'Tanh', 'sigmoid': 'Sigmoid', 'linear': 'Linear'}  # name: how a repr spells it
+_APPLY: dict[str, Callable[[Tensor], Tensor]] = {
+    'relu': Tensor.relu, 'tanh': Tensor.tanh, 'sigmoid': Tensor.sigmoid, 'linear': lambda x: x}
 
 
 class MLP(Module):
@@ -112,23 +146,22 @@ class MLP(Module):
     bias=False leaves the biases out (a GPT's MLP has none).
     """
 
-    def __init__(self, nin: int, nouts: list[int], activation: str = 'relu', rng: np.random.Generator | None = None,
-                 bias: bool = True):
+    def __init__(self, nin: int, nouts: Sequence[int], activation: str = 'relu',
+                 rng: np.random.Generator | None = None, bias: bool = True):
         if activation not in ACTIVATIONS:
-            raise ValueError(f"MLP: activation must be one of {ACTIVATIONS}, got {activation!r}")
-        if not nouts:
-            raise ValueError("MLP: nouts must list at least one layer size, e.g. MLP(2, [16, 1])")
-        sizes = [nin] + list(nouts)
+            raise ValueError(f"MLP: activation must be one of {tuple(ACTIVATIONS)}, got {activation!r}")
+        if isinstance(nouts, (str, bytes)) or not isinstance(nouts, Sequence) or not nouts:
+            raise ValueError(f"MLP: nouts must list the size of each layer, e.g. MLP(2, [16, 1]), got {nouts!r}")
+        sizes = [_size(nin, 'MLP')] + [_size(n, 'MLP') for n in nouts]
         self.layers = [Linear(sizes[i], sizes[i + 1], bias=bias, rng=rng) for i in range(len(nouts))]
         self.activation = activation
 
     def forward(self, x: Tensor | Array) -> Tensor:
         out = _as_tensor(x, self.layers[0].weight.data.dtype)
-        for i, layer in enumerate(self.layers):
-            out = layer(out)
-            if i < len(self.layers) - 1:
-                out = getattr(out, self.activation)()
-        return out
+        act = _APPLY[self.activation]
+        for layer in self.layers[:-1]:
+            out = act(layer(out))
+        return self.layers[-1](out)
 
     def __repr__(self) -> str:
         return f"MLP({', '.join(map(repr, self.layers))}, activation={self.activation!r})"
@@ -145,6 +178,7 @@ class Embedding(Module):
     """
 
     def __init__(self, num_embeddings: int, embedding_dim: int, rng: np.random.Generator | None = None):
+        num_embeddings, embedding_dim = _size(num_embeddings, 'Embedding'), _size(embedding_dim, 'Embedding')
         self.weight = Tensor((rng or np.random).normal(0.0, 1.0, (num_embeddings, embedding_dim)), requires_grad=True)
 
     def forward(self, indices: Tensor | Array | list[Any] | int) -> Tensor:
@@ -169,7 +203,9 @@ class RMSNorm(Module):
     """
 
     def __init__(self, dim: int, eps: float = 1e-5, elementwise_affine: bool = True):
-        self.dim, self.eps = dim, eps
+        if not (is_number(eps) and eps >= 0):  # written so that nan fails too
+            raise ValueError(f"RMSNorm: eps must be a number >= 0, got {eps!r}")
+        self.dim, self.eps = _size(dim, 'RMSNorm'), eps
         self.weight = Tensor(np.ones(dim), requires_grad=True) if elementwise_affine else None
 
     def forward(self, x: Tensor | Array) -> Tensor:
@@ -196,7 +232,8 @@ class CausalSelfAttention(Module):
     """
 
     def __init__(self, n_embd: int, n_head: int, rng: np.random.Generator | None = None):
-        if n_head < 1 or n_embd % n_head:
+        n_embd, n_head = _size(n_embd, 'CausalSelfAttention'), _size(n_head, 'CausalSelfAttention')
+        if n_embd % n_head:
             raise ValueError(f"CausalSelfAttention: n_embd={n_embd} channels do not split into n_head={n_head} "
                              f"heads of equal size")
         self.n_embd, self.n_head, self.head_dim = n_embd, n_head, n_embd // n_head

@@ -3,21 +3,22 @@
 Read engine.py first. A Tensor is a Value whose data is an ndarray: each op computes
 its output and, right beneath, states its local derivative in a closure
 `_backward(grad)` that holds the parents (never the output), and `backward()` walks
-the graph in topological order applying the chain rule. Two things are new:
+the graph in topological order applying the chain rule. Three things are new:
 
 - Broadcasting. `x + b` with x of shape (64, 10) and b of shape (10,) uses each b[j]
   64 times, so b's gradient is the sum of those 64 contributions. `_add_grad` does
   that sum for every op, in one place.
 - Only tensors that need gradients build a graph. Data (requires_grad=False, the
   default) goes through ops as plain NumPy and keeps no parents.
-
-Every op keeps its tensor's dtype, and so does every gradient: a float32 model trains
-in float32 throughout.
+- dtypes. A tensor holds bools, integers or floats (float64 unless you ask for another).
+  An op's result gets the dtype PyTorch's type promotion gives (numeric.result_dtype):
+  a float32 model times a Python number stays float32, an integer tensor times 1.5 is
+  float, int / int is float. Every gradient has its tensor's dtype: a float32 model
+  trains in float32 throughout.
 """
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -25,30 +26,28 @@ import numpy as np
 import numpy.typing as npt
 
 from micrograd import engine
+from micrograd.tensor.numeric import (
+    BOOL,
+    REAL_KINDS,
+    Array,
+    Axis,
+    accumulator,
+    axes,
+    float_dtype,
+    index,
+    is_number,
+    log_softmax,
+    real_array,
+    result_dtype,
+    select,
+    sigmoid,
+    softmax,
+    sum_into_rows,
+    unbroadcast,
+)
 
-Array = npt.NDArray[Any]  # an ndarray of any dtype: what .data and .grad hold
 ArrayLike = Array | float | int | Sequence[Any]  # what a Tensor can be made from (besides a Tensor)
-Axis = int | tuple[int, ...] | None
 Backward = Callable[[Array], None]
-
-
-def _is_real(x: object) -> bool:
-    """A single real number: Python's, or NumPy's (np.bool_ and np.float32 are no numbers.Real)."""
-    return isinstance(x, (numbers.Real, np.bool_, np.integer, np.floating))
-
-
-def _unbroadcast(grad: Array, shape: tuple[int, ...]) -> Array:
-    """Sum grad over the axes that broadcasting stretched, so that it has `shape` again.
-
-    Broadcasting (3,) against (2, 3) prepends an axis; (2, 1) against (2, 3) stretches
-    an axis of length 1. An input used several times receives the sum of its uses.
-    """
-    if grad.shape == shape:
-        return grad
-    extra = grad.ndim - len(shape)  # prepended axes
-    stretched = tuple(i + extra for i, n in enumerate(shape) if n == 1 and grad.shape[i + extra] != 1)
-    summed: Array = grad.sum(axis=tuple(range(extra)) + stretched, keepdims=True)
-    return summed.reshape(shape)
 
 
 class Tensor:
@@ -61,17 +60,24 @@ class Tensor:
 
     A tensor with requires_grad=True gets its own copy of `data`, because optimizers
     update it in place; a data tensor shares the array it was given (no copy).
+    dtype=None keeps the dtype of the data given (an int32 array stays int32).
     """
     __slots__ = ('data', 'grad', 'requires_grad', '_prev', '_op', '_backward')
     __array_ufunc__ = None  # so `ndarray * tensor` asks Tensor.__rmul__ instead of NumPy
+    __hash__ = object.__hash__  # == compares elementwise; a tensor is still hashed by identity, as in PyTorch
 
-    def __init__(self, data: ArrayLike | Tensor, requires_grad: bool = False, dtype: npt.DTypeLike = np.float64):
+    def __init__(self, data: ArrayLike | Tensor, requires_grad: bool = False,
+                 dtype: npt.DTypeLike | None = np.float64):
         if isinstance(data, Tensor):
             data = data.data
-        if not (isinstance(data, (np.ndarray, list, tuple)) or _is_real(data)):
+        if not (isinstance(data, (np.ndarray, list, tuple)) or is_number(data)):
             raise TypeError(f"Tensor() takes numbers, (nested) lists of numbers or an ndarray, "
                             f"got {type(data).__name__}")
-        self.data: Array = np.array(data, dtype=dtype) if requires_grad else np.asarray(data, dtype=dtype)
+        array = real_array(data, 'Tensor')
+        kind = array.dtype if dtype is None else np.dtype(dtype)
+        if kind.kind not in REAL_KINDS:
+            raise TypeError(f"Tensor: dtype must be bool, an integer or a float type, got {kind}")
+        self.data: Array = np.array(array, dtype=kind) if requires_grad else np.asarray(array, dtype=kind)
         if requires_grad and self.data.dtype.kind != 'f':
             raise TypeError(f"Tensor: only floating-point tensors can require gradients, got dtype {self.data.dtype}")
         self.grad: Array | None = None
@@ -92,12 +98,26 @@ class Tensor:
         return out
 
     def _lift(self, other: object, op: str) -> Tensor:
-        """A number or an ndarray takes part in an op as a constant tensor of self's dtype."""
+        """A number or an ndarray takes part in an op as a constant tensor.
+
+        An array keeps its dtype. A number takes the dtype the result will have (an int32
+        tensor times 2 stays int32, times 2.5 is float64): like PyTorch, a number counts
+        only by its kind, whether it is Python's or NumPy's.
+        """
         if isinstance(other, Tensor):
             return other
-        if isinstance(other, np.ndarray) or _is_real(other):
-            return Tensor(other, dtype=self.data.dtype)  # type: ignore[arg-type]  # a NumPy scalar is a number
-        raise TypeError(f"unsupported operand for {op}: Tensor and {type(other).__name__} ({other!r})")
+        if isinstance(other, np.ndarray):
+            return _constant(real_array(other, f"Tensor.{op}"))
+        if not is_number(other):
+            raise TypeError(f"unsupported operand for {op}: Tensor and {type(other).__name__} ({other!r})")
+        x = self.data
+        dtype = x.dtype if type(other) is float and x.dtype.kind == 'f' else result_dtype(x, other)  # type: ignore[arg-type]
+        number = other.item() if isinstance(other, np.generic) else other
+        try:
+            return _constant(np.asarray(number, dtype=dtype))
+        except OverflowError:
+            raise OverflowError(f"Tensor.{op}: {number!r} does not fit in the tensor's {dtype} "
+                                f"(PyTorch wraps it around silently)") from None
 
     def _add_grad(self, grad: Array, own: bool = False) -> None:
         """self.grad += grad, after summing grad over the axes broadcasting stretched.
@@ -108,7 +128,7 @@ class Tensor:
         as a weight's gradient from matmul is: a leaf may then keep it without a copy.
         """
         if grad.shape != self.data.shape:
-            grad = _unbroadcast(grad, self.data.shape)
+            grad = unbroadcast(grad, self.data.shape)
         dtype = self.data.dtype
         if self.grad is None:
             # A leaf's .grad is the user's to keep (and maybe scale in place): give it its own array.
@@ -120,44 +140,65 @@ class Tensor:
 
     def __add__(self, other: Tensor | ArrayLike) -> Tensor:
         other = self._lift(other, '+')
+        x, y = _promoted(self.data, other.data)
 
         def _backward(grad: Array) -> None:  # d(x+y)/dx = d(x+y)/dy = 1
             if self.requires_grad:
                 self._add_grad(grad)
             if other.requires_grad:
                 other._add_grad(grad)
-        return Tensor._result(self.data + other.data, (self, other), '+', _backward)
+        return Tensor._result(x + y, (self, other), '+', _backward)
+
+    def __sub__(self, other: Tensor | ArrayLike) -> Tensor:
+        other = self._lift(other, '-')
+        x, y = _promoted(self.data, other.data)
+        if x.dtype == BOOL or self.data.dtype == BOOL or other.data.dtype == BOOL:
+            raise TypeError("Tensor.-: subtraction with a bool tensor is not supported, as in PyTorch "
+                            "(to invert a mask, use ~mask)")
+
+        def _backward(grad: Array) -> None:  # d(x-y)/dx = 1, d(x-y)/dy = -1
+            if self.requires_grad:
+                self._add_grad(grad)
+            if other.requires_grad:
+                other._add_grad(-grad)
+        return Tensor._result(x - y, (self, other), '-', _backward)
 
     def __mul__(self, other: Tensor | ArrayLike) -> Tensor:
         other = self._lift(other, '*')
+        x, y = _promoted(self.data, other.data)
 
         def _backward(grad: Array) -> None:  # d(xy)/dx = y, d(xy)/dy = x
             if self.requires_grad:
-                self._add_grad(grad * other.data)
+                self._add_grad(grad * y)
             if other.requires_grad:
-                other._add_grad(grad * self.data)
-        return Tensor._result(self.data * other.data, (self, other), '*', _backward)
+                other._add_grad(grad * x)
+        return Tensor._result(x * y, (self, other), '*', _backward)
 
     def __truediv__(self, other: Tensor | ArrayLike) -> Tensor:  # self / other; dividing by 0 gives inf, as in NumPy
         other = self._lift(other, '/')
-        x, y = self.data, other.data
+        x, y = _promoted(self.data, other.data, float_dtype)  # int / int is a float, as in Python and PyTorch
 
         def _backward(grad: Array) -> None:  # d(x/y)/dx = 1/y, d(x/y)/dy = -x/y**2
             if self.requires_grad:
                 self._add_grad(grad / y)
             if other.requires_grad:
                 other._add_grad(-grad * x / (y * y))
-        return Tensor._result(x / y, (self, other), '/', _backward)
+        with np.errstate(divide='ignore', invalid='ignore'):  # 1/0 = inf and 0/0 = nan, as PyTorch
+            return Tensor._result(x / y, (self, other), '/', _backward)
 
     def __pow__(self, other: Tensor | ArrayLike) -> Tensor:  # self ** other
         other = self._lift(other, '**')
-        x, k = self.data, other.data
-        if np.any((x < 0) & (k != np.round(k))):
+        x, k = _promoted(self.data, other.data)
+        if x.dtype.kind == 'f' and np.any((x < 0) & (k != np.round(k))):
             raise ValueError("Tensor.__pow__: a fractional power of a negative base is not real")
+        if x.dtype.kind in 'iu' and np.any(k < 0):
+            raise ValueError("Tensor.__pow__: integers to negative integer powers are not integers "
+                             "(as in PyTorch); use a float tensor or exponent")
         if other.requires_grad and np.any(x <= 0):
             raise ValueError(f"Tensor.__pow__: a tensor exponent needs a base > 0 (its gradient is "
                              f"base**k * log(base)), got a base of {x.min()}")
-        out = x ** k
+        with np.errstate(divide='ignore', over='ignore'):  # 0 ** -1 = inf, as PyTorch
+            out = x ** k
 
         def _backward(grad: Array) -> None:  # d(x**k)/dx = k x**(k-1), d(x**k)/dk = x**k log(x)
             if self.requires_grad:
@@ -168,14 +209,27 @@ class Tensor:
                 other._add_grad(grad * out * np.log(x))
         return Tensor._result(out, (self, other), '**', _backward)
 
+    def __neg__(self) -> Tensor:  # -self
+        if self.data.dtype == BOOL:
+            raise TypeError("Tensor.neg: - of a bool tensor is not supported, as in PyTorch (to invert a mask, "
+                            "use ~mask)")
+
+        def _backward(grad: Array) -> None:  # d(-x)/dx = -1
+            self._add_grad(-grad)
+        return Tensor._result(-self.data, (self,), 'neg', _backward)
+
     def __matmul__(self, other: Tensor | ArrayLike) -> Tensor:
-        """Matrix product with NumPy's rules: batched over leading axes, 1-D operands as vectors."""
+        """Matrix product with NumPy's rules: batched over leading axes, 1-D operands as vectors.
+
+        Operands of different dtypes are promoted as for `*` (PyTorch refuses to mix them)."""
         other = self._lift(other, '@')
-        a, b = self.data, other.data
+        a, b = _promoted(self.data, other.data)
         if a.ndim == 0 or b.ndim == 0:
             raise ValueError(f"Tensor.matmul: needs at least 1-D operands, got shapes {a.shape} and {b.shape}")
+        if a.dtype == BOOL:
+            raise TypeError("Tensor.matmul: bool matrices have no product here, as in PyTorch")
         if a.ndim > 2 and b.ndim == 2 and a.shape[-1] == b.shape[0]:
-            return self._matmul_rows(other)
+            return self._matmul_rows(other, a, b)
         try:
             out = a @ b
         except ValueError:
@@ -189,13 +243,13 @@ class Tensor:
             a2, b2 = (a[None, :] if a.ndim == 1 else a), (b[:, None] if b.ndim == 1 else b)
             g = grad[..., None] if b.ndim == 1 else grad
             g = g[..., None, :] if a.ndim == 1 else g
-            if self.requires_grad:  # (_unbroadcast sums over batch axes that only the other operand had)
-                self._add_grad(_unbroadcast(g @ b2.swapaxes(-1, -2), a2.shape).reshape(a.shape), own=True)
+            if self.requires_grad:  # (unbroadcast sums over batch axes that only the other operand had)
+                self._add_grad(unbroadcast(g @ b2.swapaxes(-1, -2), a2.shape).reshape(a.shape), own=True)
             if other.requires_grad:
-                other._add_grad(_unbroadcast(a2.swapaxes(-1, -2) @ g, b2.shape).reshape(b.shape), own=True)
+                other._add_grad(unbroadcast(a2.swapaxes(-1, -2) @ g, b2.shape).reshape(b.shape), own=True)
         return Tensor._result(out, (self, other), '@', _backward)
 
-    def _matmul_rows(self, other: Tensor) -> Tensor:
+    def _matmul_rows(self, other: Tensor, a: Array, b: Array) -> Tensor:
         """self @ other for self of shape (..., K) and a matrix other (K, N): a Linear on a batch of sequences.
 
         Every row of self meets the same matrix, so this is one (rows, K) @ (K, N) product: the
@@ -203,7 +257,6 @@ class Tensor:
         instead of one per batch entry, and other's gradient comes out of one product instead
         of a (batch, K, N) stack of them to sum.
         """
-        a, b = self.data, other.data
         n_rows = math.prod(a.shape[:-1])  # (not -1: reshape cannot infer it when K or N is 0)
         rows = a.reshape(n_rows, a.shape[-1])  # (..., K) -> (rows, K)
 
@@ -218,42 +271,141 @@ class Tensor:
     def matmul(self, other: Tensor | ArrayLike) -> Tensor:
         return self @ other
 
+    # --- comparisons and logic: bool results, no gradient ---
+
+    def _compare(self, other: object, op: str) -> Any:
+        """self <op> other elementwise, in the dtype both promote to, as a bool tensor (data: no gradient).
+        Comparing with something that is no number or array is left to Python (== gives False)."""
+        if not isinstance(other, (Tensor, np.ndarray)) and not is_number(other):
+            return NotImplemented
+        x, y = _promoted(self.data, self._lift(other, op).data)
+        return _constant(np.asarray(_COMPARISONS[op](x, y)))
+
+    def __eq__(self, other: object) -> Any:  # Any: a Tensor, where object.__eq__ promises a bool
+        return self._compare(other, '==')
+
+    def __ne__(self, other: object) -> Any:
+        return self._compare(other, '!=')
+
+    def __lt__(self, other: object) -> Any:
+        return self._compare(other, '<')
+
+    def __le__(self, other: object) -> Any:
+        return self._compare(other, '<=')
+
+    def __gt__(self, other: object) -> Any:
+        return self._compare(other, '>')
+
+    def __ge__(self, other: object) -> Any:
+        return self._compare(other, '>=')
+
+    def _logic(self, other: object, op: str) -> Tensor:
+        """self & other, self | other, self ^ other on bools (logical) or integers (bitwise): data, no gradient."""
+        x, y = _promoted(self.data, self._lift(other, op).data)
+        if x.dtype.kind not in 'biu':
+            raise TypeError(f"Tensor.{op}: only bool and integer tensors, as in PyTorch; got {x.dtype}")
+        return _constant(np.asarray(_LOGIC[op](x, y)))
+
+    def __and__(self, other: Tensor | ArrayLike) -> Tensor:
+        return self._logic(other, '&')
+
+    def __or__(self, other: Tensor | ArrayLike) -> Tensor:
+        return self._logic(other, '|')
+
+    def __xor__(self, other: Tensor | ArrayLike) -> Tensor:
+        return self._logic(other, '^')
+
+    def __invert__(self) -> Tensor:  # ~mask: not, for bools; bitwise not for integers
+        if self.data.dtype.kind not in 'biu':
+            raise TypeError(f"Tensor.~: only bool and integer tensors, as in PyTorch; got {self.data.dtype}")
+        return _constant(np.asarray(~self.data))
+
+    def __bool__(self) -> bool:
+        """The truth of a one-element tensor, as in PyTorch; for more elements (or none) it is ambiguous."""
+        if self.data.size != 1:
+            what = 'no values' if self.data.size == 0 else 'more than one value'
+            raise RuntimeError(f"Tensor: the truth value of a tensor with {what} (shape {self.data.shape}) is "
+                               f"ambiguous; use (x == y).all() or .any()")
+        return bool(self.data.reshape(-1)[0])
+
     # --- reductions ---
 
     def sum(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
+        """The sum over axis (all axes if None). float16 adds up in float32 and keeps its dtype;
+        integers and bools give int64, as in PyTorch."""
+        ax = axes(axis, self.data.ndim, 'sum')
+        acc = accumulator(self.data.dtype)
+
         def _backward(grad: Array) -> None:  # d(sum x)/dx_i = 1: every summand gets the whole grad
-            if not keepdims and axis is not None:
-                grad = np.expand_dims(grad, axis)  # put the summed axes back, with length 1
+            if not keepdims and ax:
+                grad = np.expand_dims(grad, ax)  # put the summed axes back, with length 1
             self._add_grad(np.broadcast_to(grad, self.data.shape))
-        # keepdims spelled as a literal in each call: NumPy's type stubs tell the two results apart by it
-        total = self.data.sum(axis=axis, keepdims=True) if keepdims else self.data.sum(axis=axis)
+        total = np.asarray(np.sum(self.data, axis=ax, keepdims=keepdims, dtype=acc))
+        if acc != self.data.dtype and self.data.dtype.kind == 'f':
+            total = total.astype(self.data.dtype)  # float16 again (PyTorch: inf if it does not fit)
         return Tensor._result(total, (self,), 'sum', _backward)
 
     def mean(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
-        total = self.sum(axis, keepdims)
-        return total * (total.data.size / self.data.size)  # sum / (number of elements averaged)
+        """sum / the number of elements averaged. The mean of nothing is nan, as in PyTorch;
+        integer and bool tensors are refused, as in PyTorch (make a float tensor first)."""
+        if self.data.dtype.kind != 'f':
+            raise TypeError(f"Tensor.mean: the mean of a {self.data.dtype} tensor is not defined (as in PyTorch); "
+                            f"use x.astype(np.float64).mean()")
+        ax = axes(axis, self.data.ndim, 'mean')
+        n = self.data.size if ax is None else math.prod(self.data.shape[a] for a in ax)
+
+        def _backward(grad: Array) -> None:  # d(mean x)/dx_i = 1/n
+            if not keepdims and ax:
+                grad = np.expand_dims(grad, ax)
+            with np.errstate(divide='ignore', invalid='ignore'):  # n = 0: an empty tensor gets an empty gradient
+                self._add_grad(np.broadcast_to(grad / n, self.data.shape))
+        acc = accumulator(self.data.dtype)  # float16 adds up in float32: 70,000 ones are no overflow
+        with np.errstate(divide='ignore', invalid='ignore'):  # 0 / 0 = nan: the mean of nothing
+            out = np.asarray(np.sum(self.data, axis=ax, keepdims=keepdims, dtype=acc) / n).astype(self.data.dtype)
+        return Tensor._result(out, (self,), 'mean', _backward)
 
     def max(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
-        """The largest element(s). Tied maxima share the gradient evenly, as with torch.amax.
+        """The largest element(s). Tied maxima share the gradient evenly, as with torch.max(x)
+        (torch.max(x, dim) gives it all to one of them instead). A nan is the largest and gets
+        the gradient, as in torch.max(x)."""
+        return self._extreme(axis, keepdims, 'max')
 
-        (torch.max(x, dim) gives it all to one of them instead; torch.amax is the
-        convention for every axis here, including axis=None.)
-        """
-        top = self.data.max(axis=axis, keepdims=True)
+    def min(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
+        """The smallest element(s): the gradient as for max."""
+        return self._extreme(axis, keepdims, 'min')
 
-        def _backward(grad: Array) -> None:  # 1/(number of ties) at the maxima, 0 elsewhere
+    def _extreme(self, axis: Axis, keepdims: bool, op: str) -> Tensor:
+        ax = axes(axis, self.data.ndim, op)
+        x = self.data
+        try:
+            top = np.max(x, axis=ax, keepdims=True) if op == 'max' else np.min(x, axis=ax, keepdims=True)
+        except ValueError:
+            raise ValueError(f"Tensor.{op}: the {op} of an empty axis is not defined (shape {x.shape}, "
+                             f"axis {axis})") from None
+
+        def _backward(grad: Array) -> None:  # 1/(number of ties) at the extremes, 0 elsewhere
             grad = np.reshape(grad, top.shape)  # the reduced axes back, with length 1
-            is_top = self.data == top
-            ties = is_top.sum(axis=axis, keepdims=True, dtype=self.data.dtype)  # counted in self's dtype, not int64
-            self._add_grad(is_top * (grad / ties))
-        out = top if keepdims else np.squeeze(top, axis=axis)  # axis=None: every axis was reduced
-        return Tensor._result(out, (self,), 'max', _backward)
+            is_top = x == top
+            if top.dtype.kind == 'f' and np.isnan(top).any():
+                is_top |= np.isnan(x)  # nan is the extreme: its gradient goes to the nans
+            ties = is_top.sum(axis=ax, keepdims=True, dtype=x.dtype)  # counted in x's dtype, not int64
+            self._add_grad(select(is_top, grad / ties))
+        out = top if keepdims else top.reshape([n for i, n in enumerate(x.shape) if ax is not None and i not in ax])
+        return Tensor._result(out, (self,), op, _backward)
+
+    def any(self) -> Tensor:
+        """Whether any element is true (not 0): a 0-d bool tensor, data."""
+        return _constant(np.asarray(self.data.any()))
+
+    def all(self) -> Tensor:
+        """Whether every element is true (not 0): a 0-d bool tensor, data."""
+        return _constant(np.asarray(self.data.all()))
 
     # --- shapes, axes and indexing ---
 
     def reshape(self, *shape: int | Sequence[int]) -> Tensor:
         """The same numbers in another shape: x.reshape(2, 3) or x.reshape((2, 3)); one length may be -1."""
-        new_shape = _ints(shape)
+        new_shape = _ints(shape, 'reshape')
         try:
             out = self.data.reshape(new_shape)
         except ValueError:
@@ -267,7 +419,7 @@ class Tensor:
     def permute(self, *axes: int | Sequence[int]) -> Tensor:
         """The axes in a new order: axis i of the output is axis axes[i] of self (negative axes count
         from the end). As torch's x.permute(2, 0, 1) and NumPy's x.transpose(2, 0, 1)."""
-        order = _permutation(_ints(axes), self.data.ndim, 'permute')
+        order = _permutation(_ints(axes, 'permute'), self.data.ndim, 'permute')
         undo = tuple(int(i) for i in np.argsort(order))  # output axis i came from axis order[i]: send it back
 
         def _backward(grad: Array) -> None:  # every number goes back to where it came from
@@ -279,7 +431,7 @@ class Tensor:
 
         PyTorch's x.transpose(1, 2) swaps two axes instead: here that is x.swapaxes(1, 2).
         """
-        order = _ints(axes)
+        order = _ints(axes, 'transpose')
         if not order:
             return self.permute(*reversed(range(self.data.ndim)))
         _permutation(order, self.data.ndim, 'transpose')  # the error, if any, names transpose
@@ -288,13 +440,14 @@ class Tensor:
     def swapaxes(self, axis1: int, axis2: int) -> Tensor:
         """Axes axis1 and axis2 trade places, as in NumPy and PyTorch (PyTorch's transpose(axis1, axis2))."""
         ndim = self.data.ndim
-        for a in (axis1, axis2):
-            if not (isinstance(a, (int, np.integer)) and -ndim <= a < ndim):
+        a1, a2 = index(axis1, 'Tensor.swapaxes'), index(axis2, 'Tensor.swapaxes')
+        for a in (a1, a2):
+            if not -ndim <= a < ndim:
                 raise ValueError(f"Tensor.swapaxes: axis {a!r} is out of range for a tensor of shape {self.data.shape}")
 
         def _backward(grad: Array) -> None:  # swapping the same two axes again puts every number back
-            self._add_grad(grad.swapaxes(axis1, axis2))
-        return Tensor._result(self.data.swapaxes(axis1, axis2), (self,), 'swapaxes', _backward)
+            self._add_grad(grad.swapaxes(a1, a2))
+        return Tensor._result(self.data.swapaxes(a1, a2), (self,), 'swapaxes', _backward)
 
     @property
     def T(self) -> Tensor:
@@ -304,32 +457,35 @@ class Tensor:
     def __getitem__(self, index: object) -> Tensor:
         """Slices, integers and integer/boolean arrays, as NumPy indexing.
 
-        The gradient goes back to the elements picked; an element picked twice gets both.
+        The gradient goes back to the elements picked (the others get 0); an element picked
+        twice gets both.
         """
         picked = _plain_index(index)
         looks_up_rows = isinstance(picked, np.ndarray) and picked.dtype.kind in 'iu' and self.data.ndim > 0
 
         def _backward(grad: Array) -> None:
             if looks_up_rows:  # table[ids], as an Embedding does: the same sums as below, 3-4x faster
-                self._add_grad(_sum_into_rows(picked, grad, self.data.shape), own=True)
+                self._add_grad(sum_into_rows(picked, grad, self.data.shape), own=True)
                 return
             full = np.zeros_like(self.data)
             np.add.at(full, picked, grad)  # unlike full[index] += grad, adds once per repeated index
             self._add_grad(full)
         return Tensor._result(self.data[picked], (self,), 'getitem', _backward)
 
-    def masked_fill(self, mask: Array | Tensor, value: float) -> Tensor:
+    def masked_fill(self, mask: Array | Tensor, value: float | Tensor) -> Tensor:
         """value where mask is True, self where it is False, as torch's masked_fill.
 
-        mask is a boolean array that broadcasts to self's shape. The filled places hold a
-        constant, so no gradient flows back through them. Filled with -inf before a softmax,
-        they get probability 0: that is how causal attention hides later positions.
+        mask is a boolean array or Tensor (e.g. `ids == PAD`) that broadcasts to self's shape.
+        The filled places hold a constant, so no gradient flows back through them (not even
+        an inf or nan one). Filled with -inf before a softmax, they get probability 0: that
+        is how causal attention hides later positions.
         """
-        hide = np.asarray(mask.data if isinstance(mask, Tensor) else mask)
-        if hide.dtype != np.bool_:
+        if not isinstance(mask, (np.ndarray, Tensor)):
+            raise TypeError(f"Tensor.masked_fill: the mask must be a boolean array or Tensor (True = fill), got "
+                            f"{type(mask).__name__} {mask!r} (compare with ==, not `is`)")
+        hide = mask.data if isinstance(mask, Tensor) else mask
+        if hide.dtype != BOOL:
             raise TypeError(f"Tensor.masked_fill: the mask must be boolean (True = fill), got dtype {hide.dtype}")
-        if not _is_real(value):
-            raise TypeError(f"Tensor.masked_fill: value must be a number, got {type(value).__name__}")
         try:
             fits = np.broadcast_shapes(hide.shape, self.data.shape) == self.data.shape
         except ValueError:
@@ -337,24 +493,25 @@ class Tensor:
         if not fits:
             raise ValueError(f"Tensor.masked_fill: a mask of shape {hide.shape} does not broadcast to the "
                              f"tensor's shape {self.data.shape}")
+        fill = _fill_value(value, self.data.dtype, 'masked_fill')
         keep = ~hide
 
         def _backward(grad: Array) -> None:  # d out/dx = 1 where kept, 0 where filled
-            self._add_grad(grad * keep)
-        out = np.where(hide, np.asarray(value, dtype=self.data.dtype), self.data)
-        return Tensor._result(out, (self,), 'masked_fill', _backward)
+            self._add_grad(select(keep, grad))
+        return Tensor._result(np.where(hide, fill, self.data), (self,), 'masked_fill', _backward)
 
     # --- element-wise functions ---
 
     def exp(self) -> Tensor:
-        e = np.exp(self.data)
+        with np.errstate(over='ignore'):  # e**1000 = inf, as PyTorch
+            e = np.exp(self.data, dtype=float_dtype(self.data.dtype))
 
         def _backward(grad: Array) -> None:  # d e**x/dx = e**x
             self._add_grad(grad * e)
         return Tensor._result(e, (self,), 'exp', _backward)
 
     def log(self) -> Tensor:
-        x = self.data
+        x = self.data.astype(float_dtype(self.data.dtype), copy=False)
         if np.any(x <= 0):
             raise ValueError(f"Tensor.log: log is defined only for data > 0, got {x.min()}")
 
@@ -363,41 +520,96 @@ class Tensor:
         return Tensor._result(np.log(x), (self,), 'log', _backward)
 
     def tanh(self) -> Tensor:
-        t = np.tanh(self.data)
+        t = np.tanh(self.data, dtype=float_dtype(self.data.dtype))
 
         def _backward(grad: Array) -> None:  # d tanh(x)/dx = 1 - tanh(x)**2
             self._add_grad(grad * (1 - t * t))
         return Tensor._result(t, (self,), 'tanh', _backward)
 
     def relu(self) -> Tensor:
+        if self.data.dtype == BOOL:
+            raise TypeError("Tensor.relu: bool inputs are not supported, as in PyTorch")
         positive = self.data > 0  # found now, while the data is in cache; 1 byte a number for backward to read
 
-        def _backward(grad: Array) -> None:  # 1 for x > 0, else 0 (also at 0, as in PyTorch)
-            self._add_grad(grad * positive)
+        def _backward(grad: Array) -> None:  # 1 for x > 0, else 0 (also at 0 and at nan, as in PyTorch)
+            self._add_grad(select(positive, grad))
         return Tensor._result(np.maximum(self.data, 0), (self,), 'relu', _backward)
 
+    def abs(self) -> Tensor:
+        x = self.data
+        if x.dtype == BOOL:
+            raise TypeError("Tensor.abs: bool inputs are not supported, as in PyTorch")
+
+        def _backward(grad: Array) -> None:  # d|x|/dx = 1 for x > 0, -1 for x < 0, 0 at 0 (and at nan)
+            self._add_grad(select(x > 0, grad) - select(x < 0, grad))
+        return Tensor._result(np.abs(x), (self,), 'abs', _backward)
+
+    def clamp(self, min: float | None = None, max: float | None = None) -> Tensor:
+        """Each element limited to [min, max] (either may be None: no limit), as torch.clamp and np.clip.
+        If min > max, every element becomes max, as in both."""
+        if min is None and max is None:
+            raise ValueError("Tensor.clamp: give min, max or both")
+        for limit in (min, max):
+            if limit is not None and not is_number(limit):
+                raise TypeError(f"Tensor.clamp: min and max must be numbers, got {type(limit).__name__}")
+        limits = [limit for limit in (min, max) if limit is not None]
+        x = self.data.astype(result_dtype(self.data, *limits), copy=False)
+        inside = np.ones(x.shape, dtype=bool)
+        out = x
+        if min is not None:
+            inside &= x >= min
+            out = np.maximum(out, np.asarray(min, dtype=x.dtype))
+        if max is not None:
+            inside &= x <= max
+            out = np.minimum(out, np.asarray(max, dtype=x.dtype))
+
+        def _backward(grad: Array) -> None:  # 1 where min <= x <= max, 0 where clamped (and at nan, as PyTorch)
+            self._add_grad(select(inside, grad))
+        return Tensor._result(out, (self,), 'clamp', _backward)
+
+    def clip(self, min: float | None = None, max: float | None = None) -> Tensor:
+        """NumPy's name for clamp."""
+        return self.clamp(min, max)
+
     def sigmoid(self) -> Tensor:
-        s = _sigmoid(self.data)
+        s = sigmoid(self.data.astype(float_dtype(self.data.dtype), copy=False))
 
         def _backward(grad: Array) -> None:  # d sigmoid(x)/dx = s (1 - s)
             self._add_grad(grad * s * (1 - s))
         return Tensor._result(s, (self,), 'sigmoid', _backward)
 
     def softmax(self, axis: int = -1) -> Tensor:
-        """exp(x_i) / sum_j exp(x_j) along axis. An entry of -inf gets probability 0."""
-        s = _softmax(self.data, axis)
+        """exp(x_i) / sum_j exp(x_j) along axis. An entry of -inf gets probability 0; a row of
+        -inf only is nan, as in PyTorch. (Integers become float64 first; PyTorch refuses them.)"""
+        (ax,) = _one_axis(axis, self.data.ndim, 'softmax')
+        s = softmax(self.data, ax)
 
         def _backward(grad: Array) -> None:  # ds_i/dx_j = s_i (1[i=j] - s_j)
-            self._add_grad(s * (grad - (grad * s).sum(axis=axis, keepdims=True)))
+            self._add_grad(s * (grad - (grad * s).sum(axis=ax, keepdims=True)))
         return Tensor._result(s, (self,), 'softmax', _backward)
 
     def log_softmax(self, axis: int = -1) -> Tensor:
         """x_i - log(sum_j exp(x_j)) along axis, without overflow for large x."""
-        out = _log_softmax(self.data, axis)
+        (ax,) = _one_axis(axis, self.data.ndim, 'log_softmax')
+        out = log_softmax(self.data, ax)
 
         def _backward(grad: Array) -> None:  # d out_i/dx_j = 1[i=j] - softmax(x)_j
-            self._add_grad(grad - np.exp(out) * grad.sum(axis=axis, keepdims=True))
+            self._add_grad(grad - np.exp(out) * grad.sum(axis=ax, keepdims=True))
         return Tensor._result(out, (self,), 'log_softmax', _backward)
+
+    def astype(self, dtype: npt.DTypeLike) -> Tensor:
+        """The same numbers in another dtype, as NumPy's astype (PyTorch: x.to(dtype)). Between float
+        dtypes the gradient flows back (in self's dtype); to integers or bools it stops."""
+        target = np.dtype(dtype)
+        if target.kind not in REAL_KINDS:
+            raise TypeError(f"Tensor.astype: dtype must be bool, an integer or a float type, got {target}")
+
+        def _backward(grad: Array) -> None:  # d x/dx = 1; _add_grad casts back to self's dtype
+            self._add_grad(grad)
+        out = self.data.astype(target)
+        if target.kind != 'f':
+            return _constant(out)
+        return Tensor._result(out, (self,), 'astype', _backward)
 
     # --- backpropagation ---
 
@@ -420,7 +632,10 @@ class Tensor:
                                  f"(e.g. out.sum()) or pass grad= with shape {self.data.shape}")
             start = np.ones_like(self.data)
         else:
-            start = np.asarray(grad.data if isinstance(grad, Tensor) else grad, dtype=self.data.dtype)
+            given = grad.data if isinstance(grad, Tensor) else grad
+            if not (isinstance(given, (np.ndarray, list, tuple)) or is_number(given)):
+                raise TypeError(f"Tensor.backward: grad must be numbers or an array, got {type(given).__name__}")
+            start = real_array(given, 'Tensor.backward').astype(self.data.dtype, copy=False)
             if start.shape != self.data.shape:
                 raise ValueError(f"Tensor.backward: grad has shape {start.shape} but the output has shape "
                                  f"{self.data.shape}")
@@ -437,7 +652,7 @@ class Tensor:
         # The same loop as Value._topological_order in engine.py: an explicit stack instead of
         # recursion, so deep graphs are fine. Leaves take no place: they only receive gradients.
         order: list[Tensor] = []
-        visited: set[Tensor] = set()
+        visited: set[int] = set()  # ids: a Tensor's == compares elementwise
         stack: list[Tensor | None] = [self]
         while stack:
             node = stack.pop()
@@ -445,8 +660,8 @@ class Tensor:
                 below = stack.pop()
                 assert below is not None
                 order.append(below)
-            elif node._prev and node not in visited:
-                visited.add(node)
+            elif node._prev and id(node) not in visited:
+                visited.add(id(node))
                 stack.append(node)
                 stack.append(None)
                 stack.extend(node._prev)
@@ -459,13 +674,19 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """A new leaf sharing this data, cut off from the graph."""
-        return Tensor(self.data, dtype=self.data.dtype)
+        return _constant(self.data)
 
     def item(self) -> float:
         if self.data.size != 1:
             raise ValueError(f"Tensor.item: only a one-element tensor is a number, this one has shape {self.shape}")
         number: float = self.data.item()
         return number
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
 
     def numpy(self) -> Array:
         """The data itself, not a copy (as torch's .numpy())."""
@@ -486,19 +707,13 @@ class Tensor:
     def __len__(self) -> int:
         return len(self.data)
 
-    # --- derived ops ---
-
-    def __neg__(self) -> Tensor:  # -self
-        return self * -1.0
+    # --- reflected ops: a number or an array on the left ---
 
     def __radd__(self, other: ArrayLike) -> Tensor:  # other + self
         return self + other
 
-    def __sub__(self, other: Tensor | ArrayLike) -> Tensor:  # self - other
-        return self + (-self._lift(other, '-'))
-
     def __rsub__(self, other: ArrayLike) -> Tensor:  # other - self
-        return self._lift(other, '-') + (-self)
+        return self._lift(other, '-') - self
 
     def __rmul__(self, other: ArrayLike) -> Tensor:  # other * self
         return self * other
@@ -512,6 +727,15 @@ class Tensor:
     def __rmatmul__(self, other: ArrayLike) -> Tensor:  # other @ self
         return self._lift(other, '@') @ self
 
+    def __rand__(self, other: ArrayLike) -> Tensor:  # other & self
+        return self & other
+
+    def __ror__(self, other: ArrayLike) -> Tensor:  # other | self
+        return self | other
+
+    def __rxor__(self, other: ArrayLike) -> Tensor:  # other ^ self
+        return self ^ other
+
     def __repr__(self) -> str:
         body = np.array2string(self.data, separator=', ', prefix='Tensor(')
         dtype = '' if self.data.dtype == np.float64 else f', dtype={self.data.dtype}'
@@ -520,11 +744,101 @@ class Tensor:
         return f"Tensor({body}{dtype}{', requires_grad=True' if self.requires_grad else ''})"
 
 
-def _ints(args: tuple[int | Sequence[int], ...]) -> tuple[int, ...]:
-    """f(2, 3) and f((2, 3)) alike, as NumPy and PyTorch take shapes and axes."""
-    if len(args) == 1 and not isinstance(args[0], int):
-        return tuple(int(a) for a in args[0])
-    return tuple(int(a) for a in args)  # type: ignore[arg-type]  # every arg is an int here
+def where(condition: Array | Tensor, x: Tensor | ArrayLike, y: Tensor | ArrayLike) -> Tensor:
+    """x where condition is True, y where it is False, as torch.where: all three broadcast together.
+
+    The gradient goes to x where condition holds and to y elsewhere (0 to the other, even if the
+    gradient is inf or nan).
+    """
+    if not isinstance(condition, (np.ndarray, Tensor)):
+        raise TypeError(f"where: the condition must be a boolean array or Tensor, got {type(condition).__name__}")
+    cond = condition.data if isinstance(condition, Tensor) else condition
+    if cond.dtype != BOOL:
+        raise TypeError(f"where: the condition must be boolean, got dtype {cond.dtype}")
+    if isinstance(x, Tensor):
+        a, b = x, x._lift(y, 'where')  # a number takes part as in x's ops
+    elif isinstance(y, Tensor):
+        a, b = y._lift(x, 'where'), y
+    else:
+        a = _constant(real_array(x, 'where'))
+        b = a._lift(y, 'where')
+    xs, ys = _promoted(a.data, b.data)
+    try:
+        out = np.where(cond, xs, ys)
+    except ValueError:
+        raise ValueError(f"where: shapes {cond.shape}, {a.data.shape} and {b.data.shape} do not broadcast") from None
+
+    def _backward(grad: Array) -> None:  # d out/dx = 1 where condition, d out/dy = 1 elsewhere
+        if a.requires_grad:
+            a._add_grad(select(cond, grad))
+        if b.requires_grad:
+            b._add_grad(select(~cond, grad))
+    return Tensor._result(out, (a, b), 'where', _backward)
+
+
+def _constant(data: Array) -> Tensor:
+    """A tensor that is data: no gradient, no parents (skips __init__'s checks: data is a real array)."""
+    out = Tensor.__new__(Tensor)
+    out.data, out.grad, out.requires_grad, out._prev, out._op, out._backward = data, None, False, (), '', None
+    return out
+
+
+def _promoted(x: Array, y: Array, kind: Callable[[np.dtype[Any]], np.dtype[Any]] | None = None) -> tuple[Array, Array]:
+    """x and y in the dtype of their op's result (PyTorch's promotion; `kind` may then ask for a float)."""
+    dtype = x.dtype if x.dtype == y.dtype else result_dtype(x, y)
+    if kind is not None:
+        dtype = kind(dtype)
+    return x.astype(dtype, copy=False), y.astype(dtype, copy=False)
+
+
+_COMPARISONS: dict[str, Callable[[Array, Array], Any]] = {
+    '==': np.equal, '!=': np.not_equal, '<': np.less, '<=': np.less_equal, '>': np.greater, '>=': np.greater_equal}
+_LOGIC: dict[str, Callable[[Array, Array], Any]] = {'&': np.bitwise_and, '|': np.bitwise_or, '^': np.bitwise_xor}
+
+
+def _fill_value(value: object, dtype: np.dtype[Any], op: str) -> Array:
+    """A number to write into a tensor of dtype: it must fit (PyTorch truncates 1.5 into an integer tensor)."""
+    if isinstance(value, Tensor):
+        if value.requires_grad or value.data.size != 1:
+            raise TypeError(f"Tensor.{op}: value must be a number (or a one-element tensor without gradient)")
+        value = value.data.reshape(-1)[0]
+    if not is_number(value):
+        raise TypeError(f"Tensor.{op}: value must be a number, got {type(value).__name__}")
+    v: Any = value.item() if isinstance(value, np.generic) else value
+    if dtype.kind == 'f':
+        try:
+            with np.errstate(over='ignore'):
+                fill = np.asarray(v, dtype=dtype)
+        except OverflowError:
+            fill = np.asarray(math.inf, dtype=dtype)
+        if np.isinf(fill) and not math.isinf(v):
+            raise ValueError(f"Tensor.{op}: {v!r} does not fit in {dtype}")
+        return fill
+    if isinstance(v, float) and not v.is_integer():
+        raise ValueError(f"Tensor.{op}: {v!r} is not a whole number, so it does not fit in a {dtype} tensor")
+    whole = int(v)
+    lo, hi = (0, 1) if dtype == BOOL else (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max))
+    if not lo <= whole <= hi:
+        raise ValueError(f"Tensor.{op}: {v!r} does not fit in a {dtype} tensor")
+    return np.asarray(whole, dtype=dtype)
+
+
+def _one_axis(axis: object, ndim: int, op: str) -> tuple[int]:
+    """The one axis an op like softmax works along."""
+    if isinstance(axis, (tuple, list)):
+        raise TypeError(f"Tensor.{op}: works along one axis, got {axis!r}")
+    if ndim == 0:
+        raise ValueError(f"Tensor.{op}: a 0-d tensor has no axis to work along")
+    ax = axes(axis, ndim, op)
+    assert ax is not None and len(ax) == 1
+    return (ax[0],)
+
+
+def _ints(args: tuple[Any, ...], op: str) -> tuple[int, ...]:
+    """f(2, 3) and f((2, 3)) alike, as NumPy and PyTorch take shapes and axes (Python's or NumPy's integers)."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list, np.ndarray)):
+        args = tuple(args[0])
+    return tuple(index(a, f"Tensor.{op}") for a in args)
 
 
 def _permutation(axes: tuple[int, ...], ndim: int, op: str) -> tuple[int, ...]:
@@ -544,35 +858,3 @@ def _plain_index(index: object) -> Any:  # what ndarray[...] takes
     if isinstance(index, tuple):
         return tuple(i.data if isinstance(i, Tensor) else i for i in index)
     return index
-
-
-def _sum_into_rows(rows: Array, grad: Array, shape: tuple[int, ...]) -> Array:
-    """An array of `shape` whose row r is the sum of grad[i] over every i with rows[i] == r.
-
-    That is np.add.at(zeros(shape), rows, grad), done as a histogram: each number of grad
-    is counted, with its value as weight, in the bin of the place (row, column) it goes to.
-    """
-    n, width = shape[0], math.prod(shape[1:])
-    row = rows.reshape(-1, 1).astype(np.intp) % n  # intp: no uint8 overflow below; % n: row -1 is row n - 1
-    places = row * width + np.arange(width)
-    return np.bincount(places.reshape(-1), weights=grad.reshape(-1), minlength=n * width).reshape(shape)
-
-
-def _sigmoid(x: Array) -> Array:
-    # 1/(1+e^-x) for x >= 0 and e^x/(1+e^x) for x < 0: both only ever exponentiate -|x|, so nothing overflows.
-    e = np.exp(-np.abs(x))
-    s: Array = np.where(x >= 0, 1, e) / (1 + e)
-    return s
-
-
-def _log_softmax(x: Array, axis: int) -> Array:
-    # Subtracting the max changes nothing mathematically but keeps exp() from overflowing.
-    shifted = x - x.max(axis=axis, keepdims=True)
-    out: Array = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
-    return out
-
-
-def _softmax(x: Array, axis: int) -> Array:
-    e: Array = np.exp(x - x.max(axis=axis, keepdims=True))  # as in _log_softmax: exp() cannot overflow
-    e /= e.sum(axis=axis, keepdims=True)  # in place: e is ours, and attention's batches of scores are big
-    return e
