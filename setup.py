@@ -20,6 +20,7 @@ setup(
     long_description_content_type='text/markdown',
     license='MIT',
     packages=find_packages(include=['micrograd', 'micrograd.*']),
+    package_data={'micrograd': ['py.typed'], 'micrograd.viz': ['*.js']},  # the player's script, read at run time
     python_requires='>=3.10',
     install_requires=[],
     extras_require={'viz': viz, 'tensor': tensor, 'demo': demo, 'gpt': gpt, 'test': test},

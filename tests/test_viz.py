@@ -1,17 +1,14 @@
-"""Drawing graphs: the DOT text for hand-checked graphs, real rendering, and finding a renderer."""
+"""Drawing graphs: the DOT text for hand-checked graphs, real rendering, and what a notebook shows."""
 import re
 import subprocess
 import sys
-import sysconfig
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-import graphviz
 import pytest
-from graphviz.backend import dot_command
 
-from micrograd import Value, viz
-from micrograd.viz import MAX_NODES, RendererNotFound, draw_dot, trace
+from micrograd import Value
+from micrograd.viz import MAX_NODES, draw_dot, trace
 
 PNG_SIGNATURE = b'\x89PNG\r\n\x1a\n'
 
@@ -39,7 +36,7 @@ def dot_edges(source):
 
 
 def label_of(attrs):
-    return re.search(r'label="([^"]*)"', attrs).group(1)
+    return re.search(r'label=("[^"]*"|\S+)', attrs).group(1).strip('"')
 
 
 # --- trace -----------------------------------------------------------------------
@@ -85,7 +82,7 @@ def test_f_is_six_value_records_and_three_op_nodes_with_hand_checked_grads():
         '{ c | data 10.0000 | grad 8.0000 }', '{ e | data -6.0000 | grad 8.0000 }',
         '{ d | data 4.0000 | grad 8.0000 }', '{ f | data 16.0000 | grad 1.0000 }'])
     ops = sorted(label_of(attrs) for attrs in nodes.values() if 'shape=ellipse' in attrs)
-    assert ops == ['*', '**2', '+']
+    assert ops == ['*', '** 2', '+']
     assert len(edges) == 3 + 5  # each op into its Value, and a, b, e, c, d into an op
 
 
@@ -127,11 +124,31 @@ def test_a_wide_dot_op_abbreviates_its_formula():
     assert 'label="w1*x1 + ... + w10*x10 + b"' in draw_dot(y).source
 
 
-def test_division_and_a_value_power_say_which_operand_is_which():
-    a, b = Value(6.0), Value(3.0)  # nodes as Value(data, parents, op) records them, whatever the engine derives
-    quotient, power = Value(2.0, (a, b), '/'), Value(216.0, (a, b), '**')
-    assert [attrs for *_, attrs in dot_edges(draw_dot(quotient).source) if attrs] == ['label=num', 'label=den']
-    assert [attrs for *_, attrs in dot_edges(draw_dot(power).source) if attrs] == ['label=base', 'label=exp']
+def test_a_value_power_says_which_operand_is_the_base_and_which_the_exponent():
+    x, k = Value(2.0), Value(3.0)
+    assert [attrs for *_, attrs in dot_edges(draw_dot(x ** k).source) if attrs] == ['label=base', 'label=exp']
+
+
+def op_labels(value):
+    return [label_of(attrs) for attrs in dot_nodes(draw_dot(value).source).values() if 'shape=ellipse' in attrs]
+
+
+@pytest.mark.parametrize('make, label', [
+    (lambda x: x * 2, '* 2'), (lambda x: x + 1, '+ 1'), (lambda x: x ** -1, '** -1'), (lambda x: x ** 0.5, '** 0.5'),
+    (lambda x: x - 3, '+ -3'), (lambda x: -x, '* -1'), (lambda x: x / 4, '* 0.25'),
+    (lambda x: 1.23456789 * x, '* 1.23456789'),  # every digit: the drawing never rounds the number away
+])
+def test_an_op_with_a_number_shows_the_number_its_backward_holds(make, label):
+    y = make(Value(3.0))
+    assert len(y._prev) == 1  # the number is part of the op, not a node
+    assert op_labels(y) == [label]
+
+
+def test_a_value_built_by_hand_shows_its_op_text():
+    a, b = Value(6.0), Value(3.0)
+    assert op_labels(Value(2.0, (a, b), 'foo')) == ['foo']
+    assert [(t, h) for t, h, _ in dot_edges(draw_dot(Value(2.0, (a, b), '/')).source)] == [
+        ('v2_op', 'v2'), ('v0', 'v2_op'), ('v1', 'v2_op')]  # no operand roles guessed for an op the engine never makes
 
 
 def test_the_same_graph_gives_the_same_dot_source():
@@ -222,67 +239,44 @@ def test_jupyter_display_gets_svg():
     assert len(svg_node_groups(bundle['image/svg+xml'])) == 9
 
 
+def test_in_a_notebook_the_svg_scales_down_to_the_page_keeping_its_shape_and_says_what_it_shows():
+    svg = ET.fromstring(draw_dot(labelled_f())._repr_mimebundle_()['image/svg+xml'])
+    assert svg.get('style') == 'max-width: 100%; height: auto'  # its own size where it fits, else the page's width
+    assert svg.get('viewBox') and svg.get('width').endswith('pt')  # the viewBox keeps its proportions
+    title = svg.find('{http://www.w3.org/2000/svg}title')
+    assert title.text == svg.get('aria-label') == 'the graph of f, 6 Values' and svg.get('role') == 'img'
+
+
+def wide_graph(terms=40):
+    """A chain of additions, laid out left to right: far wider than a 1280-pixel page."""
+    total = Value(0.0, label='start')
+    for i in range(terms):
+        total = total + Value(float(i))
+    return total
+
+
+@pytest.mark.slow
+def test_a_graph_wider_than_the_page_is_shown_whole_in_a_browser(browser, tmp_path):
+    from tests.browser import Page
+    svg = draw_dot(wide_graph())._repr_mimebundle_()['image/svg+xml']
+    width_pt, height_pt = (float(n) for n in re.search(r'viewBox="0\.00 0\.00 ([\d.]+) ([\d.]+)"', svg).groups())
+    assert width_pt * 4 / 3 > 1280  # in CSS pixels, wider than the page
+    # As an exported notebook holds it: the SVG inline in an output area, on a 1200-pixel-wide page.
+    page_file = tmp_path / 'wide.html'
+    page_file.write_text('<!DOCTYPE html><meta charset="utf-8"><body style="margin: 20px">'
+                         f'<div class="output" style="overflow: hidden">{svg.split("-->", 1)[-1]}</div>',
+                         encoding='utf-8')
+    page = Page(browser, page_file.as_uri())
+    box = page.page.locator('svg').first.bounding_box()
+    assert box['x'] >= 0 and box['x'] + box['width'] <= 1200 - 20  # nothing cut off on the right
+    assert box['height'] / box['width'] == pytest.approx(height_pt / width_pt, rel=0.02)  # scaled, not squashed
+    assert page.errors == []
+    page.close()
+
+
 def test_a_label_with_record_characters_renders_literally():
     svg = draw_dot(Value(1.0, label='a|b {c}') + 1.0).pipe(format='svg', encoding='utf-8')
     assert 'a|b {c}' in {t.text for t in ET.fromstring(svg).iter('{http://www.w3.org/2000/svg}text')}
-
-
-# --- finding a renderer -----------------------------------------------------------
-
-def fake_program(folder, name):
-    """An executable that does nothing, standing in for a renderer on PATH."""
-    folder.mkdir(exist_ok=True)
-    path = folder / name
-    path.write_text('#!/bin/sh\n')
-    path.chmod(0o755)
-    return path
-
-
-@pytest.fixture
-def no_renderers(tmp_path, monkeypatch):
-    """Neither `dot` on PATH nor graphviz-pure anywhere, and graphviz at its default `dot`."""
-    monkeypatch.setenv('PATH', str(tmp_path / 'empty'))
-    monkeypatch.setattr(viz, '_script_dirs', lambda: [])
-    monkeypatch.setattr(dot_command, 'DOT_BINARY', Path('dot'))
-    return tmp_path
-
-
-def test_without_any_renderer_drawing_fails_with_both_remedies(no_renderers):
-    dot = draw_dot(labelled_f())
-    assert dot.source  # describing the graph needs no renderer
-    for draw in (dot.pipe, lambda: dot.render(no_renderers / 'f'), dot._repr_mimebundle_):
-        with pytest.raises(RendererNotFound, match=r"pip install graphviz-pure.*Graphviz.*`dot`") as info:
-            draw()
-        assert isinstance(info.value, graphviz.ExecutableNotFound)  # code that catches graphviz's error still does
-
-
-@pytest.mark.skipif(sys.platform == 'win32', reason='fake programs are shell scripts')
-def test_system_dot_is_preferred_over_graphviz_pure(no_renderers, monkeypatch):
-    bin_dir = no_renderers / 'bin'
-    fake_program(bin_dir, 'dot')
-    fake_program(bin_dir, 'graphviz-pure')
-    monkeypatch.setenv('PATH', str(bin_dir))
-    assert viz._find_renderer() == Path('dot')
-
-
-@pytest.mark.skipif(sys.platform == 'win32', reason='fake programs are shell scripts')
-def test_graphviz_pure_is_found_next_to_python_when_that_folder_is_not_on_path(no_renderers, monkeypatch):
-    # A venv used without activation (a Jupyter kernel started as .venv/bin/python) has
-    # graphviz-pure in .venv/bin, which is not on PATH.
-    scripts = fake_program(no_renderers / 'venv-bin', 'graphviz-pure').parent
-    monkeypatch.setattr(viz, '_script_dirs', lambda: [str(scripts)])
-    viz._use_renderer()
-    assert dot_command.DOT_BINARY == scripts / 'graphviz-pure'
-
-
-def test_the_scripts_folder_of_this_python_is_searched():
-    assert sysconfig.get_path('scripts') in viz._script_dirs()
-
-
-def test_a_renderer_the_user_chose_is_left_alone(no_renderers, monkeypatch):
-    monkeypatch.setattr(dot_command, 'DOT_BINARY', Path('/opt/graphviz/bin/dot'))
-    viz._use_renderer()
-    assert dot_command.DOT_BINARY == Path('/opt/graphviz/bin/dot')
 
 
 # --- imports ---------------------------------------------------------------------
@@ -304,4 +298,20 @@ def test_without_graphviz_importing_viz_says_how_to_install_it():
         "    import micrograd.viz\n"
         "except ImportError as e:\n"
         "    print(e)\n")
-    assert 'pip install micrograd[viz]' in result.stdout, result.stderr
+    assert 'pip install "micrograd-edu[viz]"' in result.stdout, result.stderr
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_the_players_script(tmp_path):
+    # The player reads player.js from the installed package: setup.py must ship it (package_data).
+    import shutil
+    import zipfile
+    root, source = Path(__file__).resolve().parent.parent, tmp_path / 'source'
+    shutil.copytree(root / 'micrograd', source / 'micrograd', ignore=shutil.ignore_patterns('__pycache__'))
+    for name in ('setup.py', 'README.md'):
+        shutil.copy(root / name, source / name)
+    result = subprocess.run([sys.executable, '-m', 'pip', 'wheel', '--no-deps', '--no-build-isolation', '-q',
+                             '-w', str(tmp_path / 'dist'), str(source)], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    [wheel] = (tmp_path / 'dist').glob('*.whl')
+    assert 'micrograd/viz/player.js' in zipfile.ZipFile(wheel).namelist()

@@ -1,0 +1,279 @@
+"""Stepping through backward(): the engine's own order and each node's own _backward, one node at a time,
+drawn after every step, with a caption that says what the step did.
+
+A caption's numbers all come from the engine: the gradient a node passes on, its parents' .data, the
+numbers its _backward holds (`node._backward.__kwdefaults__`: t for tanh, k for x * k, slope for x ** k)
+and each parent's .grad read before and after the _backward ran. Only the words are this module's: the
+rule each op's backward follows, written as engine.py writes it, so that a learner can check the sum.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from micrograd.engine import Value
+from micrograd.viz.gif import write_gif
+from micrograd.viz.graph import MAX_NODES, box_fields, box_width, checked_trace, draw_graph, largest_grad
+from micrograd.viz.player import page_html, player_html
+from micrograd.viz.renderer import Digraph
+
+__all__ = ['draw_backward', 'BackwardPass', 'Step', 'GradChange']
+
+
+@dataclass(frozen=True)
+class GradChange:
+    """What one step did to one parent's .grad, read before and after the node's _backward ran."""
+    parent: Value
+    before: float | None  # None: backward() had not computed this grad yet (it was 0, and is drawn as ?)
+    after: float
+
+
+@dataclass(frozen=True)
+class Step:
+    """One node's _backward: the node, the gradient it passed on, and the change to each parent's grad."""
+    node: Value
+    grad: float  # node.grad, d(root)/d(node), which its _backward passes on to its parents
+    changes: tuple[GradChange, ...]  # one per parent, in the order of node._prev; a parent used twice once
+
+
+def draw_backward(root: Value, format: str = 'svg', rankdir: str = 'LR', *,
+                  max_nodes: int = MAX_NODES, color: bool = True) -> BackwardPass:
+    """Run root.backward() one node at a time, drawing the graph before the first step and after each one.
+
+    Returns a BackwardPass: `.frames` (one graphviz.Digraph per frame, drawn as draw_dot draws),
+    `.captions` (the arithmetic of each step, to check by hand), `.steps`; in Jupyter it shows as a
+    player (previous / next / play and a slider), and `.save('f.html')` or `.save('f.gif')` writes one.
+
+    - It *is* backward(): the engine's topological order, its grads zeroed as backward() zeroes them,
+      and each node's own `_backward`, so afterwards every .grad is what root.backward() gives, and
+      leaves that already had gradients accumulate, as they do with backward().
+    - A frame highlights the node whose gradient is being passed on, its op and the arrows the
+      gradient flows along; grads not computed yet show as `?`, not as 0. Values without a label are
+      named v0, v1, ... (their place in trace(root)) in the boxes and the captions alike.
+    - The options are draw_dot's; graphs of more than max_nodes Values are refused as draw_dot refuses them.
+      Each frame is a whole picture, so the player grows with the graph squared: 44 kB for f = (a*b + c)**2,
+      2 MB for one sample through a 2-4-4-1 MLP (58 Values). It is made for expressions and single neurons.
+    """
+    nodes = checked_trace(root, rankdir, max_nodes, 'draw_backward')
+    names = {v: v.label or f'v{i}' for i, v in enumerate(nodes)}
+    order = root._topological_order()
+    accumulating = {v for v in nodes if not v._prev and v is not root and v.grad != 0.0}
+
+    # root.backward(), with a record after the start and after each node.
+    for node in order:
+        node.grad = 0.0  # as backward() does: every node an op made holds this pass's gradient only
+    root.grad += 1.0
+    # What a frame shows of each grad: None until backward() has computed it. Leaves keep the grads
+    # they had (they accumulate); every other node was just zeroed.
+    known: dict[Value, float | None] = {v: v.grad if v is root or v in accumulating else None for v in nodes}
+    grads = [dict(known)]
+    steps: list[Step] = []
+    for node in reversed(order):
+        parents = list(dict.fromkeys(node._prev))  # each once, in order
+        before = [p.grad for p in parents]
+        node._backward(node.grad)  # the chain rule, as the engine does it
+        steps.append(Step(node, node.grad, tuple(GradChange(p, g if known[p] is not None else None, p.grad)
+                                                  for p, g in zip(parents, before))))
+        known.update((p, p.grad) for p in parents)
+        grads.append(dict(known))
+
+    lines = [_first_lines(root, names, len(steps), accumulating)]
+    lines += [_step_lines(step, i, len(steps), names) for i, step in enumerate(steps, start=1)]
+    # One colour scale and one width per box for every frame, so that nothing but the step changes.
+    scale = largest_grad(grads[-1].values())
+    widths = {v: max(box_width(box_fields(v, g[v], names)) for g in grads) for v in nodes}
+    frames = [draw_graph(nodes, g, f'backward pass of {names[root]}, frame {i + 1} of {len(grads)}', format=format,
+                         rankdir=rankdir, color=color, scale=scale, names=names,
+                         focus=steps[i - 1].node if i else root, flow=i > 0, widths=widths)
+              for i, g in enumerate(grads)]
+    return BackwardPass(names[root], frames, lines, steps, grads)
+
+
+class BackwardPass:
+    """What draw_backward returns: the frames of a backward pass, their captions, and the steps between them.
+
+    In Jupyter (and VS Code, and the HTML nbconvert exports) it shows as a player that needs no kernel
+    and fetches nothing; where scripts do not run, the frames are shown one under the other instead.
+    """
+
+    def __init__(self, name: str, frames: list[Digraph], caption_lines: list[list[str]], steps: list[Step],
+                 grads: list[dict[Value, float | None]]) -> None:
+        self.name = name
+        self.frames = frames  # frames[0]: before the first step; frames[i]: after steps[i - 1]
+        self.caption_lines = caption_lines  # what the step did, then each parent's grad, a line each
+        self.captions = [' · '.join(lines) for lines in caption_lines]
+        self.steps = steps
+        self.grads = grads  # grads[i][v]: the grad frame i shows for v, None for "not yet computed"
+        self._svgs: list[str] | None = None
+
+    def __len__(self) -> int:
+        return len(self.frames)
+
+    def __repr__(self) -> str:
+        return f'<backward pass of {self.name}: {len(self.steps)} steps, {len(self.frames)} frames>'
+
+    def svgs(self) -> list[str]:
+        """Each frame drawn as SVG text (drawn once, then kept)."""
+        if self._svgs is None:
+            self._svgs = [frame.svg() for frame in self.frames]
+        return self._svgs
+
+    def _repr_html_(self) -> str:
+        return player_html(self.svgs(), self.caption_lines, self.captions)
+
+    def save(self, path: str | os.PathLike[str], *, seconds_per_frame: float = 2.5) -> Path:
+        """Write the player as a standalone .html page, or the frames as an animated .gif; returns the path."""
+        path = Path(path)
+        suffix = path.suffix.lower()
+        if suffix in ('.html', '.htm'):
+            path.write_text(page_html(f'backward pass of {self.name}', self._repr_html_()), encoding='utf-8')
+        elif suffix == '.gif':
+            if not seconds_per_frame > 0:
+                raise ValueError(f"BackwardPass.save: seconds_per_frame must be > 0, got {seconds_per_frame}")
+            write_gif(path, [frame.png() for frame in self.frames], self.caption_lines, seconds_per_frame)
+        else:
+            raise ValueError(f"BackwardPass.save: can write .html (a player) or .gif (an animation), got {path.name!r}")
+        return path
+
+
+# --- captions -----------------------------------------------------------------------------------
+
+def _first_lines(root: Value, names: Mapping[Value, str], steps: int, accumulating: set[Value]) -> list[str]:
+    """Frame 0: backward() has only set the output's own gradient."""
+    r = names[root]
+    if root._prev:
+        lines = [f'step 0/{steps} · {r}.grad = 1.0, as d{r}/d{r} = 1: backward() starts here',
+                 'the grads still to compute show as ?']
+    else:  # a leaf: backward() just adds 1 to its grad
+        lines = [f'step 0/{steps} · {r} is a leaf: {r}.grad += 1.0 → {root.grad!r}']
+    if accumulating:
+        held = ', '.join(f'{names[v]}.grad' for v in names if v in accumulating)
+        lines.append(f'{held} keep their earlier values and add to them (leaves accumulate)')
+    return lines
+
+
+def _step_lines(step: Step, number: int, steps: int, names: Mapping[Value, str]) -> list[str]:
+    """'step 3/3 · e = a * b · e.grad = 8.0', then one line per `parent.grad += ...` with its numbers and result.
+
+    A parent's line ends with its grad after the step (`→ -24.0`), and with what it was, if backward()
+    had computed it before (a leaf reached by two paths, or one that accumulates from an earlier call).
+    """
+    node, out = step.node, names[step.node]
+    expression, held, terms = _rule(node, names, repr(step.grad))
+    lines = [f'step {number}/{steps} · {expression} · {out}.grad = {step.grad!r}', *held]
+    changes = {change.parent: change for change in step.changes}
+    last_term = {parent: i for i, (parent, _, _) in enumerate(terms)}
+    for i, (parent, formula, numbers) in enumerate(terms):
+        line = f'{formula} = {numbers}' if numbers else formula
+        lines.append(line + _result(changes[parent]) if last_term[parent] == i else line)
+    pairs = len(terms) // 2
+    if node._op == 'dot' and terms and pairs > 3:  # the first pair, the last pair and the bias
+        lines[len(held) + 3:len(held) + 2 * pairs - 1] = [f'... {pairs - 2} more pairs alike ...']
+    if not terms:  # an op without a rule here: what its _backward did, all the same
+        lines += [f'{names[c.parent]}.grad' + _result(c) for c in step.changes]
+    return lines
+
+
+def _result(change: GradChange) -> str:
+    was = '' if change.before is None else f' (was {change.before!r})'
+    return f' → {change.after!r}{was}'
+
+
+def _made_by_the_engine(node: Value) -> bool:
+    """Whether node's _backward is one an op of the engine made: it holds node's parents as its defaults
+    (dot: as its one default). A Value built by hand, Value(data, parents, op), has a backward that does nothing."""
+    defaults: tuple[Any, ...] = getattr(node._backward, '__defaults__', None) or ()
+    held = defaults[0] if len(defaults) == 1 and isinstance(defaults[0], tuple) else defaults
+    return len(held) == len(node._prev) > 0 and all(p is q for p, q in zip(held, node._prev))
+
+
+Term = tuple[Value, str, str]  # a parent, `parent.grad += formula` in names, and the formula in numbers
+
+
+def _rule(node: Value, names: Mapping[Value, str], grad: str) -> tuple[str, list[str], list[Term]]:
+    """The expression that made node, the numbers its _backward holds (with what they are), and the
+    `parent.grad += ...` terms its _backward adds, in names and in numbers, as engine.py writes them.
+
+    The numbers are the engine's: node's grad, the parents' .data and `node._backward.__kwdefaults__`.
+    An op without a rule here (a Value built by hand, an op added to the engine later) gets its
+    expression and the numbers its backward holds, and no terms.
+    """
+    op, parents, out = node._op, node._prev, names[node]
+    held = getattr(node._backward, '__kwdefaults__', None) or {}
+    g = f'{out}.grad'
+    if _made_by_the_engine(node):
+        try:
+            return _engine_rule(op, parents, held, out, g, grad, names)
+        except KeyError:  # a number this rule reads is not held: describe it as an unknown op
+            pass
+    symbol = op or '?'
+    operands = [names[p] for p in parents]
+    expression = f'{symbol}({", ".join(operands)})' if symbol.isidentifier() or len(operands) != 2 else \
+        f' {symbol} '.join(operands)
+    return f'{out} = {expression}', [f'{name} = {value!r}' for name, value in held.items()], []
+
+
+def _engine_rule(op: str, parents: tuple[Value, ...], held: Mapping[str, Any], out: str, g: str, grad: str,
+                 names: Mapping[Value, str]) -> tuple[str, list[str], list[Term]]:
+    if op in ('+', '*') and len(parents) == 2:
+        (x, y), xn, yn = parents, names[parents[0]], names[parents[1]]
+        if op == '+':  # d(x + y)/dx = d(x + y)/dy = 1
+            return f'{out} = {xn} + {yn}', [], [(x, f'{xn}.grad += {g}', grad), (y, f'{yn}.grad += {g}', grad)]
+        # d(x * y)/dx = y, d(x * y)/dy = x
+        return f'{out} = {xn} * {yn}', [], [(x, f'{xn}.grad += {yn}.data * {g}', f'{y.data!r} * {grad}'),
+                                            (y, f'{yn}.grad += {xn}.data * {g}', f'{x.data!r} * {grad}')]
+    if op == '**' and len(parents) == 2:  # x ** y: d/dx = y x**(y-1) (slope), d/dy = x**y log(x) (dy)
+        (x, y), xn, yn = parents, names[parents[0]], names[parents[1]]
+        slope, dy = held['slope'], held['dy']
+        return (f'{out} = {xn} ** {yn}',
+                [f'slope = {yn}.data * {xn}.data ** ({yn}.data - 1) = {slope!r}',
+                 f'dy = {out}.data * log({xn}.data) = {dy!r}'],
+                [(x, f'{xn}.grad += slope * {g}', f'{slope!r} * {grad}'),
+                 (y, f'{yn}.grad += dy * {g}', f'{dy!r} * {grad}')])
+    if op == 'dot':  # parents (*ws, *xs) and maybe a bias; d/dw_i = x_i, d/dx_i = w_i, d/dbias = 1
+        n = held['n']
+        ws, xs, bias = parents[:n], parents[n:2 * n], parents[2 * n:]
+        sums = [f'{names[w]} * {names[x]}' for w, x in zip(ws, xs)]
+        sums = (sums if n <= 3 else [sums[0], '...', sums[-1]]) + [names[b] for b in bias]
+        terms: list[Term] = []
+        for w, x in zip(ws, xs):
+            terms.append((w, f'{names[w]}.grad += {names[x]}.data * {g}', f'{x.data!r} * {grad}'))
+            terms.append((x, f'{names[x]}.grad += {names[w]}.data * {g}', f'{w.data!r} * {grad}'))
+        terms += [(b, f'{names[b]}.grad += {g}', grad) for b in bias]
+        return f'{out} = {" + ".join(sums)}', [], terms
+    if len(parents) != 1:
+        raise KeyError(op)
+    (x,), xn = parents, names[parents[0]]
+    to_x = f'{xn}.grad +='
+    if op in ('+', '*', '**'):  # with a number k
+        k = held['k']
+        expression = f'{out} = {xn} {op} {k!r}'
+        if op == '+':  # d(x + k)/dx = 1
+            return expression, [], [(x, f'{to_x} {g}', grad)]
+        if op == '*':  # d(x * k)/dx = k
+            return expression, [], [(x, f'{to_x} {k!r} * {g}', f'{k!r} * {grad}')]
+        slope = held['slope']  # d(x ** k)/dx = k x**(k-1)
+        return (expression, [f'slope = {k!r} * {xn}.data ** ({k!r} - 1) = {slope!r}'],
+                [(x, f'{to_x} slope * {g}', f'{slope!r} * {grad}')])
+    if op == 'tanh':  # d tanh(x)/dx = 1 - tanh(x)**2
+        t = held['t']
+        return (f'{out} = tanh({xn})', [f't = tanh({xn}.data) = {t!r}'],
+                [(x, f'{to_x} (1 - t**2) * {g}', f'(1 - {t!r}**2) * {grad}')])
+    if op == 'exp':  # d e**x/dx = e**x
+        e = held['e']
+        return f'{out} = exp({xn})', [f'e = exp({xn}.data) = {e!r}'], [(x, f'{to_x} e * {g}', f'{e!r} * {grad}')]
+    if op == 'sigmoid':  # d sigmoid(x)/dx = s (1 - s)
+        s = held['s']
+        return (f'{out} = sigmoid({xn})', [f's = sigmoid({xn}.data) = {s!r}'],
+                [(x, f'{to_x} s * (1 - s) * {g}', f'{s!r} * (1 - {s!r}) * {grad}')])
+    if op == 'log':  # d log(x)/dx = 1/x
+        return f'{out} = log({xn})', [], [(x, f'{to_x} {g} / {xn}.data', f'{grad} / {x.data!r}')]
+    if op == 'relu':  # 1 for x > 0, else 0
+        if x.data > 0:
+            return f'{out} = relu({xn}), {xn}.data > 0', [], [(x, f'{to_x} {g}', grad)]
+        sign = f'{xn}.data <= 0' if x.data <= 0 else f'{xn}.data is nan'
+        return f'{out} = relu({xn}), {sign}', [], [(x, f'{to_x} 0', '')]
+    raise KeyError(op)

@@ -1,0 +1,75 @@
+"""The player: frames and their captions as one self-contained piece of HTML that steps through them.
+
+The page holds every frame as an image (a data: URL) and player.js, which this package ships beside
+this file; nothing is fetched from anywhere. Styles are attributes on the elements, not a stylesheet:
+JupyterLab strips <style> and <script> from notebooks it does not trust but keeps these elements and
+attributes, so there the frames still stand one under the other, each with its caption.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import itertools
+import json
+import re
+from collections.abc import Sequence
+from importlib import resources
+
+__all__ = ['player_html', 'page_html']
+
+_player_numbers = itertools.count()  # ids unique on a page, and the same each time a notebook is run
+
+
+def player_html(svgs: Sequence[str], captions: Sequence[Sequence[str]], descriptions: Sequence[str]) -> str:
+    """HTML that shows svgs[i] above the lines of captions[i], one frame at a time once player.js runs.
+
+    descriptions[i]: frame i in words, the alt text of its picture.
+    """
+    player_id = f'micrograd-backward-{next(_player_numbers)}'
+    figures = []
+    for i, (svg, lines, description) in enumerate(zip(svgs, captions, descriptions)):
+        text = ''.join(f'<div>{html.escape(line)}</div>' for line in lines)
+        figures.append(
+            f'<figure class="mg-frame" data-frame="{i}" style="margin: 0 0 14px 0">\n{_svg_image(svg, description)}\n'
+            f'<figcaption style="font: 13px/1.5 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; '
+            f'color: #222; margin-top: 4px">{text}</figcaption>\n</figure>')
+    script = resources.files('micrograd.viz').joinpath('player.js').read_text(encoding='utf-8')
+    return f"""<div id="{player_id}" class="micrograd-backward" tabindex="0" style="outline: none">
+<div class="mg-controls" hidden
+ style="display: none; gap: 8px; align-items: center; margin: 4px 0 8px; font: 13px sans-serif">
+<button type="button" data-go="prev">&#9664; previous</button>
+<button type="button" data-go="play">&#9654; play</button>
+<button type="button" data-go="next">next &#9654;</button>
+<input type="range" min="0" max="{len(figures) - 1}" value="0" step="1" aria-label="frame"
+ style="flex: 1; max-width: 360px">
+<span class="mg-counter"></span>
+</div>
+<div class="mg-frames">
+{chr(10).join(figures)}
+</div>
+<script>
+(function () {{
+{script}
+startPlayer(document.getElementById({json.dumps(player_id)}));
+}})();
+</script>
+</div>"""
+
+
+def page_html(title: str, body: str) -> str:
+    """A standalone HTML page around body, for saving a player to a file."""
+    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{html.escape(title)}</title>\n'
+            f'</head>\n<body style="margin: 16px">\n{body}\n</body>\n</html>\n')
+
+
+def _svg_image(svg: str, description: str) -> str:
+    """An SVG drawing as an image inside the page itself (a data: URL), scaled down to fit the page.
+
+    An <img> rather than an inline <svg>: JupyterLab strips <svg> elements from the outputs of notebooks
+    it does not trust, but keeps images, so the frames still show there.
+    """
+    # Comments, titles (tooltips, which an <img> never shows) and ids are a tenth of Graphviz's SVG.
+    svg = re.sub(r'<!--.*?-->\n|<title>.*?</title>\n| id="[^"]*"', '', svg, flags=re.DOTALL)
+    data = base64.b64encode(svg.encode('utf-8')).decode('ascii')
+    return (f'<img src="data:image/svg+xml;base64,{data}" alt="{html.escape(description)}" '
+            f'style="display: block; max-width: 100%; height: auto">')
