@@ -13,8 +13,11 @@ gives a Value a new float.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+import numbers
+from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
+
+from micrograd.engine import Value
 
 
 class Parameter(Protocol):
@@ -27,20 +30,35 @@ class Parameter(Protocol):
 
 
 class Optimizer:
-    """The parameters to update, and zero_grad(). Subclasses define step()."""
+    """The parameters to update, and zero_grad(). Subclasses define step().
+
+    Each parameter is listed once, by identity: a tied weight reached twice is stepped once.
+    """
 
     def __init__(self, params: Iterable[Parameter], lr: float):
-        self.params = list(params)
         name = type(self).__name__
-        if not self.params:
-            raise ValueError(f"{name}: got no parameters to optimize (an empty model, or a used-up generator?)")
-        for p in self.params:
+        if hasattr(params, 'data') and hasattr(params, 'grad'):  # SGD(weight, ...) instead of SGD([weight], ...)
+            raise TypeError(f"{name}: params argument given to the optimizer should be an iterable of parameters "
+                            f"(e.g. model.parameters()), but got {type(params).__name__}")
+        if isinstance(params, (set, frozenset, Mapping)) or not isinstance(params, Iterable):
+            raise TypeError(f"{name}: params should be an ordered iterable of parameters (e.g. model.parameters()), "
+                            f"but got {type(params).__name__}")
+        unique: dict[int, Parameter] = {}
+        for p in params:
             if not (hasattr(p, 'data') and hasattr(p, 'grad')):
                 raise TypeError(f"{name}: parameters need .data and .grad (pass model.parameters()), "
                                 f"got a {type(p).__name__}")
-        if lr < 0:
-            raise ValueError(f"{name}: the learning rate must be >= 0, got {lr}")
-        self.lr = lr  # settable: change it between steps to decay the learning rate
+            if getattr(p, '_prev', ()):
+                raise ValueError(f"{name}: can't optimize a non-leaf {type(p).__name__} (one an op made; as in "
+                                 f"PyTorch): pass the leaves it was made from")
+            unique.setdefault(id(p), p)
+        self.params = list(unique.values())
+        if not self.params:
+            raise ValueError(f"{name}: got no parameters to optimize (an empty model, or a used-up generator?)")
+        # A Value holds a Python float: its updates are written back as floats, whatever type the learning
+        # rate or gradient has (a NumPy scalar there would otherwise creep into the scalar engine).
+        self._holds_number = [isinstance(p, Value) or isinstance(p.data, numbers.Real) for p in self.params]
+        self.lr = _at_least(lr, 0.0, 'learning rate', name)  # settable: change it between steps to decay it
 
     def zero_grad(self) -> None:
         """Gradients accumulate across backward() calls: clear them before each one.
@@ -48,11 +66,29 @@ class Optimizer:
         A Value's gradient becomes 0.0 (its grad is always a number); a Tensor's becomes
         None (no gradient yet), as PyTorch's zero_grad() does.
         """
-        for p in self.params:
-            p.grad = 0.0 if isinstance(p.data, float) else None
+        for p, number in zip(self.params, self._holds_number):
+            p.grad = 0.0 if number else None
+
+    def _update(self, i: int, step: Any) -> None:
+        """p.data -= step: in place for an array, a new float for a Value."""
+        p = self.params[i]
+        if self._holds_number[i]:
+            p.data = float(p.data - step)
+        else:
+            p.data -= step
 
     def step(self) -> None:
         raise NotImplementedError(f"{type(self).__name__} must define step(), the update rule")
+
+
+def _at_least(x: object, low: float, what: str, name: str) -> float:
+    """A hyperparameter: a real number >= low (written so that nan is refused too, as PyTorch refuses it)."""
+    if not isinstance(x, numbers.Real) or isinstance(x, bool):
+        raise TypeError(f"{name}: the {what} must be a number, got {type(x).__name__} {x!r}")
+    number = float(x)
+    if not number >= low:
+        raise ValueError(f"{name}: the {what} must be >= {low:g}, got {x}")
+    return x  # type: ignore[return-value]  # kept as given (a float, or a NumPy scalar the user chose)
 
 
 class SGD(Optimizer):
@@ -66,9 +102,7 @@ class SGD(Optimizer):
 
     def __init__(self, params: Iterable[Parameter], lr: float = 0.01, momentum: float = 0.0):
         super().__init__(params, lr)
-        if momentum < 0:
-            raise ValueError(f"SGD: momentum must be >= 0, got {momentum}")
-        self.momentum = momentum
+        self.momentum = _at_least(momentum, 0.0, 'momentum', 'SGD')
         self.velocities: list[Any] = [0.0] * len(self.params)  # 0.0 + grad becomes an array of grad's shape
 
     def step(self) -> None:
@@ -78,7 +112,7 @@ class SGD(Optimizer):
             direction = p.grad
             if self.momentum:
                 self.velocities[i] = direction = self.momentum * self.velocities[i] + p.grad
-            p.data -= self.lr * direction
+            self._update(i, self.lr * direction)
 
     def __repr__(self) -> str:
         momentum = f", momentum={self.momentum}" if self.momentum else ''
@@ -101,11 +135,12 @@ class Adam(Optimizer):
     def __init__(self, params: Iterable[Parameter], lr: float = 0.001, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8):
         super().__init__(params, lr)
-        if len(betas) != 2 or not all(0 <= b < 1 for b in betas):
-            raise ValueError(f"Adam: betas must be two numbers in [0, 1), got {betas}")
-        if eps < 0:
-            raise ValueError(f"Adam: eps must be >= 0, got {eps}")
-        self.betas, self.eps = betas, eps
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise ValueError(f"Adam: betas must be two numbers in [0, 1), got {betas!r}")
+        for b in betas:
+            if not (isinstance(b, numbers.Real) and 0 <= float(b) < 1):  # written so that nan fails too
+                raise ValueError(f"Adam: betas must be two numbers in [0, 1), got {betas!r}")
+        self.betas, self.eps = (betas[0], betas[1]), _at_least(eps, 0.0, 'eps', 'Adam')
         n = len(self.params)
         self.steps = [0] * n  # t, per parameter
         self.m: list[Any] = [0.0] * n  # the running means start at 0.0 and become arrays for a Tensor
@@ -124,7 +159,7 @@ class Adam(Optimizer):
             self.v[i] = v = self.v[i] * beta2 + (1 - beta2) * g * g
             step_size = self.lr / (1 - beta1 ** t)  # m_hat = m / (1 - beta1**t)
             denom = v ** 0.5 / (1 - beta2 ** t) ** 0.5 + self.eps  # sqrt(v_hat) + eps; ** 0.5 is sqrt for arrays too
-            p.data -= step_size * (m / denom)
+            self._update(i, step_size * (m / denom))
 
     def __repr__(self) -> str:
         return f"Adam(lr={self.lr}, betas={self.betas}, eps={self.eps}, params={len(self.params)})"

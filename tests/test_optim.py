@@ -199,3 +199,70 @@ def test_value_steps_match_torch(torch, config):
             loss.backward()
             optimizer.step()
         assert [v.data for v in values] == pytest.approx([s.item() for s in scalars], rel=1e-13, abs=1e-15)
+
+
+# --- what an optimizer refuses, as torch.optim does, and what it keeps as it was ---
+
+@pytest.mark.parametrize('make', [lambda: param([1.0, 2.0]), lambda: Value(1.0)], ids=['Tensor', 'Value'])
+def test_one_parameter_where_a_list_belongs_is_refused(make):
+    with pytest.raises(TypeError, match=r"SGD: params argument given to the optimizer should be an iterable "
+                                        r"of parameters \(e.g. model.parameters\(\)\), but got (Tensor|Value)"):
+        SGD(make(), lr=0.1)
+
+
+def test_a_set_of_parameters_is_refused_because_its_order_changes():
+    with pytest.raises(TypeError, match='ordered iterable'):
+        Adam({Value(1.0)})
+
+
+@pytest.mark.parametrize('kwargs', [dict(lr=float('nan')), dict(lr=-1e-3), dict(eps=float('nan')), dict(eps=-1.0),
+                                    dict(betas=(float('nan'), 0.9)), dict(betas=(0.9, 1.0)), dict(betas=(-0.1, 0.9)),
+                                    dict(betas=(0.9,))])
+def test_adam_refuses_what_torch_optim_refuses(kwargs):
+    with pytest.raises(ValueError, match='Adam: '):
+        Adam([Value(1.0)], **kwargs)
+
+
+def test_hyperparameters_must_be_numbers():
+    with pytest.raises(TypeError, match="SGD: the learning rate must be a number, got str '0.1'"):
+        SGD([Value(1.0)], lr='0.1')
+    with pytest.raises(ValueError, match='SGD: the momentum must be >= 0, got nan'):
+        SGD([Value(1.0)], momentum=float('nan'))  # (torch.optim lets a nan momentum through)
+
+
+def test_a_tied_weight_is_stepped_once():
+    w = param([1.0])
+    (w * 3).sum().backward()
+    SGD([w, w], lr=0.1).step()  # listed twice, as weight tying lists it
+    assert w.data.tolist() == [pytest.approx(0.7)]
+
+
+def test_an_intermediate_is_no_parameter():
+    w = Value(1.0)
+    with pytest.raises(ValueError, match="can't optimize a non-leaf Value"):
+        SGD([w * 2])
+
+
+@pytest.mark.parametrize('lr', [np.float64(0.1), np.float32(0.1), np.float16(0.1)])
+@pytest.mark.parametrize('opt', [SGD, Adam])
+def test_a_numpy_learning_rate_leaves_values_python_floats(opt, lr):
+    w = Value(1.0)
+    optimizer = opt([w], lr=lr)
+    for _ in range(2):
+        optimizer.zero_grad()
+        (w * w).backward()
+        optimizer.step()
+        assert type(w.data) is float and type(w.grad) is float
+    optimizer.zero_grad()
+    assert w.grad == 0.0 and type(w.grad) is float  # never None for a Value
+
+
+def test_a_value_whose_data_became_a_numpy_scalar_still_gets_a_float_grad_of_zero():
+    w = Value(1.0)
+    w.data = np.float32(1.0)  # written there by hand
+    optimizer = SGD([w], lr=0.1)
+    optimizer.zero_grad()
+    assert w.grad == 0.0 and type(w.grad) is float
+    w.grad = 1.0
+    optimizer.step()
+    assert type(w.data) is float
