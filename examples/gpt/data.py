@@ -1,13 +1,24 @@
-"""The data both GPTs learn from: first names, a character tokenizer, and the bigram baseline.
+"""The data both GPTs learn from: documents, a character tokenizer, and the bigram baseline.
 
-The names are the first names of the 1990 US census, as shipped in the `names` package
-(MIT licence; `pip install micrograd[gpt]`): its files `dist.female.first` and
-`dist.male.first` hold one upper-case name per line, followed by frequency columns.
-Nothing is downloaded at run time.
+Without a file of your own, the documents are the first names of the 1990 US census, as
+shipped in the `names` package (MIT licence; `pip install micrograd[gpt]`): its files
+`dist.female.first` and `dist.male.first` hold one upper-case name per line, followed by
+frequency columns. Nothing is downloaded at run time.
 
-As in microgpt, a name becomes tokens between two BOS ("beginning of sequence") tokens:
-"emma" -> [BOS, e, m, m, a, BOS]. The first BOS is what the model sees before the first
-letter; predicting the last BOS means "the name ends here".
+With a text file (`--data file.txt`) there are two ways to make documents of it:
+
+- 'lines' (the default): one document per line, as microgpt reads its names. Blank lines
+  are skipped and the spaces around a line are dropped. A line must fit the model's context:
+  a document of n characters takes n + 1 positions ([BOS, c1..cn] predicts [c1..cn, BOS]),
+  so with block_size 16 a line holds at most 15 characters. A longer line is refused, with
+  an error naming it: nothing is cut or dropped behind your back.
+- 'blocks': the whole text, newlines included, cut into consecutive pieces of block_size
+  characters. Each is read after a BOS, and none has an end to predict: the model learns to
+  continue text, and a sample is one block of it.
+
+As in microgpt, a document becomes tokens after a BOS ("beginning of sequence") token, and
+in 'lines' a second BOS marks its end: "emma" -> [BOS, e, m, m, a, BOS]. The first BOS is
+what the model sees before the first letter; predicting the last one means "the name ends here".
 """
 from __future__ import annotations
 
@@ -15,8 +26,14 @@ import math
 import random
 from collections.abc import Sequence
 from importlib import resources
+from pathlib import Path
 
 CENSUS_FILES = ('dist.female.first', 'dist.male.first')
+SPLITS = ('lines', 'blocks')  # the two ways to cut a text file into documents
+
+
+class DataError(ValueError):
+    """A data file the GPTs cannot learn from; the message says why and what to do."""
 
 
 def load_names() -> list[str]:
@@ -34,67 +51,139 @@ def load_names() -> list[str]:
     return sorted(unique)
 
 
-def split(names: Sequence[str], val_fraction: float = 0.1, seed: int = 42) -> tuple[list[str], list[str]]:
+def read_text(path: str | Path) -> str:
+    """The text of a UTF-8 file, refusing what cannot be learned from: an empty file, a binary
+    file (one with NUL bytes: images, archives, executables) or one that is not UTF-8."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise DataError(f"cannot read {path}: {e.strerror or e}") from None
+    if not raw.strip():
+        raise DataError(f"{path} is empty: there is nothing to learn from" if not raw else
+                        f"{path} holds only whitespace: there is nothing to learn from")
+    nul = raw.find(b'\0')
+    if nul >= 0:
+        raise DataError(f"{path} is not a text file: it has NUL bytes (the first at byte {nul}), "
+                        f"as images, archives and programs do")
+    try:
+        text = raw.decode('utf-8')
+    except UnicodeDecodeError as e:
+        raise DataError(f"{path} is not UTF-8 text: the bytes at {e.start} ({raw[e.start:e.start + 4]!r}) "
+                        f"do not decode; save it as UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
+    return text.removeprefix('\ufeff').replace('\r\n', '\n')  # a byte-order mark and Windows line ends are not text
+
+
+def lines_of(text: str, block_size: int, source: str = 'the text') -> list[str]:
+    """The 'lines' documents: every non-blank line, without the spaces around it.
+
+    Refuses a line that does not fit the context: n characters need n + 1 <= block_size positions.
+    """
+    documents, too_long = [], []
+    for number, line in enumerate(text.split('\n'), start=1):
+        line = line.strip()
+        if line:
+            documents.append(line)
+            if len(line) + 1 > block_size:
+                too_long.append((number, line))
+    if not documents:
+        raise DataError(f"{source} has no non-blank line: there is nothing to learn from")
+    if too_long:
+        number, line = too_long[0]
+        longest = max(len(line) for _, line in too_long)
+        shown = line if len(line) <= 40 else line[:37] + '...'
+        raise DataError(f"{source}: line {number} ({shown!r}) has {len(line)} characters, but with block size "
+                        f"{block_size} a line holds at most {block_size - 1} (one position goes to the BOS before it); "
+                        f"{len(too_long)} line(s) are too long, the longest has {longest}. Pass --block-size "
+                        f"{longest + 1} (or more), or --split blocks to read the file as one text cut into blocks")
+    return documents
+
+
+def blocks_of(text: str, block_size: int, source: str = 'the text') -> list[str]:
+    """The 'blocks' documents: the whole text, newlines included, in pieces of block_size characters
+    (the last one may be shorter)."""
+    text = text.strip()
+    if not text:
+        raise DataError(f"{source} holds only whitespace: there is nothing to learn from")
+    return [text[i:i + block_size] for i in range(0, len(text), block_size)]
+
+
+def split(documents: Sequence[str], val_fraction: float = 0.1, seed: int = 42) -> tuple[list[str], list[str]]:
     """Shuffle with a fixed seed and cut into (train, validation): the same split on every run."""
-    if not names:
-        raise ValueError("split: the name list is empty: there is nothing to train or validate on")
+    if not documents:
+        raise ValueError("split: the document list is empty: there is nothing to train or validate on")
+    if len(documents) < 2:
+        raise DataError(f"split: needs at least 2 documents (one to train on, one to validate), got "
+                        f"{len(documents)}: {documents[0][:40]!r}")
     if not 0 < val_fraction < 1:
         raise ValueError(f"split: val_fraction must lie strictly between 0 and 1, got {val_fraction}")
-    shuffled = list(names)
+    shuffled = list(documents)
     random.Random(seed).shuffle(shuffled)
     n_val = max(1, round(len(shuffled) * val_fraction))
     return shuffled[n_val:], shuffled[:n_val]
 
 
-class Tokenizer:
-    """One token per character of the training names, plus BOS, as in microgpt.
+def visible(ch: str) -> str:
+    """A character as it can be read on an axis or in a table: a space, a newline or a tab made visible."""
+    return {' ': '␣', '\n': '\\n', '\t': '\\t'}.get(ch, ch)
 
-    The characters get ids 0..len(chars)-1 in sorted order; BOS is the last id.
+
+class Tokenizer:
+    """One token per character of the training documents, plus BOS, as in microgpt.
+
+    The characters get ids 0..len(chars)-1 in sorted order; BOS is the last id. `Tokenizer(chars=...)`
+    rebuilds a saved one from its characters.
     """
 
-    def __init__(self, names: Sequence[str]):
-        if not names:
-            raise ValueError("Tokenizer: the name list is empty: there is no alphabet to learn")
-        self.chars = sorted(set(''.join(names)))
+    def __init__(self, documents: Sequence[str] = (), chars: Sequence[str] | None = None):
+        if chars is None:
+            if not documents:
+                raise ValueError("Tokenizer: the document list is empty: there is no alphabet to learn")
+            chars = sorted(set(''.join(documents)))
+        if any(len(ch) != 1 for ch in chars) or len(set(chars)) != len(chars) or not chars:
+            raise ValueError(f"Tokenizer: chars must be distinct single characters, got {list(chars)[:10]!r}")
+        self.chars = list(chars)
         self.bos = len(self.chars)
         self.vocab_size = len(self.chars) + 1
         self._ids = {ch: i for i, ch in enumerate(self.chars)}
 
-    def encode(self, name: str) -> list[int]:
-        """[BOS, the name's characters' ids..., BOS]."""
-        unknown = sorted(set(name) - self._ids.keys())
+    def encode(self, document: str, end: bool = True) -> list[int]:
+        """[BOS, the characters' ids..., BOS]; without the final BOS if end=False (a block of text)."""
+        unknown = sorted(set(document) - self._ids.keys())
         if unknown:
-            raise ValueError(f"Tokenizer.encode: {name!r} has characters outside the training alphabet: {unknown}")
-        return [self.bos] + [self._ids[ch] for ch in name] + [self.bos]
+            raise ValueError(f"Tokenizer.encode: {document!r} has characters outside the training alphabet: "
+                             f"{unknown}")
+        return [self.bos] + [self._ids[ch] for ch in document] + ([self.bos] if end else [])
 
     def decode(self, ids: Sequence[int]) -> str:
         """The characters of ids, leaving out BOS."""
         return ''.join(self.chars[i] for i in ids if i != self.bos)
 
     def __repr__(self) -> str:
-        return f"Tokenizer({''.join(self.chars)!r} + BOS, vocab_size={self.vocab_size})"
+        shown = ''.join(self.chars)
+        shown = shown if len(shown) <= 60 else shown[:57] + '...'
+        return f"Tokenizer({shown!r} + BOS, vocab_size={self.vocab_size})"
 
 
-def bigram_loss(train: Sequence[str], val: Sequence[str], tokenizer: Tokenizer, smoothing: float = 1.0) -> float:
-    """The validation loss of the model that only counts letter pairs: the bar a GPT must clear.
+def bigram_loss(train: Sequence[Sequence[int]], val: Sequence[Sequence[int]], vocab_size: int,
+                smoothing: float = 1.0) -> float:
+    """The validation loss of the model that only counts token pairs: the bar a GPT must clear.
 
-    P(next | current) = (count(current, next) + smoothing) / (count(current) + smoothing * vocab_size),
-    counted on train; the result is the mean of -log P over every next token of val, the same
-    quantity as the GPTs' cross-entropy loss.
+    train and val are encoded documents. P(next | current) = (count(current, next) + smoothing) /
+    (count(current) + smoothing * vocab_size), counted on train; the result is the mean of -log P
+    over every next token of val, the same quantity as the GPTs' cross-entropy loss.
     """
     if not train or not val:
-        raise ValueError(f"bigram_loss: needs training and validation names, got {len(train)} and {len(val)}")
-    v = tokenizer.vocab_size
-    counts = [[0] * v for _ in range(v)]
-    for name in train:
-        tokens = tokenizer.encode(name)
+        raise ValueError(f"bigram_loss: needs training and validation documents, got {len(train)} and {len(val)}")
+    counts = [[0] * vocab_size for _ in range(vocab_size)]
+    for tokens in train:
         for current, following in zip(tokens, tokens[1:]):
             counts[current][following] += 1
+    row_totals = [sum(row) for row in counts]
     total, n = 0.0, 0
-    for name in val:
-        tokens = tokenizer.encode(name)
+    for tokens in val:
         for current, following in zip(tokens, tokens[1:]):
-            p = (counts[current][following] + smoothing) / (sum(counts[current]) + smoothing * v)
+            p = (counts[current][following] + smoothing) / (row_totals[current] + smoothing * vocab_size)
             total -= math.log(p)
             n += 1
     return total / n

@@ -12,15 +12,24 @@ cache, the loss and the sampling are the same, line for line, and so are the num
 
 Run it from the repository root (about half a minute):
 
-    python examples/gpt/scalar_gpt.py
+    python examples/gpt/scalar_gpt.py                       # the census names, 1,000 steps
+    python examples/gpt/scalar_gpt.py --data my.txt --show emma
+
+It takes tensor_gpt.py's options (--help lists them) and saves to the same kind of file
+(build/scalar_gpt.npz), which sample.py reads with either engine.
 """
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from micrograd.engine import Value, no_grad
+from micrograd.optim import Adam
+
+# microgpt's model: what `python examples/gpt/scalar_gpt.py` trains unless told otherwise.
+CONFIG = {'n_embd': 16, 'n_head': 4, 'n_layer': 1, 'block_size': 16}
 
 Matrix = list[list[Value]]  # nout rows of nin weights, as microgpt's matrix(nout, nin)
 
@@ -81,12 +90,15 @@ class GPT:
         return [p for mat in self.state_dict.values() for row in mat for p in row]
 
     def forward(self, token_id: int, pos_id: int, keys: list[list[list[Value]]],
-                values: list[list[list[Value]]]) -> list[Value]:
+                values: list[list[list[Value]]], attention: list[list[list[list[float]]]] | None = None
+                ) -> list[Value]:
         """The logits of the token after `token_id` at position `pos_id`.
 
         keys[li] and values[li] are layer li's cache: the keys and values of the positions
         before this one. This call appends its own, so calling it for positions 0, 1, 2, ...
         is causal attention: each position sees itself and what came before, never after.
+        Given attention (attention[li][h] a list per layer and head), each head appends the
+        weights it gave positions 0..pos_id, as numbers.
         """
         if not 0 <= token_id < self.vocab_size:
             raise IndexError(f"GPT.forward: token id {token_id} is out of range for a vocabulary of {self.vocab_size}")
@@ -115,6 +127,8 @@ class GPT:
                 v_h = [vi[hs:hs + head_dim] for vi in values[li]]
                 attn_logits = [Value.dot(q_h, k_h[t]) / head_dim ** 0.5 for t in range(len(k_h))]
                 attn_weights = softmax(attn_logits)
+                if attention is not None:
+                    attention[li][h].append([w.data for w in attn_weights])
                 head_out = [Value.dot(attn_weights, [v_h[t][j] for t in range(len(v_h))]) for j in range(head_dim)]
                 x_attn.extend(head_out)
             x = linear(x_attn, sd[f'layer{li}.attn_wo'])
@@ -177,6 +191,41 @@ class GPT:
             sample.append(token_id)
         return sample
 
+    @no_grad()
+    def look_inside(self, tokens: Sequence[int]) -> tuple[list[list[list[list[float]]]], list[list[float]]]:
+        """What the model does reading tokens (T ids): the attention weights each head used at each
+        position, [layer][head][t][s] (0 for the later positions s > t, which the cache does not hold
+        yet), and the next-token probabilities at each position, [t][token]."""
+        if len(tokens) > self.block_size:
+            raise ValueError(f"GPT.look_inside: {len(tokens)} tokens are more than the block size {self.block_size}")
+        T = len(tokens)
+        keys: list[list[list[Value]]] = [[] for _ in range(self.n_layer)]
+        values: list[list[list[Value]]] = [[] for _ in range(self.n_layer)]
+        attention: list[list[list[list[float]]]] = [[[] for _ in range(self.n_head)] for _ in range(self.n_layer)]
+        probs = [[p.data for p in softmax(self.forward(token_id, pos_id, keys, values, attention))]
+                 for pos_id, token_id in enumerate(tokens)]
+        maps = [[[row + [0.0] * (T - len(row)) for row in head] for head in layer] for layer in attention]
+        return maps, probs
+
+    def load_state(self, weights: Mapping[str, Sequence[Sequence[float]]]) -> None:
+        """Copy numbers into the weights: matrices under microgpt's names, nout rows of nin numbers
+        each (a saved file's arrays, or another model's state). Every shape is checked first."""
+        for name, matrix in self.state_dict.items():
+            if name not in weights:
+                raise ValueError(f"GPT.load_state: no {name!r} among {sorted(weights)[:6]}...")
+            rows = weights[name]
+            shape, expected = (len(rows), len(rows[0]) if len(rows) else 0), (len(matrix), len(matrix[0]))
+            if shape != expected:
+                raise ValueError(f"GPT.load_state: {name!r} has shape {shape}, this model's is {expected} "
+                                 f"(another config?)")
+        for name, matrix in self.state_dict.items():
+            for row, numbers in zip(matrix, weights[name]):
+                for w, x in zip(row, numbers):
+                    w.data = float(x)
+
+    def state(self) -> dict[str, list[list[float]]]:
+        """The weights' numbers under microgpt's names, nout rows of nin each: what a file holds."""
+        return {name: [[w.data for w in row] for row in matrix] for name, matrix in self.state_dict.items()}
 
 
 @no_grad()
@@ -190,43 +239,113 @@ def evaluate(model: GPT, token_lists: Sequence[Sequence[int]]) -> float:
     return total / count
 
 
-def main(num_steps: int = 1000, learning_rate: float = 0.01, seed: int = 42) -> None:
-    # data.py sits beside this script (Python puts a script's folder first on sys.path); the model
-    # above does not need it, so the class can be imported without the data.
-    from data import Tokenizer, bigram_loss, load_names, split
+def adam(model: GPT, learning_rate: float = 0.01) -> Adam:
+    """microgpt's optimizer: Adam with betas (0.85, 0.99)."""
+    return Adam(model.parameters(), lr=learning_rate, betas=(0.85, 0.99), eps=1e-8)
 
-    from micrograd.optim import Adam
 
-    names = load_names()
-    train, val = split(names, seed=seed)
-    tokenizer = Tokenizer(names)
-    model = GPT(tokenizer.vocab_size, seed=seed)
-    params = model.parameters()
-    print(f"{len(train)} training names, {len(val)} validation names, {tokenizer}")
-    print(f"GPT on scalar Values: {len(params)} parameters, {num_steps} steps of one name each")
-
-    # microgpt's Adam: betas (0.85, 0.99), and a learning rate decaying linearly to 0
-    optimizer = Adam(params, lr=learning_rate, betas=(0.85, 0.99), eps=1e-8)
+def train(model: GPT, token_lists: Sequence[Sequence[int]], num_steps: int, learning_rate: float = 0.01,
+          log_every: int = 100, optimizer: Adam | None = None, start_step: int = 0,
+          stop: Callable[[int], bool] | None = None) -> list[float]:
+    """microgpt's training loop, steps start_step..num_steps-1: one document per step, in order
+    (step s reads token_lists[s % len]), Adam with a learning rate decaying linearly to 0 at
+    num_steps. Returns the losses. stop(step), if given, is asked before each step."""
+    if not token_lists:
+        raise ValueError("train: the document list is empty: there is nothing to learn from")
+    optimizer = optimizer or adam(model, learning_rate)
+    losses = []
     start = time.perf_counter()
-    for step in range(num_steps):
-        name = train[step % len(train)]
-        loss = model.loss(tokenizer.encode(name))
+    for step in range(start_step, num_steps):
+        if stop is not None and stop(step):
+            break
+        loss = model.loss(token_lists[step % len(token_lists)])
         optimizer.zero_grad()
         loss.backward()
         optimizer.lr = learning_rate * (1 - step / num_steps)
         optimizer.step()
-        if (step + 1) % 100 == 0 or step == 0:
+        losses.append(loss.data)
+        if log_every and ((step + 1) % log_every == 0 or step == start_step):
             print(f"step {step + 1:4d} / {num_steps} | loss {loss.data:.4f} | {time.perf_counter() - start:4.1f}s",
                   flush=True)
+    return losses
 
-    train_loss = evaluate(model, [tokenizer.encode(name) for name in train[:1000]])
-    val_loss = evaluate(model, [tokenizer.encode(name) for name in val])
-    print(f"train loss {train_loss:.4f} (first 1000 names) | val loss {val_loss:.4f} | "
-          f"bigram baseline val loss {bigram_loss(train, val, tokenizer):.4f}")
-    print("--- 20 names the model made up (temperature 0.5) ---")
-    rng = random.Random(seed)
-    for _ in range(20):
-        print(tokenizer.decode(model.sample(tokenizer.bos, rng)))
+
+def adam_state(model: GPT, optimizer: Adam) -> tuple[dict[str, list[list[float]]], dict[str, list[list[float]]], int]:
+    """Adam's running means (m, v) of every weight, matrix by matrix as state() lays them out, and its step count."""
+    m: dict[str, list[list[float]]] = {}
+    v: dict[str, list[list[float]]] = {}
+    i = 0  # optimizer.params is model.parameters(): matrix by matrix, row by row
+    for name, matrix in model.state_dict.items():
+        m[name], v[name] = [], []
+        for row in matrix:
+            m[name].append([float(x) for x in optimizer.m[i:i + len(row)]])
+            v[name].append([float(x) for x in optimizer.v[i:i + len(row)]])
+            i += len(row)
+    if len(set(optimizer.steps)) != 1:
+        raise ValueError(f"adam_state: the weights have taken different numbers of Adam steps {set(optimizer.steps)}; "
+                         f"a file stores one count")
+    return m, v, optimizer.steps[0]
+
+
+def load_adam_state(model: GPT, optimizer: Adam, m: Mapping[str, Sequence[Sequence[float]]],
+                    v: Mapping[str, Sequence[Sequence[float]]], t: int) -> None:
+    """Put saved moments (adam_state's) back into the optimizer: its next step is the one it would have taken."""
+    i = 0
+    for name, matrix in model.state_dict.items():
+        for m_row, v_row, row in zip(m[name], v[name], matrix):
+            optimizer.m[i:i + len(row)] = [float(x) for x in m_row]
+            optimizer.v[i:i + len(row)] = [float(x) for x in v_row]
+            i += len(row)
+    optimizer.steps = [t] * len(optimizer.params)
+
+
+def from_checkpoint(ck: Any) -> GPT:
+    """The model a saved file holds (a checkpoint.Checkpoint, from either engine)."""
+    model = GPT(**{key: ck.config[key] for key in ('vocab_size', 'n_embd', 'n_head', 'n_layer', 'block_size')})
+    model.load_state(ck.weights)
+    return model
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    # data.py and cli.py sit beside this script (Python puts a script's folder first on sys.path); the
+    # model above needs neither, nor NumPy, so the class can be imported without them.
+    import cli
+    from data import Tokenizer
+    parser = cli.training_parser('scalar_gpt.py', "Train microgpt's GPT on micrograd's scalar Value, on the census "
+                                 "first names\nor on your own text, save it, sample from it, and look inside.",
+                                 engine='scalar', steps=1000, out='build/scalar_gpt.npz', config=CONFIG)
+    args = parser.parse_args(argv)
+    with cli.errors_reported(parser.prog):
+        plan = cli.plan(args)
+        ck = plan.checkpoint
+        corpus = cli.load_corpus(plan.data, plan.split, plan.config['block_size'], plan.seed,
+                                 tokenizer=Tokenizer(chars=ck.chars) if ck else None)
+        model = GPT(corpus.tokenizer.vocab_size, seed=plan.seed, **plan.config)
+        optimizer = adam(model, plan.learning_rate)
+        if ck:
+            model.load_state(ck.weights)
+            load_adam_state(model, optimizer, ck.adam_m or {}, ck.adam_v or {}, ck.adam_t)
+        print(corpus)
+        settings = ', '.join(f'{k}={v}' for k, v in plan.config.items())
+        print(f"GPT on scalar Values: {len(model.parameters())} parameters ({settings}), {plan.num_steps} steps of "
+              f"one document each" + (f", resuming {args.resume} at step {plan.start_step + 1}" if ck else ''))
+
+        with cli.ctrl_c_stops_training() as stop:
+            new_losses = train(model, corpus.train, plan.num_steps, plan.learning_rate, optimizer=optimizer,
+                               start_step=plan.start_step, stop=stop)
+        step, losses = plan.start_step + len(new_losses), plan.losses + new_losses
+        path = cli.save(plan, corpus.tokenizer, step, losses, model.state(), *adam_state(model, optimizer))
+        more = '' if step == plan.num_steps else f"; continue with --resume {path}"
+        print(f"saved the model, its tokenizer and Adam's state after step {step} to {path}{more}")
+
+        cli.report(corpus, evaluate(model, corpus.train[:1000]), evaluate(model, corpus.val), losses, plan,
+                   train_note=' (first 1000 documents)' if len(corpus.train) > 1000 else '')
+        rng = random.Random(plan.seed)
+        samples = [corpus.tokenizer.decode(model.sample(corpus.tokenizer.bos, rng, args.temperature))
+                   for _ in range(args.samples)]
+        cli.print_samples(samples, corpus.kind, args.temperature)
+        if args.show:
+            cli.show(args.show, corpus.tokenizer, plan.split, plan.config['block_size'], model.look_inside, plan.out)
 
 
 if __name__ == '__main__':

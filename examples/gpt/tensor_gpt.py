@@ -1,4 +1,4 @@
-"""The GPT of scalar_gpt.py on micrograd.tensor: the same model, batched over names.
+"""The GPT of scalar_gpt.py on micrograd.tensor: the same model, batched over documents.
 
 scalar_gpt.py walks one name one position at a time, appending each position's key and
 value to a cache. Here a batch of names is one array of token ids, shape (B, T), and every
@@ -8,27 +8,42 @@ CausalSelfAttention in micrograd.tensor). Names shorter than the batch's longest
 after their final BOS; their padded targets are `ignore_index`, so they add nothing to the
 loss, and the mask keeps the padding from reaching the real positions.
 
-`make gpt` runs this file (about a minute): it trains on the census first names, prints the
-loss as it goes, compares train and validation loss with the letter-pair (bigram) model's,
-and invents 20 names.
+`make gpt` runs this file (well under a minute): it trains on the census first names (or on
+your text: --data file.txt), prints the loss as it goes, compares train and validation loss
+with the letter-pair (bigram) model's, saves the model to build/gpt.npz, draws the loss
+curve, invents 20 names and, with --show emma, shows what the attention heads look at.
+`python examples/gpt/tensor_gpt.py --help` lists the options.
 """
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+import checkpoint
 import numpy as np
+from data import Tokenizer
 
 from micrograd.engine import Value
 from micrograd.optim import Adam
-from micrograd.tensor import CausalSelfAttention, Embedding, Linear, Module, RMSNorm, Tensor, cross_entropy, no_grad
+from micrograd.tensor import (
+    CausalSelfAttention,
+    Embedding,
+    Linear,
+    Module,
+    RMSNorm,
+    Tensor,
+    causal_mask,
+    cross_entropy,
+    no_grad,
+)
 
 IGNORE = -100  # the target of a padded position: cross_entropy leaves it out of the mean
 
 # What `make gpt` trains: wider and deeper than microgpt's defaults (n_embd=16, n_layer=1), on batches of names.
 CONFIG = {'n_embd': 64, 'n_head': 4, 'n_layer': 2, 'block_size': 16}
 NUM_STEPS, BATCH_SIZE, LEARNING_RATE, SEED = 1500, 32, 0.01, 42
+EMBEDDINGS = ('wte', 'wpe')  # tables of rows in both engines; every other matrix is stored transposed here
 
 
 class Block(Module):
@@ -41,10 +56,31 @@ class Block(Module):
         self.mlp_fc1 = Linear(n_embd, 4 * n_embd, bias=False, rng=rng)
         self.mlp_fc2 = Linear(4 * n_embd, n_embd, bias=False, rng=rng)
 
-    def forward(self, x: Tensor) -> Tensor:
-        x = x + self.attn(self.attn_norm(x))  # 1) gather from the positions so far
+    def forward(self, x: Tensor, attention: list[np.ndarray] | None = None) -> Tensor:
+        x = x + self.attend(self.attn_norm(x), attention)  # 1) gather from the positions so far
         x = x + self.mlp_fc2(self.mlp_fc1(self.mlp_norm(x)).relu())  # 2) think about it, position by position
         return x
+
+    def attend(self, x: Tensor, attention: list[np.ndarray] | None = None) -> Tensor:
+        """self.attn(x). Given a list, the same attention step by step, appending to the list the
+        weights it multiplies the values by: (B, n_head, T, T), row t summing to 1 over s <= t.
+
+        The fused op (scaled_dot_product_attention) keeps its weights to itself; spelled out, the
+        weights shown are the very ones this forward pass uses, and the output is the fused op's
+        (tests/test_gpt_attention.py checks both).
+        """
+        if attention is None:
+            return self.attn(x)
+        a = self.attn
+        B, T, C = x.shape
+
+        def heads(t: Tensor) -> Tensor:  # (B, T, C) -> (B, n_head, T, head_dim)
+            return t.reshape(B, T, a.n_head, a.head_dim).swapaxes(1, 2)
+        q, k, v = heads(a.q(x)), heads(a.k(x)), heads(a.v(x))
+        scores = (q @ k.swapaxes(-2, -1)) * (1 / math.sqrt(a.head_dim))  # (B, n_head, T, T): query t . key s
+        weights = scores.masked_fill(causal_mask(T), -math.inf).softmax(axis=-1)  # the future gets weight 0
+        attention.append(weights.data)
+        return a.o((weights @ v).swapaxes(1, 2).reshape(B, T, C))
 
 
 class GPT(Module):
@@ -57,6 +93,8 @@ class GPT(Module):
     def __init__(self, vocab_size: int, n_embd: int = 16, n_head: int = 4, n_layer: int = 1, block_size: int = 16,
                  seed: int = 42):
         rng = np.random.default_rng(seed)
+        self.config = {'vocab_size': vocab_size, 'n_embd': n_embd, 'n_head': n_head, 'n_layer': n_layer,
+                       'block_size': block_size}
         self.block_size = block_size
         self.wte = Embedding(vocab_size, n_embd, rng=rng)
         self.wpe = Embedding(block_size, n_embd, rng=rng)
@@ -66,8 +104,11 @@ class GPT(Module):
         for p in self.parameters():
             p.data[...] = rng.normal(0.0, 0.08, p.data.shape)
 
-    def forward(self, idx: np.ndarray) -> Tensor:
-        """The logits (B, T, vocab_size) of the token after each position of idx (B, T)."""
+    def forward(self, idx: np.ndarray, attention: list[np.ndarray] | None = None) -> Tensor:
+        """The logits (B, T, vocab_size) of the token after each position of idx (B, T).
+
+        Given a list, attention receives each layer's attention weights, (B, n_head, T, T).
+        """
         idx = np.asarray(idx)
         if idx.ndim != 2:
             raise ValueError(f"GPT: expected token ids of shape (batch, time), got shape {idx.shape}")
@@ -78,8 +119,18 @@ class GPT(Module):
         x = self.wte(idx) + self.wpe(np.arange(T))  # (B, T, C) + (T, C): each position's embedding, every name
         x = self.norm(x)
         for block in self.blocks:
-            x = block(x)
+            x = block.forward(x, attention)
         return self.lm_head(x)
+
+    @no_grad()
+    def look_inside(self, tokens: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """What the model does reading tokens (one sequence of T ids): the attention weights of
+        every layer and head, (n_layer, n_head, T, T), and the next-token probabilities at every
+        position, (T, vocab_size)."""
+        attention: list[np.ndarray] = []
+        logits = self.forward(np.asarray([tokens]), attention).data[0]
+        probs = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return np.stack([weights[0] for weights in attention]), probs / probs.sum(axis=1, keepdims=True)
 
     def loss(self, inputs: np.ndarray, targets: np.ndarray) -> Tensor:
         """The mean cross-entropy of the next token over all positions whose target is not IGNORE."""
@@ -96,16 +147,33 @@ class GPT(Module):
                         f'layer{i}.mlp_fc1': block.mlp_fc1.weight, f'layer{i}.mlp_fc2': block.mlp_fc2.weight}
         return weights
 
-    def load_microgpt(self, state_dict: dict[str, list[list[Value]]] | dict[str, list[list[float]]]) -> None:
-        """Copy in microgpt's weights: scalar_gpt.GPT.state_dict, of Values or of numbers.
+    def load_microgpt(self, state_dict: dict[str, list[list[Value]]] | dict[str, list[list[float]]]
+                      | dict[str, np.ndarray]) -> None:
+        """Copy in microgpt's weights: scalar_gpt.GPT.state_dict (of Values or numbers), or the
+        arrays of a saved file (checkpoint.py), under microgpt's names and in its layout.
 
         microgpt keeps a weight matrix as nout rows of nin numbers and computes W x; our Linear
         keeps (nin, nout) and computes x @ W, hence the transposes. An embedding is a table of
-        rows in both.
+        rows in both. Every matrix is checked before any is copied.
         """
-        for name, weight in self.microgpt_names().items():
-            rows = np.array([[getattr(w, 'data', w) for w in row] for row in state_dict[name]], dtype=np.float64)
-            weight.data[...] = rows if name in ('wte', 'wpe') else rows.T
+        weights = self.microgpt_names()
+        rows = {}
+        for name, weight in weights.items():
+            if name not in state_dict:
+                raise ValueError(f"GPT.load_microgpt: no {name!r} among {sorted(state_dict)[:6]}...")
+            m = state_dict[name]
+            rows[name] = m if isinstance(m, np.ndarray) else np.array([[getattr(w, 'data', w) for w in row]
+                                                                      for row in m], dtype=np.float64)
+            expected = weight.shape if name in EMBEDDINGS else weight.shape[::-1]
+            if rows[name].shape != expected:
+                raise ValueError(f"GPT.load_microgpt: {name!r} has shape {rows[name].shape}, this model's is "
+                                 f"{expected} (another config?)")
+        for name, weight in weights.items():
+            weight.data[...] = rows[name] if name in EMBEDDINGS else rows[name].T
+
+    def microgpt_state(self) -> dict[str, np.ndarray]:
+        """A copy of every weight under microgpt's name and in its layout (nout, nin): what a file holds."""
+        return {name: _microgpt_layout(name, w.data).copy() for name, w in self.microgpt_names().items()}
 
     @no_grad()
     def sample(self, num_samples: int, bos: int, rng: np.random.Generator, temperature: float = 0.5) -> list[list[int]]:
@@ -133,17 +201,23 @@ class GPT(Module):
         return samples
 
 
+def _microgpt_layout(name: str, array: np.ndarray) -> np.ndarray:
+    """A weight (or its Adam moment) as microgpt lays it out: embeddings as they are, matrices transposed."""
+    return array if name in EMBEDDINGS else array.T
+
+
 def batch(token_lists: Sequence[Sequence[int]], block_size: int) -> tuple[np.ndarray, np.ndarray]:
     """(inputs, targets), each (B, T): target t is input t + 1, as scalar_gpt.GPT.loss pairs them.
 
-    T is the longest name's number of positions. Shorter names are padded after their final
-    BOS: inputs with that BOS (any valid id would do), targets with IGNORE.
+    T is the longest document's number of positions. Shorter ones are padded after their last
+    token: inputs with that token (any valid id would do), targets with IGNORE.
     """
     if not token_lists:
-        raise ValueError("batch: the name list is empty")
+        raise ValueError("batch: the document list is empty")
     T = max(len(tokens) for tokens in token_lists) - 1
     if T > block_size:
-        raise ValueError(f"batch: a name of {T + 1} tokens makes {T} positions, more than the block size {block_size}")
+        raise ValueError(f"batch: a document of {T + 1} tokens makes {T} positions, more than the block size "
+                         f"{block_size}")
     inputs = np.empty((len(token_lists), T), dtype=np.int64)
     targets = np.full((len(token_lists), T), IGNORE, dtype=np.int64)
     for i, tokens in enumerate(token_lists):
@@ -155,7 +229,7 @@ def batch(token_lists: Sequence[Sequence[int]], block_size: int) -> tuple[np.nda
 
 @no_grad()
 def evaluate(model: GPT, token_lists: Sequence[Sequence[int]], batch_size: int = 1024) -> float:
-    """The mean loss per predicted token over all the names (what bigram_loss reports)."""
+    """The mean loss per predicted token over all the documents (what bigram_loss reports)."""
     total, count = 0.0, 0
     for start in range(0, len(token_lists), batch_size):
         inputs, targets = batch(token_lists[start:start + batch_size], model.block_size)
@@ -165,58 +239,117 @@ def evaluate(model: GPT, token_lists: Sequence[Sequence[int]], batch_size: int =
     return total / count
 
 
+def adam(model: GPT, learning_rate: float = LEARNING_RATE) -> Adam:
+    """microgpt's optimizer: Adam with betas (0.85, 0.99)."""
+    return Adam(model.parameters(), lr=learning_rate, betas=(0.85, 0.99), eps=1e-8)
+
+
 def train(model: GPT, token_lists: Sequence[Sequence[int]], num_steps: int, batch_size: int,
-          learning_rate: float = 0.01, seed: int = 42, log_every: int = 100) -> list[float]:
-    """Adam with microgpt's betas and linear decay of the learning rate to 0, on batches of
-    names drawn without replacement (a new shuffle every pass). Returns the losses."""
+          learning_rate: float = LEARNING_RATE, seed: int = SEED, log_every: int = 100, optimizer: Adam | None = None,
+          start_step: int = 0, stop: Callable[[int], bool] | None = None) -> list[float]:
+    """Steps start_step..num_steps-1 of Adam with the learning rate decaying linearly to 0 at
+    num_steps, on batches of documents drawn without replacement. Returns their losses.
+
+    The batches of a step depend only on the seed and the step number (pass p shuffles with
+    the seed [seed, p]), so a run resumed from a saved model at step s, with its optimizer,
+    takes the very steps the uninterrupted run would have. stop(step), if given, is asked
+    before each step; True ends training there (Ctrl-C, or a test stopping halfway).
+    """
     if not token_lists:
-        raise ValueError("train: the name list is empty: there is nothing to learn from")
-    rng = np.random.default_rng(seed)
-    optimizer = Adam(model.parameters(), lr=learning_rate, betas=(0.85, 0.99), eps=1e-8)
-    order, cursor, losses = rng.permutation(len(token_lists)), 0, []
+        raise ValueError("train: the document list is empty: there is nothing to learn from")
+    optimizer = optimizer or adam(model, learning_rate)
+    batch_size = min(batch_size, len(token_lists))  # a small file: every document in every batch
+    steps_per_pass = len(token_lists) // batch_size
+    order, order_pass, losses = np.arange(0), -1, []
     start = time.perf_counter()
-    for step in range(num_steps):
-        if cursor + batch_size > len(order):  # a new pass over the names
-            order, cursor = rng.permutation(len(token_lists)), 0
-        picked = order[cursor:cursor + batch_size]
-        cursor += batch_size
-        inputs, targets = batch([token_lists[i] for i in picked], model.block_size)
+    for step in range(start_step, num_steps):
+        if stop is not None and stop(step):
+            break
+        n_pass, i = divmod(step, steps_per_pass)
+        if n_pass != order_pass:  # a new pass over the documents
+            order, order_pass = np.random.default_rng([seed, n_pass]).permutation(len(token_lists)), n_pass
+        picked = order[i * batch_size:(i + 1) * batch_size]
+        inputs, targets = batch([token_lists[j] for j in picked], model.block_size)
         loss = model.loss(inputs, targets)
         optimizer.zero_grad()
         loss.backward()
         optimizer.lr = learning_rate * (1 - step / num_steps)
         optimizer.step()
         losses.append(loss.item())
-        if log_every and ((step + 1) % log_every == 0 or step == 0):
+        if log_every and ((step + 1) % log_every == 0 or step == start_step):
             print(f"step {step + 1:5d} / {num_steps} | loss {loss.item():.4f} | "
                   f"{time.perf_counter() - start:4.1f}s", flush=True)
     return losses
 
 
-def main() -> None:
-    # data.py sits beside this script (Python puts a script's folder first on sys.path).
-    from data import Tokenizer, bigram_loss, load_names, split
+def adam_state(model: GPT, optimizer: Adam) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], int]:
+    """Adam's running means (m, v) of each weight, under microgpt's names and in its layout, and its step count."""
+    index = {id(p): i for i, p in enumerate(optimizer.params)}
+    m, v = {}, {}
+    for name, weight in model.microgpt_names().items():
+        i = index[id(weight)]
+        m[name] = _microgpt_layout(name, np.broadcast_to(optimizer.m[i], weight.shape)).copy()  # 0.0 before step 1
+        v[name] = _microgpt_layout(name, np.broadcast_to(optimizer.v[i], weight.shape)).copy()
+    if len(set(optimizer.steps)) != 1:
+        raise ValueError(f"adam_state: the weights have taken different numbers of Adam steps {set(optimizer.steps)}; "
+                         f"a file stores one count")
+    return m, v, optimizer.steps[0]
 
-    names = load_names()
-    train_names, val_names = split(names, seed=SEED)
-    tokenizer = Tokenizer(names)
-    train_tokens = [tokenizer.encode(name) for name in train_names]
-    val_tokens = [tokenizer.encode(name) for name in val_names]
-    model = GPT(tokenizer.vocab_size, seed=SEED, **CONFIG)
-    n_params = sum(p.data.size for p in model.parameters())
-    print(f"{len(train_names)} training names, {len(val_names)} validation names, {tokenizer}")
-    print(f"GPT on micrograd.tensor: {n_params} parameters ({', '.join(f'{k}={v}' for k, v in CONFIG.items())}), "
-          f"{NUM_STEPS} steps of {BATCH_SIZE} names")
 
-    train(model, train_tokens, NUM_STEPS, BATCH_SIZE, LEARNING_RATE, seed=SEED, log_every=100)
+def load_adam_state(model: GPT, optimizer: Adam, m: dict[str, np.ndarray], v: dict[str, np.ndarray], t: int) -> None:
+    """Put saved moments (adam_state's) back into the optimizer: its next step is the one it would have taken."""
+    index = {id(p): i for i, p in enumerate(optimizer.params)}
+    for name, weight in model.microgpt_names().items():
+        i = index[id(weight)]
+        optimizer.m[i] = _microgpt_layout(name, m[name]).copy()
+        optimizer.v[i] = _microgpt_layout(name, v[name]).copy()
+        optimizer.steps[i] = t
 
-    train_loss, val_loss = evaluate(model, train_tokens), evaluate(model, val_tokens)
-    baseline = bigram_loss(train_names, val_names, tokenizer)
-    print(f"train loss {train_loss:.4f} | val loss {val_loss:.4f} | bigram baseline val loss {baseline:.4f} "
-          f"(uniform guess: {math.log(tokenizer.vocab_size):.4f})")
-    print("--- 20 names the model made up (temperature 0.5) ---")
-    for ids in model.sample(20, tokenizer.bos, np.random.default_rng(SEED)):
-        print(tokenizer.decode(ids))
+
+def from_checkpoint(ck: checkpoint.Checkpoint) -> GPT:
+    """The model a saved file holds."""
+    model = GPT(**{key: ck.config[key] for key in checkpoint.MODEL_KEYS})
+    model.load_microgpt(ck.weights)
+    return model
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    import cli
+    parser = cli.training_parser('tensor_gpt.py', "Train the GPT on micrograd.tensor on the census first names or\n"
+                                 "on your own text, save it, sample from it, and look inside.", engine='tensor',
+                                 steps=NUM_STEPS, out='build/gpt.npz', config=CONFIG, batch_size=BATCH_SIZE)
+    args = parser.parse_args(argv)
+    with cli.errors_reported(parser.prog):
+        plan = cli.plan(args)
+        ck = plan.checkpoint
+        corpus = cli.load_corpus(plan.data, plan.split, plan.config['block_size'], plan.seed,
+                                 tokenizer=Tokenizer(chars=ck.chars) if ck else None)
+        model = GPT(corpus.tokenizer.vocab_size, seed=plan.seed, **plan.config)
+        optimizer = adam(model, plan.learning_rate)
+        if ck:
+            model.load_microgpt(ck.weights)
+            load_adam_state(model, optimizer, ck.adam_m or {}, ck.adam_v or {}, ck.adam_t)
+        n_params = sum(p.data.size for p in model.parameters())
+        print(corpus)
+        settings = ', '.join(f'{k}={v}' for k, v in plan.config.items())
+        print(f"GPT on micrograd.tensor: {n_params} parameters ({settings}), {plan.num_steps} steps of "
+              f"{min(plan.batch_size, len(corpus.train))} documents"
+              + (f", resuming {args.resume} at step {plan.start_step + 1}" if ck else ''))
+
+        with cli.ctrl_c_stops_training() as stop:
+            new_losses = train(model, corpus.train, plan.num_steps, plan.batch_size, plan.learning_rate,
+                               seed=plan.seed, optimizer=optimizer, start_step=plan.start_step, stop=stop)
+        step, losses = plan.start_step + len(new_losses), plan.losses + new_losses
+        path = cli.save(plan, corpus.tokenizer, step, losses, model.microgpt_state(), *adam_state(model, optimizer))
+        more = '' if step == plan.num_steps else f"; continue with --resume {path}"
+        print(f"saved the model, its tokenizer and Adam's state after step {step} to {path}{more}")
+
+        cli.report(corpus, evaluate(model, corpus.train), evaluate(model, corpus.val), losses, plan)
+        rng = np.random.default_rng(plan.seed)
+        samples = model.sample(args.samples, corpus.tokenizer.bos, rng, args.temperature) if args.samples > 0 else []
+        cli.print_samples([corpus.tokenizer.decode(ids) for ids in samples], corpus.kind, args.temperature)
+        if args.show:
+            cli.show(args.show, corpus.tokenizer, plan.split, plan.config['block_size'], model.look_inside, plan.out)
 
 
 if __name__ == '__main__':
