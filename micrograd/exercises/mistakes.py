@@ -1,0 +1,83 @@
+"""The classic mistakes, each written as the body a learner might type in place of the library's.
+
+The checker names a mistake by reproducing it: it builds the library's engine with that one body
+changed, runs the same input through it, and when its gradients are the learner's, that is the
+diagnosis. Bodies use {x} and {y} for the names the backward binds its parents to, {i} for the
+indentation of a following line, and the library's own numbers (k for a power, n for dot).
+"""
+from __future__ import annotations
+
+import re
+import types
+from functools import cache
+
+from micrograd.exercises.catalog import Exercise, find
+from micrograd.exercises.workspace import Blank, engine_with, find_blanks, library_source
+
+# By exercise and by how many parents the backward binds: (diagnosis, body).
+SPECIFIC: dict[tuple[str, int], list[tuple[str, str]]] = {
+    ('+', 2): [('product_rule_in_add', "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data * grad"),
+               ('one_parent', "{x}.grad += grad")],
+    ('*', 2): [('swapped', "{x}.grad += {x}.data * grad\n{i}{y}.grad += {y}.data * grad"),
+               ('sum_rule_in_mul', "{x}.grad += grad\n{i}{y}.grad += grad"),
+               ('one_parent', "{x}.grad += {y}.data * grad")],
+    ('**', 1): [('pow_no_lowering', "{x}.grad += k * {x}.data ** k * grad"),
+                ('pow_no_factor', "{x}.grad += {x}.data ** (k - 1) * grad"),
+                ('pow_abs', "{x}.grad += k * abs({x}.data) ** (k - 1) * grad"),
+                ('pow_at_output', "{x}.grad += k * ({x}.data ** k) ** (k - 1) * grad")],
+    ('**', 2): [('one_parent', "{x}.grad += {y}.data * {x}.data ** ({y}.data - 1) * grad")],
+    ('exp', 1): [('exp_at_input', "{x}.grad += {x}.data * grad"),
+                 ('exp_at_output', "{x}.grad += math.exp(math.exp({x}.data)) * grad")],
+    ('tanh', 1): [('tanh_at_input', "{x}.grad += (1 - {x}.data ** 2) * grad"),
+                  ('tanh_at_output', "{x}.grad += (1 - math.tanh(math.tanh({x}.data)) ** 2) * grad"),
+                  ('tanh_no_square', "{x}.grad += (1 - math.tanh({x}.data)) * grad")],
+    ('log', 1): [('log_at_output', "{x}.grad += grad / math.log({x}.data)"),
+                 ('log_function', "{x}.grad += math.log({x}.data) * grad"),
+                 ('log_squared', "{x}.grad += grad / {x}.data ** 2")],
+    ('relu', 1): [('relu_at_zero', "{x}.grad += ({x}.data >= 0) * grad"),
+                  ('relu_ungated', "{x}.grad += grad"),
+                  ('relu_value', "{x}.grad += max({x}.data, 0.0) * grad")],
+    ('sigmoid', 1): [('sigmoid_at_input', "{x}.grad += {x}.data * (1 - {x}.data) * grad"),
+                     ('sigmoid_at_output', "s1 = 1 / (1 + math.exp(-{x}.data))\n{i}s2 = 1 / (1 + math.exp(-s1))\n"
+                                           "{i}{x}.grad += s2 * (1 - s2) * grad"),
+                     ('sigmoid_half', "{x}.grad += 1 / (1 + math.exp(-{x}.data)) * grad")],
+    ('dot', 1): [('dot_swapped', "for w, x in zip({x}[:n], {x}[n:2 * n]):\n{i}    w.grad += w.data * grad\n"
+                                 "{i}    x.grad += x.data * grad\n"
+                                 "{i}if len({x}) > 2 * n:\n{i}    {x}[-1].grad += grad"),
+                 ('dot_no_bias', "for w, x in zip({x}[:n], {x}[n:2 * n]):\n{i}    w.grad += x.data * grad\n"
+                                 "{i}    x.grad += w.data * grad"),
+                 ('dot_inputs', "for w, x in zip({x}[:n], {x}[n:2 * n]):\n{i}    w.grad += x.data * grad\n"
+                                "{i}if len({x}) > 2 * n:\n{i}    {x}[-1].grad += grad")],
+}
+
+
+def generic(solution: str) -> list[tuple[str, str]]:
+    """The mistakes any op can make, made from the library's own body: = for +=, a flipped sign,
+    the upstream gradient left out, and no gradient at all."""
+    upstream = re.sub(r'(?<![.\w])grad\b', '1.0', solution)
+    return [('overwrite', solution.replace('+=', '=')), ('sign', solution.replace('+=', '-=')),
+            ('upstream', upstream), ('nothing', 'pass')]
+
+
+def bodies(blank: Blank) -> list[tuple[str, str]]:
+    """Every mistake the checker knows for one blank, most specific first."""
+    names = dict(zip('xy', blank.parents))
+    specific = [(key, body.format(i=blank.indent, **names))
+                for key, body in SPECIFIC.get((blank.exercise.name, len(blank.parents)), [])]
+    return specific + [(key, body) for key, body in generic(blank.solution) if body != blank.solution]
+
+
+@cache
+def variants(name: str) -> tuple[tuple[str, types.ModuleType], ...]:
+    """For an op exercise: (diagnosis, the library's engine with that mistake in one blank), for every
+    blank of the exercise and every mistake. Built once, when a diagnosis is first needed."""
+    exercise: Exercise = find(name)
+    source, _ = library_source('engine')
+    out = []
+    for n, blank in enumerate(b for b in find_blanks(source, 'engine') if b.exercise is exercise):
+        for m, (key, body) in enumerate(bodies(blank)):
+            try:
+                out.append((key, engine_with({blank: body}, f'mistake_{exercise.number}_{n}_{m}')))
+            except SyntaxError:  # a body that does not fit this engine's source: no such mistake here
+                continue
+    return tuple(out)

@@ -1,0 +1,188 @@
+"""check(): grade a workspace in a separate Python process, or a Value class in this one.
+
+A workspace's code runs in a child process: a learner's infinite loop or a crash (a recursion limit
+raised until the interpreter overflows its stack) cannot take the checker down. Each exercise has a
+time limit (10 s by default), enforced inside the child with a timer signal, and the whole run has one
+more, enforced from outside: when it expires the child is killed and the exercise it was in is reported
+as not finishing. A Value class (from a notebook) is checked in this process, with the same per-exercise
+limit where signals allow it (the main thread, not on Windows).
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import importlib.util
+import inspect
+import json
+import subprocess
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+from micrograd.exercises.catalog import EXERCISES
+from micrograd.exercises.checks import UNCHECKED, WRONG, Result, check_all
+from micrograd.exercises.report import Report
+from micrograd.exercises.workspace import ENGINE_FILE, NN_FILE
+
+PREFIX = '\x1emicrograd-exercises '  # marks the child's result lines among whatever the learner prints
+
+
+def check(target: Any = '.', neuron: Any = None, *, hint: bool = False, timeout: float = 10.0) -> Report:
+    """Check the exercises and return a Report (printable; shown as a table in Jupyter).
+
+    target: a workspace directory, its my_engine.py, a Value class, or a module holding one. neuron: a
+    Neuron class to check exercise 12 on (a workspace's my_nn.py, or a module's own Neuron, is found).
+    hint: add the stronger hint and the formula for the first exercise that is wrong or not started.
+    """
+    if isinstance(target, (str, Path)):
+        report = check_workspace(Path(target), timeout=timeout)
+    else:
+        if isinstance(target, types.ModuleType):
+            neuron = neuron if neuron is not None else getattr(target, 'Neuron', None)
+            target = target.Value
+        if not isinstance(target, type):
+            raise TypeError(f"check: expected a workspace directory, a file, a Value class or a module, got "
+                            f"{type(target).__name__}")
+        report = Report(list(check_all(target, neuron, timeout=timeout)), places=_class_places(target, neuron),
+                        command='check(Value)')
+    report.hint = hint
+    return report
+
+
+def _files(path: Path) -> tuple[Path, Path | None]:
+    if path.is_dir():
+        engine = path / ENGINE_FILE
+    else:
+        engine = path
+    nn = engine.parent / NN_FILE
+    return engine, (nn if nn.exists() and nn != engine else None)
+
+
+def _compile_error(path: Path) -> str:
+    """The learner's file as the report names a syntax error in it, or '' when it compiles."""
+    try:
+        compile(path.read_text(encoding='utf-8'), str(path), 'exec')
+    except SyntaxError as error:
+        text = f"{path.name}, line {error.lineno}: {type(error).__name__}: {error.msg}"
+        if error.text:
+            code = error.text.rstrip('\n')
+            stripped = code.lstrip()
+            text += f"\n    {stripped}"
+            if error.offset:
+                text += "\n    " + ' ' * max(0, error.offset - 1 - (len(code) - len(stripped))) + '^'
+        return text
+    return ''
+
+
+def places_in(path: Path, class_name: str, methods: dict[str, int]) -> dict[int, str]:
+    """Where each exercise's method is in a file: {number: 'my_engine.py, line 40 (Value.__add__)'}."""
+    out: dict[int, str] = {}
+    try:
+        tree = ast.parse(path.read_text(encoding='utf-8'))
+    except (SyntaxError, OSError):
+        return out
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == class_name:
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and item.name in methods and methods[item.name] not in out:
+                    out[methods[item.name]] = f"{path.name}, line {item.lineno}: {class_name}.{item.name}"
+    return out
+
+
+def _method_numbers(source: str) -> dict[str, int]:
+    return {m: e.number for e in EXERCISES if e.source == source for m in e.methods}
+
+
+def check_workspace(path: Path, timeout: float = 10.0) -> Report:
+    engine, nn = _files(path)
+    command = 'python -m micrograd.exercises check' + (f' {path}' if str(path) != '.' else '')
+    if not engine.exists():
+        return Report(error=f"no {engine.name} in {engine.parent}: make a workspace with "
+                            f"`python -m micrograd.exercises start {engine.parent}`", command=command)
+    for file in (engine, nn):
+        if file is not None and (error := _compile_error(file)):
+            return Report(error=error, command=command)
+    places = places_in(engine, 'Value', _method_numbers('engine'))
+    if nn is not None:
+        places |= places_in(nn, 'Neuron', _method_numbers('nn'))
+    results: list[Result] = []
+    argv = [sys.executable, '-m', 'micrograd.exercises', '_worker', str(engine.resolve()),
+            str(nn.resolve()) if nn else '', str(timeout)]
+    limit = timeout * len(EXERCISES) + 30
+    try:
+        child = subprocess.run(argv, capture_output=True, text=True, timeout=limit, cwd=engine.parent)
+        last = (child.stderr.strip().splitlines() or [''])[-1]
+        output, problem = child.stdout, ('crash', f"the checking process ended with status {child.returncode}"
+                                                  + (f": {last}" if last else ''))
+    except subprocess.TimeoutExpired as expired:
+        stdout = expired.stdout or ''
+        output = stdout.decode() if isinstance(stdout, bytes) else stdout
+        problem = ('timeout', f"the whole check ran out of time ({limit:g} s) and was stopped")
+    error, current = '', 0
+    for line in output.split('\n'):
+        if not line.startswith(PREFIX):
+            continue
+        kind, _, payload = line[len(PREFIX):].partition(' ')
+        if kind == 'begin':
+            current = int(payload)
+        elif kind == 'result':
+            results.append(Result(**json.loads(payload)))
+        elif kind == 'error':
+            error = json.loads(payload)
+    if error:
+        return Report(error=error, command=command)
+    if len(results) < len(EXERCISES):  # the child died, or was stopped, in the middle of exercise `current`
+        current = current or len(results) + 1
+        results = [r for r in results if r.number < current]
+        results.append(Result(current, WRONG, '', '', 'no result', problem[0], problem[1]))
+        results += [Result(e.number, UNCHECKED) for e in EXERCISES[current:]]
+    return Report(results, places=places, command=command)
+
+
+def worker(engine_path: str, nn_path: str, timeout: float) -> int:
+    """In the child process: import the learner's files, check every exercise, print each result."""
+    out = sys.stdout
+
+    def say(kind: str, payload: object) -> None:
+        out.write(f"{PREFIX}{kind} {json.dumps(payload)}\n")
+        out.flush()
+
+    sys.path.insert(0, str(Path(engine_path).parent))
+    try:
+        engine = _import('my_engine', Path(engine_path))
+        nn = _import('my_nn', Path(nn_path)) if nn_path else None
+    except BaseException as error:  # noqa: BLE001 -- whatever the learner's module does at import
+        from micrograd.exercises.checks import where
+        say('error', f"importing {Path(engine_path).name if nn_path == '' else 'your files'} failed: {where(error)}")
+        return 1
+    for result in check_all(engine.Value, getattr(nn, 'Neuron', None), strict=True, timeout=timeout,
+                            before=lambda number: say('begin', number)):
+        say('result', dataclasses.asdict(result))
+    return 0
+
+
+def _import(name: str, path: Path) -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _class_places(value_class: type, neuron: Any) -> dict[int, str]:
+    out: dict[int, str] = {}
+    for cls, kind in ((value_class, 'engine'), (neuron, 'nn')):
+        if not isinstance(cls, type):
+            continue
+        for method, number in _method_numbers(kind).items():
+            fn = cls.__dict__.get(method)
+            if fn is None or number in out:
+                continue
+            try:
+                line = inspect.getsourcelines(fn)[1]
+                out[number] = f"line {line}: {cls.__name__}.{method}"
+            except (OSError, TypeError):
+                out[number] = f"{cls.__name__}.{method}"
+    return out
