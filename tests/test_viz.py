@@ -290,6 +290,18 @@ def test_import_micrograd_does_not_import_graphviz():
     assert result.stdout.strip() == 'False', result.stderr
 
 
+def test_nothing_in_micrograd_imports_viz():
+    # Every module of micrograd but viz's own (and __main__s, which run a program), imported by its file's name.
+    result = run_python("import importlib, pathlib, sys, micrograd\n"
+                        "root = pathlib.Path(micrograd.__file__).parent\n"
+                        "for path in sorted(root.rglob('*.py')):\n"
+                        "    parts = path.relative_to(root.parent).with_suffix('').parts\n"
+                        "    if 'viz' not in parts and parts[-1] != '__main__':\n"
+                        "        importlib.import_module('.'.join(p for p in parts if p != '__init__'))\n"
+                        "print(sorted(m for m in sys.modules if m.startswith('micrograd.viz') or m == 'graphviz'))")
+    assert result.stdout.strip() == '[]', result.stderr
+
+
 def test_without_graphviz_importing_viz_says_how_to_install_it():
     # sys.modules[name] = None makes `import name` fail as if the package were not installed.
     result = run_python(

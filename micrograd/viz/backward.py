@@ -68,17 +68,17 @@ def draw_backward(root: Value, format: str = 'svg', rankdir: str = 'LR', *,
     root.grad += 1.0
     # What a frame shows of each grad: None until backward() has computed it. Leaves keep the grads
     # they had (they accumulate); every other node was just zeroed.
-    known: dict[Value, float | None] = {v: v.grad if v is root or v in accumulating else None for v in nodes}
-    grads = [dict(known)]
+    frame_grads: dict[Value, float | None] = {v: v.grad if v is root or v in accumulating else None for v in nodes}
+    grads = [dict(frame_grads)]
     steps: list[Step] = []
     for node in reversed(order):
         parents = list(dict.fromkeys(node._prev))  # each once, in order
         before = [p.grad for p in parents]
         node._backward(node.grad)  # the chain rule, as the engine does it
-        steps.append(Step(node, node.grad, tuple(GradChange(p, g if known[p] is not None else None, p.grad)
+        steps.append(Step(node, node.grad, tuple(GradChange(p, g if frame_grads[p] is not None else None, p.grad)
                                                   for p, g in zip(parents, before))))
-        known.update((p, p.grad) for p in parents)
-        grads.append(dict(known))
+        frame_grads.update((p, p.grad) for p in parents)
+        grads.append(dict(frame_grads))
 
     lines = [_first_lines(root, names, len(steps), accumulating)]
     lines += [_step_lines(step, i, len(steps), names) for i, step in enumerate(steps, start=1)]
@@ -163,18 +163,18 @@ def _step_lines(step: Step, number: int, steps: int, names: Mapping[Value, str])
     """
     node, out = step.node, names[step.node]
     expression, held, terms = _rule(node, names, repr(step.grad))
-    lines = [f'step {number}/{steps} · {expression} · {out}.grad = {step.grad!r}', *held]
     changes = {change.parent: change for change in step.changes}
-    last_term = {parent: i for i, (parent, _, _) in enumerate(terms)}
+    last_term = {parent: i for i, (parent, _, _) in enumerate(terms)}  # where a parent's result goes
+    term_lines = []
     for i, (parent, formula, numbers) in enumerate(terms):
         line = f'{formula} = {numbers}' if numbers else formula
-        lines.append(line + _result(changes[parent]) if last_term[parent] == i else line)
+        term_lines.append(line + _result(changes[parent]) if last_term[parent] == i else line)
     pairs = len(terms) // 2
-    if node._op == 'dot' and terms and pairs > 3:  # the first pair, the last pair and the bias
-        lines[len(held) + 3:len(held) + 2 * pairs - 1] = [f'... {pairs - 2} more pairs alike ...']
+    if node._op == 'dot' and pairs > 3:  # the first pair, the last pair and the bias
+        term_lines[2:2 * pairs - 2] = [f'... {pairs - 2} more pairs alike ...']
     if not terms:  # an op without a rule here: what its _backward did, all the same
-        lines += [f'{names[c.parent]}.grad' + _result(c) for c in step.changes]
-    return lines
+        term_lines = [f'{names[c.parent]}.grad' + _result(c) for c in step.changes]
+    return [f'step {number}/{steps} · {expression} · {out}.grad = {step.grad!r}', *held, *term_lines]
 
 
 def _result(change: GradChange) -> str:
