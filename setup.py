@@ -13,7 +13,8 @@ test = demo + gpt + ['pytest>=7', 'hypothesis>=6.80', 'ruff>=0.5', 'mypy>=1.8',
                      'playwright>=1.40']  # playwright drives the system's Chromium in the player tests
 
 setup(
-    name='micrograd',
+    # The import name is micrograd; the package index's `micrograd` is Karpathy's (0.1.0), hence a name of our own.
+    name='micrograd-edu',
     version='1.1.0',
     description='A tiny scalar autograd engine and neural-net library, fast and correct, with a NumPy tensor sequel.',
     long_description=Path(__file__).with_name('README.md').read_text(encoding='utf-8'),
