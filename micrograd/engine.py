@@ -1,54 +1,20 @@
-"""A scalar that remembers how it was made, and backpropagation through it."""
+"""A scalar that remembers how it was made, and backpropagation through it.
+
+Read it top to bottom: Value and its ops, then backward(), then the reflected ops. The supporting
+pieces (numbers in ops, checking inputs, no_grad) come after, in a section of their own.
+"""
 from __future__ import annotations
 
-import contextlib
 import contextvars
+import functools
 import math
 import numbers
-from collections.abc import Iterator, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar, cast
 
 
-class Backward(Protocol):  # what an op's _backward is: a function of the output's grad, holding its parents
-    __defaults__: tuple[Any, ...] | None
-
-    def __call__(self, grad: float) -> None: ...
-
-
-_grad_enabled = contextvars.ContextVar('grad_enabled', default=True)  # one switch per thread (and asyncio task)
-
-
-@contextlib.contextmanager
-def no_grad() -> Iterator[None]:
-    """`with no_grad():` or `@no_grad()`: ops inside build no graph, as for evaluation or plotting."""
-    token = _grad_enabled.set(False)
-    try:
-        yield
-    finally:
-        _grad_enabled.reset(token)
-
-
-def _as_float(x: object, op: str) -> float:
-    """A plain number taking part in op (also np.bool_ and 0-d arrays, which numbers.Real misses)."""
-    if isinstance(x, (float, int, numbers.Real)) or (
-            getattr(x, 'shape', None) == () and getattr(getattr(x, 'dtype', None), 'kind', 'O') in 'biuf'):
-        return float(x)  # type: ignore[arg-type]
-    raise TypeError(f"{op}: expected a real number, got {type(x).__name__} ({x!r})")
-
-
-def _leaf(v: Value | float) -> Value:
-    return v if isinstance(v, Value) else Value(v)
-
-
-def _output(data: float, op: str, backward: Backward, parents: tuple[Value, ...] | None = None) -> Value:
-    """The Value an op returns. Its parents are the Values its backward holds, unless given: the default
-    arguments before the `*` (numbers go after it). Under no_grad() it remembers neither."""
-    out = Value.__new__(Value)  # not Value(data): data is a float already, so skip __init__'s checks
-    out.data, out.grad, out.label, out._prev, out._op, out._backward = data, 0.0, '', (), '', None
-    if _grad_enabled.get():
-        out._prev = (backward.__defaults__ or ()) if parents is None else parents
-        out._op, out._backward = op, backward
-    return out
+def _no_backward(grad: float) -> None:
+    """A leaf's _backward (and a hand-made Value's, until one is given): nothing to pass grad to."""
 
 
 class Value:
@@ -56,152 +22,122 @@ class Value:
     __slots__ = ('data', 'grad', 'label', '_prev', '_op', '_backward')
     __array_ufunc__ = None  # so `np.float64(2) * v` asks Value.__rmul__ instead of NumPy
 
-    def __init__(self, data: float, _children: Sequence[Value] = (), _op: str = '', label: str = ''):
-        self.data = data if type(data) is float else _as_float(data, 'Value()')
-        self.grad, self.label = 0.0, label
-        self._prev, self._op = tuple(_children), _op  # a tuple, so a*a keeps both edges to a
-        self._backward: Backward | None = None
+    def __init__(self, data: float, _children: Any = (), _op: str = '',
+                 _backward: Callable[[float], None] = _no_backward, label: str = ''):
+        self.data = data if type(data) is float else _number(data, 'Value()')
+        self.grad, self.label, self._op = 0.0, label, _op
+        record = _grad_enabled.get()  # False inside no_grad(): no graph then
+        self._prev, self._backward = (tuple(_children), _backward) if record else ((), _no_backward)
 
-    # Each op computes its output and, right beneath, defines _backward(grad): the chain rule for that op,
-    # adding grad * (local derivative) to each parent's .grad. It binds the parents as default arguments,
-    # and that one tuple is the node's _prev; a number it needs comes after the `*` and is no node.
-    # It never holds the output: no reference cycles, so a dropped graph is freed at once.
+    # Each op defines _backward(grad): the chain rule for that op, adding grad * (local derivative)
+    # to each parent's .grad, where grad is the output's .grad. It holds the parents as default
+    # arguments, and the output's parents are exactly those (see "How it is fast" below).
 
     def __add__(self, other: Value | float) -> Value:
-        if isinstance(other, Value):
-            def _backward(grad: float, x: Value = self, y: Value = other) -> None:  # d(x+y)/dx = d(x+y)/dy = 1
-                x.grad += grad
-                y.grad += grad
-            return _output(self.data + other.data, '+', _backward)
-        k = _as_float(other, '+')
-
-        def _backward_k(grad: float, x: Value = self) -> None:  # d(x+k)/dx = 1
-            x.grad += grad
-        return _output(self.data + k, f'+{k:g}', _backward_k)
+        if not isinstance(other, Value):
+            return self._add_number(other)  # x + 2 (see "Numbers in ops")
+        def _backward(grad: float, self: Value = self, other: Value = other) -> None:
+            self.grad += grad  # d(x+y)/dx = 1
+            other.grad += grad  # d(x+y)/dy = 1
+        return Value(self.data + other.data, _backward.__defaults__, '+', _backward)
 
     def __mul__(self, other: Value | float) -> Value:
+        if not isinstance(other, Value):
+            return self._mul_number(other)  # x * 2
+        def _backward(grad: float, self: Value = self, other: Value = other) -> None:
+            self.grad += other.data * grad  # d(xy)/dx = y
+            other.grad += self.data * grad  # d(xy)/dy = x
+        return Value(self.data * other.data, _backward.__defaults__, '*', _backward)
+
+    def __pow__(self, other: Value | float) -> Value:  # self ** k, for a number k
         if isinstance(other, Value):
-            def _backward(grad: float, x: Value = self, y: Value = other) -> None:  # d(xy)/dx = y, d(xy)/dy = x
-                x.grad += y.data * grad
-                y.grad += x.data * grad
-            return _output(self.data * other.data, '*', _backward)
-        k = _as_float(other, '*')
+            return self._pow_value(other)  # x ** y
+        k = _number(other, 'Value.__pow__')
+        out, slope = _power(self.data, k)  # x**k and k * x**(k-1), checked
+        def _backward(grad: float, self: Value = self, *, k: float = k,
+                      slope: float = slope) -> None:
+            self.grad += slope * grad  # d(x**k)/dx = k * x**(k-1)
+        return Value(out, _backward.__defaults__, '**', _backward)
 
-        def _backward_k(grad: float, x: Value = self, *, k: float = k) -> None:  # d(kx)/dx = k
-            x.grad += k * grad
-        return _output(self.data * k, f'*{k:g}', _backward_k)
-
-    def __pow__(self, other: Value | float) -> Value:  # self ** other
-        if isinstance(other, Value):  # x**k = exp(k log x), so the exponent gets its gradient too
-            if self.data <= 0:
-                raise ValueError(f"Value.__pow__: a Value exponent needs a base > 0 (log of the base), got {self.data}")
-            return (self.log() * other).exp()
-        k = _as_float(other, '**')
-        if self.data < 0 and not k.is_integer():
-            raise ValueError(f"Value.__pow__: {self.data} ** {k} is not real (a fractional power of a negative base)")
-        if self.data == 0 and (k < 0 or 0 < k < 1):
-            raise ValueError(f"Value.__pow__: {self.data} ** {k} has no finite derivative at 0 (division by zero)")
-        try:
-            out = self.data ** k
-        except OverflowError:
-            raise OverflowError(f"Value.__pow__: {self.data} ** {k} is too large for a float") from None
-
-        def _backward(grad: float, x: Value = self, *, k: float = k) -> None:  # d(x**k)/dx = k x**(k-1); 0 for k = 0
-            x.grad += (k * x.data ** (k - 1) if k else 0.0) * grad  # (x**0 is 1 everywhere, even at x = 0)
-        return _output(out, f'**{k:g}', _backward)
+    def relu(self) -> Value:
+        def _backward(grad: float, self: Value = self) -> None:  # 1 for x > 0, else 0 (at 0 too)
+            self.grad += grad if self.data > 0 else 0.0  # d relu(x)/dx: selects, never multiplies
+        return Value(0.0 if self.data < 0 else self.data, _backward.__defaults__, 'relu', _backward)
 
     def tanh(self) -> Value:
         t = math.tanh(self.data)  # saturates to +-1 instead of overflowing
-
-        def _backward(grad: float, x: Value = self, *, t: float = t) -> None:  # d tanh(x)/dx = 1 - tanh(x)**2
-            x.grad += (1 - t * t) * grad
-        return _output(t, 'tanh', _backward)
-
-    def relu(self) -> Value:
-        def _backward(grad: float, x: Value = self) -> None:  # 1 for x > 0, else 0 (also at 0, as in PyTorch)
-            x.grad += (x.data > 0) * grad
-        return _output(self.data if self.data > 0 else 0.0, 'relu', _backward)
+        def _backward(grad: float, self: Value = self, *, t: float = t) -> None:
+            self.grad += (1 - t * t) * grad  # d tanh(x)/dx = 1 - tanh(x)**2
+        return Value(t, _backward.__defaults__, 'tanh', _backward)
 
     def exp(self) -> Value:
-        try:
-            e = math.exp(self.data)
-        except OverflowError:
-            raise OverflowError(f"Value.exp: exp({self.data}) is too large for a float") from None
-
-        def _backward(grad: float, x: Value = self, *, e: float = e) -> None:  # d e**x/dx = e**x
-            x.grad += e * grad
-        return _output(e, 'exp', _backward)
+        e = _checked(math.exp, self.data, 'exp')
+        def _backward(grad: float, self: Value = self, *, e: float = e) -> None:
+            self.grad += e * grad  # d e**x/dx = e**x
+        return Value(e, _backward.__defaults__, 'exp', _backward)
 
     def log(self) -> Value:
-        if self.data <= 0:
+        if not self.data > 0:
             raise ValueError(f"Value.log: log is defined only for data > 0, got {self.data}")
-
-        def _backward(grad: float, x: Value = self) -> None:  # d log(x)/dx = 1/x
-            x.grad += grad / x.data
-        return _output(math.log(self.data), 'log', _backward)
+        def _backward(grad: float, self: Value = self) -> None:
+            self.grad += grad / self.data  # d log(x)/dx = 1/x
+        return Value(math.log(self.data), _backward.__defaults__, 'log', _backward)
 
     def sigmoid(self) -> Value:
         z = self.data  # exp of a negative number never overflows, so pick the form that has one
         s = 1 / (1 + math.exp(-z)) if z >= 0 else math.exp(z) / (1 + math.exp(z))
-
-        def _backward(grad: float, x: Value = self, *, s: float = s) -> None:  # d sigmoid(x)/dx = s (1 - s)
-            x.grad += s * (1 - s) * grad
-        return _output(s, 'sigmoid', _backward)
+        def _backward(grad: float, self: Value = self, *, s: float = s) -> None:
+            self.grad += s * (1 - s) * grad  # d sigmoid(x)/dx = s (1 - s)
+        return Value(s, _backward.__defaults__, 'sigmoid', _backward)
 
     @staticmethod
-    def dot(ws: Sequence[Value | float], xs: Sequence[Value | float], bias: Value | float | None = None) -> Value:
-        """bias + w1*x1 + w2*x2 + ... as one node: Karpathy's `sum((wi*xi for ...), bias)`, to the last bit."""
-        n = len(ws)
-        if len(xs) != n:
-            raise ValueError(f"Value.dot: {n} weights but {len(xs)} inputs")
-        try:  # no check per operand on this hot path: a number has no .data, a NumPy one's is no float
+    def dot(ws: Sequence[Value | float], xs: Sequence[Value | float],
+            bias: Value | float | None = None) -> Value:
+        """bias + w1*x1 + w2*x2 + ... as one node: `sum((wi*xi for ...), bias)`, to the last bit."""
+        n = _dot_length(ws, xs)
+        try:  # no check per operand on this hot path: a number has no .data
             total = 0.0 if bias is None else bias.data  # type: ignore[union-attr]
             for w, x in zip(ws, xs):
                 total += w.data * x.data  # type: ignore[union-attr]
-        except (AttributeError, TypeError):
+        except (AttributeError, TypeError):  # a number's (or a NumPy number's) .data
             total = None
-        if type(total) is not float:  # plain numbers (say, a model's raw inputs) take part as leaves
-            return Value.dot([*map(_leaf, ws)], [*map(_leaf, xs)], None if bias is None else _leaf(bias))
-        parents: tuple[Value, ...] = (*ws, *xs) if bias is None else (*ws, *xs, bias)  # type: ignore[arg-type]
-
-        def _backward(grad: float, parents: tuple[Value, ...] = parents) -> None:  # d/dw_i = x_i, d/dx_i = w_i
+        if type(total) is not float:  # a plain number among them, or a .data that is not a float
+            return Value.dot(*_dot_operands(ws, xs, bias))
+        parents = cast(tuple[Value, ...], (*ws, *xs) if bias is None else (*ws, *xs, bias))
+        def _backward(grad: float, parents: tuple[Value, ...] = parents, *, n: int = n) -> None:
             for w, x in zip(parents[:n], parents[n:2 * n]):
-                w.grad += x.data * grad
-                x.grad += w.data * grad
-            if len(parents) > 2 * n:  # d/dbias = 1
-                parents[-1].grad += grad
-        return _output(total, 'dot', _backward, parents)
+                w.grad += x.data * grad  # d/dw_i = x_i
+                x.grad += w.data * grad  # d/dx_i = w_i
+            if len(parents) > 2 * n:
+                parents[-1].grad += grad  # d/dbias = 1
+        return Value(total, parents, 'dot', _backward)  # its parents: the one tuple _backward holds
 
     def backward(self) -> None:
-        """d(self)/d(node) into the .grad of every node self was made from. Leaves (inputs, parameters)
-        accumulate across calls, so zero them between steps; other nodes hold the latest call's."""
-        order = self._topological_order()  # which also zeroes the grads of the nodes in it
+        """d(self)/d(node) into each node's .grad. Leaves add to theirs: zero them between steps."""
+        order = self._topological_order()
+        for node in order:
+            node.grad = 0.0  # a node an op made holds this call's gradient only
         self.grad += 1.0  # d(self)/d(self)
-        for node in reversed(order):
-            node._backward(node.grad)  # type: ignore[misc]  # the chain rule: pass grad on to the parents
+        try:
+            for node in reversed(order):
+                node._backward(node.grad)  # the chain rule: pass grad on to the parents
+        except TypeError as error:
+            raise _backward_error(node, error) from None
 
-    def _topological_order(self) -> list[Value]:
-        """The Values ops made on the way to self, each after its parents, grads zeroed. A stack: any depth."""
-        order: list[Value] = []
-        visited = set()
-        stack: list[Value | None] = [self]
+    def _topological_order(self) -> list[Value]:  # the nodes ops made, each after its parents
+        order, visited = [], set()
+        stack: list[Any] = [self]  # a stack instead of recursion: graphs of any depth
         while stack:
             node = stack.pop()
-            if node is None:  # the marker: all parents of the node beneath it are in order
-                order.append(stack.pop())  # type: ignore[arg-type]
-            elif node._prev and node not in visited:  # leaves take no place: they only receive
+            if node is None:  # a marker: every parent of the node beneath it is in order now
+                order.append(stack.pop())
+            elif node._prev and node not in visited:  # a leaf takes no place: it only receives
                 visited.add(node)
-                node.grad = 0.0  # a node an op made holds the latest backward()'s gradient only
-                stack.append(node)
-                stack.append(None)
-                stack.extend(node._prev)
+                stack += node, None  # (a marker is faster than a second set of placed nodes)
+                stack += node._prev
         return order
 
-    def detach(self) -> Value:  # a new leaf with the same data, cut off from this graph
-        return Value(self.data)
-
-    def item(self) -> float:
-        return self.data
+    # Derived ops: each is a one-liner on the ops above.
 
     def __neg__(self) -> Value:  # -self
         return self * -1.0
@@ -210,21 +146,217 @@ class Value:
     __rmul__ = __mul__  # other * self
 
     def __sub__(self, other: Value | float) -> Value:  # self - other
-        return self + (-other)
+        return self + (-other if isinstance(other, Value) else -_number(other, 'Value.__sub__'))
 
     def __rsub__(self, other: float) -> Value:  # other - self
-        return -self + other
+        return -self + _number(other, 'Value.__rsub__')
 
     def __truediv__(self, other: Value | float) -> Value:  # self / other = self * other**-1
-        if not isinstance(other, Value) and _as_float(other, '/') == 0:
-            raise ValueError(f"Value.__truediv__: division by zero ({self.data} / 0)")
-        return self * other ** -1
+        return self * (other ** -1 if isinstance(other, Value) else _reciprocal(other))
 
     def __rtruediv__(self, other: float) -> Value:  # other / self
-        return self ** -1 * other
+        return self ** -1 * _number(other, 'Value.__rtruediv__')
 
     def __rpow__(self, other: float) -> Value:  # other ** self
-        return Value(_as_float(other, '**')) ** self
+        return Value(_number(other, 'Value.__rpow__')) ** self
+
+    def detach(self) -> Value:  # a new leaf with the same data, cut off from this graph
+        return Value(self.data)
+
+    def item(self) -> float:
+        return self.data
 
     def __repr__(self) -> str:
         return f"Value(data={self.data}, grad={self.grad})"
+
+    # Numbers in ops: x + 2, x * 2 and x ** y. A number is no node of the graph: the op has one
+    # parent, and its backward holds the number (k) as a keyword-only default, as drawings show it.
+
+    def _add_number(self, other: float) -> Value:
+        k = _number(other, 'Value.__add__')
+        def _backward(grad: float, self: Value = self, *, k: float = k) -> None:
+            self.grad += grad  # d(x+k)/dx = 1
+        return Value(self.data + k, _backward.__defaults__, '+', _backward)
+
+    def _mul_number(self, other: float) -> Value:
+        k = _number(other, 'Value.__mul__')
+        def _backward(grad: float, self: Value = self, *, k: float = k) -> None:
+            self.grad += k * grad  # d(kx)/dx = k
+        return Value(self.data * k, _backward.__defaults__, '*', _backward)
+
+    def _pow_value(self, other: Value) -> Value:  # self ** other: the exponent gets a gradient too
+        if not self.data > 0:
+            raise ValueError("Value.__pow__: a Value exponent needs a base > 0 (its gradient is "
+                             f"x**y * log(x)), got {self.data}")
+        out, slope = _power(self.data, other.data)
+        def _backward(grad: float, self: Value = self, other: Value = other, *,
+                      slope: float = slope, dy: float = out * math.log(self.data)) -> None:
+            self.grad += slope * grad  # d(x**y)/dx = y * x**(y-1)
+            other.grad += dy * grad  # d(x**y)/dy = x**y * log(x)
+        return Value(out, _backward.__defaults__, '**', _backward)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Value:
+        if self._prev:  # its _backward would still write into the original graph
+            raise RuntimeError("Value.__deepcopy__: only leaves can be deep-copied (as in "
+                               "PyTorch); detach() it, or copy the leaves and build it again")
+        copy = Value(self.data, label=self.label)
+        copy.grad = self.grad
+        return copy
+
+
+# How it is fast. An op's _backward binds its parents as default arguments instead of closing over
+# them: no cell objects, and that one tuple of defaults (`_backward.__defaults__`) is the node's
+# _prev. It never holds the output, so there are no reference cycles and a dropped graph is freed
+# at once, without the garbage collector. The numbers a backward needs come after its `*`: they are
+# no parents. Value.__init__ only checks data that is not a float already.
+
+
+# Supporting pieces: numbers in ops, checks, no_grad.
+
+def _number(x: object, op: str) -> float:
+    """x as a Python float, before it takes part in op. NumPy numbers of every width are converted
+    first: np.uint8(3) is 3.0 (so -x does not wrap around), np.float16 does not round the result."""
+    if type(x) is float:
+        return x
+    if not isinstance(x, (int, numbers.Real)) and not _is_numpy_number(x):
+        what = 'a Value (it takes part as itself)' if isinstance(x, Value) else type(x).__name__
+        raise TypeError(f"{op}: expected a real number, got {what} ({x!r})")
+    try:
+        return float(x)  # type: ignore[arg-type]
+    except OverflowError:
+        raise OverflowError(f"{op}: {str(x)[:30]}... is too large for a float") from None
+
+
+def _is_numpy_number(x: object) -> bool:
+    """A NumPy bool, integer or float scalar, or a 0-d array of one (numbers.Real misses some)."""
+    kind = getattr(getattr(x, 'dtype', None), 'kind', '')
+    return kind in ('b', 'i', 'u', 'f') and getattr(x, 'shape', None) == ()
+
+
+def _reciprocal(x: object) -> float:
+    """1/x for a number x that divides a Value."""
+    k = _number(x, 'Value.__truediv__')
+    if k == 0:
+        raise ZeroDivisionError(f"Value.__truediv__: division by zero ({x!r})")
+    return k ** -1  # x * k**-1, as Karpathy's micrograd (and so the same bits)
+
+
+def _power(x: float, k: float) -> tuple[float, float]:
+    """x**k and its derivative k * x**(k-1) (0 for k = 0: x**0 is 1 everywhere). Results that are
+    not real or not finite are errors; a derivative too steep for a float is infinite, as in IEEE
+    arithmetic and PyTorch."""
+    if x < 0 and not k.is_integer():
+        raise ValueError(f"Value.__pow__: {x} ** {k} is not real (a fractional power of a "
+                         "negative base)")
+    if x == 0 and k < 0:
+        raise ZeroDivisionError(f"Value.__pow__: {x} ** {k} divides by zero")
+    try:
+        out = x ** k
+    except OverflowError:
+        raise OverflowError(f"Value.__pow__: {x} ** {k} is too large for a float") from None
+    try:
+        slope = k * x ** (k - 1) if k else 0.0
+    except (OverflowError, ZeroDivisionError):  # |x| tiny and k < 1
+        slope = math.copysign(math.inf, k * (out if x == 0 else out * x))
+    return out, slope
+
+
+def _backward_error(node: Value, error: TypeError) -> TypeError:
+    """A clearer error where a _backward made by hand does not take the output's gradient."""
+    import inspect  # only on this error path: inspect is slow to import
+    try:
+        inspect.signature(node._backward).bind(node.grad)
+    except TypeError:
+        return TypeError(f"Value.backward: the _backward of {node!r} (op {node._op!r}) must take "
+                         "the output's gradient and add to its parents' .grad: "
+                         "def _backward(grad): a.grad += ... * grad (the lecture's reads out.grad)")
+    except ValueError:  # no signature to read (a builtin): keep the original error
+        pass
+    return error
+
+
+def _checked(f: Callable[[float], float], x: float, op: str) -> float:
+    """f(x), with a float overflow named after the op."""
+    try:
+        return f(x)
+    except OverflowError:
+        raise OverflowError(f"Value.{op}: the result for {x} is too large for a float") from None
+
+
+def _dot_length(ws: Sequence[Value | float], xs: Sequence[Value | float]) -> int:
+    """How many weight-input pairs Value.dot has: ws and xs must be sequences of one length."""
+    if not (hasattr(ws, '__len__') and hasattr(xs, '__len__')):
+        raise TypeError(f"Value.dot: ws and xs must be lists or tuples, got {type(ws).__name__} "
+                        f"and {type(xs).__name__}")
+    if len(ws) != len(xs):
+        raise ValueError(f"Value.dot: {len(ws)} weights but {len(xs)} inputs")
+    return len(ws)
+
+
+def _dot_operands(ws: Sequence[Value | float], xs: Sequence[Value | float],
+                  bias: Value | float | None) -> tuple[list[Value], list[Value], Value | None]:
+    """Value.dot's operands with every number (and every Value whose .data is a NumPy number, which
+    an update like `p.data -= lr * p.grad` with a NumPy lr leaves) as a leaf holding a float."""
+    def leaf(v: Value | float) -> Value:
+        if isinstance(v, Value):
+            if type(v.data) is not float:
+                v.data = _number(v.data, 'Value.dot')
+            return v
+        return Value(_number(v, 'Value.dot'))
+    return [*map(leaf, ws)], [*map(leaf, xs)], None if bias is None else leaf(bias)
+
+
+_grad_enabled = contextvars.ContextVar('grad_enabled', default=True)  # per thread and asyncio task
+
+F = TypeVar('F', bound=Callable[..., Any])
+
+
+def is_grad_enabled() -> bool:
+    """Whether ops record the graph now (False inside `no_grad()`)."""
+    return _grad_enabled.get()
+
+
+class no_grad:
+    """`with no_grad():` or `@no_grad()`: ops inside build no graph (for evaluation, plotting, or an
+    update of the parameters). As a decorator it also covers a generator function's whole run."""
+
+    def __enter__(self) -> None:
+        self._token = _grad_enabled.set(False)
+
+    def __exit__(self, *exc: object) -> None:
+        _grad_enabled.reset(self._token)
+
+    def __new__(cls, func: Callable[..., Any] | None = None) -> Any:  # @no_grad without ()
+        return super().__new__(cls) if func is None else cls()(func)
+
+    def __call__(self, func: F) -> F:
+        import inspect  # here, not at the top: a decorator is rare, and inspect is slow to import
+        if inspect.isgeneratorfunction(func):
+            @functools.wraps(func)
+            def generator(*args: Any, **kwargs: Any) -> Any:  # each step runs without recording
+                gen = func(*args, **kwargs)
+                try:
+                    with no_grad():
+                        response = gen.send(None)
+                    while True:
+                        try:
+                            request = yield response
+                        except GeneratorExit:
+                            with no_grad():
+                                gen.close()
+                            raise
+                        except BaseException as error:
+                            with no_grad():
+                                response = gen.throw(error)
+                        else:
+                            with no_grad():
+                                response = gen.send(request)
+                except StopIteration as stop:
+                    return stop.value
+            return generator  # type: ignore[return-value]
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with no_grad():
+                return func(*args, **kwargs)
+        return wrapper  # type: ignore[return-value]

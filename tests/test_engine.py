@@ -210,14 +210,19 @@ def test_functions_are_stable_far_from_zero():
     (lambda: Value(0.0).log(), "log"),
     (lambda: Value(-1.0).log(), "log"),
     (lambda: Value(-8.0) ** (1 / 3), "negative base"),
-    (lambda: Value(1.0) / 0, "division by zero"),
-    (lambda: Value(1.0) / Value(0.0), "division by zero"),
-    (lambda: 1 / Value(0.0), "division by zero"),
-    (lambda: Value(0.0) ** -1, "division by zero"),
     (lambda: Value(-2.0) ** Value(2.0), "base"),
 ])
 def test_domain_errors_are_value_errors_naming_the_op(make, match):
     with pytest.raises(ValueError, match=match):
+        make()
+
+
+@pytest.mark.parametrize('make', [
+    lambda: Value(1.0) / 0, lambda: Value(1.0) / Value(0.0), lambda: 1 / Value(0.0), lambda: Value(0.0) ** -1,
+    lambda: Value(1.0) / np.float16(0), lambda: Value(1.0) / False,
+])
+def test_division_by_zero_is_pythons_zero_division_error_naming_the_op(make):
+    with pytest.raises(ZeroDivisionError, match=r"Value\.__(truediv|pow)__"):
         make()
 
 
@@ -370,11 +375,11 @@ def test_recursion_limit_is_untouched():
 
 # --- numbers in ops, powers at the edges, no_grad as a decorator and per thread ----------
 
-def test_a_number_in_an_op_is_no_node_of_the_graph_but_shows_in_the_op():
+def test_a_number_in_an_op_is_no_node_of_the_graph_its_backward_holds_it():
     x = Value(3.0)
-    for out, op in [(x * 2, '*2'), (2 * x, '*2'), (x + 1.5, '+1.5'), (1.5 + x, '+1.5'), (x - 3, '+-3'),
-                    (-x, '*-1'), (x ** 2, '**2'), (x / 2, '*0.5')]:
-        assert out._prev == (x,) and out._op == op
+    for out, op, k in [(x * 2, '*', 2.0), (2 * x, '*', 2.0), (x + 1.5, '+', 1.5), (1.5 + x, '+', 1.5),
+                       (x - 3, '+', -3.0), (-x, '*', -1.0), (x ** 2, '**', 2.0), (x / 2, '*', 0.5)]:
+        assert out._prev == (x,) and out._op == op and out._backward.__kwdefaults__['k'] == k
 
 
 def test_dot_without_a_bias_has_only_weights_and_inputs_as_parents():
@@ -410,7 +415,7 @@ def test_a_refused_op_leaves_the_graph_and_its_gradients_untouched(refused):
     x = a * b
     x.backward()
     before = [(v.data, v.grad, v._prev) for v in (a, b, x)]
-    with pytest.raises((ValueError, TypeError, OverflowError)):
+    with pytest.raises((ValueError, TypeError, ArithmeticError)):
         refused(x)
     assert [(v.data, v.grad, v._prev) for v in (a, b, x)] == before
 
