@@ -61,7 +61,8 @@ def test_a_name_is_encoded_between_two_bos_tokens(tokenizer):
 
 def test_the_bigram_baseline_beats_a_uniform_guess(names, tokenizer):
     train, val = data.split(names)
-    assert 2.0 < data.bigram_loss(train, val, tokenizer) < math.log(tokenizer.vocab_size)
+    train_tokens, val_tokens = [tokenizer.encode(n) for n in train], [tokenizer.encode(n) for n in val]
+    assert 2.0 < data.bigram_loss(train_tokens, val_tokens, tokenizer.vocab_size) < math.log(tokenizer.vocab_size)
 
 
 # --- two engines, one model ---

@@ -135,7 +135,8 @@ class Plan:
     def training(self, step: int, losses: Sequence[float]) -> dict[str, Any]:
         """The 'training' record of a file saved after `step` steps."""
         return {'engine': self.engine, 'step': step, 'num_steps': self.num_steps, 'batch_size': self.batch_size,
-                'learning_rate': self.learning_rate, 'seed': self.seed, 'data': self.data,
+                'learning_rate': self.learning_rate, 'seed': self.seed,
+                'data': None if self.data is None else str(Path(self.data).resolve()),  # found again from anywhere
                 'resumed_at': self.resumed_at}
 
 
