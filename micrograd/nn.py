@@ -3,20 +3,11 @@ from __future__ import annotations
 
 import numbers
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence, Sized
 
 from micrograd.engine import Value
 
 ACTIVATIONS = {'relu': 'ReLU', 'tanh': 'Tanh', 'linear': 'Linear'}  # name: how a repr spells it
-
-
-def _size(n: object, what: str) -> int:
-    """A number of inputs or neurons: a whole number of at least 1 (not 3.5, '3' or 0)."""
-    if not isinstance(n, numbers.Integral):
-        raise TypeError(f"{what}: sizes are whole numbers, got {type(n).__name__} {n!r}")
-    if n < 1:
-        raise ValueError(f"{what}: sizes must be at least 1, got {n}")
-    return int(n)
 
 
 class Module:
@@ -30,25 +21,53 @@ class Module:
         for p in self.parameters():
             p.grad = 0.0
 
+    def named_parameters(self) -> Iterator[tuple[str, Value]]:
+        """(name, parameter) pairs, each parameter once: 'layers.0.neurons.1.w.0', ..."""
+        seen: set[int] = set()
+        for name, p in _named_values(self, ''):
+            if id(p) not in seen:
+                seen.add(id(p))
+                yield name, p
+
+    def state_dict(self) -> dict[str, float]:
+        """The parameters' values by name: save it (as JSON, say) and load_state_dict() it later."""
+        return {name: p.data for name, p in _named_values(self, '')}
+
+    def load_state_dict(self, state: Mapping[str, float]) -> None:
+        """Set every parameter from a state_dict(): all of them, or (if it does not fit) none."""
+        mine = dict(_named_values(self, ''))
+        missing, extra = [n for n in mine if n not in state], [n for n in state if n not in mine]
+        if missing or extra:
+            raise KeyError(f"{type(self).__name__}.load_state_dict: {_names(missing, 'missing')}"
+                           f"{'; ' if missing and extra else ''}{_names(extra, 'unexpected')}: "
+                           f"a state_dict of a model of other sizes? This one is {self!r}")
+        values = {name: _parameter_value(state[name], name) for name in mine}
+        for name, p in mine.items():
+            p.data = values[name]
+
 
 class Neuron(Module):
     """activation(w . x + b), with weights drawn from uniform(-1, 1) and bias 0."""
 
     def __init__(self, nin: int, nonlin: bool = True, activation: str = 'relu'):
         if activation not in ACTIVATIONS:
-            raise ValueError(f"Neuron: activation must be one of {tuple(ACTIVATIONS)}, got {activation!r}")
+            raise ValueError(f"Neuron: activation must be one of {tuple(ACTIVATIONS)}, "
+                             f"got {activation!r}")
         self.w = [Value(random.uniform(-1, 1)) for _ in range(_size(nin, 'Neuron'))]
         self.b = Value(0.0)
-        self.nonlin = nonlin
         self.activation = activation if nonlin else 'linear'
 
-    def __call__(self, x: Sequence[Value | float] | Value) -> Value:
-        if isinstance(x, Value):  # what a one-neuron Layer hands on
-            x = [x]
+    def __call__(self, x: Sequence[Value | float] | Value | float) -> Value:
+        if isinstance(x, Value) or not isinstance(x, Sized):  # one input: what a one-neuron
+            x = [x]  # Layer hands on, or a number
         if len(x) != len(self.w):
             raise ValueError(f"{self!r}: expected {len(self.w)} inputs, got {len(x)}")
-        act = Value.dot(self.w, x, self.b)
-        return act if self.activation == 'linear' else getattr(act, self.activation)()  # act.relu(), act.tanh()
+        act = Value.dot(self.w, x, self.b)  # b + w1*x1 + w2*x2 + ...
+        if self.activation == 'relu':
+            return act.relu()
+        if self.activation == 'tanh':
+            return act.tanh()
+        return act
 
     def parameters(self) -> list[Value]:
         return self.w + [self.b]
@@ -63,7 +82,7 @@ class Layer(Module):
     def __init__(self, nin: int, nout: int, nonlin: bool = True, activation: str = 'relu'):
         self.neurons = [Neuron(nin, nonlin, activation) for _ in range(_size(nout, 'Layer'))]
 
-    def __call__(self, x: Sequence[Value | float] | Value) -> Value | list[Value]:
+    def __call__(self, x: Sequence[Value | float] | Value | float) -> Value | list[Value]:
         out = [n(x) for n in self.neurons]
         return out[0] if len(out) == 1 else out
 
@@ -79,19 +98,56 @@ class MLP(Module):
 
     def __init__(self, nin: int, nouts: Sequence[int], activation: str = 'relu'):
         if isinstance(nouts, (str, bytes)) or not isinstance(nouts, Sequence) or not nouts:
-            raise ValueError(f"MLP: nouts must list the size of each layer, e.g. [16, 16, 1], got {nouts!r}")
+            raise ValueError("MLP: nouts must list the size of each layer, e.g. [16, 16, 1], "
+                             f"got {nouts!r}")
         sizes = [_size(nin, 'MLP')] + list(nouts)
-        self.layers = [Layer(sizes[i], sizes[i + 1], nonlin=i != len(nouts) - 1, activation=activation)
-                       for i in range(len(nouts))]
+        self.layers = [Layer(sizes[i], sizes[i + 1], nonlin=i != len(nouts) - 1,
+                             activation=activation) for i in range(len(nouts))]
 
-    def __call__(self, x: Sequence[Value | float]) -> Value | list[Value]:
-        out = self.layers[0](x)
-        for layer in self.layers[1:]:
-            out = layer(out)
-        return out
+    def __call__(self, x: Sequence[Value | float] | Value | float) -> Value | list[Value]:
+        for layer in self.layers:
+            x = layer(x)
+        return x  # type: ignore[return-value]  # a Value or a list of them, as the last layer gives
 
     def parameters(self) -> list[Value]:
         return [p for layer in self.layers for p in layer.parameters()]
 
     def __repr__(self) -> str:
         return f"MLP of [{', '.join(str(layer) for layer in self.layers)}]"
+
+
+# Supporting pieces: checking sizes, naming parameters.
+
+def _size(n: object, what: str) -> int:
+    """A number of inputs or neurons: a whole number of at least 1 (not 3.5, '3' or 0)."""
+    if not isinstance(n, numbers.Integral):
+        raise TypeError(f"{what}: sizes are whole numbers, got {type(n).__name__} {n!r}")
+    if n < 1:
+        raise ValueError(f"{what}: sizes must be at least 1, got {n}")
+    return int(n)
+
+
+def _named_values(obj: object, prefix: str) -> Iterator[tuple[str, Value]]:
+    """Every Value an object holds, named by the path to it: attributes, then list indices."""
+    if isinstance(obj, Value):
+        yield prefix, obj
+    elif isinstance(obj, (list, tuple)):
+        for i, item in enumerate(obj):
+            yield from _named_values(item, f"{prefix}.{i}" if prefix else str(i))
+    elif isinstance(obj, Module):
+        for name, item in vars(obj).items():
+            yield from _named_values(item, f"{prefix}.{name}" if prefix else name)
+
+
+def _names(names: list[str], what: str) -> str:
+    if not names:
+        return ''
+    more = f" and {len(names) - 3} more" if len(names) > 3 else ''
+    return f"{what} {', '.join(repr(n) for n in names[:3])}{more}"
+
+
+def _parameter_value(x: object, name: str) -> float:
+    """A state_dict entry as a Python float (a parameter's .data stays a float)."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise TypeError(f"load_state_dict: {name!r} must be a number, got {type(x).__name__} {x!r}")
+    return float(x)
