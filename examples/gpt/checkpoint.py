@@ -116,6 +116,11 @@ def load(path: str | Path) -> Checkpoint:
         raise CheckpointError(f"{path}: no such file (train one first: make gpt, or tensor_gpt.py --out {path})")
     if path.stat().st_size == 0:
         raise CheckpointError(f"{path} is empty (0 bytes): a save that never finished?")
+    with open(path, 'rb') as f:
+        start = f.read(6)
+    if not start.startswith(b'PK'):  # every zip file, so every .npz, starts with "PK"
+        what = 'a single NumPy array (.npy)' if start == b'\x93NUMPY' else f'it starts with {start!r}'
+        raise CheckpointError(f"{path} is not a readable .npz file ({what}): not a saved GPT")
     try:
         with np.load(path, allow_pickle=False) as npz:
             arrays = {key: npz[key] for key in npz.files}  # read every array now: a damaged one fails here
@@ -126,8 +131,8 @@ def load(path: str | Path) -> Checkpoint:
                                   f"not a micrograd GPT file") from None
         raise CheckpointError(f"{path} is not a readable .npz file, or it is damaged or cut short "
                               f"({type(e).__name__}: {reason})") from None
-    if not isinstance(arrays, dict) or 'format' not in arrays:  # np.load of a bare .npy gives one array
-        held = ', '.join(sorted(arrays)[:8]) if isinstance(arrays, dict) else 'one array'
+    if 'format' not in arrays:
+        held = ', '.join(sorted(arrays)[:8])
         raise CheckpointError(f"{path} is an .npz file but not a micrograd GPT: it has no 'format' entry "
                               f"(it holds {held or 'nothing'})")
     if _text(arrays, 'format', path) != FORMAT:

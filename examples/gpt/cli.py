@@ -286,6 +286,8 @@ def picture_path(model_path: Path, what: str) -> Path:
 
 def print_samples(samples: Sequence[str], kind: str, temperature: float) -> None:
     """One sample a line; in a block of text, a newline shows as \\n."""
+    if not samples:
+        return
     print(f"--- {len(samples)} {'blocks of text' if kind == 'blocks' else kind} the model made up "
           f"(temperature {temperature}) ---")
     for sample in samples:

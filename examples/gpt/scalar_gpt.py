@@ -207,23 +207,23 @@ class GPT:
         maps = [[[row + [0.0] * (T - len(row)) for row in head] for head in layer] for layer in attention]
         return maps, probs
 
-    def load_state(self, weights: Mapping[str, Sequence[Sequence[float]]]) -> None:
+    def load_microgpt(self, weights: Mapping[str, Sequence[Sequence[float]]]) -> None:
         """Copy numbers into the weights: matrices under microgpt's names, nout rows of nin numbers
         each (a saved file's arrays, or another model's state). Every shape is checked first."""
         for name, matrix in self.state_dict.items():
             if name not in weights:
-                raise ValueError(f"GPT.load_state: no {name!r} among {sorted(weights)[:6]}...")
+                raise ValueError(f"GPT.load_microgpt: no {name!r} among {sorted(weights)[:6]}...")
             rows = weights[name]
             shape, expected = (len(rows), len(rows[0]) if len(rows) else 0), (len(matrix), len(matrix[0]))
             if shape != expected:
-                raise ValueError(f"GPT.load_state: {name!r} has shape {shape}, this model's is {expected} "
+                raise ValueError(f"GPT.load_microgpt: {name!r} has shape {shape}, this model's is {expected} "
                                  f"(another config?)")
         for name, matrix in self.state_dict.items():
             for row, numbers in zip(matrix, weights[name]):
                 for w, x in zip(row, numbers):
                     w.data = float(x)
 
-    def state(self) -> dict[str, list[list[float]]]:
+    def microgpt_state(self) -> dict[str, list[list[float]]]:
         """The weights' numbers under microgpt's names, nout rows of nin each: what a file holds."""
         return {name: [[w.data for w in row] for row in matrix] for name, matrix in self.state_dict.items()}
 
@@ -264,14 +264,14 @@ def train(model: GPT, token_lists: Sequence[Sequence[int]], num_steps: int, lear
         optimizer.lr = learning_rate * (1 - step / num_steps)
         optimizer.step()
         losses.append(loss.data)
-        if log_every and ((step + 1) % log_every == 0 or step == start_step):
+        if log_every and ((step + 1) % log_every == 0 or step in (start_step, num_steps - 1)):
             print(f"step {step + 1:4d} / {num_steps} | loss {loss.data:.4f} | {time.perf_counter() - start:4.1f}s",
                   flush=True)
     return losses
 
 
 def adam_state(model: GPT, optimizer: Adam) -> tuple[dict[str, list[list[float]]], dict[str, list[list[float]]], int]:
-    """Adam's running means (m, v) of every weight, matrix by matrix as state() lays them out, and its step count."""
+    """Adam's running means (m, v) of every weight, in microgpt_state()'s layout, and its step count."""
     m: dict[str, list[list[float]]] = {}
     v: dict[str, list[list[float]]] = {}
     i = 0  # optimizer.params is model.parameters(): matrix by matrix, row by row
@@ -302,7 +302,7 @@ def load_adam_state(model: GPT, optimizer: Adam, m: Mapping[str, Sequence[Sequen
 def from_checkpoint(ck: Any) -> GPT:
     """The model a saved file holds (a checkpoint.Checkpoint, from either engine)."""
     model = GPT(**{key: ck.config[key] for key in ('vocab_size', 'n_embd', 'n_head', 'n_layer', 'block_size')})
-    model.load_state(ck.weights)
+    model.load_microgpt(ck.weights)
     return model
 
 
@@ -323,7 +323,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         model = GPT(corpus.tokenizer.vocab_size, seed=plan.seed, **plan.config)
         optimizer = adam(model, plan.learning_rate)
         if ck:
-            model.load_state(ck.weights)
+            model.load_microgpt(ck.weights)
             load_adam_state(model, optimizer, ck.adam_m or {}, ck.adam_v or {}, ck.adam_t)
         print(corpus)
         settings = ', '.join(f'{k}={v}' for k, v in plan.config.items())
@@ -334,7 +334,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             new_losses = train(model, corpus.train, plan.num_steps, plan.learning_rate, optimizer=optimizer,
                                start_step=plan.start_step, stop=stop)
         step, losses = plan.start_step + len(new_losses), plan.losses + new_losses
-        path = cli.save(plan, corpus.tokenizer, step, losses, model.state(), *adam_state(model, optimizer))
+        path = cli.save(plan, corpus.tokenizer, step, losses, model.microgpt_state(), *adam_state(model, optimizer))
         more = '' if step == plan.num_steps else f"; continue with --resume {path}"
         print(f"saved the model, its tokenizer and Adam's state after step {step} to {path}{more}")
 

@@ -276,7 +276,7 @@ def train(model: GPT, token_lists: Sequence[Sequence[int]], num_steps: int, batc
         optimizer.lr = learning_rate * (1 - step / num_steps)
         optimizer.step()
         losses.append(loss.item())
-        if log_every and ((step + 1) % log_every == 0 or step == start_step):
+        if log_every and ((step + 1) % log_every == 0 or step in (start_step, num_steps - 1)):
             print(f"step {step + 1:5d} / {num_steps} | loss {loss.item():.4f} | "
                   f"{time.perf_counter() - start:4.1f}s", flush=True)
     return losses
