@@ -163,8 +163,9 @@ def log_softmax(x: Array, axis: int) -> Array:
     """x_i - log(sum_j exp(x_j)) along axis. Subtracting the max changes nothing mathematically but
     keeps exp() from overflowing. A row of -inf only gives nan, as in PyTorch; an axis of length 0
     gives an empty result."""
+    x = x.astype(float_dtype(x.dtype), copy=False)
     if x.shape[axis] == 0:
-        return np.array(x, dtype=float_dtype(x.dtype))
+        return x.copy()
     with np.errstate(invalid='ignore'):  # a row of -inf: -inf - -inf = nan, as PyTorch
         shifted = x - x.max(axis=axis, keepdims=True)
         out: Array = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
@@ -173,8 +174,9 @@ def log_softmax(x: Array, axis: int) -> Array:
 
 def softmax(x: Array, axis: int) -> Array:
     """exp(x_i) / sum_j exp(x_j) along axis, without overflow (as in log_softmax)."""
+    x = x.astype(float_dtype(x.dtype), copy=False)
     if x.shape[axis] == 0:
-        return np.array(x, dtype=float_dtype(x.dtype))
+        return x.copy()
     with np.errstate(invalid='ignore'):  # a row of -inf: 0 / 0 = nan, as PyTorch
         e: Array = np.exp(x - x.max(axis=axis, keepdims=True))
         e /= e.sum(axis=axis, keepdims=True)  # in place: e is ours, and attention's batches of scores are big
@@ -225,7 +227,9 @@ def select(mask: Array, grad: Array) -> Array:
     So multiply, and select only if the product holds a nan: out . out is nan exactly then,
     and BLAS finds it in a tenth of the time of the product.
     """
-    out: Array = grad * mask
-    if np.isnan(np.vdot(out, out)):
+    with np.errstate(invalid='ignore', over='ignore'):  # inf * 0, and out . out past the largest float
+        out: Array = grad * mask
+        finite = not np.isnan(np.vdot(out, out))
+    if not finite:
         out = np.where(mask, grad, 0)
     return out

@@ -150,9 +150,10 @@ class Tensor:
         return Tensor._result(x + y, (self, other), '+', _backward)
 
     def __sub__(self, other: Tensor | ArrayLike) -> Tensor:
+        is_bool = isinstance(other, (bool, np.bool_))  # True - x is refused as a bool tensor is, as in PyTorch
         other = self._lift(other, '-')
         x, y = _promoted(self.data, other.data)
-        if x.dtype == BOOL or self.data.dtype == BOOL or other.data.dtype == BOOL:
+        if is_bool or self.data.dtype == BOOL or other.data.dtype == BOOL:
             raise TypeError("Tensor.-: subtraction with a bool tensor is not supported, as in PyTorch "
                             "(to invert a mask, use ~mask)")
 
@@ -187,8 +188,11 @@ class Tensor:
             return Tensor._result(x / y, (self, other), '/', _backward)
 
     def __pow__(self, other: Tensor | ArrayLike) -> Tensor:  # self ** other
+        a_number = is_number(other)
         other = self._lift(other, '**')
         x, k = _promoted(self.data, other.data)
+        if self.data.dtype == BOOL and other.data.dtype == BOOL and not a_number:
+            raise TypeError("Tensor.__pow__: a bool tensor to a bool tensor's power is not supported, as in PyTorch")
         if x.dtype.kind == 'f' and np.any((x < 0) & (k != np.round(k))):
             raise ValueError("Tensor.__pow__: a fractional power of a negative base is not real")
         if x.dtype.kind in 'iu' and np.any(k < 0):
@@ -198,7 +202,7 @@ class Tensor:
             raise ValueError(f"Tensor.__pow__: a tensor exponent needs a base > 0 (its gradient is "
                              f"base**k * log(base)), got a base of {x.min()}")
         with np.errstate(divide='ignore', over='ignore'):  # 0 ** -1 = inf, as PyTorch
-            out = x ** k
+            out = (x ** k).astype(x.dtype, copy=False)  # (NumPy's bool ** bool is int8)
 
         def _backward(grad: Array) -> None:  # d(x**k)/dx = k x**(k-1), d(x**k)/dk = x**k log(x)
             if self.requires_grad:
@@ -529,10 +533,10 @@ class Tensor:
     def relu(self) -> Tensor:
         if self.data.dtype == BOOL:
             raise TypeError("Tensor.relu: bool inputs are not supported, as in PyTorch")
-        positive = self.data > 0  # found now, while the data is in cache; 1 byte a number for backward to read
+        passes = ~(self.data <= 0)  # found now, while the data is in cache; 1 byte a number for backward to read
 
-        def _backward(grad: Array) -> None:  # 1 for x > 0, else 0 (also at 0 and at nan, as in PyTorch)
-            self._add_grad(select(positive, grad))
+        def _backward(grad: Array) -> None:  # 1 for x > 0, 0 for x <= 0 (also at 0, as in PyTorch; nan passes)
+            self._add_grad(select(passes, grad))
         return Tensor._result(np.maximum(self.data, 0), (self,), 'relu', _backward)
 
     def abs(self) -> Tensor:
@@ -643,9 +647,10 @@ class Tensor:
         for node in order:
             node.grad = None  # intermediates hold this call's gradient only
         self._add_grad(start)  # d(self)/d(self), or the gradient passed in
-        for node in reversed(order):
-            assert node._backward is not None and node.grad is not None  # an op made it, and its users filled grad
-            node._backward(node.grad)  # the chain rule: pass grad on to the parents
+        with np.errstate(all='ignore'):  # IEEE results as in PyTorch (inf * 0 = nan), without NumPy's warnings
+            for node in reversed(order):
+                assert node._backward is not None and node.grad is not None  # an op made it, its users filled grad
+                node._backward(node.grad)  # the chain rule: pass grad on to the parents
 
     def _topological_order(self) -> list[Tensor]:
         """The tensors that ops made on the way to self, each after the tensors it was made from."""
@@ -713,6 +718,8 @@ class Tensor:
         return self + other
 
     def __rsub__(self, other: ArrayLike) -> Tensor:  # other - self
+        if isinstance(other, (bool, np.bool_)):
+            return self - other  # the same refusal
         return self._lift(other, '-') - self
 
     def __rmul__(self, other: ArrayLike) -> Tensor:  # other * self

@@ -1,0 +1,202 @@
+"""The table of tensor ops the sweeps in test_tensor_sweep.py are generated from, as PyTorch's OpInfo.
+
+One row per op: ours and PyTorch's counterpart (both called on the same sample inputs), the
+shapes of those inputs, the dtypes each engine takes (the others are refused), the interval the
+sample values come from, whether it has gradients, and every deliberate difference from PyTorch
+with its reason. A new op is one new row; every check of the sweep then runs on it.
+
+PyTorch runs with float64 as its default dtype (torch.set_default_dtype): ours is float64, so
+`int_tensor * 1.5` is float64 in both.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+import micrograd.tensor as mt
+
+DTYPES = ('bool', 'int32', 'int64', 'float16', 'float32', 'float64')
+FLOATS = frozenset({'float16', 'float32', 'float64'})
+INTEGERS = frozenset({'int32', 'int64'})
+ALL = frozenset(DTYPES)
+NUMBERS = ALL - {'bool'}
+
+
+@dataclass(frozen=True)
+class Op:
+    name: str
+    ours: Callable[..., Any]
+    theirs: Callable[..., Any]  # called with `torch` first, then the same inputs as torch tensors
+    shapes: tuple[tuple[int, ...], ...]  # one shape per tensor input
+    dtypes: frozenset[str] = ALL  # the dtypes we take (the others we refuse)
+    torch_dtypes: frozenset[str] | None = None  # the dtypes PyTorch takes, if not the same: see differs
+    interval: tuple[float, float] = (-3.0, 3.0)  # where sample values come from (integers: rounded)
+    grad: bool = True  # gradients for float inputs
+    binary: bool = False  # the second input may also be a number, a NumPy scalar or an array
+    specials: bool = True  # try 0, -0, +-inf, nan and ties as inputs
+    masks: bool = False  # backward selects (mask or branch): an inf/nan upstream gives 0 where PyTorch gives 0
+    empty: tuple[tuple[int, ...], ...] = ()  # shapes with a 0 to try (one per tensor input)
+    differs: dict[str, str] = field(default_factory=dict)  # check -> why we deliberately differ from PyTorch
+
+    def torch_takes(self, dtype: str) -> bool:
+        return dtype in (self.dtypes if self.torch_dtypes is None else self.torch_dtypes)
+
+
+def _ce_targets(n: int) -> np.ndarray:
+    return np.arange(n) % 3
+
+
+REFUSES_LOG = "log of data <= 0 is refused (ValueError); PyTorch gives -inf or nan"
+REFUSES_FRACTIONAL = "a fractional power of a negative base is refused (ValueError); PyTorch gives nan"
+SOFTMAX_INTS = "softmax of integers or bools is the softmax of their float64 values; PyTorch refuses them"
+AMAX_NAN = ("a nan or an inf upstream gradient reaches only the extreme elements (torch.max(x)'s rule, also "
+            "along an axis); torch.amax multiplies by the mask and spreads nan everywhere")
+ABS_AT_0 = "|x|'s gradient at 0 is selected as 0 even for an inf upstream gradient; PyTorch multiplies: nan"
+MIXED_MATMUL = "operands of different dtypes are promoted as for *; PyTorch's matmul refuses to mix dtypes"
+NEGATIVE_POWER = ("an integer to a negative integer power is refused (ValueError): it is no integer; PyTorch "
+                  "refuses int_tensor ** -1 but gives 2 ** int_tensor([-1]) = 0")
+NUMPY_BOOL = ("np.bool_ takes part as a bool, as Python's True does; PyTorch takes it as a float "
+              "(bool_tensor + np.bool_(True) is float64 there)")
+FILL_FITS = ("the fill value must fit the dtype exactly; PyTorch truncates 1.5 into an integer tensor and "
+             "turns -inf into True in a bool tensor")
+
+OPS: list[Op] = [
+    # --- element-wise, one input ---
+    Op('neg', lambda x: -x, lambda t, x: -x, ((3, 4),), dtypes=NUMBERS),
+    Op('abs', lambda x: x.abs(), lambda t, x: x.abs(), ((3, 4),), dtypes=NUMBERS, masks=True,
+       differs={'upstream inf': ABS_AT_0}),
+    Op('exp', lambda x: x.exp(), lambda t, x: x.exp(), ((3, 4),)),
+    Op('log', lambda x: x.log(), lambda t, x: x.log(), ((3, 4),), interval=(0.5, 3.0),
+       differs={'specials': REFUSES_LOG}),
+    Op('tanh', lambda x: x.tanh(), lambda t, x: x.tanh(), ((3, 4),)),
+    Op('sigmoid', lambda x: x.sigmoid(), lambda t, x: x.sigmoid(), ((3, 4),)),
+    Op('relu', lambda x: x.relu(), lambda t, x: x.relu(), ((3, 4),), dtypes=NUMBERS, masks=True),
+    Op('clamp', lambda x: x.clamp(-1, 1), lambda t, x: x.clamp(-1, 1), ((3, 4),), masks=True),
+    Op('clamp min float', lambda x: x.clamp(min=0.5), lambda t, x: x.clamp(min=0.5), ((3, 4),), masks=True),
+    Op('clip max', lambda x: x.clip(max=1), lambda t, x: x.clamp(max=1), ((3, 4),), masks=True),
+    Op('pow 2', lambda x: x ** 2, lambda t, x: x ** 2, ((3, 4),)),
+    Op('pow 0.5', lambda x: x ** 0.5, lambda t, x: x ** 0.5, ((3, 4),), interval=(0.5, 3.0),
+       differs={'specials': REFUSES_FRACTIONAL}),
+    Op('pow 0', lambda x: x ** 0, lambda t, x: x ** 0, ((3, 4),)),
+    Op('rpow', lambda x: 2 ** x, lambda t, x: 2 ** x, ((3, 4),), dtypes=FLOATS | {'bool'}, torch_dtypes=ALL,
+       differs={'dtypes': NEGATIVE_POWER}),
+    Op('rsub', lambda x: 1 - x, lambda t, x: 1 - x, ((3, 4),), dtypes=NUMBERS),
+    Op('rdiv', lambda x: 1 / x, lambda t, x: 1 / x, ((3, 4),)),
+    Op('invert', lambda x: ~x, lambda t, x: ~x, ((3, 4),), dtypes=frozenset({'bool', 'int32', 'int64'}), grad=False),
+    Op('softmax', lambda x: x.softmax(axis=-1), lambda t, x: x.softmax(dim=-1), ((3, 4),),
+       torch_dtypes=FLOATS, empty=((2, 0),), differs={'dtypes': SOFTMAX_INTS}),
+    Op('log_softmax', lambda x: x.log_softmax(axis=0), lambda t, x: x.log_softmax(dim=0), ((3, 4),),
+       torch_dtypes=FLOATS, empty=((0, 3),), differs={'dtypes': SOFTMAX_INTS}),
+    Op('astype float32', lambda x: x.astype(np.float32), lambda t, x: x.to(t.float32), ((3, 4),)),
+
+    # --- element-wise, two inputs (with broadcasting; the second may be a number or an array) ---
+    Op('add', lambda x, y: x + y, lambda t, x, y: x + y, ((3, 4), (4,)), binary=True, empty=((0, 4), (4,))),
+    Op('sub', lambda x, y: x - y, lambda t, x, y: x - y, ((3, 4), (3, 1)), dtypes=NUMBERS, binary=True),
+    Op('mul', lambda x, y: x * y, lambda t, x, y: x * y, ((2, 3, 4), (3, 1)), binary=True),
+    Op('div', lambda x, y: x / y, lambda t, x, y: x / y, ((3, 4), (4,)), binary=True),
+    Op('pow', lambda x, y: x ** y, lambda t, x, y: x ** y, ((3, 4), (4,)), dtypes=NUMBERS, interval=(0.5, 2.0),
+       binary=True,
+       differs={'specials': REFUSES_FRACTIONAL}),
+    Op('eq', lambda x, y: x == y, lambda t, x, y: x == y, ((3, 4), (4,)), grad=False, binary=True),
+    Op('ne', lambda x, y: x != y, lambda t, x, y: x != y, ((3, 4), (4,)), grad=False, binary=True),
+    Op('lt', lambda x, y: x < y, lambda t, x, y: x < y, ((3, 4), (4,)), grad=False, binary=True),
+    Op('le', lambda x, y: x <= y, lambda t, x, y: x <= y, ((3, 4), (4,)), grad=False, binary=True),
+    Op('gt', lambda x, y: x > y, lambda t, x, y: x > y, ((3, 4), (4,)), grad=False, binary=True),
+    Op('ge', lambda x, y: x >= y, lambda t, x, y: x >= y, ((3, 4), (4,)), grad=False, binary=True),
+    Op('and', lambda x, y: x & y, lambda t, x, y: x & y, ((3, 4), (4,)), dtypes=frozenset({'bool', 'int32', 'int64'}),
+       grad=False, binary=True, specials=False),
+    Op('or', lambda x, y: x | y, lambda t, x, y: x | y, ((3, 4), (4,)), dtypes=frozenset({'bool', 'int32', 'int64'}),
+       grad=False, binary=True, specials=False),
+    Op('xor', lambda x, y: x ^ y, lambda t, x, y: x ^ y, ((3, 4), (4,)), dtypes=frozenset({'bool', 'int32', 'int64'}),
+       grad=False, binary=True, specials=False),
+    Op('where', lambda x, y: mt.where(x > 0, x, y), lambda t, x, y: t.where(x > 0, x, y), ((3, 4), (4,)),
+       masks=True, binary=True),
+    Op('matmul', lambda x, y: x @ y, lambda t, x, y: x @ y, ((3, 4), (4, 2)), dtypes=NUMBERS,
+       empty=((0, 4), (4, 2)), differs={'operands': MIXED_MATMUL}),
+    Op('matmul batched', lambda x, y: x @ y, lambda t, x, y: x @ y, ((2, 3, 4), (4,)), dtypes=NUMBERS),
+    Op('matmul rows', lambda x, y: x @ y, lambda t, x, y: x @ y, ((2, 3, 4), (4, 2)), dtypes=NUMBERS),
+
+    # --- reductions ---
+    Op('sum', lambda x: x.sum(), lambda t, x: x.sum(), ((3, 4),), empty=((0, 3),)),
+    Op('sum axis', lambda x: x.sum(axis=1), lambda t, x: x.sum(dim=1), ((3, 4),), empty=((0, 3),)),
+    Op('sum axes keepdims', lambda x: x.sum(axis=(0, -1), keepdims=True),
+       lambda t, x: x.sum(dim=(0, -1), keepdim=True), ((2, 3, 4),)),
+    Op('sum 0-d axis 0', lambda x: x.sum(axis=0), lambda t, x: x.sum(dim=0), ((),)),
+    Op('sum numpy axis', lambda x: x.sum(axis=np.int64(1)), lambda t, x: x.sum(dim=1), ((3, 4),)),
+    Op('mean', lambda x: x.mean(), lambda t, x: x.mean(), ((3, 4),), dtypes=FLOATS, empty=((0, 3),)),
+    Op('mean axis', lambda x: x.mean(axis=1), lambda t, x: x.mean(dim=1), ((3, 4),), dtypes=FLOATS,
+       empty=((0, 3),)),
+    Op('mean axis 0 keepdims', lambda x: x.mean(axis=0, keepdims=True), lambda t, x: x.mean(dim=0, keepdim=True),
+       ((3, 4),), dtypes=FLOATS, empty=((0, 3),)),
+    Op('max', lambda x: x.max(), lambda t, x: x.max(), ((3, 4),), masks=True),
+    Op('max axis', lambda x: x.max(axis=1), lambda t, x: x.amax(dim=1), ((3, 4),), masks=True, empty=((0, 3),),
+       differs={'upstream inf': AMAX_NAN, 'specials grad': AMAX_NAN}),
+    Op('min', lambda x: x.min(), lambda t, x: x.min(), ((3, 4),), masks=True),
+    Op('min axis keepdims', lambda x: x.min(axis=0, keepdims=True), lambda t, x: x.amin(dim=0, keepdim=True),
+       ((3, 4),), masks=True, differs={'upstream inf': AMAX_NAN, 'specials grad': AMAX_NAN}),
+
+    # --- shapes and indexing ---
+    Op('reshape', lambda x: x.reshape(np.int64(4), 3), lambda t, x: x.reshape(4, 3), ((3, 4),), specials=False),
+    Op('reshape numpy size', lambda x: x.reshape(np.prod(x.shape)), lambda t, x: x.reshape(-1), ((3, 4),),
+       specials=False),
+    Op('permute', lambda x: x.permute(np.int64(2), 0, 1), lambda t, x: x.permute(2, 0, 1), ((2, 3, 4),),
+       specials=False),
+    Op('permute 1-d', lambda x: x.permute(np.int64(0)), lambda t, x: x.permute(0), ((4,),), specials=False),
+    Op('swapaxes', lambda x: x.swapaxes(0, -1), lambda t, x: x.transpose(0, -1), ((2, 3, 4),), specials=False),
+    Op('T', lambda x: x.T, lambda t, x: x.permute(1, 0), ((3, 4),), specials=False),
+    Op('getitem int', lambda x: x[1], lambda t, x: x[1], ((3, 4),), masks=True),
+    Op('getitem slice', lambda x: x[1:, ::2], lambda t, x: x[1:, ::2], ((3, 4),), masks=True),
+    Op('getitem rows', lambda x: x[np.array([0, 2, 0, -1])], lambda t, x: x[t.tensor([0, 2, 0, -1])], ((3, 4),),
+       masks=True),
+    Op('getitem mask', lambda x: x[x > 0], lambda t, x: x[x > 0], ((3, 4),), masks=True, specials=False),
+    Op('masked_fill', lambda x: x.masked_fill(np.array([True, False, False, True]), 0),
+       lambda t, x: x.masked_fill(t.tensor([True, False, False, True]), 0), ((3, 4),), masks=True),
+    Op('masked_fill -inf', lambda x: x.masked_fill(x > 1, -np.inf),
+       lambda t, x: x.masked_fill(x > 1, -np.inf), ((3, 4),), dtypes=FLOATS, torch_dtypes=FLOATS | {'bool'}, masks=True,
+       differs={'dtypes': FILL_FITS}),
+    Op('masked_fill by a comparison', lambda x: x.masked_fill(x == 0, 7), lambda t, x: x.masked_fill(x == 0, 7),
+       ((3, 4),), dtypes=NUMBERS, torch_dtypes=ALL, masks=True, differs={'dtypes': FILL_FITS}),
+
+    # --- losses and the functional ops of the layers ---
+    Op('mse_loss', lambda x, y: mt.mse_loss(x, y), lambda t, x, y: t.nn.functional.mse_loss(x, y), ((3, 4), (3, 4)),
+       dtypes=FLOATS, empty=((0, 4), (0, 4))),
+    Op('binary_cross_entropy', lambda p: mt.binary_cross_entropy(p, np.full(p.shape, 0.25)),
+       lambda t, p: t.nn.functional.binary_cross_entropy(p, t.full(p.shape, 0.25, dtype=p.dtype)), ((3, 4),),
+       dtypes=FLOATS, interval=(0.05, 0.95), specials=False),
+    Op('binary_cross_entropy_with_logits', lambda z: mt.binary_cross_entropy_with_logits(z, np.full(z.shape, 0.25)),
+       lambda t, z: t.nn.functional.binary_cross_entropy_with_logits(z, t.full(z.shape, 0.25, dtype=z.dtype)),
+       ((3, 4),), dtypes=FLOATS),
+    Op('cross_entropy', lambda x: mt.cross_entropy(x, _ce_targets(x.shape[0])),
+       lambda t, x: t.nn.functional.cross_entropy(x, t.from_numpy(_ce_targets(x.shape[0]))), ((4, 3),),
+       dtypes=FLOATS, specials=False),
+    Op('rms_norm', lambda x: mt.rms_norm(x), lambda t, x: t.nn.functional.rms_norm(x, (x.shape[-1],), eps=1e-5),
+       ((3, 4),), dtypes=FLOATS, specials=False),
+    Op('scaled_dot_product_attention', lambda q, k, v: mt.scaled_dot_product_attention(q, k, v, is_causal=True),
+       lambda t, q, k, v: t.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True),
+       ((2, 3, 4), (2, 3, 4), (2, 3, 2)), dtypes=FLOATS, specials=False),
+]
+
+OP_NAMES = [op.name for op in OPS]
+BY_NAME = {op.name: op for op in OPS}
+
+# The operand kinds a binary op's second input can be, each made for a given dtype where it has one.
+NUMBER_OPERANDS: dict[str, object] = {
+    'int': 2, 'float': 1.5, 'bool': True, 'negative int': -1,
+    'np.bool_': np.bool_(True), 'np.int8': np.int8(2), 'np.int32': np.int32(2), 'np.int64': np.int64(2),
+    'np.uint8': np.uint8(2), 'np.float16': np.float16(1.5), 'np.float32': np.float32(1.5),
+    'np.float64': np.float64(1.5),
+}
+
+# Things that are no numbers: every op refuses them as an operand (== and != answer False, as PyTorch does).
+NOT_NUMBERS: dict[str, object] = {
+    'None': None, 'str': '1.5', 'complex': 1 + 2j, 'list of str': ['1', '2', '3', '4'],
+    'array of str': np.array(['1', '2', '3', '4']), 'array of objects': np.array([1.0, None, 2.0, 3.0], dtype=object),
+    'array of complex': np.ones(4, dtype=complex),
+    'array of dates': np.array(['2024-01-01'] * 4, dtype='datetime64[D]'),
+}
+
+# Values a float input may hold at the edges: zeros of both signs, infinities, nan, ties, and ordinary numbers.
+SPECIALS = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 2.0, 2.0, -1.5, 0.5, 1.0, 3.0, -2.0])
