@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pytest
 
+import micrograd.tensor as mt
 from micrograd import engine
 from micrograd.engine import Value
 from micrograd.tensor import (
@@ -724,3 +725,118 @@ def test_an_mlp_learns_handwritten_digits():
     with no_grad():
         accuracy = (model(x_test).data.argmax(axis=1) == y_test).mean()
     assert accuracy >= 0.97
+
+
+# --- nothing silently wrong: comparisons, dtypes, bad input, ties, empty axes ---
+
+def test_comparisons_are_elementwise_and_make_the_padding_mask():
+    PAD = 0
+    ids = Tensor([[5, 3, PAD]], dtype=np.int64)
+    assert (ids == PAD).data.tolist() == [[False, False, True]] and (ids > 0).dtype == np.bool_
+    scores = Tensor([[1.0, 2.0, 3.0]])
+    assert scores.masked_fill(ids == PAD, -np.inf).data.tolist() == [[1.0, 2.0, -np.inf]]
+    assert not (ids == PAD).requires_grad
+
+
+def test_masked_fill_refuses_a_python_bool_as_its_mask():
+    with pytest.raises(TypeError, match=r"masked_fill: the mask must be a boolean array or Tensor.*got bool False"):
+        Tensor([1.0, 2.0]).masked_fill(False, 0.0)
+
+
+def test_bool_of_a_tensor_is_its_truth_for_one_element_and_ambiguous_otherwise():
+    assert bool(Tensor([3.0]) > 2) and not bool(Tensor(0.0))
+    with pytest.raises(RuntimeError, match=r'more than one value \(shape \(2,\)\) is ambiguous'):
+        bool(Tensor([1.0, 2.0]))
+    with pytest.raises(RuntimeError, match=r'no values \(shape \(0,\)\) is ambiguous'):
+        bool(Tensor([]))
+
+
+def test_tensors_are_still_dict_keys_and_set_members_by_identity():
+    a, b = Tensor([1.0]), Tensor([1.0])
+    assert len({a: 1, b: 2}) == 2 and a in {a} and b not in {a}
+
+
+def test_results_get_pytorchs_dtype():
+    ints = Tensor([1, 2], dtype=np.int64)
+    assert (ints * 1.5).data.tolist() == [1.5, 3.0]
+    assert (ints ** 0.5).dtype == np.float64 and (ints / ints).dtype == np.float64
+    assert (ints * 2).dtype == np.int64 and (Tensor([1, 2], dtype=np.int32) * np.int64(2)).dtype == np.int32
+    assert (Tensor([True, False], dtype=bool) * 2.5).data.tolist() == [2.5, 0.0]
+    assert (Tensor([1.0], dtype=np.float32) * np.float64(2)).dtype == np.float32  # a number counts by its kind
+
+
+def test_what_pytorch_refuses_is_refused():
+    with pytest.raises(TypeError, match='Tensor.mean: the mean of a int64 tensor is not defined'):
+        Tensor([1, 2], dtype=np.int64).mean()
+    with pytest.raises(TypeError, match='Tensor.neg: - of a bool tensor is not supported'):
+        -Tensor([True], dtype=bool)
+
+
+@pytest.mark.parametrize('data', [[1.0, None], ['1.5', '2'], np.array([1 + 2j]), np.array(['2024-01-01'],
+                                                                                              dtype='datetime64[D]')])
+def test_data_that_is_no_real_numbers_is_refused(data):
+    with pytest.raises(TypeError, match='Tensor: takes real numbers'):
+        Tensor(data)
+    with pytest.raises(TypeError):
+        Tensor([1.0]) + np.asarray(data)
+
+
+def test_a_float16_mean_adds_up_in_float32():
+    mean = Tensor(np.ones(70_000, dtype=np.float16), dtype=None).mean()
+    assert mean.item() == 1.0 and mean.dtype == np.float16
+
+
+def test_empty_axes_give_what_pytorch_gives():
+    x = Tensor(np.zeros((0, 3)), requires_grad=True)
+    assert np.isnan(x.mean().item()) and x.mean(axis=1).shape == (0,)
+    x.mean(axis=0).sum().backward()
+    assert x.grad.shape == (0, 3)
+    assert np.isnan(mt.mse_loss(x, np.zeros((0, 3))).item())
+    assert Tensor(np.zeros((2, 0))).softmax().shape == (2, 0)
+    scalar = Tensor(2.0, requires_grad=True)
+    scalar.sum(axis=0).backward()
+    assert scalar.grad == 1.0
+
+
+def test_numpy_integers_are_sizes_and_axes():
+    x = Tensor(np.arange(6.0).reshape(2, 3))
+    assert x.reshape(np.prod(x.shape)).shape == (6,)
+    assert x.sum(axis=np.int64(1)).data.tolist() == [3.0, 12.0]
+    assert Tensor([1.0, 2.0]).permute(np.int64(0)).shape == (2,)
+
+
+def test_a_tied_weight_is_one_parameter_with_two_names_in_the_state_dict():
+    class Tied(mt.Module):
+        def __init__(self):
+            self.embed = mt.Embedding(5, 3, rng=np.random.default_rng(0))
+            self.head = self.embed.weight  # weight tying
+
+    model = Tied()
+    assert len(model.parameters()) == 1 and model.parameters()[0] is model.embed.weight
+    assert [name for name, _ in model.named_parameters()] == ['embed.weight']
+    state = model.state_dict()
+    assert sorted(state) == ['embed.weight', 'head'] and state['head'] is state['embed.weight']  # as PyTorch
+    model.load_state_dict({'embed.weight': np.zeros((5, 3)), 'head': np.ones((5, 3))})
+    assert model.embed.weight.data.tolist() == np.ones((5, 3)).tolist()  # the last one copied
+    (model.head.sum() * 2).backward()
+    mt.SGD(model.parameters(), lr=0.5).step()
+    assert model.embed.weight.data.tolist() == np.zeros((5, 3)).tolist()  # one step, not two
+
+
+@pytest.mark.parametrize('make, error, message', [
+    (lambda: mt.Linear(0, 2), ValueError, 'Linear: sizes must be at least 1, got 0'),
+    (lambda: mt.Linear(3.5, 2), TypeError, 'Linear: sizes are whole numbers, got float 3.5'),
+    (lambda: mt.MLP(2, 3), ValueError, 'MLP: nouts must list the size of each layer'),
+    (lambda: mt.MLP(2, [3.0]), TypeError, 'MLP: sizes are whole numbers'),
+    (lambda: mt.Embedding(10, 0), ValueError, 'Embedding: sizes must be at least 1'),
+    (lambda: mt.RMSNorm(4.0), TypeError, 'RMSNorm: sizes are whole numbers'),
+    (lambda: mt.CausalSelfAttention(8, 2.0), TypeError, 'CausalSelfAttention: sizes are whole numbers'),
+    (lambda: mt.CausalSelfAttention(10, 3), ValueError, 'do not split into n_head=3 heads'),
+])
+def test_layers_check_their_sizes_as_nn_does(make, error, message):
+    with pytest.raises(error, match=message):
+        make()
+
+
+def test_layers_take_numpy_integer_sizes():
+    assert repr(mt.Linear(np.int64(3), np.int32(2))) == 'Linear(3, 2)'

@@ -792,6 +792,8 @@ def _constant(data: Array) -> Tensor:
 
 def _promoted(x: Array, y: Array, kind: Callable[[np.dtype[Any]], np.dtype[Any]] | None = None) -> tuple[Array, Array]:
     """x and y in the dtype of their op's result (PyTorch's promotion; `kind` may then ask for a float)."""
+    if x.dtype == y.dtype and kind is None:
+        return x, y
     dtype = x.dtype if x.dtype == y.dtype else result_dtype(x, y)
     if kind is not None:
         dtype = kind(dtype)
@@ -814,13 +816,12 @@ def _fill_value(value: object, dtype: np.dtype[Any], op: str) -> Array:
     v: Any = value.item() if isinstance(value, np.generic) else value
     if dtype.kind == 'f':
         try:
-            with np.errstate(over='ignore'):
-                fill = np.asarray(v, dtype=dtype)
-        except OverflowError:
-            fill = np.asarray(math.inf, dtype=dtype)
-        if np.isinf(fill) and not math.isinf(v):
+            number = float(v)
+        except OverflowError:  # an int past any float
+            raise ValueError(f"Tensor.{op}: {v!r} does not fit in {dtype}") from None
+        if math.isfinite(number) and abs(number) > float(np.finfo(dtype).max):
             raise ValueError(f"Tensor.{op}: {v!r} does not fit in {dtype}")
-        return fill
+        return np.asarray(number, dtype=dtype)
     if isinstance(v, float) and not v.is_integer():
         raise ValueError(f"Tensor.{op}: {v!r} is not a whole number, so it does not fit in a {dtype} tensor")
     whole = int(v)
