@@ -92,7 +92,7 @@ class Tensor:
         out = Tensor.__new__(Tensor)  # data is already an ndarray of the right dtype: skip __init__'s checks
         out.data = data if type(data) is np.ndarray else np.asarray(data)  # 0-d results come back as NumPy scalars
         out.grad = None
-        tracked = tuple(p for p in parents if p.requires_grad) if engine._grad_enabled.get() else ()
+        tracked = tuple(p for p in parents if p.requires_grad) if engine.is_grad_enabled() else ()
         out.requires_grad = bool(tracked)
         out._prev, out._op, out._backward = tracked, (op if tracked else ''), (backward if tracked else None)
         return out
