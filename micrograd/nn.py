@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping, Sequence, Sized
 
 from micrograd.engine import Value
 
-ACTIVATIONS = {'relu': 'ReLU', 'tanh': 'Tanh', 'linear': 'Linear'}  # name: how a repr spells it
+ACTIVATIONS = {'relu': 'ReLU', 'tanh': 'Tanh', 'sigmoid': 'Sigmoid', 'linear': 'Linear'}  # for reprs
 
 
 class Module:
@@ -67,6 +67,8 @@ class Neuron(Module):
             return act.relu()
         if self.activation == 'tanh':
             return act.tanh()
+        if self.activation == 'sigmoid':
+            return act.sigmoid()
         return act
 
     def parameters(self) -> list[Value]:
