@@ -7,7 +7,8 @@ from collections.abc import Iterator, Mapping, Sequence, Sized
 
 from micrograd.engine import Value
 
-ACTIVATIONS = {'relu': 'ReLU', 'tanh': 'Tanh', 'sigmoid': 'Sigmoid', 'linear': 'Linear'}  # for reprs
+# each activation's name, and how a repr spells it
+ACTIVATIONS = {'relu': 'ReLU', 'tanh': 'Tanh', 'sigmoid': 'Sigmoid', 'linear': 'Linear'}
 
 
 class Module:
