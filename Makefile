@@ -37,11 +37,17 @@ endif
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $@
 
-demo: $(VENV)/.demo-installed
+# `dot` for programs that run it by name, as Karpathy's trace_graph.ipynb does through graphviz.Digraph (with
+# .venv activated): a Graphviz installed elsewhere on PATH if there is one, else graphviz-pure. See scripts/dot.
+$(BIN)/dot: scripts/dot | $(BIN)/python
+	cp scripts/dot $@
+
+# The page loads nothing from the network (docs/demo-page.html.j2), so it works offline too.
+demo: $(VENV)/.demo-installed $(BIN)/dot
 	@rm -f build/demo.html
 	@echo "Executing demo.ipynb (about half a minute)..."
 	$(BIN)/jupyter nbconvert --to html --execute --ExecutePreprocessor.timeout=300 demo.ipynb \
-		--output-dir build --output demo
+		--template-file docs/demo-page.html.j2 --output-dir build --output demo
 	@echo "The demo ran. Open $(CURDIR)/build/demo.html"
 
 # Train the tensor GPT on the census first names (about a minute) and let it invent 20 names.
@@ -56,7 +62,7 @@ notebook: $(VENV)/.demo-installed
 	nbformat.write(nb, 'demo.ipynb')"
 
 # PYTEST_ARGS narrows a run, e.g. PYTEST_ARGS='-m "not slow"' for the quick loop while editing.
-test: $(VENV)/.test-installed
+test: $(VENV)/.test-installed $(BIN)/dot
 	@echo "Testing on Python $(PYVER) ($(PY)) in $(VENV)"
 	$(BIN)/ruff check .
 	$(BIN)/mypy --strict micrograd
