@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from micrograd.exercises.catalog import find
 from micrograd.exercises.report import table_only
@@ -27,6 +28,8 @@ def main(argv: list[str] | None = None) -> int:
     p = commands.add_parser('solution', help="print the library's code for an exercise")
     p.add_argument('op', help="+ * ** exp tanh log relu sigmoid dot sort backward neuron, or a number")
     commands.add_parser('list', help="list the exercises")
+    p = commands.add_parser('notebook', help="write exercises.ipynb from the library's source (after it changes)")
+    p.add_argument('path', nargs='?', default='exercises.ipynb')
     args = parser.parse_args(argv)
 
     if args.command == 'start':
@@ -53,6 +56,10 @@ def main(argv: list[str] | None = None) -> int:
             print(error.args[0], file=sys.stderr)
             return 2
         print(solution(args.op), end='')
+        return 0
+    if args.command == 'notebook':
+        from micrograd.exercises.notebook import write_notebook  # needs nbformat (micrograd[demo])
+        print(f"Wrote {write_notebook(Path(args.path))}")
         return 0
     print(table_only(), end='')
     return 0

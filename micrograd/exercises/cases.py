@@ -118,8 +118,12 @@ class Graph:
 
 LECTURE = Graph({'a': 2.0, 'b': -3.0, 'c': 10.0, 'f': -2.0},
                 [('e', '*', ('a', 'b')), ('d', '+', ('e', 'c')), ('L', '*', ('d', 'f'))], 'L')
+# x is used twice, and z names y before x: a sort that places a node on its first visit lists y too early.
 REUSED = Graph({'a': 2.0, 'b': -3.0},
-               [('x', '*', ('a', 'b')), ('y', '+', ('x', 'a')), ('z', '*', ('x', 'y'))], 'z')
+               [('x', '*', ('a', 'b')), ('y', '+', ('x', 'a')), ('z', '*', ('y', 'x'))], 'z')
+# q is reached only as the second parent of r: a sort that follows one parent misses it.
+BRANCHES = Graph({'a': 3.0, 'b': -2.0},
+                 [('p', '*', ('a', 'b')), ('q', '+', ('a', 'b')), ('r', '*', ('p', 'q'))], 'r')
 DOUBLED = Graph({'a': -1.5}, [('b', '+', ('a', 'a')), ('c', '+', ('b', 'b'))], 'c')
 DEPTH = 10_000
 

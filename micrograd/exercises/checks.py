@@ -125,7 +125,9 @@ def close(a: object, b: object, rel: float = 1e-6, abs_: float = 1e-9) -> bool:
 
 
 def number(v: object) -> str:
-    return f"{v:.10g}" if isinstance(v, float) else repr(v)
+    """A float as Python prints it, unless that takes more than 12 significant digits."""
+    text = repr(v)
+    return f"{v:.12g}" if isinstance(v, float) and len(text) > 14 else text
 
 
 def where(error: BaseException) -> str:
@@ -264,7 +266,8 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
         if not good:
             shown = _grads(want.grads)
             if not case.kink:
-                shown += f"   (central differences: {', '.join(f'{number(round(v, 8))}' for v in fd.values())})"
+                differences = ', '.join(number(round(v, 8)) for v in fd.values())
+                shown += f"   (the library's engine; central differences give {differences})"
             return Result(exercise.number, WRONG, text, shown, _grads(run.grads), diagnose_op(name, runs, i))
     return Result(exercise.number, DONE)
 
@@ -365,6 +368,7 @@ def check_sort(exercise: Exercise, value_class: Any) -> Result:
         return Result(exercise.number, ABSENT)
     deep = C.chain()
     for graph, text in ((C.REUSED, C.REUSED.text('_topological_order()')),
+                        (C.BRANCHES, C.BRANCHES.text('_topological_order()')),
                         (C.LECTURE, C.LECTURE.text('_topological_order()')),
                         (deep, C.chain_text() + '; n._topological_order()')):
         set_input(text)

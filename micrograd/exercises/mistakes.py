@@ -69,15 +69,20 @@ def bodies(blank: Blank) -> list[tuple[str, str]]:
 
 @cache
 def variants(name: str) -> tuple[tuple[str, types.ModuleType], ...]:
-    """For an op exercise: (diagnosis, the library's engine with that mistake in one blank), for every
-    blank of the exercise and every mistake. Built once, when a diagnosis is first needed."""
+    """For an op exercise: (diagnosis, the library's engine with that mistake), for each mistake in each
+    blank of the exercise, and for each mistake any op can make in all its blanks at once (a learner who
+    writes = for += in x * y likely writes it in x * k too). Built once, when first needed."""
     exercise: Exercise = find(name)
     source, _ = library_source('engine')
+    blanks = [b for b in find_blanks(source, 'engine') if b.exercise is exercise]
+    plans = [(key, {blank: body}) for blank in blanks for key, body in bodies(blank)]
+    if len(blanks) > 1:
+        plans += [(key, {blank: dict(generic(blank.solution))[key] for blank in blanks})
+                  for key, _ in generic(blanks[0].solution)]
     out = []
-    for n, blank in enumerate(b for b in find_blanks(source, 'engine') if b.exercise is exercise):
-        for m, (key, body) in enumerate(bodies(blank)):
-            try:
-                out.append((key, engine_with({blank: body}, f'mistake_{exercise.number}_{n}_{m}')))
-            except SyntaxError:  # a body that does not fit this engine's source: no such mistake here
-                continue
+    for n, (key, replacements) in enumerate(plans):
+        try:
+            out.append((key, engine_with(replacements, f'mistake_{exercise.number}_{n}')))
+        except SyntaxError:  # a body that does not fit this engine's source: no such mistake here
+            continue
     return tuple(out)

@@ -87,7 +87,8 @@ class Report:
         if self.hint:
             rows += [('more', focus.exercise.stronger), ('formula', focus.exercise.formula)]
         elif focus.status == WRONG:
-            rows.append(('stuck?', f"{self.command} --hint"))
+            rows.append(('stuck?', self.command.replace(')', ', hint=True)') if self.command.endswith(')')
+                         else f"{self.command} --hint"))
         if focus.note:
             rows.append(('note', focus.note))
         if focus.printed:

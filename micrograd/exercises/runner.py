@@ -14,6 +14,7 @@ import dataclasses
 import importlib.util
 import inspect
 import json
+import os
 import subprocess
 import sys
 import types
@@ -45,7 +46,7 @@ def check(target: Any = '.', neuron: Any = None, *, hint: bool = False, timeout:
             raise TypeError(f"check: expected a workspace directory, a file, a Value class or a module, got "
                             f"{type(target).__name__}")
         report = Report(list(check_all(target, neuron, timeout=timeout)), places=_class_places(target, neuron),
-                        command='check(Value)')
+                        command='check(Value, Neuron)' if neuron is not None else 'check(Value)')
     report.hint = hint
     return report
 
@@ -111,7 +112,7 @@ def check_workspace(path: Path, timeout: float = 10.0) -> Report:
             str(nn.resolve()) if nn else '', str(timeout)]
     limit = timeout * len(EXERCISES) + 30
     try:
-        child = subprocess.run(argv, capture_output=True, text=True, timeout=limit, cwd=engine.parent)
+        child = subprocess.run(argv, capture_output=True, text=True, timeout=limit, cwd=engine.parent, env=_env())
         last = (child.stderr.strip().splitlines() or [''])[-1]
         output, problem = child.stdout, ('crash', f"the checking process ended with status {child.returncode}"
                                                   + (f": {last}" if last else ''))
@@ -138,6 +139,13 @@ def check_workspace(path: Path, timeout: float = 10.0) -> Report:
         results.append(Result(current, WRONG, '', '', 'no result', problem[0], problem[1]))
         results += [Result(e.number, UNCHECKED) for e in EXERCISES[current:]]
     return Report(results, places=places, command=command)
+
+
+def _env() -> dict[str, str]:
+    """The environment for the child: this micrograd importable from the workspace, installed or not."""
+    here = str(Path(__file__).resolve().parents[2])
+    path = os.environ.get('PYTHONPATH')
+    return {**os.environ, 'PYTHONPATH': here + (os.pathsep + path if path else '')}
 
 
 def worker(engine_path: str, nn_path: str, timeout: float) -> int:

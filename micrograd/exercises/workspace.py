@@ -247,8 +247,7 @@ def solution(name: str) -> str:
     lines = source.splitlines()
     cls = _class(ast.parse(source), 'Value' if exercise.source == 'engine' else 'Neuron')
     parts = []
-    for method_name in exercise.methods:
-        method = _method(cls, method_name)
+    for method in methods_of(cls, exercise):
         first = min([method.lineno] + [d.lineno for d in method.decorator_list])
         assert method.end_lineno is not None
         code = '\n'.join(lines[first - 1:method.end_lineno])
