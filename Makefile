@@ -15,7 +15,7 @@ BIN := $(VENV)/bin
 TORCH ?= torch==2.13.0
 TORCH_PYTHON ?= 3.11
 
-.PHONY: demo notebook gpt test bench lint clean
+.PHONY: demo notebook gpt test bench lint exercises clean
 
 $(BIN)/python:
 	@test -n "$(PY)" || { echo "No runnable interpreter for PYTHON=$(PYTHON)"; exit 1; }
@@ -77,6 +77,13 @@ bench: $(VENV)/.test-installed
 
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check .
+
+# Learn by writing it: your own copy of the engine with every backward cut out (kept if it exists).
+EXERCISES ?= exercises-workspace
+exercises: | $(BIN)/python
+	@$(BIN)/python -m micrograd.exercises start $(EXERCISES) || true
+	@echo "Next: write EXERCISE 1 in $(EXERCISES)/my_engine.py, then check it with"
+	@echo "    $(BIN)/python -m micrograd.exercises check $(EXERCISES)"
 
 clean:
 	rm -rf .venv .venv-3.* build *.egg-info .pytest_cache .hypothesis .mypy_cache
