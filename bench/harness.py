@@ -1,0 +1,106 @@
+"""The driver's side of the harness: worker processes, interleaved rounds, paired ratios, checks.
+
+A round asks every engine for the same work, starting with a different engine each round, so a
+machine that speeds up or slows down touches all of them alike. A time is the median of all
+samples; a ratio is always OUR figure over the PEER's, the median over rounds of the two taken in
+the same round: below 1 ours is faster (or smaller).
+"""
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+WORKER = str(Path(__file__).resolve().with_name('worker.py'))
+ONE_THREAD = {name: '1' for name in ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS')}
+
+
+@dataclass
+class Report:
+    """What one Python's run found: table cells by row name, and every check with its verdict."""
+    cells: dict[str, str] = field(default_factory=dict)
+    checks: list[tuple[bool, str]] = field(default_factory=list)
+
+    def check(self, what: str, ours: list[float], theirs: list[float], limit: float) -> None:
+        """Passes if every pair agrees to a relative `limit` (and the lists are equally long)."""
+        diff = max((abs(x - y) / max(abs(x), abs(y)) if x != y else 0.0) for x, y in zip(ours, theirs, strict=True))
+        self.checks.append((diff <= limit, f"{what}: max relative difference {diff:.1e} (limit {limit:g})"))
+
+
+class Worker:
+    """One engine in a process of its own (bench/worker.py), spoken to in JSON lines."""
+
+    def __init__(self, python: str, kind: str, checkout: str, env: dict[str, str] | None = None) -> None:
+        self.kind = kind
+        # -I: neither the environment's PYTHONPATH nor the current folder decides which `micrograd` is imported
+        self.proc = subprocess.Popen([python, '-I', WORKER, kind, checkout], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, env=env)
+
+    def __call__(self, task: str, **args: Any) -> Any:
+        assert self.proc.stdin and self.proc.stdout
+        self.proc.stdin.write(json.dumps({'task': task, 'args': args}) + '\n')
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the {self.kind} worker died during {task!r} (its error is printed above)")
+        reply = json.loads(line)
+        if 'error' in reply:
+            raise RuntimeError(f"{self.kind} worker, {task}: {reply['error']}")
+        return reply['ok']
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        self.proc.wait()
+
+
+def interleaved(workers: dict[str, Worker], rounds: int, ask: Callable[[str, Worker], Any]) -> dict[str, list[Any]]:
+    """ask(name, worker) of every worker, `rounds` times after a warm-up round (whose answers are
+    dropped), round r starting with a different worker."""
+    names, results = list(workers), {name: list[Any]() for name in workers}
+    for r in range(rounds + 1):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            results[name].append(ask(name, workers[name]))
+    return {name: answers[1:] for name, answers in results.items()}
+
+
+def median(rounds: list[dict[str, Any]], key: str = 'seconds') -> float:
+    """The median of every sample of `key` over the rounds."""
+    return statistics.median(float(x) for r in rounds for x in r[key])
+
+
+def paired(ours: list[float], theirs: list[float]) -> float:
+    """Our figure over the peer's, the median over rounds of the ratio taken within each round."""
+    return statistics.median(o / t for o, t in zip(ours, theirs, strict=True))
+
+
+def per_round(rounds: list[dict[str, Any]], key: str = 'seconds') -> list[float]:
+    return [statistics.median(r[key]) for r in rounds]
+
+
+def seconds(t: float) -> str:
+    for unit, scale in (('s', 1.0), ('ms', 1e-3), ('µs', 1e-6)):
+        if abs(t) >= scale:
+            return f"{t / scale:.3g} {unit}"
+    return f"{t / 1e-9:.3g} ns"
+
+
+def cell(ratio: float, ours: str, theirs: str) -> str:
+    """The one way a comparison is written: our figure / the peer's, then the two figures."""
+    return f"{ratio:.3g}x ({ours} / {theirs})"
+
+
+def gc_share(rounds: list[dict[str, Any]]) -> str:
+    return f"GC {median(rounds, 'gc_seconds') / median(rounds):.0%}"
+
+
+def time_cell(ours: list[dict[str, Any]], theirs: list[dict[str, Any]], with_gc: bool = False) -> str:
+    """Paired ratio of the seconds of two engines' rounds, with each one's median (and GC share)."""
+    o, t = seconds(median(ours)), seconds(median(theirs))
+    if with_gc:
+        o, t = f"{o}, {gc_share(ours)}", f"{t}, {gc_share(theirs)}"
+    return cell(paired(per_round(ours), per_round(theirs)), o, t)

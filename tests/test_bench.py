@@ -1,0 +1,48 @@
+"""The benchmarks run end to end (tiny sizes, one round), so the harness cannot rot. No timing is checked.
+
+The quick run makes bench/.venvs/<this Python>/ with the peers on first use (from the package index).
+"""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.slow
+def test_the_quick_bench_runs_every_workload_and_every_check_passes():
+    done = run('bench/run.py', '--quick')
+    assert done.returncode == 0, done.stdout + done.stderr
+    table = [line for line in done.stdout.splitlines() if line.startswith('| ')]
+    assert table[0].startswith("| our figure / the peer's") and table[0].count('Python') == 1
+    rows = {line.split(' | ')[0].removeprefix('| ') for line in table[1:]}
+    for row in ("moons step, Karpathy's demo loop", "moons step's graph memory",
+                "microgpt's own training loop: our Value", "our scalar GPT (Value.dot, Adam)"):
+        assert any(r.startswith(row) for r in rows), (row, rows)
+    try:
+        import sklearn  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError:
+        assert 'no tensor rows' in done.stdout
+    else:
+        assert any(r.startswith('tensor GPT step, batch 4, float32') for r in rows)
+        assert any(r.startswith('… its time above the matmul floor') for r in rows)
+    cells = [cell for line in table[2:] for cell in line.split(' | ')[1:]]
+    assert all('x (' in cell and ' / ' in cell for cell in cells), cells  # one way to write a ratio
+    assert 'FAIL' not in done.stdout
+
+
+def test_compare_times_our_engine_with_pyperf(tmp_path):
+    pytest.importorskip('pyperf')
+    out = tmp_path / 'ours.json'
+    done = run('bench/compare.py', '--debug-single-value', '--quiet', '-o', str(out))
+    assert done.returncode == 0, done.stdout + done.stderr
+    names = [b['metadata']['name'] for b in json.loads(out.read_text())['benchmarks']]
+    assert names == ['moons', 'scalar-gpt', 'deep-chain', 'wide-sum']
