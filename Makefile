@@ -69,11 +69,10 @@ test: $(VENV)/.test-installed $(BIN)/dot
 	MICROGRAD_REQUIRE_TORCH=$(if $(filter $(PYVER),$(TORCH_PYTHON)),1,) $(BIN)/pytest $(PYTEST_ARGS)
 
 # bench/run.py finds every Python 3.10-3.13 on PATH or through pyenv and gives each its own throwaway
-# environment for the peers (bench/.venvs/); the project's environment only drives it.
+# environment for the peers (bench/.venvs/); the project's environment only drives it (and runs the
+# tensor rows, where PyTorch is installed). `make bench QUICK=1`: a smoke run, tiny sizes, this Python only.
 bench: $(VENV)/.test-installed
-	$(BIN)/python bench/run.py
-	$(BIN)/python bench/tensor_digits.py
-	if [ -f bench/tensor_gpt.py ]; then $(BIN)/python bench/tensor_gpt.py; fi
+	$(BIN)/python bench/run.py $(if $(QUICK),--quick)
 
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check .

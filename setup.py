@@ -8,9 +8,11 @@ tensor = ['numpy>=1.23']
 demo = viz + tensor + ['matplotlib>=3.7', 'scikit-learn>=1.3', 'nbclient>=0.9', 'nbconvert>=7', 'nbformat>=5.9',
                        'ipykernel>=6.25']
 gpt = tensor + ['names>=0.3']  # names: the US census first names the GPT examples learn from
+# pyperf: bench/compare.py times our engine across commits (the peers live in bench/'s own environments)
+bench = demo + gpt + ['pyperf>=2.6']
 # PyTorch is a test dependency too, installed by `make test` where its CPU build is at hand (see Makefile).
-test = demo + gpt + ['pytest>=7', 'hypothesis>=6.80', 'ruff>=0.5', 'mypy>=1.8',
-                     'playwright>=1.40']  # playwright drives the system's Chromium in the player tests
+test = bench + ['pytest>=7', 'hypothesis>=6.80', 'ruff>=0.5', 'mypy>=1.8',
+                'playwright>=1.40']  # playwright drives the system's Chromium in the player tests
 
 setup(
     # The import name is micrograd; the package index's `micrograd` is Karpathy's (0.1.0), hence a name of our own.
@@ -24,7 +26,7 @@ setup(
     package_data={'micrograd': ['py.typed'], 'micrograd.viz': ['*.js']},  # the player's script, read at run time
     python_requires='>=3.10',
     install_requires=[],
-    extras_require={'viz': viz, 'tensor': tensor, 'demo': demo, 'gpt': gpt, 'test': test},
+    extras_require={'viz': viz, 'tensor': tensor, 'demo': demo, 'gpt': gpt, 'bench': bench, 'test': test},
     classifiers=[
         'Programming Language :: Python :: 3',
         'Operating System :: OS Independent',
