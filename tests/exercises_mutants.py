@@ -27,7 +27,7 @@ MUTANTS = [
     ('**', '__pow__', "{x}.grad += k * abs({x}.data) ** (k - 1) * grad", 'pow_abs'),
     ('**', '__pow__', "{x}.grad += k * math.exp((k - 1) * math.log({x}.data)) * grad", 'raises'),
     ('**', '__pow__', "{x}.grad += k * {x}.data ** (k - 1)", 'upstream'),
-    ('**', '_pow_value', "{x}.grad += {y}.data * {x}.data ** ({y}.data - 1) * grad", 'one_parent'),
+    ('**', '_pow_value', "{x}.grad += {y}.data * {x}.data ** ({y}.data - 1) * grad", 'pow_exponent'),
     # 4-8: the functions of one input
     ('exp', 'exp', "{x}.grad += {x}.data * grad", 'exp_at_input'),
     ('exp', 'exp', "{x}.grad += e", 'upstream'),

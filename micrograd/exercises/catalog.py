@@ -109,6 +109,7 @@ DIAGNOSES: dict[str, str] = {
     'pow_no_factor': "the factor k is missing: d(x**k)/dx = k * x**(k-1)",
     'pow_abs': "the sign of a negative base is lost (abs, or a log of |x|): for x = -2, d(x**3)/dx = 12 and "
                "d(x**2)/dx = -4",
+    'pow_exponent': "the exponent gets no gradient: in x ** y, y is a Value too, and d(x**y)/dy = x**y * log(x)",
     'pow_at_output': "derivative taken at the output: the power rule wants the input x, not out = x**k",
     'exp_at_input': "derivative taken at the input: d e**x/dx is the output e**x, and you used x",
     'exp_at_output': "derivative taken at the output: e**x is already the derivative; exp(out) is exp applied twice",

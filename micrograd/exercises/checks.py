@@ -141,6 +141,13 @@ def where(error: BaseException) -> str:
     return message
 
 
+def _line_of(error: BaseException) -> str:
+    """Where the learner's code raised error: 'the blank at my_engine.py, line 184'."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__)
+              if not f.filename.startswith(HERE) and f.filename != '<string>']
+    return f"the blank at {Path(frames[-1].filename).name}, line {frames[-1].lineno}" if frames else str(error)
+
+
 def _blank_of(error: BaseException) -> int | None:
     """For a NotImplementedError from a blank, the exercise it belongs to; else None."""
     text = str(error)
@@ -242,6 +249,7 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
         return Result(exercise.number, ABSENT)
     if blanks and all(not r.built or (r.error is not None and _blank_of(r.error) is not None) for r in runs):
         return Result(exercise.number, NOT_STARTED)
+    unfinished = None
     for i, (case, run) in enumerate(zip(cases, runs)):
         if not run.built:
             if strict:
@@ -250,9 +258,10 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
         want, fd = expected(name, i)
         text = case.text()
         if run.error is not None:
-            if _blank_of(run.error) is not None:
-                return Result(exercise.number, WRONG, text, _grads(want.grads), 'NotImplementedError',
-                              'unfinished', where(run.error))
+            if _blank_of(run.error) is not None:  # a blank still to write: said after any wrong gradient
+                unfinished = unfinished or Result(exercise.number, WRONG, text, _grads(want.grads),
+                                                  'NotImplementedError', 'unfinished', _line_of(run.error))
+                continue
             if isinstance(run.error, RecursionError):
                 return Result(exercise.number, WRONG, text, _grads(want.grads), 'RecursionError', 'raises',
                               'RecursionError: maximum recursion depth exceeded')
@@ -269,7 +278,7 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
                 differences = ', '.join(number(round(v, 8)) for v in fd.values())
                 shown += f"   (the library's engine; central differences give {differences})"
             return Result(exercise.number, WRONG, text, shown, _grads(run.grads), diagnose_op(name, runs, i))
-    return Result(exercise.number, DONE)
+    return unfinished or Result(exercise.number, DONE)
 
 
 def _raised(exercise: Exercise, text: str, error: BaseException | None, want: str = '') -> Result:
@@ -523,7 +532,7 @@ def check_neuron(exercise: Exercise, value_class: Any, neuron_class: Any, strict
 
 def _neuron_error(exercise: Exercise, text: str, error: Exception, want: str) -> Result:
     if _blank_of(error) is not None:
-        return Result(exercise.number, WRONG, text, want, 'NotImplementedError', 'unfinished', where(error))
+        return Result(exercise.number, WRONG, text, want, 'NotImplementedError', 'unfinished', _line_of(error))
     return _raised(exercise, text, error, want)
 
 
