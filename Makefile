@@ -15,7 +15,7 @@ BIN := $(VENV)/bin
 TORCH ?= torch==2.13.0
 TORCH_PYTHON ?= 3.11
 
-.PHONY: demo notebook gpt test bench lint exercises clean
+.PHONY: demo notebook gpt sample test bench lint exercises clean
 
 $(BIN)/python:
 	@test -n "$(PY)" || { echo "No runnable interpreter for PYTHON=$(PYTHON)"; exit 1; }
@@ -50,9 +50,20 @@ demo: $(VENV)/.demo-installed $(BIN)/dot
 		--template-file docs/demo-page.html.j2 --output-dir build --output demo
 	@echo "The demo ran. Open $(CURDIR)/build/demo.html"
 
-# Train the tensor GPT on the census first names (about a minute) and let it invent 20 names.
+# Train the tensor GPT on the census first names (under a minute), or on a text of yours: make gpt DATA=file.txt
+# (one document per line; GPT_ARGS='--split blocks' reads it as one text). It saves build/gpt.npz, draws the loss
+# curve, invents 20 names and, with SHOW=word (emma on the names), draws what each attention head looks at.
+# GPT_ARGS takes any other option of `python examples/gpt/tensor_gpt.py --help`,
+# e.g. GPT_ARGS='--resume build/gpt.npz --steps 3000' to train the saved model further.
 gpt: $(VENV)/.gpt-installed
-	$(BIN)/python examples/gpt/tensor_gpt.py
+	$(BIN)/python examples/gpt/tensor_gpt.py $(if $(DATA),--data '$(DATA)') \
+		$(if $(SHOW),--show '$(SHOW)',$(if $(DATA),,--show emma)) $(GPT_ARGS)
+
+# Make up 20 names with the model make gpt saved, without training again (MODEL=file.npz for another, SHOW=word
+# to look inside, SAMPLE_ARGS='--n 5 --temperature 0.8 --seed 0' for more).
+MODEL ?= build/gpt.npz
+sample: $(VENV)/.gpt-installed
+	$(BIN)/python examples/gpt/sample.py '$(MODEL)' $(if $(SHOW),--show '$(SHOW)') $(SAMPLE_ARGS)
 
 # Re-execute demo.ipynb in place and keep its outputs (commit it after changing the engine or the tour).
 notebook: $(VENV)/.demo-installed

@@ -7,7 +7,8 @@ viz = ['graphviz>=0.20', 'graphviz-pure>=0.2.2', 'pillow>=10.1']
 tensor = ['numpy>=1.23']
 demo = viz + tensor + ['matplotlib>=3.7', 'scikit-learn>=1.3', 'nbclient>=0.9', 'nbconvert>=7', 'nbformat>=5.9',
                        'ipykernel>=6.25']
-gpt = tensor + ['names>=0.3']  # names: the US census first names the GPT examples learn from
+# names: the US census first names the GPT examples learn from; matplotlib: their attention maps and loss curve
+gpt = tensor + ['names>=0.3', 'matplotlib>=3.7']
 # pyperf: bench/compare.py times our engine across commits (the peers live in bench/'s own environments)
 bench = demo + gpt + ['pyperf>=2.6']
 # PyTorch is a test dependency too, installed by `make test` where its CPU build is at hand (see Makefile).
