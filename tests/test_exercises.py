@@ -341,6 +341,18 @@ def test_the_command_line(tmp_path):
     assert shown.returncode == 0 and 'def __pow__' in shown.stdout and 'def _pow_value' in shown.stdout
 
 
+def test_check_takes_my_engine_py_and_names_an_import_error(tmp_path):
+    start(tmp_path)
+    report = check(str(tmp_path / 'my_engine.py'))
+    assert [r.status for r in report.results] == [NOT_STARTED] * 12
+    assert report.places[1].startswith('my_engine.py, line ') and report.places[12].startswith('my_nn.py, line ')
+    nn = tmp_path / 'my_nn.py'
+    nn.write_text(nn.read_text() + "\nprint(undefined_name)\n")
+    report = check(tmp_path)
+    assert report.error.startswith("importing my_nn.py failed: NameError: name 'undefined_name' is not defined")
+    assert "nothing checked" in str(report) and not report.passed
+
+
 def test_an_infinite_loop_is_stopped_and_named(tmp_path):
     """The time limit per exercise, inside this process (a timer signal) as in the child process."""
     module = mutant_engine('sort', '_topological_order', "while True:\n{i}    pass")

@@ -157,13 +157,17 @@ def worker(engine_path: str, nn_path: str, timeout: float) -> int:
         out.flush()
 
     sys.path.insert(0, str(Path(engine_path).parent))
-    try:
-        engine = _import('my_engine', Path(engine_path))
-        nn = _import('my_nn', Path(nn_path)) if nn_path else None
-    except BaseException as error:  # noqa: BLE001 -- whatever the learner's module does at import
-        from micrograd.exercises.checks import where
-        say('error', f"importing {Path(engine_path).name if nn_path == '' else 'your files'} failed: {where(error)}")
-        return 1
+    modules: dict[str, types.ModuleType] = {}
+    for name, path in (('my_engine', engine_path), ('my_nn', nn_path)):
+        if not path:
+            continue
+        try:
+            modules[name] = _import(name, Path(path))
+        except BaseException as error:  # noqa: BLE001 -- whatever the learner's module does at import
+            from micrograd.exercises.checks import where
+            say('error', f"importing {Path(path).name} failed: {where(error)}")
+            return 1
+    engine, nn = modules['my_engine'], modules.get('my_nn')
     for result in check_all(engine.Value, getattr(nn, 'Neuron', None), strict=True, timeout=timeout,
                             before=lambda number: say('begin', number)):
         say('result', dataclasses.asdict(result))
