@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 import statistics
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 WORKER = str(Path(__file__).resolve().with_name('worker.py'))
+REPO = Path(__file__).resolve().parent.parent
 ONE_THREAD = {name: '1' for name in ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS')}
 
 
@@ -34,11 +36,11 @@ class Report:
 class Worker:
     """One engine in a process of its own (bench/worker.py), spoken to in JSON lines."""
 
-    def __init__(self, python: str, kind: str, checkout: str, env: dict[str, str] | None = None) -> None:
+    def __init__(self, python: str, kind: str, env: dict[str, str] | None = None) -> None:
         self.kind = kind
         # -I: neither the environment's PYTHONPATH nor the current folder decides which `micrograd` is imported
-        self.proc = subprocess.Popen([python, '-I', WORKER, kind, checkout], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, env=env)
+        self.proc = subprocess.Popen([python, '-I', WORKER, kind], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True, env=env)
 
     def __call__(self, task: str, **args: Any) -> Any:
         assert self.proc.stdin and self.proc.stdout
@@ -58,6 +60,17 @@ class Worker:
         self.proc.wait()
 
 
+@contextmanager
+def team(python: str, *kinds: str, env: dict[str, str] | None = None) -> Iterator[dict[str, Worker]]:
+    """A worker per kind, all closed at the end."""
+    workers = {kind: Worker(python, kind, env) for kind in kinds}
+    try:
+        yield workers
+    finally:
+        for w in workers.values():
+            w.close()
+
+
 def interleaved(workers: dict[str, Worker], rounds: int, ask: Callable[[str, Worker], Any]) -> dict[str, list[Any]]:
     """ask(name, worker) of every worker, `rounds` times after a warm-up round (whose answers are
     dropped), round r starting with a different worker."""
@@ -71,6 +84,11 @@ def interleaved(workers: dict[str, Worker], rounds: int, ask: Callable[[str, Wor
 def median(rounds: list[dict[str, Any]], key: str = 'seconds') -> float:
     """The median of every sample of `key` over the rounds."""
     return statistics.median(float(x) for r in rounds for x in r[key])
+
+
+def returned(rounds: list[dict[str, Any]]) -> list[float]:
+    """What every step of every round returned (its loss), in order."""
+    return [x for r in rounds for x in r['returned']]
 
 
 def paired(ours: list[float], theirs: list[float]) -> float:
@@ -104,3 +122,10 @@ def time_cell(ours: list[dict[str, Any]], theirs: list[dict[str, Any]], with_gc:
     if with_gc:
         o, t = f"{o}, {gc_share(ours)}", f"{t}, {gc_share(theirs)}"
     return cell(paired(per_round(ours), per_round(theirs)), o, t)
+
+
+def overhead_cell(ours: list[dict[str, Any]], theirs: list[dict[str, Any]]) -> str:
+    """Paired ratio of the two engines' time above their floors, with each one's median overhead and floor."""
+    over = [[s - f for s, f in zip(per_round(r), per_round(r, 'floor_seconds'))] for r in (ours, theirs)]
+    return cell(paired(*over), *(f"{seconds(median(r) - median(r, 'floor_seconds'))} over "
+                                 f"{seconds(median(r, 'floor_seconds'))}" for r in (ours, theirs)))

@@ -19,15 +19,14 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
-from harness import ONE_THREAD, Report, Worker, cell, interleaved, median, paired, per_round, seconds, time_cell
+from harness import ONE_THREAD, REPO, Report, cell, interleaved, overhead_cell, returned, team, time_cell
 from scalar_workloads import make_moons, make_weights
 
-REPO = Path(__file__).resolve().parent.parent
 MINORS = ['3.10', '3.11', '3.12', '3.13']
 VENVS = Path(__file__).resolve().parent / '.venvs'
 # microgpt's package declares an agent framework as a dependency; the bench loads only its engine.py,
@@ -86,93 +85,69 @@ def peer_python(version: str, python: str) -> str:
     return venv_python
 
 
-def workers(python: str, *kinds: str, env: dict[str, str] | None = None) -> dict[str, Worker]:
-    return {kind: Worker(python, kind, str(REPO), env) for kind in kinds}
-
-
 def moons(python: str, cfg: Config, report: Report) -> None:
     """Karpathy's demo loop on his micrograd and on ours; the memory of one step's graph."""
     (X, Y), weights = make_moons(cfg.moons), make_weights()
-    team = workers(python, 'ours', 'karpathy')
-    try:
-        for w in team.values():
+    with team(python, 'ours', 'karpathy') as workers:
+        for w in workers.values():
             w('moons_setup', X=X, Y=Y, weights=weights)
-        grads = {name: w('moons_grads') for name, w in team.items()}
-        report.check(f"moons: loss and {len(weights)} gradients, ours vs Karpathy's", [grads['ours']['loss'],
-                     *grads['ours']['grads']], [grads['karpathy']['loss'], *grads['karpathy']['grads']], 1e-12)
-        runs = interleaved(team, cfg.rounds, lambda name, w: w('moons_steps', steps=cfg.steps[name]))
+        ours, theirs = (w('moons_grads') for w in workers.values())
+        report.check(f"moons: loss and {len(weights)} gradients, ours vs Karpathy's", [ours['loss'], *ours['grads']],
+                     [theirs['loss'], *theirs['grads']], 1e-12)
+        runs = interleaved(workers, cfg.rounds, lambda name, w: w('moons_steps', steps=cfg.steps[name]))
         report.cells['moons'] = time_cell(runs['ours'], runs['karpathy'], with_gc=True)
-        trained = team['ours']('moons_grads')  # at the weights our training reached
-        other = team['karpathy']('moons_grads', weights=trained['weights'])
-        report.check("moons: the same after training", [trained['loss'], *trained['grads']],
-                     [other['loss'], *other['grads']], 1e-12)
-        memory = {name: w('moons_memory') for name, w in team.items()}
-        mb = {name: f"{m['bytes'] / 1e6:.3g} MB, {m['nodes']:,} nodes" for name, m in memory.items()}
-        report.cells['memory'] = cell(memory['ours']['bytes'] / memory['karpathy']['bytes'], mb['ours'],
-                                      mb['karpathy'])
-    finally:
-        for w in team.values():
-            w.close()
+        ours = workers['ours']('moons_grads')  # at the weights our training reached
+        theirs = workers['karpathy']('moons_grads', weights=ours['weights'])
+        report.check("moons: the same after training", [ours['loss'], *ours['grads']],
+                     [theirs['loss'], *theirs['grads']], 1e-12)
+        ours, theirs = (w('moons_memory') for w in workers.values())
+        report.cells['memory'] = cell(ours['bytes'] / theirs['bytes'], *(f"{m['bytes'] / 1e6:.3g} MB, {m['nodes']:,} "
+                                                                          f"nodes" for m in (ours, theirs)))
 
 
-def microgpt(python: str, cfg: Config, docs: list[str], report: Report) -> None:
+def microgpt(python: str, cfg: Config, report: Report) -> None:
     """microgpt's train_on_docs on its Value and on ours (also one step per call); our scalar GPT."""
-    team = workers(python, 'microgpt', 'ours')
-    gpt = workers(python, 'ours')['ours']
-    try:
-        for w in team.values():
+    sys.path.insert(0, str(REPO / 'examples' / 'gpt'))
+    from data import load_names
+    docs, steps = [name for name in load_names() if len(name) <= cfg.max_name], cfg.steps['microgpt']
+    with team(python, 'ours', 'microgpt') as workers, team(python, 'ours') as gpt:
+        for w in workers.values():
             w('microgpt_setup', docs=docs)
-        gpt('gpt_setup', docs=docs)
-        def losses(rounds: list[dict[str, Any]]) -> list[float]:
-            return [x for r in rounds for x in r['returned']]
-        steps = cfg.steps['microgpt']
-        loop = interleaved(team, cfg.rounds, lambda name, w: w('microgpt_steps', steps=steps))
+        loop = interleaved(workers, cfg.rounds, lambda name, w: w('microgpt_steps', steps=steps))
         report.cells['microgpt'] = time_cell(loop['ours'], loop['microgpt'], with_gc=True)
-        report.check("microgpt's loop: the loss of every step, our Value vs microgpt's", losses(loop['ours']),
-                     losses(loop['microgpt']), 1e-9)
-        ours = [gpt('gpt_steps', steps=steps) for _ in range(cfg.rounds + 1)][1:]  # the calls microgpt's loop made
-        report.cells['scalar gpt'] = time_cell(ours, loop['microgpt'], with_gc=True)
-        report.check("our scalar GPT: the loss of every step vs microgpt's loop", losses(ours),
-                     losses(loop['microgpt']), 1e-9)
-        calls = interleaved(team, cfg.rounds, lambda name, w: w('microgpt_steps', steps=steps, one_per_call=True))
+        report.check("microgpt's loop: the loss of every step, our Value vs microgpt's", returned(loop['ours']),
+                     returned(loop['microgpt']), 1e-9)
+        calls = interleaved(workers, cfg.rounds, lambda name, w: w('microgpt_steps', steps=steps, one_per_call=True))
         report.cells['one per call'] = time_cell(calls['ours'], calls['microgpt'], with_gc=True)
-        report.check("microgpt's loop, one step per call: the loss of every step, our Value vs microgpt's",
-                     losses(calls['ours']), losses(calls['microgpt']), 1e-9)
-    finally:
-        for w in [*team.values(), gpt]:
-            w.close()
+        report.check("microgpt's loop, one step per call: the same", returned(calls['ours']),
+                     returned(calls['microgpt']), 1e-9)
+        gpt['ours']('gpt_setup', docs=docs)
+        ours = [gpt['ours']('gpt_steps', steps=steps) for _ in range(cfg.rounds + 1)][1:]  # as the loop's calls
+        report.cells['scalar gpt'] = time_cell(ours, loop['microgpt'], with_gc=True)
+        report.check("our scalar GPT: the loss of every step vs microgpt's loop", returned(ours),
+                     returned(loop['microgpt']), 1e-9)
 
 
-def tensor(cfg: Config, report: Report) -> None:
+def tensor(python: str, cfg: Config, report: Report) -> None:
     """micrograd.tensor vs PyTorch, one thread each: digits epoch; GPT step and its overhead above the floor."""
-    env = {**os.environ, **ONE_THREAD}
-    team = workers(sys.executable, 'tensor-ours', 'tensor-torch', env=env)
-    try:
-        for w in team.values():
+    with team(python, 'tensor-ours', 'tensor-torch', env={**os.environ, **ONE_THREAD}) as workers:
+        for w in workers.values():
             w('digits_setup', dtype='float64')
-        runs = interleaved(team, cfg.rounds, lambda name, w: w('digits_epochs', epochs=cfg.digits_epochs))
-        report.cells['digits'] = time_cell(runs['tensor-ours'], runs['tensor-torch'])
-        report.check("digits: the loss of every batch, micrograd.tensor vs PyTorch",
-                     *([x for r in runs[n] for x in r['returned']] for n in team), 1e-9)
-        steps = cfg.steps['tensor']
+        runs = interleaved(workers, cfg.rounds, lambda name, w: w('digits_epochs', epochs=cfg.digits_epochs))
+        ours, theirs = runs.values()
+        report.cells['digits'] = time_cell(ours, theirs)
+        report.check("digits: the loss of every batch, micrograd.tensor vs PyTorch", returned(ours), returned(theirs),
+                     1e-9)
         for batch in cfg.batches:
             for dtype in ('float64', 'float32'):
-                for w in team.values():
-                    w('gpt_setup', batch_size=batch, dtype=dtype, steps=(cfg.rounds + 1) * steps)
-                runs = interleaved(team, cfg.rounds, lambda name, w: w('gpt_steps', steps=steps))
-                ours, theirs = runs['tensor-ours'], runs['tensor-torch']
+                for w in workers.values():
+                    w('gpt_setup', batch_size=batch, dtype=dtype, steps=(cfg.rounds + 1) * cfg.steps['tensor'])
+                runs = interleaved(workers, cfg.rounds, lambda name, w: w('gpt_steps', steps=cfg.steps['tensor']))
+                ours, theirs = runs.values()
                 report.cells[f'gpt {batch} {dtype}'] = time_cell(ours, theirs)
-                floor = {n: per_round(r, 'floor_seconds') for n, r in runs.items()}
-                over = {n: [s - f for s, f in zip(per_round(r), floor[n])] for n, r in runs.items()}
-                report.cells[f'over {batch} {dtype}'] = cell(paired(over['tensor-ours'], over['tensor-torch']), *(
-                    f"{seconds(median(r) - median(r, 'floor_seconds'))} over {seconds(median(r, 'floor_seconds'))}"
-                    for r in (ours, theirs)))
+                report.cells[f'over {batch} {dtype}'] = overhead_cell(ours, theirs)
                 report.check(f"tensor GPT, batch {batch}, {dtype}: the loss of every step vs PyTorch's",
-                             *([x for r in runs[n] for x in r['returned']] for n in team),
-                             1e-9 if dtype == 'float64' else 1e-4)
-    finally:
-        for w in team.values():
-            w.close()
+                             returned(ours), returned(theirs), 1e-9 if dtype == 'float64' else 1e-4)
 
 
 ROWS = {'moons': "moons step, Karpathy's demo loop: ours / Karpathy's micrograd 0.1.0",
@@ -197,32 +172,23 @@ def main() -> int:
     pythons = find_pythons(args.python.split(',') if args.python else [here] if args.quick else MINORS)
     if not pythons:
         parser.error(f"no Python {args.python or ' / '.join(MINORS)} found on PATH or through pyenv")
-    sys.path.insert(0, str(REPO / 'examples' / 'gpt'))
-    from data import load_names
-    docs = [name for name in load_names() if len(name) <= cfg.max_name]
-
     started = time.perf_counter()
     reports: dict[str, Report] = {}
-    for version, python in pythons.items():
-        report = reports[version] = Report()
-        venv_python = peer_python(version, python)
-        for workload in (moons, microgpt):
-            print(f"Python {version}: {workload.__name__} ...", end=' ', flush=True)
-            began = time.perf_counter()
-            try:
-                workload(venv_python, cfg, *([docs] if workload is microgpt else []), report)  # type: ignore[operator]
-            except RuntimeError as e:  # a worker failed: report it and go on with the other workloads
-                report.checks.append((False, f"{workload.__name__} did not finish: {e}"))
-            print(f"{time.perf_counter() - began:.0f} s", flush=True)
-    report = reports.setdefault(platform.python_version(), Report())
-    if importlib.util.find_spec('torch') and importlib.util.find_spec('sklearn'):
-        print(f"Python {platform.python_version()}: tensor ...", end=' ', flush=True)
+
+    def run(version: str, python: str, workload: Callable[[str, Config, Report], None]) -> None:
+        print(f"Python {version}: {workload.__name__} ...", end=' ', flush=True)
         began = time.perf_counter()
         try:
-            tensor(cfg, report)
-        except RuntimeError as e:
-            report.checks.append((False, f"tensor did not finish: {e}"))
+            workload(python, cfg, reports.setdefault(version, Report()))
+        except RuntimeError as e:  # a worker failed: report it and go on with the other workloads
+            reports[version].checks.append((False, f"{workload.__name__} did not finish: {e}"))
         print(f"{time.perf_counter() - began:.0f} s", flush=True)
+    for version, python in pythons.items():
+        peers = peer_python(version, python)
+        for workload in (moons, microgpt):
+            run(version, peers, workload)
+    if importlib.util.find_spec('torch') and importlib.util.find_spec('sklearn'):
+        run(platform.python_version(), sys.executable, tensor)
     else:
         print(f"Python {platform.python_version()}: no PyTorch (or scikit-learn) here, so no tensor rows")
 

@@ -137,7 +137,7 @@ def torch_gpt(torch: Any, ours: Any, config: dict[str, int], dtype: Any) -> Any:
     F, nn = torch.nn.functional, torch.nn
     n_embd, n_head = config['n_embd'], config['n_head']
 
-    class Block(nn.Module):  # type: ignore[misc]
+    class Block(nn.Module):
         def __init__(self) -> None:
             super().__init__()
             self.q, self.k, self.v, self.o = (nn.Linear(n_embd, n_embd, bias=False) for _ in range(4))
@@ -151,7 +151,7 @@ def torch_gpt(torch: Any, ours: Any, config: dict[str, int], dtype: Any) -> Any:
             x = x + self.o(y)
             return x + self.fc2(F.relu(self.fc1(F.rms_norm(x, (C,), eps=1e-5))))
 
-    class GPT(nn.Module):  # type: ignore[misc]
+    class GPT(nn.Module):
         def __init__(self) -> None:
             super().__init__()
             vocab = ours.wte.weight.shape[0]

@@ -1,6 +1,6 @@
 """One engine in one process, answering the driver's requests (JSON lines on stdin and stdout).
 
-    python -I bench/worker.py KIND CHECKOUT     (CHECKOUT: where our micrograd comes from)
+    python -I bench/worker.py KIND      (our micrograd is this checkout's)
 
 KIND is ours, karpathy or microgpt (scalar_workloads.py, run by each Python's peer environment),
 or tensor-ours or tensor-torch (tensor_workloads.py, run where PyTorch is installed). A fresh
@@ -60,16 +60,16 @@ def import_micrograd(checkout: Path, ours: bool) -> Any:
     return micrograd
 
 
-def serve(kind: str, checkout: str) -> None:
+def serve(kind: str) -> None:
     """Read one JSON request per line, run it, answer with one JSON line."""
     replies, sys.stdout = sys.stdout, sys.stderr  # a stray print must not garble the replies
     sys.path.insert(0, str(BENCH))  # -I leaves the script's folder off sys.path
     if kind.startswith('tensor-'):
         from tensor_workloads import TensorEngine
-        engine: Any = TensorEngine(kind.removeprefix('tensor-'), Path(checkout).resolve())
+        engine: Any = TensorEngine(kind.removeprefix('tensor-'), BENCH.parent)
     else:
         from scalar_workloads import ScalarEngine
-        engine = ScalarEngine(kind, Path(checkout).resolve())
+        engine = ScalarEngine(kind, BENCH.parent)
     for line in sys.stdin:
         request = json.loads(line)
         try:
@@ -81,4 +81,4 @@ def serve(kind: str, checkout: str) -> None:
 
 
 if __name__ == '__main__':
-    serve(*sys.argv[1:3])
+    serve(sys.argv[1])
