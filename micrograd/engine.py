@@ -237,7 +237,7 @@ def _reciprocal(x: object) -> float:
     """1/x for a number x that divides a Value."""
     k = _number(x, 'Value.__truediv__')
     if k == 0:
-        raise ZeroDivisionError(f"Value.__truediv__: division by zero ({x!r})")
+        raise ZeroDivisionError(f"Value.__truediv__: division by zero (a divisor of {x!r})")
     return k ** -1  # x * k**-1, as Karpathy's micrograd (and so the same bits)
 
 

@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         print(solution(args.op), end='')
         return 0
     if args.command == 'notebook':
-        from micrograd.exercises.notebook import write_notebook  # needs nbformat (micrograd[demo])
+        from micrograd.exercises.notebook import write_notebook  # needs nbformat (micrograd-edu[demo])
         print(f"Wrote {write_notebook(Path(args.path))}")
         return 0
     print(table_only(), end='')
