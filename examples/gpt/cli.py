@@ -76,7 +76,7 @@ def training_parser(prog: str, description: str, engine: str, steps: int, out: s
     if batch_size is not None:
         run.add_argument('--batch-size', type=_positive, default=None, metavar='N',
                          help=f"documents per step (default: {batch_size})")
-    run.add_argument('--lr', type=float, default=None, help="the initial learning rate (default: 0.01)")
+    run.add_argument('--lr', type=positive_float, default=None, help="the initial learning rate (default: 0.01)")
     run.add_argument('--seed', type=int, default=None, help="the seed of the weights, the split and the batches "
                                                             "(default: 42)")
     run.add_argument('--out', default=out, metavar='FILE.npz',
@@ -87,7 +87,7 @@ def training_parser(prog: str, description: str, engine: str, steps: int, out: s
     look = p.add_argument_group('after training')
     look.add_argument('--samples', type=int, default=20, metavar='N', help="how many documents to make up "
                       "(default: 20)")
-    look.add_argument('--temperature', type=float, default=0.5, metavar='T',
+    look.add_argument('--temperature', type=positive_float, default=0.5, metavar='T',
                       help="below 1: safer samples, above 1: wilder (default: 0.5)")
     look.add_argument('--show', metavar='WORD', help="draw the attention of each head at each position of WORD and "
                       "print the next-token probabilities (PNGs beside --out)")
@@ -100,6 +100,13 @@ def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0 or value == float('inf'):  # (not value > 0: nan fails too)
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text}")
     return value
 
 

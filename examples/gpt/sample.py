@@ -28,7 +28,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument('model', nargs='?', default='build/gpt.npz', metavar='FILE.npz',
                    help="the saved model (default: build/gpt.npz)")
     p.add_argument('--n', type=int, default=20, help="how many samples (default: 20)")
-    p.add_argument('--temperature', type=float, default=0.5, metavar='T',
+    p.add_argument('--temperature', type=cli.positive_float, default=0.5, metavar='T',
                    help="below 1: safer samples, above 1: wilder (default: 0.5)")
     p.add_argument('--seed', type=int, default=42, help="the sampling seed (default: 42, training's)")
     p.add_argument('--engine', choices=('tensor', 'scalar'), default='tensor',
@@ -38,8 +38,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = p.parse_args(argv)
     if args.n < 0:
         p.error(f"--n must be >= 0, got {args.n}")
-    if args.temperature <= 0:
-        p.error(f"--temperature must be > 0, got {args.temperature}")
     with cli.errors_reported(p.prog):
         ck = checkpoint.load(args.model)
         tokenizer = Tokenizer(chars=ck.chars)
