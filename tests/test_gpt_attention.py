@@ -126,3 +126,14 @@ def test_the_loss_curve_draws_the_losses_with_both_baselines(tmp_path):
     assert any(re.match(r'bigram baseline .*: 2\.400', label) for label in labels)
     assert 'resumed' in labels
     assert pictures.save(figure, tmp_path / 'loss.png').read_bytes()[:4] == b'\x89PNG'
+
+
+def test_a_large_vocabulary_is_narrowed_to_the_tokens_that_matter_in_the_next_token_picture():
+    pictures = importlib.import_module('pictures')
+    probs = np.full((3, 60), 0.001)
+    probs[:, 5] = probs[0, 7] = 0.3  # two tokens that matter, and target 50 which the model missed
+    figure = pictures.next_token_figure(probs / probs.sum(axis=1, keepdims=True), ['BOS', 'x', 'y'],
+                                        [f"t{i}" for i in range(60)], [50, None, 5])
+    ax = figure.axes[0]
+    assert [label.get_text() for label in ax.get_xticklabels()] == ['t5', 't7', 't50']
+    assert '3 of 60 tokens' in ax.get_title()

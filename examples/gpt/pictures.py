@@ -56,10 +56,22 @@ def attention_figure(maps: np.ndarray, labels: Sequence[str], title: str = '') -
 
 
 def next_token_figure(probs: np.ndarray, labels: Sequence[str], vocab: Sequence[str],
-                      targets: Sequence[int | None], title: str = '') -> Figure:
+                      targets: Sequence[int | None], title: str = '', max_columns: int = 40) -> Figure:
     """probs (T, vocab_size): at each position, the model's probability of every next token.
-    A box marks the token that does come next (targets[t], None where nothing does)."""
+    A box marks the token that does come next (targets[t], None where nothing does).
+
+    A vocabulary of more than max_columns tokens is narrowed to the ones that matter here:
+    those with probability 0.01 or more somewhere, and the boxed ones.
+    """
     T, V = probs.shape
+    note = ''
+    if V > max_columns:
+        keep = sorted(set(np.flatnonzero((probs >= 0.01).any(axis=0)).tolist()) | {t for t in targets if t is not None})
+        note = f" ({len(keep)} of {V} tokens: the others stay below 0.01)"
+        position = {token: column for column, token in enumerate(keep)}
+        probs, vocab = probs[:, keep], [vocab[i] for i in keep]
+        targets = [None if t is None else position[t] for t in targets]
+        T, V = probs.shape
     fig = Figure(figsize=(1.5 + 0.26 * V, 1.2 + 0.32 * T), layout='constrained')
     ax = fig.subplots()
     image = ax.imshow(probs, cmap='Greens', vmin=0.0, vmax=max(float(probs.max()), 1e-9), aspect='auto')
@@ -72,7 +84,7 @@ def next_token_figure(probs: np.ndarray, labels: Sequence[str], vocab: Sequence[
         if target is not None:
             ax.add_patch(_box(target, t))
     fig.colorbar(image, ax=ax, label="probability", shrink=0.8)
-    ax.set_title(title or "next-token probabilities (box: what comes next)", fontsize=10)
+    ax.set_title((title or "next-token probabilities (box: what comes next)") + note, fontsize=10)
     return fig
 
 
