@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import checkpoint
 import numpy as np
 from checkpoint import MODEL_KEYS, Checkpoint, CheckpointError
 from data import (
@@ -151,14 +152,17 @@ def plan(args: argparse.Namespace) -> Plan:
     """The run the options ask for; with --resume, the saved file's config, data and schedule,
     refusing options that contradict the file."""
     asked = {key: getattr(args, key) for key in args.default_config}
-    batch_size = getattr(args, 'batch_size', None)
+    batch_size = getattr(args, 'batch_size', None)  # the scalar engine reads one document per step
+
+    def given(value: Any, default: Any) -> Any:  # an option's value, or the default when it was left out
+        return default if value is None else value
     if args.resume is None:
-        config = {key: value if value is not None else args.default_config[key] for key, value in asked.items()}
-        return Plan(args.engine, config, args.split or 'lines', args.data, args.steps or args.default_steps,
-                    batch_size or args.default_batch_size or 1, args.lr if args.lr is not None else 0.01,
-                    args.seed if args.seed is not None else 42, Path(args.out))
-    import checkpoint as files
-    ck = files.load(args.resume)
+        return Plan(args.engine, {key: given(value, args.default_config[key]) for key, value in asked.items()},
+                    split=given(args.split, 'lines'), data=args.data, num_steps=given(args.steps, args.default_steps),
+                    batch_size=given(batch_size, args.default_batch_size or 1), learning_rate=given(args.lr, 0.01),
+                    seed=given(args.seed, 42), out=Path(args.out))
+
+    ck = checkpoint.load(args.resume)
     ck.check_config(args.resume, split=args.split, **asked)
     trained_by = ck.training.get('engine')
     if trained_by != args.engine:
@@ -166,17 +170,19 @@ def plan(args: argparse.Namespace) -> Plan:
                          f"(either engine can sample from it: sample.py --engine {args.engine})")
     if ck.adam_m is None:
         raise CheckpointError(f"{args.resume} has no optimizer state (Adam's moments) to resume from")
-    num_steps = args.steps or ck.training.get('num_steps', 0)
+    num_steps = given(args.steps, ck.training.get('num_steps', 0))
     if num_steps <= ck.step:
         raise UsageError(f"the model in {args.resume} has taken {ck.step} steps already; pass --steps N with "
                          f"N > {ck.step} to train it further")
-    out = Path(args.resume if args.out == args.default_out else args.out)
-    config = {key: ck.config[key] for key in args.default_config}
-    return Plan(args.engine, config, ck.config['split'], args.data or ck.training.get('data'), num_steps,
-                batch_size or ck.training.get('batch_size', 1), args.lr if args.lr is not None else
-                ck.training.get('learning_rate', 0.01), args.seed if args.seed is not None else
-                ck.training.get('seed', 42), out, ck, ck.step, ck.losses.tolist(),
-                list(ck.training.get('resumed_at', [])) + [ck.step])
+    saved = ck.training
+    return Plan(args.engine, {key: ck.config[key] for key in args.default_config}, split=ck.config['split'],
+                data=given(args.data, saved.get('data')), num_steps=num_steps,
+                batch_size=given(batch_size, saved.get('batch_size', 1)),
+                learning_rate=given(args.lr, saved.get('learning_rate', 0.01)),
+                seed=given(args.seed, saved.get('seed', 42)),
+                out=Path(args.resume if args.out == args.default_out else args.out),
+                checkpoint=ck, start_step=ck.step, losses=ck.losses.tolist(),
+                resumed_at=list(saved.get('resumed_at', [])) + [ck.step])
 
 
 # --- the data ---
@@ -259,11 +265,10 @@ def ctrl_c_stops_training() -> Iterator[Callable[[int], bool]]:
 def save(the_plan: Plan, tokenizer: Tokenizer, step: int, losses: Sequence[float], weights: dict[str, np.ndarray],
          adam_m: dict[str, np.ndarray], adam_v: dict[str, np.ndarray], adam_t: int) -> Path:
     """Write the model, its tokenizer, config, losses and Adam's state to the plan's --out file."""
-    import checkpoint as files
     config = dict(the_plan.config, vocab_size=tokenizer.vocab_size, split=the_plan.split)
     ck = Checkpoint({key: config[key] for key in MODEL_KEYS + ('split',)}, tokenizer.chars, weights,
                     the_plan.training(step, losses), np.asarray(losses, dtype=np.float64), adam_m, adam_v, adam_t)
-    files.save(the_plan.out, ck)
+    checkpoint.save(the_plan.out, ck)
     return the_plan.out
 
 
