@@ -333,7 +333,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(corpus)
         settings = ', '.join(f'{k}={v}' for k, v in plan.config.items())
         print(f"GPT on micrograd.tensor: {n_params} parameters ({settings}), {plan.num_steps} steps of "
-              f"{min(plan.batch_size, len(corpus.train))} documents"
+              f"{min(plan.batch_size, len(corpus.train))} {corpus.kind}"
               + (f", resuming {args.resume} at step {plan.start_step + 1}" if ck else ''))
 
         with cli.ctrl_c_stops_training() as stop:
