@@ -140,14 +140,17 @@ def tensor(python: str, cfg: Config, report: Report) -> None:
                      1e-9)
         for batch in cfg.batches:
             for dtype in ('float64', 'float32'):
-                for w in workers.values():
-                    w('gpt_setup', batch_size=batch, dtype=dtype, steps=(cfg.rounds + 1) * cfg.steps['tensor'])
+                what, f64 = f"tensor GPT, batch {batch}, {dtype}: the loss", dtype == 'float64'
+                first = [w('gpt_setup', batch_size=batch, dtype=dtype, steps=(cfg.rounds + 1) * cfg.steps['tensor'])
+                         for w in workers.values()]
+                report.check(f"{what} before training vs PyTorch's", first[:1], first[1:], 1e-12 if f64 else 1e-6)
                 runs = interleaved(workers, cfg.rounds, lambda name, w: w('gpt_steps', steps=cfg.steps['tensor']))
                 ours, theirs = runs.values()
                 report.cells[f'gpt {batch} {dtype}'] = time_cell(ours, theirs)
                 report.cells[f'over {batch} {dtype}'] = overhead_cell(ours, theirs)
-                report.check(f"tensor GPT, batch {batch}, {dtype}: the loss of every step vs PyTorch's",
-                             returned(ours), returned(theirs), 1e-9 if dtype == 'float64' else 1e-4)
+                # in float32 the two trainings drift apart (rounding, amplified by Adam): about 1e-3 after 80 steps
+                report.check(f"{what} of every step vs PyTorch's", returned(ours), returned(theirs),
+                             1e-9 if f64 else 1e-2)
 
 
 ROWS = {'moons': "moons step, Karpathy's demo loop: ours / Karpathy's micrograd 0.1.0",

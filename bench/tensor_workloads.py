@@ -81,8 +81,9 @@ class TensorEngine:
         return out
 
     # ---------------------------------------------------------------- the GPT step and its floor
-    def gpt_setup(self, batch_size: int, dtype: str, steps: int) -> None:
-        """The example's GPT and Adam (or the same in PyTorch), and the first `steps` batches of names."""
+    def gpt_setup(self, batch_size: int, dtype: str, steps: int) -> float:
+        """The example's GPT and Adam (or the same in PyTorch), and the first `steps` batches of names.
+        Returns the loss on the first batch before any step."""
         import tensor_gpt
         from data import Tokenizer, load_names
         names = load_names()
@@ -108,11 +109,12 @@ class TensorEngine:
                 p.data = p.data.astype(dtype)
             self.model, self.optimizer = ours, tensor_gpt.adam(ours)
             self.loss_of = self.model.loss
-            return
+            return float(self.loss_of(*self.batches[0]).item())
         self.model = torch_gpt(self.torch, ours, tensor_gpt.CONFIG, getattr(self.torch, dtype))
         self.optimizer = self.torch.optim.Adam(self.model.parameters(), lr=tensor_gpt.LEARNING_RATE,
                                                betas=(0.85, 0.99), eps=1e-8)
         self.loss_of = self.model
+        return float(self.loss_of(*self.batches[0]).item())
 
     def gpt_steps(self, steps: int) -> dict[str, list[Any]]:
         """The next `steps` training steps, then the floor of each: the same steps' bare products."""
