@@ -145,7 +145,10 @@ def rms_norm(x: Tensor, eps: float = 1e-5) -> Tensor:
     y = x.data * r
 
     def _backward(grad: Array) -> None:  # y = x r with dr/dx_j = -r**3 x_j / n: dx = r (grad - y mean(grad y))
-        x._add_grad(r * (grad - y * (row_dot(grad, y) / n)))
+        dx = y * (row_dot(grad, y) / n)
+        np.subtract(grad, dx, out=dx)  # (in dx's memory: one new array instead of three)
+        dx *= r
+        x._add_grad(dx, own=True)
     return Tensor._result(y, (x,), 'rms_norm', _backward)
 
 
@@ -192,13 +195,14 @@ def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, is_causal: boo
                          f"{T} queries and {S} keys")
     scale = 1 / math.sqrt(q.shape[-1])  # keeps the scores O(1) however many channels d there are
     try:
-        scores = (q.data @ k.data.swapaxes(-2, -1)) * scale  # (..., T, S): how well query t matches key s
+        scores = q.data @ k.data.swapaxes(-2, -1)  # (..., T, S): how well query t matches key s
     except ValueError:
         raise ValueError(f"scaled_dot_product_attention: the leading axes of q {q.shape} and k {k.shape} "
                          f"do not broadcast") from None
+    scores *= scale  # (in place here and below: these (..., T, S) arrays are the op's own, and big)
     if is_causal:
-        scores[..., causal_mask(T)] = -math.inf  # the future: weight exp(-inf) = 0
-    p = softmax(scores, axis=-1)  # the attention weights, each row summing to 1
+        np.copyto(scores, -math.inf, where=causal_mask(T))  # the future: weight exp(-inf) = 0
+    p = softmax(scores, axis=-1, overwrite=True)  # the attention weights, each row summing to 1
     try:
         out = p @ v.data
     except ValueError:
@@ -209,8 +213,10 @@ def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, is_causal: boo
         # out = p @ v:               dp = grad @ v^T,  dv = p^T @ grad
         # p = softmax(scores):       dscores = p * (dp - sum_s p_s dp_s)   (0 where masked, since p is 0 there)
         # scores = q @ k^T * scale:  dq = dscores @ k * scale,  dk = dscores^T @ q * scale
-        dp = grad @ v.data.swapaxes(-2, -1)
-        dscores = p * (dp - row_dot(p, dp)) * scale  # with the scale of the step after
+        dscores = grad @ v.data.swapaxes(-2, -1)  # dp, then turned into dscores in its own memory:
+        dscores -= row_dot(p, dscores)
+        dscores *= p
+        dscores *= scale  # with the scale of the step after
         if q.requires_grad:
             q._add_grad(_product_laid_out_as(q, dscores, k.data))
         if k.requires_grad:

@@ -172,14 +172,19 @@ def log_softmax(x: Array, axis: int) -> Array:
     return out
 
 
-def softmax(x: Array, axis: int) -> Array:
-    """exp(x_i) / sum_j exp(x_j) along axis, without overflow (as in log_softmax)."""
+def softmax(x: Array, axis: int, overwrite: bool = False) -> Array:
+    """exp(x_i) / sum_j exp(x_j) along axis, without overflow (as in log_softmax).
+
+    overwrite=True computes it in x's own memory (x must be a float array nobody else reads):
+    attention's batches of scores are big, and a new array for each step costs time.
+    """
     x = x.astype(float_dtype(x.dtype), copy=False)
     if x.shape[axis] == 0:
-        return x.copy()
+        return x if overwrite else x.copy()
     with np.errstate(invalid='ignore'):  # a row of -inf: 0 / 0 = nan, as PyTorch
-        e: Array = np.exp(x - x.max(axis=axis, keepdims=True))
-        e /= e.sum(axis=axis, keepdims=True)  # in place: e is ours, and attention's batches of scores are big
+        e: Array = np.subtract(x, x.max(axis=axis, keepdims=True), out=x if overwrite else None)
+        np.exp(e, out=e)
+        e /= e.sum(axis=axis, keepdims=True)
     return e
 
 

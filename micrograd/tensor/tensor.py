@@ -533,7 +533,8 @@ class Tensor:
     def relu(self) -> Tensor:
         if self.data.dtype == BOOL:
             raise TypeError("Tensor.relu: bool inputs are not supported, as in PyTorch")
-        passes = ~(self.data <= 0)  # found now, while the data is in cache; 1 byte a number for backward to read
+        passes = np.less_equal(self.data, 0)  # found now, while the data is in cache; 1 byte a number for backward
+        np.logical_not(passes, out=passes)  # x > 0, and nan too: x <= 0 is False for nan, so nan passes
 
         def _backward(grad: Array) -> None:  # 1 for x > 0, 0 for x <= 0 (also at 0, as in PyTorch; nan passes)
             self._add_grad(select(passes, grad))
