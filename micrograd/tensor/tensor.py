@@ -36,6 +36,7 @@ from micrograd.tensor.numeric import (
     float_dtype,
     index,
     is_number,
+    keep_freed_memory,
     log_softmax,
     real_array,
     result_dtype,
@@ -45,6 +46,8 @@ from micrograd.tensor.numeric import (
     sum_into_rows,
     unbroadcast,
 )
+
+keep_freed_memory()  # each training step reuses the memory the last one freed (see numeric.py)
 
 ArrayLike = Array | float | int | Sequence[Any]  # what a Tensor can be made from (besides a Tensor)
 Backward = Callable[[Array], None]
