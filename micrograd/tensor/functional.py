@@ -218,11 +218,11 @@ def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, is_causal: boo
         dscores *= p
         dscores *= scale  # with the scale of the step after
         if q.requires_grad:
-            q._add_grad(_product_laid_out_as(q, dscores, k.data))
+            q._add_grad(_product_laid_out_as(q, dscores, k.data), own=True)
         if k.requires_grad:
-            k._add_grad(_product_laid_out_as(k, dscores.swapaxes(-2, -1), q.data))
+            k._add_grad(_product_laid_out_as(k, dscores.swapaxes(-2, -1), q.data), own=True)
         if v.requires_grad:
-            v._add_grad(_product_laid_out_as(v, p.swapaxes(-2, -1), grad))
+            v._add_grad(_product_laid_out_as(v, p.swapaxes(-2, -1), grad), own=True)
     return Tensor._result(out, (q, k, v), 'scaled_dot_product_attention', _backward)
 
 

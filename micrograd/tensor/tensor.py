@@ -126,9 +126,10 @@ class Tensor:
         """self.grad += grad, after summing grad over the axes broadcasting stretched.
 
         The gradient takes self's dtype (a float32 weight times a float64 input still has
-        a float32 gradient). Never writes into an array: the same one may be handed to
-        several tensors. own=True promises that grad is a new array made for self alone,
-        as a weight's gradient from matmul is: a leaf may then keep it without a copy.
+        a float32 gradient). Never writes into an array it may not own: the same one may be
+        handed to several tensors. own=True promises that grad is a new array made for self
+        alone, as a weight's gradient from matmul is: a leaf may then keep it without a copy,
+        and a second gradient is added into it instead of into a new array.
         """
         if grad.shape != self.data.shape:
             grad = unbroadcast(grad, self.data.shape)
@@ -136,6 +137,9 @@ class Tensor:
         if self.grad is None:
             # A leaf's .grad is the user's to keep (and maybe scale in place): give it its own array.
             self.grad = grad.astype(dtype, copy=False) if self._prev or own else np.array(grad, dtype=dtype)
+        elif own and grad.dtype == dtype:  # grad is ours: add into it, one new array fewer
+            grad += self.grad
+            self.grad = grad
         else:
             self.grad = self.grad + grad.astype(dtype, copy=False)
 
@@ -540,7 +544,7 @@ class Tensor:
         np.logical_not(passes, out=passes)  # x > 0, and nan too: x <= 0 is False for nan, so nan passes
 
         def _backward(grad: Array) -> None:  # 1 for x > 0, 0 for x <= 0 (also at 0, as in PyTorch; nan passes)
-            self._add_grad(select(passes, grad))
+            self._add_grad(select(passes, grad), own=True)
         return Tensor._result(np.maximum(self.data, 0), (self,), 'relu', _backward)
 
     def abs(self) -> Tensor:
