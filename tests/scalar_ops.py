@@ -1,0 +1,229 @@
+"""The table of scalar ops the sweeps in test_engine_sweep.py are generated from, as PyTorch's OpInfo.
+
+One row per form of an op, as a user writes it: `x - y` (two Values), `x - k` (a Value and a number), `k - x`
+(a number on the left, so Value.__rsub__). Each row has our call, the same number in plain Python float
+arithmetic (with `math`), PyTorch's counterpart (float64), the Value method its errors name, its domain (what
+it refuses, and with which exception), where ordinary samples come from (inside the domain, away from kinks),
+and every deliberate difference from PyTorch with its reason. A new op is one new row; every check of the
+sweep then runs on it.
+
+Every row is called as f(a, b) with the operands in the order they are written: for `k - x`, a is the number
+and b the Value; a unary row ignores b.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from micrograd import Value
+
+Refusal = type[Exception] | None
+
+
+@dataclass(frozen=True)
+class ScalarOp:
+    name: str  # as a user writes it: x, y are Values, k is a number
+    form: str  # 'unary' (x), 'values' (x, y), 'number' (x, k: the number on the right), 'rnumber' (k, x)
+    ours: Callable[[Any, Any], Value]
+    reference: Callable[[float, float], float]  # plain Python floats and math: raises where Python refuses
+    theirs: Callable[[Any, Any, Any], Any]  # (torch, a, b): a Value's place holds a float64 tensor, a number's a float
+    method: str  # the Value method whose name a refused operand's TypeError carries
+    refuses: Callable[[float, float], Refusal] = lambda a, b: None  # our domain: the error for these operands
+    errors_name: str = ''  # a regular expression for the method a domain error names (default: method)
+    interval: tuple[float, float] = (-3.0, 3.0)  # ordinary samples of x (and y): inside the domain
+    number_interval: tuple[float, float] = (-3.0, 3.0)  # ordinary samples of k
+    kinks: tuple[float, ...] = ()  # where the derivative jumps: no difference quotient there
+    ulps: int = 0  # how many units in the last place the forward may differ from float arithmetic
+    grad_differs: Callable[[float, float], bool] = lambda a, b: False  # where differs['grad'] applies
+    differs: dict[str, str] = field(default_factory=dict)  # 'refuses' / 'forward' / 'grad' -> why we differ
+
+    @property
+    def values(self) -> tuple[bool, bool]:
+        """Which operands are Values (a, b)."""
+        return {'unary': (True, False), 'values': (True, True), 'number': (True, False),
+                'rnumber': (False, True)}[self.form]
+
+    @property
+    def error_pattern(self) -> str:
+        return self.errors_name or self.method.replace('.', r'\.')
+
+
+# --- the domains: which operands each op refuses, and with which exception ---
+
+def _pow_refusal(x: float, k: float) -> Refusal:
+    """x ** k for a number k: not real, a division by zero, or too large for a float."""
+    if x < 0 and math.isfinite(k) and not k.is_integer() or x < 0 and math.isnan(k):
+        return ValueError  # a fractional power of a negative base is not real
+    if x == 0 and k < 0:
+        return ZeroDivisionError
+    try:
+        x ** k
+    except OverflowError:
+        return OverflowError
+    return None
+
+
+def _value_exponent_refusal(x: float, y: float) -> Refusal:
+    """x ** y with a Value exponent: its gradient x**y * log(x) needs x > 0."""
+    return ValueError if not x > 0 else _pow_refusal(x, y)
+
+
+def _exp_refusal(x: float) -> Refusal:
+    try:
+        math.exp(x)
+    except OverflowError:
+        return OverflowError
+    return None
+
+
+def _divisor(k: float) -> Refusal:
+    return ZeroDivisionError if k == 0 else None
+
+
+# --- the references: plain Python float arithmetic ---
+
+def _pow(x: float, k: float) -> float:
+    out = x ** k
+    if isinstance(out, complex):  # Python's answer to a fractional power of a negative base
+        raise ValueError(f"{x} ** {k} is not real")
+    return out
+
+
+def _relu(x: float) -> float:
+    return 0.0 if x < 0 else x  # nan stays nan, as PyTorch's
+
+
+def _sigmoid(x: float) -> float:
+    return 1 / (1 + math.exp(-x)) if x >= 0 else math.exp(x) / (1 + math.exp(x))  # the form that cannot overflow
+
+
+def _dot2(a: float, b: float) -> float:
+    return 0.0 + a * b + b * a  # Value.dot([a, b], [b, a]): summed left to right from 0
+
+
+# --- the deliberate differences from PyTorch, each said once ---
+
+ZERO_DIVISION = ("division by zero is refused (ZeroDivisionError), as Python's float division refuses it; PyTorch "
+                 "gives inf or nan")
+ZERO_TO_NEGATIVE = ("0 ** k for a negative k is refused (ZeroDivisionError), as in Python; PyTorch gives inf")
+FRACTIONAL = ("a fractional (or nan) power of a negative base is refused (ValueError): no real number; Python "
+              "gives a complex number, PyTorch nan")
+POW_OVERFLOW = "x ** k too large for a float is refused (OverflowError), as in Python; PyTorch gives inf"
+EXP_OVERFLOW = "exp(x) too large for a float (x > 709.78) is refused (OverflowError), as math.exp; PyTorch gives inf"
+LOG_DOMAIN = ("log(x) for x <= 0 or nan is refused (ValueError), as math.log for x <= 0 (math.log(nan) is nan); "
+              "PyTorch gives -inf at 0 and nan below")
+VALUE_EXPONENT = ("x ** y with a Value exponent needs a base x > 0 (ValueError), since its gradient is "
+                  "x**y * log(x); PyTorch computes 0 ** y and (-2) ** 2 and gives the exponent a gradient of 0 or nan")
+KARPATHY_DIVISION = ("x / y is computed as x * y**-1, as in Karpathy's micrograd: it may differ from x / y (and "
+                     "PyTorch) in the last bit")
+
+DIVISION_DIFFERS = {'refuses': ZERO_DIVISION, 'forward': KARPATHY_DIVISION}
+NEGATIVE_ZERO_SLOPE = ("at x = -0.0 the slope k * x**(k-1) of x ** k (k < 1, not an integer) is +inf, as IEEE "
+                       "pow(-0.0, k-1) gives it; PyTorch gives -inf")
+POW_DIFFERS = {'refuses': f"{FRACTIONAL}; {ZERO_TO_NEGATIVE}; {POW_OVERFLOW}", 'grad': NEGATIVE_ZERO_SLOPE}
+INTEGER_POW_DIFFERS = {'refuses': f"{ZERO_TO_NEGATIVE}; {POW_OVERFLOW}"}
+
+
+def _at_negative_zero(a: float, b: float) -> bool:
+    return a == 0 and math.copysign(1.0, a) < 0
+VALUE_POW_DIFFERS = {'refuses': f"{VALUE_EXPONENT}; {POW_OVERFLOW}"}
+
+OPS: list[ScalarOp] = [
+    ScalarOp('x + y', 'values', lambda a, b: a + b, lambda a, b: a + b, lambda t, a, b: a + b, 'Value.__add__'),
+    ScalarOp('x + k', 'number', lambda a, b: a + b, lambda a, b: a + b, lambda t, a, b: a + b, 'Value.__add__'),
+    ScalarOp('k + x', 'rnumber', lambda a, b: a + b, lambda a, b: a + b, lambda t, a, b: a + b,
+             'Value.__add__'),  # (__radd__ is __add__: addition commutes)
+    ScalarOp('x - y', 'values', lambda a, b: a - b, lambda a, b: a - b, lambda t, a, b: a - b, 'Value.__sub__'),
+    ScalarOp('x - k', 'number', lambda a, b: a - b, lambda a, b: a - b, lambda t, a, b: a - b, 'Value.__sub__'),
+    ScalarOp('k - x', 'rnumber', lambda a, b: a - b, lambda a, b: a - b, lambda t, a, b: a - b, 'Value.__rsub__'),
+    ScalarOp('x * y', 'values', lambda a, b: a * b, lambda a, b: a * b, lambda t, a, b: a * b, 'Value.__mul__'),
+    ScalarOp('x * k', 'number', lambda a, b: a * b, lambda a, b: a * b, lambda t, a, b: a * b, 'Value.__mul__'),
+    ScalarOp('k * x', 'rnumber', lambda a, b: a * b, lambda a, b: a * b, lambda t, a, b: a * b, 'Value.__mul__'),
+    ScalarOp('x / y', 'values', lambda a, b: a / b, lambda a, b: a / b, lambda t, a, b: a / b, 'Value.__truediv__',
+             refuses=lambda a, b: _divisor(b), errors_name=r'Value\.__(truediv|pow)__', interval=(0.5, 3.0),
+             ulps=2, differs=DIVISION_DIFFERS),
+    ScalarOp('x / k', 'number', lambda a, b: a / b, lambda a, b: a / b, lambda t, a, b: a / b, 'Value.__truediv__',
+             refuses=lambda a, b: _divisor(b), number_interval=(0.5, 3.0), ulps=2, differs=DIVISION_DIFFERS),
+    ScalarOp('k / x', 'rnumber', lambda a, b: a / b, lambda a, b: a / b, lambda t, a, b: a / b,
+             'Value.__rtruediv__', refuses=lambda a, b: _divisor(b), errors_name=r'Value\.__(rtruediv|pow)__',
+             interval=(0.5, 3.0), ulps=2, differs=DIVISION_DIFFERS),
+    ScalarOp('x ** y', 'values', lambda a, b: a ** b, _pow, lambda t, a, b: a ** b, 'Value.__pow__',
+             refuses=_value_exponent_refusal, interval=(0.5, 3.0), differs=VALUE_POW_DIFFERS),
+    ScalarOp('x ** k', 'number', lambda a, b: a ** b, _pow, lambda t, a, b: a ** b, 'Value.__pow__',
+             refuses=_pow_refusal, interval=(0.5, 3.0), differs=POW_DIFFERS,
+             grad_differs=_at_negative_zero),
+    ScalarOp('x ** 3', 'unary', lambda a, b: a ** 3, lambda a, b: _pow(a, 3), lambda t, a, b: a ** 3,
+             'Value.__pow__', refuses=lambda a, b: _pow_refusal(a, 3.0), differs=INTEGER_POW_DIFFERS),
+    ScalarOp('x ** -2', 'unary', lambda a, b: a ** -2, lambda a, b: _pow(a, -2), lambda t, a, b: a ** -2,
+             'Value.__pow__', refuses=lambda a, b: _pow_refusal(a, -2.0), interval=(0.5, 3.0),
+             differs=INTEGER_POW_DIFFERS),
+    ScalarOp('x ** 0.5', 'unary', lambda a, b: a ** 0.5, lambda a, b: _pow(a, 0.5), lambda t, a, b: a ** 0.5,
+             'Value.__pow__', refuses=lambda a, b: _pow_refusal(a, 0.5), interval=(0.5, 3.0), differs=POW_DIFFERS,
+             grad_differs=_at_negative_zero),
+    ScalarOp('k ** x', 'rnumber', lambda a, b: a ** b, _pow, lambda t, a, b: a ** b, 'Value.__rpow__',
+             refuses=_value_exponent_refusal, errors_name=r'Value\.__r?pow__', number_interval=(0.5, 3.0),
+             differs=VALUE_POW_DIFFERS),
+    ScalarOp('-x', 'unary', lambda a, b: -a, lambda a, b: -a, lambda t, a, b: -a, 'Value.__neg__'),
+    ScalarOp('relu', 'unary', lambda a, b: a.relu(), lambda a, b: _relu(a), lambda t, a, b: a.relu(), 'Value.relu',
+             kinks=(0.0,)),
+    ScalarOp('tanh', 'unary', lambda a, b: a.tanh(), lambda a, b: math.tanh(a), lambda t, a, b: a.tanh(),
+             'Value.tanh'),
+    ScalarOp('exp', 'unary', lambda a, b: a.exp(), lambda a, b: math.exp(a), lambda t, a, b: a.exp(), 'Value.exp',
+             refuses=lambda a, b: _exp_refusal(a), differs={'refuses': EXP_OVERFLOW}),
+    ScalarOp('log', 'unary', lambda a, b: a.log(), lambda a, b: math.log(a), lambda t, a, b: a.log(), 'Value.log',
+             refuses=lambda a, b: None if a > 0 else ValueError, interval=(0.5, 3.0), differs={'refuses': LOG_DOMAIN}),
+    ScalarOp('sigmoid', 'unary', lambda a, b: a.sigmoid(), lambda a, b: _sigmoid(a), lambda t, a, b: a.sigmoid(),
+             'Value.sigmoid'),
+    ScalarOp('dot([x, y], [y, x])', 'values', lambda a, b: Value.dot([a, b], [b, a]), _dot2,
+             lambda t, a, b: 0.0 + a * b + b * a, 'Value.dot'),
+    ScalarOp('dot([x], [k])', 'number', lambda a, b: Value.dot([a], [b]), lambda a, b: 0.0 + a * b,
+             lambda t, a, b: 0.0 + a * b, 'Value.dot'),
+    ScalarOp('dot([x], [2], bias=k)', 'number', lambda a, b: Value.dot([a], [2.0], b),
+             lambda a, b: b + a * 2.0, lambda t, a, b: b + a * 2.0, 'Value.dot'),
+]
+
+BY_NAME = {op.name: op for op in OPS}
+WITH_A_NUMBER = [op.name for op in OPS if op.form in ('number', 'rnumber')]
+
+# The numbers a Value meets at the edges: zeros of both signs (relu's tie at 0), infinities, nan, a tiny number
+# whose reciprocal is still a float (1e-170) and one whose reciprocal is not (1e-310, subnormal), a huge one,
+# and ordinary numbers of both signs.
+SPECIALS: dict[str, float] = {
+    '0': 0.0, '-0.0': -0.0, 'inf': math.inf, '-inf': -math.inf, 'nan': math.nan, '1e-170': 1e-170,
+    '1e-310': 1e-310, '1e300': 1e300, '-2.5': -2.5, '-1': -1.0, '0.5': 0.5, '1': 1.0, '2': 2.0,
+}
+ORDINARY = ('-2.5', '-1', '0.5', '1', '2')  # where a difference quotient is a fair check
+
+# Numbers of every kind an op takes: each becomes a Python float first (np.uint8(3) is 3.0, so `x - k` cannot
+# wrap around; np.float16(0.1) is 0.0999755859375 and the op is computed in float64).
+NUMBERS: dict[str, object] = {
+    'int': 3, 'negative int': -3, 'float': 0.1, 'bool': True, 'False': False,
+    **{f'np.{t}': getattr(np, t)(3) for t in ('int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32',
+                                              'uint64')},
+    'np.int8 negative': np.int8(-3),
+    **{f'np.{t}': getattr(np, t)(0.1) for t in ('float16', 'float32', 'float64')},
+    'np.bool_': np.bool_(True),
+    '0-d array float64': np.array(0.1), '0-d array uint8': np.array(3, dtype=np.uint8),
+    '0-d array float16': np.array(0.1, dtype=np.float16), '0-d array bool': np.array(True),
+    'Fraction': Fraction(1, 3),
+}
+
+# Things an op refuses as an operand, with the error: no real number, or a real number too large for a float.
+NOT_NUMBERS: dict[str, tuple[object, type[Exception]]] = {
+    'Decimal': (Decimal('0.1'), TypeError),  # as float + Decimal is refused
+    'complex': (1 + 2j, TypeError), 'np.complex128': (np.complex128(1 + 2j), TypeError),
+    'str': ('3', TypeError), 'np.str_': (np.str_('3'), TypeError), 'None': (None, TypeError),
+    'list': ([3.0], TypeError), 'tuple': ((3.0,), TypeError), 'array (2,)': (np.array([3.0, 3.0]), TypeError),
+    '0-d array of str': (np.array('3'), TypeError), 'array of one': (np.array([3.0]), TypeError),
+    'np.datetime64': (np.datetime64('2024-01-01'), TypeError),
+    'int too large for a float': (10 ** 400, OverflowError),
+}
+
+# What PyTorch does with what we refuse, for the README: every deliberate difference, once.
+DIFFERENCES = sorted({why for op in OPS for why in op.differs.values()})
