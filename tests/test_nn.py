@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from micrograd import MLP, SGD, Layer, Module, Neuron, Value
+from micrograd import MLP, SGD, Adam, Layer, Module, Neuron, Value
 
 
 def test_a_neuron_starts_with_uniform_weights_and_zero_bias():
@@ -149,3 +149,36 @@ def test_sizes_that_build_no_sensible_network_are_refused(make, error):
 def test_numpy_integers_are_sizes_too():
     import numpy as np
     assert len(MLP(np.int64(2), [np.int64(3), 1]).parameters()) == 3 * 3 + 4
+
+
+def test_a_one_input_mlp_takes_a_plain_number():
+    model = MLP(1, [1])
+    out = model(3.0)
+    assert isinstance(out, Value) and out.data == model([3.0]).data
+
+
+def test_an_mlp_of_tanh_or_sigmoid_names_it_in_every_hidden_neuron():
+    assert repr(MLP(1, [2, 1], activation='sigmoid')) == (
+        "MLP of [Layer of [SigmoidNeuron(1), SigmoidNeuron(1)], Layer of [LinearNeuron(2)]]")
+
+
+def test_a_nan_input_gives_a_nan_output():
+    import math
+    model = MLP(2, [4, 1])
+    assert math.isnan(model([math.nan, 1.0]).data)  # relu(nan) is nan, as in PyTorch
+
+
+@pytest.mark.parametrize('lr_type', ['float64', 'float32'])
+@pytest.mark.parametrize('optimizer', [SGD, Adam])
+def test_a_numpy_learning_rate_keeps_data_and_grads_python_floats(optimizer, lr_type):
+    import numpy as np
+    random.seed(0)
+    model = MLP(2, [3, 1])
+    opt = optimizer(model.parameters(), lr=getattr(np, lr_type)(0.1))
+    for _ in range(3):
+        opt.zero_grad()
+        model([1.0, -2.0]).backward()
+        opt.step()
+        assert all(type(p.data) is float and type(p.grad) is float for p in model.parameters())
+    opt.zero_grad()
+    assert all(p.grad == 0.0 and type(p.grad) is float for p in model.parameters())  # 0.0, not None
