@@ -204,10 +204,15 @@ def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, is_causal: boo
         np.copyto(scores, -math.inf, where=causal_mask(T))  # the future: weight exp(-inf) = 0
     p = softmax(scores, axis=-1, overwrite=True)  # the attention weights, each row summing to 1
     try:
-        out = p @ v.data
+        shape = np.broadcast_shapes(p.shape[:-2], v.shape[:-2]) + (T, v.shape[-1])
     except ValueError:
         raise ValueError(f"scaled_dot_product_attention: the leading axes of q {q.shape}, k {k.shape} and "
                          f"v {v.shape} do not broadcast") from None
+    # The output (..., n_head, T, d_v) is written in (..., T, n_head, d_v) memory: the layout in which
+    # the heads are put side by side again (out.swapaxes(-3, -2).reshape(..., T, C)) without a copy.
+    has_heads = len(shape) > 2
+    memory = np.empty(shape[:-3] + (T, shape[-3], shape[-1]) if has_heads else shape, dtype=np.result_type(p, v.data))
+    out = np.matmul(p, v.data, out=memory.swapaxes(-3, -2) if has_heads else memory)
 
     def _backward(grad: Array) -> None:
         # out = p @ v:               dp = grad @ v^T,  dv = p^T @ grad
