@@ -227,3 +227,36 @@ NOT_NUMBERS: dict[str, tuple[object, type[Exception]]] = {
 
 # What PyTorch does with what we refuse, for the README: every deliberate difference, once.
 DIFFERENCES = sorted({why for op in OPS for why in op.differs.values()})
+
+
+# --- calling a row ---
+
+def operands(op: ScalarOp, a: Any, b: Any) -> tuple[Any, Any, list[Value]]:
+    """The operands for our call, a Value where the row has one; and those Values (whose gradients we check)."""
+    first, second = op.values
+    a = Value(a) if first else a
+    b = Value(b) if second else b
+    return a, b, [v for v in (a, b) if isinstance(v, Value)]
+
+
+def central_differences(op: ScalarOp, a: float, b: float, h: float = 1e-6) -> list[float]:
+    """(f(v + h) - f(v - h)) / 2h for each operand v that is a Value, with h relative to |v| beyond 1."""
+    slopes = []
+    for i, is_value in enumerate(op.values):
+        if not is_value:
+            continue
+        step = h * max(1.0, abs((a, b)[i]))
+        up, down = [a, b], [a, b]
+        up[i] += step
+        down[i] -= step
+        slopes.append((op.ours(*operands(op, *up)[:2]).data - op.ours(*operands(op, *down)[:2]).data) / (2 * step))
+    return slopes
+
+
+def samples(op: ScalarOp, a: float, b: float) -> tuple[float, float]:
+    """Map a and b from [0, 1] into the row's intervals: the Values' and the number's."""
+    def into(u: float, interval: tuple[float, float]) -> float:
+        return interval[0] + u * (interval[1] - interval[0])
+    first, second = op.values
+    return (into(a, op.interval if first else op.number_interval),
+            into(b, op.interval if second else op.number_interval))

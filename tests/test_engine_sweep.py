@@ -26,7 +26,18 @@ from hypothesis import strategies as st
 from micrograd import Value
 from tests.conftest import TORCH_SKIP_REASON
 from tests.graphs import graphs, micrograd_graph
-from tests.scalar_ops import BY_NAME, NOT_NUMBERS, NUMBERS, OPS, ORDINARY, SPECIALS, WITH_A_NUMBER, ScalarOp
+from tests.scalar_ops import (
+    BY_NAME,
+    NOT_NUMBERS,
+    NUMBERS,
+    OPS,
+    ORDINARY,
+    SPECIALS,
+    WITH_A_NUMBER,
+    ScalarOp,
+    central_differences,
+    operands,
+)
 
 try:
     import torch
@@ -34,7 +45,6 @@ except ImportError:  # everything but the comparisons with PyTorch still runs
     torch = None
 
 needs_torch = pytest.mark.skipif(torch is None, reason=TORCH_SKIP_REASON)
-H = 1e-6
 
 # Where the engine is wrong today, each a strict xfail: the day it is fixed the test says so and the entry goes.
 SUBNORMAL_DIVISOR = ("dividing by a subnormal number (1e-310) is refused with an OverflowError: x / y is computed as "
@@ -70,14 +80,6 @@ class Refused:
         return f"refused: {type(self.error).__name__}: {self.error}"
 
 
-def operands(op: ScalarOp, a: Any, b: Any) -> tuple[Any, Any, list[Value]]:
-    """The operands for our call, a Value where the row has one; and those Values (whose gradients we check)."""
-    first, second = op.values
-    a = Value(a) if first else a
-    b = Value(b) if second else b
-    return a, b, [v for v in (a, b) if isinstance(v, Value)]
-
-
 def run_ours(op: ScalarOp, a: Any, b: Any) -> Any:
     a, b, values = operands(op, a, b)
     try:
@@ -106,20 +108,6 @@ def same(ours: float, theirs: float, ulps: int = 0, rel: float = 0.0) -> bool:
     if math.isinf(ours) or math.isinf(theirs):
         return ours == theirs
     return ours == theirs or abs(ours - theirs) <= max(ulps * math.ulp(theirs), rel * abs(theirs))
-
-
-def central_differences(op: ScalarOp, a: float, b: float) -> list[float]:
-    first, second = op.values
-    slopes = []
-    for i, is_value in enumerate((first, second)):
-        if not is_value:
-            continue
-        h = H * max(1.0, abs((a, b)[i]))
-        up, down = [a, b], [a, b]
-        up[i] += h
-        down[i] -= h
-        slopes.append((op.ours(*operands(op, *up)[:2]).data - op.ours(*operands(op, *down)[:2]).data) / (2 * h))
-    return slopes
 
 
 def check_refusal(op: ScalarOp, result: Any, expected: type[Exception], what: str) -> None:

@@ -1,56 +1,29 @@
-"""Every op's gradient against a central difference, (f(x+h) - f(x-h)) / 2h."""
+"""Every op's gradient against a central difference, (f(x+h) - f(x-h)) / 2h, at random points of its domain.
+
+The ops and their domains come from the table in scalar_ops.py; random graphs of them from graphs.py.
+"""
 import math
 
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from micrograd import Value
 from tests.graphs import graphs, largest_magnitude, micrograd_graph
+from tests.scalar_ops import OPS, central_differences, operands, samples
 
 H = 1e-6
 
-# Each op of one or two inputs, with the domain its inputs are drawn from.
-OPS = {
-    'add': (lambda a, b: a + b, (-5, 5), (-5, 5)),
-    'sub': (lambda a, b: a - b, (-5, 5), (-5, 5)),
-    'mul': (lambda a, b: a * b, (-5, 5), (-5, 5)),
-    'div': (lambda a, b: a / b, (-5, 5), (0.5, 5)),
-    'pow_number': (lambda a, b: a ** 3, (-3, 3), (0, 1)),
-    'pow_fraction': (lambda a, b: a ** 1.5, (0.1, 4), (0, 1)),
-    'pow_value': (lambda a, b: a ** b, (0.1, 4), (-2, 2)),
-    'rpow': (lambda a, b: 2 ** a, (-3, 3), (0, 1)),
-    'rsub': (lambda a, b: 1 - a, (-5, 5), (0, 1)),
-    'rdiv': (lambda a, b: 1 / a, (0.5, 5), (0, 1)),
-    'neg': (lambda a, b: -a, (-5, 5), (0, 1)),
-    'tanh': (lambda a, b: a.tanh(), (-4, 4), (0, 1)),
-    'relu': (lambda a, b: a.relu(), (-4, 4), (0, 1)),
-    'exp': (lambda a, b: a.exp(), (-4, 4), (0, 1)),
-    'log': (lambda a, b: a.log(), (0.1, 5), (0, 1)),
-    'sigmoid': (lambda a, b: a.sigmoid(), (-6, 6), (0, 1)),
-    'dot': (lambda a, b: Value.dot([a, b, a], [b, Value(2.0), a]), (-3, 3), (-3, 3)),
-}
 
-
-def central_difference(f, a, b):
-    da = (f(Value(a + H), Value(b)).data - f(Value(a - H), Value(b)).data) / (2 * H)
-    db = (f(Value(a), Value(b + H)).data - f(Value(a), Value(b - H)).data) / (2 * H)
-    return da, db
-
-
-@pytest.mark.parametrize('name', sorted(OPS))
+@pytest.mark.parametrize('op', OPS, ids=[op.name for op in OPS])
 @settings(max_examples=40, deadline=None)
-@given(data=st.data())
-def test_each_op_matches_a_central_difference(name, data):
-    f, a_range, b_range = OPS[name]
-    a = data.draw(st.floats(*a_range), label='a')
-    b = data.draw(st.floats(*b_range), label='b')
-    assume(name != 'relu' or abs(a) > 10 * H)  # relu has a kink at 0
-    va, vb = Value(a), Value(b)
-    f(va, vb).backward()
-    da, db = central_difference(f, a, b)
-    assert va.grad == pytest.approx(da, rel=1e-5, abs=1e-5)
-    assert vb.grad == pytest.approx(db, rel=1e-5, abs=1e-5)
+@given(u=st.floats(0, 1), v=st.floats(0, 1))
+def test_each_op_matches_a_central_difference(op, u, v):
+    a, b = samples(op, u, v)
+    assume(all(abs(x - kink) > 10 * H for x in (a, b) for kink in op.kinks))  # no derivative at a kink
+    x, y, values = operands(op, a, b)
+    op.ours(x, y).backward()
+    for value, slope in zip(values, central_differences(op, a, b, H)):
+        assert value.grad == pytest.approx(slope, rel=1e-5, abs=1e-5)
 
 
 @settings(max_examples=100, deadline=None)
