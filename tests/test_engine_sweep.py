@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from micrograd import Value
@@ -279,7 +279,8 @@ def test_a_value_in_place_of_a_value_exponent_or_operand_is_refused_too(kind):
 
 # --- properties over random graphs ---
 
-REFUSAL_CANDIDATES = [bad for bad, _ in NOT_NUMBERS.values()] + [0.0, -1.0, -0.5, math.nan, 1e300, 1000.0]
+REFUSAL_CANDIDATES = [bad for bad, _ in NOT_NUMBERS.values()] + [0.0, -0.0, -1.0, -0.5, math.nan, -math.inf, 1e300,
+                                                                  1000.0, 1e-310, 0.5]
 
 
 def all_nodes(out: Value, leaves: list[Value]) -> list[Value]:
@@ -288,23 +289,32 @@ def all_nodes(out: Value, leaves: list[Value]) -> list[Value]:
 
 @settings(max_examples=150, deadline=None)
 @given(graphs(max_ops=8), st.sampled_from([op.name for op in OPS]), st.sampled_from(range(len(REFUSAL_CANDIDATES))),
-       st.integers(0, 10 ** 6), st.booleans())
-def test_a_refused_input_leaves_every_node_of_the_graph_as_it_was(recipe, name, bad_index, which, after_backward):
+       st.integers(0, 10 ** 6), st.booleans(), st.booleans())
+def test_a_refused_input_leaves_every_node_of_the_graph_as_it_was(recipe, name, bad_index, which, after_backward,
+                                                                   node_first):
     leaves, out = micrograd_graph(recipe)
     if after_backward and math.isfinite(out.data):
         out.backward()
     nodes = all_nodes(out, leaves)
     node, bad, op = nodes[which % len(nodes)], REFUSAL_CANDIDATES[bad_index], BY_NAME[name]
     before = snapshot(nodes)
-    a, b = {'unary': (node, None), 'values': (node, Value(bad) if isinstance(bad, float) else bad),
+    other = Value(bad) if isinstance(bad, float) else bad  # in a Value's place: a Value, or what is no number
+    a, b = {'unary': (node, None), 'values': (node, other) if node_first else (other, node),
             'number': (node, bad), 'rnumber': (bad, node)}[op.form]
     try:
         op.ours(a, b)
-    except (TypeError, ValueError, ArithmeticError):
-        pass
+    except (TypeError, ValueError, ArithmeticError) as e:
+        event(f"refused with {type(e).__name__}")
     else:
-        return  # taken: nothing to check
+        event("taken")
+        return  # nothing to check
     assert snapshot(nodes) == before
+    if after_backward and math.isfinite(out.data):  # and backward() still gives the same gradients
+        grads = [v.grad for v in leaves]
+        for v in leaves:
+            v.grad = 0.0
+        out.backward()
+        assert [v.grad for v in leaves] == pytest.approx(grads, rel=0, abs=0, nan_ok=True)
 
 
 @settings(max_examples=100, deadline=None)
