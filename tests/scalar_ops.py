@@ -208,7 +208,7 @@ NUMBERS: dict[str, object] = {
                                               'uint64')},
     'np.int8 negative': np.int8(-3),
     **{f'np.{t}': getattr(np, t)(0.1) for t in ('float16', 'float32', 'float64')},
-    'np.bool_': np.bool_(True),
+    'np.longdouble': np.longdouble(0.1), 'np.bool_': np.bool_(True),
     '0-d array float64': np.array(0.1), '0-d array uint8': np.array(3, dtype=np.uint8),
     '0-d array float16': np.array(0.1, dtype=np.float16), '0-d array bool': np.array(True),
     'Fraction': Fraction(1, 3),
@@ -221,7 +221,8 @@ NOT_NUMBERS: dict[str, tuple[object, type[Exception]]] = {
     'str': ('3', TypeError), 'np.str_': (np.str_('3'), TypeError), 'None': (None, TypeError),
     'list': ([3.0], TypeError), 'tuple': ((3.0,), TypeError), 'array (2,)': (np.array([3.0, 3.0]), TypeError),
     '0-d array of str': (np.array('3'), TypeError), 'array of one': (np.array([3.0]), TypeError),
-    'np.datetime64': (np.datetime64('2024-01-01'), TypeError),
+    'np.datetime64': (np.datetime64('2024-01-01'), TypeError), 'np.timedelta64': (np.timedelta64(3, 's'), TypeError),
+    '0-d array of objects': (np.array(3.0, dtype=object), TypeError),
     'int too large for a float': (10 ** 400, OverflowError),
 }
 
