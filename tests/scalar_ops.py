@@ -41,7 +41,7 @@ class ScalarOp:
     kinks: tuple[float, ...] = ()  # where the derivative jumps: no difference quotient there
     ulps: int = 0  # how many units in the last place the forward may differ from float arithmetic
     grad_differs: Callable[[float, float], bool] = lambda a, b: False  # where differs['grad'] applies
-    differs: dict[str, str] = field(default_factory=dict)  # 'refuses' / 'forward' / 'grad' -> why we differ
+    differs: dict[str, tuple[str, ...]] = field(default_factory=dict)  # 'refuses' / 'forward' / 'grad' -> why
 
     @property
     def values(self) -> tuple[bool, bool]:
@@ -123,16 +123,17 @@ VALUE_EXPONENT = ("x ** y with a Value exponent needs a base x > 0 (ValueError),
 KARPATHY_DIVISION = ("x / y is computed as x * y**-1, as in Karpathy's micrograd: it may differ from x / y (and "
                      "PyTorch) in the last bit")
 
-DIVISION_DIFFERS = {'refuses': ZERO_DIVISION, 'forward': KARPATHY_DIVISION}
+DIVISION_DIFFERS = {'refuses': (ZERO_DIVISION,), 'forward': (KARPATHY_DIVISION,)}
 NEGATIVE_ZERO_SLOPE = ("at x = -0.0 the slope k * x**(k-1) of x ** k (k < 1, not an integer) is +inf, as IEEE "
                        "pow(-0.0, k-1) gives it; PyTorch gives -inf")
-POW_DIFFERS = {'refuses': f"{FRACTIONAL}; {ZERO_TO_NEGATIVE}; {POW_OVERFLOW}", 'grad': NEGATIVE_ZERO_SLOPE}
-INTEGER_POW_DIFFERS = {'refuses': f"{ZERO_TO_NEGATIVE}; {POW_OVERFLOW}"}
+POW_DIFFERS = {'refuses': (FRACTIONAL, ZERO_TO_NEGATIVE, POW_OVERFLOW), 'grad': (NEGATIVE_ZERO_SLOPE,)}
+INTEGER_POW_DIFFERS = {'refuses': (ZERO_TO_NEGATIVE, POW_OVERFLOW)}
+VALUE_POW_DIFFERS = {'refuses': (VALUE_EXPONENT, POW_OVERFLOW)}
 
 
 def _at_negative_zero(a: float, b: float) -> bool:
     return a == 0 and math.copysign(1.0, a) < 0
-VALUE_POW_DIFFERS = {'refuses': f"{VALUE_EXPONENT}; {POW_OVERFLOW}"}
+
 
 OPS: list[ScalarOp] = [
     ScalarOp('x + y', 'values', lambda a, b: a + b, lambda a, b: a + b, lambda t, a, b: a + b, 'Value.__add__'),
@@ -164,7 +165,8 @@ OPS: list[ScalarOp] = [
              'Value.__pow__', refuses=lambda a, b: _pow_refusal(a, -2.0), interval=(0.5, 3.0),
              differs=INTEGER_POW_DIFFERS),
     ScalarOp('x ** 0.5', 'unary', lambda a, b: a ** 0.5, lambda a, b: _pow(a, 0.5), lambda t, a, b: a ** 0.5,
-             'Value.__pow__', refuses=lambda a, b: _pow_refusal(a, 0.5), interval=(0.5, 3.0), differs=POW_DIFFERS,
+             'Value.__pow__', refuses=lambda a, b: _pow_refusal(a, 0.5), interval=(0.5, 3.0),
+             differs={'refuses': (FRACTIONAL,), 'grad': (NEGATIVE_ZERO_SLOPE,)},
              grad_differs=_at_negative_zero),
     ScalarOp('k ** x', 'rnumber', lambda a, b: a ** b, _pow, lambda t, a, b: a ** b, 'Value.__rpow__',
              refuses=_value_exponent_refusal, errors_name=r'Value\.__r?pow__', number_interval=(0.5, 3.0),
@@ -175,9 +177,10 @@ OPS: list[ScalarOp] = [
     ScalarOp('tanh', 'unary', lambda a, b: a.tanh(), lambda a, b: math.tanh(a), lambda t, a, b: a.tanh(),
              'Value.tanh'),
     ScalarOp('exp', 'unary', lambda a, b: a.exp(), lambda a, b: math.exp(a), lambda t, a, b: a.exp(), 'Value.exp',
-             refuses=lambda a, b: _exp_refusal(a), differs={'refuses': EXP_OVERFLOW}),
+             refuses=lambda a, b: _exp_refusal(a), differs={'refuses': (EXP_OVERFLOW,)}),
     ScalarOp('log', 'unary', lambda a, b: a.log(), lambda a, b: math.log(a), lambda t, a, b: a.log(), 'Value.log',
-             refuses=lambda a, b: None if a > 0 else ValueError, interval=(0.5, 3.0), differs={'refuses': LOG_DOMAIN}),
+             refuses=lambda a, b: None if a > 0 else ValueError, interval=(0.5, 3.0),
+             differs={'refuses': (LOG_DOMAIN,)}),
     ScalarOp('sigmoid', 'unary', lambda a, b: a.sigmoid(), lambda a, b: _sigmoid(a), lambda t, a, b: a.sigmoid(),
              'Value.sigmoid'),
     ScalarOp('dot([x, y], [y, x])', 'values', lambda a, b: Value.dot([a, b], [b, a]), _dot2,
@@ -226,8 +229,22 @@ NOT_NUMBERS: dict[str, tuple[object, type[Exception]]] = {
     'int too large for a float': (10 ** 400, OverflowError),
 }
 
-# What PyTorch does with what we refuse, for the README: every deliberate difference, once.
-DIFFERENCES = sorted({why for op in OPS for why in op.differs.values()})
+# Where an operand kind is taken by one engine and refused by the other: on which side, and why (checked
+# against PyTorch's `+`).
+FRACTION = "a fractions.Fraction takes part as its float, as in Python's float arithmetic; PyTorch refuses it"
+ZERO_D_ARRAY = "a 0-d NumPy array takes part as its number on either side; PyTorch refuses one on the left of a tensor"
+COMPLEX = "complex numbers are refused (TypeError), as in a float's arithmetic; PyTorch computes in complex"
+ARRAY = "a NumPy array of shape (n,) is refused (TypeError): a Value is one number; PyTorch broadcasts it"
+BOTH_SIDES = ('right', 'left')
+OPERAND_DIFFERENCES: dict[str, tuple[tuple[str, ...], str]] = {
+    'Fraction': (BOTH_SIDES, FRACTION), **{kind: (('left',), ZERO_D_ARRAY) for kind in NUMBERS if '0-d' in kind},
+    'complex': (BOTH_SIDES, COMPLEX), 'np.complex128': (BOTH_SIDES, COMPLEX),
+    'array (2,)': (('right',), ARRAY), 'array of one': (('right',), ARRAY),
+}
+
+# Every deliberate difference from PyTorch, once each, for the README.
+DIFFERENCES = [ZERO_DIVISION, KARPATHY_DIVISION, ZERO_TO_NEGATIVE, FRACTIONAL, POW_OVERFLOW, NEGATIVE_ZERO_SLOPE,
+               VALUE_EXPONENT, EXP_OVERFLOW, LOG_DOMAIN, FRACTION, ZERO_D_ARRAY, COMPLEX, ARRAY]
 
 
 # --- calling a row ---

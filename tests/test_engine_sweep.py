@@ -28,8 +28,10 @@ from tests.conftest import TORCH_SKIP_REASON
 from tests.graphs import graphs, micrograd_graph
 from tests.scalar_ops import (
     BY_NAME,
+    DIFFERENCES,
     NOT_NUMBERS,
     NUMBERS,
+    OPERAND_DIFFERENCES,
     OPS,
     ORDINARY,
     SPECIALS,
@@ -103,8 +105,7 @@ def run_torch(op: ScalarOp, a: float, b: float) -> tuple[float, list[float]]:
     ta = torch.tensor(a, dtype=torch.float64, requires_grad=True) if first else a
     tb = torch.tensor(b, dtype=torch.float64, requires_grad=True) if second else b
     out = op.theirs(torch, ta, tb)
-    if out.requires_grad:  # (dot(x, [k]) with k == 0 still has a graph; a constant would not)
-        out.backward()
+    out.backward()
     tensors = [t for t in (ta, tb) if isinstance(t, torch.Tensor)]
     return out.item(), [0.0 if t.grad is None else t.grad.item() for t in tensors]
 
@@ -130,7 +131,26 @@ def test_every_row_names_a_method_of_value_and_every_difference_says_why():
     for op in OPS:
         assert hasattr(Value, op.method.split('.')[1]), op.name
         for check, why in op.differs.items():
-            assert check in ('refuses', 'forward', 'grad') and len(why) > 30, (op.name, check)
+            assert check in ('refuses', 'forward', 'grad'), (op.name, check)
+            assert set(why) <= set(DIFFERENCES), f"{op.name}: {why} (not all in DIFFERENCES, for the README)"
+
+
+@needs_torch
+@pytest.mark.parametrize('kind', [*NUMBERS, *NOT_NUMBERS])
+@pytest.mark.parametrize('side', ['right', 'left'])
+def test_where_pytorch_takes_an_operand_kind_we_refuse_or_the_other_way_the_table_says_why(kind, side):
+    k = NUMBERS[kind] if kind in NUMBERS else NOT_NUMBERS[kind][0]
+    results = []
+    for x in (Value(2.0), torch.tensor(2.0, dtype=torch.float64)):
+        try:
+            x + k if side == 'right' else k + x
+            results.append('takes')
+        except (TypeError, ValueError, ArithmeticError):
+            results.append('refuses')
+    ours, theirs = results
+    assert ours == ('takes' if kind in NUMBERS else 'refuses')
+    differs = side in OPERAND_DIFFERENCES.get(kind, ((), ''))[0]
+    assert (ours != theirs) == differs, f"{kind} on the {side}: we {ours} it, PyTorch {theirs} it"
 
 
 def test_where_float_arithmetic_refuses_the_table_refuses_too():
