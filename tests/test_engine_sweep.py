@@ -136,6 +136,7 @@ def test_every_row_names_a_method_of_value_and_every_difference_says_why():
 
 
 @needs_torch
+@pytest.mark.filterwarnings('ignore::DeprecationWarning')  # (NumPy's, about PyTorch's __array_wrap__)
 @pytest.mark.parametrize('kind', [*NUMBERS, *NOT_NUMBERS])
 @pytest.mark.parametrize('side', ['right', 'left'])
 def test_where_pytorch_takes_an_operand_kind_we_refuse_or_the_other_way_the_table_says_why(kind, side):
