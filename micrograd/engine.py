@@ -60,8 +60,8 @@ class Value:
         return Value(out, _backward.__defaults__, '**', _backward)
 
     def relu(self) -> Value:
-        def _backward(grad: float, self: Value = self) -> None:  # 1 for x > 0, else 0 (at 0 too)
-            self.grad += grad if self.data > 0 else 0.0  # d relu(x)/dx: selects, never multiplies
+        def _backward(grad: float, self: Value = self) -> None:  # 0 for x <= 0 (at 0 too), else 1
+            self.grad += 0.0 if self.data <= 0 else grad  # selects, never multiplies (NaN: grad)
         return Value(0.0 if self.data < 0 else self.data, _backward.__defaults__, 'relu', _backward)
 
     def tanh(self) -> Value:
@@ -225,6 +225,8 @@ def _number(x: object, op: str) -> float:
         return float(x)  # type: ignore[arg-type]
     except OverflowError:
         raise OverflowError(f"{op}: {str(x)[:30]}... is too large for a float") from None
+    except TypeError:  # a NumPy type that calls itself a number, as np.timedelta64 does
+        raise TypeError(f"{op}: expected a real number, got {type(x).__name__} ({x!r})") from None
 
 
 def _is_numpy_number(x: object) -> bool:

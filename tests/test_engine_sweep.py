@@ -53,16 +53,12 @@ SUBNORMAL_DIVISOR = ("dividing by a subnormal number (1e-310) is refused with an
                      "x * y**-1, and 1e-310 ** -1 is too large for a float; float arithmetic and PyTorch give x / y")
 NEGATIVE_BASE_INFINITE_POWER = ("x ** inf and x ** -inf for x < 0 are refused as 'a fractional power of a negative "
                                 "base' (inf.is_integer() is False); Python, PyTorch and micrograd.tensor give inf or 0")
-RELU_NAN_GRADIENT = ("relu's gradient at nan is 0 (nan > 0 is False); PyTorch and micrograd.tensor pass it through "
-                     "(nan <= 0 is False)")
 DIVISOR_GRADIENT = ("x / y's gradient in y is x * (-1 * y**-2): -inf or nan where y**-2 overflows (y = 1e-170), 0 "
                     "where it underflows (y = 1e300), though -x / y**2 is a float there: PyTorch gives it")
 DIVISOR_GRADIENT_CASES = {('0', '1e-170'), ('-0.0', '1e-170'), ('1e-170', '1e-170'), ('1e-310', '1e-170'),
                           ('inf', '1e300'), ('-inf', '1e300'), ('1e300', '1e300')}
 
-TIMEDELTA = ("np.timedelta64 passes as a number (NumPy registers it as a numbers.Integral), then float() refuses it "
-             "with a TypeError that does not name the op: 'float() argument must be a string or a real number'")
-NOT_NUMBER_BUGS = {'np.timedelta64': TIMEDELTA}
+NOT_NUMBER_BUGS: dict[str, str] = {}
 
 
 def not_number_marks(kind: str) -> list[Any]:
@@ -75,8 +71,6 @@ def known_bug(name: str, x: str, y: str, against: str) -> str | None:
         return SUBNORMAL_DIVISOR
     if name == 'x ** k' and SPECIALS[x] < 0 and math.isinf(SPECIALS[y]):
         return NEGATIVE_BASE_INFINITE_POWER
-    if against == 'torch' and name == 'relu' and x == 'nan':
-        return RELU_NAN_GRADIENT
     if against == 'torch' and name == 'x / y' and (x, y) in DIVISOR_GRADIENT_CASES:
         return DIVISOR_GRADIENT
     return None
