@@ -12,8 +12,10 @@ gpt = tensor + ['names>=0.3', 'matplotlib>=3.7']
 # pyperf: bench/compare.py times our engine across commits (the peers live in bench/'s own environments)
 bench = demo + gpt + ['pyperf>=2.6']
 # PyTorch is a test dependency too, installed by `make test` where its CPU build is at hand (see Makefile).
+# playwright drives the system's Chromium in the player tests; setuptools (with its own bdist_wheel, 70.1+)
+# builds the wheel whose contents a test checks, on every Python (3.12's venv has no setuptools at all).
 test = bench + ['pytest>=7', 'hypothesis>=6.80', 'ruff>=0.5', 'mypy>=1.8',
-                'playwright>=1.40']  # playwright drives the system's Chromium in the player tests
+                'playwright>=1.40', 'setuptools>=70.1']
 
 setup(
     # The import name is micrograd; the package index's `micrograd` is Karpathy's (0.1.0), hence a name of our own.
