@@ -24,7 +24,7 @@ class Value:
 
     def __init__(self, data: float, _children: Any = (), _op: str = '',
                  _backward: Callable[[float], None] = _no_backward, label: str = ''):
-        self.data = data if type(data) is float else _number(data, 'Value()')
+        self.data = data if type(data) is float else _as_float(data, _children, _backward)
         self.grad, self.label, self._op = 0.0, label, _op
         record = _grad_enabled.get()  # False inside no_grad(): no graph then
         self._prev, self._backward = (tuple(_children), _backward) if record else ((), _no_backward)
@@ -79,6 +79,8 @@ class Value:
     def log(self) -> Value:
         if not self.data > 0:
             raise ValueError(f"Value.log: log is defined only for data > 0, got {self.data}")
+        if type(self.data) is not float:  # a NumPy number written into .data: see _as_float
+            self.data = _number(self.data, 'Value.log')
         def _backward(grad: float, self: Value = self) -> None:
             self.grad += grad / self.data  # d log(x)/dx = 1/x
         return Value(math.log(self.data), _backward.__defaults__, 'log', _backward)
@@ -137,7 +139,7 @@ class Value:
                 stack += node._prev
         return order
 
-    # Derived ops: each is a one-liner on the ops above.
+    # Derived ops: one-liners on the ops above, but for division, an op of its own.
 
     def __neg__(self) -> Value:  # -self
         return self * -1.0
@@ -151,11 +153,18 @@ class Value:
     def __rsub__(self, other: float) -> Value:  # other - self
         return -self + _number(other, 'Value.__rsub__')
 
-    def __truediv__(self, other: Value | float) -> Value:  # self / other = self * other**-1
-        return self * (other ** -1 if isinstance(other, Value) else _reciprocal(other))
+    def __truediv__(self, other: Value | float) -> Value:  # self / other, not self * other**-1,
+        if not isinstance(other, Value):  # which overflows where other**-1 does (other = 1e-310)
+            return self._div_number(other)
+        q = self.data / _divisor(other.data, self.data)
+        def _backward(grad: float, self: Value = self, other: Value = other, *,
+                      q: float = q) -> None:
+            self.grad += grad / other.data  # d(x/y)/dx = 1/y
+            other.grad -= grad * (q / other.data)  # d(x/y)/dy = -x/y**2, as (x/y)/y: no overflow
+        return Value(q, _backward.__defaults__, '/', _backward)
 
     def __rtruediv__(self, other: float) -> Value:  # other / self
-        return self ** -1 * _number(other, 'Value.__rtruediv__')
+        return Value(_number(other, 'Value.__rtruediv__')) / self
 
     def __rpow__(self, other: float) -> Value:  # other ** self
         return Value(_number(other, 'Value.__rpow__')) ** self
@@ -169,8 +178,8 @@ class Value:
     def __repr__(self) -> str:
         return f"Value(data={self.data}, grad={self.grad})"
 
-    # Numbers in ops: x + 2, x * 2 and x ** y. A number is no node of the graph: the op has one
-    # parent, and its backward holds the number (k) as a keyword-only default, as drawings show it.
+    # Numbers in ops: x + 2, x * 2, x / 2, and x ** y. A number is no node of the graph: the op has
+    # one parent, and its backward holds the number (k) as a keyword-only default, as drawings show.
 
     def _add_number(self, other: float) -> Value:
         k = _number(other, 'Value.__add__')
@@ -183,6 +192,12 @@ class Value:
         def _backward(grad: float, self: Value = self, *, k: float = k) -> None:
             self.grad += k * grad  # d(kx)/dx = k
         return Value(self.data * k, _backward.__defaults__, '*', _backward)
+
+    def _div_number(self, other: float) -> Value:
+        k = _divisor(_number(other, 'Value.__truediv__'), self.data)
+        def _backward(grad: float, self: Value = self, *, k: float = k) -> None:
+            self.grad += grad / k  # d(x/k)/dx = 1/k
+        return Value(self.data / k, _backward.__defaults__, '/', _backward)
 
     def _pow_value(self, other: Value) -> Value:  # self ** other: the exponent gets a gradient too
         if not self.data > 0:
@@ -229,25 +244,42 @@ def _number(x: object, op: str) -> float:
         raise TypeError(f"{op}: expected a real number, got {type(x).__name__} ({x!r})") from None
 
 
+def _as_float(data: object, parents: Any, backward: Callable[..., None]) -> float:
+    """Value()'s data as a Python float. An op computes in float64 even where a parent's .data is a
+    number of another type (a NumPy float32 written into .data): that .data becomes a Python float,
+    and the op runs again on it and passes its numbers to this backward. (PyTorch promotes a float32
+    operand of a float64 op to float64 the same way.)"""
+    stale = [p for p in parents if isinstance(p, Value) and type(p.data) is not float]
+    name = backward.__qualname__.split('.')
+    if not stale or name[0] != 'Value' or name[2:] != ['<locals>', '_backward']:
+        return _number(data, 'Value()')  # a number given to Value(), or a Value made by hand
+    for parent in stale:
+        parent.data = _number(parent.data, f'Value.{name[1]}')
+    numbers = backward.__kwdefaults__ or {}
+    operands = (*(backward.__defaults__ or ()), *([numbers['k']] if 'k' in numbers else []))
+    again = getattr(Value, name[1])(*operands)
+    backward.__kwdefaults__ = again._backward.__kwdefaults__ or numbers  # (no_grad: no backward)
+    return cast(float, again.data)
+
+
 def _is_numpy_number(x: object) -> bool:
     """A NumPy bool, integer or float scalar, or a 0-d array of one (numbers.Real misses some)."""
     kind = getattr(getattr(x, 'dtype', None), 'kind', '')
     return kind in ('b', 'i', 'u', 'f') and getattr(x, 'shape', None) == ()
 
 
-def _reciprocal(x: object) -> float:
-    """1/x for a number x that divides a Value."""
-    k = _number(x, 'Value.__truediv__')
-    if k == 0:
-        raise ZeroDivisionError(f"Value.__truediv__: division by zero (a divisor of {x!r})")
-    return k ** -1  # x * k**-1, as Karpathy's micrograd (and so the same bits)
+def _divisor(y: float, x: float) -> float:
+    """y, checked as the divisor of x / y."""
+    if y == 0:
+        raise ZeroDivisionError(f"Value.__truediv__: division by zero ({x} / {y})")
+    return y
 
 
 def _power(x: float, k: float) -> tuple[float, float]:
     """x**k and its derivative k * x**(k-1) (0 for k = 0: x**0 is 1 everywhere). Results that are
     not real or not finite are errors; a derivative too steep for a float is infinite, as in IEEE
     arithmetic and PyTorch."""
-    if x < 0 and not k.is_integer():
+    if x < 0 and not (k.is_integer() or math.isinf(k)):  # (-2) ** inf is inf, as in Python
         raise ValueError(f"Value.__pow__: {x} ** {k} is not real (a fractional power of a "
                          "negative base)")
     if x == 0 and k < 0:

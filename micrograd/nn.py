@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numbers
 import random
-from collections.abc import Iterator, Mapping, Sequence, Sized
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Sized
 
 from micrograd.engine import Value
 
@@ -90,7 +90,7 @@ class Layer(Module):
         return out[0] if len(out) == 1 else out
 
     def parameters(self) -> list[Value]:
-        return [p for n in self.neurons for p in n.parameters()]
+        return _once(p for n in self.neurons for p in n.parameters())
 
     def __repr__(self) -> str:
         return f"Layer of [{', '.join(str(n) for n in self.neurons)}]"
@@ -113,7 +113,7 @@ class MLP(Module):
         return x  # type: ignore[return-value]  # a Value or a list of them, as the last layer gives
 
     def parameters(self) -> list[Value]:
-        return [p for layer in self.layers for p in layer.parameters()]
+        return _once(p for layer in self.layers for p in layer.parameters())
 
     def __repr__(self) -> str:
         return f"MLP of [{', '.join(str(layer) for layer in self.layers)}]"
@@ -128,6 +128,11 @@ def _size(n: object, what: str) -> int:
     if n < 1:
         raise ValueError(f"{what}: sizes must be at least 1, got {n}")
     return int(n)
+
+
+def _once(parameters: Iterable[Value]) -> list[Value]:
+    """Each parameter once, in order: one shared by two neurons must not be updated twice."""
+    return list(dict.fromkeys(parameters))  # a Value's hash is its identity
 
 
 def _named_values(obj: object, prefix: str) -> Iterator[tuple[str, Value]]:

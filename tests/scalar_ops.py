@@ -39,8 +39,9 @@ class ScalarOp:
     interval: tuple[float, float] = (-3.0, 3.0)  # ordinary samples of x (and y): inside the domain
     number_interval: tuple[float, float] = (-3.0, 3.0)  # ordinary samples of k
     kinks: tuple[float, ...] = ()  # where the derivative jumps: no difference quotient there
-    ulps: int = 0  # how many units in the last place the forward may differ from float arithmetic
-    grad_differs: Callable[[float, float], bool] = lambda a, b: False  # where differs['grad'] applies
+    ulps: int = 0  # how many units in the last place PyTorch's forward may differ (differs['forward'] says why)
+    torch_differs: Callable[[float, float], bool] = lambda a, b: False  # where PyTorch gives another number or
+    # gradient, beyond ulps (differs['forward'] or differs['grad'] says why)
     differs: dict[str, tuple[str, ...]] = field(default_factory=dict)  # 'refuses' / 'forward' / 'grad' -> why
 
     @property
@@ -120,10 +121,11 @@ LOG_DOMAIN = ("log(x) for x <= 0 or nan is refused (ValueError), as math.log for
               "PyTorch gives -inf at 0 and nan below")
 VALUE_EXPONENT = ("x ** y with a Value exponent needs a base x > 0 (ValueError), since its gradient is "
                   "x**y * log(x); PyTorch computes 0 ** y and (-2) ** 2 and gives the exponent a gradient of 0 or nan")
-KARPATHY_DIVISION = ("x / y is computed as x * y**-1, as in Karpathy's micrograd: it may differ from x / y (and "
-                     "PyTorch) in the last bit")
+TORCH_RECIPROCAL = ("k / x is float division; PyTorch computes it as x.reciprocal() * k, which may differ in the "
+                    "last bit, and gives inf, nan, 0 or an infinite gradient where 1/x or 1/x**2 overflows or "
+                    "underflows (x = 1e-170, 1e300)")
 
-DIVISION_DIFFERS = {'refuses': (ZERO_DIVISION,), 'forward': (KARPATHY_DIVISION,)}
+DIVISION_DIFFERS = {'refuses': (ZERO_DIVISION,)}
 NEGATIVE_ZERO_SLOPE = ("at x = -0.0 the slope k * x**(k-1) of x ** k (k < 1, not an integer) is +inf, as IEEE "
                        "pow(-0.0, k-1) gives it; PyTorch gives -inf")
 POW_DIFFERS = {'refuses': (FRACTIONAL, ZERO_TO_NEGATIVE, POW_OVERFLOW), 'grad': (NEGATIVE_ZERO_SLOPE,)}
@@ -133,6 +135,12 @@ VALUE_POW_DIFFERS = {'refuses': (VALUE_EXPONENT, POW_OVERFLOW)}
 
 def _at_negative_zero(a: float, b: float) -> bool:
     return a == 0 and math.copysign(1.0, a) < 0
+
+
+def _reciprocal_overflows(k: float, x: float) -> bool:
+    """Where PyTorch's x.reciprocal() * k for k / x is not k / x: 1/x**2 (in its gradient) overflows or underflows,
+    or k is not finite."""
+    return not 2.0 ** -511 < abs(x) < 2.0 ** 511 or not math.isfinite(k)
 
 
 OPS: list[ScalarOp] = [
@@ -147,18 +155,18 @@ OPS: list[ScalarOp] = [
     ScalarOp('x * k', 'number', lambda a, b: a * b, lambda a, b: a * b, lambda t, a, b: a * b, 'Value.__mul__'),
     ScalarOp('k * x', 'rnumber', lambda a, b: a * b, lambda a, b: a * b, lambda t, a, b: a * b, 'Value.__mul__'),
     ScalarOp('x / y', 'values', lambda a, b: a / b, lambda a, b: a / b, lambda t, a, b: a / b, 'Value.__truediv__',
-             refuses=lambda a, b: _divisor(b), errors_name=r'Value\.__(truediv|pow)__', interval=(0.5, 3.0),
-             ulps=2, differs=DIVISION_DIFFERS),
+             refuses=lambda a, b: _divisor(b), interval=(0.5, 3.0), differs=DIVISION_DIFFERS),
     ScalarOp('x / k', 'number', lambda a, b: a / b, lambda a, b: a / b, lambda t, a, b: a / b, 'Value.__truediv__',
-             refuses=lambda a, b: _divisor(b), number_interval=(0.5, 3.0), ulps=2, differs=DIVISION_DIFFERS),
+             refuses=lambda a, b: _divisor(b), number_interval=(0.5, 3.0), differs=DIVISION_DIFFERS),
     ScalarOp('k / x', 'rnumber', lambda a, b: a / b, lambda a, b: a / b, lambda t, a, b: a / b,
-             'Value.__rtruediv__', refuses=lambda a, b: _divisor(b), errors_name=r'Value\.__(rtruediv|pow)__',
-             interval=(0.5, 3.0), ulps=2, differs=DIVISION_DIFFERS),
+             'Value.__rtruediv__', refuses=lambda a, b: _divisor(b), errors_name=r'Value\.__r?truediv__',
+             interval=(0.5, 3.0), ulps=1, torch_differs=_reciprocal_overflows,
+             differs={**DIVISION_DIFFERS, 'forward': (TORCH_RECIPROCAL,), 'grad': (TORCH_RECIPROCAL,)}),
     ScalarOp('x ** y', 'values', lambda a, b: a ** b, _pow, lambda t, a, b: a ** b, 'Value.__pow__',
              refuses=_value_exponent_refusal, interval=(0.5, 3.0), differs=VALUE_POW_DIFFERS),
     ScalarOp('x ** k', 'number', lambda a, b: a ** b, _pow, lambda t, a, b: a ** b, 'Value.__pow__',
              refuses=_pow_refusal, interval=(0.5, 3.0), differs=POW_DIFFERS,
-             grad_differs=_at_negative_zero),
+             torch_differs=_at_negative_zero),
     ScalarOp('x ** 3', 'unary', lambda a, b: a ** 3, lambda a, b: _pow(a, 3), lambda t, a, b: a ** 3,
              'Value.__pow__', refuses=lambda a, b: _pow_refusal(a, 3.0), differs=INTEGER_POW_DIFFERS),
     ScalarOp('x ** -2', 'unary', lambda a, b: a ** -2, lambda a, b: _pow(a, -2), lambda t, a, b: a ** -2,
@@ -167,7 +175,7 @@ OPS: list[ScalarOp] = [
     ScalarOp('x ** 0.5', 'unary', lambda a, b: a ** 0.5, lambda a, b: _pow(a, 0.5), lambda t, a, b: a ** 0.5,
              'Value.__pow__', refuses=lambda a, b: _pow_refusal(a, 0.5), interval=(0.5, 3.0),
              differs={'refuses': (FRACTIONAL,), 'grad': (NEGATIVE_ZERO_SLOPE,)},
-             grad_differs=_at_negative_zero),
+             torch_differs=_at_negative_zero),
     ScalarOp('k ** x', 'rnumber', lambda a, b: a ** b, _pow, lambda t, a, b: a ** b, 'Value.__rpow__',
              refuses=_value_exponent_refusal, errors_name=r'Value\.__r?pow__', number_interval=(0.5, 3.0),
              differs=VALUE_POW_DIFFERS),
@@ -243,7 +251,7 @@ OPERAND_DIFFERENCES: dict[str, tuple[tuple[str, ...], str]] = {
 }
 
 # Every deliberate difference from PyTorch, once each, for the README.
-DIFFERENCES = [ZERO_DIVISION, KARPATHY_DIVISION, ZERO_TO_NEGATIVE, FRACTIONAL, POW_OVERFLOW, NEGATIVE_ZERO_SLOPE,
+DIFFERENCES = [ZERO_DIVISION, TORCH_RECIPROCAL, ZERO_TO_NEGATIVE, FRACTIONAL, POW_OVERFLOW, NEGATIVE_ZERO_SLOPE,
                VALUE_EXPONENT, EXP_OVERFLOW, LOG_DOMAIN, FRACTION, ZERO_D_ARRAY, COMPLEX, ARRAY]
 
 

@@ -285,8 +285,6 @@ def test_a_numpy_learning_rate_in_a_users_update_loop_leaves_the_parameters_pyth
         assert all(type(p.grad) is float for p in model.parameters())
 
 
-@pytest.mark.xfail(strict=True, reason="only Value.dot converts a .data that is a NumPy number: x * y computes in "
-                                       "float32 when x.data is an np.float32, and gives y a float32 gradient")
 def test_a_numpy_float32_a_user_wrote_into_data_takes_part_as_a_python_float():
     w, x = Value(1.0), Value(3.0)
     w.data = np.float32(0.1)  # as `w.data -= np.float32(0.1) * w.grad`, or loading float32 weights, leaves it

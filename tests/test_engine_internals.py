@@ -50,7 +50,7 @@ def test_a_graph_leaves_nothing_for_the_cycle_collector():
 def test_a_number_in_an_op_is_no_node_of_the_graph_its_backward_holds_it():
     x = Value(3.0)
     for out, op, k in [(x * 2, '*', 2.0), (2 * x, '*', 2.0), (x + 1.5, '+', 1.5), (1.5 + x, '+', 1.5),
-                       (x - 3, '+', -3.0), (-x, '*', -1.0), (x ** 2, '**', 2.0), (x / 2, '*', 0.5)]:
+                       (x - 3, '+', -3.0), (-x, '*', -1.0), (x ** 2, '**', 2.0), (x / 2, '/', 2.0)]:
         assert out._prev == (x,) and out._op == op and out._backward.__kwdefaults__['k'] == k
         assert type(out._backward.__kwdefaults__['k']) is float
 
@@ -65,7 +65,7 @@ def test_a_numpy_number_in_an_op_is_held_as_a_python_float():
     (lambda x: x + x, '+'), (lambda x: x * x, '*'), (lambda x: x ** 2, '**'), (lambda x: x ** x, '**'),
     (lambda x: 2 ** x, '**'), (lambda x: x.relu(), 'relu'), (lambda x: x.tanh(), 'tanh'), (lambda x: x.exp(), 'exp'),
     (lambda x: x.log(), 'log'), (lambda x: x.sigmoid(), 'sigmoid'), (lambda x: Value.dot([x], [x]), 'dot'),
-    (lambda x: x - 1, '+'), (lambda x: x / x, '*'), (lambda x: -x, '*'),
+    (lambda x: x - 1, '+'), (lambda x: x / x, '/'), (lambda x: 2 / x, '/'), (lambda x: -x, '*'),
 ])
 def test_each_op_names_itself_in_op(make, op):
     assert make(Value(2.0))._op == op

@@ -41,9 +41,6 @@ def test_named_parameters_lists_a_shared_value_once_under_its_first_name():
     assert len({id(p) for _, p in named}) == len(named)
 
 
-@pytest.mark.xfail(strict=True, reason="parameters() lists a Value shared by two neurons twice, so a hand-written "
-                                       "update `for p in model.parameters(): p.data -= lr * p.grad` steps it twice; "
-                                       "PyTorch's parameters() and our named_parameters() list it once")
 def test_parameters_lists_a_shared_value_once_as_named_parameters_does():
     layer = shared_layer()
     assert [p for _, p in layer.named_parameters()] == layer.parameters()
