@@ -135,7 +135,7 @@ def op_labels(value):
 
 @pytest.mark.parametrize('make, label', [
     (lambda x: x * 2, '* 2'), (lambda x: x + 1, '+ 1'), (lambda x: x ** -1, '** -1'), (lambda x: x ** 0.5, '** 0.5'),
-    (lambda x: x - 3, '+ -3'), (lambda x: -x, '* -1'), (lambda x: x / 4, '* 0.25'),
+    (lambda x: x - 3, '+ -3'), (lambda x: -x, '* -1'), (lambda x: x / 4, '/ 4'),
     (lambda x: 1.23456789 * x, '* 1.23456789'),  # every digit: the drawing never rounds the number away
 ])
 def test_an_op_with_a_number_shows_the_number_its_backward_holds(make, label):
@@ -147,8 +147,13 @@ def test_an_op_with_a_number_shows_the_number_its_backward_holds(make, label):
 def test_a_value_built_by_hand_shows_its_op_text():
     a, b = Value(6.0), Value(3.0)
     assert op_labels(Value(2.0, (a, b), 'foo')) == ['foo']
-    assert [(t, h) for t, h, _ in dot_edges(draw_dot(Value(2.0, (a, b), '/')).source)] == [
+    assert [(t, h) for t, h, _ in dot_edges(draw_dot(Value(2.0, (a, b), '%')).source)] == [
         ('v2_op', 'v2'), ('v0', 'v2_op'), ('v1', 'v2_op')]  # no operand roles guessed for an op the engine never makes
+
+
+def test_a_division_labels_its_dividend_and_divisor():
+    x, y = Value(6.0), Value(3.0)
+    assert [attrs for *_, attrs in dot_edges(draw_dot(x / y).source) if attrs] == ['label=dividend', 'label=divisor']
 
 
 def test_the_same_graph_gives_the_same_dot_source():

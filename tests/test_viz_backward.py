@@ -194,8 +194,7 @@ def test_log_and_dividing_by_a_number():
     y = labelled(x.log(), 'y')
     z = labelled(y / 2, 'z')
     captions = step_captions(z)
-    # y / 2 is y * 2**-1, as in Karpathy's engine: the caption shows the multiplication it is
-    assert captions[0] == 'step 1/2 · z = y * 0.5 · z.grad = 1.0 · y.grad += 0.5 * z.grad = 0.5 * 1.0 → 0.5'
+    assert captions[0] == 'step 1/2 · z = y / 2.0 · z.grad = 1.0 · y.grad += z.grad / 2.0 = 1.0 / 2.0 → 0.5'
     assert captions[1] == 'step 2/2 · y = log(x) · y.grad = 0.5 · x.grad += y.grad / x.data = 0.5 / 4.0 → 0.125'
     assert x.grad == 0.125
 
@@ -218,25 +217,22 @@ def test_a_power_with_a_value_exponent_gives_both_gradients():
     assert (x.grad, k.grad) == (12.0, dy)
 
 
-def test_dividing_by_a_value_is_multiplying_by_its_power_minus_one():
+def test_dividing_by_a_value_gives_the_divisor_minus_the_quotient_over_itself():
     x, y = Value(6.0, label='x'), Value(3.0, label='y')
     q = labelled(x / y, 'q')
     third = 1 / 3
     assert step_captions(q) == [
-        f'step 1/2 · q = x * v2 · q.grad = 1.0 · '
-        f'x.grad += v2.data * q.grad = {third!r} * 1.0 → {third!r} · v2.grad += x.data * q.grad = 6.0 * 1.0 → 6.0',
-        f'step 2/2 · v2 = y ** -1.0 · v2.grad = 6.0 · slope = -1.0 * y.data ** (-1.0 - 1) = {-1 / 9!r} · '
-        f'y.grad += slope * v2.grad = {-1 / 9!r} * 6.0 → {-1 / 9 * 6.0!r}']
-    assert (x.grad, y.grad) == (third, -1 / 9 * 6.0)
+        f'step 1/1 · q = x / y · q.grad = 1.0 · x.grad += q.grad / y.data = 1.0 / 3.0 → {third!r} · '
+        f'y.grad -= q.grad * (q.data / y.data) = 1.0 * (2.0 / 3.0) → {-2 / 3!r}']
+    assert (x.grad, y.grad) == (third, -2 / 3)
 
 
 def test_a_number_divided_by_a_value():
     y = Value(2.0, label='y')
     q = labelled(1 / y, 'q')
     assert step_captions(q) == [
-        'step 1/2 · q = v1 * 1.0 · q.grad = 1.0 · v1.grad += 1.0 * q.grad = 1.0 * 1.0 → 1.0',
-        'step 2/2 · v1 = y ** -1.0 · v1.grad = 1.0 · slope = -1.0 * y.data ** (-1.0 - 1) = -0.25 · '
-        'y.grad += slope * v1.grad = -0.25 * 1.0 → -0.25']
+        'step 1/1 · q = v0 / y · q.grad = 1.0 · v0.grad += q.grad / y.data = 1.0 / 2.0 → 0.5 · '
+        'y.grad -= q.grad * (q.data / y.data) = 1.0 * (0.5 / 2.0) → -0.25']
     assert y.grad == -0.25
 
 

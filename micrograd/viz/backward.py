@@ -225,6 +225,11 @@ def _engine_rule(op: str, parents: tuple[Value, ...], held: Mapping[str, Any], o
         # d(x * y)/dx = y, d(x * y)/dy = x
         return f'{out} = {xn} * {yn}', [], [(x, f'{xn}.grad += {yn}.data * {g}', f'{y.data!r} * {grad}'),
                                             (y, f'{yn}.grad += {xn}.data * {g}', f'{x.data!r} * {grad}')]
+    if op == '/' and len(parents) == 2:  # d(x / y)/dx = 1/y, d(x / y)/dy = -x/y**2 = -(x/y)/y: q = x/y is out
+        (x, y), xn, yn = parents, names[parents[0]], names[parents[1]]
+        return (f'{out} = {xn} / {yn}', [],
+                [(x, f'{xn}.grad += {g} / {yn}.data', f'{grad} / {y.data!r}'),
+                 (y, f'{yn}.grad -= {g} * ({out}.data / {yn}.data)', f"{grad} * ({held['q']!r} / {y.data!r})")])
     if op == '**' and len(parents) == 2:  # x ** y: d/dx = y x**(y-1) (slope), d/dy = x**y log(x) (dy)
         (x, y), xn, yn = parents, names[parents[0]], names[parents[1]]
         slope, dy = held['slope'], held['dy']
@@ -248,13 +253,15 @@ def _engine_rule(op: str, parents: tuple[Value, ...], held: Mapping[str, Any], o
         raise KeyError(op)
     (x,), xn = parents, names[parents[0]]
     to_x = f'{xn}.grad +='
-    if op in ('+', '*', '**'):  # with a number k
+    if op in ('+', '*', '/', '**'):  # with a number k
         k = held['k']
         expression = f'{out} = {xn} {op} {k!r}'
         if op == '+':  # d(x + k)/dx = 1
             return expression, [], [(x, f'{to_x} {g}', grad)]
         if op == '*':  # d(x * k)/dx = k
             return expression, [], [(x, f'{to_x} {k!r} * {g}', f'{k!r} * {grad}')]
+        if op == '/':  # d(x / k)/dx = 1/k
+            return expression, [], [(x, f'{to_x} {g} / {k!r}', f'{grad} / {k!r}')]
         slope = held['slope']  # d(x ** k)/dx = k x**(k-1)
         return (expression, [f'slope = {k!r} * {xn}.data ** ({k!r} - 1) = {slope!r}'],
                 [(x, f'{to_x} slope * {g}', f'{slope!r} * {grad}')])

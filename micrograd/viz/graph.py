@@ -181,6 +181,8 @@ def _operand_roles(v: Value) -> list[str] | None:
         return [f'w{i + 1}' for i in range(n)] + [f'x{i + 1}' for i in range(n)] + ['b'] * (len(v._prev) - 2 * n)
     if v._op == '**' and len(v._prev) == 2:
         return ['base', 'exp']
+    if v._op == '/' and len(v._prev) == 2:
+        return ['dividend', 'divisor']
     return None
 
 
