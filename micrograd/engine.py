@@ -114,17 +114,13 @@ class Value:
                 parents[-1].grad += grad  # d/dbias = 1
         return Value(total, parents, 'dot', _backward)  # its parents: the one tuple _backward holds
 
-    def backward(self) -> None:
-        """d(self)/d(node) into each node's .grad. Leaves add to theirs: zero them between steps."""
+    def backward(self) -> None:  # d(self)/d(node) into each node's .grad (leaves add to theirs)
         order = self._topological_order()
         for node in order:
             node.grad = 0.0  # a node an op made holds this call's gradient only
         self.grad += 1.0  # d(self)/d(self)
-        try:
-            for node in reversed(order):
-                node._backward(node.grad)  # the chain rule: pass grad on to the parents
-        except TypeError as error:
-            raise _backward_error(node, error) from None
+        for node in reversed(order):
+            node._backward(node.grad)  # the chain rule: each _backward(grad) adds to its parents
 
     def _topological_order(self) -> list[Value]:  # the nodes ops made, each after its parents
         order, visited = [], set()
@@ -293,20 +289,6 @@ def _power(x: float, k: float) -> tuple[float, float]:
     except (OverflowError, ZeroDivisionError):  # |x| tiny and k < 1
         slope = math.copysign(math.inf, k * (out if x == 0 else out * x))
     return out, slope
-
-
-def _backward_error(node: Value, error: TypeError) -> TypeError:
-    """A clearer error where a _backward made by hand does not take the output's gradient."""
-    import inspect  # only on this error path: inspect is slow to import
-    try:
-        inspect.signature(node._backward).bind(node.grad)
-    except TypeError:
-        return TypeError(f"Value.backward: the _backward of {node!r} (op {node._op!r}) must take "
-                         "the output's gradient and add to its parents' .grad: "
-                         "def _backward(grad): a.grad += ... * grad (the lecture's reads out.grad)")
-    except ValueError:  # no signature to read (a builtin): keep the original error
-        pass
-    return error
 
 
 def _checked(f: Callable[[float], float], x: float, op: str) -> float:
