@@ -239,6 +239,20 @@ def load_corpus(data: str | None, split_by: str, block_size: int, seed: int = 42
                   [tokenizer.encode(d, end) for d in train_docs], [tokenizer.encode(d, end) for d in val_docs])
 
 
+def start(the_plan: Plan, model_class: Callable[..., Any], adam: Callable[[Any, float], Any],
+          load_adam_state: Callable[..., None]) -> tuple[Corpus, Any, Any]:
+    """The corpus, the model and its Adam optimizer: new, or as the plan's saved model left them."""
+    ck = the_plan.checkpoint
+    corpus = load_corpus(the_plan.data, the_plan.split, the_plan.config['block_size'], the_plan.seed,
+                         tokenizer=Tokenizer(chars=ck.chars) if ck else None)
+    model = model_class(corpus.tokenizer.vocab_size, seed=the_plan.seed, **the_plan.config)
+    optimizer = adam(model, the_plan.learning_rate)
+    if ck:
+        model.load_microgpt(ck.weights)
+        load_adam_state(model, optimizer, ck.adam_m or {}, ck.adam_v or {}, ck.adam_t)
+    return corpus, model, optimizer
+
+
 # --- stopping with Ctrl-C, saving, reporting ---
 
 @contextmanager

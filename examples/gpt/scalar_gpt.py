@@ -307,10 +307,9 @@ def from_checkpoint(ck: Any) -> GPT:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    # data.py and cli.py sit beside this script (Python puts a script's folder first on sys.path); the
-    # model above needs neither, nor NumPy, so the class can be imported without them.
+    # cli.py sits beside this script (Python puts a script's folder first on sys.path); the
+    # model above needs neither it nor NumPy, so the class can be imported without them.
     import cli
-    from data import Tokenizer
     parser = cli.training_parser('scalar_gpt.py', "Train microgpt's GPT on micrograd's scalar Value, on the census "
                                  "first names\nor on your own text, save it, sample from it, and look inside.",
                                  engine='scalar', steps=1000, out='build/scalar_gpt.npz', config=CONFIG)
@@ -318,13 +317,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     with cli.errors_reported(parser.prog):
         plan = cli.plan(args)
         ck = plan.checkpoint
-        corpus = cli.load_corpus(plan.data, plan.split, plan.config['block_size'], plan.seed,
-                                 tokenizer=Tokenizer(chars=ck.chars) if ck else None)
-        model = GPT(corpus.tokenizer.vocab_size, seed=plan.seed, **plan.config)
-        optimizer = adam(model, plan.learning_rate)
-        if ck:
-            model.load_microgpt(ck.weights)
-            load_adam_state(model, optimizer, ck.adam_m or {}, ck.adam_v or {}, ck.adam_t)
+        corpus, model, optimizer = cli.start(plan, GPT, adam, load_adam_state)
         print(corpus)
         settings = ', '.join(f'{k}={v}' for k, v in plan.config.items())
         print(f"GPT on scalar Values: {len(model.parameters())} parameters ({settings}), {plan.num_steps} steps of "

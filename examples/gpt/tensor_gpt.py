@@ -22,7 +22,6 @@ from collections.abc import Callable, Sequence
 
 import checkpoint
 import numpy as np
-from data import Tokenizer
 
 from micrograd.engine import Value
 from micrograd.optim import Adam
@@ -322,13 +321,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     with cli.errors_reported(parser.prog):
         plan = cli.plan(args)
         ck = plan.checkpoint
-        corpus = cli.load_corpus(plan.data, plan.split, plan.config['block_size'], plan.seed,
-                                 tokenizer=Tokenizer(chars=ck.chars) if ck else None)
-        model = GPT(corpus.tokenizer.vocab_size, seed=plan.seed, **plan.config)
-        optimizer = adam(model, plan.learning_rate)
-        if ck:
-            model.load_microgpt(ck.weights)
-            load_adam_state(model, optimizer, ck.adam_m or {}, ck.adam_v or {}, ck.adam_t)
+        corpus, model, optimizer = cli.start(plan, GPT, adam, load_adam_state)
         n_params = sum(p.data.size for p in model.parameters())
         print(corpus)
         settings = ', '.join(f'{k}={v}' for k, v in plan.config.items())
