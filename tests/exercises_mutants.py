@@ -28,7 +28,26 @@ MUTANTS = [
     ('**', '__pow__', "{x}.grad += k * math.exp((k - 1) * math.log({x}.data)) * grad", 'raises'),
     ('**', '__pow__', "{x}.grad += k * {x}.data ** (k - 1)", 'upstream'),
     ('**', '_pow_value', "{x}.grad += {y}.data * {x}.data ** ({y}.data - 1) * grad", 'pow_exponent'),
-    # 4-8: the functions of one input
+    # 4: x / y and x / k
+    ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad += grad * q / {y}.data", 'div_sign'),
+    ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= grad / {y}.data ** 2", 'div_dy_no_x'),
+    ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= {x}.data / {y}.data * grad", 'div_dy_one_y'),
+    ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= q / {y}.data ** 2 * grad", 'div_at_output'),
+    ('/', '__truediv__', "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data * grad", 'div_as_mul'),
+    ('/', '__truediv__', "{x}.grad = grad / {y}.data\n{i}{y}.grad = -grad * q / {y}.data", 'overwrite'),
+    ('/', '__truediv__', "{x}.grad += 1.0 / {y}.data\n{i}{y}.grad -= q / {y}.data", 'upstream'),
+    ('/', '__truediv__', "{x}.grad -= grad / {y}.data\n{i}{y}.grad += q / {y}.data * grad", 'sign'),
+    ('/', '__truediv__', "{x}.grad += grad / {y}.data", 'one_parent'),
+    ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad += -{x}.data * {y}.data ** -2 * grad",
+     'div_overflow'),
+    ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= {x}.data * grad / ({y}.data * {y}.data)",
+     'div_overflow'),
+    ('/', '_div_number', "{x}.grad += k * grad", 'div_as_mul'),
+    ('/', '_div_number', "{x}.grad -= grad / k", 'sign'),
+    ('/', '_div_number', "{x}.grad = grad / k", 'overwrite'),
+    ('/', '_div_number', "{x}.grad += 1.0 / k", 'upstream'),
+    ('/', '_div_number', "pass", 'nothing'),
+    # 5-9: the functions of one input
     ('exp', 'exp', "{x}.grad += {x}.data * grad", 'exp_at_input'),
     ('exp', 'exp', "{x}.grad += e", 'upstream'),
     ('exp', 'exp', "{x}.grad += math.exp(e) * grad", 'exp_at_output'),
@@ -47,7 +66,7 @@ MUTANTS = [
     ('sigmoid', 'sigmoid', "{x}.grad += {x}.data * (1 - {x}.data) * grad", 'sigmoid_at_input'),
     ('sigmoid', 'sigmoid', "{x}.grad += s * grad", 'sigmoid_half'),
     ('sigmoid', 'sigmoid', "{x}.grad += s * (1 - s)", 'upstream'),
-    # 9: dot
+    # 10: dot
     ('dot', 'dot', "for w, x in zip({x}[:n], {x}[n:]):\n{i}    w.grad += x.data * grad\n{i}    x.grad += w.data * grad",
      'dot_no_bias'),
     ('dot', 'dot', "for i in range(n):\n{i}    {x}[i].grad += {x}[i].data * grad\n"
@@ -57,7 +76,7 @@ MUTANTS = [
     ('dot', 'dot', "for i in range(n):\n{i}    {x}[i].grad = {x}[n + i].data * grad\n"
                    "{i}    {x}[n + i].grad = {x}[i].data * grad\n{i}if len({x}) > 2 * n:\n{i}    {x}[-1].grad = grad",
      'overwrite'),
-    # 10: the sort
+    # 11: the sort
     ('sort', '_topological_order', "order, visited = [], set()\n{i}def build(v):\n"
                                    "{i}    if v not in visited and v._prev:\n"
                                    "{i}        visited.add(v)\n{i}        for p in v._prev:\n{i}            build(p)\n"
@@ -89,7 +108,7 @@ MUTANTS = [
      'sort_leaves'),
     ('sort', '_topological_order', "order, stack = [], [self]\n{i}while stack:\n{i}    node = stack[-1]\n"
                                    "{i}    order.append(node)\n{i}return order", 'timeout'),
-    # 11: backward()
+    # 12: backward()
     ('backward', 'backward', "order = self._topological_order()\n{i}for node in order:\n{i}    node.grad = 0.0\n"
                              "{i}self.grad += 1.0\n{i}for node in order:\n{i}    node._backward(node.grad)",
      'backward_not_reversed'),
@@ -106,7 +125,7 @@ MUTANTS = [
                              "{i}for node in reversed(order):\n{i}    node._backward(node.grad)", 'backward_no_seed'),
 ]
 
-# 12: the neuron, in nn.py (Value is the library's).
+# 13: the neuron, in nn.py (Value is the library's).
 NEURON_MUTANTS = [
     ('parameters', "return self.w", 'params_no_bias'),
     ('parameters', "return iter(self.w + [self.b])", 'params_not_list'),

@@ -20,6 +20,7 @@ import micrograd.nn
 from micrograd.exercises import DIAGNOSES, EXERCISES, blank_engine, blank_nn, check, solution, start
 from micrograd.exercises import cases as C
 from micrograd.exercises.checks import DONE, NOT_STARTED, WRONG, check_all, check_one, expected
+from micrograd.exercises.mistakes import bodies, generic, variants
 from micrograd.exercises.notebook import build_notebook, fill
 from micrograd.exercises.workspace import (
     ENGINE_HEADER,
@@ -54,9 +55,9 @@ def mutant_nn(method, body):
 
 def test_the_library_passes_every_exercise():
     report = check(micrograd.engine.Value, micrograd.nn.Neuron)
-    assert [r.status for r in report.results] == [DONE] * 12
+    assert [r.status for r in report.results] == [DONE] * 13
     assert report.passed
-    assert "12 of 12 done" in str(report) and "all done" in str(report)
+    assert "13 of 13 done" in str(report) and "all done" in str(report)
 
 
 @pytest.mark.parametrize('name', list(C.OP_CASES))
@@ -72,22 +73,22 @@ def test_the_library_agrees_with_central_differences_on_every_case(name):
 def test_an_untouched_workspace_has_nothing_started():
     engine = blank_engine()
     report = check(engine.Value, blank_nn(engine).Neuron)
-    assert [r.status for r in report.results] == [NOT_STARTED] * 12
+    assert [r.status for r in report.results] == [NOT_STARTED] * 13
     assert not report.passed
     text = str(report)
-    assert "0 of 12 done" in text
+    assert "0 of 13 done" in text
     assert "nothing started yet: begin with `+`" in text
     assert "Traceback" not in text
 
 
 def test_a_started_workspace_points_at_the_next_exercise():
     source, _ = library_source('engine')
-    solved = {b: b.text() for b in find_blanks(source) if b.exercise.number > 2}  # + and * are written
+    solved = {b: b.text() for b in find_blanks(source) if b.exercise.number > 3}  # +, * and ** are written
     module = load(ENGINE_HEADER + splice(source, solved), 'partly', '<partly>')
     report = check(module.Value)
-    assert [r.status for r in report.results[:3]] == [DONE, DONE, NOT_STARTED]
-    assert "2 of 11 done" in str(report)
-    assert "next: exercise 3 (**)" in str(report)
+    assert [r.status for r in report.results[:5]] == [DONE, DONE, DONE, NOT_STARTED, NOT_STARTED]
+    assert "3 of 12 done" in str(report)
+    assert "next: exercise 4 (/)" in str(report)
 
 
 # --- The workspace: the library's source with exactly the exercises' bodies cut out --------------
@@ -143,8 +144,12 @@ def test_start_writes_the_library_with_each_blank_one_body(tmp_path):
 def test_every_op_exercise_blanks_each_backward_it_defines():
     source, _ = library_source('engine')
     names = [(b.exercise.name, b.method) for b in find_blanks(source)]
-    for exercise in EXERCISES[:9]:
+    ops = [e for e in EXERCISES if e.name in C.OP_CASES]
+    assert [e.name for e in ops] == ['+', '*', '**', '/', 'exp', 'tanh', 'log', 'relu', 'sigmoid', 'dot']
+    for exercise in ops:
         assert (exercise.name, exercise.methods[0]) in names
+    # an op's helpers for a number (x + k, x * k, x / k) or a Value exponent are found and go with it
+    assert {('+', '_add_number'), ('*', '_mul_number'), ('**', '_pow_value'), ('/', '_div_number')} <= set(names)
     value = next(n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == 'Value')
     closures = sum(1 for node in ast.walk(value) if isinstance(node, ast.FunctionDef) and node.name == '_backward')
     assert sum(1 for b in find_blanks(source) if b.function.startswith('_backward')) == closures
@@ -170,7 +175,7 @@ def test_a_fresh_workspace_imports_and_builds_graphs(tmp_path, monkeypatch):
     assert my_engine.Value.dot([a], [b]).data == -6.0
     model = my_nn.MLP(2, [3, 1])
     assert my_nn.Value is my_engine.Value and len(model.layers) == 2
-    with pytest.raises(NotImplementedError, match=r"exercise 11 \(backward\)"):
+    with pytest.raises(NotImplementedError, match=r"exercise 12 \(backward\)"):
         out.backward()
 
 
@@ -189,7 +194,10 @@ def test_solution_prints_the_library_method():
     library = (ROOT / 'micrograd' / 'engine.py').read_text()
     body = text.split('\n', 2)[2].rstrip('\n')
     assert body in library and 'def tanh(self)' in body
-    assert 'def __call__' in solution('neuron') and 'def parameters' in solution('12')
+    assert 'def __call__' in solution('neuron') and 'def parameters' in solution('13')
+    division = solution('/')
+    assert 'def __truediv__' in division and 'def _div_number' in division
+    assert solution('div') == solution('truediv') == solution('4') == division
     with pytest.raises(KeyError, match="no exercise 'softmax'"):
         solution('softmax')
 
@@ -212,6 +220,47 @@ def test_a_mistake_in_the_neuron_is_named(method, body, diagnosis):
     assert (result.status, result.diagnosis) == (WRONG, diagnosis)
 
 
+def test_division_is_checked_where_minus_x_over_y_squared_overflows():
+    """The tiny divisor: the library's gradients (and central differences) are floats, while -x/y**2 written
+    as it reads overflows or divides by zero; the checker names that, with the line that raised."""
+    cases = C.OP_CASES['/']
+    i = next(i for i, c in enumerate(cases) if c.leaves == {'x': 1e-170, 'y': 1e-170})
+    run, fd = expected('/', i)
+    assert math.isclose(run.grads['x'], 1e170) and math.isclose(run.grads['y'], -1e170)
+    assert math.isclose(fd['x'], 1e170, rel_tol=1e-6) and math.isclose(fd['y'], -1e170, rel_tol=1e-6)
+    y = 1e-170
+    with pytest.raises(OverflowError):
+        y ** -2
+    with pytest.raises(ZeroDivisionError):
+        y / y ** 2
+    module = mutant_engine('/', '__truediv__',
+                           "{x}.grad += grad / {y}.data\n{i}{y}.grad -= {x}.data / {y}.data ** 2 * grad")
+    result = check_one(EXERCISE['/'], module.Value, strict=True)
+    assert (result.diagnosis, result.obtained) == ('div_overflow', 'ZeroDivisionError')
+    assert result.input == cases[i].text() and 'other.data ** 2' in result.detail
+
+
+def test_eq_for_minus_eq_and_a_flipped_sign_are_mistakes_of_the_divisor_too():
+    blank = next(b for b in find_blanks(library_source('engine')[0]) if b.method == '__truediv__')
+    mistakes = dict(generic(blank.solution))
+    assert '+=' not in mistakes['overwrite'] and '-=' not in mistakes['overwrite']
+    assert 'other.grad = -(' in mistakes['overwrite'] and '#' not in mistakes['overwrite']
+    assert 'self.grad -=' in mistakes['sign'] and 'other.grad +=' in mistakes['sign']
+
+
+@pytest.mark.parametrize('name', list(C.OP_CASES))
+def test_every_mistake_the_checker_knows_builds_into_an_engine(name):
+    blanks = [b for b in find_blanks(library_source('engine')[0]) if b.exercise.name == name]
+    assert {key for key, _ in variants(name)} == {key for blank in blanks for key, _ in bodies(blank)}
+
+
+def test_a_case_with_a_gradient_left_over_names_the_leaf():
+    texts = [case.text() for cases in C.OP_CASES.values() for case in cases if case.prior]
+    assert "x = Value(3.0); y = Value(2.0); y.grad = 0.5; out = x / y   (y.grad was not 0: gradients accumulate)" \
+        in texts
+    assert any(text.endswith("(w.grad was not 0: gradients accumulate)") for text in texts)
+
+
 def test_one_mistake_leaves_every_other_exercise_done():
     module = mutant_engine('tanh', 'tanh', "{x}.grad += (1 - {x}.data ** 2) * grad")
     statuses = {r.exercise.name: r.status for r in check_all(module.Value, None, strict=True)}
@@ -222,7 +271,7 @@ def test_one_mistake_leaves_every_other_exercise_done():
 def test_the_report_shows_input_expected_obtained_diagnosis_and_hint():
     module = mutant_engine('tanh', 'tanh', "{x}.grad += (1 - {x}.data ** 2) * grad")
     text = str(check(module.Value))
-    assert "exercise 5 (tanh) is wrong" in text
+    assert "exercise 6 (tanh) is wrong" in text
     assert "input:     x = Value(0.5); out = x.tanh()" in text
     assert "expected:  x.grad = 0.786447732966" in text and "central differences give 0.78644773" in text
     assert "obtained:  x.grad = 0.75" in text
@@ -235,7 +284,7 @@ def test_the_report_shows_input_expected_obtained_diagnosis_and_hint():
 def test_the_report_shows_as_html_in_jupyter():
     module = mutant_engine('*', '__mul__', "{x}.grad = {y}.data * grad\n{i}{y}.grad = {x}.data * grad")
     page = check(module.Value)._repr_html_()
-    assert page.count('<tr>') >= 12 and 'WRONG' in page
+    assert page.count('<tr>') >= 13 and 'WRONG' in page
     assert html_text(DIAGNOSES['overwrite']) in page
     assert 'a = Value(3.0); out = a * a' in page
 
@@ -250,9 +299,14 @@ def test_a_value_from_the_lecture_is_checked_on_the_ops_it_has():
     statuses = {r.exercise.name: r.status for r in report.results}
     assert {n for n, s in statuses.items() if s == DONE} == {'+', '*', '**', 'exp', 'tanh', 'relu'}
     assert {n for n, s in statuses.items() if s == 'absent'} == {'log', 'sigmoid', 'dot', 'sort', 'neuron'}
+    # the lecture's x / y is x * y**-1: right, but y**-1's gradient -y**-2 overflows for y = 1e-170
+    division = report.results[EXERCISE['/'].number - 1]
+    assert (division.status, division.diagnosis, division.obtained) == (WRONG, 'div_overflow', 'OverflowError')
+    assert division.input == 'x = Value(1e-170); y = Value(1e-170); out = x / y'
+    assert report.focus is division
     # the lecture's backward() sets the root's grad and never zeroes: a second call over-counts
-    assert report.focus.diagnosis == 'backward_no_zeroing'
-    assert "6 of 7 done" in str(report)
+    assert report.results[EXERCISE['backward'].number - 1].diagnosis == 'backward_no_zeroing'
+    assert "6 of 8 done" in str(report)
 
 
 def test_a_lecture_value_with_eq_for_plus_eq_is_caught_on_a_times_a():
@@ -312,7 +366,7 @@ def test_the_command_line(tmp_path):
 
     fresh = run('check', 'ws', cwd=tmp_path)
     assert fresh.returncode == 1
-    assert "0 of 12 done" in fresh.stdout and "nothing started yet: begin with `+`" in fresh.stdout
+    assert "0 of 13 done" in fresh.stdout and "nothing started yet: begin with `+`" in fresh.stdout
     assert "Traceback" not in fresh.stdout + fresh.stderr
 
     engine = tmp_path / 'ws' / 'my_engine.py'
@@ -327,15 +381,15 @@ def test_the_command_line(tmp_path):
     engine.write_text(ENGINE_HEADER + library)  # every exercise written as the library writes it
     nn = tmp_path / 'ws' / 'my_nn.py'
     nn.write_text(nn.read_text().replace(
-        "# EXERCISE 12 (neuron): return the neuron's weights and its bias, as one list\n"
-        "        raise NotImplementedError('exercise 12 (neuron): not written yet')", "return self.w + [self.b]"))
+        "# EXERCISE 13 (neuron): return the neuron's weights and its bias, as one list\n"
+        "        raise NotImplementedError('exercise 13 (neuron): not written yet')", "return self.w + [self.b]"))
     almost = run('check', 'ws', cwd=tmp_path)
-    assert almost.returncode == 1 and "11 of 12 done" in almost.stdout
+    assert almost.returncode == 1 and "12 of 13 done" in almost.stdout
     assert DIAGNOSES['unfinished'] in almost.stdout
 
     nn.write_text(NN_HEADER + library_source('nn')[0].replace("from micrograd.engine import", "from my_engine import"))
     finished = run('check', 'ws', cwd=tmp_path)
-    assert finished.returncode == 0 and "12 of 12 done" in finished.stdout
+    assert finished.returncode == 0 and "13 of 13 done" in finished.stdout
 
     shown = run('solution', '**', cwd=tmp_path)
     assert shown.returncode == 0 and 'def __pow__' in shown.stdout and 'def _pow_value' in shown.stdout
@@ -344,8 +398,9 @@ def test_the_command_line(tmp_path):
 def test_check_takes_my_engine_py_and_names_an_import_error(tmp_path):
     start(tmp_path)
     report = check(str(tmp_path / 'my_engine.py'))
-    assert [r.status for r in report.results] == [NOT_STARTED] * 12
-    assert report.places[1].startswith('my_engine.py, line ') and report.places[12].startswith('my_nn.py, line ')
+    assert [r.status for r in report.results] == [NOT_STARTED] * 13
+    assert report.places[1].startswith('my_engine.py, line ') and report.places[13].startswith('my_nn.py, line ')
+    assert report.places[4].endswith('Value.__truediv__')
     nn = tmp_path / 'my_nn.py'
     nn.write_text(nn.read_text() + "\nprint(undefined_name)\n")
     report = check(tmp_path)
@@ -381,6 +436,6 @@ def test_the_notebook_runs_with_the_library_solutions_and_every_check_passes():
                    resources={'metadata': {'path': str(NOTEBOOK.parent)}}).execute()
     reports = [out for cell in nb.cells if cell.cell_type == 'code' for out in cell.outputs
                if out.output_type == 'execute_result' and 'micrograd exercises' in out.data.get('text/plain', '')]
-    assert len(reports) == 12
+    assert len(reports) == 13
     assert all('WRONG' not in r.data['text/plain'] for r in reports)
-    assert "12 of 12 done" in reports[-1].data['text/plain'] and '<table>' in reports[-1].data['text/html']
+    assert "13 of 13 done" in reports[-1].data['text/plain'] and '<table>' in reports[-1].data['text/html']

@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from micrograd.exercises.catalog import find
+from micrograd.exercises.catalog import EXERCISES, find
 from micrograd.exercises.report import table_only
 from micrograd.exercises.runner import check, worker
 from micrograd.exercises.workspace import ENGINE_FILE, NN_FILE, solution, start
@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument('--hint', action='store_true', help="a stronger hint, then the formula")
     p.add_argument('--timeout', type=float, default=10.0, help="seconds per exercise (default 10)")
     p = commands.add_parser('solution', help="print the library's code for an exercise")
-    p.add_argument('op', help="+ * ** exp tanh log relu sigmoid dot sort backward neuron, or a number")
+    p.add_argument('op', help=f"{' '.join(e.name for e in EXERCISES)}, or a number")
     commands.add_parser('list', help="list the exercises")
     p = commands.add_parser('notebook', help="write exercises.ipynb from the library's source (after it changes)")
     p.add_argument('path', nargs='?', default='exercises.ipynb')
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
             print(error, file=sys.stderr)
             return 1
         where = '' if args.dir == '.' else f' {args.dir}'
-        print(f"Wrote {files[0]} and {files[1]}: twelve exercises, from `+` to the neuron.\n"
+        print(f"Wrote {files[0]} and {files[1]}: {len(EXERCISES)} exercises, from `+` to the neuron.\n"
               f"Open {files[0]}, find EXERCISE 1, write it, then run:\n"
               f"    python -m micrograd.exercises check{where}")
         return 0

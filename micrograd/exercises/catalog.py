@@ -1,4 +1,4 @@
-"""The twelve exercises, easiest first: what each asks, its hints, and the mistakes the checker can name."""
+"""The thirteen exercises, easiest first: what each asks, its hints, and the mistakes the checker can name."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -33,43 +33,50 @@ EXERCISES: tuple[Exercise, ...] = (
              "The power rule: d(x**k)/dx = k * x**(k-1), and it holds for negative x too.",
              "For a Value exponent y, the exponent gets a gradient as well: d(x**y)/dy = x**y * log(x).",
              "x.grad += k * x.data**(k-1) * grad;  for x ** y also  y.grad += x.data**y.data * log(x.data) * grad"),
-    Exercise(4, 'exp', 'engine', ('exp',), "backward of exp(x)",
+    Exercise(4, '/', 'engine', ('__truediv__',), "backward of x / y and x / k",
+             "d(x/y)/dx = 1/y and d(x/y)/dy = -x/y**2: the divisor's local derivative carries a minus sign.",
+             "x.grad gets grad / y.data. For y, -x/y**2 is -q/y with the output q = x/y (the backward holds it): "
+             "written so, it does not overflow for a tiny y (1e-170), where y**2 underflows to 0 and y**-2 is too "
+             "large for a float. For x / k, x.grad gets grad / k.",
+             "x.grad += grad / y.data;  y.grad -= grad * q / y.data   where q = x.data / y.data;  "
+             "for x / k:  x.grad += grad / k"),
+    Exercise(5, 'exp', 'engine', ('exp',), "backward of exp(x)",
              "exp is its own derivative: d e**x/dx = e**x, which is the output you already computed.",
              "Multiply the output e = exp(x) (not x) by the upstream grad.",
              "x.grad += e * grad   where e = exp(x.data)"),
-    Exercise(5, 'tanh', 'engine', ('tanh',), "backward of tanh(x)",
+    Exercise(6, 'tanh', 'engine', ('tanh',), "backward of tanh(x)",
              "d tanh(x)/dx = 1 - tanh(x)**2: written with the output t, not with the input x.",
              "t is tanh(x), already computed in the forward pass; 1 - x**2 is a different function.",
              "x.grad += (1 - t**2) * grad   where t = tanh(x.data)"),
-    Exercise(6, 'log', 'engine', ('log',), "backward of log(x)",
+    Exercise(7, 'log', 'engine', ('log',), "backward of log(x)",
              "d log(x)/dx = 1/x, at the input x.",
              "Divide the upstream grad by x.data (the input, not the output log(x)).",
              "x.grad += grad / x.data"),
-    Exercise(7, 'relu', 'engine', ('relu',), "backward of relu(x)",
+    Exercise(8, 'relu', 'engine', ('relu',), "backward of relu(x)",
              "relu passes the gradient through where x > 0 and blocks it elsewhere, including at x = 0.",
              "The local derivative is 1 or 0 (a slope), not x: (x.data > 0) * grad. PyTorch also takes 0 at 0.",
              "x.grad += (1 if x.data > 0 else 0) * grad"),
-    Exercise(8, 'sigmoid', 'engine', ('sigmoid',), "backward of sigmoid(x)",
+    Exercise(9, 'sigmoid', 'engine', ('sigmoid',), "backward of sigmoid(x)",
              "d sigmoid(x)/dx = s * (1 - s), written with the output s = sigmoid(x).",
              "s is the output computed above; x * (1 - x) is the same formula at the wrong point.",
              "x.grad += s * (1 - s) * grad   where s = sigmoid(x.data)"),
-    Exercise(9, 'dot', 'engine', ('dot',), "backward of Value.dot(ws, xs, bias)",
+    Exercise(10, 'dot', 'engine', ('dot',), "backward of Value.dot(ws, xs, bias)",
              "dot is n products and a sum in one node: w_i gets x_i * grad, x_i gets w_i * grad, the bias grad.",
              "The parents are (*ws, *xs) or (*ws, *xs, bias): pair parents[i] with parents[n + i]; "
              "+= matters, since the same Value may appear in ws and xs.",
              "w_i.grad += x_i.data * grad;  x_i.grad += w_i.data * grad;  bias.grad += grad"),
-    Exercise(10, 'sort', 'engine', ('_topological_order',), "the topological sort, without recursion",
+    Exercise(11, 'sort', 'engine', ('_topological_order',), "the topological sort, without recursion",
              "List every node an op made on the way to self, each after all of its parents, each once.",
              "Use an explicit stack instead of recursion (a chain 10,000 ops deep must work) and a visited set "
              "(a reused node is listed once). Push a node back with a marker before its parents; when you pop "
              "the marker, all its parents are placed, so append the node. Leaves (no _prev) are not listed.",
              "post-order depth-first search over _prev: a node is appended after all of its parents"),
-    Exercise(11, 'backward', 'engine', ('backward',), "backward(): the chain rule over the sorted graph",
+    Exercise(12, 'backward', 'engine', ('backward',), "backward(): the chain rule over the sorted graph",
              "Sort, zero the sorted nodes' grads, add 1 to self.grad, then run each node's _backward, root first.",
              "Walk reversed(order) and call node._backward(node.grad). Zero only the nodes in the order: "
              "leaves keep accumulating across calls, so a second backward() adds exactly the same amount again.",
              "d(self)/d(self) = 1;  for each node from the root down: node._backward(node.grad)"),
-    Exercise(12, 'neuron', 'nn', ('__call__', 'parameters'), "Neuron.__call__ and parameters() in my_nn.py",
+    Exercise(13, 'neuron', 'nn', ('__call__', 'parameters'), "Neuron.__call__ and parameters() in my_nn.py",
              "A neuron computes activation(w . x + b) from Values, so that backward() reaches w and b.",
              "Value.dot(self.w, x, self.b) builds w . x + b as one node; then .relu() or .tanh() unless the "
              "activation is 'linear'. parameters() returns self.w + [self.b].",
@@ -77,7 +84,7 @@ EXERCISES: tuple[Exercise, ...] = (
 )
 
 BY_NAME = {e.name: e for e in EXERCISES}
-ALIASES = {'add': '+', 'mul': '*', 'pow': '**', 'topo': 'sort', 'topological_order': 'sort',
+ALIASES = {'add': '+', 'mul': '*', 'pow': '**', 'div': '/', 'truediv': '/', 'topo': 'sort', 'topological_order': 'sort',
            '_topological_order': 'sort', 'neuron.__call__': 'neuron', 'parameters': 'neuron'}
 
 
@@ -95,8 +102,8 @@ def find(name: str) -> Exercise:
 
 # The mistakes the checker recognises, by key; the tests assert these keys and texts.
 DIAGNOSES: dict[str, str] = {
-    'overwrite': "`=` instead of `+=`: a Value used twice (as in a * a, or b = a + a; c = b + b) must collect "
-                 "the gradient of both uses, and `=` keeps only the last one",
+    'overwrite': "`=` instead of `+=` (or `-=`): a Value used twice (as in a * a, a / a, or b = a + a; c = b + b) "
+                 "must collect the gradient of both uses, and `=` keeps only the last one",
     'upstream': "the upstream gradient is forgotten: multiply the local derivative by grad (the chain rule); "
                 "with grad = 1 the mistake does not show",
     'sign': "sign error: your gradient is minus the right one",
@@ -111,6 +118,18 @@ DIAGNOSES: dict[str, str] = {
                "d(x**2)/dx = -4",
     'pow_exponent': "the exponent gets no gradient: in x ** y, y is a Value too, and d(x**y)/dy = x**y * log(x)",
     'pow_at_output': "derivative taken at the output: the power rule wants the input x, not out = x**k",
+    'div_sign': "sign error on the divisor: d(x/y)/dy = -x/y**2, so y.grad goes down by grad * x/y**2 "
+                "(y.grad -= ...)",
+    'div_dy_no_x': "x is missing from the divisor's gradient: d(x/y)/dy = -x/y**2, not -1/y**2 (that is the "
+                   "derivative of 1/y)",
+    'div_dy_one_y': "one y too few in the divisor's gradient: d(x/y)/dy = -x/y**2, not -x/y (that is minus the output)",
+    'div_at_output': "the output used where the input belongs: d(x/y)/dy = -x/y**2, which is -q/y with the output "
+                     "q = x/y; -q/y**2 puts q in the place of x",
+    'div_as_mul': "the derivative of * used for /: d(x/y)/dx = 1/y, not y, and d(x/y)/dy = -x/y**2, not x "
+                  "(for x / k: 1/k, not k)",
+    'div_overflow': "the divisor's gradient overflows for a tiny y: -x/y**2 computed as written needs y**2 (which "
+                    "underflows to 0) or y**-2 (too large for a float; x * y**-1 takes it too), though the gradient "
+                    "itself is a float; write it with the output q = x/y, as -q/y (or divide twice, -(x/y)/y)",
     'exp_at_input': "derivative taken at the input: d e**x/dx is the output e**x, and you used x",
     'exp_at_output': "derivative taken at the output: e**x is already the derivative; exp(out) is exp applied twice",
     'tanh_at_input': "derivative taken at the input: d tanh(x)/dx = 1 - t**2 with the output t = tanh(x), "

@@ -161,7 +161,7 @@ def _blank_of(error: BaseException) -> int | None:
 
 # --- The ops -------------------------------------------------------------------------------------
 
-OP_ATTRIBUTE = {'+': '__add__', '*': '__mul__', '**': '__pow__'}
+OP_ATTRIBUTE = {'+': '__add__', '*': '__mul__', '**': '__pow__', '/': '__truediv__'}
 
 
 @dataclass
@@ -197,7 +197,7 @@ def expected(name: str, index: int) -> tuple[Run, dict[str, float]]:
         run = run_case(case, library.Value)
         fd: dict[str, float] = {}
         for leaf, x in case.leaves.items():
-            h = 1e-6 * max(1.0, abs(x))
+            h = 1e-6 * (abs(x) or 1.0)  # relative: a fixed step would jump over a tiny divisor (1e-170)
             up = case.build(library.Value, {**case.leaves, leaf: x + h})[1].data
             down = case.build(library.Value, {**case.leaves, leaf: x - h})[1].data
             fd[leaf] = case.grad * (up - down) / (2 * h) + case.prior.get(leaf, 0.0)
@@ -213,20 +213,36 @@ def _same(a: dict[str, float] | None, b: dict[str, float] | None) -> bool:
     return a is not None and b is not None and a.keys() == b.keys() and all(close(a[k], b[k]) for k in a)
 
 
+def _compared(run: Run) -> bool:
+    """Whether a learner's run says something about this exercise: it built the input, and it did not stop
+    at a blank (of this exercise or another)."""
+    return run.built and (run.error is None or _blank_of(run.error) is None)
+
+
+def _agree(mine: Run, theirs: Run | None) -> bool:
+    """The same gradients, or an exception of the same type (an overflow where the mistake overflows)."""
+    if theirs is None:
+        return False
+    if mine.error is not None or theirs.error is not None:
+        return mine.error is not None and theirs.error is not None and type(mine.error) is type(theirs.error)
+    return _same(mine.grads, theirs.grads)
+
+
 def diagnose_op(name: str, runs: list[Run], failing: int) -> str:
-    """The classic mistake that gives the learner's gradients: first one that matches on every case the
-    learner's code ran, else one that matches on the failing case, else a plain description."""
+    """The classic mistake that gives the learner's gradients (or exception): first one that matches on every
+    case the learner's code ran, else one that matches on the failing case, else a plain description."""
     candidates = []
     for key, module in variants(name):
-        theirs = [run_case(case, module.Value) if runs[i].grads is not None else None
+        theirs = [run_case(case, module.Value) if _compared(runs[i]) else None
                   for i, case in enumerate(C.OP_CASES[name])]
-        if not _same(runs[failing].grads, getattr(theirs[failing], 'grads', None)):
+        if not _agree(runs[failing], theirs[failing]):
             continue
-        everywhere = all(mine.grads is None or (t is not None and _same(mine.grads, t.grads))
-                         for mine, t in zip(runs, theirs))
+        everywhere = all(not _compared(mine) or _agree(mine, t) for mine, t in zip(runs, theirs))
         candidates.append((not everywhere, key))
     if candidates:
         return min(candidates, key=lambda c: c[0])[1]
+    if runs[failing].error is not None:
+        return 'raises'
     case, grads = C.OP_CASES[name][failing], runs[failing].grads or {}
     if all(close(g, case.prior.get(leaf, 0.0)) for leaf, g in grads.items()):
         return 'nothing'
@@ -265,7 +281,8 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
             if isinstance(run.error, RecursionError):
                 return Result(exercise.number, WRONG, text, _grads(want.grads), 'RecursionError', 'raises',
                               'RecursionError: maximum recursion depth exceeded')
-            return _raised(exercise, text, run.error, _grads(want.grads))
+            return Result(exercise.number, WRONG, text, _grads(want.grads), type(run.error).__name__,
+                          diagnose_op(name, runs, i), where(run.error))
         if not close(run.data, want.data):
             return Result(exercise.number, WRONG, text, f"out.data = {number(want.data)}",
                           f"out.data = {number(run.data)}", 'forward')
@@ -422,9 +439,10 @@ def check_backward(exercise: Exercise, value_class: Any, sort_done: bool) -> Res
         return Result(exercise.number, ABSENT)
     note = ''
     own_sort = getattr(value_class, '_topological_order', None)
-    if own_sort is not None and not sort_done:  # exercise 10 is not done: check backward() on the library's sort
+    if own_sort is not None and not sort_done:  # the sort is not done: check backward() on the library's sort
         value_class._topological_order = order_of
-        note = "checked with the library's sort, since exercise 10 (sort) is not done yet"
+        sort = next(e for e in EXERCISES if e.name == 'sort')
+        note = f"checked with the library's sort, since exercise {sort.number} (sort) is not done yet"
     try:
         return _check_backward(exercise, value_class, note)
     finally:

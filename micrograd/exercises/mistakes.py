@@ -26,6 +26,16 @@ SPECIFIC: dict[tuple[str, int], list[tuple[str, str]]] = {
                 ('pow_abs', "{x}.grad += k * abs({x}.data) ** (k - 1) * grad"),
                 ('pow_at_output', "{x}.grad += k * ({x}.data ** k) ** (k - 1) * grad")],
     ('**', 2): [('pow_exponent', "{x}.grad += {y}.data * {x}.data ** ({y}.data - 1) * grad")],
+    ('/', 2): [('div_sign', "{x}.grad += grad / {y}.data\n{i}{y}.grad += grad * q / {y}.data"),
+               ('div_dy_no_x', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= grad / {y}.data ** 2"),
+               ('div_dy_one_y', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= grad * {x}.data / {y}.data"),
+               ('div_at_output', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= grad * q / {y}.data ** 2"),
+               ('div_as_mul', "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data * grad"),
+               ('one_parent', "{x}.grad += grad / {y}.data"),
+               # -x/y**2 as written: right, but it overflows (or divides by 0) for a tiny y
+               ('div_overflow', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= {x}.data * {y}.data ** -2 * grad"),
+               ('div_overflow', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= {x}.data / {y}.data ** 2 * grad")],
+    ('/', 1): [('div_as_mul', "{x}.grad += k * grad")],
     ('exp', 1): [('exp_at_input', "{x}.grad += {x}.data * grad"),
                  ('exp_at_output', "{x}.grad += math.exp(math.exp({x}.data)) * grad")],
     ('tanh', 1): [('tanh_at_input', "{x}.grad += (1 - {x}.data ** 2) * grad"),
@@ -51,12 +61,19 @@ SPECIFIC: dict[tuple[str, int], list[tuple[str, str]]] = {
 }
 
 
+def code(solution: str) -> str:
+    """A body without its comments (a comment would swallow what a mistake adds at the end of a line)."""
+    return re.sub(r'[ \t]*#[^\n]*', '', solution)
+
+
 def generic(solution: str) -> list[tuple[str, str]]:
-    """The mistakes any op can make, made from the library's own body: = for +=, a flipped sign,
-    the upstream gradient left out, and no gradient at all."""
+    """The mistakes any op can make, made from the library's own body: = for += (and for -=, which
+    division's divisor uses), every sign flipped, the upstream gradient left out, and no gradient at all."""
+    solution = code(solution)
+    overwrite = re.sub(r'\.grad -= (.+)', r'.grad = -(\1)', solution.replace('+=', '='))
+    sign = re.sub(r'([+-])=', lambda m: '-=' if m.group(1) == '+' else '+=', solution)
     upstream = re.sub(r'(?<![.\w])grad\b', '1.0', solution)
-    return [('overwrite', solution.replace('+=', '=')), ('sign', solution.replace('+=', '-=')),
-            ('upstream', upstream), ('nothing', 'pass')]
+    return [('overwrite', overwrite), ('sign', sign), ('upstream', upstream), ('nothing', 'pass')]
 
 
 def bodies(blank: Blank) -> list[tuple[str, str]]:
@@ -64,7 +81,7 @@ def bodies(blank: Blank) -> list[tuple[str, str]]:
     names = dict(zip('xy', blank.parents))
     specific = [(key, body.format(i=blank.indent, **names))
                 for key, body in SPECIFIC.get((blank.exercise.name, len(blank.parents)), [])]
-    return specific + [(key, body) for key, body in generic(blank.solution) if body != blank.solution]
+    return specific + [(key, body) for key, body in generic(blank.solution) if body != code(blank.solution)]
 
 
 @cache

@@ -25,7 +25,7 @@ method on `Value`), then run the check under it. The check compares your gradien
 engine and with central differences, and when one is wrong it says on which input, what it expected,
 what it got, and which classic mistake gives your numbers.
 
-Order: `+`, `*`, `**`, `exp`, `tanh`, `log`, `relu`, `sigmoid`, `dot`, then the topological sort,
+Order: `+`, `*`, `**`, `/`, `exp`, `tanh`, `log`, `relu`, `sigmoid`, `dot`, then the topological sort,
 `backward()`, and last a `Neuron`. Stuck? `check(Value, Neuron, hint=True)` gives a stronger hint and the
 formula. The library is the answer: `python -m micrograd.exercises solution tanh` prints its `tanh`.
 

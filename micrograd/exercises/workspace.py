@@ -29,6 +29,8 @@ PROMPTS: dict[tuple[str, int], str] = {
     ('*', 1): "x * k: k is a plain number; add grad * d(kx)/dx to x.grad",
     ('**', 1): "x ** k: the power rule, times grad",
     ('**', 2): "x ** y: both the base and the exponent get a gradient",
+    ('/', 2): "x / y: add grad * d(x/y)/dx to x.grad and grad * d(x/y)/dy to y.grad",
+    ('/', 1): "x / k: k is a plain number; add grad * d(x/k)/dx to x.grad",
     ('exp', 1): "exp(x): add grad * d(e**x)/dx to x.grad",
     ('tanh', 1): "tanh(x): add grad * d(tanh x)/dx to x.grad",
     ('log', 1): "log(x): add grad * d(log x)/dx to x.grad",
@@ -189,14 +191,15 @@ def splice(source: str, replacements: dict[Blank, str]) -> str:
     return ''.join(out) + source[at:]
 
 
-ENGINE_HEADER = """\
+_LAST, _NEURON = find('backward'), find('neuron')
+ENGINE_HEADER = f"""\
 # my_engine.py: micrograd's engine.py with the backward of each op cut out, for you to write.
-# Fill in each EXERCISE in order, from 1 (+) to 11 (backward); exercise 12 is in my_nn.py.
+# Fill in each EXERCISE in order, from 1 (+) to {_LAST.number} (backward); exercise {_NEURON.number} is in my_nn.py.
 # After each one:   python -m micrograd.exercises check      (add --hint when you are stuck)
 # The library's answer, when you want to compare:   python -m micrograd.exercises solution tanh
 """
-NN_HEADER = """\
-# my_nn.py: micrograd's nn.py, on your engine (my_engine.py), with exercise 12 to write:
+NN_HEADER = f"""\
+# my_nn.py: micrograd's nn.py, on your engine (my_engine.py), with exercise {_NEURON.number} to write:
 # Neuron.__call__ and Neuron.parameters. Check it with:   python -m micrograd.exercises check
 """
 
