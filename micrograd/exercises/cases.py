@@ -75,8 +75,6 @@ OP_CASES: dict[str, list[Case]] = {
           _case('x=1.5', 'out = x / 4.0', grad=3.0),
           _case('x=2.0 y=-0.5', 'out = x / y'),
           _case('a=1.5', 'out = a / a'),
-          # -x/y**2 is -1e170, a float, but y**2 underflows to 0 and y**-2 is too large for a float
-          _case('x=1e-170 y=1e-170', 'out = x / y'),
           _case('x=3.0 y=2.0', 'out = x / y', prior='y=0.5'),
           _case('x=1.5', 'out = x / 4.0', prior='x=0.25')],
     'exp': [_case('x=0.0', 'out = x.exp()'),

@@ -127,9 +127,6 @@ DIAGNOSES: dict[str, str] = {
                      "q = x/y; -q/y**2 puts q in the place of x",
     'div_as_mul': "the derivative of * used for /: d(x/y)/dx = 1/y, not y, and d(x/y)/dy = -x/y**2, not x "
                   "(for x / k: 1/k, not k)",
-    'div_overflow': "the divisor's gradient overflows for a tiny y: -x/y**2 computed as written needs y**2 (which "
-                    "underflows to 0) or y**-2 (too large for a float; x * y**-1 takes it too), though the gradient "
-                    "itself is a float; write it with the output q = x/y, as -q/y (or divide twice, -(x/y)/y)",
     'exp_at_input': "derivative taken at the input: d e**x/dx is the output e**x, and you used x",
     'exp_at_output': "derivative taken at the output: e**x is already the derivative; exp(out) is exp applied twice",
     'tanh_at_input': "derivative taken at the input: d tanh(x)/dx = 1 - t**2 with the output t = tanh(x), "

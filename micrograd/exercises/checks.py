@@ -197,7 +197,7 @@ def expected(name: str, index: int) -> tuple[Run, dict[str, float]]:
         run = run_case(case, library.Value)
         fd: dict[str, float] = {}
         for leaf, x in case.leaves.items():
-            h = 1e-6 * (abs(x) or 1.0)  # relative: a fixed step would jump over a tiny divisor (1e-170)
+            h = 1e-6 * (abs(x) or 1.0)  # relative to x: a fixed step suits no input far from 1
             up = case.build(library.Value, {**case.leaves, leaf: x + h})[1].data
             down = case.build(library.Value, {**case.leaves, leaf: x - h})[1].data
             fd[leaf] = case.grad * (up - down) / (2 * h) + case.prior.get(leaf, 0.0)
