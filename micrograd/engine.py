@@ -86,7 +86,8 @@ class Value:
         return Value(math.log(self.data), _backward.__defaults__, 'log', _backward)
 
     def sigmoid(self) -> Value:
-        z = self.data  # exp of a negative number never overflows, so pick the form that has one
+        z = _number(self.data, 'Value.sigmoid')  # (-z of a NumPy uint8 .data would wrap around)
+        # exp of a negative number never overflows, so pick the form that has one
         s = 1 / (1 + math.exp(-z)) if z >= 0 else math.exp(z) / (1 + math.exp(z))
         def _backward(grad: float, self: Value = self, *, s: float = s) -> None:
             self.grad += s * (1 - s) * grad  # d sigmoid(x)/dx = s (1 - s)

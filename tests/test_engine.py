@@ -295,6 +295,33 @@ def test_a_numpy_float32_a_user_wrote_into_data_takes_part_as_a_python_float():
     assert type(out.data) is float and type(x.grad) is float
 
 
+DATA_KINDS = [np.uint8, np.int8, np.int64, np.float16, np.float32, np.float64, np.longdouble, np.bool_]
+EVERY_OP = {
+    'x * y': lambda x, y: x * y, 'x + y': lambda x, y: x + y, '-x': lambda x, y: -x, 'x - y': lambda x, y: x - y,
+    '5 - x': lambda x, y: 5 - x, 'x / y': lambda x, y: x / y, 'y / x': lambda x, y: y / x, 'x / 3': lambda x, y: x / 3,
+    'x ** 2': lambda x, y: x ** 2, 'x ** y': lambda x, y: x ** y, '2 ** x': lambda x, y: 2 ** x,
+    'x * x': lambda x, y: x * x, 'exp': lambda x, y: x.exp(), 'tanh': lambda x, y: x.tanh(),
+    'relu': lambda x, y: x.relu(), 'log': lambda x, y: x.log(), 'sigmoid': lambda x, y: x.sigmoid(),
+    'dot': lambda x, y: Value.dot([x], [y]),
+}
+
+
+@pytest.mark.filterwarnings('error')  # (NumPy's overflow warnings: -np.uint8(2) wraps around)
+@pytest.mark.parametrize('kind', DATA_KINDS, ids=lambda kind: kind.__name__)
+@pytest.mark.parametrize('name', EVERY_OP)
+def test_every_op_on_a_numpy_number_written_into_data_gives_what_its_python_float_gives(kind, name):
+    for number in (2, 1):
+        x, y = Value(1.0), Value(3.0)
+        x.data = kind(number)
+        out = EVERY_OP[name](x, y)
+        out.backward()
+        fx, fy = Value(float(kind(number))), Value(3.0)
+        expected = EVERY_OP[name](fx, fy)
+        expected.backward()
+        assert (out.data, x.grad, y.grad) == (expected.data, fx.grad, fy.grad)
+        assert type(out.data) is float and type(x.grad) is float and type(y.grad) is float
+
+
 # --- bad input is a clear error naming the op, never a wrong number --------------------------
 
 @pytest.mark.parametrize('make, match', [
