@@ -169,8 +169,8 @@ def log_softmax(x: Array, axis: int) -> Array:
     if x.shape[axis] == 0:
         return x.copy()
     with np.errstate(invalid='ignore'):  # a row of -inf: -inf - -inf = nan, as PyTorch
-        shifted = x - x.max(axis=axis, keepdims=True)
-        out: Array = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+        shifted = x - max_along(x, axis)
+        out: Array = shifted - np.log(sum_along(np.exp(shifted), axis))
     return out
 
 
@@ -184,10 +184,37 @@ def softmax(x: Array, axis: int, overwrite: bool = False) -> Array:
     if x.shape[axis] == 0:
         return x if overwrite else x.copy()
     with np.errstate(invalid='ignore'):  # a row of -inf: 0 / 0 = nan, as PyTorch
-        e: Array = np.subtract(x, x.max(axis=axis, keepdims=True), out=x if overwrite else None)
+        e: Array = np.subtract(x, max_along(x, axis), out=x if overwrite else None)
         np.exp(e, out=e)
-        e /= e.sum(axis=axis, keepdims=True)
+        e /= sum_along(e, axis)
     return e
+
+
+# The max and the sum along one axis, kept as an axis of length 1, for softmax. NumPy's reductions
+# run a loop of their own for each row, some 50 ns: along attention's rows of 10-16 scores, that
+# costs five times their exp. These give the same results faster.
+
+def max_along(x: Array, axis: int) -> Array:
+    """x.max(axis=axis, keepdims=True), for a non-empty axis.
+
+    For a short axis and many rows, np.maximum goes over the axis one entry at a time instead: each
+    call compares one entry of every row at once, in one long loop. (nan wins, as in max.)
+    """
+    n = x.shape[axis]
+    if n > 32 or x.size < 64 * n * n:  # a long axis, or few rows: NumPy's own reduction is faster
+        top: Array = x.max(axis=axis, keepdims=True)
+        return top
+    entries = np.moveaxis(x, axis, -1)  # a view: entries[..., j] is entry j of every row
+    top = entries[..., 0].copy()
+    for j in range(1, n):
+        np.maximum(top, entries[..., j], out=top)
+    return np.expand_dims(top, axis)
+
+
+def sum_along(x: Array, axis: int) -> Array:
+    """x.sum(axis=axis, keepdims=True); einsum adds up each row without NumPy's per-row setup."""
+    total: Array = np.einsum('...i->...', np.moveaxis(x, axis, -1))
+    return np.expand_dims(total, axis)
 
 
 # --- the sums of backpropagation ---
