@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -351,7 +351,8 @@ class Tensor:
             if not keepdims and ax:
                 grad = np.expand_dims(grad, ax)  # put the summed axes back, with length 1
             self._add_grad(np.broadcast_to(grad, self.data.shape))
-        total = np.asarray(np.sum(self.data, axis=ax, keepdims=keepdims, dtype=acc))
+        # (cast: NumPy's newer stubs take only a literal True or False for keepdims)
+        total = np.asarray(np.sum(self.data, axis=ax, keepdims=cast(Any, keepdims), dtype=acc))
         if acc != self.data.dtype and self.data.dtype.kind == 'f':
             total = total.astype(self.data.dtype)  # float16 again (PyTorch: inf if it does not fit)
         return Tensor._result(total, (self,), 'sum', _backward)
@@ -372,7 +373,8 @@ class Tensor:
                 self._add_grad(np.broadcast_to(grad / n, self.data.shape))
         acc = accumulator(self.data.dtype)  # float16 adds up in float32: 70,000 ones are no overflow
         with np.errstate(divide='ignore', invalid='ignore'):  # 0 / 0 = nan: the mean of nothing
-            out = np.asarray(np.sum(self.data, axis=ax, keepdims=keepdims, dtype=acc) / n).astype(self.data.dtype)
+            total = np.sum(self.data, axis=ax, keepdims=cast(Any, keepdims), dtype=acc)  # (cast: as in sum)
+            out = np.asarray(total / n).astype(self.data.dtype)
         return Tensor._result(out, (self,), 'mean', _backward)
 
     def max(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
