@@ -542,12 +542,15 @@ class Tensor:
     def relu(self) -> Tensor:
         if self.data.dtype == BOOL:
             raise TypeError("Tensor.relu: bool inputs are not supported, as in PyTorch")
-        passes = np.less_equal(self.data, 0)  # found now, while the data is in cache; 1 byte a number for backward
-        np.logical_not(passes, out=passes)  # x > 0, and nan too: x <= 0 is False for nan, so nan passes
+        out = np.maximum(self.data, 0)
+        # The mask for backward, 1 byte a number, found in the output just written (still in cache, unlike
+        # the input): out > 0 where x > 0, and out is nan where x is nan, which passes too (nan <= 0 is False).
+        passes = np.less_equal(out, 0)
+        np.logical_not(passes, out=passes)
 
         def _backward(grad: Array) -> None:  # 1 for x > 0, 0 for x <= 0 (also at 0, as in PyTorch; nan passes)
             self._add_grad(select(passes, grad), own=True)
-        return Tensor._result(np.maximum(self.data, 0), (self,), 'relu', _backward)
+        return Tensor._result(out, (self,), 'relu', _backward)
 
     def abs(self) -> Tensor:
         x = self.data
