@@ -13,7 +13,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from micrograd.tensor.numeric import Array, index, is_number, log_softmax, real_array, row_dot, sigmoid, softmax
+from micrograd.tensor.numeric import (
+    Array,
+    index,
+    is_number,
+    log_softmax,
+    real_array,
+    row_dot,
+    scale_rows,
+    sigmoid,
+    softmax,
+)
 from micrograd.tensor.tensor import ArrayLike, Tensor
 
 
@@ -142,10 +152,10 @@ def rms_norm(x: Tensor, eps: float = 1e-5) -> Tensor:
     n = x.data.shape[-1]
     with np.errstate(divide='ignore', invalid='ignore'):  # vectors of length 0: an empty result, as in PyTorch
         r = (row_dot(x.data, x.data) / n + eps) ** -0.5  # 1 / rms, one per vector: mean(x**2) is x . x / n
-    y = x.data * r
+    y = scale_rows(x.data, r)  # x * r
 
     def _backward(grad: Array) -> None:  # y = x r with dr/dx_j = -r**3 x_j / n: dx = r (grad - y mean(grad y))
-        dx = y * (row_dot(grad, y) / n)
+        dx = scale_rows(y, row_dot(grad, y) / n)  # y mean(grad y)
         np.subtract(grad, dx, out=dx)  # (in dx's memory: one new array instead of three)
         dx *= r
         x._add_grad(dx, own=True)
