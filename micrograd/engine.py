@@ -86,8 +86,9 @@ class Value:
         return Value(math.log(self.data), _backward.__defaults__, 'log', _backward)
 
     def sigmoid(self) -> Value:
-        z = _number(self.data, 'Value.sigmoid')  # (-z of a NumPy uint8 .data would wrap around)
-        # exp of a negative number never overflows, so pick the form that has one
+        if type(self.data) is not float:  # a NumPy number written into .data: see _as_float
+            self.data = _number(self.data, 'Value.sigmoid')  # (-z of a uint8 would wrap around)
+        z = self.data  # exp of a negative number never overflows, so pick the form that has one
         s = 1 / (1 + math.exp(-z)) if z >= 0 else math.exp(z) / (1 + math.exp(z))
         def _backward(grad: float, self: Value = self, *, s: float = s) -> None:
             self.grad += s * (1 - s) * grad  # d sigmoid(x)/dx = s (1 - s)
