@@ -1,0 +1,154 @@
+"""Numbers entering the scalar engine: converted to Python floats once, at the boundary, and checked.
+
+engine.py calls these where a number enters an op (`x + 2`, `Value(3)`), where an op's result could be
+no real float (`x ** 0.5` of a negative x, `log(0)`, an overflow), and for Value.dot's operands. Each error
+names the op, and is raised before the op makes its output, so a refused input leaves the graph as it was.
+
+A NumPy number that a user writes into a Value's .data by hand computes that one op in its own type, as
+NumPy and PyTorch would; the op's result, and the .data of its parents, become Python floats there.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable, Iterable, Mapping, Set
+from typing import Any
+
+_OPS = {'+': '__add__', '*': '__mul__', '/': '__truediv__', '**': '__pow__'}
+
+
+def is_number(x: object) -> bool:
+    """A real number: a Python int, float, Fraction or bool, or a NumPy one (also a 0-d array of one)."""
+    if isinstance(x, numbers.Real):
+        return True
+    kind = getattr(getattr(x, 'dtype', None), 'kind', '')
+    return kind in ('b', 'i', 'u', 'f') and getattr(x, 'shape', None) == ()
+
+
+def real(x: object, op: str) -> float:
+    """x as a Python float, before it takes part in op (a method of Value's, '__add__', or a full name).
+    NumPy numbers of every width are converted first: np.uint8(3) is 3.0 (so -x does not wrap around),
+    np.float16 does not round the result."""
+    if type(x) is float:
+        return x
+    op = op if '.' in op or op.endswith(')') else f'Value.{op}'
+    if not is_number(x):
+        what = 'a Value (it takes part as itself)' if hasattr(x, '_prev') else type(x).__name__
+        raise TypeError(f"{op}: expected a real number, got {what} ({x!r})")
+    try:
+        return float(x)  # type: ignore[arg-type]
+    except OverflowError:
+        raise OverflowError(f"{op}: {str(x)[:30]}... is too large for a float") from None
+    except TypeError:  # a NumPy type that calls itself a number, as np.timedelta64 does
+        raise TypeError(f"{op}: expected a real number, got {type(x).__name__} ({x!r})") from None
+
+
+def value_data(data: object, parents: Iterable[Any], op: str) -> float:
+    """The data of a new Value as a Python float: a number given to Value(), or an op's result where a
+    parent's .data was written by hand as something else (a NumPy number). Such a parent's .data becomes
+    a Python float too, so that its backward computes in floats. NumPy's integers and bools compute in their
+    own width (np.uint8(200) * np.uint8(2) wraps around to 144; np.True_ + np.True_ is True): an op of
+    two of them is refused rather than giving a wrong number."""
+    name = 'Value()' if not parents else f"Value.{_OPS.get(op.rstrip('0123456789.-e+inf'), op)}"
+    parents = list(parents)
+    hand_written = [p for p in parents if type(p.data) is not float]
+    if len([p for p in hand_written if _numpy_integer(p.data)]) >= 2 and _numpy_integer(data):
+        raise TypeError(f"{name}: the operands' .data are NumPy integers or bools "
+                        f"({', '.join(repr(p.data) for p in hand_written)}), whose arithmetic wraps around: "
+                        "write Python floats into .data (float(x))")
+    out = real(data, name)
+    for parent in hand_written:
+        parent.data = real(parent.data, name)
+    return out
+
+
+def _numpy_integer(x: object) -> bool:
+    return getattr(getattr(x, 'dtype', None), 'kind', '') in ('b', 'i', 'u')
+
+
+def checked(f: Callable[[float], float], x: float, op: str) -> float:
+    """f(x), with a float overflow named after the op."""
+    try:
+        return f(x)
+    except OverflowError:
+        raise OverflowError(f"{op}: the result for {x} is too large for a float") from None
+
+
+def positive(x: float, op: str) -> float:
+    """x as a float, checked to be > 0 (the domain of log)."""
+    if not x > 0:
+        raise ValueError(f"{op}: {op.split('.')[-1]} is defined only for data > 0, got {x}")
+    return real(x, op)
+
+
+def divisor(y: float, x: float) -> float:
+    """y, checked as the divisor of x / y."""
+    if y == 0:
+        raise ZeroDivisionError(f"Value.__truediv__: division by zero ({x} / {y})")
+    return y
+
+
+def power(x: float, k: float) -> tuple[float, float]:
+    """x**k and its derivative k * x**(k-1) in floats (0 for k = 0: x**0 is 1 everywhere). Results that
+    are not real or not finite are errors; a derivative too steep for a float is infinite, as in IEEE
+    arithmetic and PyTorch."""
+    x, k = real(x, 'Value.__pow__'), real(k, 'Value.__pow__')
+    if x < 0 and not (k.is_integer() or math.isinf(k)):  # (-2) ** inf is inf, as in Python
+        raise ValueError(f"Value.__pow__: {x} ** {k} is not real (a fractional power of a "
+                         "negative base)")
+    if x == 0 and k < 0:
+        raise ZeroDivisionError(f"Value.__pow__: {x} ** {k} divides by zero")
+    try:
+        out = x ** k
+    except OverflowError:
+        raise OverflowError(f"Value.__pow__: {x} ** {k} is too large for a float") from None
+    try:
+        slope = k * x ** (k - 1) if k else 0.0
+    except (OverflowError, ZeroDivisionError):  # |x| tiny and k < 1
+        slope = math.copysign(math.inf, k * (out if x == 0 else out * x))
+    return out, slope
+
+
+def times_log(out: float, x: float) -> float:
+    """out * log(x): the derivative of out = x**y by its exponent y, as PyTorch computes it: 0 where
+    x is 0 (x**y is flat there for y > 0), NaN where x < 0 (x**y is real only at whole y)."""
+    if x > 0:
+        return out * math.log(x)
+    return 0.0 if x == 0 else math.nan
+
+
+def dot(ws: Any, xs: Any, bias: Any, value: Any) -> tuple[Any, Any, Any, float]:
+    """Value.dot's operands, ws and xs as sequences of Values of one length and bias as a Value (Value(0.0)
+    if none), and their weighted sum bias + w1*x1 + w2*x2 + ..., added in that order. A number among them
+    becomes a leaf holding it as a float. (Values are the common case: no check per operand for them.)"""
+    for name, seq in (('ws', ws), ('xs', xs)):
+        if type(seq) is not list and type(seq) is not tuple and not _ordered(seq):
+            raise TypeError(f"Value.dot: {name} must be a list or tuple (an ordered sequence), got "
+                            f"{type(seq).__name__}")
+    if len(ws) != len(xs):
+        raise ValueError(f"Value.dot: {len(ws)} weights but {len(xs)} inputs")
+    b = value(0.0) if bias is None else bias
+    try:
+        return ws, xs, b, _weighted_sum(ws, xs, b)
+    except AttributeError:  # a number has no .data: it takes part as a leaf
+        ws, xs, b = [_leaf(w, value) for w in ws], [_leaf(x, value) for x in xs], _leaf(b, value)
+        return ws, xs, b, _weighted_sum(ws, xs, b)
+
+
+def _ordered(seq: object) -> bool:
+    """A sequence whose order means something: not a set or a dict (their order is arbitrary, or not the
+    user's), nor a string, nor a NumPy array of other than one dimension."""
+    if isinstance(seq, (str, bytes, Set, Mapping)) or not hasattr(seq, '__len__'):
+        return False
+    return getattr(seq, 'ndim', 1) == 1
+
+
+def _weighted_sum(ws: Any, xs: Any, b: Any) -> Any:
+    total = b.data
+    for w, x in zip(ws, xs):
+        total = total + w.data * x.data  # not +=, which would write into a 0-d array in b.data
+    return total
+
+
+def _leaf(v: Any, value: Any) -> Any:
+    return v if isinstance(v, value) else value(real(v, 'Value.dot'))
