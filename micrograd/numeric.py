@@ -26,12 +26,12 @@ def is_number(x: object) -> bool:
 
 
 def real(x: object, op: str) -> float:
-    """x as a Python float, before it takes part in op (a method of Value's, '__add__', or a full name).
+    """x as a Python float, before it takes part in op ('__add__' for Value.__add__, or any name).
     NumPy numbers of every width are converted first: np.uint8(3) is 3.0 (so -x does not wrap around),
     np.float16 does not round the result."""
     if type(x) is float:
         return x
-    op = op if '.' in op or op.endswith(')') else f'Value.{op}'
+    op = f'Value.{op}' if op.startswith('__') else op
     if not is_number(x):
         what = 'a Value (it takes part as itself)' if hasattr(x, '_prev') else type(x).__name__
         raise TypeError(f"{op}: expected a real number, got {what} ({x!r})")
@@ -152,3 +152,34 @@ def _weighted_sum(ws: Any, xs: Any, b: Any) -> Any:
 
 def _leaf(v: Any, value: Any) -> Any:
     return v if isinstance(v, value) else value(real(v, 'Value.dot'))
+
+
+def size(n: Any, what: str) -> int:
+    """A number of inputs or neurons: a whole number of at least 1 (not 3.5, '3', True or 0). NumPy integers
+    and 0-d integer arrays count as whole numbers."""
+    kind = getattr(getattr(n, 'dtype', None), 'kind', '')
+    if isinstance(n, bool) or not (isinstance(n, numbers.Integral) or (kind in ('i', 'u') and n.shape == ())):
+        raise TypeError(f"{what}: sizes are whole numbers, got {type(n).__name__} {n!r}")
+    if n < 1:
+        raise ValueError(f"{what}: sizes must be at least 1, got {n}")
+    return int(n)
+
+
+def sizes(nouts: Any, what: str) -> list[int]:
+    """The size of each layer of an MLP, e.g. [16, 16, 1]: a list or tuple of whole numbers >= 1."""
+    if isinstance(nouts, (str, bytes, Set, Mapping)) or not hasattr(nouts, '__len__') \
+            or getattr(nouts, 'ndim', 1) != 1 or not len(nouts):
+        raise ValueError(f"{what}: nouts must list the size of each layer, e.g. [16, 16, 1], got {nouts!r}")
+    return [size(n, what) for n in nouts]
+
+
+def inputs(x: Any, neuron: object) -> list[Any]:
+    """A neuron's inputs as a list: one number (or Value, or 0-d array) is a list of one, as a Layer of one
+    neuron hands it on; a tuple or a 1-d array is listed; a set or a dict is refused (its order is not
+    the inputs' order), as is anything else that is no sequence of inputs."""
+    if is_number(x) or hasattr(x, '_prev'):
+        return [x]
+    if not _ordered(x):
+        raise TypeError(f"{neuron!r}: inputs must be a list, a tuple or a 1-d array, in order, "
+                        f"got {type(x).__name__}")
+    return list(x)

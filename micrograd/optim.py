@@ -18,6 +18,7 @@ import numbers
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
+from micrograd import numeric
 from micrograd.engine import Value
 
 
@@ -59,7 +60,17 @@ class Optimizer:
         # A Value holds a Python float: its updates are written back as floats, whatever type the learning
         # rate or gradient has (a NumPy scalar there would otherwise creep into the scalar engine).
         self._holds_number = [isinstance(p, Value) or isinstance(p.data, numbers.Real) for p in self.params]
-        self.lr = _at_least(lr, 0.0, 'learning rate', name)  # settable: change it between steps to decay it
+        self.lr = lr  # settable: change it between steps to decay it (a Python float, whatever it is given)
+
+    @property
+    def lr(self) -> float:
+        """The learning rate, as a Python float: a NumPy float32 given here would make every step compute in
+        float32, and write NumPy numbers into a Value's .data."""
+        return self._lr
+
+    @lr.setter
+    def lr(self, lr: float) -> None:
+        self._lr = _at_least(lr, 0.0, 'learning rate', type(self).__name__)
 
     def zero_grad(self) -> None:
         """Gradients accumulate across backward() calls: clear them before each one.
@@ -83,13 +94,14 @@ class Optimizer:
 
 
 def _at_least(x: object, low: float, what: str, name: str) -> float:
-    """A hyperparameter: a real number >= low (written so that nan is refused too, as PyTorch refuses it)."""
-    if not isinstance(x, numbers.Real) or isinstance(x, bool):
+    """A hyperparameter as a Python float: a real number >= low (written so that nan is refused too, as PyTorch
+    refuses it). NumPy numbers and 0-d arrays are converted, so every step computes in Python's float64."""
+    if isinstance(x, bool) or not numeric.is_number(x):
         raise TypeError(f"{name}: the {what} must be a number, got {type(x).__name__} {x!r}")
-    number = float(x)
+    number = numeric.real(x, name)
     if not number >= low:
         raise ValueError(f"{name}: the {what} must be >= {low:g}, got {x}")
-    return x  # type: ignore[return-value]  # kept as given (a float, or a NumPy scalar the user chose)
+    return number
 
 
 class SGD(Optimizer):
@@ -136,12 +148,7 @@ class Adam(Optimizer):
     def __init__(self, params: Iterable[Parameter], lr: float = 0.001, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8):
         super().__init__(params, lr)
-        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
-            raise ValueError(f"Adam: betas must be two numbers in [0, 1), got {betas!r}")
-        for b in betas:
-            if not (isinstance(b, numbers.Real) and 0 <= float(b) < 1):  # written so that nan fails too
-                raise ValueError(f"Adam: betas must be two numbers in [0, 1), got {betas!r}")
-        self.betas, self.eps = (betas[0], betas[1]), _at_least(eps, 0.0, 'eps', 'Adam')
+        self.betas, self.eps = _betas(betas), _at_least(eps, 0.0, 'eps', 'Adam')
         n = len(self.params)
         self.steps = [0] * n  # t, per parameter
         self.m: list[Any] = [0.0] * n  # the running means start at 0.0 and become arrays for a Tensor
@@ -191,3 +198,15 @@ class Adam(Optimizer):
 
     def __repr__(self) -> str:
         return f"Adam(lr={self.lr}, betas={self.betas}, eps={self.eps}, params={len(self.params)})"
+
+
+def _betas(betas: object) -> tuple[float, float]:
+    """Adam's betas as two Python floats in [0, 1): a tuple, a list or a NumPy array of two numbers."""
+    try:
+        pair = [x for x in betas]  # type: ignore[attr-defined]
+    except TypeError:
+        pair = []
+    if isinstance(betas, (str, bytes, set, frozenset, dict)) or len(pair) != 2 or \
+            not all(numeric.is_number(b) and not isinstance(b, bool) and 0 <= float(b) < 1 for b in pair):
+        raise ValueError(f"Adam: betas must be two numbers in [0, 1), got {betas!r}")  # (nan fails too)
+    return numeric.real(pair[0], 'Adam'), numeric.real(pair[1], 'Adam')
