@@ -44,26 +44,16 @@ def real(x: object, op: str) -> float:
 
 
 def value_data(data: object, parents: Iterable[Any], op: str) -> float:
-    """The data of a new Value as a Python float: a number given to Value(), or an op's result where a
-    parent's .data was written by hand as something else (a NumPy number). Such a parent's .data becomes
-    a Python float too, so that its backward computes in floats. NumPy's integers and bools compute in their
-    own width (np.uint8(200) * np.uint8(2) wraps around to 144; np.True_ + np.True_ is True): an op of
-    two of them is refused rather than giving a wrong number."""
+    """The data of a new Value as a Python float: a number given to Value(), or the result of an op where a
+    parent's .data was written by hand as something else, a NumPy number say. That op computed in NumPy's
+    arithmetic (in float32 for a float32, as NumPy and PyTorch would); its result, and each such parent's
+    .data, become Python floats here, so that its backward and every later op compute in floats."""
     name = 'Value()' if not parents else f"Value.{_OPS.get(op.rstrip('0123456789.-e+inf'), op)}"
-    parents = list(parents)
-    hand_written = [p for p in parents if type(p.data) is not float]
-    if len([p for p in hand_written if _numpy_integer(p.data)]) >= 2 and _numpy_integer(data):
-        raise TypeError(f"{name}: the operands' .data are NumPy integers or bools "
-                        f"({', '.join(repr(p.data) for p in hand_written)}), whose arithmetic wraps around: "
-                        "write Python floats into .data (float(x))")
     out = real(data, name)
-    for parent in hand_written:
-        parent.data = real(parent.data, name)
+    for parent in parents:
+        if type(parent.data) is not float:
+            parent.data = real(parent.data, name)
     return out
-
-
-def _numpy_integer(x: object) -> bool:
-    return getattr(getattr(x, 'dtype', None), 'kind', '') in ('b', 'i', 'u')
 
 
 def checked(f: Callable[[float], float], x: float, op: str) -> float:
@@ -114,7 +104,9 @@ def times_log(out: float, x: float) -> float:
     x is 0 (x**y is flat there for y > 0), NaN where x < 0 (x**y is real only at whole y)."""
     if x > 0:
         return out * math.log(x)
-    return 0.0 if x == 0 else math.nan
+    if x == 0:
+        return math.nan if math.isnan(out) else 0.0  # (0 ** nan is nan)
+    return math.nan
 
 
 def dot(ws: Any, xs: Any, bias: Any, value: Any) -> tuple[Any, Any, Any, float]:
@@ -127,11 +119,11 @@ def dot(ws: Any, xs: Any, bias: Any, value: Any) -> tuple[Any, Any, Any, float]:
                             f"{type(seq).__name__}")
     if len(ws) != len(xs):
         raise ValueError(f"Value.dot: {len(ws)} weights but {len(xs)} inputs")
-    b = value(0.0) if bias is None else bias
+    b = value(0.0) if bias is None else _leaf(bias, value)
     try:
         return ws, xs, b, _weighted_sum(ws, xs, b)
-    except AttributeError:  # a number has no .data: it takes part as a leaf
-        ws, xs, b = [_leaf(w, value) for w in ws], [_leaf(x, value) for x in xs], _leaf(b, value)
+    except (AttributeError, TypeError):  # a number has no .data (a NumPy number's is a memoryview):
+        ws, xs = [_leaf(w, value) for w in ws], [_leaf(x, value) for x in xs]  # it becomes a leaf
         return ws, xs, b, _weighted_sum(ws, xs, b)
 
 

@@ -70,11 +70,6 @@ def _pow_refusal(x: float, k: float) -> Refusal:
     return None
 
 
-def _value_exponent_refusal(x: float, y: float) -> Refusal:
-    """x ** y with a Value exponent: its gradient x**y * log(x) needs x > 0."""
-    return ValueError if not x > 0 else _pow_refusal(x, y)
-
-
 def _exp_refusal(x: float) -> Refusal:
     try:
         math.exp(x)
@@ -119,8 +114,6 @@ POW_OVERFLOW = "x ** k too large for a float is refused (OverflowError), as in P
 EXP_OVERFLOW = "exp(x) too large for a float (x > 709.78) is refused (OverflowError), as math.exp; PyTorch gives inf"
 LOG_DOMAIN = ("log(x) for x <= 0 or nan is refused (ValueError), as math.log for x <= 0 (math.log(nan) is nan); "
               "PyTorch gives -inf at 0 and nan below")
-VALUE_EXPONENT = ("x ** y with a Value exponent needs a base x > 0 (ValueError), since its gradient is "
-                  "x**y * log(x); PyTorch computes 0 ** y and (-2) ** 2 and gives the exponent a gradient of 0 or nan")
 TORCH_RECIPROCAL = ("k / x is float division; PyTorch computes it as x.reciprocal() * k, which may differ in the "
                     "last bit, and gives inf, nan, 0 or an infinite gradient where 1/x or 1/x**2 overflows or "
                     "underflows (x = 1e-170, 1e300)")
@@ -130,7 +123,7 @@ NEGATIVE_ZERO_SLOPE = ("at x = -0.0 the slope k * x**(k-1) of x ** k (k < 1, not
                        "pow(-0.0, k-1) gives it; PyTorch gives -inf")
 POW_DIFFERS = {'refuses': (FRACTIONAL, ZERO_TO_NEGATIVE, POW_OVERFLOW), 'grad': (NEGATIVE_ZERO_SLOPE,)}
 INTEGER_POW_DIFFERS = {'refuses': (ZERO_TO_NEGATIVE, POW_OVERFLOW)}
-VALUE_POW_DIFFERS = {'refuses': (VALUE_EXPONENT, POW_OVERFLOW)}
+VALUE_POW_DIFFERS = {'refuses': (FRACTIONAL, ZERO_TO_NEGATIVE, POW_OVERFLOW), 'grad': (NEGATIVE_ZERO_SLOPE,)}
 
 
 def _at_negative_zero(a: float, b: float) -> bool:
@@ -163,7 +156,7 @@ OPS: list[ScalarOp] = [
              interval=(0.5, 3.0), ulps=1, torch_differs=_reciprocal_overflows,
              differs={**DIVISION_DIFFERS, 'forward': (TORCH_RECIPROCAL,), 'grad': (TORCH_RECIPROCAL,)}),
     ScalarOp('x ** y', 'values', lambda a, b: a ** b, _pow, lambda t, a, b: a ** b, 'Value.__pow__',
-             refuses=_value_exponent_refusal, interval=(0.5, 3.0), differs=VALUE_POW_DIFFERS),
+             refuses=_pow_refusal, interval=(0.5, 3.0), differs=VALUE_POW_DIFFERS, torch_differs=_at_negative_zero),
     ScalarOp('x ** k', 'number', lambda a, b: a ** b, _pow, lambda t, a, b: a ** b, 'Value.__pow__',
              refuses=_pow_refusal, interval=(0.5, 3.0), differs=POW_DIFFERS,
              torch_differs=_at_negative_zero),
@@ -177,8 +170,8 @@ OPS: list[ScalarOp] = [
              differs={'refuses': (FRACTIONAL,), 'grad': (NEGATIVE_ZERO_SLOPE,)},
              torch_differs=_at_negative_zero),
     ScalarOp('k ** x', 'rnumber', lambda a, b: a ** b, _pow, lambda t, a, b: a ** b, 'Value.__rpow__',
-             refuses=_value_exponent_refusal, errors_name=r'Value\.__r?pow__', number_interval=(0.5, 3.0),
-             differs=VALUE_POW_DIFFERS),
+             refuses=_pow_refusal, errors_name=r'Value\.__r?pow__', number_interval=(0.5, 3.0),
+             differs=VALUE_POW_DIFFERS, torch_differs=_at_negative_zero),
     ScalarOp('-x', 'unary', lambda a, b: -a, lambda a, b: -a, lambda t, a, b: -a, 'Value.__neg__'),
     ScalarOp('relu', 'unary', lambda a, b: a.relu(), lambda a, b: _relu(a), lambda t, a, b: a.relu(), 'Value.relu',
              kinks=(0.0,)),
@@ -252,7 +245,7 @@ OPERAND_DIFFERENCES: dict[str, tuple[tuple[str, ...], str]] = {
 
 # Every deliberate difference from PyTorch, once each, for the README.
 DIFFERENCES = [ZERO_DIVISION, TORCH_RECIPROCAL, ZERO_TO_NEGATIVE, FRACTIONAL, POW_OVERFLOW, NEGATIVE_ZERO_SLOPE,
-               VALUE_EXPONENT, EXP_OVERFLOW, LOG_DOMAIN, FRACTION, ZERO_D_ARRAY, COMPLEX, ARRAY]
+               EXP_OVERFLOW, LOG_DOMAIN, FRACTION, ZERO_D_ARRAY, COMPLEX, ARRAY]
 
 
 # --- calling a row ---

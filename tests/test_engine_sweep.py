@@ -174,7 +174,8 @@ def test_special_values_give_float_arithmetics_number_or_the_tables_refusal(name
     assert type(data) is float and all(type(g) is float for g in grads), f"{what}: {data!r}, {grads!r}"
     reference = op.reference(a, b)
     assert same(data, reference), f"{what}: {data!r}, float arithmetic gives {reference!r}"
-    if x in ORDINARY and y in ORDINARY and all(a != k and b != k for k in op.kinks):
+    negative_base = '**' in op.name and op.form in ('values', 'rnumber') and a < 0  # (no real power nearby)
+    if x in ORDINARY and y in ORDINARY and all(a != k and b != k for k in op.kinks) and not negative_base:
         for g, slope in zip(grads, central_differences(op, a, b)):
             assert g == pytest.approx(slope, rel=1e-5, abs=1e-6), f"{what}: gradient {g}, difference quotient {slope}"
 
@@ -220,7 +221,8 @@ def test_every_kind_of_number_takes_part_as_a_python_float(name, kind):
         return
     data, grads = ours
     assert type(data) is float and all(type(g) is float for g in grads), (data, grads)
-    assert (data, grads) == run_ours(op, *number_operands(op, as_float))  # the very same bits
+    again = run_ours(op, *number_operands(op, as_float))  # the very same bits (nan for nan)
+    assert repr((data, grads)) == repr(again)
     assert same(data, op.reference(*number_operands(op, as_float)))
 
 
@@ -246,7 +248,7 @@ def a_small_graph() -> tuple[Value, list[Value], list[Any]]:
 
 
 def snapshot(nodes: list[Value]) -> list[Any]:
-    return [(v.data, v.grad, v._prev, v._op, v._backward) for v in nodes]
+    return [(v.data, v.grad, v._prev, v._op, v._grad_fn) for v in nodes]
 
 
 @pytest.mark.parametrize('name, kind', [pytest.param(name, kind, marks=not_number_marks(kind))
