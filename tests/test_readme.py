@@ -83,12 +83,15 @@ def test_a_print_must_show_what_it_prints():
     assert outcome_of('```python\nprint(1 + 1)  # 2\n```\n').differences == []
 
 
-def test_an_error_shown_in_a_comment_must_be_raised_and_the_block_goes_on():
-    outcome = outcome_of("```python\nint('x')  # ValueError: invalid literal for int() with base 10: 'x'\n"
-                         "print('after')  # after\n```\n")
-    assert outcome.differences == [] and len(outcome.shown) == 2
-    outcome = outcome_of("```python\nint('1')  # ValueError: nothing\n```\n")
-    assert outcome.differences[0].got == '(no error)'
+def test_a_block_runs_as_printed_so_an_error_is_caught_and_printed_not_raised():
+    with pytest.raises(ValueError):  # a reader's paste would stop here
+        outcome_of("```python\nint('x')\nprint('after')  # after\n```\n")
+    caught = ("```python\ndef print_error(attempt):\n    try:\n        attempt()\n"
+              "    except Exception as error:\n        print(f'{type(error).__name__}: {error}')\n\n"
+              "print_error(lambda: int('x'))  # ValueError: invalid literal for int() with base 10: 'x'\n"
+              "print_error(lambda: int('1'))  # ValueError: nothing\n```\n")
+    outcome = outcome_of(caught)
+    assert [(s.expected, s.got) for s in outcome.differences] == [('ValueError: nothing', '')]
 
 
 def test_output_the_readme_does_not_show_is_a_problem():
