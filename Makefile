@@ -51,19 +51,21 @@ demo: $(VENV)/.demo-installed $(BIN)/dot
 	@echo "The demo ran. Open $(CURDIR)/build/demo.html"
 
 # Train the tensor GPT on the census first names (under a minute), or on a text of yours: make gpt DATA=file.txt
-# (one document per line; GPT_ARGS='--split blocks' reads it as one text). It saves build/gpt.npz, draws the loss
-# curve, invents 20 names and, with SHOW=word (emma on the names), draws what each attention head looks at.
-# GPT_ARGS takes any other option of `python examples/gpt/tensor_gpt.py --help`,
-# e.g. GPT_ARGS='--resume build/gpt.npz --steps 3000' to train the saved model further.
+# (one document per line; GPT_ARGS='--split blocks' reads it as one text). Each model is saved under the name of
+# its data, build/gpt-names.npz for the names and build/gpt-cities.npz for DATA=cities.txt, beside its loss curve;
+# it ends saying whether the model learned more than letter pairs, invents 20 names and, with SHOW=word (emma on
+# the names), draws what each attention head looks at. GPT_ARGS takes any other option of
+# `python examples/gpt/tensor_gpt.py --help`, e.g. GPT_ARGS='--resume build/gpt-names.npz --steps 3000'.
 gpt: $(VENV)/.gpt-installed
 	$(BIN)/python examples/gpt/tensor_gpt.py $(if $(DATA),--data '$(DATA)') \
 		$(if $(SHOW),--show '$(SHOW)',$(if $(DATA),,--show emma)) $(GPT_ARGS)
 
-# Make up 20 names with the model make gpt saved, without training again (MODEL=file.npz for another, SHOW=word
-# to look inside, SAMPLE_ARGS='--n 5 --temperature 0.8 --seed 0' for more).
-MODEL ?= build/gpt.npz
+# Make up 20 names with the names model make gpt saved, without training again; DATA=file.txt samples the model
+# make gpt DATA=file.txt saved, MODEL=file.npz any other. SHOW=word to look inside,
+# SAMPLE_ARGS='--n 5 --temperature 0.8 --seed 0' for more.
 sample: $(VENV)/.gpt-installed
-	$(BIN)/python examples/gpt/sample.py '$(MODEL)' $(if $(SHOW),--show '$(SHOW)') $(SAMPLE_ARGS)
+	$(BIN)/python examples/gpt/sample.py $(if $(MODEL),'$(MODEL)',$(if $(DATA),--data '$(DATA)')) \
+		$(if $(SHOW),--show '$(SHOW)') $(SAMPLE_ARGS)
 
 # Re-execute demo.ipynb in place and keep its outputs (commit it after changing the engine or the tour).
 notebook: $(VENV)/.demo-installed

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import signal
 import sys
 import threading
@@ -14,7 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import checkpoint
 import numpy as np
@@ -43,72 +44,214 @@ SPLIT_HELP = ("how to cut --data into documents: 'lines' (the default) reads one
 CONFIG_HELP = {'n_embd': "the width of every position's vector", 'n_head': "attention heads per layer",
                'n_layer': "transformer blocks", 'block_size': "the context: positions the model can read"}
 EPILOG = """\
-what it writes (beside --out, default build/gpt.npz):
-  build/gpt.npz                  the model, its vocabulary, its config, the loss of every step and Adam's
-                                 state: resume it with --resume, sample from it with sample.py
-  build/gpt-loss.png             the training curve, with the uniform-guess and bigram baselines as lines
-  build/gpt-attention-WORD.png   with --show WORD: one heatmap per layer and head
-  build/gpt-next-WORD.png        with --show WORD: the next-token probabilities at each position
+what it writes (beside --out; the default names the model after its data: build/gpt-names.npz for the
+census names, build/gpt-cities.npz for --data cities.txt):
+  build/gpt-names.npz                  the model, its vocabulary, its config, the loss of every step and
+                                       Adam's state: resume it with --resume, sample from it with sample.py
+  build/gpt-names-loss.png             the training curve, with the validation loss and the uniform-guess
+                                       and bigram baselines
+  build/gpt-names-attention-WORD.png   with --show WORD: one heatmap per layer and head
+  build/gpt-names-next-WORD.png        with --show WORD: the next-token probabilities at each position
 
+The validation loss is measured every --eval-every steps, and the model saved is the one whose
+validation loss was lowest (said at the end, with a verdict against the bigram baseline).
 Ctrl-C stops training after the current step and saves; --resume continues from there."""
+
+# Models larger than this would not fit in memory, or train for days, on a laptop: refused before anything starts.
+MAX_PARAMETERS = {'tensor': 20_000_000, 'scalar': 1_000_000}
+MAX_BLOCK_SIZE = 1024  # the attention weights of a batch grow with the square of the context
+MAX_SAMPLES = 10_000
 
 
 class UsageError(ValueError):
     """An option that cannot be honoured; the message says why."""
 
 
-def training_parser(prog: str, description: str, engine: str, steps: int, out: str,
-                    config: dict[str, int], batch_size: int | None = None) -> argparse.ArgumentParser:
-    """The options both training scripts take; batch_size=None: the engine trains on one document per step."""
-    p = argparse.ArgumentParser(prog=prog, description=description, epilog=EPILOG,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+class OptionParser(argparse.ArgumentParser):
+    """argparse, with every refusal on one line: 'prog: error: argument --seed: ...', exit status 2.
+
+    (argparse prints its whole usage first, a dozen lines in which the one that matters is lost.)
+    """
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
+
+
+def model_path(prefix: str, data: str | None) -> str:
+    """Where a model is saved unless --out says otherwise: named after its data, so that training on
+    another text never overwrites the names model. build/gpt-names.npz for the census names,
+    build/gpt-cities.npz for cities.txt (a file called names.txt: build/gpt-names_txt.npz)."""
+    if data is None:
+        name = 'names'
+    else:
+        name = _safe(Path(data).stem) or 'data'
+        if name == 'names':  # the census names' model keeps its name
+            name = _safe(Path(data).name)
+    return f"build/{prefix}-{name}.npz"
+
+
+def _safe(text: str) -> str:
+    """text with every character but letters, digits, '-' and '_' replaced by '_' (a file name part)."""
+    return ''.join(ch if ch.isalnum() or ch in '-_' else '_' for ch in text)
+
+
+def training_parser(prog: str, description: str, engine: str, steps: int, prefix: str,
+                    config: dict[str, int], batch_size: int | None = None,
+                    eval_every: int = 100) -> argparse.ArgumentParser:
+    """The options both training scripts take; batch_size=None: the engine trains on one document per step.
+    The model is saved to build/{prefix}-{the data's name}.npz unless --out says otherwise."""
+    p = OptionParser(prog=prog, description=description, epilog=EPILOG.replace('gpt-', f'{prefix}-'),
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
     data = p.add_argument_group('data')
-    data.add_argument('--data', metavar='FILE', help=f"a UTF-8 text file to learn from (default: {NAMES}, "
-                      "one per line); the vocabulary is the file's characters")
+    data.add_argument('--data', metavar='FILE', type=existing_file, help=f"a UTF-8 text file to learn from "
+                      f"(default: {NAMES}, one per line); the vocabulary is the file's characters")
     data.add_argument('--split', choices=SPLITS, default=None, help=SPLIT_HELP)
     model = p.add_argument_group('model (a resumed model keeps the config of its file)')
     for key, value in config.items():
-        model.add_argument('--' + key.replace('_', '-'), type=_positive, default=None, metavar='N',
+        model.add_argument('--' + key.replace('_', '-'), type=whole(1), default=None, metavar='N',
                            help=f"{CONFIG_HELP[key]} (default: {value})")
     run = p.add_argument_group('training')
-    run.add_argument('--steps', type=_positive, default=None, metavar='N',
+    run.add_argument('--steps', type=whole(1), default=None, metavar='N',
                      help=f"train until step N (default: {steps}; resuming: the file's planned total). "
                           "The learning rate decays linearly to 0 at step N")
     if batch_size is not None:
-        run.add_argument('--batch-size', type=_positive, default=None, metavar='N',
+        run.add_argument('--batch-size', type=whole(1), default=None, metavar='N',
                          help=f"documents per step (default: {batch_size})")
-    run.add_argument('--lr', type=positive_float, default=None, help="the initial learning rate (default: 0.01)")
-    run.add_argument('--seed', type=int, default=None, help="the seed of the weights, the split and the batches "
-                                                            "(default: 42)")
-    run.add_argument('--out', default=out, metavar='FILE.npz',
+    run.add_argument('--lr', type=learning_rate, default=None, help="the initial learning rate, at most 1 "
+                     "(default: 0.01)")
+    run.add_argument('--seed', type=whole(0), default=None, help="the seed of the weights, the split and the "
+                     "batches, a whole number >= 0 (default: 42)")
+    run.add_argument('--eval-every', type=whole(1), default=None, metavar='N',
+                     help=f"measure the validation loss every N steps and keep the model where it is lowest "
+                          f"(default: {eval_every}, or once per pass over the training documents if that comes "
+                          f"sooner: a small text is overfitted within a few passes)")
+    run.add_argument('--out', type=new_file, default=None, metavar='FILE.npz',
                      help=f"where to save the model, tokenizer, config and optimizer state; the pictures go beside "
-                          f"it (default: {out}; with --resume: the resumed file)")
-    run.add_argument('--resume', metavar='FILE.npz', help=f"continue training a model saved by {prog}: its weights, "
-                     "Adam's moments, its step count and loss curve, on its data unless --data is given")
+                          f"it (default: build/{prefix}-DATA.npz, named after the data: build/{prefix}-names.npz "
+                          f"for the census names; with --resume: the resumed file)")
+    run.add_argument('--resume', type=existing_file, metavar='FILE.npz', help=f"continue training a model saved "
+                     f"by {prog}: its weights, Adam's moments, its step count and loss curve, on its data unless "
+                     "--data is given")
     look = p.add_argument_group('after training')
-    look.add_argument('--samples', type=int, default=20, metavar='N', help="how many documents to make up "
-                      "(default: 20)")
+    look.add_argument('--samples', type=whole(0, MAX_SAMPLES), default=20, metavar='N',
+                      help=f"how many documents to make up, at most {MAX_SAMPLES} (default: 20)")
     look.add_argument('--temperature', type=positive_float, default=0.5, metavar='T',
-                      help="below 1: safer samples, above 1: wilder (default: 0.5)")
-    look.add_argument('--show', metavar='WORD', help="draw the attention of each head at each position of WORD and "
-                      "print the next-token probabilities (PNGs beside --out)")
-    p.set_defaults(engine=engine, default_out=out, default_steps=steps, default_batch_size=batch_size,
-                   default_config=config)
+                      help="below 1: safer samples, above 1: wilder, near 0: always the likeliest token "
+                           "(default: 0.5)")
+    look.add_argument('--show', metavar='WORD', type=word, help="draw the attention of each head at each position "
+                      "of WORD and print the next-token probabilities (PNGs beside --out)")
+    p.set_defaults(engine=engine, prefix=prefix, default_steps=steps, default_eval_every=eval_every,
+                   default_batch_size=batch_size, default_config=config)
     return p
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text}")
-    return value
+def parse_training_options(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """The options, each checked on its own by its type, then together: a model that cannot be built
+    is refused here, before any data is read or any step taken."""
+    args = parser.parse_args(argv)
+    asked = {key: getattr(args, key) for key in args.default_config}
+    if args.resume is None:  # (a resumed model takes its config from its file, checked against these there)
+        config = {key: asked[key] or value for key, value in args.default_config.items()}
+        problem = model_problem(config, args.engine)
+        if problem:
+            parser.error(problem)
+    block_size = asked['block_size'] or (None if args.resume else args.default_config['block_size'])
+    if args.show is not None and block_size is not None and len(args.show) + 1 > block_size:
+        parser.error(f"argument --show: {args.show!r} has {len(args.show)} characters, more than the context "
+                     f"(block size {block_size}) holds after its BOS")
+    return args
+
+
+def model_problem(config: dict[str, int], engine: str) -> str | None:
+    """What is wrong with a model config, naming the options to change; None if it can be built and trained."""
+    n_embd, n_head, n_layer, block_size = (config[key] for key in ('n_embd', 'n_head', 'n_layer', 'block_size'))
+    if n_embd % n_head:
+        fits = [h for h in range(1, min(n_embd, 16) + 1) if n_embd % h == 0]
+        return (f"argument --n-head: {n_head} heads do not split --n-embd {n_embd} into equal parts (each head "
+                f"reads n_embd / n_head numbers); with --n-embd {n_embd}, --n-head can be {fits}")
+    if block_size > MAX_BLOCK_SIZE:
+        return (f"argument --block-size: {block_size} is too large (at most {MAX_BLOCK_SIZE}: a batch's attention "
+                f"weights grow with the square of the context)")
+    size = n_layer * 12 * n_embd ** 2 + block_size * n_embd  # the weights that do not depend on the vocabulary
+    if size > MAX_PARAMETERS[engine]:
+        return (f"argument --n-embd/--n-layer: --n-embd {n_embd} --n-layer {n_layer} make a model of over "
+                f"{size:,} parameters, more than the {engine} engine can train here (at most "
+                f"{MAX_PARAMETERS[engine]:,})")
+    return None
+
+
+def whole(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An option's type: a whole number from low to high (no upper bound if None)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number >= {low}, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            bounds = f">= {low}" if high is None else f"from {low} to {high}"
+            raise argparse.ArgumentTypeError(f"must be a whole number {bounds}, got {text}")
+        return value
+    parse.__name__ = 'whole number'  # what argparse calls the type if it fails another way
+    return parse
 
 
 def positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0 or value == float('inf'):  # (not value > 0: nan fails too)
-        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text}")
+    """An option's type: a finite number > 0 (NaN, inf, 0 and negatives refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}") from None
+    if not 0 < value < math.inf:  # (NaN fails every comparison)
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
     return value
+
+
+def learning_rate(text: str) -> float:
+    """An option's type: a learning rate, > 0 and at most 1 (Adam's steps are about lr in size)."""
+    value = positive_float(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"must be at most 1 (each Adam step moves a weight by about this much; "
+                                         f"0.01 is the default), got {text}")
+    return value
+
+
+def word(text: str) -> str:
+    """An option's type: a word of at least one character (--show)."""
+    if not text:
+        raise argparse.ArgumentTypeError("needs a word of at least one character")
+    return text
+
+
+def existing_file(text: str) -> str:
+    """An option's type: a file that exists (a folder, or nothing there, is refused)."""
+    path = Path(text)
+    if not text:
+        raise argparse.ArgumentTypeError("needs a file name, got ''")
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a folder, not a file")
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"{text}: no such file")
+    return text
+
+
+def new_file(text: str) -> str:
+    """An option's type: a file that can be written (its folder made if need be): not a folder, not
+    inside a file, not somewhere this user cannot write. Checked now, not after training."""
+    if not text:
+        raise argparse.ArgumentTypeError("needs a file name, got ''")
+    path = Path(text)
+    if path.is_dir() or text.endswith(('/', os.sep)):
+        raise argparse.ArgumentTypeError(f"{text} is a folder; name a file in it, e.g. {path / 'gpt.npz'}")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise argparse.ArgumentTypeError(f"{text} cannot be overwritten (no write permission)")
+    folder = path.absolute().parent
+    while not folder.exists():  # the nearest folder that exists: the rest will be made in it
+        folder = folder.parent
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: {folder} is a file, not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"{text}: cannot write in {folder} (no permission)")
+    return text
 
 
 @contextmanager
@@ -139,13 +282,16 @@ class Plan:
     start_step: int = 0
     losses: list[float] = field(default_factory=list)  # of the steps before start_step
     resumed_at: list[int] = field(default_factory=list)
+    val_points: list[tuple[int, float]] = field(default_factory=list)  # (step, validation loss) before start_step
 
-    def training(self, step: int, losses: Sequence[float]) -> dict[str, Any]:
+    def training(self, step: int, losses: Sequence[float],
+                 val_points: Sequence[tuple[int, float]] = ()) -> dict[str, Any]:
         """The 'training' record of a file saved after `step` steps."""
         return {'engine': self.engine, 'step': step, 'num_steps': self.num_steps, 'batch_size': self.batch_size,
                 'learning_rate': self.learning_rate, 'seed': self.seed,
                 'data': None if self.data is None else str(Path(self.data).resolve()),  # found again from anywhere
-                'resumed_at': self.resumed_at}
+                'resumed_at': self.resumed_at,
+                'val_losses': [[s, v] for s, v in val_points if s <= step]}  # (step, validation loss) measured
 
 
 def plan(args: argparse.Namespace) -> Plan:
@@ -160,29 +306,34 @@ def plan(args: argparse.Namespace) -> Plan:
         return Plan(args.engine, {key: given(value, args.default_config[key]) for key, value in asked.items()},
                     split=given(args.split, 'lines'), data=args.data, num_steps=given(args.steps, args.default_steps),
                     batch_size=given(batch_size, args.default_batch_size or 1), learning_rate=given(args.lr, 0.01),
-                    seed=given(args.seed, 42), out=Path(args.out))
+                    seed=given(args.seed, 42), out=Path(args.out or model_path(args.prefix, args.data)))
 
-    ck = checkpoint.load(args.resume)
-    ck.check_config(args.resume, split=args.split, **asked)
+    try:
+        ck = checkpoint.load(args.resume)
+        ck.check_config(args.resume, split=args.split, **asked)
+    except CheckpointError as e:
+        raise UsageError(f"argument --resume: {e}") from None
     trained_by = ck.training.get('engine')
     if trained_by != args.engine:
-        raise UsageError(f"{args.resume} was trained by the {trained_by} engine; resume it with {trained_by}_gpt.py "
+        raise UsageError(f"argument --resume: {args.resume} was trained by the {trained_by} engine; resume it with "
+                         f"{trained_by}_gpt.py "
                          f"(either engine can sample from it: sample.py --engine {args.engine})")
     if ck.adam_m is None:
-        raise CheckpointError(f"{args.resume} has no optimizer state (Adam's moments) to resume from")
+        raise UsageError(f"argument --resume: {args.resume} has no optimizer state (Adam's moments) to resume from")
     num_steps = given(args.steps, ck.training.get('num_steps', 0))
     if num_steps <= ck.step:
-        raise UsageError(f"the model in {args.resume} has taken {ck.step} steps already; pass --steps N with "
-                         f"N > {ck.step} to train it further")
+        raise UsageError(f"argument --steps: the model in {args.resume} has taken {ck.step} steps already; pass "
+                         f"--steps N with N > {ck.step} to train it further")
     saved = ck.training
     return Plan(args.engine, {key: ck.config[key] for key in args.default_config}, split=ck.config['split'],
                 data=given(args.data, saved.get('data')), num_steps=num_steps,
                 batch_size=given(batch_size, saved.get('batch_size', 1)),
                 learning_rate=given(args.lr, saved.get('learning_rate', 0.01)),
                 seed=given(args.seed, saved.get('seed', 42)),
-                out=Path(args.resume if args.out == args.default_out else args.out),
+                out=Path(args.out or args.resume),
                 checkpoint=ck, start_step=ck.step, losses=ck.losses.tolist(),
-                resumed_at=list(saved.get('resumed_at', [])) + [ck.step])
+                resumed_at=list(saved.get('resumed_at', [])) + [ck.step],
+                val_points=[(int(s), float(v)) for s, v in saved.get('val_losses', [])])
 
 
 # --- the data ---
@@ -240,17 +391,79 @@ def load_corpus(data: str | None, split_by: str, block_size: int, seed: int = 42
 
 
 def start(the_plan: Plan, model_class: Callable[..., Any], adam: Callable[[Any, float], Any],
-          load_adam_state: Callable[..., None]) -> tuple[Corpus, Any, Any]:
-    """The corpus, the model and its Adam optimizer: new, or as the plan's saved model left them."""
+          load_adam_state: Callable[..., None], show: str | None = None) -> tuple[Corpus, Any, Any]:
+    """The corpus, the model and its Adam optimizer: new, or as the plan's saved model left them.
+    A --show word the model will not be able to read is refused here, before any training."""
     ck = the_plan.checkpoint
     corpus = load_corpus(the_plan.data, the_plan.split, the_plan.config['block_size'], the_plan.seed,
                          tokenizer=Tokenizer(chars=ck.chars) if ck else None)
+    if show is not None:
+        check_word(show, corpus.tokenizer, the_plan.config['block_size'])
     model = model_class(corpus.tokenizer.vocab_size, seed=the_plan.seed, **the_plan.config)
     optimizer = adam(model, the_plan.learning_rate)
     if ck:
         model.load_microgpt(ck.weights)
         load_adam_state(model, optimizer, ck.adam_m or {}, ck.adam_v or {}, ck.adam_t)
     return corpus, model, optimizer
+
+
+# --- the validation loss while training, and the model kept ---
+
+@dataclass
+class Kept:
+    """A copy of the model, and of Adam's state, after `step` steps: what is saved at the end."""
+    step: int
+    val_loss: float
+    weights: dict[str, Any]
+    adam_m: dict[str, Any]
+    adam_v: dict[str, Any]
+    adam_t: int
+
+
+class Validation:
+    """Measures the validation loss every `every` steps, and keeps a copy of the model where it is lowest.
+
+    Training lowers the loss on the training documents step after step; past some step, a model
+    with many weights and few documents goes on lowering it by memorizing them, and predicts
+    unseen text worse (overfitting). The validation documents are unseen text: the copy kept is
+    the model that predicts it best, and it is the one saved.
+
+    validation(step) is called after each step (train's after_step); validation.measure(step)
+    measures now, whatever the step: at the start, and where training ends.
+    """
+
+    def __init__(self, every: int, evaluate: Callable[[], float],
+                 state: Callable[[], tuple[dict[str, Any], dict[str, Any], dict[str, Any], int]],
+                 earlier: Sequence[tuple[int, float]] = (), start_step: int = 0):
+        self.every, self.evaluate, self.state = every, evaluate, state
+        self.points = [(s, v) for s, v in earlier if s < start_step]  # (step, validation loss), for the curve
+        self.best: Kept | None = None
+
+    @staticmethod
+    def interval(args: argparse.Namespace, steps_per_pass: int) -> int:
+        """--eval-every, or by default every default_eval_every steps or every pass over the data if sooner."""
+        return int(args.eval_every or min(args.default_eval_every, max(1, steps_per_pass)))
+
+    def __call__(self, step: int) -> None:
+        if step % self.every == 0:
+            self.measure(step)
+
+    def measure(self, step: int) -> None:
+        if self.points and self.points[-1][0] == step and self.best is not None:
+            return  # measured at this step already
+        loss = self.evaluate()
+        self.points.append((step, loss))
+        if self.best is None or loss < self.best.val_loss:  # (a NaN loss is never kept over a number)
+            self.best = Kept(step, loss, *self.state())
+
+    @property
+    def kept(self) -> Kept:
+        if self.best is None:
+            raise RuntimeError("Validation: nothing measured yet")
+        return self.best
+
+    def measured_since(self, step: int) -> list[tuple[int, float]]:
+        return [(s, v) for s, v in self.points if s >= step]
 
 
 # --- stopping with Ctrl-C, saving, reporting ---
@@ -277,28 +490,79 @@ def ctrl_c_stops_training() -> Iterator[Callable[[int], bool]]:
 
 
 def save(the_plan: Plan, tokenizer: Tokenizer, step: int, losses: Sequence[float], weights: dict[str, np.ndarray],
-         adam_m: dict[str, np.ndarray], adam_v: dict[str, np.ndarray], adam_t: int) -> Path:
+         adam_m: dict[str, np.ndarray], adam_v: dict[str, np.ndarray], adam_t: int,
+         val_points: Sequence[tuple[int, float]] = ()) -> Path:
     """Write the model, its tokenizer, config, losses and Adam's state to the plan's --out file."""
     config = dict(the_plan.config, vocab_size=tokenizer.vocab_size, split=the_plan.split)
     ck = Checkpoint({key: config[key] for key in MODEL_KEYS + ('split',)}, tokenizer.chars, weights,
-                    the_plan.training(step, losses), np.asarray(losses, dtype=np.float64), adam_m, adam_v, adam_t)
+                    the_plan.training(step, losses, val_points), np.asarray(losses, dtype=np.float64),
+                    adam_m, adam_v, adam_t)
     checkpoint.save(the_plan.out, ck)
     return the_plan.out
 
 
+def save_kept(the_plan: Plan, tokenizer: Tokenizer, losses: Sequence[float], validation: Validation,
+              last_step: int) -> Path:
+    """Save the model validation kept (its losses and validation points up to its step), and say so."""
+    kept = validation.kept
+    path = save(the_plan, tokenizer, kept.step, losses[:kept.step], kept.weights, kept.adam_m, kept.adam_v,
+                kept.adam_t, validation.points)
+    why = f", where the validation loss was lowest ({kept.val_loss:.4f}; training went on to step {last_step})"
+    stopped = last_step < the_plan.num_steps
+    print(f"saved the model, its tokenizer and Adam's state after step {kept.step} to {path}"
+          + (why if kept.step != last_step else '') + (f"; continue with --resume {path}" if stopped else ''))
+    return path
+
+
+# A GPT has learned something only if it predicts the validation text better than the simplest models do, the
+# bigram model (counting letter pairs) and a uniform guess, and by a margin: on a text with no pattern (random
+# letters), the bigram model's counts are a little off from the true frequencies, and a GPT that learns only those
+# frequencies beats it by a few hundredths of a nat; that is not learning the text.
+MARGIN = 0.05  # nats per token
+
+
+def verdict(val_loss: float, bigram: float, uniform: float, train_loss: float) -> str:
+    """One line: did the model learn, against the bigram baseline; if not, why it may not have, and what to try."""
+    if val_loss < min(bigram, uniform) - MARGIN:
+        return f"learned: validation loss {val_loss:.2f}, below the bigram baseline's {bigram:.2f}"
+    bar, name = (bigram, "the bigram baseline's") if bigram <= uniform else (uniform, "a uniform guess's")
+    compared = f"not below {name} {bar:.2f}" + (f" by more than {MARGIN}" if val_loss < bar else '')
+    if not math.isfinite(val_loss):
+        why = "training diverged: try a smaller --lr"
+    elif train_loss < val_loss - 0.3:
+        why = (f"it fits its training documents (train loss {train_loss:.2f}) but not unseen ones: more text, "
+               "fewer steps (--steps) or a smaller model (--n-embd, --n-layer) may help")
+    else:
+        why = ("it predicts its training documents no better: if the text has a pattern, more text or more steps "
+               "may find it; a text without one (random letters) cannot be learned")
+    return f"did not learn: validation loss {val_loss:.2f} is {compared}; {why}"
+
+
 def report(corpus: Corpus, train_loss: float, val_loss: float, losses: Sequence[float], the_plan: Plan,
-           train_note: str = '') -> Path | None:
-    """Print the losses beside their baselines and draw the training curve (PNG beside --out)."""
+           train_note: str = '', validation: Validation | None = None) -> Path | None:
+    """Print the losses beside their baselines, the verdict (and a warning if the model overfitted),
+    and draw the training curve with the validation points (PNG beside --out)."""
     bigram, uniform = corpus.bigram(), corpus.uniform()
     print(f"train loss {train_loss:.4f}{train_note} | val loss {val_loss:.4f} | bigram baseline val loss "
           f"{bigram:.4f} (uniform guess: {uniform:.4f})")
+    kept = validation.kept if validation else None
+    if kept is not None and validation is not None:
+        later = [v for s, v in validation.points if s > kept.step]
+        if later and later[-1] > kept.val_loss + MARGIN:
+            print(f"overfitting: the validation loss was lowest at step {kept.step} ({kept.val_loss:.2f}) and "
+                  f"rose to {later[-1]:.2f} by step {validation.points[-1][0]}: the model went on to memorize its "
+                  f"training {corpus.kind}. The model of step {kept.step} is the one kept. To stop sooner: --steps "
+                  f"{kept.step}; to learn more: more text, or a smaller model (--n-embd, --n-layer)")
+    print(verdict(val_loss, bigram, uniform, train_loss))
     try:
         import pictures
     except ImportError as e:
         print(f"(no loss curve: {e})")
         return None
     figure = pictures.loss_figure(losses, uniform, bigram, val_loss, the_plan.resumed_at,
-                                  title=f"{the_plan.engine} GPT on {corpus.source}")
+                                  title=f"{the_plan.engine} GPT on {corpus.source}",
+                                  val_points=validation.points if validation else (),
+                                  kept_step=kept.step if kept else None)
     path = pictures.save(figure, picture_path(the_plan.out, 'loss'))
     print(f"loss curve: {path}")
     return path
@@ -325,6 +589,19 @@ def print_samples(samples: Sequence[str], kind: str, temperature: float) -> None
 LookInside = Callable[[list[int]], tuple[np.ndarray, np.ndarray]]  # tokens -> (attention maps, next-token probs)
 
 
+def check_word(word: str, tokenizer: Tokenizer, block_size: int) -> None:
+    """Refuse a --show word the model cannot read: empty, with a character it has no token for, too long."""
+    if not word:
+        raise UsageError("argument --show: needs a word of at least one character")
+    unknown = sorted(set(word) - set(tokenizer.chars))
+    if unknown:
+        raise UsageError(f"argument --show: {word!r}: the model has no token for {[visible(ch) for ch in unknown]} "
+                         f"(its characters: {''.join(tokenizer.chars)!r})")
+    if len(word) + 1 > block_size:
+        raise UsageError(f"argument --show: {word!r}: {len(word)} characters do not fit the context (block size "
+                         f"{block_size} holds a BOS and {block_size - 1} characters)")
+
+
 def show(word: str, tokenizer: Tokenizer, split_by: str, block_size: int, look_inside: LookInside,
          model_path: Path, top: int = 5) -> list[Path]:
     """The look inside the model reading `word`: print, for every position, the probability of the
@@ -334,15 +611,7 @@ def show(word: str, tokenizer: Tokenizer, split_by: str, block_size: int, look_i
     look_inside(tokens) gives the attention weights the forward pass used, (n_layer, n_head, T, T),
     and the next-token probabilities, (T, vocab_size), for the T input tokens [BOS, word...].
     """
-    if not word:
-        raise UsageError("--show needs a word of at least one character")
-    unknown = sorted(set(word) - set(tokenizer.chars))
-    if unknown:
-        raise UsageError(f"--show {word!r}: the model has no token for {[visible(ch) for ch in unknown]} "
-                         f"(its characters: {''.join(tokenizer.chars)!r})")
-    if len(word) + 1 > block_size:
-        raise UsageError(f"--show {word!r}: {len(word)} characters do not fit the context (block size {block_size} "
-                         f"holds a BOS and {block_size - 1} characters)")
+    check_word(word, tokenizer, block_size)
     inputs = tokenizer.encode(word, end=False)  # [BOS, w1, ..., wn]
     # What comes after each input: the next character, and after the last one the end (BOS) if
     # documents are lines; a block has no end, so nothing is marked there.

@@ -94,10 +94,14 @@ def _box(x: int, y: int) -> Any:
 
 
 def loss_figure(losses: Sequence[float], uniform: float, bigram: float, val_loss: float | None = None,
-                resumed_at: Sequence[int] = (), title: str = '') -> Figure:
+                resumed_at: Sequence[int] = (), title: str = '', val_points: Sequence[tuple[int, float]] = (),
+                kept_step: int | None = None) -> Figure:
     """The training loss of every step (faint), its running mean over 50 steps, and the two
-    baselines as lines: a uniform guess (log vocab_size) and the bigram model. Dotted
-    verticals mark where training was resumed from a saved file."""
+    baselines as lines: a uniform guess (log vocab_size) and the bigram model. The validation
+    loss measured during training (val_points: (step, loss)) is drawn as points joined by a line,
+    the step whose model was kept is ringed; without points, val_loss is one dot at the end.
+    Dotted verticals mark where training was resumed from a saved file. The y-axis reaches
+    every point drawn: a validation loss far above the training loss (overfitting) stays in view."""
     losses = np.asarray(losses, dtype=np.float64)
     steps = np.arange(1, len(losses) + 1)
     fig = Figure(figsize=(7.5, 4.2), layout='constrained')
@@ -109,18 +113,29 @@ def loss_figure(losses: Sequence[float], uniform: float, bigram: float, val_loss
         ax.plot(steps[window - 1:], running, color='tab:blue', linewidth=2, label=f"mean of the last {window} steps")
     ax.axhline(uniform, color='tab:gray', linestyle='--', label=f"uniform guess: {uniform:.3f}")
     ax.axhline(bigram, color='tab:orange', linestyle='--', label=f"bigram baseline (validation): {bigram:.3f}")
-    if val_loss is not None:
+    shown = [float(v) for _, v in val_points if np.isfinite(v)]
+    if val_points:
+        ax.plot([s for s, _ in val_points], [v for _, v in val_points], color='tab:red', marker='o', markersize=3.5,
+                linewidth=1, label="validation loss")
+        kept = [(s, v) for s, v in val_points if s == kept_step]
+        if kept:
+            ax.plot([kept[0][0]], [kept[0][1]], marker='o', markersize=11, markerfacecolor='none',
+                    markeredgecolor='black', linestyle='none', label=f"kept: step {kept[0][0]}, {kept[0][1]:.3f}")
+    elif val_loss is not None:
         ax.plot([len(losses)], [val_loss], marker='o', color='tab:red', linestyle='none',
                 label=f"validation loss at the end: {val_loss:.3f}")
+        shown += [val_loss] if np.isfinite(val_loss) else []
     for i, step in enumerate(resumed_at):
         ax.axvline(step + 0.5, color='black', linestyle=':', linewidth=1, label="resumed" if i == 0 else None)
-    top = max(uniform, float(np.percentile(losses, 99))) if len(losses) else uniform
+    finite = losses[np.isfinite(losses)]
+    top = max([uniform, bigram, *shown] + ([float(np.percentile(finite, 99))] if len(finite) else []))
     ax.set_ylim(0, top * 1.08)
-    ax.set_xlim(0, max(len(losses), 1) * 1.03 + 1)
+    last = max([len(losses)] + [s for s, _ in val_points])
+    ax.set_xlim(0, max(last, 1) * 1.03 + 1)
     ax.set_xlabel("step")
     ax.set_ylabel("cross-entropy per token")
     ax.set_title(title or "training loss and its baselines", fontsize=10)
-    ax.legend(fontsize=8, loc='lower left')
+    ax.legend(fontsize=8, loc='best')  # where it hides the fewest points
     ax.grid(alpha=0.3)
     return fig
 

@@ -16,10 +16,12 @@ Run it from the repository root (about half a minute):
     python examples/gpt/scalar_gpt.py --data my.txt --show emma
 
 It takes tensor_gpt.py's options (--help lists them) and saves to the same kind of file
-(build/scalar_gpt.npz), which sample.py reads with either engine.
+(build/scalar_gpt-names.npz, named after its data), which sample.py reads with either engine.
 """
 from __future__ import annotations
 
+import argparse
+import math
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -52,6 +54,25 @@ def rmsnorm(x: Sequence[Value]) -> list[Value]:
     ms = Value.dot(x, x) / len(x)
     scale = (ms + 1e-5) ** -0.5
     return [xi * scale for xi in x]
+
+
+def probabilities(logits: Sequence[Value], temperature: float) -> list[float]:
+    """softmax(logits / temperature) as numbers, for any temperature > 0: what sampling draws from.
+
+    microgpt divides the logits by the temperature first; at a tiny temperature that overflows.
+    Here the largest logit is subtracted first, so every exponent is <= 0, and one too far below
+    0 for exp() is 0: near 0 this is the greedy choice (all the probability on the largest logit,
+    shared if tied), as in tensor_gpt.probabilities.
+    """
+    top = max(logit.data for logit in logits)
+    weights = []
+    for logit in logits:
+        shifted = logit.data - top  # <= 0
+        # exp(x) underflows to 0 below about -745; testing shifted < -745 * T avoids computing shifted / T,
+        # which overflows for a tiny T
+        weights.append(0.0 if shifted < -745.0 * temperature else math.exp(shifted / temperature))
+    total = sum(weights)
+    return [w / total for w in weights]
 
 
 class GPT:
@@ -177,15 +198,14 @@ class GPT:
 
         A lower temperature sharpens the distribution: safer, more common names.
         """
-        if temperature <= 0:
+        if not temperature > 0:
             raise ValueError(f"GPT.sample: temperature must be > 0, got {temperature}")
         keys: list[list[list[Value]]] = [[] for _ in range(self.n_layer)]
         values: list[list[list[Value]]] = [[] for _ in range(self.n_layer)]
         token_id, sample = bos, []
         for pos_id in range(self.block_size):
             logits = self.forward(token_id, pos_id, keys, values)
-            probs = softmax([logit / temperature for logit in logits])
-            token_id = rng.choices(range(self.vocab_size), weights=[p.data for p in probs])[0]
+            token_id = rng.choices(range(self.vocab_size), weights=probabilities(logits, temperature))[0]
             if token_id == bos:
                 break
             sample.append(token_id)
@@ -246,10 +266,11 @@ def adam(model: GPT, learning_rate: float = 0.01) -> Adam:
 
 def train(model: GPT, token_lists: Sequence[Sequence[int]], num_steps: int, learning_rate: float = 0.01,
           log_every: int = 100, optimizer: Adam | None = None, start_step: int = 0,
-          stop: Callable[[int], bool] | None = None) -> list[float]:
+          stop: Callable[[int], bool] | None = None, after_step: Callable[[int], None] | None = None) -> list[float]:
     """microgpt's training loop, steps start_step..num_steps-1: one document per step, in order
     (step s reads token_lists[s % len]), Adam with a learning rate decaying linearly to 0 at
-    num_steps. Returns the losses. stop(step), if given, is asked before each step."""
+    num_steps. Returns the losses. stop(step), if given, is asked before each step; after_step(n)
+    after each, with the number of steps done. A loss that is not a number ends training."""
     if not token_lists:
         raise ValueError("train: the document list is empty: there is nothing to learn from")
     optimizer = optimizer or adam(model, learning_rate)
@@ -259,6 +280,10 @@ def train(model: GPT, token_lists: Sequence[Sequence[int]], num_steps: int, lear
         if stop is not None and stop(step):
             break
         loss = model.loss(token_lists[step % len(token_lists)])
+        if not math.isfinite(loss.data):  # a step this far off would put NaNs in every weight
+            print(f"step {step + 1}: the loss is {loss.data}: training diverged and stops here "
+                  f"(a smaller learning rate may help)", flush=True)
+            break
         optimizer.zero_grad()
         loss.backward()
         optimizer.lr = learning_rate * (1 - step / num_steps)
@@ -267,6 +292,8 @@ def train(model: GPT, token_lists: Sequence[Sequence[int]], num_steps: int, lear
         if log_every and ((step + 1) % log_every == 0 or step in (start_step, num_steps - 1)):
             print(f"step {step + 1:4d} / {num_steps} | loss {loss.data:.4f} | {time.perf_counter() - start:4.1f}s",
                   flush=True)
+        if after_step is not None:
+            after_step(step + 1)
     return losses
 
 
@@ -306,33 +333,53 @@ def from_checkpoint(ck: Any) -> GPT:
     return model
 
 
+# The validation loss measured while training is the mean over this many validation documents (all of them at
+# the end): on scalar Values, the 516 census names' take seconds each time.
+EVAL_DOCS = 100
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line, every option checked: a bad one exits with one line on stderr, before any work."""
+    import cli
+    parser = cli.training_parser('scalar_gpt.py', "Train microgpt's GPT on micrograd's scalar Value, on the census "
+                                 "first names\nor on your own text, save it, sample from it, and look inside.",
+                                 engine='scalar', steps=1000, prefix='scalar_gpt', config=CONFIG, eval_every=200)
+    return cli.parse_training_options(parser, argv)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     # cli.py sits beside this script (Python puts a script's folder first on sys.path); the
     # model above needs neither it nor NumPy, so the class can be imported without them.
     import cli
-    parser = cli.training_parser('scalar_gpt.py', "Train microgpt's GPT on micrograd's scalar Value, on the census "
-                                 "first names\nor on your own text, save it, sample from it, and look inside.",
-                                 engine='scalar', steps=1000, out='build/scalar_gpt.npz', config=CONFIG)
-    args = parser.parse_args(argv)
-    with cli.errors_reported(parser.prog):
+    args = parse_args(argv)
+    with cli.errors_reported('scalar_gpt.py'):
         plan = cli.plan(args)
         ck = plan.checkpoint
-        corpus, model, optimizer = cli.start(plan, GPT, adam, load_adam_state)
+        corpus, model, optimizer = cli.start(plan, GPT, adam, load_adam_state, show=args.show)
         print(corpus)
         settings = ', '.join(f'{k}={v}' for k, v in plan.config.items())
+        every = cli.Validation.interval(args, len(corpus.train))
+        val_docs = corpus.val[:EVAL_DOCS]
         print(f"GPT on scalar Values: {len(model.parameters())} parameters ({settings}), {plan.num_steps} steps of "
-              f"one document each" + (f", resuming {args.resume} at step {plan.start_step + 1}" if ck else ''))
+              f"one document each, the validation loss measured every {every} steps"
+              + (f" (on the first {EVAL_DOCS} validation documents)" if len(corpus.val) > EVAL_DOCS else '')
+              + (f", resuming {args.resume} at step {plan.start_step + 1}" if ck else ''))
 
+        validation = cli.Validation(every, lambda: evaluate(model, val_docs),
+                                    lambda: (model.microgpt_state(), *adam_state(model, optimizer)),
+                                    plan.val_points, plan.start_step)
+        validation.measure(plan.start_step)  # the model before this run's steps: kept if none does better
         with cli.ctrl_c_stops_training() as stop:
             new_losses = train(model, corpus.train, plan.num_steps, plan.learning_rate, optimizer=optimizer,
-                               start_step=plan.start_step, stop=stop)
-        step, losses = plan.start_step + len(new_losses), plan.losses + new_losses
-        path = cli.save(plan, corpus.tokenizer, step, losses, model.microgpt_state(), *adam_state(model, optimizer))
-        more = '' if step == plan.num_steps else f"; continue with --resume {path}"
-        print(f"saved the model, its tokenizer and Adam's state after step {step} to {path}{more}")
+                               start_step=plan.start_step, stop=stop, after_step=validation)
+        last_step, losses = plan.start_step + len(new_losses), plan.losses + new_losses
+        validation.measure(last_step)
+        cli.save_kept(plan, corpus.tokenizer, losses, validation, last_step)
+        model.load_microgpt(validation.kept.weights)  # what follows uses the model saved
 
-        cli.report(corpus, evaluate(model, corpus.train[:1000]), evaluate(model, corpus.val), losses, plan,
-                   train_note=' (first 1000 documents)' if len(corpus.train) > 1000 else '')
+        val_loss = validation.kept.val_loss if len(val_docs) == len(corpus.val) else evaluate(model, corpus.val)
+        cli.report(corpus, evaluate(model, corpus.train[:500]), val_loss, losses, plan,
+                   train_note=' (first 500 documents)' if len(corpus.train) > 500 else '', validation=validation)
         rng = random.Random(plan.seed)
         samples = [corpus.tokenizer.decode(model.sample(corpus.tokenizer.bos, rng, args.temperature))
                    for _ in range(args.samples)]

@@ -10,12 +10,14 @@ loss, and the mask keeps the padding from reaching the real positions.
 
 `make gpt` runs this file (well under a minute): it trains on the census first names (or on
 your text: --data file.txt), prints the loss as it goes, compares train and validation loss
-with the letter-pair (bigram) model's, saves the model to build/gpt.npz, draws the loss
-curve, invents 20 names and, with --show emma, shows what the attention heads look at.
+with the letter-pair (bigram) model's, says whether it learned, saves the model to
+build/gpt-names.npz (named after its data), draws the loss curve, invents 20 names and, with
+--show emma, shows what the attention heads look at.
 `python examples/gpt/tensor_gpt.py --help` lists the options.
 """
 from __future__ import annotations
 
+import argparse
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -178,14 +180,12 @@ class GPT(Module):
     def sample(self, num_samples: int, bos: int, rng: np.random.Generator, temperature: float = 0.5) -> list[list[int]]:
         """num_samples names at once, as token ids: each starts after BOS and draws its next token
         from softmax(logits / temperature) until it draws BOS or fills the block."""
-        if temperature <= 0:
+        if not temperature > 0:
             raise ValueError(f"GPT.sample: temperature must be > 0, got {temperature}")
         idx = np.full((num_samples, 1), bos)
         done = np.zeros(num_samples, dtype=bool)  # names that have drawn their final BOS
         for _ in range(self.block_size):
-            logits = self.forward(idx).data[:, -1, :] / temperature  # the last position's prediction
-            probs = np.exp(logits - logits.max(axis=1, keepdims=True))
-            probs /= probs.sum(axis=1, keepdims=True)
+            probs = probabilities(self.forward(idx).data[:, -1, :], temperature)  # the last position's prediction
             # One uniform draw per name, looked up in the cumulative distribution.
             drawn = (probs.cumsum(axis=1) < rng.random((num_samples, 1))).sum(axis=1)
             drawn = np.where(done, bos, np.minimum(drawn, probs.shape[1] - 1))  # min: rounding at the top
@@ -198,6 +198,19 @@ class GPT(Module):
             ends = np.flatnonzero(row == bos)
             samples.append(row[:ends[0]].tolist() if ends.size else row.tolist())
         return samples
+
+
+def probabilities(logits: np.ndarray, temperature: float) -> np.ndarray:
+    """softmax(logits / temperature) along the last axis, for any temperature > 0.
+
+    The largest logit is subtracted before dividing, not after: every exponent is then <= 0, and
+    a tiny temperature sends the others to -inf (exp: 0) instead of overflowing, so near 0 this
+    becomes the greedy choice (all the probability on the largest logit, shared if tied).
+    """
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    with np.errstate(over='ignore'):  # x / 1e-310 for x < 0 is -inf, as it should be here
+        probs = np.exp(shifted / temperature)
+    return probs / probs.sum(axis=-1, keepdims=True)
 
 
 def _microgpt_layout(name: str, array: np.ndarray) -> np.ndarray:
@@ -245,7 +258,8 @@ def adam(model: GPT, learning_rate: float = LEARNING_RATE) -> Adam:
 
 def train(model: GPT, token_lists: Sequence[Sequence[int]], num_steps: int, batch_size: int,
           learning_rate: float = LEARNING_RATE, seed: int = SEED, log_every: int = 100, optimizer: Adam | None = None,
-          start_step: int = 0, stop: Callable[[int], bool] | None = None) -> list[float]:
+          start_step: int = 0, stop: Callable[[int], bool] | None = None,
+          after_step: Callable[[int], None] | None = None) -> list[float]:
     """Steps start_step..num_steps-1 of Adam with the learning rate decaying linearly to 0 at
     num_steps, on batches of documents drawn without replacement. Returns their losses.
 
@@ -253,6 +267,8 @@ def train(model: GPT, token_lists: Sequence[Sequence[int]], num_steps: int, batc
     the seed [seed, p]), so a run resumed from a saved model at step s, with its optimizer,
     takes the very steps the uninterrupted run would have. stop(step), if given, is asked
     before each step; True ends training there (Ctrl-C, or a test stopping halfway).
+    after_step(n), if given, is called after each step with the number of steps done (the
+    validation loss is measured there). A loss that is not a number ends training (diverged).
     """
     if not token_lists:
         raise ValueError("train: the document list is empty: there is nothing to learn from")
@@ -270,6 +286,10 @@ def train(model: GPT, token_lists: Sequence[Sequence[int]], num_steps: int, batc
         picked = order[i * batch_size:(i + 1) * batch_size]
         inputs, targets = batch([token_lists[j] for j in picked], model.block_size)
         loss = model.loss(inputs, targets)
+        if not math.isfinite(loss.item()):  # a step this far off would put NaNs in every weight
+            print(f"step {step + 1}: the loss is {loss.item()}: training diverged and stops here "
+                  f"(a smaller learning rate may help)", flush=True)
+            break
         optimizer.zero_grad()
         loss.backward()
         optimizer.lr = learning_rate * (1 - step / num_steps)
@@ -278,6 +298,8 @@ def train(model: GPT, token_lists: Sequence[Sequence[int]], num_steps: int, batc
         if log_every and ((step + 1) % log_every == 0 or step in (start_step, num_steps - 1)):
             print(f"step {step + 1:5d} / {num_steps} | loss {loss.item():.4f} | "
                   f"{time.perf_counter() - start:4.1f}s", flush=True)
+        if after_step is not None:
+            after_step(step + 1)
     return losses
 
 
@@ -312,32 +334,46 @@ def from_checkpoint(ck: checkpoint.Checkpoint) -> GPT:
     return model
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line, every option checked: a bad one exits with one line on stderr, before any work."""
     import cli
     parser = cli.training_parser('tensor_gpt.py', "Train the GPT on micrograd.tensor on the census first names or\n"
                                  "on your own text, save it, sample from it, and look inside.", engine='tensor',
-                                 steps=NUM_STEPS, out='build/gpt.npz', config=CONFIG, batch_size=BATCH_SIZE)
-    args = parser.parse_args(argv)
-    with cli.errors_reported(parser.prog):
+                                 steps=NUM_STEPS, prefix='gpt', config=CONFIG, batch_size=BATCH_SIZE)
+    return cli.parse_training_options(parser, argv)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    import cli
+    args = parse_args(argv)
+    with cli.errors_reported('tensor_gpt.py'):
         plan = cli.plan(args)
         ck = plan.checkpoint
-        corpus, model, optimizer = cli.start(plan, GPT, adam, load_adam_state)
+        corpus, model, optimizer = cli.start(plan, GPT, adam, load_adam_state, show=args.show)
         n_params = sum(p.data.size for p in model.parameters())
         print(corpus)
         settings = ', '.join(f'{k}={v}' for k, v in plan.config.items())
+        batch_size = min(plan.batch_size, len(corpus.train))
+        every = cli.Validation.interval(args, len(corpus.train) // batch_size)
         print(f"GPT on micrograd.tensor: {n_params} parameters ({settings}), {plan.num_steps} steps of "
-              f"{min(plan.batch_size, len(corpus.train))} {corpus.kind}"
+              f"{batch_size} {corpus.kind}, the validation loss measured every {every} steps"
               + (f", resuming {args.resume} at step {plan.start_step + 1}" if ck else ''))
 
+        validation = cli.Validation(every, lambda: evaluate(model, corpus.val),
+                                    lambda: (model.microgpt_state(), *adam_state(model, optimizer)),
+                                    plan.val_points, plan.start_step)
+        validation.measure(plan.start_step)  # the model before this run's steps: kept if none does better
         with cli.ctrl_c_stops_training() as stop:
             new_losses = train(model, corpus.train, plan.num_steps, plan.batch_size, plan.learning_rate,
-                               seed=plan.seed, optimizer=optimizer, start_step=plan.start_step, stop=stop)
-        step, losses = plan.start_step + len(new_losses), plan.losses + new_losses
-        path = cli.save(plan, corpus.tokenizer, step, losses, model.microgpt_state(), *adam_state(model, optimizer))
-        more = '' if step == plan.num_steps else f"; continue with --resume {path}"
-        print(f"saved the model, its tokenizer and Adam's state after step {step} to {path}{more}")
+                               seed=plan.seed, optimizer=optimizer, start_step=plan.start_step, stop=stop,
+                               after_step=validation)
+        last_step, losses = plan.start_step + len(new_losses), plan.losses + new_losses
+        validation.measure(last_step)
+        cli.save_kept(plan, corpus.tokenizer, losses, validation, last_step)
+        model.load_microgpt(validation.kept.weights)  # what follows uses the model saved
 
-        cli.report(corpus, evaluate(model, corpus.train), evaluate(model, corpus.val), losses, plan)
+        cli.report(corpus, evaluate(model, corpus.train), validation.kept.val_loss, losses, plan,
+                   validation=validation)
         rng = np.random.default_rng(plan.seed)
         samples = model.sample(args.samples, corpus.tokenizer.bos, rng, args.temperature) if args.samples > 0 else []
         cli.print_samples([corpus.tokenizer.decode(ids) for ids in samples], corpus.kind, args.temperature)
