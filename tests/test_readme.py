@@ -40,9 +40,11 @@ def test_every_link_and_picture_in_the_readme_exists():
     assert local and [t for t in local if not (ROOT / t).exists()] == []
 
 
-# The distribution is micrograd-edu: the package index's `micrograd` is another library (Karpathy's 0.1.0),
-# so no install instruction anywhere may name that one, which has none of our extras.
-WRONG_NAME = re.compile(r'(?<![\w.-])micrograd\[|pip install (?:-e )?["\']?micrograd(?![\w-])')
+# Nothing is installed by a distribution name from the package index: `micrograd` there is another library
+# (Karpathy's 0.1.0, none of our extras), and ours, `micrograd-edu`, is reserved for a release and not there yet.
+# What works today: a clone's folder (`pip install -e ".[viz]"`), or the packages a feature needs by their names.
+WRONG_NAME = re.compile(r'(?<![\w./-])micrograd(?:-edu)?\[|pip install (?:-e )?["\']?micrograd(?:-edu)?(?![\w/-])')
+RESERVED = 'finds nothing'  # the README's one sentence that names the reserved name, to say it does not work yet
 PROJECT_TEXT = ['README.md', 'setup.py', 'Makefile', 'demo.ipynb', 'micrograd', 'examples', 'tests', 'bench', 'docs',
                 'scripts']
 
@@ -57,7 +59,7 @@ def project_files():
                 yield file
 
 
-def test_install_instructions_name_this_distribution():
+def test_no_install_instruction_names_a_distribution_the_package_index_does_not_have():
     wrong = []
     for file in project_files():
         try:
@@ -65,9 +67,10 @@ def test_install_instructions_name_this_distribution():
         except UnicodeDecodeError:
             continue
         for number, line in enumerate(text.splitlines(), 1):
-            if WRONG_NAME.search(line) and file != Path(__file__):
+            if WRONG_NAME.search(line) and file != Path(__file__) and RESERVED not in line:
                 wrong.append(f'{file.relative_to(ROOT)}:{number}: {line.strip()}')
-    assert wrong == [], 'say micrograd-edu, e.g. pip install "micrograd-edu[viz]":\n' + '\n'.join(wrong)
+    assert wrong == [], ('install from the clone (pip install -e ".[viz]") or name the packages a feature needs '
+                         '(pip install numpy):\n' + '\n'.join(wrong))
 
 
 # The runner itself, on small made-up READMEs.
