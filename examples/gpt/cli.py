@@ -395,8 +395,11 @@ def start(the_plan: Plan, model_class: Callable[..., Any], adam: Callable[[Any, 
     """The corpus, the model and its Adam optimizer: new, or as the plan's saved model left them.
     A --show word the model will not be able to read is refused here, before any training."""
     ck = the_plan.checkpoint
-    corpus = load_corpus(the_plan.data, the_plan.split, the_plan.config['block_size'], the_plan.seed,
-                         tokenizer=Tokenizer(chars=ck.chars) if ck else None)
+    try:
+        corpus = load_corpus(the_plan.data, the_plan.split, the_plan.config['block_size'], the_plan.seed,
+                             tokenizer=Tokenizer(chars=ck.chars) if ck else None)
+    except DataError as e:
+        raise DataError(f"argument --data: {e}" if the_plan.data else str(e)) from None
     if show is not None:
         check_word(show, corpus.tokenizer, the_plan.config['block_size'])
     model = model_class(corpus.tokenizer.vocab_size, seed=the_plan.seed, **the_plan.config)

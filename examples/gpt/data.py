@@ -52,8 +52,9 @@ def load_names() -> list[str]:
 
 
 def read_text(path: str | Path) -> str:
-    """The text of a UTF-8 file, refusing what cannot be learned from: an empty file, a binary
-    file (one with NUL bytes: images, archives, executables) or one that is not UTF-8."""
+    """The text of a UTF-8 file, refusing what cannot be learned from: an empty file, text in UTF-16
+    or UTF-32 (the error says which, and how to convert it), a binary file (one with NUL bytes:
+    images, archives, executables) or one that is not UTF-8."""
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -62,6 +63,11 @@ def read_text(path: str | Path) -> str:
     if not raw.strip():
         raise DataError(f"{path} is empty: there is nothing to learn from" if not raw else
                         f"{path} holds only whitespace: there is nothing to learn from")
+    unicode = _wide_unicode(raw)
+    if unicode:
+        raise DataError(f"{path} is {unicode} text, not UTF-8: convert it first, e.g. iconv -f {unicode} -t UTF-8 "
+                        f"'{path}' > '{path.with_name(path.stem + '-utf8' + path.suffix)}', or in Python: "
+                        f"Path(out).write_text(Path(in).read_text(encoding='{unicode.lower()}'), encoding='utf-8')")
     nul = raw.find(b'\0')
     if nul >= 0:
         raise DataError(f"{path} is not a text file: it has NUL bytes (the first at byte {nul}), "
@@ -72,6 +78,30 @@ def read_text(path: str | Path) -> str:
         raise DataError(f"{path} is not UTF-8 text: the bytes at {e.start} ({raw[e.start:e.start + 4]!r}) "
                         f"do not decode; save it as UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
     return text.removeprefix('\ufeff').replace('\r\n', '\n')  # a byte-order mark and Windows line ends are not text
+
+
+# A byte-order mark says which encoding a file is in; UTF-32's must be tested before UTF-16's, which begin it.
+BOMS = ((b'\xff\xfe\x00\x00', 'UTF-32'), (b'\x00\x00\xfe\xff', 'UTF-32'), (b'\xff\xfe', 'UTF-16'),
+        (b'\xfe\xff', 'UTF-16'))
+
+
+def _wide_unicode(raw: bytes) -> str | None:
+    """'UTF-16' or 'UTF-32' if raw is text in one of them, by its byte-order mark or, without one, by
+    its NUL bytes: ASCII text in UTF-16 has a NUL beside every character, in UTF-32 three. None otherwise."""
+    for bom, name in BOMS:
+        if raw.startswith(bom):
+            return name
+    head = raw[:4096]
+    if len(head) >= 8 and head.count(0) >= len(head) // 2:
+        for name, width in (('UTF-32', 4), ('UTF-16', 2)):
+            name += 'LE' if head[0] else 'BE'  # without a mark, say which byte comes first: iconv needs it
+            if len(head) % width == 0:
+                try:
+                    head.decode(name)
+                    return name
+                except UnicodeDecodeError:
+                    pass
+    return None
 
 
 def lines_of(text: str, block_size: int, source: str = 'the text') -> list[str]:

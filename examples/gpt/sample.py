@@ -59,7 +59,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     with cli.errors_reported('sample.py'):
-        ck = checkpoint.load(args.model)
+        try:
+            ck = checkpoint.load(args.model)
+        except checkpoint.CheckpointError as e:
+            raise cli.UsageError(f"argument FILE.npz: {e}") from None
         tokenizer = Tokenizer(chars=ck.chars)
         split = ck.config['split']
         if args.show is not None:
