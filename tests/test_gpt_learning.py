@@ -1,0 +1,218 @@
+"""The GPT says whether it learned: the validation loss measured while training, the model kept
+where it is lowest, the verdict against the bigram baseline; each model saved under the name of
+its data; sampling at any temperature; a text file in another Unicode encoding named as such.
+"""
+import importlib
+import random
+import re
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+np = pytest.importorskip('numpy', reason="the tensor GPT runs on micrograd.tensor, which needs NumPy")
+
+GPT_DIR = Path(__file__).resolve().parent.parent / 'examples' / 'gpt'
+sys.path.insert(0, str(GPT_DIR))  # the examples are scripts: import them the way running them does
+cli = importlib.import_module('cli')
+checkpoint = importlib.import_module('checkpoint')
+data = importlib.import_module('data')
+tensor_gpt = importlib.import_module('tensor_gpt')
+scalar_gpt = importlib.import_module('scalar_gpt')
+sample = importlib.import_module('sample')
+
+WORDS = Path(__file__).resolve().parent / 'data' / 'made_up_words.txt'
+SMALL = ['--n-embd', '32', '--n-head', '4', '--n-layer', '1', '--block-size', '16']
+
+
+def random_letters(path, n=2000, seed=1):
+    """Lines of random letters with nothing to learn beyond letter frequencies: each letter is drawn
+    uniformly, and after each the line ends with probability 0.2 wherever it is (no typical length)."""
+    rng, lines = random.Random(seed), []
+    while len(lines) < n:
+        line = rng.choice('abcdefghijklmnopqrstuvwxyz')
+        while rng.random() > 0.2:
+            line += rng.choice('abcdefghijklmnopqrstuvwxyz')
+        if len(line) <= 15:
+            lines.append(line)
+    path.write_text('\n'.join(lines) + '\n', encoding='utf-8')
+    return path
+
+
+# --- the verdict ---
+
+@pytest.mark.parametrize('val, bigram, uniform, train, expected', [
+    (1.92, 2.35, 3.30, 1.63, "learned: validation loss 1.92, below the bigram baseline's 2.35"),
+    (2.34, 2.35, 3.30, 2.30, "did not learn: validation loss 2.34 is not below the bigram baseline's 2.35 by more "
+                             "than 0.05; it predicts its training documents no better"),
+    (4.88, 2.17, 3.00, 0.68, "did not learn: validation loss 4.88 is not below the bigram baseline's 2.17; it fits "
+                             "its training documents (train loss 0.68) but not unseen ones: more text, fewer steps"),
+    (3.25, 3.35, 3.30, 3.25, "did not learn: validation loss 3.25 is not below a uniform guess's 3.30 by more"),
+    (float('nan'), 2.35, 3.30, float('nan'), "did not learn: validation loss nan is not below the bigram baseline's "
+                                             "2.35; training diverged: try a smaller --lr"),
+])
+def test_the_verdict_compares_the_validation_loss_with_the_baselines(val, bigram, uniform, train, expected):
+    assert cli.verdict(val, bigram, uniform, train).startswith(expected)
+
+
+def test_validation_keeps_the_model_where_the_loss_is_lowest():
+    losses = iter([3.0, 2.0, 1.5, 1.7, 2.5])
+    state = iter(range(100))
+    validation = cli.Validation(10, lambda: next(losses), lambda: ({'w': next(state)}, {}, {}, 0))
+    validation.measure(0)
+    for step in range(1, 41):
+        validation(step)
+    validation.measure(40)  # measured at 40 already: not again
+    assert validation.points == [(0, 3.0), (10, 2.0), (20, 1.5), (30, 1.7), (40, 2.5)]
+    assert (validation.kept.step, validation.kept.val_loss, validation.kept.weights) == (20, 1.5, {'w': 2})
+
+
+def test_overfitting_is_said_and_the_model_with_the_lowest_validation_loss_is_the_one_saved(tmp_path, capsys):
+    """200 made-up words: a GPT memorizes them within a few passes, and its validation loss rises."""
+    words = tmp_path / 'words.txt'
+    words.write_text('\n'.join(WORDS.read_text(encoding='utf-8').split()[:200]) + '\n', encoding='utf-8')
+    tensor_gpt.main(['--data', str(words), *SMALL, '--steps', '250', '--samples', '0',
+                     '--out', str(tmp_path / 'w.npz')])
+    out = capsys.readouterr().out
+    kept = int(re.search(r"after step (\d+) to .*w\.npz, where the validation loss was lowest \([\d.]+; training "
+                         r"went on to step 250\)", out).group(1))
+    assert 'measured every 5 steps' in out  # once per pass over 180 words in batches of 32
+    assert re.search(rf"overfitting: the validation loss was lowest at step {kept} \([\d.]+\) and rose to [\d.]+ "
+                     rf"by step 250: .* To stop sooner: --steps {kept}", out)
+    assert re.search(r"\nlearned: validation loss [\d.]+, below the bigram baseline's 2\.17\n", out)
+    ck = checkpoint.load(tmp_path / 'w.npz')
+    assert ck.step == kept < 250 and len(ck.losses) == kept and ck.adam_t == kept
+    points = ck.training['val_losses']
+    assert points[0][0] == 0 and points[-1][0] == kept and min(v for _, v in points) == points[-1][1]
+    val_printed = float(re.search(r'\| val loss ([\d.]+) \|', out).group(1))
+    assert val_printed == pytest.approx(tensor_gpt.evaluate(tensor_gpt.from_checkpoint(ck), cli.load_corpus(
+        str(words), 'lines', 16).val), abs=1e-4)
+
+
+@pytest.mark.parametrize('main', [tensor_gpt.main,
+                                  pytest.param(scalar_gpt.main, marks=pytest.mark.slow)],  # about 15 seconds
+                         ids=['tensor', 'scalar'])
+def test_a_text_of_random_letters_ends_with_did_not_learn(main, tmp_path, capsys):
+    text = random_letters(tmp_path / 'random.txt', n=600 if main is scalar_gpt.main else 2000)
+    steps = ['--steps', '300'] if main is scalar_gpt.main else ['--steps', '150']
+    main(['--data', str(text), '--n-embd', '16', '--n-layer', '1', *steps, '--samples', '0',
+          '--out', str(tmp_path / 'r.npz')])
+    out = capsys.readouterr().out
+    assert re.search(r"\ndid not learn: validation loss [\d.]+ is not below (the bigram baseline's|a uniform guess's)",
+                     out), out
+    assert 'learned:' not in out.replace('did not learn:', '')
+
+
+def test_the_scalar_gpt_ends_with_a_verdict_too(tmp_path, capsys):
+    scalar_gpt.main(['--data', str(WORDS), '--n-embd', '8', '--n-head', '2', '--block-size', '12', '--steps', '30',
+                     '--eval-every', '10', '--samples', '0', '--out', str(tmp_path / 's.npz')])
+    out = capsys.readouterr().out
+    assert 'the validation loss measured every 10 steps' in out
+    assert re.search(r"\n(learned|did not learn): validation loss [\d.]+", out)
+    assert len(checkpoint.load(tmp_path / 's.npz').training['val_losses']) >= 1
+
+
+def test_the_loss_curve_shows_every_validation_point_however_high(tmp_path):
+    pictures = importlib.import_module('pictures')
+    losses = 3.0 * np.exp(-np.arange(300) / 40) + 0.5
+    points = [(0, 3.0), (50, 1.5), (100, 2.5), (300, 4.9)]  # rising far above the training loss and the baselines
+    figure = pictures.loss_figure(losses, uniform=3.0, bigram=2.17, val_points=points, kept_step=50)
+    ax = figure.axes[0]
+    bottom, top = ax.get_ylim()
+    assert bottom <= min(v for _, v in points) and top > 4.9
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert 'validation loss' in labels and 'kept: step 50, 1.500' in labels
+
+
+def test_a_diverging_run_stops_before_its_weights_become_nan(capsys):
+    tokenizer = data.Tokenizer(['ab'])
+    model = tensor_gpt.GPT(tokenizer.vocab_size, n_embd=8, n_head=2)
+    model.lm_head.weight.data[0, 0] = np.nan
+    losses = tensor_gpt.train(model, [tokenizer.encode('ab'), tokenizer.encode('ba')], 10, 2, log_every=0)
+    assert losses == [] and 'training diverged' in capsys.readouterr().out
+
+
+# --- each model under the name of its data ---
+
+@pytest.mark.parametrize('prefix, data_file, expected', [
+    ('gpt', None, 'build/gpt-names.npz'),
+    ('gpt', 'cities.txt', 'build/gpt-cities.npz'),
+    ('gpt', 'some/where/my cities.v2.txt', 'build/gpt-my_cities_v2.npz'),
+    ('gpt', 'names.txt', 'build/gpt-names_txt.npz'),  # not the census names' model
+    ('scalar_gpt', None, 'build/scalar_gpt-names.npz'),
+    ('scalar_gpt', 'book', 'build/scalar_gpt-book.npz'),
+])
+def test_a_model_is_saved_under_the_name_of_its_data(prefix, data_file, expected):
+    assert cli.model_path(prefix, data_file) == expected
+
+
+def test_training_on_a_text_leaves_the_names_model_alone_and_make_sample_says_which_it_samples(
+        tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    cities = tmp_path / 'cities.txt'
+    cities.write_text('paris\nlyon\nnice\nlille\nnantes\nreims\nbrest\nmetz\n', encoding='utf-8')
+    with pytest.raises(SystemExit):
+        sample.main([])  # no names model yet: said on one line
+    assert capsys.readouterr().err == ("sample.py: error: no model at build/gpt-names.npz: train one first (make "
+                                       "gpt), or name one (sample.py FILE.npz) (see --help)\n")
+    tensor_gpt.main(['--data', 'cities.txt', '--n-embd', '8', '--n-head', '2', '--steps', '3', '--samples', '0'])
+    assert sorted(p.name for p in (tmp_path / 'build').iterdir()) == ['gpt-cities-loss.png', 'gpt-cities.npz']
+    capsys.readouterr()
+    sample.main(['--data', 'cities.txt', '--n', '2'])
+    out = capsys.readouterr().out
+    assert out.startswith(f"sampling build/gpt-cities.npz: a GPT (n_embd=8, n_head=2, n_layer=2, block_size=16) "
+                          f"trained 3 steps by the tensor engine on {cities} (lines)")
+    with pytest.raises(SystemExit):
+        sample.main(['--data', 'towns.txt'])
+    assert 'no model trained on towns.txt: build/gpt-towns.npz does not exist' in capsys.readouterr().err
+
+
+# --- sampling at any temperature ---
+
+@pytest.mark.parametrize('temperature', [1e-310, 1e-300, 5e-324, 1e-30])
+def test_a_tiny_temperature_puts_all_the_probability_on_the_largest_logit_in_both_engines(temperature):
+    logits = [0.3, 2.5, -1.0, 2.5 - 1e-9]
+    Value = importlib.import_module('micrograd.engine').Value
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')  # no overflow warning either
+        tensor = tensor_gpt.probabilities(np.array([logits]), temperature)[0]
+        scalar = scalar_gpt.probabilities([Value(x) for x in logits], temperature)
+    assert tensor.tolist() == scalar == [0.0, 1.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize('temperature', [0.5, 1.0, 3.0, 1e300])
+def test_both_engines_compute_the_same_probabilities_at_ordinary_temperatures(temperature):
+    logits = [0.3, 2.5, -1.0, 1.7]
+    Value = importlib.import_module('micrograd.engine').Value
+    expected = np.exp(np.array(logits) / temperature)
+    expected /= expected.sum()
+    np.testing.assert_allclose(tensor_gpt.probabilities(np.array([logits]), temperature)[0], expected, rtol=1e-12)
+    np.testing.assert_allclose(scalar_gpt.probabilities([Value(x) for x in logits], temperature), expected,
+                               rtol=1e-12)
+
+
+def test_at_a_tiny_temperature_both_engines_make_up_the_same_greedy_names_from_the_same_weights():
+    tokenizer = data.Tokenizer(['abcdefghijklmnopqrstuvwxyz'])
+    scalar = scalar_gpt.GPT(tokenizer.vocab_size, n_embd=8, n_head=2, seed=3)
+    tensor = tensor_gpt.GPT(tokenizer.vocab_size, n_embd=8, n_head=2)
+    tensor.load_microgpt(scalar.state_dict)
+    greedy = scalar.sample(tokenizer.bos, random.Random(0), temperature=1e-310)
+    assert tensor.sample(3, tokenizer.bos, np.random.default_rng(0), temperature=1e-310) == [greedy] * 3
+
+
+# --- a text file in UTF-16 or UTF-32 ---
+
+@pytest.mark.parametrize('encoding, named', [
+    ('utf-16', 'UTF-16'), ('utf-16-le', 'UTF-16LE'), ('utf-16-be', 'UTF-16BE'), ('utf-32', 'UTF-32'),
+    ('utf-32-le', 'UTF-32LE'), ('utf-32-be', 'UTF-32BE'),
+])
+def test_a_utf16_or_utf32_file_is_named_with_how_to_convert_it(tmp_path, encoding, named):
+    path = tmp_path / 'names.txt'
+    path.write_bytes('anna\nbob\nzoë\n'.encode(encoding))
+    with pytest.raises(data.DataError) as refused:
+        data.read_text(path)
+    message = str(refused.value)
+    assert f"is {named} text, not UTF-8" in message and f"iconv -f {named} -t UTF-8 '{path}'" in message
+    assert path.read_bytes().decode(named.lower()).lstrip('\ufeff') == 'anna\nbob\nzoë\n'  # the name is right
+    assert 'NUL' not in message
