@@ -17,30 +17,39 @@ TORCH_PYTHON ?= 3.11
 
 .PHONY: demo notebook gpt sample test bench lint exercises clean
 
+# Set-up is quiet: one line says what is being installed. Whatever pip still prints is its own (a warning
+# about an index location, say, comes from your pip configuration, not from this project).
+PIP := $(BIN)/pip install --quiet --disable-pip-version-check
+
 $(BIN)/python:
 	@test -n "$(PY)" || { echo "No runnable interpreter for PYTHON=$(PYTHON)"; exit 1; }
-	$(PY) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
+	@echo "Setting up $(VENV) with $(PY) (first run only)..."
+	@$(PY) -m venv $(VENV)
+	@$(PIP) --upgrade pip
 
 $(VENV)/.demo-installed: setup.py | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[demo]'
-	touch $@
+	@echo "Installing micrograd and the demo's tools (Jupyter, matplotlib, scikit-learn, Graphviz) into $(VENV)..."
+	@$(PIP) -e '.[demo]'
+	@touch $@
 
 $(VENV)/.gpt-installed: setup.py | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[gpt]'
-	touch $@
+	@echo "Installing micrograd, NumPy, matplotlib and the census names into $(VENV)..."
+	@$(PIP) -e '.[gpt]'
+	@touch $@
 
 $(VENV)/.test-installed: setup.py | $(BIN)/python
 ifeq ($(PYVER),$(TORCH_PYTHON))
-	$(BIN)/pip install --quiet '$(TORCH)'
+	@echo "Installing PyTorch ($(TORCH), CPU) into $(VENV), for the cross-checks..."
+	@$(PIP) '$(TORCH)'
 endif
-	$(BIN)/pip install --quiet -e '.[test]'
-	touch $@
+	@echo "Installing micrograd and the test tools into $(VENV)..."
+	@$(PIP) -e '.[test]'
+	@touch $@
 
 # `dot` for programs that run it by name, as Karpathy's trace_graph.ipynb does through graphviz.Digraph (with
 # .venv activated): a Graphviz installed elsewhere on PATH if there is one, else graphviz-pure. See scripts/dot.
 $(BIN)/dot: scripts/dot | $(BIN)/python
-	cp scripts/dot $@
+	@cp scripts/dot $@
 
 # The page loads nothing from the network (docs/demo-page.html.j2), so it works offline too.
 demo: $(VENV)/.demo-installed $(BIN)/dot
