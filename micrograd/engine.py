@@ -102,7 +102,7 @@ class Value:
         topo = self._topological_order()
         for node in topo:
             node.grad = 0.0  # unlike the lecture's, a second backward() does not double these
-        self.grad += 1.0  # d(self)/d(self)
+        self.grad += 1.0  # d(self)/d(self), added: a leaf's backward() accumulates too
         for node in reversed(topo):
             node._grad_fn(node.grad)  # the chain rule: adds grad * local derivative to the parents
 
@@ -123,7 +123,7 @@ class Value:
     __radd__ = __add__  # other + self is self + other
     __rmul__ = __mul__  # other * self is self * other
 
-    def __sub__(self, other: Value | float) -> Value:  # self - other
+    def __sub__(self, other: Value | float) -> Value:  # self - other (-k, k a float: -np.uint8 wraps)
         return self + (-other if isinstance(other, Value) else -numeric.real(other, '__sub__'))
     def __rsub__(self, other: float) -> Value:  # other - self
         return Value(numeric.real(other, '__rsub__')) - self
