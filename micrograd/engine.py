@@ -123,7 +123,7 @@ class Value:
     __radd__ = __add__  # other + self is self + other
     __rmul__ = __mul__  # other * self is self * other
 
-    def __sub__(self, other: Value | float) -> Value:  # self - other (-k, k a float: -np.uint8 wraps)
+    def __sub__(self, other: Value | float) -> Value:  # self - other (-k as float: -np.uint8 wraps)
         return self + (-other if isinstance(other, Value) else -numeric.real(other, '__sub__'))
     def __rsub__(self, other: float) -> Value:  # other - self
         return Value(numeric.real(other, '__rsub__')) - self
