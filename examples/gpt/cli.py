@@ -43,19 +43,28 @@ SPLIT_HELP = ("how to cut --data into documents: 'lines' (the default) reads one
 
 CONFIG_HELP = {'n_embd': "the width of every position's vector", 'n_head': "attention heads per layer",
                'n_layer': "transformer blocks", 'block_size': "the context: positions the model can read"}
-EPILOG = """\
-what it writes (beside --out; the default names the model after its data: build/gpt-names.npz for the
-census names, build/gpt-cities.npz for --data cities.txt):
-  build/gpt-names.npz                  the model, its vocabulary, its config, the loss of every step and
-                                       Adam's state: resume it with --resume, sample from it with sample.py
-  build/gpt-names-loss.png             the training curve, with the validation loss and the uniform-guess
-                                       and bigram baselines
-  build/gpt-names-attention-WORD.png   with --show WORD: one heatmap per layer and head
-  build/gpt-names-next-WORD.png        with --show WORD: the next-token probabilities at each position
+def epilog(prefix: str) -> str:
+    """The end of --help: the files a run writes, for the script whose models are build/{prefix}-DATA.npz."""
+    model = f"build/{prefix}-names"
+    files = [(f"{model}.npz", "the model, its vocabulary, config, losses and Adam's",
+              "state: --resume it, or sample.py"),
+             (f"{model}-loss.png", "the training and validation losses, and the uniform-",
+              "guess and bigram baselines"),
+             (f"{model}-attention-WORD.png", "with --show WORD: one heatmap per layer and head", ""),
+             (f"{model}-next-WORD.png", "with --show WORD: the next-token probabilities", "")]
+    width = max(len(name) for name, _, _ in files) + 3
+    lines = [f"what it writes (beside --out; by default the model is named after its data: {model}.npz for",
+             f"the census names, build/{prefix}-cities.npz for --data cities.txt):"]
+    for name, first, second in files:
+        lines.append(f"  {name:<{width}}{first}")
+        if second:
+            lines.append(f"  {'':<{width}}{second}")
+    return '\n'.join(lines) + """
 
 The validation loss is measured every --eval-every steps, and the model saved is the one whose
 validation loss was lowest (said at the end, with a verdict against the bigram baseline).
 Ctrl-C stops training after the current step and saves; --resume continues from there."""
+
 
 # Models larger than this would not fit in memory, or train for days, on a laptop: refused before anything starts.
 MAX_PARAMETERS = {'tensor': 20_000_000, 'scalar': 1_000_000}
@@ -100,7 +109,7 @@ def training_parser(prog: str, description: str, engine: str, steps: int, prefix
                     eval_every: int = 100) -> argparse.ArgumentParser:
     """The options both training scripts take; batch_size=None: the engine trains on one document per step.
     The model is saved to build/{prefix}-{the data's name}.npz unless --out says otherwise."""
-    p = OptionParser(prog=prog, description=description, epilog=EPILOG.replace('gpt-', f'{prefix}-'),
+    p = OptionParser(prog=prog, description=description, epilog=epilog(prefix),
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     data = p.add_argument_group('data')
     data.add_argument('--data', metavar='FILE', type=existing_file, help=f"a UTF-8 text file to learn from "
