@@ -3,6 +3,7 @@ where it is lowest, the verdict against the bigram baseline; each model saved un
 its data; sampling at any temperature; a text file in another Unicode encoding named as such.
 """
 import importlib
+import math
 import random
 import re
 import sys
@@ -26,14 +27,18 @@ WORDS = Path(__file__).resolve().parent / 'data' / 'made_up_words.txt'
 SMALL = ['--n-embd', '32', '--n-head', '4', '--n-layer', '1', '--block-size', '16']
 
 
-def random_letters(path, n=2000, seed=1):
-    """Lines of random letters with nothing to learn beyond letter frequencies: each letter is drawn
-    uniformly, and after each the line ends with probability 0.2 wherever it is (no typical length)."""
+def random_letters(path, n=2000, seed=1, lengths='any'):
+    """Lines of random letters, each drawn uniformly: with lengths='any', after each letter the line ends
+    with probability 0.2 wherever it is (no typical length: nothing to learn beyond letter frequencies);
+    with lengths='3 to 12', a line has 3 to 12 letters (where it ends is all there is to learn)."""
     rng, lines = random.Random(seed), []
     while len(lines) < n:
-        line = rng.choice('abcdefghijklmnopqrstuvwxyz')
-        while rng.random() > 0.2:
-            line += rng.choice('abcdefghijklmnopqrstuvwxyz')
+        if lengths == 'any':
+            line = rng.choice('abcdefghijklmnopqrstuvwxyz')
+            while rng.random() > 0.2:
+                line += rng.choice('abcdefghijklmnopqrstuvwxyz')
+        else:
+            line = ''.join(rng.choice('abcdefghijklmnopqrstuvwxyz') for _ in range(rng.randint(3, 12)))
         if len(line) <= 15:
             lines.append(line)
     path.write_text('\n'.join(lines) + '\n', encoding='utf-8')
@@ -54,6 +59,22 @@ def random_letters(path, n=2000, seed=1):
 ])
 def test_the_verdict_compares_the_validation_loss_with_the_baselines(val, bigram, uniform, train, expected):
     assert cli.verdict(val, bigram, uniform, train).startswith(expected)
+
+
+def test_a_model_that_only_learned_how_long_lines_are_did_not_learn():
+    """Lines of random letters of 3 to 12: a GPT learns where lines end, and so does counting the tokens at
+    each position; beating the bigram model by that is not learning the text."""
+    assert cli.verdict(3.16, 3.24, 3.30, 3.12, by_position=3.15).startswith(
+        "did not learn: validation loss 3.16 is not below the position baseline's 3.15 (counting which token comes "
+        "at each position; the bigram baseline: 3.24)")
+    assert cli.verdict(1.46, 2.17, 3.00, 1.2, by_position=2.04).startswith("learned: validation loss 1.46")
+
+
+def test_the_position_baseline_counts_which_token_comes_at_each_position():
+    tokenizer = data.Tokenizer(['ab'])
+    docs = [tokenizer.encode('ab'), tokenizer.encode('ba')]  # position 0: a or b; 1: b or a; 2: the end
+    expected = (math.log(2) * 4 + 0 * 2) / 6  # smoothing 0: p = 1/2 at positions 0 and 1, 1 at the end
+    assert data.position_loss(docs, docs, tokenizer.vocab_size, smoothing=0) == pytest.approx(expected)
 
 
 def test_validation_keeps_the_model_where_the_loss_is_lowest():
@@ -90,16 +111,16 @@ def test_overfitting_is_said_and_the_model_with_the_lowest_validation_loss_is_th
         str(words), 'lines', 16).val), abs=1e-4)
 
 
-@pytest.mark.parametrize('main', [tensor_gpt.main,
-                                  pytest.param(scalar_gpt.main, marks=pytest.mark.slow)],  # about 15 seconds
-                         ids=['tensor', 'scalar'])
-def test_a_text_of_random_letters_ends_with_did_not_learn(main, tmp_path, capsys):
-    text = random_letters(tmp_path / 'random.txt', n=600 if main is scalar_gpt.main else 2000)
+@pytest.mark.parametrize('main, lengths', [(tensor_gpt.main, 'any'), (tensor_gpt.main, '3 to 12'),
+                                           pytest.param(scalar_gpt.main, 'any', marks=pytest.mark.slow)],  # 15 s
+                         ids=['tensor', 'tensor-lines-of-3-to-12', 'scalar'])
+def test_a_text_of_random_letters_ends_with_did_not_learn(main, lengths, tmp_path, capsys):
+    text = random_letters(tmp_path / 'random.txt', n=600 if main is scalar_gpt.main else 2000, lengths=lengths)
     steps = ['--steps', '300'] if main is scalar_gpt.main else ['--steps', '150']
     main(['--data', str(text), '--n-embd', '16', '--n-layer', '1', *steps, '--samples', '0',
           '--out', str(tmp_path / 'r.npz')])
     out = capsys.readouterr().out
-    assert re.search(r"\ndid not learn: validation loss [\d.]+ is not below (the bigram baseline's|a uniform guess's)",
+    assert re.search(r"\ndid not learn: validation loss [\d.]+ is not below (the bigram|the position) baseline's",
                      out), out
     assert 'learned:' not in out.replace('did not learn:', '')
 

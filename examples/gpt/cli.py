@@ -28,6 +28,7 @@ from data import (
     blocks_of,
     lines_of,
     load_names,
+    position_loss,
     read_text,
     split,
     visible,
@@ -362,6 +363,10 @@ class Corpus:
         """The validation loss of counting token pairs on the training documents."""
         return bigram_loss(self.train, self.val, self.tokenizer.vocab_size)
 
+    def by_position(self) -> float:
+        """The validation loss of counting which token comes at each position (data.position_loss)."""
+        return position_loss(self.train, self.val, self.tokenizer.vocab_size)
+
     def uniform(self) -> float:
         """The loss of a uniform guess over the vocabulary."""
         return math.log(self.tokenizer.vocab_size)
@@ -526,19 +531,24 @@ def save_kept(the_plan: Plan, tokenizer: Tokenizer, losses: Sequence[float], val
     return path
 
 
-# A GPT has learned something only if it predicts the validation text better than the simplest models do, the
-# bigram model (counting letter pairs) and a uniform guess, and by a margin: on a text with no pattern (random
-# letters), the bigram model's counts are a little off from the true frequencies, and a GPT that learns only those
-# frequencies beats it by a few hundredths of a nat; that is not learning the text.
+# A GPT has learned something only if it predicts the validation text better than the simplest models do: the
+# bigram model (counting letter pairs), a uniform guess, and counting which token comes at each position (which
+# learns how long lines are: all there is to learn from lines of random letters). By a margin: those counts are
+# a little off from the true frequencies, and a GPT that learns only the frequencies beats them by a few
+# hundredths of a nat; that is not learning the text.
 MARGIN = 0.05  # nats per token
 
 
-def verdict(val_loss: float, bigram: float, uniform: float, train_loss: float) -> str:
+def verdict(val_loss: float, bigram: float, uniform: float, train_loss: float,
+            by_position: float = math.inf) -> str:
     """One line: did the model learn, against the bigram baseline; if not, why it may not have, and what to try."""
-    if val_loss < min(bigram, uniform) - MARGIN:
+    if val_loss < min(bigram, uniform, by_position) - MARGIN:
         return f"learned: validation loss {val_loss:.2f}, below the bigram baseline's {bigram:.2f}"
-    bar, name = (bigram, "the bigram baseline's") if bigram <= uniform else (uniform, "a uniform guess's")
+    bar, name, note = min((bigram, "the bigram baseline's", ""), (uniform, "a uniform guess's", ""),
+                          (by_position, "the position baseline's", "counting which token comes at each position; "))
     compared = f"not below {name} {bar:.2f}" + (f" by more than {MARGIN}" if val_loss < bar else '')
+    if bar != bigram:
+        compared += f" ({note}the bigram baseline: {bigram:.2f})"
     if not math.isfinite(val_loss):
         why = "training diverged: try a smaller --lr"
     elif train_loss < val_loss - 0.3:
@@ -565,7 +575,7 @@ def report(corpus: Corpus, train_loss: float, val_loss: float, losses: Sequence[
                   f"rose to {later[-1]:.2f} by step {validation.points[-1][0]}: the model went on to memorize its "
                   f"training {corpus.kind}. The model of step {kept.step} is the one kept. To stop sooner: --steps "
                   f"{kept.step}; to learn more: more text, or a smaller model (--n-embd, --n-layer)")
-    print(verdict(val_loss, bigram, uniform, train_loss))
+    print(verdict(val_loss, bigram, uniform, train_loss, corpus.by_position()))
     try:
         import pictures
     except ImportError as e:

@@ -217,3 +217,29 @@ def bigram_loss(train: Sequence[Sequence[int]], val: Sequence[Sequence[int]], vo
             total -= math.log(p)
             n += 1
     return total / n
+
+
+def position_loss(train: Sequence[Sequence[int]], val: Sequence[Sequence[int]], vocab_size: int,
+                  smoothing: float = 1.0) -> float:
+    """The validation loss of the model that only counts which token comes at each position.
+
+    It knows nothing of the letters before, only how far into the document it is: on lines of
+    random letters it still learns how long lines are (where the end comes) and how often each
+    letter is, which is all there is to learn there. A GPT that does no better than this, or
+    than the bigram model, has learned nothing more. P(next | position t) = (count(t, next) +
+    smoothing) / (count(t) + smoothing * vocab_size), counted on train.
+    """
+    if not train or not val:
+        raise ValueError(f"position_loss: needs training and validation documents, got {len(train)} and {len(val)}")
+    length = max(len(tokens) for tokens in list(train) + list(val))
+    counts = [[0] * vocab_size for _ in range(length)]
+    for tokens in train:
+        for t, following in enumerate(tokens[1:]):
+            counts[t][following] += 1
+    row_totals = [sum(row) for row in counts]
+    total, n = 0.0, 0
+    for tokens in val:
+        for t, following in enumerate(tokens[1:]):
+            total -= math.log((counts[t][following] + smoothing) / (row_totals[t] + smoothing * vocab_size))
+            n += 1
+    return total / n
