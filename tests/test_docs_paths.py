@@ -87,10 +87,7 @@ def exists(doc, path):
 
 # Stale text found in files owned elsewhere: (doc, cited) -> why. Each case is a strict xfail, so
 # that fixing the text makes the test fail until the mark is removed.
-STALE = {
-    ('README.md', 'build/gpt.npz'): "README.md's GPT section says make gpt saves build/gpt.npz; it now saves "
-                                   "build/gpt-names.npz (each model is named after its data)",
-}
+STALE: dict[tuple[str, str], str] = {}
 
 
 def case(doc, cited):
