@@ -99,12 +99,14 @@ bench: $(VENV)/.test-installed
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check .
 
-# Learn by writing it: your own copy of the engine with every backward cut out (kept if it exists).
+# Learn by writing it: your own copy of the engine with every backward cut out (made once, then kept), and where
+# you stand: the checker's table and the next exercise, each time you run it. micrograd goes into $(VENV) (editable,
+# no dependencies), so the check command it prints works from any folder. EXERCISES='my folder' names another.
 EXERCISES ?= exercises-workspace
 exercises: | $(BIN)/python
-	@$(BIN)/python -m micrograd.exercises start $(EXERCISES) || true
-	@echo "Next: write EXERCISE 1 in $(EXERCISES)/my_engine.py, then check it with"
-	@echo "    $(BIN)/python -m micrograd.exercises check $(EXERCISES)"
+	@$(BIN)/python -m pip show --quiet micrograd-edu >/dev/null 2>&1 || $(PIP) --no-deps -e .
+	@test -e '$(EXERCISES)/my_engine.py' || $(BIN)/python -m micrograd.exercises start '$(EXERCISES)'
+	@$(BIN)/python -m micrograd.exercises check '$(EXERCISES)' || true
 
 clean:
 	rm -rf .venv .venv-3.* build *.egg-info .pytest_cache .hypothesis .mypy_cache
