@@ -18,6 +18,10 @@ class Case:
     grad: float = 1.0          # the gradient arriving at out
     kink: bool = False         # at a kink: no finite differences (relu at 0)
     prior: dict[str, float] = field(default_factory=dict)  # leaf grads left from an earlier backward()
+    # An input where naive formulas overflow (tanh at 400, a divisor of 1e-170). A right formula that raises
+    # OverflowError or ZeroDivisionError there (the textbook -x/y**2: y**2 underflows to 0) is accepted with a
+    # note: Python refuses rather than answering wrong. A wrong number there (inf, nan, 0) is wrong.
+    extreme: bool = False
 
     def text(self) -> str:
         """The case as code a learner can paste."""
@@ -41,11 +45,12 @@ class Case:
         return leaves, namespace['out']
 
 
-def _case(leaves: str, code: str, grad: float = 1.0, kink: bool = False, prior: str = '') -> Case:
+def _case(leaves: str, code: str, grad: float = 1.0, kink: bool = False, prior: str = '',
+          extreme: bool = False) -> Case:
     """Case('x=2.0 y=-3.0', 'out = x + y', ...): the leaves as name=value pairs."""
     def pairs(text: str) -> dict[str, float]:
         return {name: float(v) for name, v in (p.split('=') for p in text.split())}
-    return Case(pairs(leaves), code, grad, kink, pairs(prior))
+    return Case(pairs(leaves), code, grad, kink, pairs(prior), extreme)
 
 
 OP_CASES: dict[str, list[Case]] = {
@@ -76,7 +81,8 @@ OP_CASES: dict[str, list[Case]] = {
           _case('x=2.0 y=-0.5', 'out = x / y'),
           _case('a=1.5', 'out = a / a'),
           _case('x=3.0 y=2.0', 'out = x / y', prior='y=0.5'),
-          _case('x=1.5', 'out = x / 4.0', prior='x=0.25')],
+          _case('x=1.5', 'out = x / 4.0', prior='x=0.25'),
+          _case('x=3e-170 y=1e-170', 'out = x / y', extreme=True)],
     'exp': [_case('x=0.0', 'out = x.exp()'),
             _case('x=1.5', 'out = x.exp()'),
             _case('x=-2.0', 'out = x.exp()', grad=3.0),
@@ -85,7 +91,8 @@ OP_CASES: dict[str, list[Case]] = {
              _case('x=-1.2', 'out = x.tanh()', grad=2.0),
              _case('x=5.0', 'out = x.tanh()'),
              _case('x=20.0', 'out = x.tanh()'),
-             _case('x=0.5', 'out = x.tanh()', prior='x=0.25')],
+             _case('x=0.5', 'out = x.tanh()', prior='x=0.25'),
+             _case('x=400.0', 'out = x.tanh()', extreme=True)],
     'log': [_case('x=2.0', 'out = x.log()'),
             _case('x=0.25', 'out = x.log()', grad=3.0),
             _case('x=10.0', 'out = x.log()'),

@@ -20,66 +20,79 @@ class Exercise:
         return f"{self.number} {self.name}"
 
 
+# Formulas and code are written between backticks: Markdown (the notebook) shows them as code, where `*` and `**`
+# would otherwise turn into italics and bold and the exponent of the power rule would vanish.
 EXERCISES: tuple[Exercise, ...] = (
     Exercise(1, '+', 'engine', ('__add__',), "backward of x + y and x + k",
-             "out = x + y changes by as much as x does: the local derivative is 1 for each parent.",
-             "Each parent's .grad grows by the output's grad times 1. Use +=, never =: a Value can feed an op twice.",
-             "x.grad += 1 * grad;  y.grad += 1 * grad"),
+             "`out = x + y` changes by as much as `x` does: the local derivative is 1 for each parent. In `x + 2`, "
+             "the 2 arrives as a leaf `Value(2.0)`: the same closure serves it.",
+             "Each parent's `.grad` grows by the output's `grad` times 1. Use `+=`, never `=`: a Value can feed "
+             "an op twice.",
+             "self.grad += 1 * grad;  other.grad += 1 * grad"),
     Exercise(2, '*', 'engine', ('__mul__',), "backward of x * y and x * k",
-             "d(x*y)/dx is y and d(x*y)/dy is x: each parent's local derivative is the OTHER one's data.",
-             "x.grad gets y.data * grad and y.grad gets x.data * grad; for x * k, x.grad gets k * grad.",
-             "x.grad += y.data * grad;  y.grad += x.data * grad"),
+             "`d(x*y)/dx` is `y` and `d(x*y)/dy` is `x`: each parent's local derivative is the OTHER one's data.",
+             "`self.grad` gets `other.data * grad` and `other.grad` gets `self.data * grad`; in `x * 3` the 3 is "
+             "a leaf `Value(3.0)`, so `x.grad` gets `3 * grad`.",
+             "self.grad += other.data * grad;  other.grad += self.data * grad"),
     Exercise(3, '**', 'engine', ('__pow__',), "backward of x ** k and x ** y",
-             "The power rule: d(x**k)/dx = k * x**(k-1), and it holds for negative x too.",
-             "For a Value exponent y, the exponent gets a gradient as well: d(x**y)/dy = x**y * log(x).",
-             "x.grad += k * x.data**(k-1) * grad;  for x ** y also  y.grad += x.data**y.data * log(x.data) * grad"),
+             "The power rule: `d(x**k)/dx = k * x**(k-1)`, and it holds for negative `x` too. The forward pass "
+             "computed it already, as `slope`.",
+             "For a Value exponent `y` (`other` is a Value), the exponent gets a gradient as well: "
+             "`d(x**y)/dy = x**y * log(x)`, with `x**y` the output `out`.",
+             "self.grad += y * self.data**(y-1) * grad;  for x ** Value also  "
+             "other.grad += out * log(self.data) * grad"),
     Exercise(4, '/', 'engine', ('__truediv__',), "backward of x / y and x / k",
-             "d(x/y)/dx = 1/y and d(x/y)/dy = -x/y**2: the divisor's local derivative carries a minus sign.",
-             "x.grad gets grad / y.data. For y, -x/y**2 is -q/y with the output q = x/y (the backward holds it): "
-             "written so, it does not overflow for a tiny y (1e-170), where y**2 underflows to 0 and y**-2 is too "
-             "large for a float. For x / k, x.grad gets grad / k.",
-             "x.grad += grad / y.data;  y.grad -= grad * q / y.data   where q = x.data / y.data;  "
-             "for x / k:  x.grad += grad / k"),
+             "`d(x/y)/dx = 1/y` and `d(x/y)/dy = -x/y**2`: the divisor's local derivative carries a minus sign.",
+             "`self.grad` gets `grad / other.data`. For `other`, `-x/y**2` is `-q/y` with the output `q = x/y` "
+             "(the forward pass holds it): written so, it does not overflow for a tiny `y` (`1e-170`), where "
+             "`y**2` underflows to 0 and `y**-2` is too large for a float. In `x / 4` the 4 is a leaf "
+             "`Value(4.0)`: `x.grad` gets `grad / 4`.",
+             "self.grad += grad / other.data;  other.grad -= grad * q / other.data   where q = x / y"),
     Exercise(5, 'exp', 'engine', ('exp',), "backward of exp(x)",
-             "exp is its own derivative: d e**x/dx = e**x, which is the output you already computed.",
-             "Multiply the output e = exp(x) (not x) by the upstream grad.",
-             "x.grad += e * grad   where e = exp(x.data)"),
+             "exp is its own derivative: `d e**x/dx = e**x`, which is the output you already computed.",
+             "Multiply the output `e = exp(x)` (not `x`) by the upstream `grad`. The power rule does not apply: "
+             "the variable is in the exponent.",
+             "self.grad += e * grad   where e = exp(self.data)"),
     Exercise(6, 'tanh', 'engine', ('tanh',), "backward of tanh(x)",
-             "d tanh(x)/dx = 1 - tanh(x)**2: written with the output t, not with the input x.",
-             "t is tanh(x), already computed in the forward pass; 1 - x**2 is a different function.",
-             "x.grad += (1 - t**2) * grad   where t = tanh(x.data)"),
+             "`d tanh(x)/dx = 1 - tanh(x)**2`: written with the output `t`, not with the input `x`.",
+             "`t` is `tanh(x)`, already computed in the forward pass; `1 - x**2` is a different function. "
+             "Recomputing `tanh` from `exp(2*x)` overflows for `x` above 355.",
+             "self.grad += (1 - t**2) * grad   where t = tanh(self.data)"),
     Exercise(7, 'log', 'engine', ('log',), "backward of log(x)",
-             "d log(x)/dx = 1/x, at the input x.",
-             "Divide the upstream grad by x.data (the input, not the output log(x)).",
-             "x.grad += grad / x.data"),
+             "`d log(x)/dx = 1/x`, at the input `x`.",
+             "Divide the upstream `grad` by the input `x` (`self.data`), not by the output `log(x)`.",
+             "self.grad += grad / x   where x = self.data"),
     Exercise(8, 'relu', 'engine', ('relu',), "backward of relu(x)",
-             "relu passes the gradient through where x > 0 and blocks it elsewhere, including at x = 0.",
-             "The local derivative is 1 or 0 (a slope), not x: (x.data > 0) * grad. PyTorch also takes 0 at 0.",
-             "x.grad += (1 if x.data > 0 else 0) * grad"),
+             "relu passes the gradient through where `x > 0` and blocks it elsewhere, including at `x = 0`.",
+             "The local derivative is 1 or 0 (a slope), not `x`: `(x.data > 0) * grad`. PyTorch also takes 0 at 0.",
+             "self.grad += (1 if self.data > 0 else 0) * grad"),
     Exercise(9, 'sigmoid', 'engine', ('sigmoid',), "backward of sigmoid(x)",
-             "d sigmoid(x)/dx = s * (1 - s), written with the output s = sigmoid(x).",
-             "s is the output computed above; x * (1 - x) is the same formula at the wrong point.",
-             "x.grad += s * (1 - s) * grad   where s = sigmoid(x.data)"),
+             "`d sigmoid(x)/dx = s * (1 - s)`, written with the output `s = sigmoid(x)`.",
+             "`s` is the output computed above; `x * (1 - x)` is the same formula at the wrong point.",
+             "self.grad += s * (1 - s) * grad   where s = sigmoid(self.data)"),
     Exercise(10, 'dot', 'engine', ('dot',), "backward of Value.dot(ws, xs, bias)",
-             "dot is n products and a sum in one node: w_i gets x_i * grad, x_i gets w_i * grad, the bias grad.",
-             "The parents are (*ws, *xs) or (*ws, *xs, bias): pair parents[i] with parents[n + i]; "
-             "+= matters, since the same Value may appear in ws and xs.",
-             "w_i.grad += x_i.data * grad;  x_i.grad += w_i.data * grad;  bias.grad += grad"),
+             "dot is n products and a sum in one node: `w_i` gets `x_i * grad`, `x_i` gets `w_i * grad`, the bias "
+             "`grad`.",
+             "Walk `zip(ws, xs)`; the bias `b` is always a Value (`Value(0.0)` when none is given). `+=` matters, "
+             "since the same Value may appear in `ws` and `xs`.",
+             "w.grad += x.data * grad;  x.grad += w.data * grad  (each pair);  b.grad += grad"),
     Exercise(11, 'sort', 'engine', ('_topological_order',), "the topological sort, without recursion",
              "List every node an op made on the way to self, each after all of its parents, each once.",
              "Use an explicit stack instead of recursion (a chain 10,000 ops deep must work) and a visited set "
              "(a reused node is listed once). Push a node back with a marker before its parents; when you pop "
-             "the marker, all its parents are placed, so append the node. Leaves (no _prev) are not listed.",
+             "the marker, all its parents are placed, so append the node. Leaves (no `_grad_fn`) are not listed.",
              "post-order depth-first search over _prev: a node is appended after all of its parents"),
     Exercise(12, 'backward', 'engine', ('backward',), "backward(): the chain rule over the sorted graph",
-             "Sort, zero the sorted nodes' grads, add 1 to self.grad, then run each node's _backward, root first.",
-             "Walk reversed(order) and call node._backward(node.grad). Zero only the nodes in the order: "
-             "leaves keep accumulating across calls, so a second backward() adds exactly the same amount again.",
-             "d(self)/d(self) = 1;  for each node from the root down: node._backward(node.grad)"),
+             "Sort, zero the sorted nodes' grads, add 1 to `self.grad`, then run each node's backward, root first.",
+             "Walk `reversed(order)` and call `node._grad_fn(node.grad)` (or the lecture's `node._backward()`, "
+             "which passes `node.grad` itself). Zero only the nodes in the order: leaves keep accumulating across "
+             "calls, so a second `backward()` adds exactly the same amount again; `+= 1`, since the root may be a "
+             "leaf with a gradient already.",
+             "d(self)/d(self) = 1;  for each node from the root down: node._grad_fn(node.grad)"),
     Exercise(13, 'neuron', 'nn', ('__call__', 'parameters'), "Neuron.__call__ and parameters() in my_nn.py",
-             "A neuron computes activation(w . x + b) from Values, so that backward() reaches w and b.",
-             "Value.dot(self.w, x, self.b) builds w . x + b as one node; then .relu() or .tanh() unless the "
-             "activation is 'linear'. parameters() returns self.w + [self.b].",
+             "A neuron computes `activation(w . x + b)` from Values, so that `backward()` reaches `w` and `b`.",
+             "`Value.dot(self.w, x, self.b)` builds `w . x + b` as one node; then `.relu()`, `.tanh()` or "
+             "`.sigmoid()` unless the activation is 'linear'. `parameters()` returns `self.w + [self.b]`.",
              "out = act(w1*x1 + w2*x2 + ... + b);  parameters = [w1, w2, ..., b]"),
 )
 
@@ -110,6 +123,8 @@ DIAGNOSES: dict[str, str] = {
     'nothing': "no gradient reaches the input: the _backward must add to each parent's .grad",
     'swapped': "x and y swapped in *: d(x*y)/dx is y, so x.grad gets y.data * grad (and y.grad gets x.data * grad)",
     'sum_rule_in_mul': "the derivative of + used for *: d(x*y)/dx is y, not 1",
+    'mul_no_constant': "the constant is missing: d(x*k)/dx = k, not 1 (x * 3 gives x.grad 3 * grad); a number in "
+                       "x * 3 arrives as the leaf other = Value(3.0), so self.grad += other.data * grad",
     'product_rule_in_add': "the derivative of * used for +: d(x+y)/dx is 1, not y",
     'one_parent': "only one parent gets a gradient: every parent of the op must receive its share",
     'pow_no_lowering': "the exponent is not lowered: d(x**k)/dx = k * x**(k-1), not k * x**k",
@@ -117,6 +132,10 @@ DIAGNOSES: dict[str, str] = {
     'pow_abs': "the sign of a negative base is lost (abs, or a log of |x|): for x = -2, d(x**3)/dx = 12 and "
                "d(x**2)/dx = -4",
     'pow_exponent': "the exponent gets no gradient: in x ** y, y is a Value too, and d(x**y)/dy = x**y * log(x)",
+    'pow_number_grad': "in x ** 3 the exponent is a plain number, not a Value: it has no .grad; give the exponent "
+                       "a gradient only when isinstance(other, Value)",
+    'pow_exponent_no_power': "the exponent's gradient is missing its x**y factor: d(x**y)/dy = x**y * log(x), not "
+                             "log(x) (x**y is the output, out)",
     'pow_at_output': "derivative taken at the output: the power rule wants the input x, not out = x**k",
     'div_sign': "sign error on the divisor: d(x/y)/dy = -x/y**2, so y.grad goes down by grad * x/y**2 "
                 "(y.grad -= ...)",
@@ -125,9 +144,13 @@ DIAGNOSES: dict[str, str] = {
     'div_dy_one_y': "one y too few in the divisor's gradient: d(x/y)/dy = -x/y**2, not -x/y (that is minus the output)",
     'div_at_output': "the output used where the input belongs: d(x/y)/dy = -x/y**2, which is -q/y with the output "
                      "q = x/y; -q/y**2 puts q in the place of x",
+    'div_no_constant': "the divisor is missing from x's gradient: d(x/k)/dx = 1/k, not 1 (x / 4 gives x.grad "
+                       "grad / 4); a number in x / 4 arrives as the leaf other = Value(4.0)",
     'div_as_mul': "the derivative of * used for /: d(x/y)/dx = 1/y, not y, and d(x/y)/dy = -x/y**2, not x "
                   "(for x / k: 1/k, not k)",
     'exp_at_input': "derivative taken at the input: d e**x/dx is the output e**x, and you used x",
+    'exp_power_rule': "the power rule used for e**x: x * e**(x-1) treats x as a base, but x is the exponent; "
+                      "d e**x/dx = e**x, the output itself",
     'exp_at_output': "derivative taken at the output: e**x is already the derivative; exp(out) is exp applied twice",
     'tanh_at_input': "derivative taken at the input: d tanh(x)/dx = 1 - t**2 with the output t = tanh(x), "
                      "and you used 1 - x**2",
@@ -138,6 +161,7 @@ DIAGNOSES: dict[str, str] = {
     'log_squared': "d log(x)/dx = 1/x, not 1/x**2 (that is the derivative of -1/x)",
     'relu_at_zero': "relu'(0) must be 0 (x > 0, not x >= 0), as in PyTorch: at the kink no gradient passes",
     'relu_ungated': "the gradient passes everywhere: relu blocks it where x <= 0",
+    'relu_inverted': "the gate is inverted: relu passes the gradient where x > 0 and blocks it where x <= 0",
     'relu_value': "the value instead of the slope: relu's local derivative is 1 or 0, not x",
     'sigmoid_at_input': "derivative taken at the input: d sigmoid(x)/dx = s * (1 - s) with the output s, "
                         "and you used x * (1 - x)",
@@ -150,8 +174,17 @@ DIAGNOSES: dict[str, str] = {
     'unfinished': "not finished: this part of the exercise still raises NotImplementedError",
     'forward': "the forward value is wrong (out.data), so its derivative cannot be right either",
     'raises': "your code raised an exception",
+    'out_undefined': "out is not the output Value in the workspace's _backward(grad) (it is undefined, or in ** the "
+                     "float x**y): the closure is handed the output's "
+                     "gradient, so here `grad` is the lecture's `out.grad` (and the output's value is the forward "
+                     "pass's own variable: e in exp, t in tanh, s in sigmoid, q in /, out in **)",
+    'missing': "a method of this exercise is not in your Value (renamed or deleted?): the operator it makes "
+               "no longer works",
+    'exits': "your code called sys.exit() (or exit(), quit()) while it was checked: raise an exception instead",
+    'exited': "the process running your code exited in the middle of this exercise (os._exit()?)",
     'timeout': "did not finish in time: an infinite loop?",
-    'crash': "the process running your code died (a recursion limit raised until Python's own stack overflowed?)",
+    'crash': "the process running your code was killed by a signal (a recursion limit raised until Python's own "
+             "stack overflowed?)",
     'wrong': "the gradient differs from the right one, and it is none of the mistakes the checker knows",
     'sort_recursion': "the sort recurses: a chain 10,000 ops deep raises RecursionError; walk the graph with an "
                       "explicit stack (a list you append to and pop from) instead",
@@ -168,7 +201,17 @@ DIAGNOSES: dict[str, str] = {
     'backward_not_reversed': "the order is walked from the leaves: run the _backward of the root first "
                              "(for node in reversed(order))",
     'backward_no_seed': "the root's gradient is never set: d(self)/d(self) = 1, so self.grad += 1 before the loop",
-    'backward_unit_grad': "each node is passed 1 instead of its own gradient: call node._backward(node.grad)",
+    'backward_twice': "a node's _backward runs twice, so its parents get its gradient twice (a sort without a "
+                      "visited set lists a reused node once per path; or the loop calls it twice)",
+    'backward_seed_overwrites': "self.grad = 1 instead of self.grad += 1: for a root that is a leaf (x.backward() "
+                                "on x itself) the gradient x held is lost; backward() adds, as PyTorch's does",
+    'backward_extra_grad': "backward() hands a gradient to a _backward that takes none: node._backward (and a "
+                           "lecture-style closure, out._backward = f) reads out.grad itself; call node._backward(), "
+                           "or node._grad_fn(node.grad)",
+    'backward_no_grad': "backward() calls node._backward() without the gradient, but your ops' closures take it: "
+                        "call node._backward(node.grad)",
+    'backward_own_ops': "backward() works on the checker's graphs but not on a graph of your own ops",
+    'backward_unit_grad': "each node is passed 1 instead of its own gradient: call node._grad_fn(node.grad)",
     'backward_no_zeroing': "a second backward() does not give leaves exactly twice the first gradient: the "
                            "intermediate nodes still hold the first call's gradient; zero the nodes in the "
                            "order before passing gradient on",

@@ -11,10 +11,13 @@ from __future__ import annotations
 import contextlib
 import inspect
 import io
+import linecache
 import math
+import os
 import signal
+import sysconfig
 import threading
-import traceback
+import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +29,9 @@ from micrograd.exercises.catalog import DIAGNOSES, EXERCISES, Exercise
 from micrograd.exercises.mistakes import variants
 
 DONE, WRONG, NOT_STARTED, ABSENT, UNCHECKED = 'done', 'wrong', 'not started', 'absent', 'not checked'
-HERE = str(Path(__file__).resolve().parent)
+# Code that is not the learner's: micrograd itself (the checker, numeric.py) and Python's standard library.
+NOT_LEARNERS = tuple(str(Path(p).resolve()) + os.sep for p in [
+    str(Path(__file__).parents[1]), *(sysconfig.get_paths()[k] for k in ('stdlib', 'purelib', 'platlib'))])
 
 
 @dataclass
@@ -40,6 +45,7 @@ class Result:
     diagnosis: str = ''   # a key of DIAGNOSES
     detail: str = ''      # what this case adds: the exception and the line that raised it, ...
     note: str = ''        # how it was checked, when that is worth saying
+    also: str = ''        # the other inputs it is wrong on
     printed: str = ''     # what the learner's code printed meanwhile
 
     @property
@@ -130,22 +136,43 @@ def number(v: object) -> str:
     return f"{v:.12g}" if isinstance(v, float) and len(text) > 14 else text
 
 
+def _learners(error: BaseException) -> list[tuple[types.CodeType, int]]:
+    """The frames of error's traceback in the learner's code (their file, their notebook cell), outermost first."""
+    frames, tb = [], error.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        name = code.co_filename
+        if name != '<string>' and not str(Path(name).resolve()).startswith(NOT_LEARNERS):
+            frames.append((code, tb.tb_lineno))
+        tb = tb.tb_next
+    return frames
+
+
+def _function(code: types.CodeType) -> str:
+    """'_backward in Value.__mul__' for the closure inside __mul__ (co_qualname is Python 3.11's)."""
+    parts = getattr(code, 'co_qualname', code.co_name).split('.<locals>.')
+    return ' in '.join(reversed(parts))
+
+
 def where(error: BaseException) -> str:
-    """The line of the learner's code that raised error (the checker's own frames skipped)."""
-    frames = [f for f in traceback.extract_tb(error.__traceback__)
-              if not f.filename.startswith(HERE) and f.filename != '<string>']
+    """The error, and the function and line of the learner's code that raised it: the innermost frame they wrote,
+    not one of micrograd's (numeric.py) nor the checker's."""
     message = f"{type(error).__name__}: {error}".rstrip(': ')
+    frames = _learners(error)
     if frames:
-        f = frames[-1]
-        message += f" (at {Path(f.filename).name}, line {f.lineno}: {(f.line or '').strip()})"
+        code, line = frames[-1]
+        text = linecache.getline(code.co_filename, line).strip()
+        message += f" (in {_function(code)}, {Path(code.co_filename).name} line {line}: {text})"
     return message
 
 
 def _line_of(error: BaseException) -> str:
-    """Where the learner's code raised error: 'the blank at my_engine.py, line 184'."""
-    frames = [f for f in traceback.extract_tb(error.__traceback__)
-              if not f.filename.startswith(HERE) and f.filename != '<string>']
-    return f"the blank at {Path(frames[-1].filename).name}, line {frames[-1].lineno}" if frames else str(error)
+    """Where the learner's code raised error: 'the blank in _backward in Value.__mul__, my_engine.py line 184'."""
+    frames = _learners(error)
+    if not frames:
+        return str(error)
+    code, line = frames[-1]
+    return f"the blank in {_function(code)}, {Path(code.co_filename).name} line {line}"
 
 
 def _blank_of(error: BaseException) -> int | None:
@@ -228,32 +255,55 @@ def _agree(mine: Run, theirs: Run | None) -> bool:
     return _same(mine.grads, theirs.grads)
 
 
-def diagnose_op(name: str, runs: list[Run], failing: int) -> str:
-    """The classic mistake that gives the learner's gradients (or exception): first one that matches on every
-    case the learner's code ran, else one that matches on the failing case, else a plain description."""
-    candidates = []
-    for key, module in variants(name):
-        theirs = [run_case(case, module.Value) if _compared(runs[i]) else None
-                  for i, case in enumerate(C.OP_CASES[name])]
-        if not _agree(runs[failing], theirs[failing]):
+def _refused(case: C.Case, run: Run) -> bool:
+    """A right formula that Python refuses to evaluate on an extreme input (an overflow, y**2 underflowing to 0):
+    accepted, with a note."""
+    return case.extreme and isinstance(run.error, (OverflowError, ZeroDivisionError))
+
+
+def diagnose_op(name: str, runs: list[Run], failing: list[int]) -> str:
+    """The classic mistake that gives the learner's gradients (or exception) on the first failing case: the one
+    that also matches every other case the learner's code ran, else the one matching the most failing cases."""
+    cases, first = C.OP_CASES[name], failing[0]
+    error = runs[first].error
+    if error is not None and _lecture_reflex(error):
+        return 'out_undefined'
+    scored = []
+    for n, (key, module) in enumerate(variants(name)):
+        theirs = [run_case(case, module.Value) if _compared(runs[i]) else None for i, case in enumerate(cases)]
+        if not _agree(runs[first], theirs[first]):
             continue
-        everywhere = all(not _compared(mine) or _agree(mine, t) for mine, t in zip(runs, theirs))
-        candidates.append((not everywhere, key))
-    if candidates:
-        return min(candidates, key=lambda c: c[0])[1]
-    if runs[failing].error is not None:
+        everywhere = all(not _compared(mine) or _refused(case, mine) or _agree(mine, t)
+                         for case, mine, t in zip(cases, runs, theirs))
+        agreed = sum(_compared(mine) and _agree(mine, t) for mine, t in zip(runs, theirs))
+        scored.append((everywhere, sum(_agree(runs[i], theirs[i]) for i in failing), agreed, -n, key))
+    if scored:
+        return max(scored)[-1]
+    if error is not None:
         return 'raises'
-    case, grads = C.OP_CASES[name][failing], runs[failing].grads or {}
+    case, grads = cases[first], runs[first].grads or {}
     if all(close(g, case.prior.get(leaf, 0.0)) for leaf, g in grads.items()):
         return 'nothing'
     return 'wrong'
 
 
+def _lecture_reflex(error: BaseException) -> bool:
+    """The lecture's out.grad (or out.data) in a workspace closure, where out is undefined (or, in **, a float)."""
+    frames = _learners(error)
+    line = linecache.getline(frames[-1][0].co_filename, frames[-1][1]) if frames else ''
+    return isinstance(error, (NameError, AttributeError)) and ('out.grad' in line or 'out.data' in line)
+
+
+def _missing(exercise: Exercise, what: str, text: str = '') -> Result:
+    return Result(exercise.number, WRONG, text, f"{what}, as the library has it", f"no {what}", 'missing')
+
+
 def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
     name = exercise.name
-    if not hasattr(value_class, OP_ATTRIBUTE.get(name, name)):
-        return Result(exercise.number, ABSENT)
     cases = C.OP_CASES[name]
+    attribute = OP_ATTRIBUTE.get(name, name)
+    if not hasattr(value_class, attribute):  # a workspace's Value has them all: one missing was renamed
+        return _missing(exercise, f"Value.{attribute}", cases[0].text()) if strict else Result(exercise.number, ABSENT)
     runs = []
     for case in cases:
         set_input(case.text())
@@ -265,7 +315,8 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
         return Result(exercise.number, ABSENT)
     if blanks and all(not r.built or (r.error is not None and _blank_of(r.error) is not None) for r in runs):
         return Result(exercise.number, NOT_STARTED)
-    unfinished = None
+    unfinished, notes = None, []
+    wrong: list[tuple[int, Result]] = []  # (case, what is wrong there), every case: a mistake is named by all
     for i, (case, run) in enumerate(zip(cases, runs)):
         if not run.built:
             if strict:
@@ -273,16 +324,24 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
             continue  # this Value does not take this input (say, a Value exponent): nothing to check
         want, fd = expected(name, i)
         text = case.text()
+        if _refused(case, run):
+            assert run.error is not None
+            notes.append(f"on `{text}` your formula raises {where(run.error)}, where the library's gives "
+                         f"{_grads(want.grads)}: accepted, since Python refuses rather than answering wrong, "
+                         "but see the hint")
+            continue
         if run.error is not None:
             if _blank_of(run.error) is not None:  # a blank still to write: said after any wrong gradient
                 unfinished = unfinished or Result(exercise.number, WRONG, text, _grads(want.grads),
                                                   'NotImplementedError', 'unfinished', _line_of(run.error))
                 continue
             if isinstance(run.error, RecursionError):
-                return Result(exercise.number, WRONG, text, _grads(want.grads), 'RecursionError', 'raises',
-                              'RecursionError: maximum recursion depth exceeded')
-            return Result(exercise.number, WRONG, text, _grads(want.grads), type(run.error).__name__,
-                          diagnose_op(name, runs, i), where(run.error))
+                wrong.append((i, Result(exercise.number, WRONG, text, _grads(want.grads), 'RecursionError',
+                                        'raises', 'RecursionError: maximum recursion depth exceeded')))
+            else:
+                wrong.append((i, Result(exercise.number, WRONG, text, _grads(want.grads), type(run.error).__name__,
+                                        '', where(run.error))))
+            continue
         if not close(run.data, want.data):
             return Result(exercise.number, WRONG, text, f"out.data = {number(want.data)}",
                           f"out.data = {number(run.data)}", 'forward')
@@ -294,8 +353,14 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
             if not case.kink:
                 differences = ', '.join(number(round(v, 8)) for v in fd.values())
                 shown += f"   (the library's engine; central differences give {differences})"
-            return Result(exercise.number, WRONG, text, shown, _grads(run.grads), diagnose_op(name, runs, i))
-    return unfinished or Result(exercise.number, DONE)
+            wrong.append((i, Result(exercise.number, WRONG, text, shown, _grads(run.grads))))
+    if wrong:
+        first = wrong[0][1]
+        if not first.diagnosis:
+            first.diagnosis = diagnose_op(name, runs, [i for i, _ in wrong])
+        first.also = '\n'.join(r.input for _, r in wrong[1:])
+        return first
+    return unfinished or Result(exercise.number, DONE, note='\n'.join(notes))
 
 
 def _raised(exercise: Exercise, text: str, error: BaseException | None, want: str = '') -> Result:
@@ -321,7 +386,10 @@ def make(graph: C.Graph, value_class: Any) -> dict[str, Any]:
         parents = [nodes[p] for p in parent_names]
         data, local = _forward(op, [p.data for p in parents])
         node = value_class(data, tuple(parents), '+' if op == '+1' else op)
-        node._backward = _hand_backward(node, parents, local)
+        if isinstance(inspect.getattr_static(value_class, '_backward', None), property):
+            node._grad_fn = _hand_backward(node, parents, local)  # the workspace's: it takes the grad it is given
+        else:
+            node._backward = _hand_backward(node, parents, local)
         nodes[name] = node
     return nodes
 
@@ -335,8 +403,9 @@ def _hand_backward(node: Any, parents: list[Any], local: list[float]) -> Callabl
 
 
 def simulate(graph: C.Graph, calls: int = 1, reverse: bool = True, seed: str = '+=', unit: bool = False,
-             zero: str = 'order') -> dict[str, float]:
-    """The gradients a backward() of a given kind leaves in graph: the library's by default."""
+             zero: str = 'order', repeat: int = 1, paths: bool = False) -> dict[str, float]:
+    """The gradients a backward() of a given kind leaves in graph: the library's by default. repeat: each node's
+    backward run that many times; paths: the order of a sort without a visited set (a node once per path)."""
     data = dict(graph.leaves)
     local: dict[str, list[float]] = {}
     for name, op, parents in graph.nodes:
@@ -344,6 +413,14 @@ def simulate(graph: C.Graph, calls: int = 1, reverse: bool = True, seed: str = '
     grads = {name: 0.0 for name in data}
     order = [name for name, _, _ in graph.nodes]
     parents_of = {name: parents for name, _, parents in graph.nodes}
+    if paths:
+        order = []
+        def visit(name: str) -> None:  # the lecture's build_topo, without its visited set
+            for p in parents_of.get(name, ()):
+                visit(p)
+            if name in parents_of:
+                order.append(name)
+        visit(graph.root)
     for _ in range(calls):
         for name in order if zero == 'order' else data if zero == 'all' else []:
             grads[name] = 0.0
@@ -352,9 +429,10 @@ def simulate(graph: C.Graph, calls: int = 1, reverse: bool = True, seed: str = '
         elif seed == '=':
             grads[graph.root] = 1.0
         for name in reversed(order) if reverse else order:
-            g = 1.0 if unit else grads[name]
-            for p, d in zip(parents_of[name], local[name]):
-                grads[p] += d * g
+            for _ in range(repeat):
+                g = 1.0 if unit else grads[name]
+                for p, d in zip(parents_of[name], local[name]):
+                    grads[p] += d * g
     return grads
 
 
@@ -389,9 +467,9 @@ def _sort_problem(order: object, graph: C.Graph, nodes: dict[str, Any]) -> str:
     return ''
 
 
-def check_sort(exercise: Exercise, value_class: Any) -> Result:
+def check_sort(exercise: Exercise, value_class: Any, strict: bool = False) -> Result:
     if not hasattr(value_class, '_topological_order'):
-        return Result(exercise.number, ABSENT)
+        return _missing(exercise, "Value._topological_order") if strict else Result(exercise.number, ABSENT)
     deep = C.chain()
     for graph, text in ((C.REUSED, C.REUSED.text('_topological_order()')),
                         (C.BRANCHES, C.BRANCHES.text('_topological_order()')),
@@ -424,7 +502,8 @@ def _all_grads(nodes: dict[str, Any]) -> dict[str, float]:
 
 def diagnose_backward(graph: C.Graph, calls: int, obtained: dict[str, float]) -> str:
     kinds = [('backward_no_seed', {'seed': ''}), ('backward_not_reversed', {'reverse': False}),
-             ('backward_unit_grad', {'unit': True})]
+             ('backward_unit_grad', {'unit': True}), ('backward_twice', {'repeat': 2}),
+             ('backward_twice', {'paths': True})]
     if calls > 1:
         kinds += [('backward_no_zeroing', {'zero': 'none'}), ('backward_no_zeroing', {'zero': 'none', 'seed': '='}),
                   ('backward_zeroes_leaves', {'zero': 'all'})]
@@ -434,9 +513,11 @@ def diagnose_backward(graph: C.Graph, calls: int, obtained: dict[str, float]) ->
     return 'wrong'
 
 
-def check_backward(exercise: Exercise, value_class: Any, sort_done: bool) -> Result:
+def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: frozenset[str] = frozenset(),
+                   strict: bool = False) -> Result:
+    """backward() on graphs the checker makes node by node, then on the learner's own ops that are done."""
     if not hasattr(value_class, 'backward'):
-        return Result(exercise.number, ABSENT)
+        return _missing(exercise, "Value.backward") if strict else Result(exercise.number, ABSENT)
     note = ''
     own_sort = getattr(value_class, '_topological_order', None)
     if own_sort is not None and not sort_done:  # the sort is not done: check backward() on the library's sort
@@ -444,13 +525,13 @@ def check_backward(exercise: Exercise, value_class: Any, sort_done: bool) -> Res
         sort = next(e for e in EXERCISES if e.name == 'sort')
         note = f"checked with the library's sort, since exercise {sort.number} (sort) is not done yet"
     try:
-        return _check_backward(exercise, value_class, note)
+        return _check_backward(exercise, value_class, note, done)
     finally:
         if own_sort is not None and not sort_done:
             value_class._topological_order = own_sort
 
 
-def _check_backward(exercise: Exercise, value_class: Any, note: str) -> Result:
+def _check_backward(exercise: Exercise, value_class: Any, note: str, done: frozenset[str]) -> Result:
     deep = C.chain()
     plan = [(C.LECTURE, 1, C.LECTURE.text('backward()')), (C.REUSED, 1, C.REUSED.text('backward()')),
             (C.DOUBLED, 1, C.DOUBLED.text('backward()')),
@@ -470,14 +551,65 @@ def _check_backward(exercise: Exercise, value_class: Any, note: str) -> Result:
         except Exception as error:  # noqa: BLE001
             if _blank_of(error) in (exercise.number, 0):
                 return Result(exercise.number, NOT_STARTED, note=note)
-            return Result(exercise.number, WRONG, text, _grads(shown), type(error).__name__, 'raises',
-                          where(error), note)
+            return Result(exercise.number, WRONG, text, _grads(shown), type(error).__name__,
+                          _call_mismatch(error) or 'raises', where(error), note)
         got = _all_grads(nodes)
         if not _same({k: got[k] for k in shown}, shown):
             key = diagnose_backward(graph, calls, got) if len(nodes) < 20 else 'wrong'
             return Result(exercise.number, WRONG, text, _grads(shown), _grads({k: got[k] for k in shown}), key,
                           note=note)
+        if calls == 2:  # before the deep chain: a root that is a leaf, and the learner's own ops
+            result = _leaf_root(exercise, value_class, note) or _own_ops(exercise, value_class, note, done)
+            if result is not None:
+                return result
     return Result(exercise.number, DONE, note=note)
+
+
+def _call_mismatch(error: BaseException) -> str:
+    """For a TypeError from calling a node's backward the wrong way, which way ('' for any other error)."""
+    message = str(error) if isinstance(error, TypeError) else ''
+    if 'takes 0 positional arguments but 1 was given' in message:
+        return 'backward_extra_grad'
+    if 'missing 1 required positional argument' in message:
+        return 'backward_no_grad'
+    return ''
+
+
+def _leaf_root(exercise: Exercise, value_class: Any, note: str) -> Result | None:
+    """x.backward() on a leaf x holding a gradient already: d(x)/d(x) = 1 is added to it, as in PyTorch."""
+    text = "x = Value(2.0); x.grad = 0.5; x.backward()   (x is a leaf: its gradient accumulates)"
+    set_input(text)
+    x = value_class(2.0)
+    x.grad = 0.5
+    try:
+        x.backward()
+    except Exception as error:  # noqa: BLE001
+        return Result(exercise.number, WRONG, text, "x.grad = 1.5", type(error).__name__, 'raises', where(error), note)
+    if close(x.grad, 1.5):
+        return None
+    key = 'backward_seed_overwrites' if close(x.grad, 1.0) else 'wrong'
+    return Result(exercise.number, WRONG, text, "x.grad = 1.5", f"x.grad = {number(x.grad)}", key, note=note)
+
+
+def _own_ops(exercise: Exercise, value_class: Any, note: str, done: frozenset[str]) -> Result | None:
+    """backward() on a graph of each of the learner's ops that is done: the checker's graphs accept either way of
+    calling a node's backward, the learner's own closures may take only one."""
+    for name in (n for n in C.OP_CASES if n in done):
+        index, case = next((i, c) for i, c in enumerate(C.OP_CASES[name])
+                           if c.grad == 1.0 and not c.prior and not c.extreme)  # what out.backward() does
+        text = case.text() + "; out.backward()"
+        set_input(text)
+        want = expected(name, index)[0].grads
+        leaves, out = case.build(value_class)
+        try:
+            out.backward()
+        except Exception as error:  # noqa: BLE001
+            key = _call_mismatch(error) or 'backward_own_ops'
+            return Result(exercise.number, WRONG, text, _grads(want), type(error).__name__, key, where(error), note)
+        got = {k: leaf.grad for k, leaf in leaves.items()}
+        if not _same(got, want):
+            return Result(exercise.number, WRONG, text, _grads(want), _grads(got), 'backward_own_ops', note=note)
+    return None
 
 
 # --- The neuron ----------------------------------------------------------------------------------
@@ -503,7 +635,7 @@ def _reaches(out: Any, targets: list[Any]) -> bool:
 
 def check_neuron(exercise: Exercise, value_class: Any, neuron_class: Any, strict: bool) -> Result:
     if neuron_class is None:
-        return Result(exercise.number, ABSENT)
+        return _missing(exercise, "class Neuron (in my_nn.py)") if strict else Result(exercise.number, ABSENT)
     setting = f"n = Neuron(3); weights {C.WEIGHTS}, bias {C.BIAS} (set on n.w[i].data, n.b.data)"
     pos, neg = 3.25, -2.25  # w . x + b for the two inputs
     plan: list[tuple[dict[str, Any], Any, float | None, dict[float, str]]] = [
@@ -619,16 +751,17 @@ def set_input(text: str) -> None:
 
 
 def check_one(exercise: Exercise, value_class: Any, neuron_class: Any = None, *, strict: bool = False,
-              sort_done: bool = True, timeout: float | None = 10.0) -> Result:
-    """One exercise, with a time limit; what the learner's code prints is kept, not shown in between."""
+              sort_done: bool = True, done: frozenset[str] = frozenset(), timeout: float | None = 10.0) -> Result:
+    """One exercise, with a time limit; what the learner's code prints is kept, not shown in between. strict: the
+    class is a workspace's, which has every method (a missing one was renamed); done: the ops done so far."""
     printed = io.StringIO()
     set_input('')
     try:
         with contextlib.redirect_stdout(printed), time_limit(timeout):
             if exercise.name == 'sort':
-                result = check_sort(exercise, value_class)
+                result = check_sort(exercise, value_class, strict)
             elif exercise.name == 'backward':
-                result = check_backward(exercise, value_class, sort_done)
+                result = check_backward(exercise, value_class, sort_done, done, strict)
             elif exercise.name == 'neuron':
                 result = check_neuron(exercise, value_class, neuron_class, strict)
             else:
@@ -637,6 +770,8 @@ def check_one(exercise: Exercise, value_class: Any, neuron_class: Any = None, *,
         result = Result(exercise.number, WRONG, _input[0], '', str(error), 'timeout',
                         "the checker stopped it: look for a loop that never ends (a stack that is never "
                         "emptied, a node pushed again and again)")
+    except SystemExit as error:  # sys.exit() in the learner's code: said as such, and the checking goes on
+        result = Result(exercise.number, WRONG, _input[0], '', f"SystemExit({error.code!r})", 'exits', where(error))
     result.printed = printed.getvalue()[-2000:]
     return result
 
@@ -644,12 +779,14 @@ def check_one(exercise: Exercise, value_class: Any, neuron_class: Any = None, *,
 def check_all(value_class: Any, neuron_class: Any = None, *, strict: bool = False,
               timeout: float | None = 10.0, before: Callable[[int], None] | None = None) -> Iterator[Result]:
     """Every exercise, in order; before(number) is called as each begins."""
-    sort_done = True
+    sort_done, done = True, frozenset[str]()
     for exercise in EXERCISES:
         if before is not None:
             before(exercise.number)
-        result = check_one(exercise, value_class, neuron_class, strict=strict, sort_done=sort_done,
+        result = check_one(exercise, value_class, neuron_class, strict=strict, sort_done=sort_done, done=done,
                            timeout=timeout)
         if exercise.name == 'sort':
             sort_done = result.status == DONE
+        if result.status == DONE:
+            done |= {exercise.name}
         yield result

@@ -3,10 +3,12 @@ terminal and as HTML for Jupyter and Colab."""
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass, field
 
 from micrograd.exercises.catalog import DIAGNOSES, EXERCISES
 from micrograd.exercises.checks import ABSENT, DONE, NOT_STARTED, UNCHECKED, WRONG, Result
+from micrograd.exercises.commands import command
 
 MARKS = {DONE: 'done', WRONG: 'WRONG', NOT_STARTED: 'not started', ABSENT: '-', UNCHECKED: 'not checked'}
 COLOURS = {DONE: '#1a7f37', WRONG: '#cf222e', NOT_STARTED: '#6e7781', ABSENT: '#afb8c1', UNCHECKED: '#afb8c1'}
@@ -59,7 +61,7 @@ class Report:
             return "none of the exercises' methods is in this class"
         if self.passed:
             return ("all done: every gradient matches the library's engine and central differences. "
-                    "Compare with the library's own code: python -m micrograd.exercises solution OP")
+                    f"Compare with the library's own code: {command('solution', 'OP')}")
         focus = self.focus
         assert focus is not None
         place = self.places.get(focus.number, '')
@@ -71,13 +73,18 @@ class Report:
         return f"exercise {focus.number} ({focus.exercise.name}) is wrong{place}"
 
     def details(self) -> list[tuple[str, str]]:
-        """(label, text) lines about the focus exercise."""
+        """(label, text) lines about the focus exercise, then the notes on exercises done."""
         focus = self.focus
-        if self.error or focus is None:
+        if self.error:
             return []
+        notes = [('note', f"exercise {r.number} ({r.exercise.name}) is done; {r.note}") for r in self.results
+                 if r.status == DONE and r.note and r.exercise.name not in ('sort', 'backward')]
+        if focus is None:
+            return notes
         rows: list[tuple[str, str]] = []
         if focus.status == WRONG:
-            rows += [('input', focus.input), ('expected', focus.expected), ('obtained', focus.obtained)]
+            rows += [('input', focus.input), ('expected', focus.expected), ('obtained', focus.obtained),
+                     ('also wrong', focus.also)]
             diagnosis = DIAGNOSES.get(focus.diagnosis, '')
             if focus.detail:
                 diagnosis = f"{diagnosis}: {focus.detail}" if diagnosis else focus.detail
@@ -89,11 +96,13 @@ class Report:
         elif focus.status == WRONG:
             rows.append(('stuck?', self.command.replace(')', ', hint=True)') if self.command.endswith(')')
                          else f"{self.command} --hint"))
+        if focus.status == NOT_STARTED:
+            rows.append(('then', f"check it: {self.command}"))
         if focus.note:
             rows.append(('note', focus.note))
         if focus.printed:
             rows.append(('printed', focus.printed.rstrip()[-600:]))
-        return [(label, text) for label, text in rows if text]
+        return [(label, text) for label, text in rows + notes if text]
 
     def __str__(self) -> str:
         lines = [f"micrograd exercises: {self.summary()}", ""]
@@ -120,16 +129,23 @@ class Report:
             f"<td>{e(r.exercise.title)}</td></tr>" for r in self.results)
         table = (f"<table><thead><tr><th>#</th><th>exercise</th><th>status</th><th></th></tr></thead>"
                  f"<tbody>{cells}</tbody></table>") if self.results else ''
+        code = ('input', 'expected', 'obtained', 'also wrong', 'printed', 'stuck?', 'formula')
         rows = ''.join(f"<tr><th style='text-align:left;vertical-align:top'>{e(label)}</th>"
                        f"<td style='text-align:left'><code style='white-space:pre-wrap'>{e(text)}</code></td></tr>"
-                       if label in ('input', 'expected', 'obtained', 'printed', 'stuck?', 'formula') else
+                       if label in code else
                        f"<tr><th style='text-align:left;vertical-align:top'>{e(label)}</th>"
-                       f"<td style='text-align:left'>{e(text)}</td></tr>" for label, text in self.details())
+                       f"<td style='text-align:left'>{_code_spans(e(text))}</td></tr>"
+                       for label, text in self.details())
         colour = COLOURS[DONE] if self.passed else COLOURS[WRONG] if self.error or (
             self.focus is not None and self.focus.status == WRONG) else COLOURS[NOT_STARTED]
         return (f"<div class='micrograd-exercises'><p><b>micrograd exercises: {e(self.summary())}</b></p>{table}"
                 f"<p style='color:{colour}'><b>{e(self.headline())}</b></p>"
                 f"{f'<table>{rows}</table>' if rows else ''}</div>")
+
+
+def _code_spans(text: str) -> str:
+    """`code` in a hint (written so for the notebook's Markdown) as <code> in HTML."""
+    return re.sub(r'`([^`]+)`', r'<code>\1</code>', text)
 
 
 def table_only() -> str:

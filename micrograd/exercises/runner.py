@@ -1,7 +1,9 @@
 """check(): grade a workspace in a separate Python process, or a Value class in this one.
 
 A workspace's code runs in a child process: a learner's infinite loop or a crash (a recursion limit
-raised until the interpreter overflows its stack) cannot take the checker down. Each exercise has a
+raised until the interpreter overflows its stack) cannot take the checker down. The child writes its
+results to a file of their own, not to its standard output, which the learner's code can write to (a
+print without a newline would otherwise glue itself to a result line). Each exercise has a
 time limit (10 s by default), enforced inside the child with a timer signal, and the whole run has one
 more, enforced from outside: when it expires the child is killed and the exercise it was in is reported
 as not finishing. A Value class (from a notebook) is checked in this process, with the same per-exercise
@@ -15,18 +17,19 @@ import importlib.util
 import inspect
 import json
 import os
+import signal
 import subprocess
 import sys
+import tempfile
 import types
 from pathlib import Path
 from typing import Any
 
 from micrograd.exercises.catalog import EXERCISES
 from micrograd.exercises.checks import UNCHECKED, WRONG, Result, check_all
+from micrograd.exercises.commands import command
 from micrograd.exercises.report import Report
 from micrograd.exercises.workspace import ENGINE_FILE, NN_FILE
-
-PREFIX = '\x1emicrograd-exercises '  # marks the child's result lines among whatever the learner prints
 
 
 def check(target: Any = '.', neuron: Any = None, *, hint: bool = False, timeout: float = 10.0) -> Report:
@@ -95,36 +98,46 @@ def _method_numbers(source: str) -> dict[str, int]:
     return {m: e.number for e in EXERCISES if e.source == source for m in e.methods}
 
 
+def missing(path: Path) -> str:
+    """What is wrong with path as a workspace to check, before any work ('' when nothing is)."""
+    if not path.exists():
+        if path.suffix == '.py':
+            return f"no file {path}"
+        return f"no folder {path}: make the workspace there with `{command('start', path)}`"
+    if path.is_dir() and not (path / ENGINE_FILE).exists():
+        return f"no {ENGINE_FILE} in {path}: make a workspace there with `{command('start', path)}`"
+    if path.is_file() and path.suffix != '.py':
+        return f"{path} is not a Python file: give the workspace's folder, or its {ENGINE_FILE}"
+    return ''
+
+
 def check_workspace(path: Path, timeout: float = 10.0) -> Report:
     engine, nn = _files(path)
-    command = 'python -m micrograd.exercises check' + (f' {path}' if str(path) != '.' else '')
-    if not engine.exists():
-        return Report(error=f"no {engine.name} in {engine.parent}: make a workspace with "
-                            f"`python -m micrograd.exercises start {engine.parent}`", command=command)
+    again = command('check', *([path] if str(path) != '.' else []))
+    if absent := missing(path):
+        return Report(error=absent, command=again)
     for file in (engine, nn):
         if file is not None and (error := _compile_error(file)):
-            return Report(error=error, command=command)
+            return Report(error=error, command=again)
     places = places_in(engine, 'Value', _method_numbers('engine'))
     if nn is not None:
         places |= places_in(nn, 'Neuron', _method_numbers('nn'))
-    results: list[Result] = []
-    argv = [sys.executable, '-m', 'micrograd.exercises', '_worker', str(engine.resolve()),
-            str(nn.resolve()) if nn else '', str(timeout)]
     limit = timeout * len(EXERCISES) + 30
-    try:
-        child = subprocess.run(argv, capture_output=True, text=True, timeout=limit, cwd=engine.parent, env=_env())
-        last = (child.stderr.strip().splitlines() or [''])[-1]
-        output, problem = child.stdout, ('crash', f"the checking process ended with status {child.returncode}"
-                                                  + (f": {last}" if last else ''))
-    except subprocess.TimeoutExpired as expired:
-        stdout = expired.stdout or ''
-        output = stdout.decode() if isinstance(stdout, bytes) else stdout
-        problem = ('timeout', f"the whole check ran out of time ({limit:g} s) and was stopped")
+    with tempfile.TemporaryDirectory(prefix='micrograd-exercises-') as folder:
+        channel = Path(folder) / 'results'
+        argv = [sys.executable, '-m', 'micrograd.exercises', '_worker', str(engine.resolve()),
+                str(nn.resolve()) if nn else '', str(timeout), str(channel)]
+        try:
+            child = subprocess.run(argv, capture_output=True, text=True, timeout=limit, cwd=engine.parent,
+                                   env=_env())
+            problem = _ended(child.returncode, child.stderr)
+        except subprocess.TimeoutExpired:
+            problem = ('timeout', f"the whole check ran out of time ({limit:g} s) and was stopped")
+        lines = channel.read_text(encoding='utf-8').split('\n') if channel.exists() else []
+    results: list[Result] = []
     error, current = '', 0
-    for line in output.split('\n'):
-        if not line.startswith(PREFIX):
-            continue
-        kind, _, payload = line[len(PREFIX):].partition(' ')
+    for line in lines:
+        kind, _, payload = line.partition(' ')
         if kind == 'begin':
             current = int(payload)
         elif kind == 'result':
@@ -132,13 +145,26 @@ def check_workspace(path: Path, timeout: float = 10.0) -> Report:
         elif kind == 'error':
             error = json.loads(payload)
     if error:
-        return Report(error=error, command=command)
+        return Report(error=error, command=again)
     if len(results) < len(EXERCISES):  # the child died, or was stopped, in the middle of exercise `current`
         current = current or len(results) + 1
         results = [r for r in results if r.number < current]
         results.append(Result(current, WRONG, '', '', 'no result', problem[0], problem[1]))
         results += [Result(e.number, UNCHECKED) for e in EXERCISES[current:]]
-    return Report(results, places=places, command=command)
+    return Report(results, places=places, command=again)
+
+
+def _ended(status: int, stderr: str) -> tuple[str, str]:
+    """How the child ended, as a diagnosis key and a sentence, for when its results stop short."""
+    last = (stderr.strip().splitlines() or [''])[-1]
+    said = f": {last}" if last else ''
+    if status < 0:  # killed by a signal: SIGSEGV is Python's own stack overflowing
+        try:
+            name = signal.Signals(-status).name
+        except ValueError:
+            name = f"signal {-status}"
+        return 'crash', f"the checking process was killed by {name}{said}"
+    return 'exited', f"the checking process exited with status {status}{said}"
 
 
 def _env() -> dict[str, str]:
@@ -148,12 +174,13 @@ def _env() -> dict[str, str]:
     return {**os.environ, 'PYTHONPATH': here + (os.pathsep + path if path else '')}
 
 
-def worker(engine_path: str, nn_path: str, timeout: float) -> int:
-    """In the child process: import the learner's files, check every exercise, print each result."""
-    out = sys.stdout
+def worker(engine_path: str, nn_path: str, timeout: float, channel: str) -> int:
+    """In the child process: import the learner's files, check every exercise, write each result to channel (a
+    file the learner's code does not write to), a line each, as soon as it is known."""
+    out = open(channel, 'a', encoding='utf-8')  # noqa: SIM115 -- open while the child lives
 
     def say(kind: str, payload: object) -> None:
-        out.write(f"{PREFIX}{kind} {json.dumps(payload)}\n")
+        out.write(f"{kind} {json.dumps(payload)}\n")
         out.flush()
 
     sys.path.insert(0, str(Path(engine_path).parent))

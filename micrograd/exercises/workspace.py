@@ -18,29 +18,30 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from micrograd.exercises.catalog import EXERCISES, Exercise, find
+from micrograd.exercises.commands import command
 
 ENGINE_FILE, NN_FILE = 'my_engine.py', 'my_nn.py'
 
-# What each blank asks, by exercise and by how many Values its backward binds (x + y: 2, x + k: 1).
-PROMPTS: dict[tuple[str, int], str] = {
-    ('+', 2): "x + y: add grad * (local derivative) to the .grad of each parent",
-    ('+', 1): "x + k: only x is a Value (k is a plain number); add grad * d(x+k)/dx to x.grad",
-    ('*', 2): "x * y: each parent's .grad grows by grad times its local derivative",
-    ('*', 1): "x * k: k is a plain number; add grad * d(kx)/dx to x.grad",
-    ('**', 1): "x ** k: the power rule, times grad",
-    ('**', 2): "x ** y: both the base and the exponent get a gradient",
-    ('/', 2): "x / y: add grad * d(x/y)/dx to x.grad and grad * d(x/y)/dy to y.grad",
-    ('/', 1): "x / k: k is a plain number; add grad * d(x/k)/dx to x.grad",
-    ('exp', 1): "exp(x): add grad * d(e**x)/dx to x.grad",
-    ('tanh', 1): "tanh(x): add grad * d(tanh x)/dx to x.grad",
-    ('log', 1): "log(x): add grad * d(log x)/dx to x.grad",
-    ('relu', 1): "relu(x): add grad * d(relu x)/dx to x.grad",
-    ('sigmoid', 1): "sigmoid(x): add grad * d(sigmoid x)/dx to x.grad",
-    ('dot', 1): "dot: each w_i, each x_i and the bias get their share of grad",
-    ('sort', 0): "return the nodes ops made on the way to self, each after its parents (no recursion)",
-    ('backward', 0): "sort, zero, seed self.grad, then call every node's _backward(node.grad), root first",
-    ('neuron', 0): "return activation(w . x + b) as a Value built from self.w, x and self.b",
-    ('neuron', 1): "return the neuron's weights and its bias, as one list",
+# What each blank asks. A number in x + 2, x * 2 or x / 2 arrives as a leaf Value(2.0), so one closure serves both.
+PROMPTS: dict[str, str] = {
+    '+': "x + y (and x + k: other is then a leaf Value(k)): add grad * (local derivative) to self.grad and "
+         "other.grad",
+    '*': "x * y (and x * k: other is then a leaf Value(k)): each parent's .grad grows by grad times its "
+         "local derivative",
+    '**': "x ** k and x ** y: self.grad gets the power rule times grad; when other is a Value (x ** y), "
+          "other.grad gets its share too",
+    '/': "x / y (and x / k: other is then a leaf Value(k)): add grad * d(x/y)/dx to self.grad and "
+         "grad * d(x/y)/dy to other.grad",
+    'exp': "exp(x), x being self: add grad * d(e**x)/dx to self.grad",
+    'tanh': "tanh(x), x being self: add grad * d(tanh x)/dx to self.grad",
+    'log': "log(x), x being self: add grad * d(log x)/dx to self.grad",
+    'relu': "relu(x), x being self: add grad * d(relu x)/dx to self.grad",
+    'sigmoid': "sigmoid(x), x being self: add grad * d(sigmoid x)/dx to self.grad",
+    'dot': "dot: each w in ws, each x in xs and the bias b get their share of grad",
+    'sort': "return the nodes ops made on the way to self, each after its parents (no recursion)",
+    'backward': "sort, zero, seed self.grad, then pass each node's grad on to its parents, root first",
+    'neuron': "return activation(w . x + b) as a Value built from self.w, x and self.b",
+    'parameters': "return the neuron's weights and its bias, as one list",
 }
 
 
@@ -50,7 +51,7 @@ class Blank:
     exercise: Exercise
     method: str              # the method of Value (or Neuron) it sits in
     function: str            # the function whose body it is: the closure '_backward', or the method itself
-    parents: tuple[str, ...]  # for a closure, the names its parents are bound to: ('self', 'other')
+    parents: tuple[str, ...]  # for a closure, the names whose .grad it adds to: ('self', 'other')
     start: int               # where the body starts and ends, as offsets into the source text
     end: int
     indent: str
@@ -59,10 +60,9 @@ class Blank:
 
     @property
     def prompt(self) -> str:
-        key = (self.exercise.name, len(self.parents) if self.function != self.method else 0)
-        if self.exercise.name == 'neuron':
-            key = ('neuron', 1 if self.method == 'parameters' else 0)
-        return PROMPTS.get(key) or PROMPTS.get((self.exercise.name, 1), self.exercise.title)
+        if self.exercise.name == 'neuron' and self.method == 'parameters':
+            return PROMPTS['parameters']
+        return PROMPTS.get(self.exercise.name, self.exercise.title)
 
     def text(self) -> str:
         """The blank itself: the marker comment with the prompt, and the raise that says it is not written."""
@@ -135,22 +135,18 @@ def _comments(text: str) -> tuple[str, ...]:
         return ()
 
 
-def _helpers(cls: ast.ClassDef, method: ast.FunctionDef) -> list[str]:
-    """The methods of cls that method hands part of its work to (`return self._add_number(other)`),
-    which belong to the same exercise: the op with a number, or with a Value exponent."""
-    own = {m.name for m in cls.body if isinstance(m, ast.FunctionDef)}
-    called = [n.func.attr for n in ast.walk(method) if isinstance(n, ast.Call)
-              and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
-              and n.func.value.id == method.args.args[0].arg if method.args.args]
-    return [name for name in dict.fromkeys(called) if name in own and name != method.name]
-
-
 def methods_of(cls: ast.ClassDef, exercise: Exercise) -> list[ast.FunctionDef]:
-    """The methods an exercise blanks: its own, and for an op the helpers that define a backward too."""
-    methods = [_method(cls, name) for name in exercise.methods]
-    if exercise.name not in ('sort', 'backward', 'neuron'):
-        methods += [_method(cls, name) for name in _helpers(cls, methods[0])]
-    return methods
+    """The methods an exercise blanks (x + k has no helper of its own: k becomes a leaf Value)."""
+    return [_method(cls, name) for name in exercise.methods]
+
+
+def _graded(fn: ast.FunctionDef) -> tuple[str, ...]:
+    """The names whose .grad a backward closure adds to, in order: ('self', 'other'), or ('w', 'x', 'b')."""
+    targets = [t for node in ast.walk(fn) if isinstance(node, (ast.AugAssign, ast.Assign))
+               for t in ([node.target] if isinstance(node, ast.AugAssign) else node.targets)]
+    names = [t.value.id for t in targets
+             if isinstance(t, ast.Attribute) and t.attr == 'grad' and isinstance(t.value, ast.Name)]
+    return tuple(dict.fromkeys(names))
 
 
 def find_blanks(source: str, which: str = 'engine') -> list[Blank]:
@@ -171,8 +167,7 @@ def find_blanks(source: str, which: str = 'engine') -> list[Blank]:
                     raise LookupError(f"Value.{method_name} defines no _backward closure")
             for fn in functions:
                 start, end, indent = _body_span(source, starts, fn)
-                defaults = fn.args.args[len(fn.args.args) - len(fn.args.defaults):]
-                parents = tuple(a.arg for a in defaults) if fn is not method else ()
+                parents = _graded(fn) if fn is not method else ()
                 comments = _comments(indent + source[start:end]) if fn is not method else ()
                 blanks.append(Blank(exercise, method_name, fn.name, parents, start, end, indent,
                                     source[start:end], comments))
@@ -192,22 +187,34 @@ def splice(source: str, replacements: dict[Blank, str]) -> str:
 
 
 _LAST, _NEURON = find('backward'), find('neuron')
-ENGINE_HEADER = f"""\
+
+
+def engine_header(directory: str | Path = '.') -> str:
+    """my_engine.py's first lines, with the commands for its folder as they run from anywhere."""
+    where = Path(directory).resolve()
+    return f"""\
 # my_engine.py: micrograd's engine.py with the backward of each op cut out, for you to write.
 # Fill in each EXERCISE in order, from 1 (+) to {_LAST.number} (backward); exercise {_NEURON.number} is in my_nn.py.
-# After each one:   python -m micrograd.exercises check      (add --hint when you are stuck)
-# The library's answer, when you want to compare:   python -m micrograd.exercises solution tanh
+# Each op's _backward(grad) is handed the output's gradient: where the lecture writes out.grad, write grad.
+# After each one, check it (add --hint when you are stuck):
+#     {command('check', where)}
+# The library's answer, when you want to compare:
+#     {command('solution', 'tanh')}
 """
-NN_HEADER = f"""\
+
+
+def nn_header(directory: str | Path = '.') -> str:
+    return f"""\
 # my_nn.py: micrograd's nn.py, on your engine (my_engine.py), with exercise {_NEURON.number} to write:
-# Neuron.__call__ and Neuron.parameters. Check it with:   python -m micrograd.exercises check
+# Neuron.__call__ and Neuron.parameters. Check it with:
+#     {command('check', Path(directory).resolve())}
 """
 
 
-def engine_text() -> str:
-    """my_engine.py: the library's engine.py, every exercise a blank."""
+def engine_text(directory: str | Path = '.') -> str:
+    """my_engine.py for a workspace in directory: the library's engine.py, every exercise a blank."""
     source, _ = library_source('engine')
-    return ENGINE_HEADER + splice(source, {b: b.text() for b in find_blanks(source, 'engine')})
+    return engine_header(directory) + splice(source, {b: b.text() for b in find_blanks(source, 'engine')})
 
 
 def _on_my_engine(source: str) -> str:
@@ -223,10 +230,10 @@ def _on_my_engine(source: str) -> str:
     raise LookupError("nn.py does not import from micrograd.engine")
 
 
-def nn_text() -> str:
+def nn_text(directory: str | Path = '.') -> str:
     """my_nn.py: the library's nn.py on my_engine, with Neuron.__call__ and parameters() blank."""
     source, _ = library_source('nn')
-    return NN_HEADER + _on_my_engine(splice(source, {b: b.text() for b in find_blanks(source, 'nn')}))
+    return nn_header(directory) + _on_my_engine(splice(source, {b: b.text() for b in find_blanks(source, 'nn')}))
 
 
 def start(directory: str | Path, force: bool = False) -> list[Path]:
@@ -236,10 +243,10 @@ def start(directory: str | Path, force: bool = False) -> list[Path]:
     existing = [f for f in files if f.exists()]
     if existing and not force:
         raise FileExistsError(f"{existing[0]} exists already: your work is kept. Continue with "
-                              f"`python -m micrograd.exercises check {directory}`, or start over with --force")
+                              f"`{command('check', directory)}`, or start over with --force")
     directory.mkdir(parents=True, exist_ok=True)
-    files[0].write_text(engine_text(), encoding='utf-8')
-    files[1].write_text(nn_text(), encoding='utf-8')
+    files[0].write_text(engine_text(directory), encoding='utf-8')
+    files[1].write_text(nn_text(directory), encoding='utf-8')
     return files
 
 
