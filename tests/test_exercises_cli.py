@@ -1,0 +1,245 @@
+"""micrograd.exercises from the command line and in a workspace, with the learner's code in a child process:
+every option refused on one line before any work, paths with spaces, commands that work as printed, and a
+learner's code that prints, exits or writes to file descriptor 1 without disturbing the checker's results."""
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from micrograd.exercises import DIAGNOSES, check, start
+from micrograd.exercises.__main__ import main
+from micrograd.exercises.checks import DONE, WRONG, check_one
+from micrograd.exercises.workspace import library_source
+from tests.test_exercises import EXERCISE, mutant_engine, rewritten_engine
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def blank(path, number, name, body):
+    """Write exercise number's blank in a workspace's my_engine.py (its marker and raise replaced by body)."""
+    engine = path / 'my_engine.py'
+    text = engine.read_text()
+    marker = f"raise NotImplementedError('exercise {number} ({name}): not written yet')"
+    assert marker in text
+    engine.write_text(text.replace(marker, body, 1))
+
+
+def solved(path, upto):
+    """Write exercises 1..upto as the library does (the library's engine, with the later blanks kept)."""
+    from micrograd.exercises.workspace import engine_header, find_blanks, splice
+    source, _ = library_source('engine')
+    later = {b: b.text() for b in find_blanks(source) if b.exercise.number > upto}
+    (path / 'my_engine.py').write_text(engine_header(path) + splice(source, later))
+
+
+# --- Every option, against its bad values: one line on stderr, a non-zero exit, nothing done -----
+
+def bad_values(tmp):
+    file = tmp / 'notes.txt'
+    file.write_text('mine\n')
+    (tmp / 'empty').mkdir()
+    return [
+        (['check', 'ws', '--timeout', '-1'], 'positive, finite'),
+        (['check', 'ws', '--timeout', '0'], 'positive, finite'),
+        (['check', 'ws', '--timeout', 'nan'], 'positive, finite'),
+        (['check', 'ws', '--timeout', 'inf'], 'positive, finite'),
+        (['check', 'ws', '--timeout=-inf'], 'positive, finite'),
+        (['check', 'ws', '--timeout', 'ten'], "expected a number of seconds, got 'ten'"),
+        (['check', 'ws', '--timeout'], 'expected one argument'),
+        (['check', str(tmp / 'missing')], f"no folder {tmp / 'missing'}: make the workspace there with"),
+        (['check', str(tmp / 'missing.py')], 'no file'),
+        (['check', str(tmp / 'empty')], f"no my_engine.py in {tmp / 'empty'}"),
+        (['check', str(file)], 'is not a Python file'),
+        (['check', 'ws', '--hint=yes'], 'ignored explicit argument'),
+        (['start', str(file)], 'is a file, not a folder'),
+        (['start', str(file / 'ws')], 'is a file, not a folder'),
+        (['solution', 'softmax'], "no exercise 'softmax'"),
+        (['solution', '0'], "no exercise '0'"),
+        (['solution', '14'], "no exercise '14'"),
+        (['solution'], 'the following arguments are required: op'),
+        (['notebook', str(tmp / 'empty')], 'is a folder'),
+        (['notebook', str(tmp / 'missing' / 'ex.ipynb')], 'no folder'),
+        (['list', '--all'], 'unrecognized arguments'),
+        (['frobnicate'], 'invalid choice'),
+        ([], 'the following arguments are required: command'),
+    ]
+
+
+def test_every_bad_option_is_one_line_on_stderr_and_nothing_is_done(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    start(tmp_path / 'ws')
+    table = bad_values(tmp_path)
+    before = sorted(str(p) for p in tmp_path.rglob('*'))
+    for argv, said in table:
+        with pytest.raises(SystemExit) as exit_:
+            main(argv)
+        out, err = capsys.readouterr()
+        assert exit_.value.code not in (0, None), argv
+        assert out == '' and err.count('\n') == 1 and said in err, (argv, err)
+        assert 'Traceback' not in err
+        assert sorted(str(p) for p in tmp_path.rglob('*')) == before, argv  # nothing written
+
+
+def test_good_values_work_with_spaces_in_the_path(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(['start', 'my work']) == 0
+    out = capsys.readouterr().out
+    assert f"{shlex.quote(sys.executable)} -m micrograd.exercises check 'my work'" in out
+    assert main(['check', 'my work', '--timeout', '2.5']) == 1
+    out = capsys.readouterr().out
+    assert '0 of 13 done' in out and "check 'my work'" in out
+    assert main(['check', 'my work/my_engine.py', '--hint']) == 1
+    assert main(['notebook', 'my work/ex.ipynb']) == 0 and (tmp_path / 'my work' / 'ex.ipynb').exists()
+    assert main(['solution', 'div']) == 0 and main(['list']) == 0
+
+
+def test_the_command_in_the_workspace_header_works_as_printed_from_anywhere(tmp_path):
+    start(tmp_path / 'my ws')
+    line = next(line for line in (tmp_path / 'my ws' / 'my_engine.py').read_text().splitlines()
+                if ' check ' in line and line.startswith('#     '))
+    env = {k: v for k, v in os.environ.items() if k not in ('PYTHONPATH', 'VIRTUAL_ENV')}
+    env['PATH'] = '/usr/bin:/bin'  # no virtual environment's python first on PATH
+    done = subprocess.run(['sh', '-c', line[len('#     '):]], cwd='/', env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert 'No module named' not in done.stderr and '0 of 13 done' in done.stdout, done.stderr
+
+
+# --- The learner's code, in the child process ------------------------------------------------------
+
+def run(*args, cwd):
+    env = {**os.environ, 'PYTHONPATH': str(ROOT)}
+    return subprocess.run([sys.executable, '-m', 'micrograd.exercises', *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize('body', [
+    "print('no newline', end='', file=sys.__stdout__); sys.__stdout__.flush(); self.grad += grad; other.grad += grad",
+    "os.write(1, b'raw bytes'); self.grad += grad; other.grad += grad",
+    "os.write(2, b'on stderr'); self.grad += grad; other.grad += grad",
+])
+def test_what_the_learner_writes_does_not_swallow_a_result(tmp_path, body):
+    start(tmp_path)
+    blank(tmp_path, 1, '+', "import os, sys; " + body)
+    done = run('check', '.', cwd=tmp_path)
+    assert "1 of 13 done" in done.stdout and "died" not in done.stdout, done.stdout
+    lines = [line for line in done.stdout.splitlines() if line[:5].strip().isdigit()]
+    assert len(lines) == 13
+
+
+def test_sys_exit_in_learner_code_is_named_and_the_others_still_checked(tmp_path):
+    start(tmp_path)
+    blank(tmp_path, 1, '+', "import sys; sys.exit()")
+    done = run('check', '.', cwd=tmp_path)
+    assert "exercise 1 (+) is wrong" in done.stdout and DIAGNOSES['exits'] in done.stdout
+    assert "stack overflowed" not in done.stdout and "0 of 13 done" in done.stdout
+    assert "not checked" not in done.stdout  # the child went on to the other exercises
+
+
+def test_os_exit_in_learner_code_is_an_exit_not_a_crash(tmp_path):
+    start(tmp_path)
+    blank(tmp_path, 2, '*', "import os; os._exit(3)")
+    solved(tmp_path, 1)
+    blank(tmp_path, 2, '*', "import os; os._exit(3)")
+    done = run('check', '.', cwd=tmp_path)
+    assert "exercise 2 (*) is wrong" in done.stdout and "exited with status 3" in done.stdout
+    assert DIAGNOSES['exited'] in done.stdout and "stack overflowed" not in done.stdout
+
+
+def test_the_lectures_out_grad_is_translated_and_the_closure_named(tmp_path):
+    start(tmp_path)
+    blank(tmp_path, 1, '+', "self.grad += out.grad\n            other.grad += out.grad")
+    report = check(tmp_path)
+    focus = report.focus
+    assert (focus.number, focus.diagnosis) == (1, 'out_undefined')
+    assert "here `grad` is the lecture's `out.grad`" in str(report)
+    line = 1 + (tmp_path / 'my_engine.py').read_text().split('self.grad += out.grad')[0].count('\n')
+    assert f"(in _backward in Value.__add__, my_engine.py line {line}: self.grad += out.grad)" in focus.detail
+
+
+def test_an_error_inside_micrograd_is_placed_at_the_learners_line():
+    """The learner's closure calls a micrograd helper that raises: the report names their closure and line, not
+    numeric.py."""
+    module = mutant_engine('**', '__pow__', "{x}.grad += numeric.power({x}.data, 'k')[1] * grad")
+    result = check_one(EXERCISE['**'], module.Value, strict=True)
+    assert result.status == WRONG and "in _backward in Value.__pow__, <mutant> line" in result.detail
+    assert 'numeric.py' not in result.detail
+
+
+def test_a_renamed_method_in_a_workspace_is_not_done(tmp_path):
+    solved(tmp_path, 12)
+    engine = tmp_path / 'my_engine.py'
+    engine.write_text(engine.read_text().replace('def __truediv__(', 'def __div__('))
+    start(tmp_path / 'other')  # my_nn.py
+    (tmp_path / 'my_nn.py').write_text((tmp_path / 'other' / 'my_nn.py').read_text())
+    report = check(tmp_path)
+    division = report.results[3]
+    assert (division.status, division.diagnosis) == (WRONG, 'missing') and 'Value.__truediv__' in division.obtained
+    assert not report.passed
+
+
+def test_backward_without_the_gradient_is_caught_on_the_learners_own_ops():
+    """A notebook Value whose ops' closures take the grad, and a backward() that calls node._backward() bare: the
+    checker's graphs take either call, so only the learner's own ops show it."""
+    class Mine:
+        def __init__(self, data, _children=(), _op=''):
+            self.data, self.grad, self._prev, self._op = data, 0.0, tuple(_children), _op
+            self._backward = lambda grad: None
+
+        def __add__(self, other):
+            other = other if isinstance(other, Mine) else Mine(other)
+            out = Mine(self.data + other.data, (self, other), '+')
+
+            def _backward(grad):
+                self.grad += grad
+                other.grad += grad
+            out._backward = _backward
+            return out
+
+        def _topological_order(self):
+            from micrograd.exercises.checks import order_of
+            return order_of(self)
+
+        def backward(self):
+            order = self._topological_order()
+            for node in order:
+                node.grad = 0.0
+            self.grad += 1.0
+            for node in reversed(order):
+                node._backward()
+    results = {r.exercise.name: r for r in check(Mine).results}
+    assert results['+'].status == DONE
+    assert (results['backward'].status, results['backward'].diagnosis) == (WRONG, 'backward_no_grad')
+    assert results['backward'].input.endswith('out = x + y; out.backward()')
+
+
+def test_a_lecture_style_op_runs_under_the_learners_backward():
+    module = rewritten_engine('__mul__', """\
+    def __mul__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data * other.data, (self, other), '*')
+
+        def _backward():
+            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad
+        out._backward = _backward
+        return out
+""")
+    a, b = module.Value(3.0), module.Value(-4.0)
+    (a * b).backward()
+    assert (a.grad, b.grad) == (-4.0, 3.0)
+
+
+@pytest.mark.slow
+def test_make_exercises_twice_shows_where_the_learner_stands(tmp_path):
+    folder = tmp_path / 'my ws'
+    made = subprocess.run(['make', '-s', 'exercises', f'EXERCISES={folder}'], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert '0 of 13 done' in made.stdout and 'begin with `+`' in made.stdout, made.stdout + made.stderr
+    solved(folder, 5)
+    again = subprocess.run(['make', '-s', 'exercises', f'EXERCISES={folder}'], cwd=ROOT, capture_output=True,
+                           text=True, timeout=300)
+    assert '5 of 13 done' in again.stdout and 'next: exercise 6 (tanh)' in again.stdout
+    assert 'EXERCISE 1' not in again.stdout
