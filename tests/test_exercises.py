@@ -479,3 +479,16 @@ def test_the_notebook_runs_with_the_library_solutions_and_every_check_passes():
     assert len(reports) == 13
     assert all('WRONG' not in r.data['text/plain'] for r in reports)
     assert "13 of 13 done" in reports[-1].data['text/plain'] and '<table>' in reports[-1].data['text/html']
+
+
+def test_the_notebooks_formulas_survive_markdown():
+    """Markdown takes * and ** for emphasis: the power rule would render bold, without its exponent. Formulas are
+    code spans, and what is left outside them is escaped; rendered as nbconvert renders it, no cell has emphasis."""
+    from nbconvert.filters.markdown import markdown2html
+    cells = [c.source for c in build_notebook().cells if c.cell_type == 'markdown']
+    pages = [markdown2html(source) for source in cells]
+    assert not any('<em>' in page or '<strong>' in page for page in pages)
+    power = next(page for source, page in zip(cells, pages) if source.startswith('## Exercise 3:'))
+    assert 'backward of x ** k and x ** y' in power and '<code>d(x**k)/dx = k * x**(k-1)</code>' in power
+    exp = next(page for source, page in zip(cells, pages) if source.startswith('## Exercise 5:'))
+    assert '<code>d e**x/dx = e**x</code>' in exp

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import builtins
 import importlib
+import re
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -145,6 +146,13 @@ def _module_names(source: str) -> set[str]:
     return names
 
 
+def markdown(text: str) -> str:
+    """text for a Markdown cell: `code` spans kept, and outside them the characters Markdown would take for
+    emphasis escaped (x ** k would turn bold and lose its exponent; w_i italic)."""
+    parts = re.split(r'(`[^`]*`)', text)
+    return ''.join(part if part.startswith('`') else re.sub(r'([*_\\])', r'\\\1', part) for part in parts)
+
+
 def build_notebook() -> Any:
     """The notebook, as an nbformat node (no outputs: it is for the learner to run)."""
     nbformat: Any = importlib.import_module('nbformat')  # in micrograd-edu[demo]; untyped
@@ -152,7 +160,8 @@ def build_notebook() -> Any:
     cells = [new_markdown_cell(INTRO), new_markdown_cell(SETUP_NOTE), new_code_cell(_setup())]
     for exercise, code in exercise_cells('engine') + exercise_cells('nn'):
         where = 'micrograd/nn.py' if exercise.source == 'nn' else 'micrograd/engine.py'
-        cells += [new_markdown_cell(f"## Exercise {exercise.number}: {exercise.title}\n\n{exercise.hint}\n\n"
+        cells += [new_markdown_cell(f"## Exercise {exercise.number}: {markdown(exercise.title)}\n\n"
+                                    f"{markdown(exercise.hint)}\n\n"
                                     f"(From `{where}`; the library's answer: "
                                     f"`python -m micrograd.exercises solution {exercise.name}`.)"),
                   new_code_cell(code), new_code_cell(CHECK)]
