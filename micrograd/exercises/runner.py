@@ -21,6 +21,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import textwrap
 import types
 from pathlib import Path
 from typing import Any
@@ -79,8 +80,18 @@ def _compile_error(path: Path) -> str:
     return ''
 
 
+def _written(method: ast.FunctionDef, class_name: str, first: int = 1) -> tuple[int, str]:
+    """Where the learner writes an exercise in a method: the body of its backward closure ('_backward in
+    Value.__mul__'), or the method itself; first is the line the method's text starts on in its file."""
+    closure = next((f for f in ast.walk(method) if isinstance(f, ast.FunctionDef) and f is not method
+                    and f.name.startswith('_backward')), None)
+    if closure is not None:
+        return first - 1 + closure.body[0].lineno, f"{closure.name} in {class_name}.{method.name}"
+    return first - 1 + method.lineno, f"{class_name}.{method.name}"
+
+
 def places_in(path: Path, class_name: str, methods: dict[str, int]) -> dict[int, str]:
-    """Where each exercise's method is in a file: {number: 'my_engine.py, line 40 (Value.__add__)'}."""
+    """Where each exercise is written in a file: {number: 'my_engine.py, line 46: _backward in Value.__add__'}."""
     out: dict[int, str] = {}
     try:
         tree = ast.parse(path.read_text(encoding='utf-8'))
@@ -90,7 +101,8 @@ def places_in(path: Path, class_name: str, methods: dict[str, int]) -> dict[int,
         if isinstance(node, ast.ClassDef) and node.name == class_name:
             for item in node.body:
                 if isinstance(item, ast.FunctionDef) and item.name in methods and methods[item.name] not in out:
-                    out[methods[item.name]] = f"{path.name}, line {item.lineno}: {class_name}.{item.name}"
+                    line, name = _written(item, class_name)
+                    out[methods[item.name]] = f"{path.name}, line {line}: {name}"
     return out
 
 
@@ -220,8 +232,11 @@ def _class_places(value_class: type, neuron: Any) -> dict[int, str]:
             if fn is None or number in out:
                 continue
             try:
-                line = inspect.getsourcelines(fn)[1]
-                out[number] = f"line {line}: {cls.__name__}.{method}"
-            except (OSError, TypeError):
+                lines, first = inspect.getsourcelines(fn)
+                tree = ast.parse(textwrap.dedent(''.join(lines)))
+                assert isinstance(tree.body[0], ast.FunctionDef)
+                line, name = _written(tree.body[0], cls.__name__, first - len(tree.body[0].decorator_list))
+                out[number] = f"line {line}: {name}"
+            except (OSError, TypeError, SyntaxError, AssertionError):
                 out[number] = f"{cls.__name__}.{method}"
     return out
