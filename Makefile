@@ -23,7 +23,7 @@ PIP := $(BIN)/pip install --quiet --disable-pip-version-check
 
 $(BIN)/python:
 	@test -n "$(PY)" || { echo "No runnable interpreter for PYTHON=$(PYTHON)"; exit 1; }
-	@echo "Setting up $(VENV) with $(PY) (first run only)..."
+	@echo "Setting up $(VENV) with $(PY) (first run only; any WARNING lines below are pip's own)..."
 	@$(PY) -m venv $(VENV)
 	@$(PIP) --upgrade pip
 

@@ -8,7 +8,6 @@ import copy
 import math
 import sys
 import threading
-import traceback
 from fractions import Fraction
 
 import numpy as np
