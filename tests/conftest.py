@@ -29,7 +29,7 @@ def browser():
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        missing("the player tests drive Chromium with playwright: pip install playwright (in micrograd-edu[test])")
+        missing("the player tests drive Chromium with playwright: pip install playwright (in the test extra)")
     path = chromium_path()
     if path is None:
         missing(INSTALL_CHROMIUM)

@@ -15,7 +15,7 @@ import pytest
 
 np = pytest.importorskip('numpy', reason="the tensor GPT runs on micrograd.tensor, which needs NumPy")
 pytest.importorskip('names', reason="the GPT examples learn the census names of the `names` package "
-                                    "(pip install 'micrograd-edu[gpt]')")
+                                    "(pip install names)")
 
 # The examples are scripts, not a package: import them the way running them does.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'examples' / 'gpt'))

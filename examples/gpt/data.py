@@ -1,7 +1,7 @@
 """The data both GPTs learn from: documents, a character tokenizer, and the bigram baseline.
 
 Without a file of your own, the documents are the first names of the 1990 US census, as
-shipped in the `names` package (MIT licence; `pip install 'micrograd-edu[gpt]'`): its files
+shipped in the `names` package (MIT licence; `pip install names`, or the clone's `gpt` extra): its files
 `dist.female.first` and `dist.male.first` hold one upper-case name per line, followed by
 frequency columns. Nothing is downloaded at run time.
 
@@ -42,7 +42,7 @@ def load_names() -> list[str]:
         package = resources.files('names')
     except ModuleNotFoundError:
         raise ImportError("the GPT examples read the census names of the `names` package: "
-                          "pip install 'micrograd-edu[gpt]'") from None
+                          "pip install names (or, in the clone's folder, pip install -e '.[gpt]')") from None
     unique: set[str] = set()
     for filename in CENSUS_FILES:
         for line in (package / filename).read_text(encoding='ascii').splitlines():

@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         path = Path(args.path)
         if path.is_dir() or not path.parent.is_dir():
             parser.error(f"notebook: {path} is a folder" if path.is_dir() else f"notebook: no folder {path.parent}")
-        from micrograd.exercises.notebook import write_notebook  # needs nbformat (micrograd-edu[demo])
+        from micrograd.exercises.notebook import write_notebook  # needs nbformat (the demo extra)
         print(f"Wrote {write_notebook(path)}")
         return 0
     print(table_only(), end='')

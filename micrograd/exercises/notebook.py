@@ -155,7 +155,7 @@ def markdown(text: str) -> str:
 
 def build_notebook() -> Any:
     """The notebook, as an nbformat node (no outputs: it is for the learner to run)."""
-    nbformat: Any = importlib.import_module('nbformat')  # in micrograd-edu[demo]; untyped
+    nbformat: Any = importlib.import_module('nbformat')  # in the demo extra; untyped
     new_code_cell, new_markdown_cell = nbformat.v4.new_code_cell, nbformat.v4.new_markdown_cell
     cells = [new_markdown_cell(INTRO), new_markdown_cell(SETUP_NOTE), new_code_cell(_setup())]
     for exercise, code in exercise_cells('engine') + exercise_cells('nn'):
