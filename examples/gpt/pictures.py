@@ -15,7 +15,8 @@ try:
     from matplotlib import colormaps
     from matplotlib.figure import Figure
 except ImportError:  # pragma: no cover - the gpt extra installs it
-    raise ImportError("the GPT's pictures need matplotlib: pip install matplotlib (or, in the clone's folder, pip install -e '.[gpt]')") from None
+    raise ImportError("the GPT's pictures need matplotlib: pip install matplotlib "
+                      "(or, in the clone's folder, pip install -e '.[gpt]')") from None
 
 
 def attention_figure(maps: np.ndarray, labels: Sequence[str], title: str = '') -> Figure:
