@@ -95,8 +95,9 @@ def test_karpathys_trace_graph_notebook_draws_through_graphviz_digraph_without_a
     result = subprocess.run([sys.executable, '-c', TRACE_GRAPH], capture_output=True, text=True, timeout=120,
                             cwd=tmp_path, env=env)
     assert result.returncode == 0, result.stderr
-    # y = relu(x*2 + 1): 4 Values and 3 ops; the neuron: 2 weights, 2 inputs, a bias, its dot and its relu
-    assert result.stdout.split() == ['7', 'True', '9']
+    # y = relu(x*2 + 1): 6 Values (the numbers 2 and 1 are leaves, as in the lecture) and 3 ops;
+    # the neuron: 2 weights, 2 inputs, a bias, its dot and its relu
+    assert result.stdout.split() == ['9', 'True', '9']
     assert 'graphviz-pure' in (tmp_path / 'gout.svg').read_text()
 
 

@@ -134,14 +134,23 @@ def op_labels(value):
 
 
 @pytest.mark.parametrize('make, label', [
-    (lambda x: x * 2, '* 2'), (lambda x: x + 1, '+ 1'), (lambda x: x ** -1, '** -1'), (lambda x: x ** 0.5, '** 0.5'),
-    (lambda x: x - 3, '+ -3'), (lambda x: -x, '* -1'), (lambda x: x / 4, '/ 4'),
-    (lambda x: 1.23456789 * x, '* 1.23456789'),  # every digit: the drawing never rounds the number away
+    (lambda x: x ** -1, '** -1'), (lambda x: x ** 0.5, '** 0.5'), (lambda x: x ** 2, '** 2'),
+    (lambda x: x ** 1.23456789, '** 1.23456789'),  # every digit: the drawing never rounds the number away
 ])
-def test_an_op_with_a_number_shows_the_number_its_backward_holds(make, label):
+def test_a_power_of_a_number_shows_the_exponent_in_its_op(make, label):
     y = make(Value(3.0))
-    assert len(y._prev) == 1  # the number is part of the op, not a node
+    assert len(y._prev) == 1  # the exponent is part of the op, as in the lecture's '**2'
     assert op_labels(y) == [label]
+
+
+@pytest.mark.parametrize('make, op, number', [
+    (lambda x: x * 2, '*', 'data 2.0000'), (lambda x: x + 1, '+', 'data 1.0000'), (lambda x: x - 3, '+', 'data -3.0000'),
+    (lambda x: -x, '*', 'data -1.0000'), (lambda x: x / 4, '/', 'data 4.0000'),
+])
+def test_a_number_in_an_op_is_a_leaf_of_its_own_as_in_the_lecture(make, op, number):
+    y = make(Value(3.0))
+    assert len(y._prev) == 2 and op_labels(y) == [op]
+    assert number in draw_dot(y).source
 
 
 def test_a_value_built_by_hand_shows_its_op_text():

@@ -137,10 +137,10 @@ def test_the_first_frame_highlights_only_the_output():
 def test_the_neuron_dot_op_passes_its_gradient_to_every_weight_input_and_the_bias():
     o, (w1, w2, x1, x2, b) = neuron()
     t = o.data  # tanh(0.8813735870195432), 1/sqrt(2) to the last bit or two
-    g = (1 - t**2) * 1.0  # o's backward: n.grad, about 0.5
+    g = (1 - t * t) * 1.0  # o's backward: n.grad, about 0.5
     assert step_captions(o) == [
         f'step 1/2 · o = tanh(n) · o.grad = 1.0 · t = tanh(n.data) = {t!r} · '
-        f'n.grad += (1 - t**2) * o.grad = (1 - {t!r}**2) * 1.0 → {g!r}',
+        f'n.grad += (1 - t * t) * o.grad = (1 - {t!r} * {t!r}) * 1.0 → {g!r}',
         f'step 2/2 · n = w1 * x1 + w2 * x2 + b · n.grad = {g!r} · '
         f'w1.grad += x1.data * n.grad = 2.0 * {g!r} → {2 * g!r} · '
         f'x1.grad += w1.data * n.grad = -3.0 * {g!r} → {-3 * g!r} · '
@@ -177,14 +177,15 @@ def test_tanh():
     x = Value(math.log(2.0), label='x')  # tanh(ln 2) = 3/5
     assert step_captions(labelled(x.tanh(), 'y')) == [
         'step 1/1 · y = tanh(x) · y.grad = 1.0 · t = tanh(x.data) = 0.6 · '
-        'x.grad += (1 - t**2) * y.grad = (1 - 0.6**2) * 1.0 → 0.64']
+        'x.grad += (1 - t * t) * y.grad = (1 - 0.6 * 0.6) * 1.0 → 0.64']
 
 
 def test_exp_and_multiplying_by_a_number():
     x = Value(math.log(2.0), label='x')
     e = labelled(x.exp(), 'e')
-    assert step_captions(labelled(e * 3, 'y')) == [
-        'step 1/2 · y = e * 3.0 · y.grad = 1.0 · e.grad += 3.0 * y.grad = 3.0 * 1.0 → 3.0',
+    assert step_captions(labelled(e * 3, 'y')) == [  # the number 3 is a leaf of its own, named v2
+        'step 1/2 · y = e * v2 · y.grad = 1.0 · e.grad += v2.data * y.grad = 3.0 * 1.0 → 3.0 · '
+        'v2.grad += e.data * y.grad = 2.0 * 1.0 → 2.0',
         'step 2/2 · e = exp(x) · e.grad = 3.0 · e = exp(x.data) = 2.0 · x.grad += e * e.grad = 2.0 * 3.0 → 6.0']
     assert x.grad == 6.0
 
@@ -194,7 +195,9 @@ def test_log_and_dividing_by_a_number():
     y = labelled(x.log(), 'y')
     z = labelled(y / 2, 'z')
     captions = step_captions(z)
-    assert captions[0] == 'step 1/2 · z = y / 2.0 · z.grad = 1.0 · y.grad += z.grad / 2.0 = 1.0 / 2.0 → 0.5'
+    assert captions[0] == ('step 1/2 · z = y / v2 · z.grad = 1.0 · y.grad += z.grad / v2.data = 1.0 / 2.0 → 0.5 · '
+                           f'v2.grad -= z.grad * (y.data / v2.data / v2.data) = 1.0 * ({math.log(4.0)!r} / 2.0 / 2.0) '
+                           f'→ {-math.log(4.0) / 2.0 / 2.0!r}')
     assert captions[1] == 'step 2/2 · y = log(x) · y.grad = 0.5 · x.grad += y.grad / x.data = 0.5 / 4.0 → 0.125'
     assert x.grad == 0.125
 
@@ -212,8 +215,8 @@ def test_a_power_with_a_value_exponent_gives_both_gradients():
     dy = 8.0 * math.log(2.0)  # d(x**k)/dk = x**k log(x)
     assert step_captions(p) == [
         f'step 1/1 · p = x ** k · p.grad = 1.0 · slope = k.data * x.data ** (k.data - 1) = 12.0 · '
-        f'dy = p.data * log(x.data) = {dy!r} · x.grad += slope * p.grad = 12.0 * 1.0 → 12.0 · '
-        f'k.grad += dy * p.grad = {dy!r} * 1.0 → {dy!r}']
+        f'x.grad += slope * p.grad = 12.0 * 1.0 → 12.0 · '
+        f'k.grad += p.data * log(x.data) * p.grad = 8.0 * log(2.0) * 1.0 → {dy!r}']
     assert (x.grad, k.grad) == (12.0, dy)
 
 
@@ -223,7 +226,7 @@ def test_dividing_by_a_value_gives_the_divisor_minus_the_quotient_over_itself():
     third = 1 / 3
     assert step_captions(q) == [
         f'step 1/1 · q = x / y · q.grad = 1.0 · x.grad += q.grad / y.data = 1.0 / 3.0 → {third!r} · '
-        f'y.grad -= q.grad * (q.data / y.data) = 1.0 * (2.0 / 3.0) → {-2 / 3!r}']
+        f'y.grad -= q.grad * (x.data / y.data / y.data) = 1.0 * (6.0 / 3.0 / 3.0) → {-2 / 3!r}']
     assert (x.grad, y.grad) == (third, -2 / 3)
 
 
@@ -232,7 +235,7 @@ def test_a_number_divided_by_a_value():
     q = labelled(1 / y, 'q')
     assert step_captions(q) == [
         'step 1/1 · q = v0 / y · q.grad = 1.0 · v0.grad += q.grad / y.data = 1.0 / 2.0 → 0.5 · '
-        'y.grad -= q.grad * (q.data / y.data) = 1.0 * (0.5 / 2.0) → -0.25']
+        'y.grad -= q.grad * (v0.data / y.data / y.data) = 1.0 * (1.0 / 2.0 / 2.0) → -0.25']
     assert y.grad == -0.25
 
 
@@ -255,10 +258,11 @@ def test_sigmoid():
 
 def test_subtracting_and_negating_are_adding_and_multiplying_by_numbers():
     x = Value(5.0, label='x')
-    y = labelled(x - 3, 'y')
-    assert step_captions(labelled(-y, 'z')) == [
-        'step 1/2 · z = y * -1.0 · z.grad = 1.0 · y.grad += -1.0 * z.grad = -1.0 * 1.0 → -1.0',
-        'step 2/2 · y = x + -3.0 · y.grad = -1.0 · x.grad += y.grad = -1.0 → -1.0']
+    y = labelled(x - 3, 'y')  # x + Value(-3.0), as the lecture's x + (-3)
+    assert step_captions(labelled(-y, 'z')) == [  # y * Value(-1.0)
+        'step 1/2 · z = y * v3 · z.grad = 1.0 · y.grad += v3.data * z.grad = -1.0 * 1.0 → -1.0 · '
+        'v3.grad += y.data * z.grad = 2.0 * 1.0 → 2.0',
+        'step 2/2 · y = x + v1 · y.grad = -1.0 · x.grad += y.grad = -1.0 → -1.0 · v1.grad += y.grad = -1.0 → -1.0']
 
 
 def test_a_long_dot_op_is_summarised_in_its_caption_but_every_change_is_recorded():
@@ -289,32 +293,35 @@ def test_values_without_a_label_are_named_by_their_place_in_the_drawing():
 
 def test_an_op_without_a_rule_here_still_steps_and_says_what_its_backward_did():
     x = Value(2.0, label='x')
-    y = Value(6.0, (x,), 'triple', label='y')  # as an op added to the engine later might make it
+    y = Value(6.0, (x,), 'triple', label='y')  # a custom op, written the lecture's way
 
-    def _backward(grad, *, k=3.0):
-        x.grad += k * grad
+    def _backward():
+        x.grad += 3.0 * y.grad
     y._backward = _backward
     z = labelled(y * 2, 'z')
-    assert step_captions(z)[1] == 'step 2/2 · y = triple(x) · y.grad = 2.0 · k = 3.0 · x.grad → 6.0'
+    assert step_captions(z)[1] == 'step 2/2 · y = triple(x) · y.grad = 2.0 · x.grad → 6.0'
     assert x.grad == 6.0
 
 
-def test_a_value_built_by_hand_passes_nothing_on_and_its_caption_claims_no_rule():
+def test_a_value_built_by_hand_without_a_backward_is_a_leaf_to_backward():
     a, b = Value(6.0, label='a'), Value(3.0, label='b')
-    q = Value(2.0, (a, b), '/', label='q')  # Value(data, parents, op): its backward does nothing
-    steps = draw_backward(labelled(q * 1, 'r'))
-    assert steps.captions[2] == 'step 2/2 · q = a / b · q.grad = 1.0 · a.grad → 0.0 · b.grad → 0.0'
-    assert (a.grad, b.grad) == (0.0, 0.0)
+    q = Value(2.0, (a, b), '/', label='q')  # Value(data, parents, op): no _backward, nothing to pass on
+    r = labelled(q * 2, 'r')
+    steps = draw_backward(r)
+    assert len(steps.steps) == 1 and steps.steps[0].node is r  # backward() does not step through q
+    assert (q.grad, a.grad, b.grad) == (2.0, 0.0, 0.0)
 
 
 def test_numbers_are_shown_as_python_shows_them_never_rounded():
     x = Value(3.0, label='x')
-    y = labelled(x * 1.23456789, 'y')
+    y = labelled(x ** 1.23456789, 'y')
     z = labelled(y * 1000, 'z')
     steps = draw_backward(z)
-    assert steps.captions[2] == ('step 2/2 · y = x * 1.23456789 · y.grad = 1000.0 · '
-                                 f'x.grad += 1.23456789 * y.grad = 1.23456789 * 1000.0 → {x.grad!r}')
-    assert x.grad == 1.23456789 * 1000.0
+    slope = 1.23456789 * 3.0 ** (1.23456789 - 1)  # as the engine computes it
+    assert steps.captions[2] == ('step 2/2 · y = x ** 1.23456789 · y.grad = 1000.0 · '
+                                 f'slope = 1.23456789 * x.data ** (1.23456789 - 1) = {slope!r} · '
+                                 f'x.grad += slope * y.grad = {slope!r} * 1000.0 → {x.grad!r}')
+    assert x.grad == slope * 1000.0
 
 
 # --- it is backward() ---------------------------------------------------------------------------
@@ -443,7 +450,7 @@ def test_two_players_on_one_page_do_not_share_ids():
 def test_captions_are_escaped_in_html():
     x = Value(1.0, label='<x & y>')
     page = draw_backward(labelled(x * 2, 'z'))._repr_html_()
-    assert '&lt;x &amp; y&gt;.grad += 2.0 * z.grad' in page and '<x & y>' not in page
+    assert '&lt;x &amp; y&gt;.grad += v1.data * z.grad' in page and '<x & y>' not in page
 
 
 def test_save_writes_a_standalone_html_page(tmp_path):

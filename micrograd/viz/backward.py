@@ -1,10 +1,12 @@
 """Stepping through backward(): the engine's own order and each node's own _backward, one node at a time,
 drawn after every step, with a caption that says what the step did.
 
-A caption's numbers all come from the engine: the gradient a node passes on, its parents' .data, the
-numbers its _backward holds (`node._backward.__kwdefaults__`: t for tanh, k for x * k, slope for x ** k)
-and each parent's .grad read before and after the _backward ran. Only the words are this module's: the
-rule each op's backward follows, written as engine.py writes it, so that a learner can check the sum.
+A caption's numbers all come from the graph: the gradient a node passes on, its parents' .data, its own
+.data (t for tanh, e for exp, s for sigmoid), the exponent k its op names (`**2.0`), the slope of x ** k as
+micrograd.numeric computes it for the engine, and each parent's .grad read before and after the _backward
+ran. Only the words are this module's: the rule each op's backward follows, written as engine.py writes it,
+so that a learner can check the sum. An op the engine does not have (a Value built by hand, or a custom op
+written the lecture's way) is shown by what its _backward did to each parent's grad.
 """
 from __future__ import annotations
 
@@ -12,8 +14,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from micrograd import numeric
 from micrograd.engine import Value
 from micrograd.viz.gif import write_gif
 from micrograd.viz.graph import MAX_NODES, box_fields, box_width, checked_trace, draw_graph, largest_grad
@@ -74,7 +76,7 @@ def draw_backward(root: Value, format: str = 'svg', rankdir: str = 'LR', *,
     for node in reversed(order):
         parents = list(dict.fromkeys(node._prev))  # each once, in order
         before = [p.grad for p in parents]
-        node._backward(node.grad)  # the chain rule, as the engine does it
+        node._grad_fn(node.grad)  # the chain rule, as backward() does it
         steps.append(Step(node, node.grad, tuple(GradChange(p, g if frame_grads[p] is not None else None, p.grad)
                                                   for p, g in zip(parents, before))))
         frame_grads.update((p, p.grad) for p in parents)
@@ -182,12 +184,29 @@ def _result(change: GradChange) -> str:
     return f' → {change.after!r}{was}'
 
 
+# The engine's ops by their _op and number of parents (x ** k: one parent, its _op '**2.0').
+_ENGINE_OPS = {('+', 2), ('*', 2), ('/', 2), ('**', 2), ('relu', 1), ('tanh', 1), ('exp', 1), ('log', 1),
+               ('sigmoid', 1)}
+
+
 def _made_by_the_engine(node: Value) -> bool:
-    """Whether node's _backward is one an op of the engine made: it holds node's parents as its defaults
-    (dot: as its one default). A Value built by hand, Value(data, parents, op), has a backward that does nothing."""
-    defaults: tuple[Any, ...] = getattr(node._backward, '__defaults__', None) or ()
-    held = defaults[0] if len(defaults) == 1 and isinstance(defaults[0], tuple) else defaults
-    return len(held) == len(node._prev) > 0 and all(p is q for p, q in zip(held, node._prev))
+    """Whether node is the result of one of the engine's ops, judged by its op and parents, as drawings are."""
+    op, n = node._op, len(node._prev)
+    if node._grad_fn is None:
+        return False
+    if op == 'dot':
+        return n % 2 == 1  # (*ws, *xs, bias)
+    if op.startswith('**') and n == 1:
+        return _exponent(op) is not None
+    return (op, n) in _ENGINE_OPS
+
+
+def _exponent(op: str) -> float | None:
+    """k of an op x ** k, as the engine spells it ('**2.0'), or None."""
+    try:
+        return float(op[2:])
+    except ValueError:
+        return None
 
 
 Term = tuple[Value, str, str]  # a parent, `parent.grad += formula` in names, and the formula in numbers
@@ -197,49 +216,45 @@ def _rule(node: Value, names: Mapping[Value, str], grad: str) -> tuple[str, list
     """The expression that made node, the numbers its _backward holds (with what they are), and the
     `parent.grad += ...` terms its _backward adds, in names and in numbers, as engine.py writes them.
 
-    The numbers are the engine's: node's grad, the parents' .data and `node._backward.__kwdefaults__`.
-    An op without a rule here (a Value built by hand, an op added to the engine later) gets its
-    expression and the numbers its backward holds, and no terms.
+    The numbers are the graph's: node's grad and .data, the parents' .data, and the slope of x ** k as
+    micrograd.numeric computes it for the engine. An op without a rule here (a Value built by hand, a
+    custom op, an op added to the engine later) gets its expression and no terms.
     """
     op, parents, out = node._op, node._prev, names[node]
-    held = getattr(node._backward, '__kwdefaults__', None) or {}
     g = f'{out}.grad'
     if _made_by_the_engine(node):
-        try:
-            return _engine_rule(op, parents, held, out, g, grad, names)
-        except KeyError:  # a number this rule reads is not held: describe it as an unknown op
-            pass
+        return _engine_rule(node, out, g, grad, names)
     symbol = op or '?'
     operands = [names[p] for p in parents]
     expression = f'{symbol}({", ".join(operands)})' if symbol.isidentifier() or len(operands) != 2 else \
         f' {symbol} '.join(operands)
-    return f'{out} = {expression}', [f'{name} = {value!r}' for name, value in held.items()], []
+    return f'{out} = {expression}', [], []
 
 
-def _engine_rule(op: str, parents: tuple[Value, ...], held: Mapping[str, Any], out: str, g: str, grad: str,
+def _engine_rule(node: Value, out: str, g: str, grad: str,
                  names: Mapping[Value, str]) -> tuple[str, list[str], list[Term]]:
-    if op in ('+', '*') and len(parents) == 2:
+    op, parents = node._op, node._prev
+    if op in ('+', '*', '/', '**') and len(parents) == 2:
         (x, y), xn, yn = parents, names[parents[0]], names[parents[1]]
         if op == '+':  # d(x + y)/dx = d(x + y)/dy = 1
             return f'{out} = {xn} + {yn}', [], [(x, f'{xn}.grad += {g}', grad), (y, f'{yn}.grad += {g}', grad)]
-        # d(x * y)/dx = y, d(x * y)/dy = x
-        return f'{out} = {xn} * {yn}', [], [(x, f'{xn}.grad += {yn}.data * {g}', f'{y.data!r} * {grad}'),
-                                            (y, f'{yn}.grad += {xn}.data * {g}', f'{x.data!r} * {grad}')]
-    if op == '/' and len(parents) == 2:  # d(x / y)/dx = 1/y, d(x / y)/dy = -x/y**2 = -(x/y)/y: q = x/y is out
-        (x, y), xn, yn = parents, names[parents[0]], names[parents[1]]
-        return (f'{out} = {xn} / {yn}', [],
-                [(x, f'{xn}.grad += {g} / {yn}.data', f'{grad} / {y.data!r}'),
-                 (y, f'{yn}.grad -= {g} * ({out}.data / {yn}.data)', f"{grad} * ({held['q']!r} / {y.data!r})")])
-    if op == '**' and len(parents) == 2:  # x ** y: d/dx = y x**(y-1) (slope), d/dy = x**y log(x) (dy)
-        (x, y), xn, yn = parents, names[parents[0]], names[parents[1]]
-        slope, dy = held['slope'], held['dy']
+        if op == '*':  # d(x * y)/dx = y, d(x * y)/dy = x
+            return f'{out} = {xn} * {yn}', [], [(x, f'{xn}.grad += {yn}.data * {g}', f'{y.data!r} * {grad}'),
+                                                (y, f'{yn}.grad += {xn}.data * {g}', f'{x.data!r} * {grad}')]
+        if op == '/':  # d(x / y)/dx = 1/y, d(x / y)/dy = -x/y**2, written (x/y)/y
+            return (f'{out} = {xn} / {yn}', [],
+                    [(x, f'{xn}.grad += {g} / {yn}.data', f'{grad} / {y.data!r}'),
+                     (y, f'{yn}.grad -= {g} * ({xn}.data / {yn}.data / {yn}.data)',
+                      f'{grad} * ({x.data!r} / {y.data!r} / {y.data!r})')])
+        # x ** y: d/dx = y x**(y-1) (slope), d/dy = x**y log(x)
+        slope = numeric.power(x.data, y.data)[1]
         return (f'{out} = {xn} ** {yn}',
-                [f'slope = {yn}.data * {xn}.data ** ({yn}.data - 1) = {slope!r}',
-                 f'dy = {out}.data * log({xn}.data) = {dy!r}'],
+                [f'slope = {yn}.data * {xn}.data ** ({yn}.data - 1) = {slope!r}'],
                 [(x, f'{xn}.grad += slope * {g}', f'{slope!r} * {grad}'),
-                 (y, f'{yn}.grad += dy * {g}', f'{dy!r} * {grad}')])
-    if op == 'dot':  # parents (*ws, *xs) and maybe a bias; d/dw_i = x_i, d/dx_i = w_i, d/dbias = 1
-        n = held['n']
+                 (y, f'{yn}.grad += {out}.data * log({xn}.data) * {g}',
+                  f'{node.data!r} * log({x.data!r}) * {grad}')])
+    if op == 'dot':  # parents (*ws, *xs, bias); d/dw_i = x_i, d/dx_i = w_i, d/dbias = 1
+        n = (len(parents) - 1) // 2
         ws, xs, bias = parents[:n], parents[n:2 * n], parents[2 * n:]
         sums = [f'{names[w]} * {names[x]}' for w, x in zip(ws, xs)]
         sums = (sums if n <= 3 else [sums[0], '...', sums[-1]]) + [names[b] for b in bias]
@@ -249,38 +264,28 @@ def _engine_rule(op: str, parents: tuple[Value, ...], held: Mapping[str, Any], o
             terms.append((x, f'{names[x]}.grad += {names[w]}.data * {g}', f'{w.data!r} * {grad}'))
         terms += [(b, f'{names[b]}.grad += {g}', grad) for b in bias]
         return f'{out} = {" + ".join(sums)}', [], terms
-    if len(parents) != 1:
-        raise KeyError(op)
     (x,), xn = parents, names[parents[0]]
     to_x = f'{xn}.grad +='
-    if op in ('+', '*', '/', '**'):  # with a number k
-        k = held['k']
-        expression = f'{out} = {xn} {op} {k!r}'
-        if op == '+':  # d(x + k)/dx = 1
-            return expression, [], [(x, f'{to_x} {g}', grad)]
-        if op == '*':  # d(x * k)/dx = k
-            return expression, [], [(x, f'{to_x} {k!r} * {g}', f'{k!r} * {grad}')]
-        if op == '/':  # d(x / k)/dx = 1/k
-            return expression, [], [(x, f'{to_x} {g} / {k!r}', f'{grad} / {k!r}')]
-        slope = held['slope']  # d(x ** k)/dx = k x**(k-1)
-        return (expression, [f'slope = {k!r} * {xn}.data ** ({k!r} - 1) = {slope!r}'],
+    k = _exponent(op) if op.startswith('**') else None
+    if k is not None:  # d(x ** k)/dx = k x**(k-1)
+        slope = numeric.power(x.data, k)[1]
+        return (f'{out} = {xn} ** {k!r}', [f'slope = {k!r} * {xn}.data ** ({k!r} - 1) = {slope!r}'],
                 [(x, f'{to_x} slope * {g}', f'{slope!r} * {grad}')])
-    if op == 'tanh':  # d tanh(x)/dx = 1 - tanh(x)**2
-        t = held['t']
+    if op == 'tanh':  # d tanh(x)/dx = 1 - tanh(x)**2, with t = tanh(x) = out.data
+        t = node.data
         return (f'{out} = tanh({xn})', [f't = tanh({xn}.data) = {t!r}'],
-                [(x, f'{to_x} (1 - t**2) * {g}', f'(1 - {t!r}**2) * {grad}')])
-    if op == 'exp':  # d e**x/dx = e**x
-        e = held['e']
+                [(x, f'{to_x} (1 - t * t) * {g}', f'(1 - {t!r} * {t!r}) * {grad}')])
+    if op == 'exp':  # d e**x/dx = e**x = out.data
+        e = node.data
         return f'{out} = exp({xn})', [f'e = exp({xn}.data) = {e!r}'], [(x, f'{to_x} e * {g}', f'{e!r} * {grad}')]
-    if op == 'sigmoid':  # d sigmoid(x)/dx = s (1 - s)
-        s = held['s']
+    if op == 'sigmoid':  # d sigmoid(x)/dx = s (1 - s), with s = out.data
+        s = node.data
         return (f'{out} = sigmoid({xn})', [f's = sigmoid({xn}.data) = {s!r}'],
                 [(x, f'{to_x} s * (1 - s) * {g}', f'{s!r} * (1 - {s!r}) * {grad}')])
     if op == 'log':  # d log(x)/dx = 1/x
         return f'{out} = log({xn})', [], [(x, f'{to_x} {g} / {xn}.data', f'{grad} / {x.data!r}')]
-    if op == 'relu':  # 1 for x > 0, else 0
-        if x.data > 0:
-            return f'{out} = relu({xn}), {xn}.data > 0', [], [(x, f'{to_x} {g}', grad)]
-        sign = f'{xn}.data <= 0' if x.data <= 0 else f'{xn}.data is nan'
-        return f'{out} = relu({xn}), {sign}', [], [(x, f'{to_x} 0', '')]
-    raise KeyError(op)
+    # relu: 0 for x <= 0, else 1; at nan, x <= 0 is false and the gradient passes, as in PyTorch
+    if x.data <= 0:
+        return f'{out} = relu({xn}), {xn}.data <= 0', [], [(x, f'{to_x} 0', '')]
+    passes = f'{xn}.data > 0' if x.data > 0 else f'{xn}.data is nan, not <= 0: the gradient passes'
+    return f'{out} = relu({xn}), {passes}', [], [(x, f'{to_x} {g}', grad)]

@@ -5,7 +5,7 @@ import math
 from collections.abc import Iterable, Mapping
 
 from micrograd.engine import Value
-from micrograd.viz.renderer import Digraph
+from micrograd.viz.renderer import Digraph, graphviz
 
 __all__ = ['trace', 'draw_dot', 'MAX_NODES', 'HIGHLIGHT']
 
@@ -118,7 +118,7 @@ def draw_graph(nodes: list[Value], grads: Mapping[Value, float | None], descript
         if v._op:
             flowing = flow and v is focus
             op_style = {**flow_style, 'style': 'filled', 'fillcolor': HIGHLIGHT_FILL} if flowing else {}
-            dot.node(name[v] + '_op', label=op_label(v), shape='ellipse', margin='0.04,0.02', width='0.5',
+            dot.node(name[v] + '_op', label=graphviz.escape(op_label(v)), shape='ellipse', margin='0.04,0.02', width='0.5',
                      fontsize='10', height='0.3', **op_style)
             dot.edge(name[v] + '_op', name[v], **(flow_style if flowing else {}))
 
@@ -131,8 +131,10 @@ def draw_graph(nodes: list[Value], grads: Mapping[Value, float | None], descript
 
 
 def box_fields(v: Value, grad: float | None, names: Mapping[Value, str] | None) -> list[str]:
-    """The text of a Value's box: its label (or given name), data and grad (None: not yet known)."""
-    title = v.label or (names[v] if names else '')
+    """The text of a Value's box: its label (or given name), data and grad (None: not yet known). A label
+    that is no string (an int, a float) is shown as str() shows it."""
+    label = v.label if isinstance(v.label, str) else '' if v.label is None else str(v.label)
+    title = label or (names[v] if names else '')
     return ([title] if title else []) + [f'data {v.data:.4f}', 'grad ?' if grad is None else f'grad {grad:.4f}']
 
 
@@ -142,10 +144,13 @@ def largest_grad(grads: Iterable[float | None]) -> float:
 
 
 def held_number(v: Value) -> float | None:
-    """The number a one-parent op took part with (x * k, x + k, x ** k), as its _backward holds it."""
-    numbers = getattr(v._backward, '__kwdefaults__', None) or {}
-    k = numbers.get('k')
-    return k if len(v._prev) == 1 and isinstance(k, float) else None
+    """The exponent k of x ** k, which the engine spells in the op ('**2.0'); None for any other op."""
+    if len(v._prev) != 1 or not v._op.startswith('**'):
+        return None
+    try:
+        return float(v._op[2:])
+    except ValueError:
+        return None
 
 
 def short_number(k: float) -> str:
@@ -155,10 +160,8 @@ def short_number(k: float) -> str:
 
 
 def _dot_pairs(v: Value) -> int:
-    """How many (weight, input) pairs a dot op has, as its _backward holds it (n)."""
-    numbers = getattr(v._backward, '__kwdefaults__', None) or {}
-    n = numbers.get('n')
-    return n if isinstance(n, int) else len(v._prev) // 2
+    """How many (weight, input) pairs a dot op has: its parents are (*ws, *xs, bias)."""
+    return len(v._prev) // 2
 
 
 def op_label(v: Value) -> str:
@@ -171,7 +174,7 @@ def op_label(v: Value) -> str:
         terms = [f'w{i}*x{i}' for i in range(1, n + 1)]
         return ' + '.join((terms if n <= 3 else [terms[0], '...', terms[-1]]) + (['b'] if len(v._prev) > 2 * n else []))
     k = held_number(v)
-    return v._op if k is None else f'{v._op} {short_number(k)}'
+    return str(v._op) if k is None else f'** {short_number(k)}'
 
 
 def _operand_roles(v: Value) -> list[str] | None:
