@@ -144,8 +144,8 @@ def test_a_power_of_a_number_shows_the_exponent_in_its_op(make, label):
 
 
 @pytest.mark.parametrize('make, op, number', [
-    (lambda x: x * 2, '*', 'data 2.0000'), (lambda x: x + 1, '+', 'data 1.0000'), (lambda x: x - 3, '+', 'data -3.0000'),
-    (lambda x: -x, '*', 'data -1.0000'), (lambda x: x / 4, '/', 'data 4.0000'),
+    (lambda x: x * 2, '*', 'data 2.0000'), (lambda x: x + 1, '+', 'data 1.0000'),
+    (lambda x: x - 3, '+', 'data -3.0000'), (lambda x: -x, '*', 'data -1.0000'), (lambda x: x / 4, '/', 'data 4.0000'),
 ])
 def test_a_number_in_an_op_is_a_leaf_of_its_own_as_in_the_lecture(make, op, number):
     y = make(Value(3.0))

@@ -118,8 +118,8 @@ def draw_graph(nodes: list[Value], grads: Mapping[Value, float | None], descript
         if v._op:
             flowing = flow and v is focus
             op_style = {**flow_style, 'style': 'filled', 'fillcolor': HIGHLIGHT_FILL} if flowing else {}
-            dot.node(name[v] + '_op', label=graphviz.escape(op_label(v)), shape='ellipse', margin='0.04,0.02', width='0.5',
-                     fontsize='10', height='0.3', **op_style)
+            dot.node(name[v] + '_op', label=graphviz.escape(op_label(v)),  # an op's name as written, never markup
+                     shape='ellipse', margin='0.04,0.02', width='0.5', fontsize='10', height='0.3', **op_style)
             dot.edge(name[v] + '_op', name[v], **(flow_style if flowing else {}))
 
     for child in nodes:
