@@ -17,7 +17,7 @@ import pytest
 
 SCRIPT = Path(__file__).resolve().parent.parent / 'scripts' / 'dot'
 GRAPHVIZ_PURE = shutil.which('graphviz-pure') or shutil.which('graphviz-pure', path=sysconfig.get_path('scripts'))
-pytestmark = pytest.mark.skipif(GRAPHVIZ_PURE is None, reason='graphviz-pure is not installed (micrograd-edu[viz])')
+pytestmark = pytest.mark.skipif(GRAPHVIZ_PURE is None, reason='graphviz-pure is not installed (the viz extra)')
 
 # Karpathy's trace_graph.ipynb, its cells one after the other (MIT licence, Andrej Karpathy).
 TRACE_GRAPH = textwrap.dedent('''

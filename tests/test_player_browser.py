@@ -1,7 +1,7 @@
 """The draw_backward player in a real browser: headless Chromium opens it, clicks, and reads what it shows.
 
 Needs Chromium (Debian/Ubuntu: `sudo apt-get install chromium`) and the playwright package (part of
-`pip install "micrograd-edu[test]"`; its own browser download is not needed). Without them these tests are
+the test extra; its own browser download is not needed). Without them these tests are
 skipped on a developer's machine and fail in CI (where the CI variable is set).
 """
 import pytest

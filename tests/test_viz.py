@@ -324,7 +324,7 @@ def test_without_graphviz_importing_viz_says_how_to_install_it():
         "    import micrograd.viz\n"
         "except ImportError as e:\n"
         "    print(e)\n")
-    assert 'pip install "micrograd-edu[viz]"' in result.stdout, result.stderr
+    assert 'pip install graphviz graphviz-pure' in result.stdout, result.stderr
 
 
 @pytest.mark.slow

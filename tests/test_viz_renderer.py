@@ -38,7 +38,7 @@ def test_without_any_renderer_drawing_fails_with_both_remedies(no_renderers):
     dot = draw_dot(labelled_f())
     assert dot.source  # describing the graph needs no renderer
     for draw in (dot.pipe, lambda: dot.render(no_renderers / 'f'), dot._repr_mimebundle_):
-        with pytest.raises(RendererNotFound, match=r"pip install graphviz-pure.*micrograd-edu\[viz\].*Graphviz.*`dot`"
+        with pytest.raises(RendererNotFound, match=r"pip install graphviz-pure.*viz extra.*Graphviz.*`dot`"
                            ) as info:
             draw()
         assert isinstance(info.value, graphviz.ExecutableNotFound)  # code that catches graphviz's error still does

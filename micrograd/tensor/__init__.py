@@ -19,7 +19,8 @@ Training looks as in PyTorch:
 try:
     import numpy  # noqa: F401  (checked here, so that the error says what to install)
 except ImportError:  # pragma: no cover - exercised in a subprocess by the tests
-    raise ImportError("micrograd.tensor needs NumPy: pip install \"micrograd-edu[tensor]\"") from None
+    raise ImportError("micrograd.tensor needs NumPy: pip install numpy "
+                      "(or, in the clone's folder, pip install -e '.[tensor]')") from None
 
 from micrograd.engine import no_grad  # one switch stops both Values and Tensors recording
 from micrograd.optim import SGD, Adam

@@ -20,7 +20,8 @@ def write_gif(path: Path, pngs: Sequence[bytes], captions: Sequence[Sequence[str
     try:
         from PIL import Image, ImageDraw, ImageFont
     except ImportError as e:
-        raise ImportError('writing a GIF takes Pillow: pip install "micrograd-edu[viz]"') from e
+        raise ImportError('writing a GIF takes Pillow: pip install pillow '
+                          '(or, in the clone\'s folder, pip install -e ".[viz]")') from e
     pictures = [Image.open(io.BytesIO(png)).convert('RGB') for png in pngs]
     try:  # a monospaced font with an arrow, as on most systems; Pillow's own font has no arrow
         font: Any = ImageFont.truetype('DejaVuSansMono.ttf', FONT_SIZE)

@@ -2,7 +2,7 @@
 
 The graphviz package only writes DOT text; a picture takes a Graphviz `dot` program. The system's
 `dot` is used when it is on PATH, otherwise the `graphviz-pure` command that pip installs (part of
-`pip install "micrograd-edu[viz]"`), which writes SVG and PNG but not PDF.
+`pip install graphviz-pure`, part of the viz extra), which writes SVG and PNG but not PDF.
 """
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ try:
     import graphviz  # type: ignore[import-untyped]
     from graphviz.backend import dot_command  # type: ignore[import-untyped]
 except ImportError as e:
-    raise ImportError('micrograd.viz draws graphs with the graphviz package: pip install "micrograd-edu[viz]"') from e
+    raise ImportError('micrograd.viz draws graphs with the graphviz package: pip install graphviz graphviz-pure '
+                      '(or, in the clone\'s folder, pip install -e ".[viz]")') from e
 
 __all__ = ['Digraph', 'RendererNotFound', 'renderer_formats']
 
@@ -33,7 +34,7 @@ class RendererNotFound(graphviz.ExecutableNotFound):  # type: ignore[misc]  # gr
         RuntimeError.__init__(
             self,
             'micrograd.viz: no program found to lay out the graph. Either `pip install graphviz-pure` '
-            '(included in `pip install "micrograd-edu[viz]"`), or install Graphviz from '
+            '(part of the viz extra: `pip install -e ".[viz]"` in the clone\'s folder), or install Graphviz from '
             'https://graphviz.org/download/ so that its `dot` command is on PATH. '
             '(`.source` gives the DOT text without either.)')
 
