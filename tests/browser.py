@@ -27,8 +27,8 @@ def missing(reason):
 class Page:
     """A page opened in Chromium, with every console error and every request it made."""
 
-    def __init__(self, browser, url, javascript=True, offline_except=None):
-        self.context = browser.new_context(java_script_enabled=javascript, viewport={'width': 1200, 'height': 900})
+    def __init__(self, browser, url, javascript=True, offline_except=None, width=1200):
+        self.context = browser.new_context(java_script_enabled=javascript, viewport={'width': width, 'height': 900})
         self.page = self.context.new_page()
         self.errors, self.requests = [], []
         self.page.on('console', lambda message: message.type == 'error' and self.errors.append(message.text))
@@ -52,7 +52,9 @@ class Page:
               return {caption: frame.querySelector('figcaption').innerText.replace(/\\n/g, ' · '),
                       texts: [...svg.querySelectorAll('text')].map(text => text.textContent),
                       drawn: image.complete && image.naturalWidth > 0 && image.getBoundingClientRect().height > 50,
-                      height: frame.getBoundingClientRect().height};
+                      height: frame.getBoundingClientRect().height,
+                      scale: image.getBoundingClientRect().width / image.naturalWidth,
+                      scrolls: image.parentElement.scrollWidth > image.parentElement.clientWidth};
             })""")
 
     def click(self, action, index=0):

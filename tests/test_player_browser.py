@@ -6,6 +6,7 @@ skipped on a developer's machine and fail in CI (where the CI variable is set).
 """
 import pytest
 
+from micrograd import Value
 from micrograd.viz import draw_backward
 from tests.browser import Page
 from tests.test_viz import labelled_f
@@ -28,7 +29,7 @@ def test_next_shows_the_next_caption_and_picture(browser, saved_player):
     [first] = page.shown()
     assert first['caption'] == steps.captions[0] and first['drawn']
     assert first['texts'].count('grad ?') == 5 and 'grad 1.0000' in first['texts']
-    assert page.player().locator('.mg-counter').inner_text() == 'frame 1 of 4'
+    assert page.player().locator('.mg-counter').inner_text() == 'step 0 of 3'  # as the captions count
 
     page.click('next')
     [second] = page.shown()
@@ -57,7 +58,7 @@ def test_the_slider_and_play_step_through_every_frame(browser, saved_player):
     assert page.shown()[0]['caption'] == steps.captions[2]
     page.click('play')
     page.page.wait_for_function(
-        "() => document.querySelector('.mg-counter').textContent === 'frame 4 of 4'", timeout=10_000)
+        "() => document.querySelector('.mg-counter').textContent === 'step 3 of 3'", timeout=10_000)
     assert page.shown()[0]['caption'] == steps.captions[3]
     assert page.errors == []
     page.close()
@@ -93,5 +94,38 @@ def test_two_players_on_one_page_step_independently(browser, tmp_path):
     page.click('next', index=1)
     assert page.shown(0)[0]['caption'] == first.captions[0]
     assert page.shown(1)[0]['caption'] == second.captions[2]
+    assert page.errors == []
+    page.close()
+
+
+def lectures_neuron():
+    """The lecture's neuron, labelled as in the lecture: 10 Values, 5 ops."""
+    x1, x2 = Value(2.0, label='x1'), Value(0.0, label='x2')
+    w1, w2 = Value(-3.0, label='w1'), Value(1.0, label='w2')
+    b = Value(6.8813735870195432, label='b')
+    x1w1 = x1 * w1
+    x1w1.label = 'x1*w1'
+    x2w2 = x2 * w2
+    x2w2.label = 'x2*w2'
+    x1w1x2w2 = x1w1 + x2w2
+    x1w1x2w2.label = 'x1*w1 + x2*w2'
+    n = x1w1x2w2 + b
+    n.label = 'n'
+    o = n.tanh()
+    o.label = 'o'
+    return o
+
+
+@pytest.mark.parametrize('width', [1280, 800])
+def test_the_lectures_neuron_is_drawn_at_full_size_and_scrolls_when_wider_than_the_page(browser, tmp_path, width):
+    """Its text is as Graphviz sets it, 11 points (14.7 pixels), at 100% zoom; never scaled down to fit."""
+    url = draw_backward(lectures_neuron()).save(tmp_path / 'neuron.html').as_uri()
+    page = Page(browser, url, width=width)
+    [frame] = page.shown()
+    assert frame['drawn'] and frame['scale'] == pytest.approx(1.0, abs=0.01)
+    assert 11 * 4 / 3 * frame['scale'] >= 11  # the text's height in pixels
+    assert frame['scrolls']  # wider than the page: the drawing scrolls sideways, the page does not
+    assert page.page.evaluate('document.documentElement.scrollWidth') <= width
+    page.page.screenshot(path=str(tmp_path / f'neuron-{width}.png'))
     assert page.errors == []
     page.close()

@@ -87,7 +87,7 @@ def draw_backward(root: Value, format: str = 'svg', rankdir: str = 'LR', *,
     # One colour scale and one width per box for every frame, so that nothing but the step changes.
     scale = largest_grad(grads[-1].values())
     widths = {v: max(box_width(box_fields(v, g[v], names)) for g in grads) for v in nodes}
-    frames = [draw_graph(nodes, g, f'backward pass of {names[root]}, frame {i + 1} of {len(grads)}', format=format,
+    frames = [draw_graph(nodes, g, f'backward pass of {names[root]}, step {i} of {len(grads) - 1}', format=format,
                          rankdir=rankdir, color=color, scale=scale, names=names,
                          focus=steps[i - 1].node if i else root, flow=i > 0, widths=widths)
               for i, g in enumerate(grads)]

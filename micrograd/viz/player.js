@@ -19,13 +19,22 @@ function startPlayer(player) {
   player.querySelector('.mg-frames').style.display = 'grid';
   for (var i = 0; i < frames.length; i++) { frames[i].style.gridArea = '1 / 1'; }
 
+  // A drawing wider than the page scrolls sideways, at its own size. backward() starts at the output, on
+  // the right of a left-to-right drawing, so that is where the view starts; then it stays where the
+  // reader scrolled it, from frame to frame.
+  var drawings = player.querySelectorAll('.mg-drawing');
+  for (var d = 0; d < drawings.length; d++) { drawings[d].scrollLeft = drawings[d].scrollWidth; }
+
   function show(k) {
+    if (drawings.length === frames.length && k !== current) {
+      drawings[Math.max(0, Math.min(last, k))].scrollLeft = drawings[current].scrollLeft;
+    }
     current = Math.max(0, Math.min(last, k));
     for (var i = 0; i < frames.length; i++) {
       frames[i].style.visibility = i === current ? 'visible' : 'hidden';
     }
     slider.value = current;
-    counter.textContent = 'frame ' + (current + 1) + ' of ' + frames.length;
+    counter.textContent = 'step ' + current + ' of ' + last;  // as the captions count: step 0 is the start
     prev.disabled = current === 0;
     next.disabled = current === last;
   }

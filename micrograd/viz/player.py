@@ -30,7 +30,8 @@ def player_html(svgs: Sequence[str], captions: Sequence[Sequence[str]], descript
     for i, (svg, lines, description) in enumerate(zip(svgs, captions, descriptions)):
         text = ''.join(f'<div>{html.escape(line)}</div>' for line in lines)
         figures.append(
-            f'<figure class="mg-frame" data-frame="{i}" style="margin: 0 0 14px 0">\n{_svg_image(svg, description)}\n'
+            f'<figure class="mg-frame" data-frame="{i}" style="margin: 0 0 14px 0; min-width: 0">\n'
+            f'{_svg_image(svg, description)}\n'
             f'<figcaption style="font: 13px/1.5 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; '
             f'color: #222; margin-top: 4px">{text}</figcaption>\n</figure>')
     script = resources.files('micrograd.viz').joinpath('player.js').read_text(encoding='utf-8')
@@ -44,7 +45,7 @@ def player_html(svgs: Sequence[str], captions: Sequence[Sequence[str]], descript
  style="flex: 1; max-width: 360px">
 <span class="mg-counter"></span>
 </div>
-<div class="mg-frames">
+<div class="mg-frames" style="grid-template-columns: minmax(0, 1fr)">
 {chr(10).join(figures)}
 </div>
 <script>
@@ -63,7 +64,10 @@ def page_html(title: str, body: str) -> str:
 
 
 def _svg_image(svg: str, description: str) -> str:
-    """An SVG drawing as an image inside the page itself (a data: URL), scaled down to fit the page.
+    """An SVG drawing as an image inside the page itself (a data: URL), drawn at its own size, so that its
+    text is as large as Graphviz set it (11 points), in a box that scrolls sideways when the drawing is wider
+    than the page. (Scaled down to fit, the lecture's neuron was 40% of its size at 1280 pixels, its text 5
+    pixels high, and a browser's zoom does not enlarge it.)
 
     An <img> rather than an inline <svg>: JupyterLab strips <svg> elements from the outputs of notebooks
     it does not trust, but keeps images, so the frames still show there.
@@ -71,5 +75,6 @@ def _svg_image(svg: str, description: str) -> str:
     # Comments, titles (tooltips, which an <img> never shows) and ids are a tenth of Graphviz's SVG.
     svg = re.sub(r'<!--.*?-->\n|<title>.*?</title>\n| id="[^"]*"', '', svg, flags=re.DOTALL)
     data = base64.b64encode(svg.encode('utf-8')).decode('ascii')
-    return (f'<img src="data:image/svg+xml;base64,{data}" alt="{html.escape(description)}" '
-            f'style="display: block; max-width: 100%; height: auto">')
+    return (f'<div class="mg-drawing" style="overflow-x: auto; max-width: 100%">'
+            f'<img src="data:image/svg+xml;base64,{data}" alt="{html.escape(description)}" '
+            f'style="display: block; max-width: none; height: auto"></div>')
