@@ -4,8 +4,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 
+import graphviz  # type: ignore[import-untyped]
+
 from micrograd.engine import Value
-from micrograd.viz.renderer import Digraph, graphviz
+from micrograd.viz.renderer import Digraph
 
 __all__ = ['trace', 'draw_dot', 'MAX_NODES', 'HIGHLIGHT']
 
