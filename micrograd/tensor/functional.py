@@ -15,6 +15,7 @@ import numpy as np
 
 from micrograd.tensor.numeric import (
     Array,
+    accumulator,
     index,
     is_number,
     log_softmax,
@@ -38,6 +39,11 @@ def _target(target: Tensor | ArrayLike, like: Tensor, loss: str) -> Array:
     if t.shape != like.data.shape:
         raise ValueError(f"{loss}: target shape {t.shape} differs from input shape {like.data.shape}")
     return t
+
+
+def _wanting_gradients(target: object) -> Tensor | None:
+    """A target that is a Tensor requiring gradients, which a loss differentiates too, as PyTorch does."""
+    return target if isinstance(target, Tensor) and target.requires_grad else None
 
 
 def _check_prediction(pred: object, op: str, what: str = 'the prediction') -> None:
@@ -73,13 +79,20 @@ def binary_cross_entropy(probs: Tensor, target: Tensor | ArrayLike) -> Tensor:
                          f"(pass raw scores to binary_cross_entropy_with_logits)")
     if not np.all((y >= 0) & (y <= 1)):
         raise ValueError(f"binary_cross_entropy: targets must lie in [0, 1], got {y[~((y >= 0) & (y <= 1))][0]}")
+    acc = accumulator(p.dtype)  # float16 sums and divides in float32, as PyTorch: 70,000 losses are no overflow
     with np.errstate(divide='ignore', invalid='ignore'):  # log(0) = -inf, clamped just below; an empty mean is nan
-        losses = -(y * np.maximum(np.log(p), -100) + (1 - y) * np.maximum(np.log1p(-p), -100))
-        loss = np.asarray(np.sum(losses) / p.size, dtype=p.dtype)
+        log_p, log_q = np.maximum(np.log(p), -100), np.maximum(np.log1p(-p), -100)
+        losses = -(y * log_p + (1 - y) * log_q)
+        loss = np.asarray(np.sum(losses, dtype=acc) / p.size, dtype=p.dtype)
+    wanted = _wanting_gradients(target)
 
     def _backward(grad: Array) -> None:  # dL/dp = (p - y) / (p (1 - p)) / n, kept finite at p = 0 or 1
-        probs._add_grad(grad * (p - y) / np.maximum(p * (1 - p), 1e-12) / p.size)
-    return Tensor._result(loss, (probs,), 'binary_cross_entropy', _backward)
+        g = grad.astype(acc, copy=False) / p.size
+        probs._add_grad(g * (p - y) / np.maximum(p * (1 - p), 1e-12))
+        if wanted is not None:  # dL/dy = (log(1 - p) - log(p)) / n, with PyTorch's clamped logs
+            wanted._add_grad(g * (log_q - log_p))
+    parents = (probs,) if wanted is None else (probs, wanted)
+    return Tensor._result(loss, parents, 'binary_cross_entropy', _backward)
 
 
 def binary_cross_entropy_with_logits(logits: Tensor, target: Tensor | ArrayLike) -> Tensor:
@@ -89,13 +102,21 @@ def binary_cross_entropy_with_logits(logits: Tensor, target: Tensor | ArrayLike)
     """
     y = _target(target, logits, 'binary_cross_entropy_with_logits')
     z = logits.data
-    losses = np.maximum(z, 0) - z * y + np.log1p(np.exp(-np.abs(z)))
+    zy = np.multiply(z, y, out=np.zeros_like(z), where=y != 0)  # z y, and 0 where y = 0 even for z = inf
+    with np.errstate(invalid='ignore'):  # z = inf with y = 1: inf - inf is nan, as in PyTorch
+        losses = np.maximum(z, 0) - zy + np.log1p(np.exp(-np.abs(z)))
+    acc = accumulator(z.dtype)  # float16 sums and divides in float32, as PyTorch
     with np.errstate(invalid='ignore'):  # the mean of an empty batch is nan, as in PyTorch
-        loss = np.asarray(np.sum(losses) / z.size, dtype=z.dtype)
+        loss = np.asarray(np.sum(losses, dtype=acc) / z.size, dtype=z.dtype)
+    wanted = _wanting_gradients(target)
 
     def _backward(grad: Array) -> None:  # dL/dz = (sigmoid(z) - y) / n
-        logits._add_grad(grad * (sigmoid(z) - y) / z.size)
-    return Tensor._result(loss, (logits,), 'binary_cross_entropy_with_logits', _backward)
+        g = grad.astype(acc, copy=False) / z.size
+        logits._add_grad(g * (sigmoid(z) - y))
+        if wanted is not None:  # dL/dy = -z / n
+            wanted._add_grad(-g * z)
+    parents = (logits,) if wanted is None else (logits, wanted)
+    return Tensor._result(loss, parents, 'binary_cross_entropy_with_logits', _backward)
 
 
 def cross_entropy(logits: Tensor, targets: Tensor | Array | Sequence[int], ignore_index: int = -100) -> Tensor:
@@ -108,6 +129,8 @@ def cross_entropy(logits: Tensor, targets: Tensor | Array | Sequence[int], ignor
     """
     _check_prediction(logits, 'cross_entropy', 'logits')
     t = np.asarray(targets.data if isinstance(targets, Tensor) else targets)
+    if t.size == 0 and t.dtype.kind == 'f':  # [] is float64 to NumPy: an empty batch of class indices
+        t = t.astype(np.int64)
     if logits.data.ndim != 2:
         raise ValueError(f"cross_entropy: logits must have shape (batch, classes), got {logits.data.shape}; "
                          f"reshape (B, T, C) logits to (B*T, C) and their (B, T) targets to (B*T,)")
@@ -147,19 +170,25 @@ def rms_norm(x: Tensor, eps: float = 1e-5) -> Tensor:
     _check_prediction(x, 'rms_norm', 'x')
     if x.data.ndim == 0:
         raise ValueError("rms_norm: x must have at least one axis (the vectors to normalize lie along the last)")
+    if isinstance(eps, np.ndarray) and eps.ndim == 0:  # a 0-d array is its number
+        eps = eps.item()
     if not (is_number(eps) and eps >= 0):  # written so that nan fails too
         raise ValueError(f"rms_norm: eps must be a number >= 0, got {eps!r}")
+    eps = float(eps)  # a Python float, whatever it was given as: np.float64(1e-5) must not make a float32 x float64
     n = x.data.shape[-1]
+    # float16 computes in float32 and rounds the result once, as PyTorch: its squares of 100 overflow in float16
+    data = x.data.astype(np.float32) if x.data.dtype == np.float16 else x.data
     with np.errstate(divide='ignore', invalid='ignore'):  # vectors of length 0: an empty result, as in PyTorch
-        r = (row_dot(x.data, x.data) / n + eps) ** -0.5  # 1 / rms, one per vector: mean(x**2) is x . x / n
-    y = scale_rows(x.data, r)  # x * r
+        r = (row_dot(data, data) / n + eps) ** -0.5  # 1 / rms, one per vector: mean(x**2) is x . x / n
+    y = scale_rows(data, r)  # x * r
 
     def _backward(grad: Array) -> None:  # y = x r with dr/dx_j = -r**3 x_j / n: dx = r (grad - y mean(grad y))
+        grad = grad.astype(y.dtype, copy=False)
         dx = scale_rows(y, row_dot(grad, y) / n)  # y mean(grad y)
         np.subtract(grad, dx, out=dx)  # (in dx's memory: one new array instead of three)
         dx *= r
-        x._add_grad(dx, own=True)
-    return Tensor._result(y, (x,), 'rms_norm', _backward)
+        x._add_grad(dx, own=dx.dtype == x.data.dtype)
+    return Tensor._result(y.astype(x.data.dtype, copy=False), (x,), 'rms_norm', _backward)
 
 
 def causal_mask(size: int) -> Array:

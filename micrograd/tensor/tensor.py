@@ -19,7 +19,7 @@ the graph in topological order applying the chain rule. Three things are new:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -131,6 +131,8 @@ class Tensor:
         alone, as a weight's gradient from matmul is: a leaf may then keep it without a copy,
         and a second gradient is added into it instead of into a new array.
         """
+        if type(grad) is not np.ndarray:  # a 0-d result of NumPy arithmetic is a NumPy scalar: an array again
+            grad = np.asarray(grad)
         if grad.shape != self.data.shape:
             grad = unbroadcast(grad, self.data.shape)
         dtype = self.data.dtype
@@ -141,7 +143,7 @@ class Tensor:
             grad += self.grad
             self.grad = grad
         else:
-            self.grad = self.grad + grad.astype(dtype, copy=False)
+            self.grad = np.add(self.grad, grad.astype(dtype, copy=False), out=np.empty_like(self.grad))
 
     # --- element-wise arithmetic, with broadcasting ---
 
@@ -242,7 +244,8 @@ class Tensor:
         if a.ndim > 2 and b.ndim == 2 and a.shape[-1] == b.shape[0]:
             return self._matmul_rows(other, a, b)
         try:
-            out = a @ b
+            with np.errstate(invalid='ignore', over='ignore'):  # inf * 0 is nan, quietly, as in PyTorch
+                out = a @ b
         except ValueError:
             raise ValueError(f"Tensor.matmul: shapes {a.shape} and {b.shape} do not line up "
                              f"({a.shape[-1]} columns vs {b.shape[0 if b.ndim == 1 else -2]} rows, "
@@ -277,7 +280,9 @@ class Tensor:
                 self._add_grad((g @ b.T).reshape(a.shape), own=True)
             if other.requires_grad:
                 other._add_grad(rows.T @ g, own=True)
-        return Tensor._result((rows @ b).reshape(*a.shape[:-1], b.shape[1]), (self, other), '@', _backward)
+        with np.errstate(invalid='ignore', over='ignore'):  # inf * 0 is nan, quietly, as in PyTorch
+            out = (rows @ b).reshape(*a.shape[:-1], b.shape[1])
+        return Tensor._result(out, (self, other), '@', _backward)
 
     def matmul(self, other: Tensor | ArrayLike) -> Tensor:
         return self @ other
@@ -352,7 +357,8 @@ class Tensor:
                 grad = np.expand_dims(grad, ax)  # put the summed axes back, with length 1
             self._add_grad(np.broadcast_to(grad, self.data.shape))
         # (cast: NumPy's newer stubs take only a literal True or False for keepdims)
-        total = np.asarray(np.sum(self.data, axis=ax, keepdims=cast(Any, keepdims), dtype=acc))
+        with np.errstate(invalid='ignore', over='ignore'):  # inf + -inf is nan, quietly, as in PyTorch
+            total = np.asarray(np.sum(self.data, axis=ax, keepdims=cast(Any, keepdims), dtype=acc))
         if acc != self.data.dtype and self.data.dtype.kind == 'f':
             total = total.astype(self.data.dtype)  # float16 again (PyTorch: inf if it does not fit)
         return Tensor._result(total, (self,), 'sum', _backward)
@@ -370,7 +376,8 @@ class Tensor:
             if not keepdims and ax:
                 grad = np.expand_dims(grad, ax)
             with np.errstate(divide='ignore', invalid='ignore'):  # n = 0: an empty tensor gets an empty gradient
-                self._add_grad(np.broadcast_to(grad / n, self.data.shape))
+                # float16 divides in float32: n = 70,000 is inf in float16, and every gradient would be 0
+                self._add_grad(np.broadcast_to(grad.astype(acc, copy=False) / n, self.data.shape))
         acc = accumulator(self.data.dtype)  # float16 adds up in float32: 70,000 ones are no overflow
         with np.errstate(divide='ignore', invalid='ignore'):  # 0 / 0 = nan: the mean of nothing
             total = np.sum(self.data, axis=ax, keepdims=cast(Any, keepdims), dtype=acc)  # (cast: as in sum)
@@ -542,10 +549,10 @@ class Tensor:
     def relu(self) -> Tensor:
         if self.data.dtype == BOOL:
             raise TypeError("Tensor.relu: bool inputs are not supported, as in PyTorch")
-        out = np.maximum(self.data, 0)
+        out = np.maximum(self.data, 0, out=np.empty_like(self.data))  # (out=: a 0-d result stays an array)
         # The mask for backward, 1 byte a number, found in the output just written (still in cache, unlike
         # the input): out > 0 where x > 0, and out is nan where x is nan, which passes too (nan <= 0 is False).
-        passes = np.less_equal(out, 0)
+        passes = np.less_equal(out, 0, out=np.empty(out.shape, dtype=BOOL))
         np.logical_not(passes, out=passes)
 
         def _backward(grad: Array) -> None:  # 1 for x > 0, 0 for x <= 0 (also at 0, as in PyTorch; nan passes)
@@ -598,6 +605,9 @@ class Tensor:
     def softmax(self, axis: int = -1) -> Tensor:
         """exp(x_i) / sum_j exp(x_j) along axis. An entry of -inf gets probability 0; a row of
         -inf only is nan, as in PyTorch. (Integers become float64 first; PyTorch refuses them.)"""
+        if self.data.ndim == 0:  # one number is a distribution of one: 1.0, as in PyTorch
+            _one_axis(axis, 1, 'softmax')
+            return self.reshape(1).softmax(0).reshape(())
         (ax,) = _one_axis(axis, self.data.ndim, 'softmax')
         s = softmax(self.data, ax)
 
@@ -607,6 +617,9 @@ class Tensor:
 
     def log_softmax(self, axis: int = -1) -> Tensor:
         """x_i - log(sum_j exp(x_j)) along axis, without overflow for large x."""
+        if self.data.ndim == 0:  # log of a distribution of one: 0.0, as in PyTorch
+            _one_axis(axis, 1, 'log_softmax')
+            return self.reshape(1).log_softmax(0).reshape(())
         (ax,) = _one_axis(axis, self.data.ndim, 'log_softmax')
         out = log_softmax(self.data, ax)
 
@@ -723,7 +736,26 @@ class Tensor:
         return self.data.dtype
 
     def __len__(self) -> int:
+        if self.data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
         return len(self.data)
+
+    def __iter__(self) -> Iterator[Tensor]:  # its rows, each a Tensor (with gradients back to this one)
+        if self.data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(len(self.data)))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        """A copy of a leaf: its data and grad copied, requires_grad kept. A tensor an op made is refused, as in
+        PyTorch: its backward would still write into the original graph's leaves, not the copies'."""
+        if self._prev:
+            raise RuntimeError("Tensor.__deepcopy__: only leaves can be deep-copied (as in PyTorch): "
+                               "detach() it, or copy the leaves and build it again")
+        copy = Tensor.__new__(Tensor)
+        copy.data, copy.grad = self.data.copy(), None if self.grad is None else self.grad.copy()
+        copy.requires_grad, copy._prev, copy._op, copy._backward = self.requires_grad, (), '', None
+        memo[id(self)] = copy
+        return copy
 
     # --- reflected ops: a number or an array on the left ---
 
@@ -846,8 +878,8 @@ def _fill_value(value: object, dtype: np.dtype[Any], op: str) -> Array:
 
 def _one_axis(axis: object, ndim: int, op: str) -> tuple[int]:
     """The one axis an op like softmax works along."""
-    if isinstance(axis, (tuple, list)):
-        raise TypeError(f"Tensor.{op}: works along one axis, got {axis!r}")
+    if isinstance(axis, (tuple, list)) or axis is None:
+        raise TypeError(f"Tensor.{op}: works along one axis (an integer, e.g. -1), got {axis!r}")
     if ndim == 0:
         raise ValueError(f"Tensor.{op}: a 0-d tensor has no axis to work along")
     ax = axes(axis, ndim, op)
@@ -873,9 +905,12 @@ def _permutation(axes: tuple[int, ...], ndim: int, op: str) -> tuple[int, ...]:
 
 
 def _plain_index(index: object) -> Any:  # what ndarray[...] takes
-    """Tensors used as indices become their arrays: indices carry no gradient."""
-    if isinstance(index, Tensor):
-        return index.data
-    if isinstance(index, tuple):
-        return tuple(i.data if isinstance(i, Tensor) else i for i in index)
-    return index
+    """Tensors used as indices become their arrays: indices carry no gradient. A float array or Tensor is
+    refused by name (Tensor([0, 2]) is float64 unless made with dtype=np.int64)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    plain = tuple(i.data if isinstance(i, Tensor) else i for i in parts)
+    for i in plain:
+        if isinstance(i, np.ndarray) and i.dtype.kind not in 'biu':
+            raise IndexError(f"Tensor.__getitem__: indices must be integers or booleans, got a {i.dtype} "
+                             "array or Tensor: make it with dtype=np.int64 (Tensor([0, 2]) is float64)")
+    return plain if isinstance(index, tuple) else plain[0]
