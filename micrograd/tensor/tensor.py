@@ -115,6 +115,8 @@ class Tensor:
             raise TypeError(f"unsupported operand for {op}: Tensor and {type(other).__name__} ({other!r})")
         x = self.data
         dtype = x.dtype if type(other) is float and x.dtype.kind == 'f' else result_dtype(x, other)  # type: ignore[arg-type]
+        if dtype == np.float16:  # the number stays a float32 (PyTorch's "opmath"): see _opmath
+            dtype = np.dtype(np.float32)
         number = other.item() if isinstance(other, np.generic) else other
         try:
             return _constant(np.asarray(number, dtype=dtype))
@@ -149,19 +151,19 @@ class Tensor:
 
     def __add__(self, other: Tensor | ArrayLike) -> Tensor:
         other = self._lift(other, '+')
-        x, y = _promoted(self.data, other.data)
+        x, y, rounded = _opmath(self.data, other.data)
 
         def _backward(grad: Array) -> None:  # d(x+y)/dx = d(x+y)/dy = 1
             if self.requires_grad:
                 self._add_grad(grad)
             if other.requires_grad:
                 other._add_grad(grad)
-        return Tensor._result(x + y, (self, other), '+', _backward)
+        return Tensor._result(_round(x + y, rounded), (self, other), '+', _backward)
 
     def __sub__(self, other: Tensor | ArrayLike) -> Tensor:
         is_bool = isinstance(other, (bool, np.bool_))  # True - x is refused as a bool tensor is, as in PyTorch
         other = self._lift(other, '-')
-        x, y = _promoted(self.data, other.data)
+        x, y, rounded = _opmath(self.data, other.data)
         if is_bool or self.data.dtype == BOOL or other.data.dtype == BOOL:
             raise TypeError("Tensor.-: subtraction with a bool tensor is not supported, as in PyTorch "
                             "(to invert a mask, use ~mask)")
@@ -171,22 +173,22 @@ class Tensor:
                 self._add_grad(grad)
             if other.requires_grad:
                 other._add_grad(-grad)
-        return Tensor._result(x - y, (self, other), '-', _backward)
+        return Tensor._result(_round(x - y, rounded), (self, other), '-', _backward)
 
     def __mul__(self, other: Tensor | ArrayLike) -> Tensor:
         other = self._lift(other, '*')
-        x, y = _promoted(self.data, other.data)
+        x, y, rounded = _opmath(self.data, other.data)
 
         def _backward(grad: Array) -> None:  # d(xy)/dx = y, d(xy)/dy = x
             if self.requires_grad:
                 self._add_grad(grad * y)
             if other.requires_grad:
                 other._add_grad(grad * x)
-        return Tensor._result(x * y, (self, other), '*', _backward)
+        return Tensor._result(_round(x * y, rounded), (self, other), '*', _backward)
 
     def __truediv__(self, other: Tensor | ArrayLike) -> Tensor:  # self / other; dividing by 0 gives inf, as in NumPy
         other = self._lift(other, '/')
-        x, y = _promoted(self.data, other.data, float_dtype)  # int / int is a float, as in Python and PyTorch
+        x, y, rounded = _opmath(self.data, other.data, float_dtype)  # int / int is a float, as in Python and PyTorch
 
         def _backward(grad: Array) -> None:  # d(x/y)/dx = 1/y, d(x/y)/dy = -x/y**2
             if self.requires_grad:
@@ -194,7 +196,7 @@ class Tensor:
             if other.requires_grad:
                 other._add_grad(-grad * x / (y * y))
         with np.errstate(divide='ignore', invalid='ignore'):  # 1/0 = inf and 0/0 = nan, as PyTorch
-            return Tensor._result(x / y, (self, other), '/', _backward)
+            return Tensor._result(_round(x / y, rounded), (self, other), '/', _backward)
 
     def __pow__(self, other: Tensor | ArrayLike) -> Tensor:  # self ** other
         a_number = is_number(other)
@@ -843,6 +845,22 @@ def _promoted(x: Array, y: Array, kind: Callable[[np.dtype[Any]], np.dtype[Any]]
     if kind is not None:
         dtype = kind(dtype)
     return x.astype(dtype, copy=False), y.astype(dtype, copy=False)
+
+
+def _opmath(x: Array, y: Array, kind: Callable[[np.dtype[Any]], np.dtype[Any]] | None = None
+            ) -> tuple[Array, Array, np.dtype[Any] | None]:
+    """x and y as _promoted gives them, and the dtype to round the result to, if any. PyTorch computes a float16
+    tensor's op with a number (or a 0-d tensor) in float32 and rounds the result once; rounding the number to
+    float16 first would make x16 * 1e-8 all zeros and x16 / 70000 zeros with a zero gradient."""
+    xs, ys = _promoted(x, y, kind)
+    if xs.dtype == np.float16 and (x.dtype != np.float16 or y.dtype != np.float16) and (x.ndim == 0 or y.ndim == 0):
+        wide = np.dtype(np.float32)
+        return x.astype(wide, copy=False), y.astype(wide, copy=False), xs.dtype
+    return xs, ys, None
+
+
+def _round(out: Array, dtype: np.dtype[Any] | None) -> Array:
+    return out if dtype is None else np.asarray(out).astype(dtype)
 
 
 _COMPARISONS: dict[str, Callable[[Array, Array], Any]] = {
