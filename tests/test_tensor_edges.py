@@ -206,3 +206,30 @@ def test_softmax_along_no_one_axis_is_refused_by_name(call):
 def test_indexing_with_floats_names_the_op_and_dtype(index):
     with pytest.raises(IndexError, match=r'Tensor\.__getitem__: .*dtype=np\.int64'):
         mt.Tensor(np.ones((3, 3)))[index]
+
+
+# --- float16 with a number: the number in float32, the result rounded once, as PyTorch's half ops ---
+
+HALF_WITH_NUMBERS = {
+    'x * 1e-8': lambda x: x * 1e-8, '1e-8 * x': lambda x: 1e-8 * x, 'x / 70000': lambda x: x / 70000.0,
+    'x + 1e-4': lambda x: x + 1e-4, 'x - 1e-4': lambda x: x - 1e-4,
+    'x * np.float64(1e-8)': lambda x: x * np.float64(1e-8),
+    'x / 0-d float32 tensor': lambda x: x / (mt.Tensor(70000.0, dtype=np.float32) if isinstance(x, mt.Tensor)
+                                             else torch.tensor(70000.0, dtype=torch.float32)),
+}
+
+
+@needs_torch
+@pytest.mark.parametrize('name', HALF_WITH_NUMBERS)
+def test_a_float16_tensor_with_a_number_computes_in_float32_and_rounds_once(name):
+    f = HALF_WITH_NUMBERS[name]
+    x = np.array([1.0, 2.0, 3.0, 1000.0], dtype=np.float16)
+    ours = mt.Tensor(x, dtype=np.float16, requires_grad=True)
+    out = f(ours)
+    out.backward(np.ones(4))
+    theirs = torch.tensor(x, requires_grad=True)
+    their_out = f(theirs)
+    their_out.backward(torch.ones(4, dtype=torch.float16))
+    assert out.data.dtype == np.float16 and ours.grad.dtype == np.float16
+    np.testing.assert_array_equal(out.data, their_out.detach().numpy())
+    np.testing.assert_array_equal(ours.grad, theirs.grad.numpy())

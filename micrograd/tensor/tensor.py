@@ -115,7 +115,7 @@ class Tensor:
             raise TypeError(f"unsupported operand for {op}: Tensor and {type(other).__name__} ({other!r})")
         x = self.data
         dtype = x.dtype if type(other) is float and x.dtype.kind == 'f' else result_dtype(x, other)  # type: ignore[arg-type]
-        if dtype == np.float16:  # the number stays a float32 (PyTorch's "opmath"): see _opmath
+        if dtype == np.float16 and x.ndim:  # the number stays a float32 (PyTorch's "opmath"): see _opmath
             dtype = np.dtype(np.float32)
         number = other.item() if isinstance(other, np.generic) else other
         try:
@@ -852,10 +852,12 @@ def _opmath(x: Array, y: Array, kind: Callable[[np.dtype[Any]], np.dtype[Any]] |
     """x and y as _promoted gives them, and the dtype to round the result to, if any. PyTorch computes a float16
     tensor's op with a number (or a 0-d tensor) in float32 and rounds the result once; rounding the number to
     float16 first would make x16 * 1e-8 all zeros and x16 / 70000 zeros with a zero gradient."""
+    if (x.dtype == np.float16) != (y.dtype == np.float16) and (x.ndim == 0 or y.ndim == 0):
+        dtype = result_dtype(x, y)
+        if (kind(dtype) if kind else dtype) == np.float16:
+            wide = np.dtype(np.float32)
+            return x.astype(wide, copy=False), y.astype(wide, copy=False), np.dtype(np.float16)
     xs, ys = _promoted(x, y, kind)
-    if xs.dtype == np.float16 and (x.dtype != np.float16 or y.dtype != np.float16) and (x.ndim == 0 or y.ndim == 0):
-        wide = np.dtype(np.float32)
-        return x.astype(wide, copy=False), y.astype(wide, copy=False), xs.dtype
     return xs, ys, None
 
 
