@@ -21,6 +21,8 @@ Axis = int | tuple[int, ...] | None
 
 REAL_KINDS = 'biuf'  # bool, signed and unsigned integers, floats: the dtypes a Tensor holds
 FLOAT64 = np.dtype(np.float64)  # the default float type: PyTorch's default is float32, ours float64
+FLOAT32 = np.dtype(np.float32)
+HALF = np.dtype(np.float16)
 BOOL = np.dtype(np.bool_)
 
 
@@ -30,6 +32,25 @@ def is_number(x: object) -> bool:
     (np.bool_ and np.float32 are no numbers.Real, and complex numbers are not real.)
     """
     return isinstance(x, (numbers.Real, np.bool_, np.integer, np.floating))
+
+
+def number(x: object, what: str) -> bool | int | float:
+    """A numeric argument (eps, a limit, a fill value, a size) as the Python number it stands for.
+
+    A NumPy scalar or a 0-d array then behaves exactly as the Python number: np.float64(1e-5) as
+    eps must not turn a float32 result into float64, as NumPy's promotion would.
+    """
+    if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in REAL_KINDS:
+        x = x.item()
+    elif isinstance(x, (np.bool_, np.integer, np.floating)):
+        x = x.item()
+    if isinstance(x, (bool, int, float)):
+        return x
+    if isinstance(x, numbers.Integral):  # (other registered numbers: fractions.Fraction, decimal.Decimal)
+        return int(x)
+    if isinstance(x, numbers.Real):
+        return float(x)
+    raise TypeError(f"{what}: must be a number, got {type(x).__name__} {x!r}")
 
 
 def real_array(data: object, op: str) -> Array:
@@ -112,6 +133,12 @@ def float_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
     return dtype if dtype.kind == 'f' else FLOAT64
 
 
+def opmath(dtype: np.dtype[Any]) -> np.dtype[Any]:
+    """The dtype an op computes in before it rounds to its result's dtype: float16 in float32, as PyTorch's
+    half-precision ops do (its "opmath" type), so that x16 * 1e-8 is not 0 and x16 / 70000 has a gradient."""
+    return FLOAT32 if dtype == HALF else dtype
+
+
 def accumulator(dtype: np.dtype[Any]) -> np.dtype[Any]:
     """The dtype a sum adds up in: float16 in float32 (as NumPy's mean and PyTorch do: 70,000 ones
     would overflow float16), integers and bools in int64 (PyTorch's sum of them is int64)."""
@@ -123,8 +150,9 @@ def accumulator(dtype: np.dtype[Any]) -> np.dtype[Any]:
 # --- sizes and axes ---
 
 def index(n: object, what: str) -> int:
-    """A whole number used as a size or an axis: Python's or NumPy's, never a float or a bool."""
-    if isinstance(n, (bool, np.bool_)):
+    """A whole number used as a size or an axis: Python's or NumPy's (a 0-d integer array too), never a float
+    or a bool."""
+    if isinstance(n, (bool, np.bool_)) or (isinstance(n, np.ndarray) and n.dtype == BOOL):
         raise TypeError(f"{what}: sizes and axes are whole numbers, got {n!r}")
     try:
         return operator.index(n)  # type: ignore[arg-type]  # refused below if it is no integer
