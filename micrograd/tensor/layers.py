@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from micrograd.tensor.functional import rms_norm, scaled_dot_product_attention
-from micrograd.tensor.numeric import Array, is_number, real_array
+from micrograd.tensor.numeric import Array, number, real_array
 from micrograd.tensor.tensor import Tensor
 
 
@@ -96,7 +96,9 @@ def _named(value: object, name: str, path: tuple[int, ...]) -> Iterator[tuple[st
 
 def _size(n: object, layer: str) -> int:
     """A number of inputs, outputs, rows or heads: a whole number of at least 1 (not 3.5, '3' or 0),
-    the rule micrograd.nn's layers follow."""
+    the rule micrograd.nn's layers follow. A NumPy integer or 0-d integer array counts as its number."""
+    if isinstance(n, np.ndarray) and n.ndim == 0 and n.dtype.kind in 'iu':
+        n = n.item()
     if not isinstance(n, numbers.Integral):
         raise TypeError(f"{layer}: sizes are whole numbers, got {type(n).__name__} {n!r}")
     if n < 1:
@@ -150,6 +152,8 @@ class MLP(Module):
                  rng: np.random.Generator | None = None, bias: bool = True):
         if activation not in ACTIVATIONS:
             raise ValueError(f"MLP: activation must be one of {tuple(ACTIVATIONS)}, got {activation!r}")
+        if isinstance(nouts, np.ndarray) and nouts.ndim == 1:  # sizes in an array: MLP(2, np.array([16, 1]))
+            nouts = list(nouts)
         if isinstance(nouts, (str, bytes)) or not isinstance(nouts, Sequence) or not nouts:
             raise ValueError(f"MLP: nouts must list the size of each layer, e.g. MLP(2, [16, 1]), got {nouts!r}")
         sizes = [_size(nin, 'MLP')] + [_size(n, 'MLP') for n in nouts]
@@ -203,10 +207,11 @@ class RMSNorm(Module):
     """
 
     def __init__(self, dim: int, eps: float = 1e-5, elementwise_affine: bool = True):
-        if not (is_number(eps) and eps >= 0):  # written so that nan fails too
+        given = number(eps, 'RMSNorm: eps')  # np.float64(1e-5) is 1e-5: it must not make a float32 model float64
+        if not given >= 0:  # written so that nan fails too
             raise ValueError(f"RMSNorm: eps must be a number >= 0, got {eps!r}")
-        self.dim, self.eps = _size(dim, 'RMSNorm'), eps
-        self.weight = Tensor(np.ones(dim), requires_grad=True) if elementwise_affine else None
+        self.dim, self.eps = _size(dim, 'RMSNorm'), float(given)
+        self.weight = Tensor(np.ones(self.dim), requires_grad=True) if elementwise_affine else None
 
     def forward(self, x: Tensor | Array) -> Tensor:
         x = _as_tensor(x, np.dtype(np.float64) if self.weight is None else self.weight.data.dtype)
