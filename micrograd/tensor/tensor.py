@@ -38,6 +38,7 @@ from micrograd.tensor.numeric import (
     is_number,
     keep_freed_memory,
     log_softmax,
+    number,
     real_array,
     result_dtype,
     select,
@@ -575,9 +576,9 @@ class Tensor:
         If min > max, every element becomes max, as in both."""
         if min is None and max is None:
             raise ValueError("Tensor.clamp: give min, max or both")
-        for limit in (min, max):
-            if limit is not None and not is_number(limit):
-                raise TypeError(f"Tensor.clamp: min and max must be numbers, got {type(limit).__name__}")
+        # Python numbers from here on: a float32 tensor compared with np.float64(0.5) would be compared in float64
+        min = None if min is None else number(min, 'Tensor.clamp: min')
+        max = None if max is None else number(max, 'Tensor.clamp: max')
         limits = [limit for limit in (min, max) if limit is not None]
         x = self.data.astype(result_dtype(self.data, *limits), copy=False)
         inside = np.ones(x.shape, dtype=bool)
@@ -876,6 +877,8 @@ def _fill_value(value: object, dtype: np.dtype[Any], op: str) -> Array:
         if value.requires_grad or value.data.size != 1:
             raise TypeError(f"Tensor.{op}: value must be a number (or a one-element tensor without gradient)")
         value = value.data.reshape(-1)[0]
+    if isinstance(value, np.ndarray) and value.ndim == 0:  # a 0-d array is its number, as a 0-d tensor in PyTorch
+        value = value.item()
     if not is_number(value):
         raise TypeError(f"Tensor.{op}: value must be a number, got {type(value).__name__}")
     v: Any = value.item() if isinstance(value, np.generic) else value
@@ -909,7 +912,8 @@ def _one_axis(axis: object, ndim: int, op: str) -> tuple[int]:
 
 def _ints(args: tuple[Any, ...], op: str) -> tuple[int, ...]:
     """f(2, 3) and f((2, 3)) alike, as NumPy and PyTorch take shapes and axes (Python's or NumPy's integers)."""
-    if len(args) == 1 and isinstance(args[0], (tuple, list, np.ndarray)):
+    one = args[0] if len(args) == 1 else None
+    if isinstance(one, (tuple, list)) or (isinstance(one, np.ndarray) and one.ndim):  # (a 0-d array is one number)
         args = tuple(args[0])
     return tuple(index(a, f"Tensor.{op}") for a in args)
 
