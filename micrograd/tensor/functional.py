@@ -33,7 +33,7 @@ def _target(target: Tensor | ArrayLike, like: Tensor, loss: str) -> Array:
     prediction's shape, because broadcasting (n, 1) against (n,) would silently compare all pairs."""
     _check_prediction(like, loss)
     given = target.data if isinstance(target, Tensor) else target
-    if not isinstance(given, (np.ndarray, list, tuple, int, float)):
+    if not (isinstance(given, (np.ndarray, list, tuple)) or is_number(given)):  # np.float32(0.5) as 0.5
         raise TypeError(f"{loss}: the target must be numbers or an array, got {type(given).__name__}")
     t = real_array(given, loss).astype(like.data.dtype, copy=False)
     if t.shape != like.data.shape:
@@ -128,6 +128,7 @@ def cross_entropy(logits: Tensor, targets: Tensor | Array | Sequence[int], ignor
     logits (B, T, C) to (B*T, C) and targets (B, T) to (B*T,).)
     """
     _check_prediction(logits, 'cross_entropy', 'logits')
+    ignore_index = index(ignore_index, 'cross_entropy: ignore_index')  # np.int64(-1) or a 0-d array as its int
     t = np.asarray(targets.data if isinstance(targets, Tensor) else targets)
     if t.size == 0 and t.dtype.kind == 'f':  # [] is float64 to NumPy: an empty batch of class indices
         t = t.astype(np.int64)
