@@ -200,3 +200,90 @@ NOT_NUMBERS: dict[str, object] = {
 
 # Values a float input may hold at the edges: zeros of both signs, infinities, nan, ties, and ordinary numbers.
 SPECIALS = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 2.0, 2.0, -1.5, 0.5, 1.0, 3.0, -2.0])
+
+
+# --- numeric arguments: each one of a public function or layer constructor, with a call that passes it ---
+
+@dataclass(frozen=True)
+class Argument:
+    """A numeric argument (a limit, eps, an axis, a size, ...) and a call passing it: (the argument, a float
+    input x of shape (3, 4) that requires grad) -> a Tensor. A NumPy scalar or 0-d array given in place of the
+    Python number must give the same result, dtype and gradients."""
+    name: str
+    value: float | int  # the Python number; the sweep also passes it as each NumPy kind of its type
+    call: Callable[[Any, mt.Tensor], mt.Tensor]
+
+
+def _like(layer: Any, x: mt.Tensor) -> Any:
+    """The layer with its parameters in x's dtype (a float32 model), made from the same random numbers."""
+    for p in layer.parameters():
+        p.data = p.data.astype(x.dtype)
+    return layer
+
+
+def _rng() -> np.random.Generator:
+    return np.random.default_rng(0)
+
+
+ARGUMENTS: list[Argument] = [
+    # Tensor methods
+    Argument('clamp min', 0.5, lambda v, x: x.clamp(min=v)),
+    Argument('clamp max', 1, lambda v, x: x.clamp(max=v)),
+    Argument('clip min', -0.25, lambda v, x: x.clip(v, 2.0)),
+    Argument('masked_fill value', 1e-8, lambda v, x: x.masked_fill(x.data > 0, v)),
+    Argument('masked_fill int value', 7, lambda v, x: x.masked_fill(x.data > 0, v)),
+    Argument('pow exponent', 2.5, lambda v, x: (x * x + 1) ** v),
+    Argument('rpow base', 1.5, lambda v, x: v ** x),
+    Argument('mul', 1e-8, lambda v, x: x * v),
+    Argument('div', 70000.0, lambda v, x: x / v),
+    Argument('rdiv', 3.0, lambda v, x: v / (x * x + 1)),
+    Argument('add', 1e-4, lambda v, x: x + v),
+    Argument('rsub int', 3, lambda v, x: v - x),
+    Argument('where', 1e-8, lambda v, x: mt.where(x.data > 0, x, v)),
+    Argument('sum axis', 1, lambda v, x: x.sum(axis=v)),
+    Argument('mean axis', -1, lambda v, x: x.mean(axis=v, keepdims=True)),
+    Argument('max axis', 0, lambda v, x: x.max(axis=v)),
+    Argument('min axes', 1, lambda v, x: x.min(axis=(0, v))),
+    Argument('softmax axis', 0, lambda v, x: x.softmax(v)),
+    Argument('log_softmax axis', -1, lambda v, x: x.log_softmax(axis=v)),
+    Argument('reshape size', 12, lambda v, x: x.reshape(v)),
+    Argument('reshape sizes', 4, lambda v, x: x.reshape(v, -1)),
+    Argument('permute', 1, lambda v, x: x.permute(v, 0)),
+    Argument('transpose', 1, lambda v, x: x.transpose((v, 0))),
+    Argument('swapaxes', -1, lambda v, x: x.swapaxes(0, v)),
+    Argument('getitem', 2, lambda v, x: x[v]),
+    Argument('getitem negative', -1, lambda v, x: x[:, v]),
+    # functions
+    Argument('rms_norm eps', 1e-3, lambda v, x: mt.rms_norm(x, eps=v)),
+    Argument('rms_norm eps 0', 0.0, lambda v, x: mt.rms_norm(x, v)),
+    Argument('cross_entropy ignore_index', 1, lambda v, x: mt.cross_entropy(x, [0, 1, 2], ignore_index=v)),
+    Argument('causal_mask size', 3, lambda v, x: x[:, :3].masked_fill(mt.causal_mask(v), 0.0)),
+    Argument('mse_loss target', 0.25, lambda v, x: mt.mse_loss(x.mean(), v)),
+    Argument('binary_cross_entropy target', 0.25, lambda v, x: mt.binary_cross_entropy(x.mean().sigmoid(), v)),
+    Argument('binary_cross_entropy_with_logits target', 0.75,
+             lambda v, x: mt.binary_cross_entropy_with_logits(x.mean(), v)),
+    # layer constructors
+    Argument('Linear in_features', 4, lambda v, x: _like(mt.Linear(v, 2, rng=_rng()), x)(x)),
+    Argument('Linear out_features', 2, lambda v, x: _like(mt.Linear(4, v, rng=_rng()), x)(x)),
+    Argument('MLP nin', 4, lambda v, x: _like(mt.MLP(v, [3, 1], rng=_rng()), x)(x)),
+    Argument('MLP nouts', 3, lambda v, x: _like(mt.MLP(4, [v, 1], activation='tanh', rng=_rng()), x)(x)),
+    Argument('Embedding num_embeddings', 5,
+             lambda v, x: _like(mt.Embedding(v, 4, rng=_rng()), x)(np.array([0, 4, 2])) * x),
+    Argument('Embedding embedding_dim', 4, lambda v, x: _like(mt.Embedding(3, v, rng=_rng()), x)([2, 1, 0]) * x),
+    Argument('RMSNorm dim', 4, lambda v, x: _like(mt.RMSNorm(v), x)(x)),
+    Argument('RMSNorm eps', 1e-3, lambda v, x: _like(mt.RMSNorm(4, eps=v), x)(x)),
+    Argument('RMSNorm eps without weight', 1e-3, lambda v, x: mt.RMSNorm(4, eps=v, elementwise_affine=False)(x)),
+    Argument('CausalSelfAttention n_embd', 4, lambda v, x: _like(mt.CausalSelfAttention(v, 2, rng=_rng()), x)(x)),
+    Argument('CausalSelfAttention n_head', 2, lambda v, x: _like(mt.CausalSelfAttention(4, v, rng=_rng()), x)(x)),
+]
+
+# Each NumPy form a number of a kind can be given in.
+FLOAT_FORMS: dict[str, Callable[[float], Any]] = {
+    'np.float64': np.float64, 'np.float32': np.float32, 'np.float16': np.float16,
+    '0-d float64 array': lambda v: np.array(v, dtype=np.float64),
+    '0-d float32 array': lambda v: np.array(v, dtype=np.float32),
+}
+INT_FORMS: dict[str, Callable[[int], Any]] = {
+    'np.int64': np.int64, 'np.int32': np.int32, 'np.int8': np.int8, 'np.uint8': np.uint8,
+    '0-d int64 array': lambda v: np.array(v, dtype=np.int64), '0-d int32 array': lambda v: np.array(v, dtype=np.int32),
+}
