@@ -287,3 +287,85 @@ INT_FORMS: dict[str, Callable[[int], Any]] = {
     'np.int64': np.int64, 'np.int32': np.int32, 'np.int8': np.int8, 'np.uint8': np.uint8,
     '0-d int64 array': lambda v: np.array(v, dtype=np.int64), '0-d int32 array': lambda v: np.array(v, dtype=np.int32),
 }
+
+
+# --- layers: each with the PyTorch module that computes the same, given the same weights ---
+
+@dataclass(frozen=True)
+class Layer:
+    """A layer, made from seeded random weights, and PyTorch's module holding the same weights.
+
+    theirs(torch, ours) builds the module from our layer's parameters (torch in float64, the caller
+    converts both to the dtype under test). inputs: the shape of a float input, or 'indices'."""
+    name: str
+    ours: Callable[[], Any]
+    theirs: Callable[[Any, Any], Any]
+    shape: tuple[int, ...] | str
+
+
+def _torch_linear(torch: Any, layer: Any) -> Any:
+    module = torch.nn.Linear(*layer.weight.data.shape, bias=layer.bias is not None)
+    with torch.no_grad():
+        module.weight.copy_(torch.from_numpy(layer.weight.data.T.copy()))
+        if layer.bias is not None:
+            module.bias.copy_(torch.from_numpy(layer.bias.data.copy()))
+    return module
+
+
+_TORCH_ACTIVATIONS = {'relu': 'ReLU', 'tanh': 'Tanh', 'sigmoid': 'Sigmoid', 'linear': 'Identity'}
+
+
+def _torch_mlp(torch: Any, mlp: Any) -> Any:
+    parts: list[Any] = []
+    for layer in mlp.layers:
+        parts += [_torch_linear(torch, layer), getattr(torch.nn, _TORCH_ACTIVATIONS[mlp.activation])()]
+    return torch.nn.Sequential(*parts[:-1])
+
+
+def _torch_embedding(torch: Any, layer: Any) -> Any:
+    return torch.nn.Embedding.from_pretrained(torch.from_numpy(layer.weight.data.copy()), freeze=False)
+
+
+def _torch_rms_norm(torch: Any, layer: Any) -> Any:
+    module = torch.nn.RMSNorm(layer.dim, eps=layer.eps, elementwise_affine=layer.weight is not None)
+    if layer.weight is not None:
+        with torch.no_grad():
+            module.weight.copy_(torch.from_numpy(layer.weight.data.copy()))
+    return module
+
+
+def _torch_attention(torch: Any, layer: Any) -> Any:
+    q, k, v, o = (_torch_linear(torch, part) for part in (layer.q, layer.k, layer.v, layer.o))
+    n_head = layer.n_head
+
+    class Attention(torch.nn.Module):  # type: ignore[misc, name-defined]
+        def __init__(self) -> None:
+            super().__init__()
+            self.q, self.k, self.v, self.o = q, k, v, o
+
+        def forward(self, x: Any) -> Any:
+            *batch, T, C = x.shape
+
+            def heads(t: Any) -> Any:
+                return t.reshape(*batch, T, n_head, C // n_head).transpose(-3, -2)
+            y = torch.nn.functional.scaled_dot_product_attention(heads(self.q(x)), heads(self.k(x)), heads(self.v(x)),
+                                                                 is_causal=True)
+            return self.o(y.transpose(-3, -2).reshape(x.shape))
+    return Attention()
+
+
+LAYERS: list[Layer] = [
+    Layer('Linear', lambda: mt.Linear(4, 3, rng=_rng()), _torch_linear, (5, 4)),
+    Layer('Linear without bias, batched', lambda: mt.Linear(4, 3, bias=False, rng=_rng()), _torch_linear, (2, 5, 4)),
+    Layer('Linear of one vector', lambda: mt.Linear(4, 3, rng=_rng()), _torch_linear, (4,)),
+    Layer('MLP relu', lambda: mt.MLP(4, [6, 3], rng=_rng()), _torch_mlp, (5, 4)),
+    Layer('MLP tanh', lambda: mt.MLP(4, [6, 3], activation='tanh', rng=_rng()), _torch_mlp, (5, 4)),
+    Layer('MLP sigmoid', lambda: mt.MLP(4, [6, 2, 3], activation='sigmoid', rng=_rng()), _torch_mlp, (5, 4)),
+    Layer('Embedding', lambda: mt.Embedding(6, 4, rng=_rng()), _torch_embedding, 'indices'),
+    Layer('RMSNorm', lambda: mt.RMSNorm(4), _torch_rms_norm, (2, 5, 4)),
+    Layer('RMSNorm eps, no weight', lambda: mt.RMSNorm(4, eps=1e-2, elementwise_affine=False), _torch_rms_norm,
+          (5, 4)),
+    Layer('CausalSelfAttention', lambda: mt.CausalSelfAttention(8, 2, rng=_rng()), _torch_attention, (2, 5, 8)),
+    Layer('CausalSelfAttention of one sequence', lambda: mt.CausalSelfAttention(8, 4, rng=_rng()), _torch_attention,
+          (5, 8)),
+]
