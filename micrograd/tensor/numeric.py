@@ -139,6 +139,12 @@ def opmath(dtype: np.dtype[Any]) -> np.dtype[Any]:
     return FLOAT32 if dtype == HALF else dtype
 
 
+def wide(a: Array) -> Array:
+    """a in the dtype its ops compute in (opmath): float16 as float32, any other array as it is (no copy).
+    An op computes with wide() inputs and rounds its result to float16 once, as PyTorch's half ops do."""
+    return a.astype(FLOAT32) if a.dtype == HALF else a
+
+
 def accumulator(dtype: np.dtype[Any]) -> np.dtype[Any]:
     """The dtype a sum adds up in: float16 in float32 (as NumPy's mean and PyTorch do: 70,000 ones
     would overflow float16), integers and bools in int64 (PyTorch's sum of them is int64)."""

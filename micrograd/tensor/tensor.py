@@ -28,6 +28,7 @@ import numpy.typing as npt
 from micrograd import engine
 from micrograd.tensor.numeric import (
     BOOL,
+    HALF,
     REAL_KINDS,
     Array,
     Axis,
@@ -46,6 +47,7 @@ from micrograd.tensor.numeric import (
     softmax,
     sum_into_rows,
     unbroadcast,
+    wide,
 )
 
 keep_freed_memory()  # each training step reuses the memory the last one freed (see numeric.py)
@@ -240,12 +242,14 @@ class Tensor:
         Operands of different dtypes are promoted as for `*` (PyTorch refuses to mix them)."""
         other = self._lift(other, '@')
         a, b = _promoted(self.data, other.data)
+        rounded = a.dtype if a.dtype == HALF else None  # float16 multiplies in float32 and rounds once, as PyTorch
+        a, b = wide(a), wide(b)
         if a.ndim == 0 or b.ndim == 0:
             raise ValueError(f"Tensor.matmul: needs at least 1-D operands, got shapes {a.shape} and {b.shape}")
         if a.dtype == BOOL:
             raise TypeError("Tensor.matmul: bool matrices have no product here, as in PyTorch")
         if a.ndim > 2 and b.ndim == 2 and a.shape[-1] == b.shape[0]:
-            return self._matmul_rows(other, a, b)
+            return self._matmul_rows(other, a, b, rounded)
         try:
             with np.errstate(invalid='ignore', over='ignore'):  # inf * 0 is nan, quietly, as in PyTorch
                 out = a @ b
@@ -264,9 +268,9 @@ class Tensor:
                 self._add_grad(unbroadcast(g @ b2.swapaxes(-1, -2), a2.shape).reshape(a.shape), own=True)
             if other.requires_grad:
                 other._add_grad(unbroadcast(a2.swapaxes(-1, -2) @ g, b2.shape).reshape(b.shape), own=True)
-        return Tensor._result(out, (self, other), '@', _backward)
+        return Tensor._result(_round(out, rounded), (self, other), '@', _backward)
 
-    def _matmul_rows(self, other: Tensor, a: Array, b: Array) -> Tensor:
+    def _matmul_rows(self, other: Tensor, a: Array, b: Array, rounded: np.dtype[Any] | None) -> Tensor:
         """self @ other for self of shape (..., K) and a matrix other (K, N): a Linear on a batch of sequences.
 
         Every row of self meets the same matrix, so this is one (rows, K) @ (K, N) product: the
@@ -285,7 +289,7 @@ class Tensor:
                 other._add_grad(rows.T @ g, own=True)
         with np.errstate(invalid='ignore', over='ignore'):  # inf * 0 is nan, quietly, as in PyTorch
             out = (rows @ b).reshape(*a.shape[:-1], b.shape[1])
-        return Tensor._result(out, (self, other), '@', _backward)
+        return Tensor._result(_round(out, rounded), (self, other), '@', _backward)
 
     def matmul(self, other: Tensor | ArrayLike) -> Tensor:
         return self @ other
@@ -546,7 +550,8 @@ class Tensor:
         t = np.tanh(self.data, dtype=float_dtype(self.data.dtype))
 
         def _backward(grad: Array) -> None:  # d tanh(x)/dx = 1 - tanh(x)**2
-            self._add_grad(grad * (1 - t * t))
+            tw = wide(t)  # (float16 in float32, rounded once by _add_grad, as PyTorch's half tanh_backward)
+            self._add_grad(wide(grad) * (1 - tw * tw))
         return Tensor._result(t, (self,), 'tanh', _backward)
 
     def relu(self) -> Tensor:
@@ -599,10 +604,12 @@ class Tensor:
         return self.clamp(min, max)
 
     def sigmoid(self) -> Tensor:
-        s = sigmoid(self.data.astype(float_dtype(self.data.dtype), copy=False))
+        x = self.data.astype(float_dtype(self.data.dtype), copy=False)
+        s = sigmoid(wide(x)).astype(x.dtype, copy=False)  # float16 in float32, rounded once, as PyTorch
 
         def _backward(grad: Array) -> None:  # d sigmoid(x)/dx = s (1 - s)
-            self._add_grad(grad * s * (1 - s))
+            sw = wide(s)
+            self._add_grad(wide(grad) * sw * (1 - sw))
         return Tensor._result(s, (self,), 'sigmoid', _backward)
 
     def softmax(self, axis: int = -1) -> Tensor:
@@ -612,10 +619,11 @@ class Tensor:
             _one_axis(axis, 1, 'softmax')
             return self.reshape(1).softmax(0).reshape(())
         (ax,) = _one_axis(axis, self.data.ndim, 'softmax')
-        s = softmax(self.data, ax)
+        s = softmax(wide(self.data), ax).astype(float_dtype(self.data.dtype), copy=False)  # (float16: as sigmoid)
 
         def _backward(grad: Array) -> None:  # ds_i/dx_j = s_i (1[i=j] - s_j)
-            self._add_grad(s * (grad - (grad * s).sum(axis=ax, keepdims=True)))
+            sw, g = wide(s), wide(grad)
+            self._add_grad(sw * (g - (g * sw).sum(axis=ax, keepdims=True)))
         return Tensor._result(s, (self,), 'softmax', _backward)
 
     def log_softmax(self, axis: int = -1) -> Tensor:
@@ -624,10 +632,11 @@ class Tensor:
             _one_axis(axis, 1, 'log_softmax')
             return self.reshape(1).log_softmax(0).reshape(())
         (ax,) = _one_axis(axis, self.data.ndim, 'log_softmax')
-        out = log_softmax(self.data, ax)
+        out = log_softmax(wide(self.data), ax).astype(float_dtype(self.data.dtype), copy=False)  # (as softmax)
 
         def _backward(grad: Array) -> None:  # d out_i/dx_j = 1[i=j] - softmax(x)_j
-            self._add_grad(grad - np.exp(out) * grad.sum(axis=ax, keepdims=True))
+            g = wide(grad)
+            self._add_grad(g - np.exp(wide(out)) * g.sum(axis=ax, keepdims=True))
         return Tensor._result(out, (self,), 'log_softmax', _backward)
 
     def astype(self, dtype: npt.DTypeLike) -> Tensor:
