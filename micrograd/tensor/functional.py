@@ -15,7 +15,6 @@ import numpy as np
 
 from micrograd.tensor.numeric import (
     Array,
-    accumulator,
     index,
     is_number,
     log_softmax,
@@ -24,6 +23,7 @@ from micrograd.tensor.numeric import (
     scale_rows,
     sigmoid,
     softmax,
+    wide,
 )
 from micrograd.tensor.tensor import ArrayLike, Tensor
 
@@ -79,15 +79,15 @@ def binary_cross_entropy(probs: Tensor, target: Tensor | ArrayLike) -> Tensor:
                          f"(pass raw scores to binary_cross_entropy_with_logits)")
     if not np.all((y >= 0) & (y <= 1)):
         raise ValueError(f"binary_cross_entropy: targets must lie in [0, 1], got {y[~((y >= 0) & (y <= 1))][0]}")
-    acc = accumulator(p.dtype)  # float16 sums and divides in float32, as PyTorch: 70,000 losses are no overflow
+    p, y = wide(p), wide(y)  # float16 computes in float32 (70,000 is no float16) and rounds once, as PyTorch
     with np.errstate(divide='ignore', invalid='ignore'):  # log(0) = -inf, clamped just below; an empty mean is nan
         log_p, log_q = np.maximum(np.log(p), -100), np.maximum(np.log1p(-p), -100)
         losses = -(y * log_p + (1 - y) * log_q)
-        loss = np.asarray(np.sum(losses, dtype=acc) / p.size, dtype=p.dtype)
+        loss = np.asarray(np.sum(losses) / p.size, dtype=probs.data.dtype)
     wanted = _wanting_gradients(target)
 
     def _backward(grad: Array) -> None:  # dL/dp = (p - y) / (p (1 - p)) / n, kept finite at p = 0 or 1
-        g = grad.astype(acc, copy=False) / p.size
+        g = wide(grad) / p.size
         probs._add_grad(g * (p - y) / np.maximum(p * (1 - p), 1e-12))
         if wanted is not None:  # dL/dy = (log(1 - p) - log(p)) / n, with PyTorch's clamped logs
             wanted._add_grad(g * (log_q - log_p))
@@ -101,17 +101,16 @@ def binary_cross_entropy_with_logits(logits: Tensor, target: Tensor | ArrayLike)
     -(y log s(z) + (1-y) log(1-s(z))) = max(z, 0) - z y + log(1 + e^-|z|).
     """
     y = _target(target, logits, 'binary_cross_entropy_with_logits')
-    z = logits.data
+    z, y = wide(logits.data), wide(y)  # float16 computes in float32 and rounds once (70,000 is no float16)
     zy = np.multiply(z, y, out=np.zeros_like(z), where=y != 0)  # z y, and 0 where y = 0 even for z = inf
     with np.errstate(invalid='ignore'):  # z = inf with y = 1: inf - inf is nan, as in PyTorch
         losses = np.maximum(z, 0) - zy + np.log1p(np.exp(-np.abs(z)))
-    acc = accumulator(z.dtype)  # float16 sums and divides in float32, as PyTorch
     with np.errstate(invalid='ignore'):  # the mean of an empty batch is nan, as in PyTorch
-        loss = np.asarray(np.sum(losses, dtype=acc) / z.size, dtype=z.dtype)
+        loss = np.asarray(np.sum(losses) / z.size, dtype=logits.data.dtype)
     wanted = _wanting_gradients(target)
 
     def _backward(grad: Array) -> None:  # dL/dz = (sigmoid(z) - y) / n
-        g = grad.astype(acc, copy=False) / z.size
+        g = wide(grad) / z.size
         logits._add_grad(g * (sigmoid(z) - y))
         if wanted is not None:  # dL/dy = -z / n
             wanted._add_grad(-g * z)
@@ -146,15 +145,15 @@ def cross_entropy(logits: Tensor, targets: Tensor | Array | Sequence[int], ignor
                          f"{ignore_index}, to skip the row), got {wrong[0]}")
     rows, picked = np.arange(n), np.where(counted, t, 0)  # an ignored row picks any class: it is multiplied by 0
     n_counted = int(counted.sum())
-    log_probs = log_softmax(logits.data, axis=1)
+    log_probs = log_softmax(wide(logits.data), axis=1)  # (float16 in float32, the loss rounded once)
     with np.errstate(invalid='ignore'):  # no row counted: 0 / 0 = nan, as in PyTorch
-        loss = -np.where(counted, log_probs[rows, picked], 0).sum() / n_counted
+        loss = np.asarray(-np.where(counted, log_probs[rows, picked], 0).sum() / n_counted, dtype=logits.data.dtype)
 
     def _backward(grad: Array) -> None:  # dL/dlogits = (softmax - one_hot(target)) / n_counted, 0 if ignored
         g = np.exp(log_probs)
         g[rows, picked] -= 1
         g[~counted] = 0
-        g *= grad / max(n_counted, 1)
+        g *= wide(grad) / max(n_counted, 1)
         logits._add_grad(g)
     return Tensor._result(loss, (logits,), 'cross_entropy', _backward)
 
@@ -234,8 +233,10 @@ def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, is_causal: boo
         raise ValueError(f"scaled_dot_product_attention: is_causal needs as many queries as keys, got "
                          f"{T} queries and {S} keys")
     scale = 1 / math.sqrt(q.shape[-1])  # keeps the scores O(1) however many channels d there are
+    dtype = np.result_type(q.data, k.data, v.data)
+    qd, kd, vd = wide(q.data), wide(k.data), wide(v.data)  # float16 computes in float32 and rounds once, as PyTorch
     try:
-        scores = q.data @ k.data.swapaxes(-2, -1)  # (..., T, S): how well query t matches key s
+        scores = qd @ kd.swapaxes(-2, -1)  # (..., T, S): how well query t matches key s
     except ValueError:
         raise ValueError(f"scaled_dot_product_attention: the leading axes of q {q.shape} and k {k.shape} "
                          f"do not broadcast") from None
@@ -251,21 +252,22 @@ def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, is_causal: boo
     # The output (..., n_head, T, d_v) is written in (..., T, n_head, d_v) memory: the layout in which
     # the heads are put side by side again (out.swapaxes(-3, -2).reshape(..., T, C)) without a copy.
     has_heads = len(shape) > 2
-    memory = np.empty(shape[:-3] + (T, shape[-3], shape[-1]) if has_heads else shape, dtype=np.result_type(p, v.data))
-    out = np.matmul(p, v.data, out=memory.swapaxes(-3, -2) if has_heads else memory)
+    memory = np.empty(shape[:-3] + (T, shape[-3], shape[-1]) if has_heads else shape, dtype=dtype)
+    out = np.matmul(p, vd, out=memory.swapaxes(-3, -2) if has_heads else memory)
 
     def _backward(grad: Array) -> None:
         # out = p @ v:               dp = grad @ v^T,  dv = p^T @ grad
         # p = softmax(scores):       dscores = p * (dp - sum_s p_s dp_s)   (0 where masked, since p is 0 there)
         # scores = q @ k^T * scale:  dq = dscores @ k * scale,  dk = dscores^T @ q * scale
-        dscores = grad @ v.data.swapaxes(-2, -1)  # dp, then turned into dscores in its own memory:
+        grad = wide(grad)
+        dscores = grad @ vd.swapaxes(-2, -1)  # dp, then turned into dscores in its own memory:
         dscores -= row_dot(p, dscores)
         dscores *= p
         dscores *= scale  # with the scale of the step after
         if q.requires_grad:
-            q._add_grad(_product_laid_out_as(q, dscores, k.data), own=True)
+            q._add_grad(_product_laid_out_as(q, dscores, kd), own=True)
         if k.requires_grad:
-            k._add_grad(_product_laid_out_as(k, dscores.swapaxes(-2, -1), q.data), own=True)
+            k._add_grad(_product_laid_out_as(k, dscores.swapaxes(-2, -1), qd), own=True)
         if v.requires_grad:
             v._add_grad(_product_laid_out_as(v, p.swapaxes(-2, -1), grad), own=True)
     return Tensor._result(out, (q, k, v), 'scaled_dot_product_attention', _backward)
