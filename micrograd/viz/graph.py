@@ -4,10 +4,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 
-import graphviz  # type: ignore[import-untyped]
-
 from micrograd.engine import Value
-from micrograd.viz.renderer import Digraph
+from micrograd.viz.renderer import Digraph, literal
 
 __all__ = ['trace', 'draw_dot', 'MAX_NODES', 'HIGHLIGHT']
 
@@ -120,7 +118,7 @@ def draw_graph(nodes: list[Value], grads: Mapping[Value, float | None], descript
         if v._op:
             flowing = flow and v is focus
             op_style = {**flow_style, 'style': 'filled', 'fillcolor': HIGHLIGHT_FILL} if flowing else {}
-            dot.node(name[v] + '_op', label=graphviz.escape(op_label(v)),  # an op's name as written, never markup
+            dot.node(name[v] + '_op', label=literal(op_label(v)),  # an op's name as written, never markup
                      shape='ellipse', margin='0.04,0.02', width='0.5', fontsize='10', height='0.3', **op_style)
             dot.edge(name[v] + '_op', name[v], **(flow_style if flowing else {}))
 

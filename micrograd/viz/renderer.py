@@ -23,7 +23,12 @@ except ImportError as e:
     raise ImportError('micrograd.viz draws graphs with the graphviz package: pip install graphviz graphviz-pure '
                       '(or, in the clone\'s folder, pip install -e ".[viz]")') from e
 
-__all__ = ['Digraph', 'RendererNotFound', 'renderer_formats']
+__all__ = ['Digraph', 'RendererNotFound', 'renderer_formats', 'literal']
+
+
+def literal(text: str) -> str:
+    """text to be shown as written in a DOT label: a backslash, or <...> (which DOT reads as HTML), mean nothing."""
+    return cast(str, graphviz.escape(text))
 
 
 class RendererNotFound(graphviz.ExecutableNotFound):  # type: ignore[misc]  # graphviz has no types
