@@ -204,7 +204,7 @@ class Tensor:
     def __pow__(self, other: Tensor | ArrayLike) -> Tensor:  # self ** other
         a_number = is_number(other)
         other = self._lift(other, '**')
-        x, k = _promoted(self.data, other.data)
+        x, k, rounded = _opmath(self.data, other.data)  # (1.0001 ** x16 in float32: see _opmath)
         if self.data.dtype == BOOL and other.data.dtype == BOOL and not a_number:
             raise TypeError("Tensor.__pow__: a bool tensor to a bool tensor's power is not supported, as in PyTorch")
         if x.dtype.kind == 'f' and np.any((x < 0) & (k != np.round(k))):
@@ -216,7 +216,7 @@ class Tensor:
             raise ValueError(f"Tensor.__pow__: a tensor exponent needs a base > 0 (its gradient is "
                              f"base**k * log(base)), got a base of {x.min()}")
         with np.errstate(divide='ignore', over='ignore'):  # 0 ** -1 = inf, as PyTorch
-            out = (x ** k).astype(x.dtype, copy=False)  # (NumPy's bool ** bool is int8)
+            out = _round((x ** k).astype(x.dtype, copy=False), rounded)  # (NumPy's bool ** bool is int8)
 
         def _backward(grad: Array) -> None:  # d(x**k)/dx = k x**(k-1), d(x**k)/dk = x**k log(x)
             if self.requires_grad:
@@ -224,7 +224,7 @@ class Tensor:
                     slope = k * x ** (k - 1)
                 self._add_grad(grad * np.where(k == 0, 0, slope))  # ... but x**0 is constant: slope 0, as PyTorch
             if other.requires_grad:
-                other._add_grad(grad * out * np.log(x))
+                other._add_grad(grad * wide(out) * np.log(x))
         return Tensor._result(out, (self, other), '**', _backward)
 
     def __neg__(self) -> Tensor:  # -self
