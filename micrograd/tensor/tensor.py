@@ -469,8 +469,10 @@ class Tensor:
         ndim = self.data.ndim
         a1, a2 = index(axis1, 'Tensor.swapaxes'), index(axis2, 'Tensor.swapaxes')
         for a in (a1, a2):
-            if not -ndim <= a < ndim:
+            if not -max(ndim, 1) <= a < max(ndim, 1):  # (a 0-d tensor has one axis to name, 0 or -1, as in PyTorch)
                 raise ValueError(f"Tensor.swapaxes: axis {a!r} is out of range for a tensor of shape {self.data.shape}")
+        if ndim == 0:
+            return self.reshape(())  # nothing to swap: the same number, as a new node (a view, as PyTorch's)
 
         def _backward(grad: Array) -> None:  # swapping the same two axes again puts every number back
             self._add_grad(grad.swapaxes(a1, a2))
