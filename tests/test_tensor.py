@@ -413,7 +413,15 @@ def test_cross_entropy_checks_its_targets():
     with pytest.raises(ValueError, match=r'class indices must lie in \[0, 3\)'):
         cross_entropy(logits, [0, 3])
     with pytest.raises(ValueError, match=r'logits must have shape \(batch, classes\)'):
-        cross_entropy(Tensor(np.zeros(3)), [0])
+        cross_entropy(Tensor(np.zeros((2, 2, 3))), [0, 1])
+    with pytest.raises(ValueError, match=r'logits of shape \(3,\) are one row'):
+        cross_entropy(Tensor(np.zeros(3)), [0, 1])
+
+
+def test_cross_entropy_of_one_row_is_that_of_a_batch_of_one_as_in_pytorch():
+    row = [1.0, 2.0, 0.5]
+    for target in (1, np.int64(1), [1]):
+        assert cross_entropy(Tensor(row), target).item() == cross_entropy(Tensor([row]), [1]).item()
 
 
 # --- layers ---

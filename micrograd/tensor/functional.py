@@ -125,10 +125,25 @@ def cross_entropy(logits: Tensor, targets: Tensor | Array | Sequence[int], ignor
     ignore_index takes no part, not even in the count the mean divides by: that is how the
     padding of short sequences in a batch is left out. (For a sequence model, reshape
     logits (B, T, C) to (B*T, C) and targets (B, T) to (B*T,).)
+
+    As in PyTorch, targets may instead be probabilities, floats of the logits' shape (soft labels):
+    then the loss is -sum(targets * log_softmax(logits)) / n, and a target tensor that requires
+    gradients gets them. Logits of shape (classes,) are one row (a 0-d class index or a row of
+    probabilities as its target).
     """
     _check_prediction(logits, 'cross_entropy', 'logits')
     ignore_index = index(ignore_index, 'cross_entropy: ignore_index')  # np.int64(-1) or a 0-d array as its int
     t = np.asarray(targets.data if isinstance(targets, Tensor) else targets)
+    if logits.data.ndim == 1:  # one row, as PyTorch's unbatched input: the same loss for a batch of one
+        if t.shape == logits.shape and t.dtype.kind == 'f':
+            return _soft_cross_entropy(logits.reshape(1, -1), _as_row(targets))
+        if t.shape not in ((), (1,)) or t.dtype.kind not in 'iu':  # ([2] as well as 2, as PyTorch takes)
+            raise ValueError(f"cross_entropy: logits of shape {logits.shape} are one row: the target is one class "
+                             f"index (an integer) or {logits.shape[0]} probabilities, got shape {t.shape} of "
+                             f"dtype {t.dtype}")
+        return cross_entropy(logits.reshape(1, -1), t.reshape(1), ignore_index)
+    if t.shape == logits.shape and t.dtype.kind == 'f':  # probabilities, as PyTorch tells them from indices
+        return _soft_cross_entropy(logits, targets)
     if t.size == 0 and t.dtype.kind == 'f':  # [] is float64 to NumPy: an empty batch of class indices
         t = t.astype(np.int64)
     if logits.data.ndim != 2:
@@ -156,6 +171,29 @@ def cross_entropy(logits: Tensor, targets: Tensor | Array | Sequence[int], ignor
         g *= wide(grad) / max(n_counted, 1)
         logits._add_grad(g)
     return Tensor._result(loss, (logits,), 'cross_entropy', _backward)
+
+
+def _as_row(targets: Tensor | Array | Sequence[int]) -> Tensor | Array:
+    """A (classes,) target as a (1, classes) one; a tensor through reshape, so that its gradient flows back."""
+    return targets.reshape(1, -1) if isinstance(targets, Tensor) else np.asarray(targets).reshape(1, -1)
+
+
+def _soft_cross_entropy(logits: Tensor, targets: Tensor | Array | Sequence[int]) -> Tensor:
+    """cross_entropy with probabilities as targets: -sum(y * log_softmax(logits)) / n over n rows."""
+    y = wide(_target(targets, logits, 'cross_entropy'))
+    n = logits.data.shape[0]
+    log_probs = log_softmax(wide(logits.data), axis=1)  # (float16 in float32, the loss rounded once)
+    with np.errstate(invalid='ignore', divide='ignore'):  # an empty batch: 0 / 0 = nan, as in PyTorch
+        loss = np.asarray(-np.sum(y * log_probs) / n, dtype=logits.data.dtype)
+    wanted = _wanting_gradients(targets)
+
+    def _backward(grad: Array) -> None:  # dL/dlogits = (softmax sum(y) - y) / n, dL/dy = -log_softmax / n
+        g = wide(grad) / max(n, 1)
+        logits._add_grad(g * (np.exp(log_probs) * y.sum(axis=1, keepdims=True) - y))
+        if wanted is not None:
+            wanted._add_grad(-g * log_probs)
+    parents = (logits,) if wanted is None else (logits, wanted)
+    return Tensor._result(loss, parents, 'cross_entropy', _backward)
 
 
 # --- normalization and attention: each one op, with its gradient derived by hand ---
