@@ -369,3 +369,42 @@ LAYERS: list[Layer] = [
     Layer('CausalSelfAttention of one sequence', lambda: mt.CausalSelfAttention(8, 4, rng=_rng()), _torch_attention,
           (5, 8)),
 ]
+
+
+# --- losses: each with PyTorch's, and how its inputs and targets are made ---
+
+@dataclass(frozen=True)
+class Loss:
+    """A loss, PyTorch's (called with torch.nn.functional first), and its sample prediction and target for a
+    shape: prediction(rng, shape) and target(rng, shape) as float64 arrays (or integer class indices)."""
+    name: str
+    ours: Callable[[Any, Any], Any]
+    theirs: Callable[[Any, Any, Any], Any]
+    prediction: Callable[[np.random.Generator, tuple[int, ...]], np.ndarray]
+    target: Callable[[np.random.Generator, tuple[int, ...]], np.ndarray]
+    shapes: tuple[tuple[int, ...], ...] = ((4, 3), (), (0, 3))  # a batch, 0-d, empty
+
+
+def _normal(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    return np.asarray(rng.normal(size=shape))
+
+
+def _probability(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    return np.asarray(rng.uniform(0.05, 0.95, size=shape))
+
+
+def _class_indices(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    return np.asarray(rng.integers(0, shape[-1], size=shape[:-1]))
+
+
+LOSSES: list[Loss] = [
+    Loss('mse_loss', mt.mse_loss, lambda F, p, t: F.mse_loss(p, t), _normal, _normal),
+    Loss('binary_cross_entropy', mt.binary_cross_entropy, lambda F, p, t: F.binary_cross_entropy(p, t),
+         _probability, _probability),
+    Loss('binary_cross_entropy_with_logits', mt.binary_cross_entropy_with_logits,
+         lambda F, p, t: F.binary_cross_entropy_with_logits(p, t), _normal, _probability),
+    Loss('cross_entropy, probabilities', mt.cross_entropy, lambda F, p, t: F.cross_entropy(p, t), _normal,
+         _probability, shapes=((4, 3), (3,), (0, 3))),  # (3,): one row, PyTorch's unbatched input
+    Loss('cross_entropy, class indices', mt.cross_entropy, lambda F, p, t: F.cross_entropy(p, t), _normal,
+         _class_indices, shapes=((4, 3), (3,), (0, 3))),
+]

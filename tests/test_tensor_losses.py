@@ -1,0 +1,69 @@
+"""Every loss of tests/tensor_ops.py's LOSSES against PyTorch's: in float64, float32 and float16; on a batch, a
+0-d (or one-row) input and an empty batch; with the target given as an array, as a tensor, and as a tensor that
+requires gradients (which then gets PyTorch's gradient). The loss's value, dtype and kind (an ndarray, never a
+NumPy scalar) and both gradients."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import micrograd.tensor as mt
+from tests.tensor_ops import LOSSES, Loss
+from tests.test_tensor_sweep import (
+    REFUSALS,
+    needs_torch,
+    tolerance,
+    torch,
+    torch_in_float64,  # noqa: F401  (the fixture: PyTorch in float64)
+)
+
+TARGETS = ('array', 'tensor', 'tensor requiring grad')
+CASES = [pytest.param(loss, shape, dtype, target, id=f"{loss.name}-{shape}-{dtype}-{target}")
+         for loss in LOSSES for shape in loss.shapes for dtype in ('float64', 'float32', 'float16')
+         for target in TARGETS]
+
+
+def _inputs(loss: Loss, shape: tuple[int, ...], dtype: str) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(len(loss.name) + len(shape))
+    prediction, target = loss.prediction(rng, shape), loss.target(rng, shape)
+    return prediction.astype(dtype), (target if target.dtype.kind in 'iu' else target.astype(dtype))
+
+
+def _close(ours: Any, theirs: np.ndarray, what: str) -> None:
+    assert type(ours) is np.ndarray, f"{what}: a {type(ours).__name__}, not an ndarray"
+    assert ours.dtype == theirs.dtype and ours.shape == theirs.shape, (what, ours.dtype, theirs.dtype, ours.shape)
+    np.testing.assert_allclose(ours.astype(np.float64), theirs.astype(np.float64), equal_nan=True, err_msg=what,
+                               **tolerance(ours.dtype))
+
+
+@needs_torch
+@pytest.mark.parametrize('loss, shape, dtype, target', CASES)
+def test_every_loss_agrees_with_pytorch_and_differentiates_its_target(loss, shape, dtype, target):
+    p, t = _inputs(loss, shape, dtype)
+    wants = target == 'tensor requiring grad'
+    if wants and t.dtype.kind in 'iu':
+        with pytest.raises(TypeError, match='only floating-point tensors can require gradients'):
+            mt.Tensor(t, dtype=t.dtype, requires_grad=True)  # refused as PyTorch refuses it
+        return
+    pred = mt.Tensor(p, dtype=dtype, requires_grad=True)
+    y: Any = t if target == 'array' else mt.Tensor(t, dtype=t.dtype, requires_grad=wants)
+    their_pred, their_y = torch.from_numpy(p.copy()).requires_grad_(True), torch.from_numpy(t.copy())
+    their_y.requires_grad_(wants)
+    what = f"{loss.name} on {shape} in {dtype}, the target as {target}"
+    try:
+        theirs = loss.theirs(torch.nn.functional, their_pred, their_y)
+    except (RuntimeError, ValueError):
+        with pytest.raises(REFUSALS):
+            loss.ours(pred, y)
+        return
+    out = loss.ours(pred, y)
+    _close(out.data, theirs.detach().numpy(), what)
+    out.backward()
+    theirs.backward()
+    _close(pred.grad, their_pred.grad.numpy(), f"{what}: the prediction's gradient")
+    if wants:
+        _close(y.grad, their_y.grad.numpy(), f"{what}: the target's gradient")
+    elif isinstance(y, mt.Tensor):
+        assert y.grad is None
