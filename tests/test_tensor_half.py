@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import micrograd.tensor as mt
 from tests.tensor_ops import OPS, Op
 from tests.test_tensor_sweep import (
     Refused,
@@ -15,6 +16,7 @@ from tests.test_tensor_sweep import (
     run_torch,
     samples,
     specials,
+    torch,
     torch_in_float64,  # noqa: F401  (the fixture: PyTorch in float64)
 )
 
@@ -64,3 +66,52 @@ def test_float16_results_and_gradients_are_pytorchs_to_2_ulps(op, which):
         if h is not None:
             assert g is not None, f"{what}: input {i} got no gradient"
             _assert_close(g, h, f"{what}: the gradient of input {i}")
+
+
+# --- a float16 tensor (with axes, or 0-d) and a number: the number takes part in float32 where PyTorch's does ---
+
+WITH_A_NUMBER = {
+    'x * c': lambda x, c: x * c, 'c * x': lambda x, c: c * x, 'x / c': lambda x, c: x / c,
+    'c / x': lambda x, c: c / x, 'x + c': lambda x, c: x + c, 'x - c': lambda x, c: x - c, 'c - x': lambda x, c: c - x,
+    'x ** c': lambda x, c: x ** c, 'c ** x': lambda x, c: c ** x,
+    'x < c': lambda x, c: x < c, 'x == c': lambda x, c: x == c,  # compared in float16, as PyTorch compares
+    'where(x > 1, x, c)': lambda x, c: (mt.where(x.data > 1, x, c) if isinstance(x, mt.Tensor)
+                                        else torch.where(x > 1, x, c)),
+    'clamp(min=c)': lambda x, c: x.clamp(min=c), 'masked_fill(x > 1, c)': lambda x, c: x.masked_fill(x > 1, c),
+}
+NUMBERS = {'1e-8': 1e-8, '70000': 70000.0, '1.0001': 1.0001, '1e-4': 1e-4, '3': 3, 'np.float64(1e-8)': np.float64(1e-8)}
+NUMBER_DIFFERS = {  # where we keep the true number and PyTorch rounds something to float16 on the way
+    ('c ** x', '1.0001'): "PyTorch's rpow rounds the base to float16 (1.0001 ** 10 = 1.0); we compute 1.001",
+    ('c ** x', '1e-8'): "PyTorch's rpow rounds the base to float16 (0, so 0 ** 0.1 = 0); we compute 0.158",
+    ('c ** x', 'np.float64(1e-8)'): "as for 1e-8",
+    ('c ** x', '70000'): "PyTorch's rpow rounds the base to float16 (inf, so inf ** 0.1 = inf); we compute 3.05",
+    ('c / x', '70000'): ("PyTorch's c / x is c * reciprocal(x), whose backward overflows float16 (70000 * grad is "
+                         "inf: -inf everywhere); we compute -c / x ** 2 in float32: -17504 at x = 2"),
+}
+
+
+@needs_torch
+@pytest.mark.parametrize('shape', [(4,), ()], ids=['with axes', '0-d'])
+@pytest.mark.parametrize('number', NUMBERS)
+@pytest.mark.parametrize('name', WITH_A_NUMBER)
+def test_a_float16_tensor_and_a_number_give_pytorchs_float16_result(name, number, shape):
+    f, c = WITH_A_NUMBER[name], NUMBERS[number]
+    if name == 'masked_fill(x > 1, c)' and number == '70000':
+        pytest.skip("70000 does not fit in float16: refused as a fill value (FILL_FITS in the table)")
+    x = np.resize(np.array([1.0, 2.0, 10.0, 0.1], dtype=np.float16), shape)
+    ours_x, their_x = mt.Tensor(x, dtype=np.float16, requires_grad=True), torch.tensor(x, requires_grad=True)
+    try:
+        theirs = f(their_x, c)
+    except RuntimeError:  # a number that does not fit in float16 as a limit or an exponent: refused by both
+        with pytest.raises(ValueError, match='does not fit in float16'):
+            f(ours_x, c)
+        return
+    ours = f(ours_x, c)
+    assert type(ours.data) is np.ndarray and ours.data.dtype == theirs.detach().numpy().dtype, (ours, theirs)
+    if theirs.requires_grad:
+        ours.backward(np.ones(ours.shape))
+        theirs.backward(torch.ones_like(theirs))
+        if (name, number) not in NUMBER_DIFFERS:
+            _assert_close(ours_x.grad, their_x.grad.numpy(), f"{name} with {number}: the gradient")
+    if (name, number) not in NUMBER_DIFFERS:
+        _assert_close(ours.data, theirs.detach().numpy(), f"{name} with {number}")

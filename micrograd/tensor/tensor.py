@@ -118,11 +118,14 @@ class Tensor:
             raise TypeError(f"unsupported operand for {op}: Tensor and {type(other).__name__} ({other!r})")
         x = self.data
         dtype = x.dtype if type(other) is float and x.dtype.kind == 'f' else result_dtype(x, other)  # type: ignore[arg-type]
-        if dtype == np.float16 and x.ndim:  # the number stays a float32 (PyTorch's "opmath"): see _opmath
-            dtype = np.dtype(np.float32)
         number = other.item() if isinstance(other, np.generic) else other
         try:
-            return _constant(np.asarray(number, dtype=dtype))
+            if dtype == HALF and op in _ARITHMETIC:  # the number stays a float32 (PyTorch's "opmath"): see _opmath
+                constant = _constant(np.asarray(number, dtype=np.float32))
+                constant._op = 'number'
+                return constant
+            with np.errstate(over='ignore'):  # x32 * 1e40: 1e40 is inf in float32, quietly, as in PyTorch
+                return _constant(np.asarray(number, dtype=dtype))
         except OverflowError:
             raise OverflowError(f"Tensor.{op}: {number!r} does not fit in the tensor's {dtype} "
                                 f"(PyTorch wraps it around silently)") from None
@@ -154,7 +157,7 @@ class Tensor:
 
     def __add__(self, other: Tensor | ArrayLike) -> Tensor:
         other = self._lift(other, '+')
-        x, y, rounded = _opmath(self.data, other.data)
+        x, y, rounded = _opmath(self, other)
 
         def _backward(grad: Array) -> None:  # d(x+y)/dx = d(x+y)/dy = 1
             if self.requires_grad:
@@ -166,7 +169,7 @@ class Tensor:
     def __sub__(self, other: Tensor | ArrayLike) -> Tensor:
         is_bool = isinstance(other, (bool, np.bool_))  # True - x is refused as a bool tensor is, as in PyTorch
         other = self._lift(other, '-')
-        x, y, rounded = _opmath(self.data, other.data)
+        x, y, rounded = _opmath(self, other)
         if is_bool or self.data.dtype == BOOL or other.data.dtype == BOOL:
             raise TypeError("Tensor.-: subtraction with a bool tensor is not supported, as in PyTorch "
                             "(to invert a mask, use ~mask)")
@@ -180,7 +183,7 @@ class Tensor:
 
     def __mul__(self, other: Tensor | ArrayLike) -> Tensor:
         other = self._lift(other, '*')
-        x, y, rounded = _opmath(self.data, other.data)
+        x, y, rounded = _opmath(self, other)
 
         def _backward(grad: Array) -> None:  # d(xy)/dx = y, d(xy)/dy = x
             if self.requires_grad:
@@ -191,7 +194,7 @@ class Tensor:
 
     def __truediv__(self, other: Tensor | ArrayLike) -> Tensor:  # self / other; dividing by 0 gives inf, as in NumPy
         other = self._lift(other, '/')
-        x, y, rounded = _opmath(self.data, other.data, float_dtype)  # int / int is a float, as in Python and PyTorch
+        x, y, rounded = _opmath(self, other, float_dtype)  # int / int is a float, as in Python and PyTorch
 
         def _backward(grad: Array) -> None:  # d(x/y)/dx = 1/y, d(x/y)/dy = -x/y**2
             if self.requires_grad:
@@ -203,8 +206,11 @@ class Tensor:
 
     def __pow__(self, other: Tensor | ArrayLike) -> Tensor:  # self ** other
         a_number = is_number(other)
+        if a_number and self.data.dtype == HALF and math.isfinite(e := number(other, '**')) and abs(e) > 65504:
+            raise ValueError(f"Tensor.__pow__: the exponent {e!r} does not fit in float16, the tensor's dtype "
+                             f"(as PyTorch refuses it)")
         other = self._lift(other, '**')
-        x, k, rounded = _opmath(self.data, other.data)  # (1.0001 ** x16 in float32: see _opmath)
+        x, k, rounded = _opmath(self, other)  # (1.0001 ** x16 in float32: see _opmath)
         if self.data.dtype == BOOL and other.data.dtype == BOOL and not a_number:
             raise TypeError("Tensor.__pow__: a bool tensor to a bool tensor's power is not supported, as in PyTorch")
         if x.dtype.kind == 'f' and np.any((x < 0) & (k != np.round(k))):
@@ -367,7 +373,8 @@ class Tensor:
         with np.errstate(invalid='ignore', over='ignore'):  # inf + -inf is nan, quietly, as in PyTorch
             total = np.asarray(np.sum(self.data, axis=ax, keepdims=cast(Any, keepdims), dtype=acc))
         if acc != self.data.dtype and self.data.dtype.kind == 'f':
-            total = total.astype(self.data.dtype)  # float16 again (PyTorch: inf if it does not fit)
+            with np.errstate(over='ignore'):
+                total = total.astype(self.data.dtype)  # float16 again (inf if it does not fit, quietly, as PyTorch)
         return Tensor._result(total, (self,), 'sum', _backward)
 
     def mean(self, axis: Axis = None, keepdims: bool = False) -> Tensor:
@@ -509,6 +516,8 @@ class Tensor:
         an inf or nan one). Filled with -inf before a softmax, they get probability 0: that
         is how causal attention hides later positions.
         """
+        if isinstance(mask, np.bool_):  # what comparing 0-d arrays gives NumPy: a 0-d mask (Python's False is refused)
+            mask = np.asarray(mask)
         if not isinstance(mask, (np.ndarray, Tensor)):
             raise TypeError(f"Tensor.masked_fill: the mask must be a boolean array or Tensor (True = fill), got "
                             f"{type(mask).__name__} {mask!r} (compare with ==, not `is`)")
@@ -586,6 +595,10 @@ class Tensor:
         # Python numbers from here on: a float32 tensor compared with np.float64(0.5) would be compared in float64
         min = None if min is None else number(min, 'Tensor.clamp: min')
         max = None if max is None else number(max, 'Tensor.clamp: max')
+        for limit in (min, max):
+            if self.data.dtype == HALF and limit is not None and math.isfinite(limit) and abs(limit) > 65504:
+                raise ValueError(f"Tensor.clamp: {limit!r} does not fit in float16, the tensor's dtype "
+                                 f"(as PyTorch refuses it)")
         limits = [limit for limit in (min, max) if limit is not None]
         x = self.data.astype(result_dtype(self.data, *limits), copy=False)
         inside = np.ones(x.shape, dtype=bool)
@@ -650,7 +663,8 @@ class Tensor:
 
         def _backward(grad: Array) -> None:  # d x/dx = 1; _add_grad casts back to self's dtype
             self._add_grad(grad)
-        out = self.data.astype(target)
+        with np.errstate(over='ignore', invalid='ignore'):  # 1e5 as float16 is inf, quietly, as in PyTorch
+            out = self.data.astype(target)
         if target.kind != 'f':
             return _constant(out)
         return Tensor._result(out, (self,), 'astype', _backward)
@@ -816,6 +830,8 @@ def where(condition: Array | Tensor, x: Tensor | ArrayLike, y: Tensor | ArrayLik
     The gradient goes to x where condition holds and to y elsewhere (0 to the other, even if the
     gradient is inf or nan).
     """
+    if isinstance(condition, np.bool_):  # what comparing 0-d arrays gives NumPy: a 0-d condition
+        condition = np.asarray(condition)
     if not isinstance(condition, (np.ndarray, Tensor)):
         raise TypeError(f"where: the condition must be a boolean array or Tensor, got {type(condition).__name__}")
     cond = condition.data if isinstance(condition, Tensor) else condition
@@ -859,24 +875,32 @@ def _promoted(x: Array, y: Array, kind: Callable[[np.dtype[Any]], np.dtype[Any]]
     return x.astype(dtype, copy=False), y.astype(dtype, copy=False)
 
 
-def _opmath(x: Array, y: Array, kind: Callable[[np.dtype[Any]], np.dtype[Any]] | None = None
+def _opmath(a: Tensor, b: Tensor, kind: Callable[[np.dtype[Any]], np.dtype[Any]] | None = None
             ) -> tuple[Array, Array, np.dtype[Any] | None]:
     """x and y as _promoted gives them, and the dtype to round the result to, if any. PyTorch computes a float16
     tensor's op with a number (or a 0-d tensor) in float32 and rounds the result once; rounding the number to
     float16 first would make x16 * 1e-8 all zeros and x16 / 70000 zeros with a zero gradient."""
-    if (x.dtype == np.float16) != (y.dtype == np.float16) and (x.ndim == 0 or y.ndim == 0):
-        dtype = result_dtype(x, y)
-        if (kind(dtype) if kind else dtype) == np.float16:
-            wide = np.dtype(np.float32)
-            return x.astype(wide, copy=False), y.astype(wide, copy=False), np.dtype(np.float16)
+    x, y = a.data, b.data
+    if (x.dtype == HALF) != (y.dtype == HALF) and (x.ndim == 0 or y.ndim == 0):
+        # A number _lift kept in float32 for a float16 op counts as a number: the result is float16, even when
+        # the tensor is 0-d too (a 0-d float32 tensor would make it float32, as in PyTorch).
+        dtype = HALF if a._op == 'number' or b._op == 'number' else result_dtype(x, y)
+        if (kind(dtype) if kind else dtype) == HALF:
+            return x.astype(np.float32, copy=False), y.astype(np.float32, copy=False), HALF
     xs, ys = _promoted(x, y, kind)
     return xs, ys, None
 
 
 def _round(out: Array, dtype: np.dtype[Any] | None) -> Array:
-    return out if dtype is None else np.asarray(out).astype(dtype)
+    if dtype is None:
+        return out
+    with np.errstate(over='ignore'):  # past float16's range is inf, quietly, as in PyTorch
+        return np.asarray(out).astype(dtype)
 
 
+# The ops whose number meets a float16 tensor in float32 (see _opmath). PyTorch's + and - round the number to
+# float16 first (x16 - 1.0001 is 0 at 1.0), as comparisons, where and clamp do: so do we.
+_ARITHMETIC = frozenset({'*', '/', '**'})
 _COMPARISONS: dict[str, Callable[[Array, Array], Any]] = {
     '==': np.equal, '!=': np.not_equal, '<': np.less, '<=': np.less_equal, '>': np.greater, '>=': np.greater_equal}
 _LOGIC: dict[str, Callable[[Array, Array], Any]] = {'&': np.bitwise_and, '|': np.bitwise_or, '^': np.bitwise_xor}
