@@ -75,6 +75,12 @@ def describe(data: object, array: Array) -> str:
 
 # --- type promotion, as torch.result_type ---
 
+class Number(np.ndarray[Any, Any]):
+    """A Python number taking part in a float16 op as a 0-d float32 array (so that x16 * 1e-8 is not 0),
+    still known to be a number: like one, it counts only by its kind in type promotion, so a 0-d float16
+    tensor times 1e-8 stays float16 (a 0-d float32 tensor would make the result float32, as in PyTorch)."""
+
+
 def weak_dtype(x: object) -> np.dtype[Any]:
     """A Python or NumPy number takes part in an op by its kind only (PyTorch's "wrapped number"):
     `int32_tensor * 2` stays int32 and `float16_tensor * 2.5` stays float16. A float joins as float64."""
@@ -116,7 +122,7 @@ def result_dtype(*operands: Array | float) -> np.dtype[Any]:
     then numbers, each group counting only if it is of a higher category than the groups before."""
     dims = zeros = numbers_ = None
     for x in operands:
-        if isinstance(x, np.ndarray):
+        if isinstance(x, np.ndarray) and type(x) is not Number:
             if x.ndim:
                 dims = promote_types(dims, x.dtype)
             else:

@@ -32,6 +32,7 @@ from micrograd.tensor.numeric import (
     REAL_KINDS,
     Array,
     Axis,
+    Number,
     accumulator,
     axes,
     float_dtype,
@@ -121,9 +122,7 @@ class Tensor:
         number = other.item() if isinstance(other, np.generic) else other
         try:
             if dtype == HALF and op in _ARITHMETIC:  # the number stays a float32 (PyTorch's "opmath"): see _opmath
-                constant = _constant(np.asarray(number, dtype=np.float32))
-                constant._op = 'number'
-                return constant
+                return _constant(np.asarray(number, dtype=np.float32).view(Number))
             with np.errstate(over='ignore'):  # x32 * 1e40: 1e40 is inf in float32, quietly, as in PyTorch
                 return _constant(np.asarray(number, dtype=dtype))
         except OverflowError:
@@ -157,7 +156,7 @@ class Tensor:
 
     def __add__(self, other: Tensor | ArrayLike) -> Tensor:
         other = self._lift(other, '+')
-        x, y, rounded = _opmath(self, other)
+        x, y, rounded = _opmath(self.data, other.data)
 
         def _backward(grad: Array) -> None:  # d(x+y)/dx = d(x+y)/dy = 1
             if self.requires_grad:
@@ -169,7 +168,7 @@ class Tensor:
     def __sub__(self, other: Tensor | ArrayLike) -> Tensor:
         is_bool = isinstance(other, (bool, np.bool_))  # True - x is refused as a bool tensor is, as in PyTorch
         other = self._lift(other, '-')
-        x, y, rounded = _opmath(self, other)
+        x, y, rounded = _opmath(self.data, other.data)
         if is_bool or self.data.dtype == BOOL or other.data.dtype == BOOL:
             raise TypeError("Tensor.-: subtraction with a bool tensor is not supported, as in PyTorch "
                             "(to invert a mask, use ~mask)")
@@ -183,7 +182,7 @@ class Tensor:
 
     def __mul__(self, other: Tensor | ArrayLike) -> Tensor:
         other = self._lift(other, '*')
-        x, y, rounded = _opmath(self, other)
+        x, y, rounded = _opmath(self.data, other.data)
 
         def _backward(grad: Array) -> None:  # d(xy)/dx = y, d(xy)/dy = x
             if self.requires_grad:
@@ -194,7 +193,7 @@ class Tensor:
 
     def __truediv__(self, other: Tensor | ArrayLike) -> Tensor:  # self / other; dividing by 0 gives inf, as in NumPy
         other = self._lift(other, '/')
-        x, y, rounded = _opmath(self, other, float_dtype)  # int / int is a float, as in Python and PyTorch
+        x, y, rounded = _opmath(self.data, other.data, float_dtype)  # int / int is a float, as in Python and PyTorch
 
         def _backward(grad: Array) -> None:  # d(x/y)/dx = 1/y, d(x/y)/dy = -x/y**2
             if self.requires_grad:
@@ -210,7 +209,7 @@ class Tensor:
             raise ValueError(f"Tensor.__pow__: the exponent {e!r} does not fit in float16, the tensor's dtype "
                              f"(as PyTorch refuses it)")
         other = self._lift(other, '**')
-        x, k, rounded = _opmath(self, other)  # (1.0001 ** x16 in float32: see _opmath)
+        x, k, rounded = _opmath(self.data, other.data)  # (1.0001 ** x16 in float32: see _opmath)
         if self.data.dtype == BOOL and other.data.dtype == BOOL and not a_number:
             raise TypeError("Tensor.__pow__: a bool tensor to a bool tensor's power is not supported, as in PyTorch")
         if x.dtype.kind == 'f' and np.any((x < 0) & (k != np.round(k))):
@@ -875,18 +874,15 @@ def _promoted(x: Array, y: Array, kind: Callable[[np.dtype[Any]], np.dtype[Any]]
     return x.astype(dtype, copy=False), y.astype(dtype, copy=False)
 
 
-def _opmath(a: Tensor, b: Tensor, kind: Callable[[np.dtype[Any]], np.dtype[Any]] | None = None
+def _opmath(x: Array, y: Array, kind: Callable[[np.dtype[Any]], np.dtype[Any]] | None = None
             ) -> tuple[Array, Array, np.dtype[Any] | None]:
     """x and y as _promoted gives them, and the dtype to round the result to, if any. PyTorch computes a float16
     tensor's op with a number (or a 0-d tensor) in float32 and rounds the result once; rounding the number to
     float16 first would make x16 * 1e-8 all zeros and x16 / 70000 zeros with a zero gradient."""
-    x, y = a.data, b.data
     if (x.dtype == HALF) != (y.dtype == HALF) and (x.ndim == 0 or y.ndim == 0):
-        # A number _lift kept in float32 for a float16 op counts as a number: the result is float16, even when
-        # the tensor is 0-d too (a 0-d float32 tensor would make it float32, as in PyTorch).
-        dtype = HALF if a._op == 'number' or b._op == 'number' else result_dtype(x, y)
-        if (kind(dtype) if kind else dtype) == HALF:
-            return x.astype(np.float32, copy=False), y.astype(np.float32, copy=False), HALF
+        dtype = result_dtype(x, y)  # (a number _lift kept in float32 is a numeric.Number: float16 stays float16)
+        if (kind(dtype) if kind else dtype) == HALF:  # (subok=False: a Number is a plain array from here on)
+            return x.astype(np.float32, subok=False), y.astype(np.float32, subok=False), HALF
     xs, ys = _promoted(x, y, kind)
     return xs, ys, None
 
