@@ -156,18 +156,27 @@ def test_cross_entropys_target_is_class_indices_so_it_takes_no_gradient_as_in_py
     assert logits.grad.shape == (2, 3)
 
 
+# An infinite score: the loss is its limit. Where PyTorch's (max-shifted) formula has an answer we agree with it;
+# where it gives nan (a right score: z = inf with y = 1, z = -inf with y = 0; and any z = -inf) we give the limit.
+INFINITE_SCORES = [  # z, y, the loss, its gradient with respect to z and y (per element, before the mean)
+    (np.inf, 0.0, np.inf, 1.0, -np.inf), (np.inf, 0.5, np.inf, 0.5, -np.inf), (np.inf, 1.0, 0.0, 0.0, -np.inf),
+    (-np.inf, 1.0, np.inf, -1.0, np.inf), (-np.inf, 0.5, np.inf, -0.5, np.inf), (-np.inf, 0.0, 0.0, 0.0, np.inf),
+    (5.0, 0.0, 5.006715348489118, 0.9933071490757153, -5.0), (-5.0, 1.0, 5.006715348489118, -0.9933071490757153, 5.0),
+]
+
+
 @needs_torch
-@pytest.mark.parametrize('z, y', [(np.inf, 0.0), (np.inf, 1.0), (5.0, 0.0), (-5.0, 1.0)])
-def test_binary_cross_entropy_with_logits_of_an_infinite_score_is_pytorchs(z, y):
-    ours = mt.binary_cross_entropy_with_logits(mt.Tensor([z]), mt.Tensor([y])).item()
-    theirs = torch.nn.functional.binary_cross_entropy_with_logits(torch.tensor([z]), torch.tensor([y])).item()
-    assert ours == pytest.approx(theirs, nan_ok=True)
-
-
-@pytest.mark.parametrize('z, y, loss', [(-np.inf, 1.0, np.inf), (-np.inf, 0.0, 0.0)])
-def test_a_score_of_minus_inf_gives_the_true_loss_where_pytorchs_formula_gives_nan(z, y, loss):
-    """-log(sigmoid(-inf)) is inf and -log(1 - sigmoid(-inf)) is 0; PyTorch's max-shifted formula gives nan."""
-    assert mt.binary_cross_entropy_with_logits(mt.Tensor([z]), mt.Tensor([y])).item() == loss
+@pytest.mark.parametrize('z, y, loss, dz, dy', INFINITE_SCORES)
+def test_binary_cross_entropy_with_logits_of_an_infinite_score_is_its_limit(z, y, loss, dz, dy):
+    logits, target = mt.Tensor([z], requires_grad=True), mt.Tensor([y], requires_grad=True)
+    out = mt.binary_cross_entropy_with_logits(logits, target)
+    out.backward()
+    assert out.item() == pytest.approx(loss) and logits.grad[0] == pytest.approx(dz) and target.grad[0] == dy
+    tz, ty = torch.tensor([z], requires_grad=True), torch.tensor([y], requires_grad=True)
+    theirs = torch.nn.functional.binary_cross_entropy_with_logits(tz, ty)
+    theirs.backward()
+    assert np.isnan(theirs.item()) or theirs.item() == pytest.approx(loss)
+    assert tz.grad[0].item() == pytest.approx(dz) and ty.grad[0].item() == dy  # the gradients are PyTorch's
 
 
 # --- copies, refusals that name the op ---

@@ -67,3 +67,15 @@ def test_every_loss_agrees_with_pytorch_and_differentiates_its_target(loss, shap
         _close(y.grad, their_y.grad.numpy(), f"{what}: the target's gradient")
     elif isinstance(y, mt.Tensor):
         assert y.grad is None
+
+
+@needs_torch
+@pytest.mark.parametrize('p', [0.0, 1.0, 1e-300, 0.5, 1 - 1e-16], ids=str)
+def test_binary_cross_entropys_target_gradient_is_pytorchs_at_the_edges(p):
+    """dL/dy = -logit(p) / n, unclamped (PyTorch clamps the logs of the loss at -100, not this gradient)."""
+    probs, target = mt.Tensor([p], requires_grad=True), mt.Tensor([0.5], requires_grad=True)
+    mt.binary_cross_entropy(probs, target).backward()
+    their_p, their_y = torch.tensor([p], requires_grad=True), torch.tensor([0.5], requires_grad=True)
+    torch.nn.functional.binary_cross_entropy(their_p, their_y).backward()
+    np.testing.assert_array_equal(target.grad, their_y.grad.numpy())
+    np.testing.assert_array_equal(probs.grad, their_p.grad.numpy())

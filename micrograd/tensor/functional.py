@@ -66,6 +66,9 @@ def mse_loss(pred: Tensor, target: Tensor | ArrayLike) -> Tensor:
     return ((pred - target) ** 2).mean()
 
 
+_BCE_EPSILON = float(np.float32(1e-12))  # PyTorch's floor under p (1 - p) in the gradient: 1e-12 as a float32
+
+
 def binary_cross_entropy(probs: Tensor, target: Tensor | ArrayLike) -> Tensor:
     """mean(-(y log p + (1 - y) log(1 - p))) for probabilities p in [0, 1].
 
@@ -88,9 +91,10 @@ def binary_cross_entropy(probs: Tensor, target: Tensor | ArrayLike) -> Tensor:
 
     def _backward(grad: Array) -> None:  # dL/dp = (p - y) / (p (1 - p)) / n, kept finite at p = 0 or 1
         g = wide(grad) / p.size
-        probs._add_grad(g * (p - y) / np.maximum(p * (1 - p), 1e-12))
-        if wanted is not None:  # dL/dy = (log(1 - p) - log(p)) / n, with PyTorch's clamped logs
-            wanted._add_grad(g * (log_q - log_p))
+        probs._add_grad(g * (p - y) / np.maximum(p * (1 - p), _BCE_EPSILON))
+        if wanted is not None:  # dL/dy = -logit(p) / n, unclamped as in PyTorch (inf at p = 0, -inf at p = 1)
+            with np.errstate(divide='ignore'):
+                wanted._add_grad(g * -(np.log(p) - np.log1p(-p)))
     parents = (probs,) if wanted is None else (probs, wanted)
     return Tensor._result(loss, parents, 'binary_cross_entropy', _backward)
 
@@ -98,13 +102,16 @@ def binary_cross_entropy(probs: Tensor, target: Tensor | ArrayLike) -> Tensor:
 def binary_cross_entropy_with_logits(logits: Tensor, target: Tensor | ArrayLike) -> Tensor:
     """binary_cross_entropy(sigmoid(z), y), computed from the scores z without overflow.
 
-    -(y log s(z) + (1-y) log(1-s(z))) = max(z, 0) - z y + log(1 + e^-|z|).
+    -(y log s(z) + (1-y) log(1-s(z))) = y softplus(-z) + (1 - y) softplus(z), softplus(z) = log(1 + e^z).
     """
     y = _target(target, logits, 'binary_cross_entropy_with_logits')
     z, y = wide(logits.data), wide(y)  # float16 computes in float32 and rounds once (70,000 is no float16)
-    zy = np.multiply(z, y, out=np.zeros_like(z), where=y != 0)  # z y, and 0 where y = 0 even for z = inf
-    with np.errstate(invalid='ignore'):  # z = inf with y = 1: inf - inf is nan, as in PyTorch
-        losses = np.maximum(z, 0) - zy + np.log1p(np.exp(-np.abs(z)))
+    # y softplus(-z) + (1 - y) softplus(z), each term 0 where its weight is (even where its softplus is inf): the
+    # loss at an infinite score is its limit, inf where the score is wrong (as PyTorch) and 0 where it is right
+    # (PyTorch's max-shifted formula gives nan at z = inf with y = 1, and at z = -inf).
+    tail = np.log1p(np.exp(-np.abs(z)))  # softplus(z) = max(z, 0) + log(1 + e^-|z|): nothing overflows
+    losses = np.multiply(y, np.maximum(-z, 0) + tail, out=np.zeros_like(z), where=y != 0)
+    losses += np.multiply(1 - y, np.maximum(z, 0) + tail, out=np.zeros_like(z), where=y != 1)
     with np.errstate(invalid='ignore'):  # the mean of an empty batch is nan, as in PyTorch
         loss = np.asarray(np.sum(losses) / z.size, dtype=logits.data.dtype)
     wanted = _wanting_gradients(target)
