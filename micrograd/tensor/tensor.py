@@ -750,6 +750,15 @@ class Tensor:
         """The data itself, not a copy (as torch's .numpy())."""
         return self.data
 
+    def __array__(self, dtype: npt.DTypeLike | None = None, copy: bool | None = None) -> Array:
+        """np.asarray(t) is t's data, as for a PyTorch tensor (without it, NumPy would read a Tensor as a sequence
+        and make an array of 0-d Tensor objects). The graph stays behind: the array carries no gradient."""
+        if dtype is not None and np.dtype(dtype) != self.data.dtype:
+            if copy is False:
+                raise ValueError(f"Tensor.__array__: a {self.data.dtype} tensor as {np.dtype(dtype)} needs a copy")
+            return self.data.astype(dtype)
+        return self.data.copy() if copy else self.data
+
     @property
     def shape(self) -> tuple[int, ...]:
         return self.data.shape

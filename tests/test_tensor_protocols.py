@@ -1,0 +1,39 @@
+"""A Tensor where NumPy or Python expect an array or a number: np.asarray gives its data (as for a PyTorch
+tensor), a list of 0-d tensors makes a tensor, a 0-d tensor is a number to float() and no sequence."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import micrograd.tensor as mt
+
+
+@pytest.mark.parametrize('data, dtype', [([1.0, 2.0], np.float64), (3.0, np.float64), ([[1, 2]], np.int32),
+                                         ([True], np.bool_), (np.zeros((0, 2)), np.float16)])
+def test_numpy_reads_a_tensor_as_its_data_not_as_a_sequence_of_tensors(data, dtype):
+    x = mt.Tensor(data, dtype=dtype, requires_grad=np.dtype(dtype).kind == 'f')
+    array = np.asarray(x)
+    assert type(array) is np.ndarray and array.dtype == dtype and array is x.data  # no copy, as .numpy()
+    assert np.array(x) is not x.data and np.array_equal(np.array(x), x.data)  # np.array copies, as for any array
+    assert np.asarray(x, dtype=np.float32).dtype == np.float32
+
+
+def test_a_list_of_0d_tensors_is_a_tensor_of_their_numbers():
+    assert mt.Tensor([mt.Tensor(1.0), mt.Tensor(2.0)]).data.tolist() == [1.0, 2.0]
+
+
+def test_numpy_functions_take_a_tensor_as_an_array_but_ufuncs_leave_the_op_to_it():
+    x = mt.Tensor([1.0, -2.0], requires_grad=True)
+    assert np.where(np.array([True, False]), x, 0).tolist() == [1.0, 0.0]
+    assert (np.ones(2) * x)._op == '*'  # ndarray * Tensor is Tensor.__rmul__: a node with a gradient
+    with pytest.raises(TypeError):
+        np.add(np.ones(2), x)  # a ufunc called by name: NumPy refuses to guess
+
+
+def test_a_0d_tensor_is_a_number_to_python_and_no_sequence():
+    x = mt.Tensor(2.5)
+    assert float(x) == 2.5 and int(x) == 2 and bool(x) is True
+    with pytest.raises(TypeError, match='iteration over a 0-d tensor'):
+        iter(x)
+    with pytest.raises(TypeError, match='iteration over a 0-d tensor'):
+        sum(x)
