@@ -221,12 +221,12 @@ class Tensor:
             raise ValueError(f"Tensor.__pow__: a tensor exponent needs a base > 0 (its gradient is "
                              f"base**k * log(base)), got a base of {x.min()}")
         with np.errstate(divide='ignore', over='ignore'):  # 0 ** -1 = inf, as PyTorch
-            out = _round((x ** k).astype(x.dtype, copy=False), rounded)  # (NumPy's bool ** bool is int8)
+            out = _round(_power(x, k, rounded).astype(x.dtype, copy=False), rounded)  # (NumPy's bool ** bool is int8)
 
         def _backward(grad: Array) -> None:  # d(x**k)/dx = k x**(k-1), d(x**k)/dk = x**k log(x)
             if self.requires_grad:
                 with np.errstate(divide='ignore', invalid='ignore'):  # 0 ** (k-1) is inf for k < 1 ...
-                    slope = k * x ** (k - 1)
+                    slope = k * _power(x, k - 1, rounded)
                 self._add_grad(grad * np.where(k == 0, 0, slope))  # ... but x**0 is constant: slope 0, as PyTorch
             if other.requires_grad:
                 other._add_grad(grad * wide(out) * np.log(x))
@@ -894,6 +894,18 @@ def _opmath(x: Array, y: Array, kind: Callable[[np.dtype[Any]], np.dtype[Any]] |
             return x.astype(np.float32, subok=False), y.astype(np.float32, subok=False), HALF
     xs, ys = _promoted(x, y, kind)
     return xs, ys, None
+
+
+def _power(x: Array, k: Array, rounded: np.dtype[Any] | None) -> Array:
+    """x ** k, with PyTorch's square roots: for an exponent of 0.5 or -0.5 it takes sqrt(x) or 1 / sqrt(x),
+    which keep the sign of -0 (sqrt(-0) = -0, 1 / sqrt(-0) = -inf) where pow gives +0 and +inf. So the
+    gradient of x ** 0.5 at -0 is -inf, as in PyTorch. (Not for float16, computed in float32 to be rounded:
+    PyTorch's half pow has no such case, and gives +inf.)"""
+    if k.ndim == 0 and x.dtype.kind == 'f' and rounded is None and (k == 0.5 or k == -0.5):
+        root = np.sqrt(x)
+        return root if k == 0.5 else 1 / root
+    out: Array = x ** k
+    return out
 
 
 def _round(out: Array, dtype: np.dtype[Any] | None) -> Array:
