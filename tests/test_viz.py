@@ -160,6 +160,19 @@ def test_a_value_built_by_hand_shows_its_op_text():
         ('v2_op', 'v2'), ('v0', 'v2_op'), ('v1', 'v2_op')]  # no operand roles guessed for an op the engine never makes
 
 
+@pytest.mark.parametrize('parents', [1, 3])
+def test_an_op_built_by_hand_and_named_dot_is_drawn_by_its_name_not_as_the_engines_weighted_sum(parents):
+    xs = [Value(float(i)) for i in range(parents)]
+    y = Value(1.0, tuple(xs), 'dot')
+    assert op_labels(y) == ['dot'] and 'label=w1' not in draw_dot(y).source
+
+
+def test_a_value_with_parents_but_no_op_has_its_arrows_go_straight_into_its_box():
+    a, b = Value(6.0), Value(3.0)
+    src = draw_dot(Value(2.0, (a, b))).source
+    assert [(t, h) for t, h, _ in dot_edges(src)] == [('v0', 'v2'), ('v1', 'v2')] and '_op' not in src
+
+
 def test_a_division_labels_its_dividend_and_divisor():
     x, y = Value(6.0), Value(3.0)
     assert [attrs for *_, attrs in dot_edges(draw_dot(x / y).source) if attrs] == ['label=dividend', 'label=divisor']

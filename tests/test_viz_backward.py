@@ -249,6 +249,14 @@ def test_relu_passes_the_gradient_on_only_where_its_input_is_positive():
     assert steps.grads[0][x] is None and steps.grads[1][x] == 0.0  # computed, and it is 0
 
 
+def test_relu_at_nan_passes_the_gradient_as_the_engine_and_pytorch_do():
+    x = Value(math.nan, label='x')
+    assert step_captions(labelled(x.relu(), 'y')) == [
+        'step 1/1 · y = relu(x), x.data is nan, not <= 0: the gradient passes · y.grad = 1.0 · '
+        'x.grad += y.grad = 1.0 → 1.0']
+    assert x.grad == 1.0
+
+
 def test_sigmoid():
     x = Value(0.0, label='x')
     assert step_captions(labelled(x.sigmoid(), 'y')) == [
@@ -301,6 +309,46 @@ def test_an_op_without_a_rule_here_still_steps_and_says_what_its_backward_did():
     z = labelled(y * 2, 'z')
     assert step_captions(z)[1] == 'step 2/2 · y = triple(x) · y.grad = 2.0 · x.grad → 6.0'
     assert x.grad == 6.0
+
+
+@pytest.mark.parametrize('op, parents', [('*', 2), ('+', 2), ('/', 2), ('**', 2), ('**2.0', 1), ('tanh', 1),
+                                          ('relu', 1), ('exp', 1), ('log', 1), ('sigmoid', 1), ('dot', 3)])
+def test_a_custom_op_named_as_an_engine_op_is_captioned_by_what_its_backward_did(op, parents):
+    # Only the engine's own backward gets the engine's formula: this one does something else entirely.
+    xs = [Value(float(i + 2), label=f'x{i}') for i in range(parents)]
+    y = Value(1.0, tuple(xs), op, label='y')
+
+    def _backward():
+        xs[0].grad += 7.0 * y.grad
+    y._backward = _backward
+    [caption] = step_captions(y)
+    assert caption.endswith('x0.grad → 7.0' + ''.join(f' · x{i}.grad → 0.0' for i in range(1, parents)))
+    assert '+=' not in caption and 'slope' not in caption and 't =' not in caption
+
+
+def test_the_lectures_labels_with_operators_are_parenthesised_in_captions():
+    x1, w1, x2, w2 = Value(2.0, label='x1'), Value(-3.0, label='w1'), Value(0.0, label='x2'), Value(1.0, label='w2')
+    s = labelled(labelled(x1 * w1, 'x1*w1') + labelled(x2 * w2, 'x2*w2'), 'x1*w1 + x2*w2')
+    n = labelled(s + Value(6.0, label='b'), 'n')
+    captions = step_captions(n)
+    assert captions[0] == ('step 1/4 · n = (x1*w1 + x2*w2) + b · n.grad = 1.0 · '
+                           '(x1*w1 + x2*w2).grad += n.grad = 1.0 → 1.0 · b.grad += n.grad = 1.0 → 1.0')
+    assert captions[1].startswith('step 2/4 · (x1*w1 + x2*w2) = (x1*w1) + (x2*w2) · (x1*w1 + x2*w2).grad = 1.0 · '
+                                  '(x1*w1).grad += (x1*w1 + x2*w2).grad = 1.0 → 1.0')
+    assert captions[2] == ('step 3/4 · (x1*w1) = x1 * w1 · (x1*w1).grad = 1.0 · '
+                           'x1.grad += w1.data * (x1*w1).grad = -3.0 * 1.0 → -3.0 · '
+                           'w1.grad += x1.data * (x1*w1).grad = 2.0 * 1.0 → 2.0')
+
+
+@pytest.mark.parametrize('base, by_exponent, note', [
+    (0.0, '0.0 * 1.0 → 0.0', 'x.data is 0.0, not > 0: y.data * log(x.data) counts as 0.0, as in PyTorch'),
+    (-2.0, 'nan * 1.0 → nan', 'x.data is -2.0, not > 0: y.data * log(x.data) counts as nan, as in PyTorch'),
+])
+def test_a_value_power_of_a_base_at_or_below_zero_says_what_the_engine_takes_for_log(base, by_exponent, note):
+    x, k = Value(base, label='x'), Value(2.0, label='k')
+    [caption] = step_captions(labelled(x ** k, 'y'))
+    assert note in caption and caption.endswith(f'k.grad += y.data * log(x.data) * y.grad = {by_exponent}')
+    assert 'log(0.0)' not in caption and 'log(-2.0)' not in caption
 
 
 def test_a_value_built_by_hand_without_a_backward_is_a_leaf_to_backward():
@@ -450,7 +498,7 @@ def test_two_players_on_one_page_do_not_share_ids():
 def test_captions_are_escaped_in_html():
     x = Value(1.0, label='<x & y>')
     page = draw_backward(labelled(x * 2, 'z'))._repr_html_()
-    assert '&lt;x &amp; y&gt;.grad += v1.data * z.grad' in page and '<x & y>' not in page
+    assert '(&lt;x &amp; y&gt;).grad += v1.data * z.grad' in page and '<x & y>' not in page
 
 
 def test_save_writes_a_standalone_html_page(tmp_path):

@@ -11,6 +11,7 @@ written the lecture's way) is shown by what its _backward did to each parent's g
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,8 +20,9 @@ from micrograd import numeric
 from micrograd.engine import Value
 from micrograd.viz.gif import write_gif
 from micrograd.viz.graph import MAX_NODES, box_fields, box_width, checked_trace, draw_graph, largest_grad
+from micrograd.viz.ops import engine_op, exponent
 from micrograd.viz.player import page_html, player_html
-from micrograd.viz.renderer import Digraph
+from micrograd.viz.renderer import Digraph, shown
 
 __all__ = ['draw_backward', 'BackwardPass', 'Step', 'GradChange']
 
@@ -60,7 +62,8 @@ def draw_backward(root: Value, format: str = 'svg', rankdir: str = 'LR', *,
       2 MB for one sample through a 2-4-4-1 MLP (58 Values). It is made for expressions and single neurons.
     """
     nodes = checked_trace(root, rankdir, max_nodes, 'draw_backward')
-    names = {v: v.label or f'v{i}' for i, v in enumerate(nodes)}
+    names = {v: shown(v.label) or f'v{i}' for i, v in enumerate(nodes)}  # in the boxes
+    spoken = {v: _spoken(name) for v, name in names.items()}  # in the captions
     order = root._topological_order()
     accumulating = {v for v in nodes if not v._prev and v is not root and v.grad != 0.0}
 
@@ -82,8 +85,8 @@ def draw_backward(root: Value, format: str = 'svg', rankdir: str = 'LR', *,
         frame_grads.update((p, p.grad) for p in parents)
         grads.append(dict(frame_grads))
 
-    lines = [_first_lines(root, names, len(steps), accumulating)]
-    lines += [_step_lines(step, i, len(steps), names) for i, step in enumerate(steps, start=1)]
+    lines = [_first_lines(root, spoken, len(steps), accumulating)]
+    lines += [_step_lines(step, i, len(steps), spoken) for i, step in enumerate(steps, start=1)]
     # One colour scale and one width per box for every frame, so that nothing but the step changes.
     scale = largest_grad(grads[-1].values())
     widths = {v: max(box_width(box_fields(v, g[v], names)) for g in grads) for v in nodes}
@@ -91,7 +94,7 @@ def draw_backward(root: Value, format: str = 'svg', rankdir: str = 'LR', *,
                          rankdir=rankdir, color=color, scale=scale, names=names,
                          focus=steps[i - 1].node if i else root, flow=i > 0, widths=widths)
               for i, g in enumerate(grads)]
-    return BackwardPass(names[root], frames, lines, steps, grads)
+    return BackwardPass(spoken[root], frames, lines, steps, grads)
 
 
 class BackwardPass:
@@ -143,6 +146,13 @@ class BackwardPass:
 
 # --- captions -----------------------------------------------------------------------------------
 
+def _spoken(name: str) -> str:
+    """A Value's name as captions write it: on one line, and in parentheses unless it is one word
+    (`(x1*w1 + x2*w2).grad`, not `x1*w1 + x2*w2.grad`, which reads as adding to w2's grad)."""
+    name = ' '.join(name.split('\n'))
+    return name if re.fullmatch(r'[^\W\d][\w.\[\]]*', name) else f'({name})'
+
+
 def _first_lines(root: Value, names: Mapping[Value, str], steps: int, accumulating: set[Value]) -> list[str]:
     """Frame 0: backward() has only set the output's own gradient."""
     r = names[root]
@@ -172,7 +182,7 @@ def _step_lines(step: Step, number: int, steps: int, names: Mapping[Value, str])
         line = f'{formula} = {numbers}' if numbers else formula
         term_lines.append(line + _result(changes[parent]) if last_term[parent] == i else line)
     pairs = len(terms) // 2
-    if node._op == 'dot' and pairs > 3:  # the first pair, the last pair and the bias
+    if engine_op(node) == 'dot' and pairs > 3:  # the first pair, the last pair and the bias
         term_lines[2:2 * pairs - 2] = [f'... {pairs - 2} more pairs alike ...']
     if not terms:  # an op without a rule here: what its _backward did, all the same
         term_lines = [f'{names[c.parent]}.grad' + _result(c) for c in step.changes]
@@ -182,31 +192,6 @@ def _step_lines(step: Step, number: int, steps: int, names: Mapping[Value, str])
 def _result(change: GradChange) -> str:
     was = '' if change.before is None else f' (was {change.before!r})'
     return f' → {change.after!r}{was}'
-
-
-# The engine's ops by their _op and number of parents (x ** k: one parent, its _op '**2.0').
-_ENGINE_OPS = {('+', 2), ('*', 2), ('/', 2), ('**', 2), ('relu', 1), ('tanh', 1), ('exp', 1), ('log', 1),
-               ('sigmoid', 1)}
-
-
-def _made_by_the_engine(node: Value) -> bool:
-    """Whether node is the result of one of the engine's ops, judged by its op and parents, as drawings are."""
-    op, n = node._op, len(node._prev)
-    if node._grad_fn is None:
-        return False
-    if op == 'dot':
-        return n % 2 == 1  # (*ws, *xs, bias)
-    if op.startswith('**') and n == 1:
-        return _exponent(op) is not None
-    return (op, n) in _ENGINE_OPS
-
-
-def _exponent(op: str) -> float | None:
-    """k of an op x ** k, as the engine spells it ('**2.0'), or None."""
-    try:
-        return float(op[2:])
-    except ValueError:
-        return None
 
 
 Term = tuple[Value, str, str]  # a parent, `parent.grad += formula` in names, and the formula in numbers
@@ -220,21 +205,22 @@ def _rule(node: Value, names: Mapping[Value, str], grad: str) -> tuple[str, list
     micrograd.numeric computes it for the engine. An op without a rule here (a Value built by hand, a
     custom op, an op added to the engine later) gets its expression and no terms.
     """
-    op, parents, out = node._op, node._prev, names[node]
+    op, parents, out = engine_op(node), node._prev, names[node]
     g = f'{out}.grad'
-    if _made_by_the_engine(node):
-        return _engine_rule(node, out, g, grad, names)
-    symbol = op or '?'
+    if op is not None:
+        return _engine_rule(node, op, out, g, grad, names)
+    symbol = ' '.join(shown(node._op).split('\n')) or '?'
     operands = [names[p] for p in parents]
     expression = f'{symbol}({", ".join(operands)})' if symbol.isidentifier() or len(operands) != 2 else \
         f' {symbol} '.join(operands)
     return f'{out} = {expression}', [], []
 
 
-def _engine_rule(node: Value, out: str, g: str, grad: str,
+def _engine_rule(node: Value, op: str, out: str, g: str, grad: str,
                  names: Mapping[Value, str]) -> tuple[str, list[str], list[Term]]:
-    op, parents = node._op, node._prev
-    if op in ('+', '*', '/', '**') and len(parents) == 2:
+    """_rule for a node one of the engine's ops made (op: as ops.engine_op names it)."""
+    parents = node._prev
+    if op in ('+', '*', '/', '**'):
         (x, y), xn, yn = parents, names[parents[0]], names[parents[1]]
         if op == '+':  # d(x + y)/dx = d(x + y)/dy = 1
             return f'{out} = {xn} + {yn}', [], [(x, f'{xn}.grad += {g}', grad), (y, f'{yn}.grad += {g}', grad)]
@@ -246,13 +232,19 @@ def _engine_rule(node: Value, out: str, g: str, grad: str,
                     [(x, f'{xn}.grad += {g} / {yn}.data', f'{grad} / {y.data!r}'),
                      (y, f'{yn}.grad -= {g} * ({xn}.data / {yn}.data / {yn}.data)',
                       f'{grad} * ({x.data!r} / {y.data!r} / {y.data!r})')])
-        # x ** y: d/dx = y x**(y-1) (slope), d/dy = x**y log(x)
+        # x ** y: d/dx = y x**(y-1) (slope), d/dy = x**y log(x) (numeric.times_log: 0 at x = 0, nan for x < 0)
         slope = numeric.power(x.data, y.data)[1]
-        return (f'{out} = {xn} ** {yn}',
-                [f'slope = {yn}.data * {xn}.data ** ({yn}.data - 1) = {slope!r}'],
+        if x.data > 0:
+            by_y = f'{node.data!r} * log({x.data!r}) * {grad}'
+        else:  # log(x) is not real: the engine gives PyTorch's 0 at x = 0 (x**y is flat there) or nan
+            by_y = f'{numeric.times_log(node.data, x.data)!r} * {grad}'
+        held = [f'slope = {yn}.data * {xn}.data ** ({yn}.data - 1) = {slope!r}']
+        if not x.data > 0:
+            held.append(f'{xn}.data is {x.data!r}, not > 0: {out}.data * log({xn}.data) counts as '
+                        f'{numeric.times_log(node.data, x.data)!r}, as in PyTorch')
+        return (f'{out} = {xn} ** {yn}', held,
                 [(x, f'{xn}.grad += slope * {g}', f'{slope!r} * {grad}'),
-                 (y, f'{yn}.grad += {out}.data * log({xn}.data) * {g}',
-                  f'{node.data!r} * log({x.data!r}) * {grad}')])
+                 (y, f'{yn}.grad += {out}.data * log({xn}.data) * {g}', by_y)])
     if op == 'dot':  # parents (*ws, *xs, bias); d/dw_i = x_i, d/dx_i = w_i, d/dbias = 1
         n = (len(parents) - 1) // 2
         ws, xs, bias = parents[:n], parents[n:2 * n], parents[2 * n:]
@@ -266,8 +258,8 @@ def _engine_rule(node: Value, out: str, g: str, grad: str,
         return f'{out} = {" + ".join(sums)}', [], terms
     (x,), xn = parents, names[parents[0]]
     to_x = f'{xn}.grad +='
-    k = _exponent(op) if op.startswith('**') else None
-    if k is not None:  # d(x ** k)/dx = k x**(k-1)
+    k = exponent(node._op)
+    if op == '**k' and k is not None:  # d(x ** k)/dx = k x**(k-1)
         slope = numeric.power(x.data, k)[1]
         return (f'{out} = {xn} ** {k!r}', [f'slope = {k!r} * {xn}.data ** ({k!r} - 1) = {slope!r}'],
                 [(x, f'{to_x} slope * {g}', f'{slope!r} * {grad}')])

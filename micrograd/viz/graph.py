@@ -5,7 +5,8 @@ import math
 from collections.abc import Iterable, Mapping
 
 from micrograd.engine import Value
-from micrograd.viz.renderer import Digraph, literal
+from micrograd.viz.ops import engine_op, exponent
+from micrograd.viz.renderer import Digraph, literal, shown
 
 __all__ = ['trace', 'draw_dot', 'MAX_NODES', 'HIGHLIGHT']
 
@@ -115,7 +116,7 @@ def draw_graph(nodes: list[Value], grads: Mapping[Value, float | None], descript
             style['width'] = f'{widths[v]:.2f}'
         label = '{ ' + ' | '.join(_escape_record(f) for f in box_fields(v, grads[v], names)) + ' }'
         dot.node(name[v], label=label, shape='record', **style)
-        if v._op:
+        if op_label(v):
             flowing = flow and v is focus
             op_style = {**flow_style, 'style': 'filled', 'fillcolor': HIGHLIGHT_FILL} if flowing else {}
             dot.node(name[v] + '_op', label=literal(op_label(v)),  # an op's name as written, never markup
@@ -124,17 +125,17 @@ def draw_graph(nodes: list[Value], grads: Mapping[Value, float | None], descript
 
     for child in nodes:
         roles = _operand_roles(child)
+        target = name[child] + '_op' if op_label(child) else name[child]  # no op named: straight into the box
         for i, parent in enumerate(child._prev):
             attrs = {'label': roles[i]} if roles else {}
-            dot.edge(name[parent], name[child] + '_op', **attrs, **(flow_style if flow and child is focus else {}))
+            dot.edge(name[parent], target, **attrs, **(flow_style if flow and child is focus else {}))
     return dot
 
 
 def box_fields(v: Value, grad: float | None, names: Mapping[Value, str] | None) -> list[str]:
     """The text of a Value's box: its label (or given name), data and grad (None: not yet known). A label
     that is no string (an int, a float) is shown as str() shows it."""
-    label = v.label if isinstance(v.label, str) else '' if v.label is None else str(v.label)
-    title = label or (names[v] if names else '')
+    title = shown(v.label) or (names[v] if names else '')
     return ([title] if title else []) + [f'data {v.data:.4f}', 'grad ?' if grad is None else f'grad {grad:.4f}']
 
 
@@ -143,45 +144,31 @@ def largest_grad(grads: Iterable[float | None]) -> float:
     return max((abs(g) for g in grads if g is not None and math.isfinite(g)), default=0.0)
 
 
-def held_number(v: Value) -> float | None:
-    """The exponent k of x ** k, which the engine spells in the op ('**2.0'); None for any other op."""
-    if len(v._prev) != 1 or not v._op.startswith('**'):
-        return None
-    try:
-        return float(v._op[2:])
-    except ValueError:
-        return None
-
-
 def short_number(k: float) -> str:
     """A number as briefly as it can be written without changing it: 2 for 2.0, 1.23456789 as it is."""
     brief = f'{k:g}'
     return brief if float(brief) == k else repr(k)
 
 
-def _dot_pairs(v: Value) -> int:
-    """How many (weight, input) pairs a dot op has: its parents are (*ws, *xs, bias)."""
-    return len(v._prev) // 2
-
-
 def op_label(v: Value) -> str:
-    """What an op node shows: the op, with the number it took part with, or the fused weighted sum's formula.
+    """What an op node shows: the op, with the number it took part with (x ** k), or the formula of the engine's
+    fused weighted sum; '' for a Value no op made. Any other op by its name, as shown() shows text.
 
     ASCII only: renderers without font files (graphviz-pure) warn about any other character.
     """
-    if v._op == 'dot':
-        n = _dot_pairs(v)
+    if engine_op(v) == 'dot':  # parents (*ws, *xs, bias)
+        n = len(v._prev) // 2
         terms = [f'w{i}*x{i}' for i in range(1, n + 1)]
-        return ' + '.join((terms if n <= 3 else [terms[0], '...', terms[-1]]) + (['b'] if len(v._prev) > 2 * n else []))
-    k = held_number(v)
-    return str(v._op) if k is None else f'** {short_number(k)}'
+        return ' + '.join((terms if n <= 3 else [terms[0], '...', terms[-1]]) + ['b'])
+    k = exponent(v._op) if len(v._prev) == 1 else None
+    return shown(v._op) if k is None else f'** {short_number(k)}'
 
 
 def _operand_roles(v: Value) -> list[str] | None:
     """Edge labels for ops whose operands play different parts; None where order does not matter."""
-    if v._op == 'dot':  # parents are (*ws, *xs) and the bias, if any: w1 pairs with x1
-        n = _dot_pairs(v)
-        return [f'w{i + 1}' for i in range(n)] + [f'x{i + 1}' for i in range(n)] + ['b'] * (len(v._prev) - 2 * n)
+    if engine_op(v) == 'dot':  # parents are (*ws, *xs, bias): w1 pairs with x1
+        n = len(v._prev) // 2
+        return [f'w{i + 1}' for i in range(n)] + [f'x{i + 1}' for i in range(n)] + ['b']
     if v._op == '**' and len(v._prev) == 2:
         return ['base', 'exp']
     if v._op == '/' and len(v._prev) == 2:
@@ -190,10 +177,11 @@ def _operand_roles(v: Value) -> list[str] | None:
 
 
 def _escape_record(text: str) -> str:
-    """A user's label as literal text inside a record, where {, }, |, < and > have meanings."""
+    """A user's label as literal text inside a record, where {, }, |, < and > have meanings; a line break
+    (shown() keeps them) is one."""
     for ch in '\\{}|<>':
         text = text.replace(ch, '\\' + ch)
-    return text
+    return text.replace('\n', '\\n')
 
 
 def grad_color(grad: float, scale: float) -> str:
@@ -220,5 +208,6 @@ _HELVETICA = {ch: width for width, chars in (
 
 def box_width(fields: list[str]) -> float:
     """The width in inches of a record box with these fields in 11-point Helvetica (8 points of margin each side)."""
-    points = sum(sum(_HELVETICA.get(ch, 1000) for ch in field) * 11 / 1000 + 16 for field in fields)
+    points = sum(max(sum(_HELVETICA.get(ch, 1000) for ch in line) for line in field.split('\n')) * 11 / 1000 + 16
+                 for field in fields)
     return math.ceil(points / 72 * 100 + 1) / 100  # rounded up to the 0.01 inch the DOT text gives

@@ -23,12 +23,23 @@ except ImportError as e:
     raise ImportError('micrograd.viz draws graphs with the graphviz package: pip install graphviz graphviz-pure '
                       '(or, in the clone\'s folder, pip install -e ".[viz]")') from e
 
-__all__ = ['Digraph', 'RendererNotFound', 'renderer_formats', 'literal']
+__all__ = ['Digraph', 'RendererNotFound', 'renderer_formats', 'literal', 'shown']
 
 
-def literal(text: str) -> str:
-    """text to be shown as written in a DOT label: a backslash, or <...> (which DOT reads as HTML), mean nothing."""
-    return cast(str, graphviz.escape(text))
+def shown(text: object) -> str:
+    """What a drawing shows of a user's text: str() of anything that is no string (a label of 3, an op of None
+    shows nothing), tabs as spaces, and other control characters, which no font draws, as Python writes them
+    (\\x07). Line breaks stay line breaks."""
+    text = '' if text is None else text if isinstance(text, str) else str(text)
+    text = text.replace('\r\n', '\n').replace('\r', '\n').replace('\t', ' ')
+    return re.sub(r'[\x00-\x08\x0b-\x1f\x7f]', lambda m: repr(m.group())[1:-1], text)
+
+
+def literal(text: object) -> str:
+    """text to be shown as written in a DOT label (see shown()): a backslash, or <...> (which DOT reads as HTML),
+    mean nothing; a line break is one."""
+    lines = [cast(str, graphviz.escape(line)) for line in shown(text).split('\n')]
+    return cast(str, graphviz.nohtml('\\n'.join(lines)))
 
 
 class RendererNotFound(graphviz.ExecutableNotFound):  # type: ignore[misc]  # graphviz has no types
