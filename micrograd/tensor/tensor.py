@@ -123,8 +123,7 @@ class Tensor:
         try:
             if dtype == HALF and op in _ARITHMETIC:  # the number stays a float32 (PyTorch's "opmath"): see _opmath
                 return _constant(np.asarray(number, dtype=np.float32).view(Number))
-            with np.errstate(over='ignore'):  # x32 * 1e40: 1e40 is inf in float32, quietly, as in PyTorch
-                return _constant(np.asarray(number, dtype=dtype))
+            return _constant(np.asarray(number, dtype=dtype))
         except OverflowError:
             raise OverflowError(f"Tensor.{op}: {number!r} does not fit in the tensor's {dtype} "
                                 f"(PyTorch wraps it around silently)") from None
@@ -150,7 +149,8 @@ class Tensor:
             grad += self.grad
             self.grad = grad
         else:
-            self.grad = np.add(self.grad, grad.astype(dtype, copy=False), out=np.empty_like(self.grad))
+            total = self.grad + grad.astype(dtype, copy=False)
+            self.grad = total if type(total) is np.ndarray else np.asarray(total)  # (0-d + 0-d is a NumPy scalar)
 
     # --- element-wise arithmetic, with broadcasting ---
 
@@ -255,9 +255,8 @@ class Tensor:
             raise TypeError("Tensor.matmul: bool matrices have no product here, as in PyTorch")
         if a.ndim > 2 and b.ndim == 2 and a.shape[-1] == b.shape[0]:
             return self._matmul_rows(other, a, b, rounded)
-        try:
-            with np.errstate(invalid='ignore', over='ignore'):  # inf * 0 is nan, quietly, as in PyTorch
-                out = a @ b
+        try:  # (no np.errstate here: it costs more than a small product; inf * 0 may warn, as NumPy does)
+            out = a @ b
         except ValueError:
             raise ValueError(f"Tensor.matmul: shapes {a.shape} and {b.shape} do not line up "
                              f"({a.shape[-1]} columns vs {b.shape[0 if b.ndim == 1 else -2]} rows, "
@@ -292,8 +291,7 @@ class Tensor:
                 self._add_grad((g @ b.T).reshape(a.shape), own=True)
             if other.requires_grad:
                 other._add_grad(rows.T @ g, own=True)
-        with np.errstate(invalid='ignore', over='ignore'):  # inf * 0 is nan, quietly, as in PyTorch
-            out = (rows @ b).reshape(*a.shape[:-1], b.shape[1])
+        out = (rows @ b).reshape(*a.shape[:-1], b.shape[1])
         return Tensor._result(_round(out, rounded), (self, other), '@', _backward)
 
     def matmul(self, other: Tensor | ArrayLike) -> Tensor:
@@ -369,8 +367,7 @@ class Tensor:
                 grad = np.expand_dims(grad, ax)  # put the summed axes back, with length 1
             self._add_grad(np.broadcast_to(grad, self.data.shape))
         # (cast: NumPy's newer stubs take only a literal True or False for keepdims)
-        with np.errstate(invalid='ignore', over='ignore'):  # inf + -inf is nan, quietly, as in PyTorch
-            total = np.asarray(np.sum(self.data, axis=ax, keepdims=cast(Any, keepdims), dtype=acc))
+        total = np.asarray(np.sum(self.data, axis=ax, keepdims=cast(Any, keepdims), dtype=acc))
         if acc != self.data.dtype and self.data.dtype.kind == 'f':
             with np.errstate(over='ignore'):
                 total = total.astype(self.data.dtype)  # float16 again (inf if it does not fit, quietly, as PyTorch)
@@ -560,17 +557,21 @@ class Tensor:
         t = np.tanh(self.data, dtype=float_dtype(self.data.dtype))
 
         def _backward(grad: Array) -> None:  # d tanh(x)/dx = 1 - tanh(x)**2
-            tw = wide(t)  # (float16 in float32, rounded once by _add_grad, as PyTorch's half tanh_backward)
-            self._add_grad(wide(grad) * (1 - tw * tw))
+            if t.dtype == HALF:  # in float32, rounded once by _add_grad, as PyTorch's half tanh_backward
+                self._add_grad(wide(grad) * (1 - wide(t) * wide(t)))
+            else:
+                self._add_grad(grad * (1 - t * t))
         return Tensor._result(t, (self,), 'tanh', _backward)
 
     def relu(self) -> Tensor:
         if self.data.dtype == BOOL:
             raise TypeError("Tensor.relu: bool inputs are not supported, as in PyTorch")
-        out = np.maximum(self.data, 0, out=np.empty_like(self.data))  # (out=: a 0-d result stays an array)
+        if self.data.ndim == 0:  # NumPy gives a 0-d result as a scalar, which the mask below cannot be written in
+            return self.reshape(1).relu().reshape(())
+        out = np.maximum(self.data, 0)
         # The mask for backward, 1 byte a number, found in the output just written (still in cache, unlike
         # the input): out > 0 where x > 0, and out is nan where x is nan, which passes too (nan <= 0 is False).
-        passes = np.less_equal(out, 0, out=np.empty(out.shape, dtype=BOOL))
+        passes = np.less_equal(out, 0)
         np.logical_not(passes, out=passes)
 
         def _backward(grad: Array) -> None:  # 1 for x > 0, 0 for x <= 0 (also at 0, as in PyTorch; nan passes)
@@ -888,6 +889,8 @@ def _opmath(x: Array, y: Array, kind: Callable[[np.dtype[Any]], np.dtype[Any]] |
     """x and y as _promoted gives them, and the dtype to round the result to, if any. PyTorch computes a float16
     tensor's op with a number (or a 0-d tensor) in float32 and rounds the result once; rounding the number to
     float16 first would make x16 * 1e-8 all zeros and x16 / 70000 zeros with a zero gradient."""
+    if x.dtype == y.dtype and kind is None:  # (the common case, first: nothing to promote, float16 or not)
+        return x, y, None
     if (x.dtype == HALF) != (y.dtype == HALF) and (x.ndim == 0 or y.ndim == 0):
         dtype = result_dtype(x, y)  # (a number _lift kept in float32 is a numeric.Number: float16 stays float16)
         if (kind(dtype) if kind else dtype) == HALF:  # (subok=False: a Number is a plain array from here on)
