@@ -43,18 +43,35 @@ class Page:
         return self.page.locator('.micrograd-backward').nth(index)
 
     def shown(self, index=0):
-        """What the player shows of every visible frame: its caption, the texts of its picture, and sizes."""
+        """What the player shows of every frame on screen: its caption (all of it, the step count included, as
+        draw_backward wrote it), the texts of its picture, the size and place of the picture, the smallest
+        text in it as drawn on the screen (in CSS pixels), and the count beside the buttons."""
         return self.player(index).evaluate("""player => [...player.querySelectorAll('.mg-frame')]
-            .filter(frame => getComputedStyle(frame).visibility === 'visible')
+            .filter(frame => getComputedStyle(frame).display !== 'none'
+                             && getComputedStyle(frame).visibility === 'visible')
             .map(frame => {
               const image = frame.querySelector('img');
               const svg = new DOMParser().parseFromString(atob(image.src.split(',')[1]), 'image/svg+xml');
-              return {caption: frame.querySelector('figcaption').innerText.replace(/\\n/g, ' · '),
+              const box = image.getBoundingClientRect();
+              const viewBox = svg.documentElement.getAttribute('viewBox').split(' ').map(Number);
+              const fonts = [...svg.querySelectorAll('text')].map(text => Number(text.getAttribute('font-size')));
+              const count = frame.querySelector('.mg-count');
+              const drawing = image.parentElement;
+              const [left, right] = (frame.dataset.focus || '0 1').split(' ').map(x => Number(x) * drawing.scrollWidth);
+              return {caption: [...frame.querySelectorAll('figcaption > div')].map(line => line.textContent)
+                                 .join(' · '),
+                      countInCaption: count !== null && getComputedStyle(count).display !== 'none',
+                      counter: player.querySelector('.mg-counter').textContent,
                       texts: [...svg.querySelectorAll('text')].map(text => text.textContent),
-                      drawn: image.complete && image.naturalWidth > 0 && image.getBoundingClientRect().height > 50,
+                      drawn: image.complete && image.naturalWidth > 0 && box.height > 50,
                       height: frame.getBoundingClientRect().height,
-                      scale: image.getBoundingClientRect().width / image.naturalWidth,
-                      scrolls: image.parentElement.scrollWidth > image.parentElement.clientWidth};
+                      picture: {top: box.top + scrollY, left: box.left, width: box.width, height: box.height},
+                      scale: box.width / image.naturalWidth,
+                      smallestTextPx: Math.min(...fonts) * box.width / viewBox[2],
+                      scrolls: drawing.scrollWidth > drawing.clientWidth,
+                      // what the frame highlights lies within the part of the drawing in view
+                      focusInView: left >= drawing.scrollLeft - 1
+                                   && right <= drawing.scrollLeft + drawing.clientWidth + 1};
             })""")
 
     def click(self, action, index=0):

@@ -29,7 +29,9 @@ def test_next_shows_the_next_caption_and_picture(browser, saved_player):
     [first] = page.shown()
     assert first['caption'] == steps.captions[0] and first['drawn']
     assert first['texts'].count('grad ?') == 5 and 'grad 1.0000' in first['texts']
-    assert page.player().locator('.mg-counter').inner_text() == 'step 0 of 3'  # as the captions count
+    # One count, beside the buttons, as the captions write it; the caption's own is hidden while the script runs.
+    assert first['counter'] == 'step 0/3' and not first['countInCaption']
+    assert page.player().locator('figcaption').first.inner_text().startswith('f.grad = 1.0')
 
     page.click('next')
     [second] = page.shown()
@@ -37,7 +39,8 @@ def test_next_shows_the_next_caption_and_picture(browser, saved_player):
     assert second['caption'].startswith('step 1/3 · f = d ** 2') and second['caption'].endswith('→ 8.0')
     assert second['texts'] != first['texts'] and second['texts'].count('grad ?') == 4
     assert 'grad 8.0000' in second['texts']  # d's
-    assert second['height'] == first['height'] and second['drawn']  # the player does not jump
+    assert second['counter'] == 'step 1/3'
+    assert second['picture'] == first['picture'] and second['drawn']  # the drawing does not move
 
     page.click('next')
     page.click('next')
@@ -58,7 +61,7 @@ def test_the_slider_and_play_step_through_every_frame(browser, saved_player):
     assert page.shown()[0]['caption'] == steps.captions[2]
     page.click('play')
     page.page.wait_for_function(
-        "() => document.querySelector('.mg-counter').textContent === 'step 3 of 3'", timeout=10_000)
+        "() => document.querySelector('.mg-counter').textContent === 'step 3/3'", timeout=10_000)
     assert page.shown()[0]['caption'] == steps.captions[3]
     assert page.errors == []
     page.close()
@@ -79,7 +82,7 @@ def test_without_javascript_every_frame_is_shown_with_its_caption(browser, saved
     steps, url = saved_player
     page = Page(browser, url, javascript=False)
     assert [frame['caption'] for frame in page.shown()] == steps.captions
-    assert all(frame['drawn'] for frame in page.shown())
+    assert all(frame['drawn'] and frame['countInCaption'] for frame in page.shown())  # each says its step
     assert not page.player().locator('.mg-controls').is_visible()  # no buttons that would do nothing
     page.close()
 
@@ -116,16 +119,63 @@ def lectures_neuron():
     return o
 
 
+def test_no_blank_space_is_kept_under_a_short_caption(browser, saved_player):
+    """The player is as tall as the frame it shows: its drawing and this caption, not the longest one."""
+    steps, url = saved_player
+    page = Page(browser, url)
+    gaps = []
+    for i, _ in enumerate(steps.frames):
+        if i:
+            page.click('next')
+        gaps.append(page.player().evaluate("""player => {
+            const frame = [...player.querySelectorAll('.mg-frame')].find(f => getComputedStyle(f).display !== 'none');
+            const caption = frame.querySelector('figcaption');
+            return player.getBoundingClientRect().bottom - caption.getBoundingClientRect().bottom;
+        }"""))
+    assert max(gaps) < 2, gaps
+    page.close()
+
+
 @pytest.mark.parametrize('width', [1280, 800])
-def test_the_lectures_neuron_is_drawn_at_full_size_and_scrolls_when_wider_than_the_page(browser, tmp_path, width):
-    """Its text is as Graphviz sets it, 11 points (14.7 pixels), at 100% zoom; never scaled down to fit."""
-    url = draw_backward(lectures_neuron()).save(tmp_path / 'neuron.html').as_uri()
+def test_the_lectures_neuron_is_drawn_at_full_size_and_pans_to_each_step(browser, tmp_path, width):
+    """Its text as Graphviz sets it (11 points: 14.7 pixels; edge labels 9 points: 12 pixels) at 100% zoom,
+    never scaled down to fit; wider than the page, it shows what each step highlights, and a mouse drags it."""
+    steps = draw_backward(lectures_neuron())
+    url = steps.save(tmp_path / 'neuron.html').as_uri()
     page = Page(browser, url, width=width)
     [frame] = page.shown()
     assert frame['drawn'] and frame['scale'] == pytest.approx(1.0, abs=0.01)
-    assert 11 * 4 / 3 * frame['scale'] >= 11  # the text's height in pixels
+    assert frame['smallestTextPx'] >= 11  # the rendered height of its smallest text, in CSS pixels
     assert frame['scrolls']  # wider than the page: the drawing scrolls sideways, the page does not
     assert page.page.evaluate('document.documentElement.scrollWidth') <= width
+    assert page.player().locator('.mg-hint').is_visible()  # and says so
+    drawing = page.player().locator('.mg-drawing').first
+    assert drawing.evaluate('d => d.scrollLeft') == drawing.evaluate('d => d.scrollWidth - d.clientWidth')
+    assert frame['focusInView']  # backward() starts at the output, on the right
     page.page.screenshot(path=str(tmp_path / f'neuron-{width}.png'))
+
+    for _ in steps.steps:  # each step: the node, its op and the parents it passes its gradient to, in view
+        page.click('next')
+        [frame] = page.shown()
+        assert frame['focusInView'], frame['counter']
+    drawing = page.player().locator('.mg-drawing').last
+    at = drawing.evaluate('d => d.scrollLeft')
+    box = drawing.bounding_box()
+    page.page.mouse.move(box['x'] + 400, box['y'] + box['height'] / 2)
+    page.page.mouse.down()
+    page.page.mouse.move(box['x'] + 200, box['y'] + box['height'] / 2, steps=5)
+    page.page.mouse.up()
+    assert drawing.evaluate('d => d.scrollLeft') == at + 200  # dragged 200 pixels to the left
+    page.click('prev')  # the previous step's highlight was out of view where the reader left it: back in view
+    assert page.shown()[0]['focusInView']
     assert page.errors == []
+    page.close()
+
+
+def test_a_drawing_that_fits_needs_no_hint(browser, tmp_path):
+    x = Value(2.0, label='x')
+    y = x.tanh()
+    y.label = 'y'
+    page = Page(browser, draw_backward(y).save(tmp_path / 'y.html').as_uri(), width=1280)
+    assert not page.shown()[0]['scrolls'] and not page.player().locator('.mg-hint').is_visible()
     page.close()

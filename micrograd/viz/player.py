@@ -15,6 +15,8 @@ import re
 from collections.abc import Sequence
 from importlib import resources
 
+from micrograd.viz.graph import HIGHLIGHT
+
 __all__ = ['player_html', 'page_html']
 
 _player_numbers = itertools.count()  # ids unique on a page, and the same each time a notebook is run
@@ -23,29 +25,34 @@ _player_numbers = itertools.count()  # ids unique on a page, and the same each t
 def player_html(svgs: Sequence[str], captions: Sequence[Sequence[str]], descriptions: Sequence[str]) -> str:
     """HTML that shows svgs[i] above the lines of captions[i], one frame at a time once player.js runs.
 
-    descriptions[i]: frame i in words, the alt text of its picture.
+    descriptions[i]: frame i in words, the alt text of its picture. A drawing wider than the page is panned
+    so that what each step highlights (the node, its op and the parents its gradient flows to) is in view.
     """
     player_id = f'micrograd-backward-{next(_player_numbers)}'
     figures = []
     for i, (svg, lines, description) in enumerate(zip(svgs, captions, descriptions)):
-        text = ''.join(f'<div>{html.escape(line)}</div>' for line in lines)
+        text = ''.join(f'<div>{_count_apart(html.escape(line)) if j == 0 else html.escape(line)}</div>'
+                       for j, line in enumerate(lines))
+        span = _highlighted_span(svg)
+        focus = f' data-focus="{span[0]:.4f} {span[1]:.4f}"' if span else ''
         figures.append(
-            f'<figure class="mg-frame" data-frame="{i}" style="margin: 0 0 14px 0; min-width: 0">\n'
+            f'<figure class="mg-frame" data-frame="{i}"{focus} style="margin: 0 0 14px 0; min-width: 0">\n'
             f'{_svg_image(svg, description)}\n'
             f'<figcaption style="font: 13px/1.5 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; '
             f'color: #222; margin-top: 4px">{text}</figcaption>\n</figure>')
     script = resources.files('micrograd.viz').joinpath('player.js').read_text(encoding='utf-8')
     return f"""<div id="{player_id}" class="micrograd-backward" tabindex="0" style="outline: none">
 <div class="mg-controls" hidden
- style="display: none; gap: 8px; align-items: center; margin: 4px 0 8px; font: 13px sans-serif">
+ style="display: none; flex-wrap: wrap; gap: 8px; align-items: center; margin: 4px 0 8px; font: 13px sans-serif">
 <button type="button" data-go="prev">&#9664; previous</button>
 <button type="button" data-go="play">&#9654; play</button>
 <button type="button" data-go="next">next &#9654;</button>
-<input type="range" min="0" max="{len(figures) - 1}" value="0" step="1" aria-label="frame"
+<input type="range" min="0" max="{len(figures) - 1}" value="0" step="1" aria-label="step"
  style="flex: 1; max-width: 360px">
-<span class="mg-counter"></span>
+<span class="mg-counter" style="font: 13px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace"></span>
+<span class="mg-hint" hidden style="color: #666">wider than the page: drag the drawing sideways</span>
 </div>
-<div class="mg-frames" style="grid-template-columns: minmax(0, 1fr)">
+<div class="mg-frames">
 {chr(10).join(figures)}
 </div>
 <script>
@@ -55,6 +62,33 @@ startPlayer(document.getElementById({json.dumps(player_id)}));
 }})();
 </script>
 </div>"""
+
+
+def _highlighted_span(svg: str) -> tuple[float, float] | None:
+    """Where a frame's highlighted shapes lie across its drawing, from its left edge (0) to its right (1),
+    read from Graphviz's SVG: the x coordinates of every outline, arrow and oval drawn in HIGHLIGHT."""
+    view = re.search(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+) [\d.]+"', svg)
+    shift = re.search(r'<g\b[^>]*transform="[^"]*translate\((-?[\d.]+)[ ,]', svg)
+    if not view or not shift or not float(view.group(1)):
+        return None
+    xs: list[float] = []
+    for shape in re.finditer(rf'<(polygon|polyline|path|ellipse)\b[^>]*stroke="{HIGHLIGHT}"[^>]*>', svg):
+        if shape.group(1) == 'ellipse':
+            attributes = dict(re.findall(r' (\w+)="([^"]*)"', shape.group()))
+            cx, rx = float(attributes['cx']), float(attributes['rx'])
+            xs += [cx - rx, cx + rx]
+        else:
+            xs += [float(x) for x in re.findall(r'(-?[\d.]+),-?[\d.]+', shape.group())]
+    if not xs:
+        return None
+    width, left = float(view.group(1)), float(shift.group(1))
+    return max(0.0, (min(xs) + left) / width), min(1.0, (max(xs) + left) / width)
+
+
+def _count_apart(line: str) -> str:
+    """A caption's step count ('step 2/3 · ...') in a span of its own: once the script runs, the count shows
+    beside the buttons instead, so that the player shows one count."""
+    return re.sub(r'^(step \d+/\d+) · ', r'<span class="mg-count">\1 · </span>', line)
 
 
 def page_html(title: str, body: str) -> str:
@@ -76,5 +110,5 @@ def _svg_image(svg: str, description: str) -> str:
     svg = re.sub(r'<!--.*?-->\n|<title>.*?</title>\n| id="[^"]*"', '', svg, flags=re.DOTALL)
     data = base64.b64encode(svg.encode('utf-8')).decode('ascii')
     return (f'<div class="mg-drawing" style="overflow-x: auto; max-width: 100%">'
-            f'<img src="data:image/svg+xml;base64,{data}" alt="{html.escape(description)}" '
+            f'<img src="data:image/svg+xml;base64,{data}" alt="{html.escape(description)}" draggable="false" '
             f'style="display: block; max-width: none; height: auto"></div>')
