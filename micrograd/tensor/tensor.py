@@ -41,6 +41,7 @@ from micrograd.tensor.numeric import (
     keep_freed_memory,
     log_softmax,
     number,
+    opmath,
     real_array,
     result_dtype,
     select,
@@ -121,8 +122,11 @@ class Tensor:
         dtype = x.dtype if type(other) is float and x.dtype.kind == 'f' else result_dtype(x, other)  # type: ignore[arg-type]
         number = other.item() if isinstance(other, np.generic) else other
         try:
-            if dtype == HALF and op in _ARITHMETIC:  # the number stays a float32 (PyTorch's "opmath"): see _opmath
-                return _constant(np.asarray(number, dtype=np.float32).view(Number))
+            if dtype == HALF:
+                if op in _ARITHMETIC:  # the number stays a float32 (PyTorch's "opmath"): see _opmath
+                    return _constant(np.asarray(number, dtype=np.float32).view(Number))
+                with np.errstate(over='ignore'):  # x16 + 70000: 70000 is inf in float16, quietly, as in PyTorch
+                    return _constant(np.asarray(number, dtype=dtype))
             return _constant(np.asarray(number, dtype=dtype))
         except OverflowError:
             raise OverflowError(f"Tensor.{op}: {number!r} does not fit in the tensor's {dtype} "
@@ -418,8 +422,10 @@ class Tensor:
             is_top = x == top
             if top.dtype.kind == 'f' and np.isnan(top).any():
                 is_top |= np.isnan(x)  # nan is the extreme: its gradient goes to the nans
-            ties = is_top.sum(axis=ax, keepdims=True, dtype=x.dtype)  # counted in x's dtype, not int64
-            self._add_grad(select(is_top, grad / ties))
+            # Counted in x's dtype, not int64, so a float32 gradient stays float32; float16 counts and divides in
+            # float32 (70,000 ties are inf in float16, and each would get 0, where PyTorch's max() gives 1.43e-5).
+            ties = is_top.sum(axis=ax, keepdims=True, dtype=opmath(x.dtype))
+            self._add_grad(select(is_top, wide(grad) / ties))
         out = top if keepdims else top.reshape([n for i, n in enumerate(x.shape) if ax is not None and i not in ax])
         return Tensor._result(out, (self,), op, _backward)
 
@@ -620,7 +626,8 @@ class Tensor:
 
     def sigmoid(self) -> Tensor:
         x = self.data.astype(float_dtype(self.data.dtype), copy=False)
-        s = sigmoid(wide(x)).astype(x.dtype, copy=False)  # float16 in float32, rounded once, as PyTorch
+        # float16 computes in float32 and rounds once; backward too, from the rounded output, as PyTorch's half ops
+        s = sigmoid(wide(x)).astype(x.dtype, copy=False)
 
         def _backward(grad: Array) -> None:  # d sigmoid(x)/dx = s (1 - s)
             sw = wide(s)
