@@ -37,3 +37,24 @@ def test_a_0d_tensor_is_a_number_to_python_and_no_sequence():
         iter(x)
     with pytest.raises(TypeError, match='iteration over a 0-d tensor'):
         sum(x)
+
+
+BAD_INDICES = {
+    'a float': (1.0, 'a float'), 'a NumPy float': (np.float64(1), 'a float'),
+    'a float in a tuple': ((0, 1.5), 'a float'),
+    'a list of floats': ([0.0, 1.0], 'a float'), 'a float array': (np.array([0.0]), 'dtype=np.int64'),
+    'a float Tensor': (mt.Tensor([0, 1]), 'dtype=np.int64'), 'a string': ('a', 'valid indices'),
+    'out of range': (5, 'out of bounds'), 'out of range in an array': (np.array([0, 5]), 'out of bounds'),
+    'too many': ((0, 0, 0), 'too many indices'), 'a mask of the wrong length': (np.array([True]), 'boolean index'),
+}
+
+
+@pytest.mark.parametrize('name', BAD_INDICES)
+def test_a_bad_index_is_refused_naming_the_op_and_what_is_wrong(name):
+    index, words = BAD_INDICES[name]
+    with pytest.raises(IndexError, match=rf'Tensor\.__getitem__: .*{words}'):
+        mt.Tensor(np.ones((2, 3)), requires_grad=True)[index]
+
+
+def test_an_empty_list_is_an_empty_integer_index_as_in_numpy_and_pytorch():
+    assert mt.Tensor(np.ones((2, 3)))[[]].shape == (0, 3)

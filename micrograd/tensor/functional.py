@@ -158,8 +158,10 @@ def cross_entropy(logits: Tensor, targets: Tensor | Array | Sequence[int], ignor
                          f"reshape (B, T, C) logits to (B*T, C) and their (B, T) targets to (B*T,)")
     n, classes = logits.data.shape
     if t.shape != (n,) or (t.size and t.dtype.kind not in 'iu'):
+        hint = (" (Tensor([0, 2]) is float64: make it with dtype=np.int64)" if t.shape == (n,) and t.dtype.kind == 'f'
+                else '')
         raise ValueError(f"cross_entropy: targets must be {n} integer class indices (shape ({n},)), "
-                         f"got shape {t.shape} of dtype {t.dtype}")
+                         f"got shape {t.shape} of dtype {t.dtype}{hint}")
     counted = t != ignore_index
     wrong = t[counted & ((t < 0) | (t >= classes))]
     if wrong.size:

@@ -508,7 +508,11 @@ class Tensor:
             full = np.zeros_like(self.data)
             np.add.at(full, picked, grad)  # unlike full[index] += grad, adds once per repeated index
             self._add_grad(full)
-        return Tensor._result(self.data[picked], (self,), 'getitem', _backward)
+        try:
+            out = self.data[picked]
+        except IndexError as e:  # NumPy's words, with the op and the shape they are about
+            raise IndexError(f"Tensor.__getitem__: {e} (the tensor has shape {self.data.shape})") from None
+        return Tensor._result(out, (self,), 'getitem', _backward)
 
     def masked_fill(self, mask: Array | Tensor, value: float | Tensor) -> Tensor:
         """value where mask is True, self where it is False, as torch's masked_fill.
@@ -999,4 +1003,7 @@ def _plain_index(index: object) -> Any:  # what ndarray[...] takes
         if isinstance(i, np.ndarray) and i.dtype.kind not in 'biu':
             raise IndexError(f"Tensor.__getitem__: indices must be integers or booleans, got a {i.dtype} "
                              "array or Tensor: make it with dtype=np.int64 (Tensor([0, 2]) is float64)")
+        if isinstance(i, (float, np.floating)) or (isinstance(i, list) and any(isinstance(v, float) for v in i)):
+            raise IndexError(f"Tensor.__getitem__: indices must be integers, slices, None or integer or boolean "
+                             f"arrays, got {i!r}, a float")
     return plain if isinstance(index, tuple) else plain[0]
