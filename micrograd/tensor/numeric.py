@@ -53,6 +53,17 @@ def number(x: object, what: str) -> bool | int | float:
     raise TypeError(f"{what}: must be a number, got {type(x).__name__} {x!r}")
 
 
+def real_dtype(dtype: object, op: str) -> np.dtype[Any]:
+    """dtype as a NumPy dtype a Tensor holds (bool, an integer or a float type), refused by name otherwise."""
+    try:
+        kind: np.dtype[Any] = np.dtype(dtype)  # type: ignore[call-overload]  # refused below if NumPy cannot read it
+    except TypeError:
+        raise TypeError(f"{op}: {dtype!r} is no dtype NumPy knows (e.g. np.float32, 'float64', np.int64)") from None
+    if kind.kind not in REAL_KINDS:
+        raise TypeError(f"{op}: dtype must be bool, an integer or a float type, got {kind}")
+    return kind
+
+
 def real_array(data: object, op: str) -> Array:
     """data as an ndarray of bools, integers or floats; strings, None, complex numbers, dates and
     other objects are refused (NumPy would turn None into nan and '1.5' into 1.5 without a word)."""
@@ -170,6 +181,13 @@ def index(n: object, what: str) -> int:
         return operator.index(n)  # type: ignore[arg-type]  # refused below if it is no integer
     except TypeError:
         raise TypeError(f"{what}: sizes and axes are whole numbers, got {type(n).__name__} {n!r}") from None
+
+
+def flag(value: object, name: str, op: str) -> bool:
+    """A yes/no argument such as keepdims: Python's or NumPy's bool (NumPy would read 'yes' as an axis)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{op}: {name} must be True or False, got {type(value).__name__} {value!r}")
+    return bool(value)
 
 
 def axes(axis: object, ndim: int, op: str) -> tuple[int, ...] | None:

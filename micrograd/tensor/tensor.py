@@ -18,9 +18,10 @@ the graph in topological order applying the chain rule. Three things are new:
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -29,12 +30,12 @@ from micrograd import engine
 from micrograd.tensor.numeric import (
     BOOL,
     HALF,
-    REAL_KINDS,
     Array,
     Axis,
     Number,
     accumulator,
     axes,
+    flag,
     float_dtype,
     index,
     is_number,
@@ -43,6 +44,7 @@ from micrograd.tensor.numeric import (
     number,
     opmath,
     real_array,
+    real_dtype,
     result_dtype,
     select,
     sigmoid,
@@ -56,6 +58,24 @@ keep_freed_memory()  # each training step reuses the memory the last one freed (
 
 ArrayLike = Array | float | int | Sequence[Any]  # what a Tensor can be made from (besides a Tensor)
 Backward = Callable[[Array], None]
+Op = TypeVar('Op', bound=Callable[..., Any])
+
+
+def _named(op: str) -> Callable[[Op], Op]:
+    """An elementwise op whose operands do not broadcast says so under its own name: NumPy's error ('operands
+    could not be broadcast together with shapes (2,3) (4,)') names no op. (A decorator, so that the op's body
+    stays as it is read; nothing is checked until NumPy refuses.)"""
+    def decorate(method: Op) -> Op:
+        @functools.wraps(method)
+        def named(self: Tensor, other: Any) -> Any:
+            try:
+                return method(self, other)
+            except ValueError as e:
+                if 'broadcast' not in str(e):
+                    raise
+                raise ValueError(f"Tensor.{op}: {e}".rstrip()) from None
+        return cast(Op, named)
+    return decorate
 
 
 class Tensor:
@@ -82,9 +102,7 @@ class Tensor:
             raise TypeError(f"Tensor() takes numbers, (nested) lists of numbers or an ndarray, "
                             f"got {type(data).__name__}")
         array = real_array(data, 'Tensor')
-        kind = array.dtype if dtype is None else np.dtype(dtype)
-        if kind.kind not in REAL_KINDS:
-            raise TypeError(f"Tensor: dtype must be bool, an integer or a float type, got {kind}")
+        kind = array.dtype if dtype is None else real_dtype(dtype, 'Tensor')
         self.data: Array = np.array(array, dtype=kind) if requires_grad else np.asarray(array, dtype=kind)
         if requires_grad and self.data.dtype.kind != 'f':
             raise TypeError(f"Tensor: only floating-point tensors can require gradients, got dtype {self.data.dtype}")
@@ -158,6 +176,7 @@ class Tensor:
 
     # --- element-wise arithmetic, with broadcasting ---
 
+    @_named('+')
     def __add__(self, other: Tensor | ArrayLike) -> Tensor:
         other = self._lift(other, '+')
         x, y, rounded = _opmath(self.data, other.data)
@@ -169,6 +188,7 @@ class Tensor:
                 other._add_grad(grad)
         return Tensor._result(_round(x + y, rounded), (self, other), '+', _backward)
 
+    @_named('-')
     def __sub__(self, other: Tensor | ArrayLike) -> Tensor:
         is_bool = isinstance(other, (bool, np.bool_))  # True - x is refused as a bool tensor is, as in PyTorch
         other = self._lift(other, '-')
@@ -184,6 +204,7 @@ class Tensor:
                 other._add_grad(-grad)
         return Tensor._result(_round(x - y, rounded), (self, other), '-', _backward)
 
+    @_named('*')
     def __mul__(self, other: Tensor | ArrayLike) -> Tensor:
         other = self._lift(other, '*')
         x, y, rounded = _opmath(self.data, other.data)
@@ -195,6 +216,7 @@ class Tensor:
                 other._add_grad(grad * x)
         return Tensor._result(_round(x * y, rounded), (self, other), '*', _backward)
 
+    @_named('/')
     def __truediv__(self, other: Tensor | ArrayLike) -> Tensor:  # self / other; dividing by 0 gives inf, as in NumPy
         other = self._lift(other, '/')
         x, y, rounded = _opmath(self.data, other.data, float_dtype)  # int / int is a float, as in Python and PyTorch
@@ -207,6 +229,7 @@ class Tensor:
         with np.errstate(divide='ignore', invalid='ignore'):  # 1/0 = inf and 0/0 = nan, as PyTorch
             return Tensor._result(_round(x / y, rounded), (self, other), '/', _backward)
 
+    @_named('**')
     def __pow__(self, other: Tensor | ArrayLike) -> Tensor:  # self ** other
         a_number = is_number(other)
         if a_number and self.data.dtype == HALF and math.isfinite(e := number(other, '**')) and abs(e) > 65504:
@@ -309,7 +332,10 @@ class Tensor:
         if not isinstance(other, (Tensor, np.ndarray)) and not is_number(other):
             return NotImplemented
         x, y = _promoted(self.data, self._lift(other, op).data)
-        return _constant(np.asarray(_COMPARISONS[op](x, y)))
+        try:
+            return _constant(np.asarray(_COMPARISONS[op](x, y)))
+        except ValueError as e:  # shapes that do not broadcast: NumPy's words, with the op's name
+            raise ValueError(f"Tensor.{op}: {e}".rstrip()) from None
 
     def __eq__(self, other: object) -> Any:  # Any: a Tensor, where object.__eq__ promises a bool
         return self._compare(other, '==')
@@ -334,7 +360,10 @@ class Tensor:
         x, y = _promoted(self.data, self._lift(other, op).data)
         if x.dtype.kind not in 'biu':
             raise TypeError(f"Tensor.{op}: only bool and integer tensors, as in PyTorch; got {x.dtype}")
-        return _constant(np.asarray(_LOGIC[op](x, y)))
+        try:
+            return _constant(np.asarray(_LOGIC[op](x, y)))
+        except ValueError as e:  # (as in _compare)
+            raise ValueError(f"Tensor.{op}: {e}".rstrip()) from None
 
     def __and__(self, other: Tensor | ArrayLike) -> Tensor:
         return self._logic(other, '&')
@@ -364,6 +393,7 @@ class Tensor:
         """The sum over axis (all axes if None). float16 adds up in float32 and keeps its dtype;
         integers and bools give int64, as in PyTorch."""
         ax = axes(axis, self.data.ndim, 'sum')
+        keepdims = flag(keepdims, 'keepdims', 'Tensor.sum')
         acc = accumulator(self.data.dtype)
 
         def _backward(grad: Array) -> None:  # d(sum x)/dx_i = 1: every summand gets the whole grad
@@ -384,6 +414,7 @@ class Tensor:
             raise TypeError(f"Tensor.mean: the mean of a {self.data.dtype} tensor is not defined (as in PyTorch); "
                             f"use x.astype(np.float64).mean()")
         ax = axes(axis, self.data.ndim, 'mean')
+        keepdims = flag(keepdims, 'keepdims', 'Tensor.mean')
         n = self.data.size if ax is None else math.prod(self.data.shape[a] for a in ax)
 
         def _backward(grad: Array) -> None:  # d(mean x)/dx_i = 1/n
@@ -410,6 +441,7 @@ class Tensor:
 
     def _extreme(self, axis: Axis, keepdims: bool, op: str) -> Tensor:
         ax = axes(axis, self.data.ndim, op)
+        keepdims = flag(keepdims, 'keepdims', f'Tensor.{op}')
         x = self.data
         try:
             top = np.max(x, axis=ax, keepdims=True) if op == 'max' else np.min(x, axis=ax, keepdims=True)
@@ -510,8 +542,8 @@ class Tensor:
             self._add_grad(full)
         try:
             out = self.data[picked]
-        except IndexError as e:  # NumPy's words, with the op and the shape they are about
-            raise IndexError(f"Tensor.__getitem__: {e} (the tensor has shape {self.data.shape})") from None
+        except (IndexError, ValueError) as e:  # NumPy's words, with the op and the shape they are about
+            raise type(e)(f"Tensor.__getitem__: {e} (the tensor has shape {self.data.shape})") from None
         return Tensor._result(out, (self,), 'getitem', _backward)
 
     def masked_fill(self, mask: Array | Tensor, value: float | Tensor) -> Tensor:
@@ -668,9 +700,7 @@ class Tensor:
     def astype(self, dtype: npt.DTypeLike) -> Tensor:
         """The same numbers in another dtype, as NumPy's astype (PyTorch: x.to(dtype)). Between float
         dtypes the gradient flows back (in self's dtype); to integers or bools it stops."""
-        target = np.dtype(dtype)
-        if target.kind not in REAL_KINDS:
-            raise TypeError(f"Tensor.astype: dtype must be bool, an integer or a float type, got {target}")
+        target = real_dtype(dtype, 'Tensor.astype')
 
         def _backward(grad: Array) -> None:  # d x/dx = 1; _add_grad casts back to self's dtype
             self._add_grad(grad)
