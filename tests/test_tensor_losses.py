@@ -1,7 +1,7 @@
 """Every loss of tests/tensor_ops.py's LOSSES against PyTorch's: in float64, float32 and float16; on a batch, a
 0-d (or one-row) input and an empty batch; with the target given as an array, as a tensor, and as a tensor that
-requires gradients (which then gets PyTorch's gradient). The loss's value, dtype and kind (an ndarray, never a
-NumPy scalar) and both gradients."""
+requires gradients (which then gets PyTorch's gradient); the prediction requiring gradients, or data (which then
+gets none). The loss's value, dtype and kind (an ndarray, never a NumPy scalar) and both gradients."""
 from __future__ import annotations
 
 from typing import Any
@@ -20,9 +20,9 @@ from tests.test_tensor_sweep import (
 )
 
 TARGETS = ('array', 'tensor', 'tensor requiring grad')
-CASES = [pytest.param(loss, shape, dtype, target, id=f"{loss.name}-{shape}-{dtype}-{target}")
+CASES = [pytest.param(loss, shape, dtype, target, pred, id=f"{loss.name}-{shape}-{dtype}-{target}-prediction {pred}")
          for loss in LOSSES for shape in loss.shapes for dtype in ('float64', 'float32', 'float16')
-         for target in TARGETS]
+         for target in TARGETS for pred in ('requiring grad', 'data')]
 
 
 def _inputs(loss: Loss, shape: tuple[int, ...], dtype: str) -> tuple[np.ndarray, np.ndarray]:
@@ -39,30 +39,37 @@ def _close(ours: Any, theirs: np.ndarray, what: str) -> None:
 
 
 @needs_torch
-@pytest.mark.parametrize('loss, shape, dtype, target', CASES)
-def test_every_loss_agrees_with_pytorch_and_differentiates_its_target(loss, shape, dtype, target):
+@pytest.mark.parametrize('loss, shape, dtype, target, pred', CASES)
+def test_every_loss_agrees_with_pytorch_and_differentiates_its_target(loss, shape, dtype, target, pred):
     p, t = _inputs(loss, shape, dtype)
     wants = target == 'tensor requiring grad'
     if wants and t.dtype.kind in 'iu':
         with pytest.raises(TypeError, match='only floating-point tensors can require gradients'):
             mt.Tensor(t, dtype=t.dtype, requires_grad=True)  # refused as PyTorch refuses it
         return
-    pred = mt.Tensor(p, dtype=dtype, requires_grad=True)
+    learns = pred == 'requiring grad'
+    prediction = mt.Tensor(p, dtype=dtype, requires_grad=learns)
     y: Any = t if target == 'array' else mt.Tensor(t, dtype=t.dtype, requires_grad=wants)
-    their_pred, their_y = torch.from_numpy(p.copy()).requires_grad_(True), torch.from_numpy(t.copy())
+    their_pred, their_y = torch.from_numpy(p.copy()).requires_grad_(learns), torch.from_numpy(t.copy())
     their_y.requires_grad_(wants)
     what = f"{loss.name} on {shape} in {dtype}, the target as {target}"
     try:
         theirs = loss.theirs(torch.nn.functional, their_pred, their_y)
     except (RuntimeError, ValueError):
         with pytest.raises(REFUSALS):
-            loss.ours(pred, y)
+            loss.ours(prediction, y)
         return
-    out = loss.ours(pred, y)
+    out = loss.ours(prediction, y)
     _close(out.data, theirs.detach().numpy(), what)
+    assert out.requires_grad == theirs.requires_grad == (learns or wants)
+    if not out.requires_grad:
+        return
     out.backward()
     theirs.backward()
-    _close(pred.grad, their_pred.grad.numpy(), f"{what}: the prediction's gradient")
+    if learns:
+        _close(prediction.grad, their_pred.grad.numpy(), f"{what}: the prediction's gradient")
+    else:  # data: no gradient, even where the target gets one
+        assert prediction.grad is None, f"{what}: a prediction that is data got a gradient"
     if wants:
         _close(y.grad, their_y.grad.numpy(), f"{what}: the target's gradient")
     elif isinstance(y, mt.Tensor):

@@ -91,7 +91,8 @@ def binary_cross_entropy(probs: Tensor, target: Tensor | ArrayLike) -> Tensor:
 
     def _backward(grad: Array) -> None:  # dL/dp = (p - y) / (p (1 - p)) / n, kept finite at p = 0 or 1
         g = wide(grad) / p.size
-        probs._add_grad(g * (p - y) / np.maximum(p * (1 - p), _BCE_EPSILON))
+        if probs.requires_grad:  # (the target may be the one that does)
+            probs._add_grad(g * (p - y) / np.maximum(p * (1 - p), _BCE_EPSILON))
         if wanted is not None:  # dL/dy = -logit(p) / n, unclamped as in PyTorch (inf at p = 0, -inf at p = 1)
             with np.errstate(divide='ignore'):
                 wanted._add_grad(g * -(np.log(p) - np.log1p(-p)))
@@ -118,7 +119,8 @@ def binary_cross_entropy_with_logits(logits: Tensor, target: Tensor | ArrayLike)
 
     def _backward(grad: Array) -> None:  # dL/dz = (sigmoid(z) - y) / n
         g = wide(grad) / z.size
-        logits._add_grad(g * (sigmoid(z) - y))
+        if logits.requires_grad:  # (the target may be the one that does)
+            logits._add_grad(g * (sigmoid(z) - y))
         if wanted is not None:  # dL/dy = -z / n
             wanted._add_grad(-g * z)
     parents = (logits,) if wanted is None else (logits, wanted)
@@ -198,7 +200,8 @@ def _soft_cross_entropy(logits: Tensor, targets: Tensor | Array | Sequence[int])
 
     def _backward(grad: Array) -> None:  # dL/dlogits = (softmax sum(y) - y) / n, dL/dy = -log_softmax / n
         g = wide(grad) / max(n, 1)
-        logits._add_grad(g * (np.exp(log_probs) * y.sum(axis=1, keepdims=True) - y))
+        if logits.requires_grad:  # (the target may be the one that does)
+            logits._add_grad(g * (np.exp(log_probs) * y.sum(axis=1, keepdims=True) - y))
         if wanted is not None:
             wanted._add_grad(-g * log_probs)
     parents = (logits,) if wanted is None else (logits, wanted)
