@@ -14,7 +14,9 @@ the graph in topological order applying the chain rule. Three things are new:
   An op's result gets the dtype PyTorch's type promotion gives (numeric.result_dtype):
   a float32 model times a Python number stays float32, an integer tensor times 1.5 is
   float, int / int is float. Every gradient has its tensor's dtype: a float32 model
-  trains in float32 throughout.
+  trains in float32 throughout. float16 computes in float32 and rounds each result
+  once, as PyTorch's half-precision ops do (numeric.wide): in float16 itself, x * 1e-8
+  would be 0 and a mean over 70,000 numbers would divide by inf.
 """
 from __future__ import annotations
 
@@ -600,7 +602,8 @@ class Tensor:
 
         def _backward(grad: Array) -> None:  # d tanh(x)/dx = 1 - tanh(x)**2
             if t.dtype == HALF:  # in float32, rounded once by _add_grad, as PyTorch's half tanh_backward
-                self._add_grad(wide(grad) * (1 - wide(t) * wide(t)))
+                tw = wide(t)
+                self._add_grad(wide(grad) * (1 - tw * tw))
             else:
                 self._add_grad(grad * (1 - t * t))
         return Tensor._result(t, (self,), 'tanh', _backward)
@@ -928,8 +931,9 @@ def _promoted(x: Array, y: Array, kind: Callable[[np.dtype[Any]], np.dtype[Any]]
 def _opmath(x: Array, y: Array, kind: Callable[[np.dtype[Any]], np.dtype[Any]] | None = None
             ) -> tuple[Array, Array, np.dtype[Any] | None]:
     """x and y as _promoted gives them, and the dtype to round the result to, if any. PyTorch computes a float16
-    tensor's op with a number (or a 0-d tensor) in float32 and rounds the result once; rounding the number to
-    float16 first would make x16 * 1e-8 all zeros and x16 / 70000 zeros with a zero gradient."""
+    tensor's *, / and ** with a number (which _lift keeps in float32) or with a wider 0-d tensor in float32 and
+    rounds the result once; rounding the number to float16 first would make x16 * 1e-8 all zeros and x16 / 70000
+    zeros with a zero gradient. (Two float16 operands: NumPy's float16 ops compute in float32 themselves.)"""
     if x.dtype == y.dtype and kind is None:  # (the common case, first: nothing to promote, float16 or not)
         return x, y, None
     if (x.dtype == HALF) != (y.dtype == HALF) and (x.ndim == 0 or y.ndim == 0):
@@ -953,6 +957,7 @@ def _power(x: Array, k: Array, rounded: np.dtype[Any] | None) -> Array:
 
 
 def _round(out: Array, dtype: np.dtype[Any] | None) -> Array:
+    """An op's result computed in float32 for float16 operands, rounded to float16 once (dtype None: as it is)."""
     if dtype is None:
         return out
     with np.errstate(over='ignore'):  # past float16's range is inf, quietly, as in PyTorch
