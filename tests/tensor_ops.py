@@ -210,7 +210,7 @@ class Argument:
     input x of shape (3, 4) that requires grad) -> a Tensor. A NumPy scalar or 0-d array given in place of the
     Python number must give the same result, dtype and gradients."""
     name: str
-    value: float | int  # the Python number; the sweep also passes it as each NumPy kind of its type
+    value: float | int | bool  # the Python number; the sweep also passes it as each NumPy form of its type
     call: Callable[[Any, mt.Tensor], mt.Tensor]
 
 
@@ -262,7 +262,14 @@ ARGUMENTS: list[Argument] = [
     Argument('binary_cross_entropy target', 0.25, lambda v, x: mt.binary_cross_entropy(x.mean().sigmoid(), v)),
     Argument('binary_cross_entropy_with_logits target', 0.75,
              lambda v, x: mt.binary_cross_entropy_with_logits(x.mean(), v)),
+    Argument('sum keepdims', True, lambda v, x: x.sum(axis=0, keepdims=v)),
+    Argument('max keepdims', True, lambda v, x: x.max(axis=1, keepdims=v)),
+    Argument('scaled_dot_product_attention is_causal', True,
+             lambda v, x: mt.scaled_dot_product_attention(x, x, x, is_causal=v)),
     # layer constructors
+    Argument('Linear bias', False, lambda v, x: _like(mt.Linear(4, 2, bias=v, rng=_rng()), x)(x)),
+    Argument('MLP bias', False, lambda v, x: _like(mt.MLP(4, [3, 2], bias=v, rng=_rng()), x)(x)),
+    Argument('RMSNorm elementwise_affine', False, lambda v, x: mt.RMSNorm(4, elementwise_affine=v)(x)),
     Argument('Linear in_features', 4, lambda v, x: _like(mt.Linear(v, 2, rng=_rng()), x)(x)),
     Argument('Linear out_features', 2, lambda v, x: _like(mt.Linear(4, v, rng=_rng()), x)(x)),
     Argument('MLP nin', 4, lambda v, x: _like(mt.MLP(v, [3, 1], rng=_rng()), x)(x)),
@@ -278,6 +285,7 @@ ARGUMENTS: list[Argument] = [
 ]
 
 # Each NumPy form a number of a kind can be given in.
+BOOL_FORMS: dict[str, Callable[[bool], Any]] = {'np.bool_': np.bool_, '0-d bool array': lambda v: np.array(v)}
 FLOAT_FORMS: dict[str, Callable[[float], Any]] = {
     'np.float64': np.float64, 'np.float32': np.float32, 'np.float16': np.float16,
     '0-d float64 array': lambda v: np.array(v, dtype=np.float64),

@@ -10,12 +10,14 @@ import numpy as np
 import pytest
 
 import micrograd.tensor as mt
-from tests.tensor_ops import ARGUMENTS, FLOAT_FORMS, INT_FORMS, Argument
+from tests.tensor_ops import ARGUMENTS, BOOL_FORMS, FLOAT_FORMS, INT_FORMS, Argument
 
 REFUSALS = (TypeError, ValueError, IndexError, OverflowError)
 
 
 def _forms(arg: Argument) -> dict[str, Any]:
+    if isinstance(arg.value, bool):
+        return BOOL_FORMS
     if isinstance(arg.value, float):  # (70000 is no float16)
         return {name: f for name, f in FLOAT_FORMS.items() if abs(arg.value) < 65504 or 'float16' not in name}
     return {name: f for name, f in INT_FORMS.items() if arg.value >= 0 or 'uint' not in name}
@@ -40,7 +42,7 @@ def _run(arg: Argument, given: Any, dtype: str) -> Any:
 def test_a_numpy_number_or_0d_array_argument_is_the_python_number(arg, form, dtype):
     given = _forms(arg)[form](arg.value)
     python = given.item()  # the Python number it stands for (np.float32(1e-3) is not quite 1e-3)
-    assert type(python) in (int, float)
+    assert type(python) in (bool, int, float)
     expected, got = _run(arg, python, dtype), _run(arg, given, dtype)
     assert not isinstance(expected, type), f"{arg.name} refuses the Python number {python!r}: {expected}"
     assert not isinstance(got, type), f"{arg.name} refuses {form} {given!r} ({got.__name__}), takes {python!r}"

@@ -184,7 +184,10 @@ def index(n: object, what: str) -> int:
 
 
 def flag(value: object, name: str, op: str) -> bool:
-    """A yes/no argument such as keepdims: Python's or NumPy's bool (NumPy would read 'yes' as an axis)."""
+    """A yes/no argument such as keepdims: Python's or NumPy's bool, or a 0-d bool array (NumPy would read 'yes'
+    as an axis)."""
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype == BOOL:
+        value = value.item()
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{op}: {name} must be True or False, got {type(value).__name__} {value!r}")
     return bool(value)
