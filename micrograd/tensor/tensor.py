@@ -142,10 +142,10 @@ class Tensor:
         dtype = x.dtype if type(other) is float and x.dtype.kind == 'f' else result_dtype(x, other)  # type: ignore[arg-type]
         number = other.item() if isinstance(other, np.generic) else other
         try:
-            if dtype == HALF:
-                if op in _ARITHMETIC:  # the number stays a float32 (PyTorch's "opmath"): see _opmath
-                    return _constant(np.asarray(number, dtype=np.float32).view(Number))
-                with np.errstate(over='ignore'):  # x16 + 70000: 70000 is inf in float16, quietly, as in PyTorch
+            if dtype == HALF:  # (quietly: x16 + 70000 and x16 * 1e40 are inf, as in PyTorch)
+                with np.errstate(over='ignore'):
+                    if op in _ARITHMETIC:  # the number stays a float32 (PyTorch's "opmath"): see _opmath
+                        return _constant(np.asarray(number, dtype=np.float32).view(Number))
                     return _constant(np.asarray(number, dtype=dtype))
             return _constant(np.asarray(number, dtype=dtype))
         except OverflowError:
