@@ -1,6 +1,10 @@
 """A Tensor where NumPy or Python expect an array or a number: np.asarray gives its data (as for a PyTorch
-tensor), a list of 0-d tensors makes a tensor, a 0-d tensor is a number to float() and no sequence."""
+tensor), a list of 0-d tensors makes a tensor, a 0-d tensor is a number to float() and no sequence; indices
+refused by name; copy.copy and pickle keep a tensor's data, grad and requires_grad, as PyTorch's do."""
 from __future__ import annotations
+
+import copy
+import pickle
 
 import numpy as np
 import pytest
@@ -58,3 +62,24 @@ def test_a_bad_index_is_refused_naming_the_op_and_what_is_wrong(name):
 
 def test_an_empty_list_is_an_empty_integer_index_as_in_numpy_and_pytorch():
     assert mt.Tensor(np.ones((2, 3)))[[]].shape == (0, 3)
+
+
+@pytest.mark.parametrize('how', ['copy.copy', 'pickle'])
+@pytest.mark.parametrize('made_by_an_op', [False, True], ids=['a leaf', 'made by an op'])
+def test_copy_and_pickle_keep_data_grad_and_requires_grad_and_leave_the_graph_as_pytorch(how, made_by_an_op):
+    w = mt.Tensor([1.0, 2.0], requires_grad=True)
+    t = w * 2 if made_by_an_op else w
+    t.grad = np.array([0.5, 0.5]) if not made_by_an_op else None
+    c = copy.copy(t) if how == 'copy.copy' else pickle.loads(pickle.dumps(t))
+    assert c.data.tolist() == t.data.tolist() and c.requires_grad and c._prev == ()  # a leaf, as PyTorch's
+    assert (c.grad is None) == (t.grad is None)
+    (c * 3).sum().backward()
+    if made_by_an_op:
+        assert w.grad is None  # the copy is a leaf of its own: its gradient does not reach the original's leaves
+
+
+def test_a_model_pickles_and_computes_the_same():
+    model = mt.MLP(2, [3, 1], rng=np.random.default_rng(0))
+    again = pickle.loads(pickle.dumps(model))
+    x = np.ones((4, 2))
+    assert np.array_equal(again(x).data, model(x).data) and all(p.requires_grad for p in again.parameters())

@@ -838,6 +838,15 @@ class Tensor:
         memo[id(self)] = copy
         return copy
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickle and copy.copy keep: data, grad and requires_grad, not the graph (an op's backward is a
+        closure, which pickle cannot store). A tensor an op made comes back as a leaf, as in PyTorch."""
+        return {'data': self.data, 'grad': self.grad, 'requires_grad': self.requires_grad}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.data, self.grad, self.requires_grad = state['data'], state['grad'], state['requires_grad']
+        self._prev, self._op, self._backward = (), '', None
+
     # --- reflected ops: a number or an array on the left ---
 
     def __radd__(self, other: ArrayLike) -> Tensor:  # other + self
