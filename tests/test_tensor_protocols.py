@@ -83,3 +83,18 @@ def test_a_model_pickles_and_computes_the_same():
     again = pickle.loads(pickle.dumps(model))
     x = np.ones((4, 2))
     assert np.array_equal(again(x).data, model(x).data) and all(p.requires_grad for p in again.parameters())
+
+
+def test_in_abs_plus_and_index_as_in_pytorch():
+    t = mt.Tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    assert 2.0 in t and 5.0 not in t and 3.0 in mt.Tensor(3.0)  # any element equal, as PyTorch (0-d too)
+    assert mt.Tensor([1, 2], dtype=np.int64) in mt.Tensor([[1, 2], [3, 4]], dtype=np.int64)
+    assert abs(-t)._op == 'abs' and abs(-t).data.tolist() == t.data.tolist() and +t is t
+    one = mt.Tensor(1, dtype=np.int64)
+    assert [10, 20, 30][one] == 20 and list(range(mt.Tensor(3, dtype=np.int32))) == [0, 1, 2]
+    with pytest.raises(TypeError, match=r'Tensor\.__index__: only an integer tensor of one element'):
+        [1, 2][mt.Tensor(1.0)]
+    with pytest.raises(TypeError, match=r'Tensor\.__contains__'):
+        'a' in t  # noqa: B015
+    with pytest.raises(TypeError, match=r'Tensor\.\+: .*bool'):
+        +(t > 0)  # noqa: B018

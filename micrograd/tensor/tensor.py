@@ -791,6 +791,27 @@ class Tensor:
     def __int__(self) -> int:
         return int(self.item())
 
+    def __index__(self) -> int:
+        """A one-element integer tensor as an index or a size ([10, 20][t], range(t)), as in PyTorch."""
+        if self.data.dtype.kind not in 'iu' or self.data.size != 1:
+            raise TypeError(f"Tensor.__index__: only an integer tensor of one element is an index, this one has "
+                            f"dtype {self.data.dtype} and shape {self.data.shape}")
+        return int(self.data.reshape(-1)[0])
+
+    def __contains__(self, element: object) -> bool:
+        """element in t: whether any element of t equals it, as in PyTorch (not a search of t's rows)."""
+        if not (isinstance(element, (Tensor, np.ndarray)) or is_number(element)):
+            raise TypeError(f"Tensor.__contains__: takes a number, an array or a Tensor, got {type(element).__name__}")
+        return bool((self == element).data.any())
+
+    def __abs__(self) -> Tensor:  # abs(t), as t.abs()
+        return self.abs()
+
+    def __pos__(self) -> Tensor:  # +t is t, as in PyTorch (which refuses it for bools too)
+        if self.data.dtype == BOOL:
+            raise TypeError("Tensor.+: + of a bool tensor is not supported, as in PyTorch")
+        return self
+
     def numpy(self) -> Array:
         """The data itself, not a copy (as torch's .numpy())."""
         return self.data
