@@ -29,8 +29,9 @@ from micrograd.tensor.tensor import ArrayLike, Tensor
 
 
 def _target(target: Tensor | ArrayLike, like: Tensor, loss: str) -> Array:
-    """Targets of the cross-entropies are data (no gradient): their array, checked to have the
-    prediction's shape, because broadcasting (n, 1) against (n,) would silently compare all pairs."""
+    """A loss's target as an array of the prediction's dtype, checked to have the prediction's shape, because
+    broadcasting (n, 1) against (n,) would silently compare all pairs. (A target tensor that requires
+    gradients gets them from the loss: see _wanting_gradients.)"""
     _check_prediction(like, loss)
     given = target.data if isinstance(target, Tensor) else target
     if not (isinstance(given, (np.ndarray, list, tuple)) or is_number(given)):  # np.float32(0.5) as 0.5
