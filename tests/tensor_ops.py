@@ -7,6 +7,14 @@ with its reason. A new op is one new row; every check of the sweep then runs on 
 
 PyTorch runs with float64 as its default dtype (torch.set_default_dtype): ours is float64, so
 `int_tensor * 1.5` is float64 in both.
+
+The sweeps over OPS: test_tensor_sweep.py (dtypes, gradients, special values, operands, empty shapes),
+test_tensor_half.py (float16 to 2 units in the last place, numbers with float16, counts past 65,504),
+test_tensor_zero_d.py and test_tensor_edges.py (0-d inputs), test_tensor_mixed.py (an input that is data).
+Three more tables, each with its sweep: ARGUMENTS, every numeric argument of the public functions and layer
+constructors (test_tensor_arguments.py: given as NumPy scalars and 0-d arrays); LAYERS, each layer with the
+PyTorch module holding its weights (test_tensor_layers.py); LOSSES, each loss with its targets
+(test_tensor_losses.py: targets that require grad, predictions that are data, 0-d and empty batches).
 """
 from __future__ import annotations
 
