@@ -163,3 +163,22 @@ def test_float16_over_70000_elements_is_the_exact_result_rounded(name, values):
         np.testing.assert_allclose(got.astype(np.float64), want, rtol=2e-3, atol=atol,
                                    err_msg=f"{name} of 70,000 float16 {values}{what}")
     assert np.any(ours_x.grad != 0), "every gradient 0: a count of 70,000 was inf in float16"
+
+
+@needs_torch
+@pytest.mark.parametrize('op', ['+', '-', '*', '/'])
+@pytest.mark.parametrize('side', ['left', 'right'])
+def test_a_float16_tensor_and_a_wider_0d_tensor_give_pytorchs_float16_result(op, side):
+    """A 0-d float32 tensor counts as a number: * and / compute in float32, + and - round it to float16 first
+    (PyTorch: x16 - tensor(1.0001) is 0 at x = 1), as for a Python number."""
+    x = np.array([1.0, 0.1, 3.0, 1000.0], dtype=np.float16)
+    c = np.array(1.0001 if op in '+-' else 1e-4, dtype=np.float32)
+    f = {'+': lambda a, b: a + b, '-': lambda a, b: a - b, '*': lambda a, b: a * b, '/': lambda a, b: a / b}[op]
+    ours_x, ours_c = mt.Tensor(x, dtype=np.float16, requires_grad=True), mt.Tensor(c, dtype=np.float32)
+    their_x, their_c = torch.tensor(x, requires_grad=True), torch.tensor(c)
+    ours = f(ours_x, ours_c) if side == 'right' else f(ours_c, ours_x)
+    theirs = f(their_x, their_c) if side == 'right' else f(their_c, their_x)
+    ours.backward(np.ones(4))
+    theirs.backward(torch.ones(4, dtype=torch.float16))
+    _assert_close(ours.data, theirs.detach().numpy(), f"x16 {op} a 0-d float32 tensor, on the {side}")
+    _assert_close(ours_x.grad, their_x.grad.numpy(), f"x16 {op} a 0-d float32 tensor, on the {side}: the gradient")

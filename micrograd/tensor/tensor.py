@@ -181,20 +181,20 @@ class Tensor:
     @_named('+')
     def __add__(self, other: Tensor | ArrayLike) -> Tensor:
         other = self._lift(other, '+')
-        x, y, rounded = _opmath(self.data, other.data)
+        x, y = _promoted(self.data, other.data)  # (no _opmath: PyTorch's + rounds a number to float16 first)
 
         def _backward(grad: Array) -> None:  # d(x+y)/dx = d(x+y)/dy = 1
             if self.requires_grad:
                 self._add_grad(grad)
             if other.requires_grad:
                 other._add_grad(grad)
-        return Tensor._result(_round(x + y, rounded), (self, other), '+', _backward)
+        return Tensor._result(x + y, (self, other), '+', _backward)
 
     @_named('-')
     def __sub__(self, other: Tensor | ArrayLike) -> Tensor:
         is_bool = isinstance(other, (bool, np.bool_))  # True - x is refused as a bool tensor is, as in PyTorch
         other = self._lift(other, '-')
-        x, y, rounded = _opmath(self.data, other.data)
+        x, y = _promoted(self.data, other.data)  # (as +)
         if is_bool or self.data.dtype == BOOL or other.data.dtype == BOOL:
             raise TypeError("Tensor.-: subtraction with a bool tensor is not supported, as in PyTorch "
                             "(to invert a mask, use ~mask)")
@@ -204,7 +204,7 @@ class Tensor:
                 self._add_grad(grad)
             if other.requires_grad:
                 other._add_grad(-grad)
-        return Tensor._result(_round(x - y, rounded), (self, other), '-', _backward)
+        return Tensor._result(x - y, (self, other), '-', _backward)
 
     @_named('*')
     def __mul__(self, other: Tensor | ArrayLike) -> Tensor:
@@ -994,8 +994,8 @@ def _round(out: Array, dtype: np.dtype[Any] | None) -> Array:
         return np.asarray(out).astype(dtype)
 
 
-# The ops whose number meets a float16 tensor in float32 (see _opmath). PyTorch's + and - round the number to
-# float16 first (x16 - 1.0001 is 0 at 1.0), as comparisons, where and clamp do: so do we.
+# The ops whose number meets a float16 tensor in float32 (see _opmath). PyTorch's + and - round the number (or a
+# wider 0-d tensor) to float16 first (x16 - 1.0001 is 0 at 1.0), as comparisons, where and clamp do: so do we.
 _ARITHMETIC = frozenset({'*', '/', '**'})
 _COMPARISONS: dict[str, Callable[[Array, Array], Any]] = {
     '==': np.equal, '!=': np.not_equal, '<': np.less, '<=': np.less_equal, '>': np.greater, '>=': np.greater_equal}
