@@ -238,7 +238,7 @@ class Tensor:
             raise ValueError(f"Tensor.__pow__: the exponent {e!r} does not fit in float16, the tensor's dtype "
                              f"(as PyTorch refuses it)")
         other = self._lift(other, '**')
-        x, k, rounded = _opmath(self.data, other.data)  # (1.0001 ** x16 in float32: see _opmath)
+        x, k, rounded = _opmath(self.data, other.data)  # (x16 with a number: in float32, see _opmath and below)
         if self.data.dtype == BOOL and other.data.dtype == BOOL and not a_number:
             raise TypeError("Tensor.__pow__: a bool tensor to a bool tensor's power is not supported, as in PyTorch")
         if x.dtype.kind == 'f' and np.any((x < 0) & (k != np.round(k))):
@@ -250,7 +250,12 @@ class Tensor:
             raise ValueError(f"Tensor.__pow__: a tensor exponent needs a base > 0 (its gradient is "
                              f"base**k * log(base)), got a base of {x.min()}")
         with np.errstate(divide='ignore', over='ignore'):  # 0 ** -1 = inf, as PyTorch
-            out = _round(_power(x, k, rounded).astype(x.dtype, copy=False), rounded)  # (NumPy's bool ** bool is int8)
+            if rounded is None:
+                out = _power(x, k, rounded).astype(x.dtype, copy=False)  # (NumPy's bool ** bool is int8)
+            else:  # float16: PyTorch's value takes the number as a float16 (1.0001 ** x16 is 1.0 there), its
+                # gradient the number as given (1e-4): so the value here, and the gradient below from x and k
+                out = _round(_power(_round(x, HALF).astype(np.float32), _round(k, HALF).astype(np.float32), rounded),
+                             rounded)
 
         def _backward(grad: Array) -> None:  # d(x**k)/dx = k x**(k-1), d(x**k)/dk = x**k log(x)
             if self.requires_grad:
