@@ -8,6 +8,7 @@ written while following the lecture (whose _backward() reads out.grad, with _pre
 """
 from __future__ import annotations
 
+import ast
 import contextlib
 import inspect
 import io
@@ -21,7 +22,7 @@ import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from micrograd import engine as library
 from micrograd.exercises import cases as C
@@ -149,9 +150,31 @@ def _learners(error: BaseException) -> list[tuple[types.CodeType, int]]:
 
 
 def _function(code: types.CodeType) -> str:
-    """'_backward in Value.__mul__' for the closure inside __mul__ (co_qualname is Python 3.11's)."""
-    parts = getattr(code, 'co_qualname', code.co_name).split('.<locals>.')
-    return ' in '.join(reversed(parts))
+    """'_backward in Value.__mul__' for the closure inside __mul__."""
+    parts = getattr(code, 'co_qualname', None) or _qualname_from_source(code)
+    return ' in '.join(reversed(parts.split('.<locals>.')))
+
+
+def _qualname_from_source(code: types.CodeType) -> str:
+    """code's qualified name found in its file (Python 3.10 has no co_qualname): the classes and functions
+    whose bodies hold the def that starts on its first line, written as Python 3.11 writes them."""
+    try:  # linecache: also a workspace or notebook source the checker compiled itself
+        tree = ast.parse(''.join(linecache.getlines(code.co_filename)))
+    except (SyntaxError, ValueError):
+        return code.co_name
+    name, node = '', cast(ast.AST, tree)
+    while True:
+        inner = [child for child in ast.iter_child_nodes(node)
+                 if isinstance(child, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                 and child.lineno <= code.co_firstlineno <= (child.end_lineno or child.lineno)]
+        if not inner:
+            return name or code.co_name
+        child = inner[0]
+        if name:
+            name += '.<locals>.' if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else '.'
+        name, node = name + child.name, child
+        if child.name == code.co_name and child.lineno == code.co_firstlineno:
+            return name
 
 
 def where(error: BaseException) -> str:
