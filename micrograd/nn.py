@@ -39,7 +39,7 @@ class Neuron(Module):
 
     def __init__(self, nin: int, nonlin: bool = True, activation: str = 'relu'):
         if activation not in ACTIVATIONS:
-            raise ValueError(f"Neuron: activation must be one of {tuple(ACTIVATIONS)}, got {activation!r}")
+            raise ValueError(f"Neuron: activation is one of {tuple(ACTIVATIONS)}: {activation!r}?")
         self.w = [Value(random.uniform(-1, 1)) for _ in range(numeric.size(nin, 'Neuron'))]
         self.b = Value(0.0)
         self.activation = activation if nonlin else 'linear'
@@ -91,7 +91,7 @@ class MLP(Module):
     def __call__(self, x: Sequence[Value | float] | Value | float) -> Value | list[Value]:
         for layer in self.layers:
             x = layer(x)
-        return x  # type: ignore[return-value]  # a Value, or a list of them: what the last layer gives
+        return x  # type: ignore[return-value]  # a Value or a list: what the last layer gives
 
     def parameters(self) -> list[Value]:  # each once, as Layer's
         return list(dict.fromkeys(p for layer in self.layers for p in layer.parameters()))
