@@ -22,6 +22,7 @@ from typing import Any
 
 import pyperf
 from scalar_workloads import ScalarEngine, make_moons, make_weights
+from worker import import_micrograd
 
 REPO = Path(__file__).resolve().parent.parent
 NAMES = ['emma', 'olivia', 'ava', 'isabella', 'sophia', 'charlotte', 'mia', 'amelia', 'harper', 'evelyn']
@@ -60,7 +61,8 @@ def main() -> None:
     ours = Path(args.ours).resolve()
     if not (ours / 'micrograd' / 'engine.py').is_file():
         sys.exit(f"--ours {args.ours}: no micrograd/engine.py there")
-    engine = ScalarEngine('ours', ours)
+    import_micrograd(ours, ours=True)
+    engine = ScalarEngine('ours')
     runner.metadata['micrograd'] = str(ours.name)
 
     engine.moons_setup(*make_moons(), weights=make_weights())

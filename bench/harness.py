@@ -63,9 +63,11 @@ class Worker:
 
 
 @contextmanager
-def team(python: str, *kinds: str, env: dict[str, str] | None = None) -> Iterator[dict[str, Worker]]:
-    """A worker per kind, all closed at the end."""
-    workers = {kind: Worker(python, kind, env) for kind in kinds}
+def team(python: str, *names: str, env: dict[str, str] | None = None,
+         kinds: dict[str, str] | None = None) -> Iterator[dict[str, Worker]]:
+    """A worker per name, all closed at the end. A name is its worker's kind unless `kinds` gives
+    another (two workers of one kind: {'ours nn': 'ours', 'ours lecture': 'ours'})."""
+    workers = {name: Worker(python, (kinds or {}).get(name, name), env) for name in names}
     try:
         yield workers
     finally:

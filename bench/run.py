@@ -38,16 +38,18 @@ PEERS = [['micrograd==0.1.0'], ['--no-deps', 'strands-microgpt==0.1.0']]
 class Config:
     rounds: int  # interleaved rounds after a warm-up round
     moons: int  # points of the two moons (Karpathy's demo: 100)
-    steps: dict[str, int]  # per engine per round: moons steps (ours, karpathy); microgpt and GPT steps
+    moons_steps: dict[str, int]  # moons steps per worker per round (a round of each takes a second or so)
+    microgpt_steps: int  # microgpt's loop and our scalar GPT, steps per round
+    tensor_steps: int  # the tensor GPT, steps per round
     max_name: int  # microgpt trains on the census names up to this length
     batches: tuple[int, ...]  # the tensor GPT's batch sizes
     digits_epochs: int
 
 
-FULL = Config(rounds=7, moons=100, steps={'ours': 10, 'karpathy': 1, 'microgpt': 3, 'tensor': 10},
-              max_name=15, batches=(32, 128), digits_epochs=3)
-QUICK = Config(rounds=1, moons=8, steps={'ours': 1, 'karpathy': 1, 'microgpt': 1, 'tensor': 1},
-               max_name=3, batches=(4,), digits_epochs=1)
+FULL = Config(rounds=7, moons=100, moons_steps={'ours': 10, 'ours lecture': 2, 'karpathy': 1, 'microgpt': 2},
+              microgpt_steps=3, tensor_steps=10, max_name=15, batches=(32, 128), digits_epochs=3)
+QUICK = Config(rounds=1, moons=8, moons_steps={'ours': 1, 'ours lecture': 1, 'karpathy': 1, 'microgpt': 1},
+               microgpt_steps=1, tensor_steps=1, max_name=3, batches=(4,), digits_epochs=1)
 
 
 def find_pythons(only: list[str]) -> dict[str, str]:
@@ -86,21 +88,28 @@ def peer_python(version: str, python: str) -> str:
 
 
 def moons(python: str, cfg: Config, report: Report) -> None:
-    """Karpathy's demo loop on his micrograd and on ours; the memory of one step's graph."""
+    """Karpathy's demo loop on both paths: each engine's own MLP (his nn, our Value.dot), and the lecture's
+    MLP in plain + and * on our Value and microgpt's (his nn is that very code); the memory of one step's graph."""
     (X, Y), weights = make_moons(cfg.moons), make_weights()
-    with team(python, 'ours', 'karpathy') as workers:
-        for w in workers.values():
-            w('moons_setup', X=X, Y=Y, weights=weights)
-        ours, theirs = (w('moons_grads') for w in workers.values())
-        report.check(f"moons: loss and {len(weights)} gradients, ours vs Karpathy's", [ours['loss'], *ours['grads']],
-                     [theirs['loss'], *theirs['grads']], 1e-12)
-        runs = interleaved(workers, cfg.rounds, lambda name, w: w('moons_steps', steps=cfg.steps[name]))
+    paths = {'ours': 'nn', 'ours lecture': 'lecture', 'karpathy': 'nn', 'microgpt': 'lecture'}
+    with team(python, *paths, kinds={'ours lecture': 'ours'}) as workers:
+        for name, w in workers.items():
+            w('moons_setup', X=X, Y=Y, weights=weights, path=paths[name])
+        grads = {name: w('moons_grads') for name, w in workers.items()}
+        for name in ('ours', 'ours lecture', 'microgpt'):
+            report.check(f"moons: loss and {len(weights)} gradients, {name} vs Karpathy's",
+                         [grads[name]['loss'], *grads[name]['grads']],
+                         [grads['karpathy']['loss'], *grads['karpathy']['grads']], 1e-12)
+        runs = interleaved(workers, cfg.rounds, lambda name, w: w('moons_steps', steps=cfg.moons_steps[name]))
         report.cells['moons'] = time_cell(runs['ours'], runs['karpathy'], with_gc=True)
+        report.cells['moons lecture'] = time_cell(runs['ours lecture'], runs['karpathy'], with_gc=True)
+        report.cells['moons lecture microgpt'] = time_cell(runs['ours lecture'], runs['microgpt'], with_gc=True)
         ours = workers['ours']('moons_grads')  # at the weights our training reached
-        theirs = workers['karpathy']('moons_grads', weights=ours['weights'])
-        report.check("moons: the same after training", [ours['loss'], *ours['grads']],
-                     [theirs['loss'], *theirs['grads']], 1e-12)
-        ours, theirs = (w('moons_memory') for w in workers.values())
+        for name in ('ours lecture', 'karpathy', 'microgpt'):
+            theirs = workers[name]('moons_grads', weights=ours['weights'])
+            report.check(f"moons: the same after training, ours vs {name}", [ours['loss'], *ours['grads']],
+                         [theirs['loss'], *theirs['grads']], 1e-12)
+        ours, theirs = (workers[name]('moons_memory') for name in ('ours', 'karpathy'))
         report.cells['memory'] = cell(ours['bytes'] / theirs['bytes'], *(f"{m['bytes'] / 1e6:.3g} MB, {m['nodes']:,} "
                                                                           f"nodes" for m in (ours, theirs)))
 
@@ -109,7 +118,7 @@ def microgpt(python: str, cfg: Config, report: Report) -> None:
     """microgpt's train_on_docs on its Value and on ours (also one step per call); our scalar GPT."""
     sys.path.insert(0, str(REPO / 'examples' / 'gpt'))
     from data import load_names
-    docs, steps = [name for name in load_names() if len(name) <= cfg.max_name], cfg.steps['microgpt']
+    docs, steps = [name for name in load_names() if len(name) <= cfg.max_name], cfg.microgpt_steps
     with team(python, 'ours', 'microgpt') as workers, team(python, 'ours') as gpt:
         for w in workers.values():
             w('microgpt_setup', docs=docs)
@@ -141,10 +150,10 @@ def tensor(python: str, cfg: Config, report: Report) -> None:
         for batch in cfg.batches:
             for dtype in ('float64', 'float32'):
                 what, f64 = f"tensor GPT, batch {batch}, {dtype}: the loss", dtype == 'float64'
-                first = [w('gpt_setup', batch_size=batch, dtype=dtype, steps=(cfg.rounds + 1) * cfg.steps['tensor'])
+                first = [w('gpt_setup', batch_size=batch, dtype=dtype, steps=(cfg.rounds + 1) * cfg.tensor_steps)
                          for w in workers.values()]
                 report.check(f"{what} before training vs PyTorch's", first[:1], first[1:], 1e-12 if f64 else 1e-6)
-                runs = interleaved(workers, cfg.rounds, lambda name, w: w('gpt_steps', steps=cfg.steps['tensor']))
+                runs = interleaved(workers, cfg.rounds, lambda name, w: w('gpt_steps', steps=cfg.tensor_steps))
                 ours, theirs = runs.values()
                 report.cells[f'gpt {batch} {dtype}'] = time_cell(ours, theirs)
                 report.cells[f'over {batch} {dtype}'] = overhead_cell(ours, theirs)
@@ -154,9 +163,11 @@ def tensor(python: str, cfg: Config, report: Report) -> None:
                              1e-9 if f64 else 3e-2)
 
 
-ROWS = {'moons': "moons step, Karpathy's demo loop: ours / Karpathy's micrograd 0.1.0",
-        'memory': "moons step's graph memory: ours / Karpathy's",
-        'microgpt': "microgpt's own training loop: our Value / microgpt's Value",
+ROWS = {'moons': "moons step, each engine's own MLP: ours (Value.dot) / Karpathy's micrograd 0.1.0 (plain + and *)",
+        'moons lecture': "moons step, the lecture's MLP in plain + and *: our Value / Karpathy's micrograd 0.1.0",
+        'moons lecture microgpt': "moons step, the lecture's MLP in plain + and *: our Value / microgpt's Value",
+        'memory': "moons step's graph memory, each engine's own MLP: ours / Karpathy's",
+        'microgpt': "microgpt's own training loop (plain ops): our Value / microgpt's Value",
         'one per call': "microgpt's loop, one step per call: our Value / microgpt's Value",
         'scalar gpt': "our scalar GPT (Value.dot, Adam) / microgpt's loop on its Value",
         'digits': "digits epoch, float64: micrograd.tensor / PyTorch"}

@@ -1,13 +1,16 @@
 """The scalar workloads, each run by a worker (worker.py) on one engine, peers on their own code.
 
-  moons      the training loop of Karpathy's demo notebook, cell for cell, on his micrograd 0.1.0
-             (his package has no demo in it) or on ours; and the bytes one step's graph holds
+  moons      the training loop of Karpathy's demo notebook, cell for cell, on two paths:
+               nn       each engine's own MLP: his micrograd 0.1.0's nn (plain + and *), ours (Value.dot)
+               lecture  the lecture's MLP in plain + and * (LectureMLP, his nn.py over any Value) on
+                        our Value or on microgpt's
+             and the bytes one step's graph holds
   microgpt   microgpt's own training loop, `MicroGPT.train_on_docs` of the strands-microgpt
              package, on its own Value or with the module's `Value` swapped for ours
   gpt        examples/gpt/scalar_gpt.py (every weighted sum one Value.dot) with micrograd.optim.Adam,
              taking the very steps train_on_docs takes: same docs, weights, schedule and Adam
-The moons data and weights are made here once, by the driver, and sent to both engines as JSON
-(a float's shortest repr reads back exactly).
+The moons data and weights are made here once, by the driver, and sent to every engine as JSON
+(a float's shortest repr reads back exactly). The worker imports the right micrograd before this.
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from worker import WATCH, import_micrograd, timed
+from timing import GCWatch, timed
 
 SIZES = [2, 16, 16, 1]  # MLP(2, [16, 16, 1]), as in Karpathy's demo
 SEED = 1337
@@ -48,6 +51,50 @@ def make_weights(seed: int = SEED) -> list[float]:
     return weights
 
 
+class LectureNeuron:
+    """Karpathy's nn.Neuron, over any Value class: the weighted sum in plain + and *, then relu."""
+
+    def __init__(self, Value: Any, nin: int, nonlin: bool) -> None:
+        self.w, self.b, self.nonlin = [Value(0.0) for _ in range(nin)], Value(0.0), nonlin
+
+    def __call__(self, x: list[Any]) -> Any:
+        act = sum((wi * xi for wi, xi in zip(self.w, x)), self.b)
+        return act.relu() if self.nonlin else act
+
+    def parameters(self) -> list[Any]:
+        return self.w + [self.b]
+
+
+class LectureMLP:
+    """Karpathy's nn.MLP (ReLU layers, a linear output), over any Value class: the lecture's plain-op path."""
+
+    def __init__(self, Value: Any, nin: int, nouts: list[int]) -> None:
+        sz = [nin] + nouts
+        self.layers = [[LectureNeuron(Value, sz[i], i != len(nouts) - 1) for _ in range(sz[i + 1])]
+                       for i in range(len(nouts))]
+
+    def __call__(self, x: list[Any]) -> Any:
+        for layer in self.layers:
+            out = [n(x) for n in layer]
+            x = out[0] if len(out) == 1 else out
+        return x
+
+    def parameters(self) -> list[Any]:
+        return [p for layer in self.layers for n in layer for p in n.parameters()]
+
+    def zero_grad(self) -> None:
+        for p in self.parameters():
+            p.grad = 0
+
+
+def microgpt_engine() -> ModuleType:
+    """microgpt's engine.py, a fresh module each call (its package's __init__ would import an agent framework)."""
+    spec = importlib.util.find_spec('strands_microgpt')
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("strands-microgpt is not installed in this environment")
+    return load_module('microgpt_engine', Path(spec.submodule_search_locations[0], 'engine.py'))
+
+
 def load_module(name: str, path: Path) -> ModuleType:
     """Import one file by path, without its package (microgpt's __init__ imports an agent framework)."""
     spec = importlib.util.spec_from_file_location(name, path)
@@ -61,18 +108,21 @@ def load_module(name: str, path: Path) -> ModuleType:
 class ScalarEngine:
     """The tasks the driver asks of one scalar engine (kind: ours, karpathy or microgpt)."""
 
-    def __init__(self, kind: str, checkout: Path) -> None:
-        self.kind, self.checkout, self.k = kind, checkout, 0
-        if kind in ('ours', 'karpathy'):
-            self.micrograd = import_micrograd(checkout, ours=kind == 'ours')
+    def __init__(self, kind: str, watch: GCWatch | None = None) -> None:
+        self.kind, self.k, self.watch = kind, 0, watch or GCWatch()  # an unstarted watch reads 0 GC seconds
+        if kind == 'microgpt':
+            self.Value, self.MLP = microgpt_engine().Value, None  # microgpt has no nn: the lecture's path only
+        else:  # the worker imported the right micrograd already
             from micrograd.engine import Value
             from micrograd.nn import MLP
             self.Value, self.MLP = Value, MLP
 
     # ---------------------------------------------------------------- Karpathy's demo (demo.ipynb)
-    def moons_setup(self, X: list[list[float]], Y: list[float], weights: list[float]) -> None:
+    def moons_setup(self, X: list[list[float]], Y: list[float], weights: list[float], path: str = 'nn') -> None:
+        """path 'nn': the engine's own MLP; 'lecture': LectureMLP over the engine's Value."""
         self.X, self.Y = X, Y
-        self.model = self.MLP(SIZES[0], SIZES[1:])  # its random weights are replaced just below
+        # random weights, replaced just below
+        self.model = self.MLP(SIZES[0], SIZES[1:]) if path == 'nn' else LectureMLP(self.Value, SIZES[0], SIZES[1:])
         self.set_weights(weights)
 
     def set_weights(self, weights: list[float]) -> None:
@@ -103,7 +153,7 @@ class ScalarEngine:
         return float(total_loss.data)
 
     def moons_steps(self, steps: int) -> dict[str, list[Any]]:
-        return timed(steps, self.moons_step)
+        return timed(steps, self.moons_step, self.watch)
 
     def moons_grads(self, weights: list[float] | None = None) -> dict[str, Any]:
         """The loss and every parameter's gradient at the given weights (or the current ones)."""
@@ -135,10 +185,7 @@ class ScalarEngine:
 
     # ---------------------------------------------------------------- microgpt's own loop
     def microgpt_setup(self, docs: list[str]) -> None:
-        spec = importlib.util.find_spec('strands_microgpt')
-        if spec is None or not spec.submodule_search_locations:
-            raise ImportError("strands-microgpt is not installed in this environment")
-        self.mg = load_module('microgpt_engine', Path(spec.submodule_search_locations[0], 'engine.py'))
+        self.mg = microgpt_engine()
         if self.kind == 'ours':  # every Value the module makes from here on (weights, ops) is ours
             self.mg.Value = self.Value
         self.docs, self.tokenizer = list(docs), self.mg.Tokenizer.from_docs(docs)
@@ -153,10 +200,12 @@ class ScalarEngine:
                 self.k += 1
                 return float(self.gpt.train_on_docs([self.docs[self.k % len(self.docs)]], self.tokenizer,
                                                     num_steps=1, log_every=0)[0])
-            return timed(steps, step)
-        marks = [(time.perf_counter(), WATCH.seconds)]
-        losses = self.gpt.train_on_docs(self.docs, self.tokenizer, num_steps=steps + 1, log_every=0,
-                                        callback=lambda step, loss: marks.append((time.perf_counter(), WATCH.seconds)))
+            return timed(steps, step, self.watch)
+        marks = [(time.perf_counter(), self.watch.seconds)]
+
+        def mark(step: int, loss: float) -> None:
+            marks.append((time.perf_counter(), self.watch.seconds))
+        losses = self.gpt.train_on_docs(self.docs, self.tokenizer, num_steps=steps + 1, log_every=0, callback=mark)
         return {'seconds': [b[0] - a[0] for a, b in zip(marks[1:], marks[2:])],
                 'gc_seconds': [b[1] - a[1] for a, b in zip(marks[1:], marks[2:])], 'returned': losses}
 
@@ -184,5 +233,5 @@ class ScalarEngine:
             optimizer.step()
             optimizer.zero_grad()
             return float(loss.data)
-        out = timed(steps + 1, step)
+        out = timed(steps + 1, step, self.watch)
         return {'seconds': out['seconds'][1:], 'gc_seconds': out['gc_seconds'][1:], 'returned': out['returned']}

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from worker import import_micrograd, timed
+from timing import GCWatch, timed
 
 
 def gpt_products(B: int, T: int, n_embd: int, n_head: int, n_layer: int, vocab: int) -> list[tuple[int, ...]]:
@@ -29,9 +29,9 @@ def gpt_products(B: int, T: int, n_embd: int, n_head: int, n_layer: int, vocab: 
 class TensorEngine:
     """The tasks the driver asks of micrograd.tensor (kind 'ours') or of PyTorch (kind 'torch')."""
 
-    def __init__(self, kind: str, checkout: Path) -> None:
-        self.kind, self.checkout = kind, checkout
-        import_micrograd(checkout, ours=True)  # the GPT example builds both models' weights
+    def __init__(self, kind: str, checkout: Path, watch: GCWatch) -> None:
+        # the worker imported our micrograd already: the GPT example builds both models' weights
+        self.kind, self.checkout, self.watch = kind, checkout, watch
         sys.path.insert(0, str(checkout / 'examples' / 'gpt'))  # the example's modules are scripts, not a package
         if kind == 'torch':
             import torch
@@ -76,7 +76,7 @@ class TensorEngine:
         return float(loss.item())
 
     def digits_epochs(self, epochs: int) -> dict[str, list[Any]]:
-        out = timed(epochs, lambda: [self.train_step(x, y) for x, y in self.batches])
+        out = timed(epochs, lambda: [self.train_step(x, y) for x, y in self.batches], self.watch)
         out['returned'] = [loss for epoch in out['returned'] for loss in epoch]
         return out
 
@@ -123,9 +123,9 @@ class TensorEngine:
         if len(work) < steps:
             raise ValueError(f"gpt_steps: asked for more steps than gpt_setup prepared ({self.next})")
         steps_done = iter(work)
-        out = timed(steps, lambda: self.train_step(*next(steps_done)))
+        out = timed(steps, lambda: self.train_step(*next(steps_done)), self.watch)
         floors = iter([self.floors[x.shape[1]] for x, _ in work])
-        out['floor_seconds'] = timed(steps, lambda: products(next(floors)))['seconds']
+        out['floor_seconds'] = timed(steps, lambda: products(next(floors)), self.watch)['seconds']
         return out
 
 

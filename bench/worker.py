@@ -6,48 +6,16 @@ KIND is ours, karpathy or microgpt (scalar_workloads.py, run by each Python's pe
 or tensor-ours or tensor-torch (tensor_workloads.py, run where PyTorch is installed). A fresh
 process per engine means none pays garbage-collector time for another's heap, and Karpathy's
 package (also named `micrograd`) never meets ours. The collector keeps its default settings; it
-is only watched, through gc.callbacks.
+is only watched (timing.GCWatch, started here, for this process only).
 """
 from __future__ import annotations
 
-import gc
 import json
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 BENCH = Path(__file__).resolve().parent
-
-
-class GCWatch:
-    """Adds up the time the garbage collector spends in its passes. It only watches."""
-
-    def __init__(self) -> None:
-        self.seconds, self._start = 0.0, 0.0
-        gc.callbacks.append(self._callback)
-
-    def _callback(self, phase: str, info: dict[str, int]) -> None:
-        if phase == 'start':
-            self._start = time.perf_counter()
-        else:
-            self.seconds += time.perf_counter() - self._start
-
-
-WATCH = GCWatch()
-
-
-def timed(steps: int, step: Callable[[], Any]) -> dict[str, list[Any]]:
-    """Run step() `steps` times: the seconds and collector seconds of each, and what each returned."""
-    out: dict[str, list[Any]] = {'seconds': [], 'gc_seconds': [], 'returned': []}
-    for _ in range(steps):
-        gc0, t0 = WATCH.seconds, time.perf_counter()
-        returned = step()
-        out['seconds'].append(time.perf_counter() - t0)
-        out['gc_seconds'].append(WATCH.seconds - gc0)
-        out['returned'].append(returned)
-    return out
 
 
 def import_micrograd(checkout: Path, ours: bool) -> Any:
@@ -64,12 +32,16 @@ def serve(kind: str) -> None:
     """Read one JSON request per line, run it, answer with one JSON line."""
     replies, sys.stdout = sys.stdout, sys.stderr  # a stray print must not garble the replies
     sys.path.insert(0, str(BENCH))  # -I leaves the script's folder off sys.path
+    from timing import GCWatch
+    watch = GCWatch().start()
+    if kind != 'microgpt':  # microgpt's Value is the module itself; it needs no micrograd
+        import_micrograd(BENCH.parent, ours=kind != 'karpathy')
     if kind.startswith('tensor-'):
         from tensor_workloads import TensorEngine
-        engine: Any = TensorEngine(kind.removeprefix('tensor-'), BENCH.parent)
+        engine: Any = TensorEngine(kind.removeprefix('tensor-'), BENCH.parent, watch)
     else:
         from scalar_workloads import ScalarEngine
-        engine = ScalarEngine(kind, BENCH.parent)
+        engine = ScalarEngine(kind, watch)
     for line in sys.stdin:
         request = json.loads(line)
         try:

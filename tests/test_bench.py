@@ -23,8 +23,11 @@ def test_the_quick_bench_runs_every_workload_and_every_check_passes():
     table = [line for line in done.stdout.splitlines() if line.startswith('| ')]
     assert table[0].startswith("| our figure / the peer's") and table[0].count('Python') == 1
     rows = {line.split(' | ')[0].removeprefix('| ') for line in table[1:]}
-    for row in ("moons step, Karpathy's demo loop", "moons step's graph memory",
-                "microgpt's own training loop: our Value", "our scalar GPT (Value.dot, Adam)"):
+    for row in ("moons step, each engine's own MLP: ours (Value.dot) / Karpathy's",
+                "moons step, the lecture's MLP in plain + and *: our Value / Karpathy's",
+                "moons step, the lecture's MLP in plain + and *: our Value / microgpt's Value",
+                "moons step's graph memory", "microgpt's own training loop (plain ops): our Value",
+                "our scalar GPT (Value.dot, Adam)"):
         assert any(r.startswith(row) for r in rows), (row, rows)
     try:
         import sklearn  # noqa: F401
@@ -46,3 +49,13 @@ def test_compare_times_our_engine_with_pyperf(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     names = [b['metadata']['name'] for b in json.loads(out.read_text())['benchmarks']]
     assert names == ['moons', 'scalar-gpt', 'deep-chain', 'wide-sum']
+
+
+def test_importing_the_bench_changes_nothing_in_the_process():
+    """The workloads and the harness can be imported (by the driver, or by a test) without side effects:
+    the collector's watch is added to gc.callbacks only by a worker, for its own process."""
+    code = ("import gc, sys; sys.path.insert(0, 'bench'); before = list(gc.callbacks); "
+            "import harness, scalar_workloads, timing, worker; assert gc.callbacks == before, gc.callbacks; "
+            "assert 'micrograd' not in sys.modules, 'importing the bench imported a micrograd'")
+    done = run('-I', '-c', code)
+    assert done.returncode == 0, done.stderr
