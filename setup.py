@@ -1,6 +1,14 @@
+import re
 from pathlib import Path
 
 from setuptools import find_packages, setup
+
+HERE = Path(__file__).resolve().parent
+# The version is written once, as micrograd.__version__; read here without importing the package.
+VERSION = re.search(r"^__version__ = '([^']+)'$", (HERE / 'micrograd' / '__init__.py').read_text(encoding='utf-8'),
+                    re.MULTILINE)
+if VERSION is None:
+    raise SystemExit("setup.py: no __version__ = '...' line in micrograd/__init__.py")
 
 # graphviz-pure: a `dot` renderer that installs with pip; pillow: draw_backward's GIFs
 viz = ['graphviz>=0.20', 'graphviz-pure>=0.2.2', 'pillow>=10.1']
@@ -11,7 +19,8 @@ demo = viz + tensor + ['matplotlib>=3.7', 'scikit-learn>=1.3', 'nbclient>=0.9', 
 gpt = tensor + ['names>=0.3', 'matplotlib>=3.7']
 # pyperf: bench/compare.py times our engine across commits (the peers live in bench/'s own environments)
 bench = demo + gpt + ['pyperf>=2.6']
-# PyTorch is a test dependency too, installed by `make test` where its CPU build is at hand (see Makefile).
+# PyTorch is a test dependency too, installed by `make test` where its CPU build is at hand (the Makefile's
+# TORCH, the one place its version is written).
 # playwright drives the system's Chromium in the player tests; setuptools (with its own bdist_wheel, 70.1+)
 # builds the wheel whose contents a test checks, on every Python (3.12's venv has no setuptools at all).
 test = bench + ['pytest>=7', 'hypothesis>=6.80', 'ruff>=0.5', 'mypy>=1.8',
@@ -20,9 +29,9 @@ test = bench + ['pytest>=7', 'hypothesis>=6.80', 'ruff>=0.5', 'mypy>=1.8',
 setup(
     # The import name is micrograd; the package index's `micrograd` is Karpathy's (0.1.0), hence a name of our own.
     name='micrograd-edu',
-    version='1.1.0',
+    version=VERSION.group(1),
     description='A tiny scalar autograd engine and neural-net library, fast and correct, with a NumPy tensor sequel.',
-    long_description=Path(__file__).with_name('README.md').read_text(encoding='utf-8'),
+    long_description=(HERE / 'README.md').read_text(encoding='utf-8'),
     long_description_content_type='text/markdown',
     license='MIT',
     packages=find_packages(include=['micrograd', 'micrograd.*']),

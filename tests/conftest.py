@@ -12,7 +12,7 @@ if os.environ.get('CI'):
     settings.load_profile('ci')
 
 # Why the PyTorch cross-checks may skip: said once, for every test module that needs torch.
-TORCH_SKIP_REASON = ("PyTorch is not installed: `make test` installs its CPU build (torch==2.13.0) only on the "
+TORCH_SKIP_REASON = ("PyTorch is not installed: `make test` installs its CPU build (the Makefile's TORCH) only on the "
                      "Python it exists for here (3.11); on other interpreters the cross-checks against PyTorch "
                      "are skipped and everything else runs")
 
