@@ -12,6 +12,7 @@ failed check makes the exit status non-zero.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import importlib.util
 import os
 import platform
@@ -202,7 +203,9 @@ def main() -> int:
         peers = peer_python(version, python)
         for workload in (moons, microgpt):
             run(version, peers, workload)
+    torch = ''
     if importlib.util.find_spec('torch') and importlib.util.find_spec('sklearn'):
+        torch = f"; PyTorch {importlib.metadata.version('torch')} on Python {platform.python_version()}"
         run(platform.python_version(), sys.executable, tensor)
     else:
         print(f"Python {platform.python_version()}: no PyTorch (or scikit-learn) here, so no tensor rows")
@@ -213,7 +216,7 @@ def main() -> int:
     dirty = subprocess.run([*git, 'status', '--porcelain', '--', 'micrograd', 'examples', 'bench'],
                            capture_output=True, text=True).stdout.strip()
     print(f"\nmicrograd at commit {commit or 'unknown'}{' + uncommitted changes' if dirty else ''}; "
-          f"{platform.machine()}, {os.cpu_count()} cores; {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; "
+          f"{platform.machine()}, {os.cpu_count()} cores; {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC{torch}; "
           f"{cfg.rounds} interleaved rounds after a warm-up{' (QUICK: tiny sizes, not figures to quote)' * args.quick}")
     print(f"\n| our figure / the peer's (ours / peer's) | {' | '.join(f'Python {v}' for v in versions)} |")
     print(f"|---|{'---|' * len(versions)}")
