@@ -45,7 +45,8 @@ class Page:
     def shown(self, index=0):
         """What the player shows of every frame on screen: its caption (all of it, the step count included, as
         draw_backward wrote it), the texts of its picture, the size and place of the picture, the smallest
-        text in it as drawn on the screen (in CSS pixels), and the count beside the buttons."""
+        text in it as drawn on the screen (in CSS pixels), the count beside the buttons, and the zoom the
+        player's buttons say it is drawn at ('fit' or '1:1') and whether they are offered."""
         return self.player(index).evaluate("""player => [...player.querySelectorAll('.mg-frame')]
             .filter(frame => getComputedStyle(frame).display !== 'none'
                              && getComputedStyle(frame).visibility === 'visible')
@@ -69,6 +70,13 @@ class Page:
                       scale: box.width / image.naturalWidth,
                       smallestTextPx: Math.min(...fonts) * box.width / viewBox[2],
                       scrolls: drawing.scrollWidth > drawing.clientWidth,
+                      // all of the drawing on the screen, none of it scrolled out of view or past the window
+                      wholeInView: drawing.scrollWidth <= drawing.clientWidth + 1 && box.left >= 0
+                                   && box.right <= document.documentElement.clientWidth,
+                      zoom: [...player.querySelectorAll('[data-zoom]')]
+                            .filter(button => button.getAttribute('aria-pressed') === 'true')
+                            .map(button => button.dataset.zoom)[0] || null,
+                      zoomOffered: getComputedStyle(player.querySelector('.mg-zoom')).display !== 'none',
                       // what the frame highlights lies within the part of the drawing in view
                       focusInView: left >= drawing.scrollLeft - 1
                                    && right <= drawing.scrollLeft + drawing.clientWidth + 1};
@@ -76,6 +84,10 @@ class Page:
 
     def click(self, action, index=0):
         self.player(index).locator(f'[data-go={action}]').click()
+
+    def zoom(self, mode, index=0):
+        """Press the player's 'fit width' (mode 'fit') or '1:1' button."""
+        self.player(index).locator(f'[data-zoom="{mode}"]').click()
 
     def close(self):
         self.context.close()

@@ -144,6 +144,7 @@ def test_the_lectures_neuron_is_drawn_at_full_size_and_pans_to_each_step(browser
     url = steps.save(tmp_path / 'neuron.html').as_uri()
     page = Page(browser, url, width=width)
     [frame] = page.shown()
+    assert frame['zoom'] == '1:1' and frame['zoomOffered']  # fitted, its text would be under 11 pixels
     assert frame['drawn'] and frame['scale'] == pytest.approx(1.0, abs=0.01)
     assert frame['smallestTextPx'] >= 11  # the rendered height of its smallest text, in CSS pixels
     assert frame['scrolls']  # wider than the page: the drawing scrolls sideways, the page does not
@@ -158,6 +159,7 @@ def test_the_lectures_neuron_is_drawn_at_full_size_and_pans_to_each_step(browser
         page.click('next')
         [frame] = page.shown()
         assert frame['focusInView'], frame['counter']
+        assert frame['smallestTextPx'] >= 11 and frame['scrolls']
     drawing = page.player().locator('.mg-drawing').last
     at = drawing.evaluate('d => d.scrollLeft')
     box = drawing.bounding_box()
@@ -172,10 +174,55 @@ def test_the_lectures_neuron_is_drawn_at_full_size_and_pans_to_each_step(browser
     page.close()
 
 
-def test_a_drawing_that_fits_needs_no_hint(browser, tmp_path):
+def test_the_lectures_neuron_fits_the_page_when_the_reader_asks(browser, tmp_path):
+    steps = draw_backward(lectures_neuron())
+    page = Page(browser, steps.save(tmp_path / 'neuron.html').as_uri(), width=1280)
+    page.zoom('fit')
+    for i in range(len(steps.frames)):  # the reader's choice holds from step to step
+        if i:
+            page.click('next')
+        [frame] = page.shown()
+        assert frame['zoom'] == 'fit' and frame['wholeInView'] and frame['scale'] < 0.75, frame['counter']
+    assert not page.player().locator('.mg-hint').is_visible()  # nothing to drag
+    page.zoom('1:1')
+    [frame] = page.shown()
+    assert frame['scale'] == pytest.approx(1.0, abs=0.01) and frame['scrolls'] and frame['focusInView']
+    assert page.errors == []
+    page.close()
+
+
+def test_a_drawing_a_little_wider_than_the_page_fits_it(browser, saved_player):
+    """f = (a*b + c)**2 is 1397 pixels wide at its own size: at 1280 it is scaled to the page's width (89%),
+    whole at every step, its text still at least 11 pixels high. '1:1' draws it at its own size, and then
+    it pans to what each step highlights, as a wide drawing does."""
+    steps, url = saved_player
+    page = Page(browser, url, width=1280)
+    for i in range(len(steps.frames)):
+        if i:
+            page.click('next')
+        [frame] = page.shown()
+        assert frame['zoom'] == 'fit' and frame['zoomOffered'], frame['counter']
+        assert frame['wholeInView'] and 0.75 <= frame['scale'] < 1 and frame['smallestTextPx'] >= 11
+    assert not page.player().locator('.mg-hint').is_visible()
+
+    page.zoom('1:1')
+    for i in reversed(range(len(steps.frames))):
+        if i < len(steps.frames) - 1:
+            page.click('prev')
+        [frame] = page.shown()
+        assert frame['zoom'] == '1:1' and frame['scale'] == pytest.approx(1.0, abs=0.01), frame['counter']
+        assert frame['scrolls'] and frame['focusInView'] and frame['smallestTextPx'] >= 11
+    assert page.player().locator('.mg-hint').is_visible()
+    assert page.errors == []
+    page.close()
+
+
+def test_a_drawing_that_fits_needs_no_hint_and_no_zoom(browser, tmp_path):
     x = Value(2.0, label='x')
     y = x.tanh()
     y.label = 'y'
     page = Page(browser, draw_backward(y).save(tmp_path / 'y.html').as_uri(), width=1280)
-    assert not page.shown()[0]['scrolls'] and not page.player().locator('.mg-hint').is_visible()
+    [frame] = page.shown()
+    assert not frame['scrolls'] and not page.player().locator('.mg-hint').is_visible()
+    assert frame['scale'] == pytest.approx(1.0, abs=0.01) and not frame['zoomOffered']  # never enlarged
     page.close()

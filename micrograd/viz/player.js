@@ -11,11 +11,18 @@ function startPlayer(player) {
   var slider = player.querySelector('input[type=range]');
   var counter = player.querySelector('.mg-counter');
   var hint = player.querySelector('.mg-hint');
+  var zoom = player.querySelector('.mg-zoom');
+  var zoomButtons = player.querySelectorAll('[data-zoom]');
   var prev = player.querySelector('[data-go=prev]');
   var next = player.querySelector('[data-go=next]');
   var play = player.querySelector('[data-go=play]');
   var last = frames.length - 1, current = -1, timer = null;
   var SECONDS_PER_FRAME = 1.5;
+  // A drawing wider than the player is either scaled down to fit its width or drawn 1:1 (its text 11 points,
+  // as Graphviz sets it) and panned. Until the reader picks one, it fits if scaling keeps at least 3/4 of
+  // its size (the text then at least 11 pixels high): a drawing a little too wide is shown whole.
+  var FIT_LEAST_SCALE = 0.75;
+  var chosen = null;  // 'fit' or '1:1' once the reader has picked
 
   // One count: the caption's ('step 2/3 · ...') moves beside the buttons, where the slider is.
   var counts = player.querySelectorAll('.mg-count');
@@ -29,6 +36,7 @@ function startPlayer(player) {
     k = Math.max(0, Math.min(last, k));
     var from = current;
     frames[k].style.display = '';
+    zoomTo(k);
     if (drawings.length === frames.length) {
       // A drawing wider than the page scrolls sideways, at its own size. It stays where the reader moved it,
       // from frame to frame, unless what this step highlights is out of view: then it pans to that.
@@ -42,9 +50,28 @@ function startPlayer(player) {
     counter.textContent = count ? count.textContent.replace(/ · $/, '') : 'step ' + current + '/' + last;
     prev.disabled = current === 0;
     next.disabled = current === last;
-    var wide = drawings.length > 0 && drawings[k].scrollWidth > drawings[k].clientWidth + 1;
-    hint.hidden = !wide;
-    hint.style.display = wide ? '' : 'none';
+  }
+
+  // Fit or 1:1, for every frame alike (they are drawn at one size); the controls say which, and only a
+  // drawing wider than the player has a choice to make.
+  function zoomTo(k) {
+    var picture = drawings.length ? drawings[k].querySelector('img') : null;
+    var room = drawings.length ? drawings[k].clientWidth : 0;
+    var wide = picture !== null && picture.naturalWidth > room + 1;
+    var mode = chosen || (wide && picture.naturalWidth * FIT_LEAST_SCALE > room ? '1:1' : 'fit');
+    for (var d = 0; d < drawings.length; d++) {
+      var image = drawings[d].querySelector('img');
+      if (image) { image.style.maxWidth = mode === 'fit' ? '100%' : 'none'; }
+    }
+    for (var b = 0; b < zoomButtons.length; b++) {
+      var on = zoomButtons[b].getAttribute('data-zoom') === mode;
+      zoomButtons[b].setAttribute('aria-pressed', on ? 'true' : 'false');
+      zoomButtons[b].style.fontWeight = on ? 'bold' : '';
+    }
+    zoom.style.display = wide ? '' : 'none';
+    var panning = wide && mode === '1:1';
+    hint.hidden = !panning;
+    hint.style.display = panning ? '' : 'none';
   }
 
   // focus: 'left right', where the highlighted node, op and parents lie across the drawing (0 to 1).
@@ -96,6 +123,9 @@ function startPlayer(player) {
     if (picture && !picture.complete) { picture.addEventListener('load', placed(d)); }
   }
 
+  for (var z = 0; z < zoomButtons.length; z++) {
+    zoomButtons[z].onclick = function () { chosen = this.getAttribute('data-zoom'); show(current); };
+  }
   prev.onclick = function () { stop(); show(current - 1); };
   next.onclick = function () { stop(); show(current + 1); };
   slider.oninput = function () { stop(); show(Number(slider.value)); };
@@ -111,7 +141,7 @@ function startPlayer(player) {
     if (event.target === slider) { return; }  // the slider has arrow keys of its own
     if (event.key === 'ArrowLeft') { prev.onclick(); } else if (event.key === 'ArrowRight') { next.onclick(); }
   };
-  // The page may be made narrower or wider: whether the drawing needs panning may change with it.
+  // The page may be made narrower or wider: whether the drawing fits, or needs panning, may change with it.
   window.addEventListener('resize', function () { show(current); });
 
   for (var i = 0; i < frames.length; i++) { frames[i].style.display = 'none'; }

@@ -25,8 +25,15 @@ _player_numbers = itertools.count()  # ids unique on a page, and the same each t
 def player_html(svgs: Sequence[str], captions: Sequence[Sequence[str]], descriptions: Sequence[str]) -> str:
     """HTML that shows svgs[i] above the lines of captions[i], one frame at a time once player.js runs.
 
-    descriptions[i]: frame i in words, the alt text of its picture. A drawing wider than the page is panned
-    so that what each step highlights (the node, its op and the parents its gradient flows to) is in view.
+    descriptions[i]: frame i in words, the alt text of its picture.
+
+    A drawing wider than the player is shown in one of two ways, picked with two buttons beside the
+    others: 'fit width', the whole drawing scaled down to the player's width, or '1:1', at its own size
+    (its text 11 points, as Graphviz sets it), panned at every step so that what the step highlights (the
+    node, its op and the parents its gradient flows to) is in view, and dragged sideways with the mouse.
+    Until the reader picks, it fits when that keeps at least 3/4 of its size, its text at least 11 pixels
+    high: a drawing a little too wide (f = (a*b + c)**2 at 1280 pixels) is shown whole, a wide one (the
+    lecture's neuron) at 1:1. A drawing that fits at its own size is never enlarged and shows no buttons.
     """
     player_id = f'micrograd-backward-{next(_player_numbers)}'
     figures = []
@@ -50,6 +57,10 @@ def player_html(svgs: Sequence[str], captions: Sequence[Sequence[str]], descript
 <input type="range" min="0" max="{len(figures) - 1}" value="0" step="1" aria-label="step"
  style="flex: 1; max-width: 360px">
 <span class="mg-counter" style="font: 13px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace"></span>
+<span class="mg-zoom" role="group" aria-label="zoom" style="display: none">
+<button type="button" data-zoom="fit" aria-pressed="false" title="the whole drawing, scaled down">fit width</button>
+<button type="button" data-zoom="1:1" aria-pressed="false" title="at its own size, panned to each step">1:1</button>
+</span>
 <span class="mg-hint" hidden style="color: #666">wider than the page: drag the drawing sideways</span>
 </div>
 <div class="mg-frames">
@@ -100,8 +111,8 @@ def page_html(title: str, body: str) -> str:
 def _svg_image(svg: str, description: str) -> str:
     """An SVG drawing as an image inside the page itself (a data: URL), drawn at its own size, so that its
     text is as large as Graphviz set it (11 points), in a box that scrolls sideways when the drawing is wider
-    than the page. (Scaled down to fit, the lecture's neuron was 40% of its size at 1280 pixels, its text 5
-    pixels high, and a browser's zoom does not enlarge it.)
+    than the page. player.js may scale it down to fit instead (see player_html); without the script, in a
+    notebook JupyterLab does not trust, it stays at its own size.
 
     An <img> rather than an inline <svg>: JupyterLab strips <svg> elements from the outputs of notebooks
     it does not trust, but keeps images, so the frames still show there.
