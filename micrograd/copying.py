@@ -3,17 +3,43 @@
 An op's Value holds a backward that writes into its parents. A deep copy of it would still write into the
 original graph's leaves, not the copies' (the backward closes over the originals), so it is refused. A copy
 of a model is a copy of its leaves (its parameters), which deepcopy makes as expected.
+
+A copy is of the leaf's own class, with its attributes (a subclass's too, deep-copied), made without calling
+its __init__, as PyTorch copies a tensor subclass: a subclass whose __init__ takes other arguments copies.
 """
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 
-def copy_leaf(v: Any, memo: dict[int, Any] | None = None) -> Any:
-    """A new Value with v's data, grad and label, for a leaf v; a RuntimeError for one an op made."""
+def deepcopy(v: Any, memo: dict[int, Any] | None = None) -> Any:
+    """A new leaf of v's class with v's data, grad, label and other attributes; a RuntimeError for a Value
+    an op made."""
     if v._prev:
         raise RuntimeError("Value.__deepcopy__: only leaves can be deep-copied (as in PyTorch): "
                            "detach() it, or copy the leaves and build it again")
-    copy = type(v)(v.data, label=v.label)
-    copy.grad = v.grad
-    return copy
+    memo = {} if memo is None else memo
+    cls: Any = type(v)
+    new = cls.__new__(cls)
+    memo[id(v)] = new
+    for name in _slots(type(v)):
+        if hasattr(v, name):
+            object.__setattr__(new, name, copy.deepcopy(getattr(v, name), memo))
+    for name, attribute in getattr(v, '__dict__', {}).items():
+        object.__setattr__(new, name, copy.deepcopy(attribute, memo))
+    return new
+
+
+def _slots(cls: type) -> list[str]:
+    """The slot names of cls and its bases (Value's, and any a subclass declares), as stored: '__x' of class C
+    is '_C__x'."""
+    names = []
+    for klass in cls.__mro__:
+        slots = klass.__dict__.get('__slots__', ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name.startswith('__') and not name.endswith('__'):
+                name = f"_{klass.__name__.lstrip('_')}{name}"
+            if name not in ('__dict__', '__weakref__'):
+                names.append(name)
+    return names

@@ -1,5 +1,4 @@
-"""Karpathy's micrograd engine, changed where a comment says why. Checking numbers (numeric.py),
-switching the graph off (grad_mode.py) and copying (copying.py) live beside it: skip them."""
+"""Karpathy's micrograd engine, changed where a comment says why; the lecture's parts come first."""
 from __future__ import annotations
 
 import math
@@ -13,29 +12,22 @@ __all__ = ['Value', 'no_grad', 'is_grad_enabled']
 
 
 class Value:
-    """A scalar, its gradient, and the op and parents that made it. Each op's _backward takes
-    the output's grad, where the lecture's reads out.grad: it never holds out, so no cycles."""
-    __slots__ = ('data', 'grad', 'label', '_prev', '_op', '_grad_fn')  # no __dict__: small, fast
-    __array_ufunc__ = None  # so `np.float64(2) * v` asks Value.__rmul__ instead of NumPy
-
+    """A scalar, its gradient, and the op and parents that made it. One change from the lecture: an
+    op's _backward is given out's grad (his reads out.grad), so it never holds out: no cycles."""
     def __init__(self, data: float, _children: Iterable[Value] = (), _op: str = '', label: str = '',
-                 *, _grad_fn: Any = None):  # _grad_fn: the op's _backward (a leaf has none)
+                 *, _grad_fn: Any = None):  # _grad_fn(grad): the op's _backward
         self.data = data if type(data) is float else numeric.value_data(data, _children, _op)
         self.grad, self.label, self._op = 0.0, label, _op
         recording = grad_mode.recording.get()  # False inside `with no_grad():`: build no graph
         self._prev = tuple(_children) if recording else ()  # not a set: a*a keeps both edges
-        self._grad_fn: Any = _grad_fn if recording else None
+        self._grad_fn: Any = _grad_fn if recording else None  # (a leaf has none)
 
-    @property
-    def _backward(self) -> Callable[[], None]:  # the lecture's o._backward(): passes on o.grad
-        return lambda: self._grad_fn(self.grad) if self._grad_fn else None  # (a leaf's: nothing)
-    @_backward.setter
-    def _backward(self, backward: Callable[[], None]) -> None:  # the lecture's out._backward = f,
-        self._grad_fn = lambda grad: backward()  # f reads out.grad (it holds out: the gc frees it)
+    def __repr__(self) -> str:
+        return f"Value(data={self.data}, grad={self.grad})"
 
     def __add__(self, other: Value | float) -> Value:
         other = other if isinstance(other, Value) else Value(numeric.real(other, '__add__'))
-        def _backward(grad: float) -> None:
+        def _backward(grad: float) -> None:  # grad: the output's, the lecture's out.grad
             self.grad += grad  # d(x+y)/dx = 1
             other.grad += grad  # d(x+y)/dy = 1
         return Value(self.data + other.data, (self, other), '+', _grad_fn=_backward)
@@ -47,21 +39,17 @@ class Value:
             other.grad += self.data * grad  # d(xy)/dy = x
         return Value(self.data * other.data, (self, other), '*', _grad_fn=_backward)
 
-    def __pow__(self, other: Value | float) -> Value:  # x ** k (the lecture's) or x ** Value
-        y = other.data if isinstance(other, Value) else numeric.real(other, '__pow__')
-        out, slope = numeric.power(self.data, y)  # x**y and y * x**(y-1), checked
-        def _backward(grad: float) -> None:
-            self.grad += slope * grad  # d(x**y)/dx = y * x**(y-1)
-            if isinstance(other, Value):  # d(x**y)/dy = x**y * log(x)
-                other.grad += numeric.times_log(out, self.data) * grad
+    def __pow__(self, other: Value | float) -> Value:  # x ** k, the lecture's; or x ** y of Values
+        x = numeric.real(self.data, '__pow__')
+        y = numeric.real(other.data if isinstance(other, Value) else other, '__pow__')
+        out = numeric.checked_pow(x, y)  # x ** y, checked: a real, finite number (or an error)
+        def _backward(grad: float) -> None:  # (ieee_pow: x ** e, but inf where Python raises)
+            self.grad += y * numeric.ieee_pow(x, y - 1) * grad if y else 0.0  # y * x**(y-1)
+            if isinstance(other, Value):  # d(x**y)/dy = x**y * log(x), 0 at x = 0 as in PyTorch
+                other.grad += numeric.times_log(out, x) * grad
         if isinstance(other, Value):
             return Value(out, (self, other), '**', _grad_fn=_backward)
-        return Value(out, (self,), f'**{y}', _grad_fn=_backward)  # k in the op, as the lecture's
-
-    def relu(self) -> Value:
-        def _backward(grad: float) -> None:  # 0 for x <= 0 (at 0 too), else 1
-            self.grad += 0.0 if self.data <= 0 else grad  # selects, never multiplies (NaN: grad)
-        return Value(0.0 if self.data < 0 else self.data, (self,), 'relu', _grad_fn=_backward)
+        return Value(out, (self,), f'**{other}', _grad_fn=_backward)  # k as the user wrote it
 
     def tanh(self) -> Value:
         t = math.tanh(self.data)  # the lecture's (e**2x - 1)/(e**2x + 1) overflows for x > 355
@@ -75,19 +63,65 @@ class Value:
             self.grad += e * grad  # d e**x/dx = e**x
         return Value(e, (self,), 'exp', _grad_fn=_backward)
 
+    def relu(self) -> Value:
+        def _backward(grad: float) -> None:  # 0 for x <= 0 (at 0 too), else 1
+            self.grad += 0.0 if self.data <= 0 else grad  # selects, never multiplies (NaN: grad)
+        return Value(0.0 if self.data < 0 else self.data, (self,), 'ReLU', _grad_fn=_backward)
+
+    def __neg__(self) -> Value:  # -self
+        return self * -1.0
+    __radd__ = __add__  # other + self is self + other
+    __rmul__ = __mul__  # other * self is self * other
+    def __sub__(self, other: Value | float) -> Value:  # self - other (-k as a float: -uint8 wraps)
+        return self + (-other if isinstance(other, Value) else -numeric.real(other, '__sub__'))
+    def __rsub__(self, other: float) -> Value:  # other - self
+        return Value(numeric.real(other, '__rsub__')) - self
+
+    def __truediv__(self, other: Value | float) -> Value:  # self / other, as its own op: see below
+        other = other if isinstance(other, Value) else Value(numeric.real(other, '__truediv__'))
+        q = self.data / numeric.divisor(other.data, self.data)  # (x / 0 is an error naming /)
+        def _backward(grad: float) -> None:  # the lecture's self * other**-1 overflows at 1e-310
+            self.grad += grad / other.data  # d(x/y)/dx = 1/y
+            other.grad -= grad * (self.data / other.data / other.data)  # -x/y**2, as (x/y)/y
+        return Value(q, (self, other), '/', _grad_fn=_backward)
+    def __rtruediv__(self, other: float) -> Value:  # other / self
+        return Value(numeric.real(other, '__rtruediv__')) / self
+
+    def backward(self) -> None:  # d(self)/d(node) into each node's .grad (leaves add to theirs)
+        topo = self._topological_order()
+        for node in topo:
+            node.grad = 0.0  # unlike the lecture's, a second backward() does not double these
+        self.grad += 1.0  # d(self)/d(self), added: a leaf's backward() accumulates too
+        for node in reversed(topo):
+            if node._grad_fn:  # (None for a node built by hand from parents, with no _backward)
+                node._grad_fn(node.grad)  # the chain rule: grad * local derivative, to parents
+
+    def _topological_order(self) -> list[Value]:  # the nodes ops made, each after its parents
+        # The lecture's build_topo, its recursion a stack (so any depth works): a node goes back on
+        # the stack under a None and its parents; when the None comes off, they are all listed.
+        topo, visited = [], set()
+        stack: list[Any] = [self]  # Values, and the None markers
+        while stack:
+            node = stack.pop()
+            if node is None:
+                topo.append(stack.pop())  # the node beneath the None: its parents are listed
+            elif node._prev and node not in visited:  # a leaf takes no place: it only receives
+                visited.add(node)
+                stack += node, None, *node._prev
+        return topo
+
+    # --- the rest: beyond the lecture (out._backward = f and o._backward() are at the end) -----
     def log(self) -> Value:
         x = numeric.positive(self.data, 'Value.log')  # log is defined only for x > 0
         def _backward(grad: float) -> None:
             self.grad += grad / x  # d log(x)/dx = 1/x
         return Value(math.log(x), (self,), 'log', _grad_fn=_backward)
-
     def sigmoid(self) -> Value:
         e = math.exp(-math.fabs(self.data))  # e**-|x| is in (0, 1]: it never overflows
         s = 1 / (1 + e) if self.data >= 0 else e / (1 + e)  # 1/(1 + e**-x), in either sign
         def _backward(grad: float) -> None:
             self.grad += s * (1 - s) * grad  # d sigmoid(x)/dx = s (1 - s)
         return Value(s, (self,), 'sigmoid', _grad_fn=_backward)
-
     @staticmethod  # bias + w1*x1 + w2*x2 + ... as one node (sum() makes 2n): nn.Neuron's fast path
     def dot(ws: Sequence[Any], xs: Sequence[Any], bias: Value | float | None = None) -> Value:
         ws, xs, b, total = numeric.dot(ws, xs, bias, Value)  # Values, and b + w1*x1 + w2*x2 + ...
@@ -97,53 +131,20 @@ class Value:
                 x.grad += w.data * grad  # d/dx_i = w_i
             b.grad += grad  # d/dbias = 1
         return Value(total, (*ws, *xs, b), 'dot', _grad_fn=_backward)
-
-    def backward(self) -> None:  # d(self)/d(node) into each node's .grad (leaves add to theirs)
-        topo = self._topological_order()
-        for node in topo:
-            node.grad = 0.0  # unlike the lecture's, a second backward() does not double these
-        self.grad += 1.0  # d(self)/d(self), added: a leaf's backward() accumulates too
-        for node in reversed(topo):
-            node._grad_fn(node.grad)  # the chain rule: adds grad * local derivative to the parents
-
-    def _topological_order(self) -> list[Value]:  # the nodes ops made, each after its parents
-        topo, visited = [], set()
-        stack: list[Any] = [self]  # a stack instead of the lecture's recursion: graphs of any depth
-        while stack:
-            node = stack.pop()
-            if node is None:  # a marker: every parent of the node beneath it is in topo now
-                topo.append(stack.pop())
-            elif node._grad_fn and node not in visited:  # a leaf takes no place: it only receives
-                visited.add(node)
-                stack += node, None, *node._prev
-        return topo
-
-    def __neg__(self) -> Value:  # -self
-        return self * -1.0
-    __radd__ = __add__  # other + self is self + other
-    __rmul__ = __mul__  # other * self is self * other
-
-    def __sub__(self, other: Value | float) -> Value:  # self - other (-k as float: -np.uint8 wraps)
-        return self + (-other if isinstance(other, Value) else -numeric.real(other, '__sub__'))
-    def __rsub__(self, other: float) -> Value:  # other - self
-        return Value(numeric.real(other, '__rsub__')) - self
-
-    def __truediv__(self, other: Value | float) -> Value:  # self / other: its own op, as the
-        other = other if isinstance(other, Value) else Value(numeric.real(other, '__truediv__'))
-        q = self.data / numeric.divisor(other.data, self.data)  # lecture's self * other**-1
-        def _backward(grad: float) -> None:  # overflows where other**-1 does (other = 1e-310)
-            self.grad += grad / other.data  # d(x/y)/dx = 1/y
-            other.grad -= grad * (self.data / other.data / other.data)  # -x/y**2, as (x/y)/y
-        return Value(q, (self, other), '/', _grad_fn=_backward)
-    def __rtruediv__(self, other: float) -> Value:  # other / self
-        return Value(numeric.real(other, '__rtruediv__')) / self
     def __rpow__(self, other: float) -> Value:  # other ** self
         return Value(numeric.real(other, '__rpow__')) ** self
 
+    @property  # the lecture's o._backward() by hand: runs the op's backward as it is right now
+    def _backward(self) -> Callable[[], None]:  # (so a wrapper may call the one it replaced)
+        fn = self._grad_fn
+        return (lambda: fn(self.grad)) if fn else (lambda: None)  # a leaf's does nothing
+    @_backward.setter  # the lecture's out._backward = f: f reads out.grad (holds out: gc frees it)
+    def _backward(self, backward: Callable[[], None]) -> None:  # a leaf keeps none (no_grad's too)
+        self._grad_fn = (lambda grad: backward()) if self._prev else None
     def detach(self) -> Value:  # a new leaf with the same data, cut off from this graph
         return Value(self.data)
     def item(self) -> float:
         return self.data
-    __deepcopy__ = copying.copy_leaf  # copy.deepcopy() copies leaves only, as PyTorch's does
-    def __repr__(self) -> str:
-        return f"Value(data={self.data}, grad={self.grad})"
+    __deepcopy__ = copying.deepcopy  # copy.deepcopy() copies leaves only, as PyTorch's does
+    __array_ufunc__ = None  # so `np.float64(2) * v` asks Value.__rmul__ instead of NumPy
+    __slots__ = ('data', 'grad', 'label', '_prev', '_op', '_grad_fn', '__dict__')  # v.color = 'red'

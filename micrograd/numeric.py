@@ -78,25 +78,36 @@ def divisor(y: float, x: float) -> float:
     return y
 
 
-def power(x: float, k: float) -> tuple[float, float]:
-    """x**k and its derivative k * x**(k-1) in floats (0 for k = 0: x**0 is 1 everywhere). Results that
-    are not real or not finite are errors; a derivative too steep for a float is infinite, as in IEEE
-    arithmetic and PyTorch."""
-    x, k = real(x, 'Value.__pow__'), real(k, 'Value.__pow__')
-    if x < 0 and not (k.is_integer() or math.isinf(k)):  # (-2) ** inf is inf, as in Python
-        raise ValueError(f"Value.__pow__: {x} ** {k} is not real (a fractional power of a "
+def checked_pow(x: float, y: float) -> float:
+    """x ** y of two floats, checked: a result that is not real or not finite is an error naming **."""
+    if x < 0 and not (y.is_integer() or math.isinf(y)):  # (-2) ** inf is inf, as in Python
+        raise ValueError(f"Value.__pow__: {x} ** {y} is not real (a fractional power of a "
                          "negative base)")
-    if x == 0 and k < 0:
-        raise ZeroDivisionError(f"Value.__pow__: {x} ** {k} divides by zero")
+    if x == 0 and y < 0:
+        raise ZeroDivisionError(f"Value.__pow__: {x} ** {y} divides by zero")
     try:
-        out = x ** k
+        out: float = x ** y
     except OverflowError:
-        raise OverflowError(f"Value.__pow__: {x} ** {k} is too large for a float") from None
+        raise OverflowError(f"Value.__pow__: {x} ** {y} is too large for a float") from None
+    return out
+
+
+def ieee_pow(x: float, e: float) -> float:
+    """x ** e of two floats in IEEE arithmetic, as PyTorch computes it: where Python raises, it is infinite
+    (0.0 ** -0.5 and 1e-300 ** -2.0 are inf), with the sign x ** e has (negative for a negative x and an odd
+    whole e). The power rule's x**(y-1) in the backward of x ** y: a slope too steep for a float is inf."""
     try:
-        slope = k * x ** (k - 1) if k else 0.0
-    except (OverflowError, ZeroDivisionError):  # |x| tiny and k < 1
-        slope = math.copysign(math.inf, k * (out if x == 0 else out * x))
-    return out, slope
+        out: float = x ** e
+        return out
+    except (OverflowError, ZeroDivisionError):
+        odd = e.is_integer() and e % 2 == 1
+        return math.copysign(math.inf, x) if odd else math.inf
+
+
+def power(x: float, k: float) -> tuple[float, float]:
+    """x ** k and its derivative k * x**(k-1), as engine.py computes them (for viz's captions)."""
+    x, k = real(x, 'Value.__pow__'), real(k, 'Value.__pow__')
+    return checked_pow(x, k), (k * ieee_pow(x, k - 1) if k else 0.0)
 
 
 def times_log(out: float, x: float) -> float:

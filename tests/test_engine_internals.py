@@ -3,8 +3,8 @@
 Each op's backward is a closure over its parents that takes the output's gradient, stored as `_grad_fn`: it never
 holds its output, so a graph has no reference cycle and reference counting frees it (the garbage collector stays
 out). A number in an op becomes a leaf Value, as in the lecture, except for the exponent of x ** k, which the op
-spells in `_op` ('**2.0'); each op names itself in `_op`; backward() walks `_topological_order()`, the nodes ops
-made, each after its parents.
+spells in `_op` as the user wrote it ('**2', '**2.0'), as Karpathy's; each op names itself in `_op` with his names
+('ReLU'); backward() walks `_topological_order()`, the nodes ops made (those with parents), each after its parents.
 """
 import gc
 
@@ -14,8 +14,11 @@ import pytest
 from micrograd import Value, no_grad
 
 
-def test_values_have_slots_not_dicts():
-    assert not hasattr(Value(1.0), '__dict__')
+def test_values_have_slots_and_a_dict_made_only_when_another_attribute_is_set():
+    v = Value(1.0)
+    assert 'data' in Value.__slots__ and not vars(v)
+    v.color = 'red'
+    assert vars(v) == {'color': 'red'}
 
 
 def test_a_value_used_twice_keeps_both_edges():
@@ -67,15 +70,17 @@ def test_a_number_in_an_op_is_a_leaf_holding_it_as_a_float_as_in_the_lecture():
         assert type(out._prev[1].data) is float
 
 
-def test_x_to_a_number_has_one_parent_and_spells_the_number_in_its_op():
+@pytest.mark.parametrize('k, op', [
+    (2, '**2'), (2.0, '**2.0'), (-1, '**-1'), (-0.5, '**-0.5'), (np.int64(2), '**2'), (np.float32(0.5), '**0.5'),
+])
+def test_x_to_a_number_has_one_parent_and_spells_the_number_as_the_user_wrote_it_as_karpathys(k, op):
     x = Value(3.0)
-    assert (x ** 2)._prev == (x,) and (x ** 2)._op == '**2.0' and (x ** -0.5)._op == '**-0.5'
-    assert (x ** np.int64(2))._op == '**2.0'
+    assert (x ** k)._prev == (x,) and (x ** k)._op == op == f'**{k}'
 
 
 @pytest.mark.parametrize('make, op', [
     (lambda x: x + x, '+'), (lambda x: x * x, '*'), (lambda x: x ** x, '**'),
-    (lambda x: 2 ** x, '**'), (lambda x: x.relu(), 'relu'), (lambda x: x.tanh(), 'tanh'), (lambda x: x.exp(), 'exp'),
+    (lambda x: 2 ** x, '**'), (lambda x: x.relu(), 'ReLU'), (lambda x: x.tanh(), 'tanh'), (lambda x: x.exp(), 'exp'),
     (lambda x: x.log(), 'log'), (lambda x: x.sigmoid(), 'sigmoid'), (lambda x: Value.dot([x], [x]), 'dot'),
     (lambda x: x - 1, '+'), (lambda x: x / x, '/'), (lambda x: 2 / x, '/'), (lambda x: -x, '*'),
 ])
