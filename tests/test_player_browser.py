@@ -36,7 +36,7 @@ def test_next_shows_the_next_caption_and_picture(browser, saved_player):
     page.click('next')
     [second] = page.shown()
     assert second['caption'] == steps.captions[1]
-    assert second['caption'].startswith('step 1/3 · f = d ** 2') and second['caption'].endswith('→ 8.0')
+    assert second['caption'].startswith('step 1/3 · f = d ** 2') and second['caption'].endswith('→ 8.0000')
     assert second['texts'] != first['texts'] and second['texts'].count('grad ?') == 4
     assert 'grad 8.0000' in second['texts']  # d's
     assert second['counter'] == 'step 1/3'

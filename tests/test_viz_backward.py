@@ -11,6 +11,7 @@ from PIL import Image
 
 from micrograd import Value
 from micrograd.viz import HIGHLIGHT, MAX_NODES, BackwardPass, draw_backward, draw_dot, trace
+from micrograd.viz.graph import number
 from tests.graphs import graphs, micrograd_graph
 
 
@@ -74,11 +75,13 @@ def test_f_captions_are_the_hand_computed_chain_rule():
     f, _ = labelled_f()
     assert draw_backward(f).captions == [
         'step 0/3 · f.grad = 1.0, as df/df = 1: backward() starts here · the grads still to compute show as ?',
-        'step 1/3 · f = d ** 2.0 · f.grad = 1.0 · slope = 2.0 * d.data ** (2.0 - 1) = 8.0 · '
-        'd.grad += slope * f.grad = 8.0 * 1.0 → 8.0',
-        'step 2/3 · d = e + c · d.grad = 8.0 · e.grad += d.grad = 8.0 → 8.0 · c.grad += d.grad = 8.0 → 8.0',
-        'step 3/3 · e = a * b · e.grad = 8.0 · '
-        'a.grad += b.data * e.grad = -3.0 * 8.0 → -24.0 · b.grad += a.data * e.grad = 2.0 * 8.0 → 16.0',
+        'step 1/3 · f = d ** 2.0 · f.grad = 1.0000 · slope = 2.0 * d.data ** (2.0 - 1) = 8.0000 · '
+        'd.grad += slope * f.grad = 8.0000 * 1.0000 → 8.0000',
+        'step 2/3 · d = e + c · d.grad = 8.0000 · e.grad += d.grad = 8.0000 → 8.0000 · '
+        'c.grad += d.grad = 8.0000 → 8.0000',
+        'step 3/3 · e = a * b · e.grad = 8.0000 · '
+        'a.grad += b.data * e.grad = -3.0000 * 8.0000 → -24.0000 · '
+        'b.grad += a.data * e.grad = 2.0000 * 8.0000 → 16.0000',
     ]
 
 
@@ -139,13 +142,14 @@ def test_the_neuron_dot_op_passes_its_gradient_to_every_weight_input_and_the_bia
     t = o.data  # tanh(0.8813735870195432), 1/sqrt(2) to the last bit or two
     g = (1 - t * t) * 1.0  # o's backward: n.grad, about 0.5
     assert step_captions(o) == [
-        f'step 1/2 · o = tanh(n) · o.grad = 1.0 · t = tanh(n.data) = {t!r} · '
-        f'n.grad += (1 - t * t) * o.grad = (1 - {t!r} * {t!r}) * 1.0 → {g!r}',
-        f'step 2/2 · n = w1 * x1 + w2 * x2 + b · n.grad = {g!r} · '
-        f'w1.grad += x1.data * n.grad = 2.0 * {g!r} → {2 * g!r} · '
-        f'x1.grad += w1.data * n.grad = -3.0 * {g!r} → {-3 * g!r} · '
-        f'w2.grad += x2.data * n.grad = 0.0 * {g!r} → 0.0 · x2.grad += w2.data * n.grad = 1.0 * {g!r} → {g!r} · '
-        f'b.grad += n.grad = {g!r} → {g!r}',
+        f'step 1/2 · o = tanh(n) · o.grad = 1.0000 · t = tanh(n.data) = {number(t)} · '
+        f'n.grad += (1 - t * t) * o.grad = (1 - {number(t)} * {number(t)}) * 1.0000 → {number(g)}',
+        f'step 2/2 · n = w1 * x1 + w2 * x2 + b · n.grad = {number(g)} · '
+        f'w1.grad += x1.data * n.grad = 2.0000 * {number(g)} → {number(2 * g)} · '
+        f'x1.grad += w1.data * n.grad = -3.0000 * {number(g)} → {number(-3 * g)} · '
+        f'w2.grad += x2.data * n.grad = 0.0000 * {number(g)} → 0.0000 · '
+        f'x2.grad += w2.data * n.grad = 1.0000 * {number(g)} → {number(g)} · '
+        f'b.grad += n.grad = {number(g)} → {number(g)}',
     ]
     assert [v.grad for v in (w1, w2, x1, x2, b)] == [2 * g, 0.0, -3 * g, g, g]
     assert g == pytest.approx(0.5)
@@ -156,8 +160,8 @@ def test_a_value_used_twice_in_one_op_gets_both_terms_and_the_grad_they_make_tog
     b = labelled(a * a, 'b')
     steps = draw_backward(b)
     assert steps.captions[1:] == [
-        'step 1/1 · b = a * a · b.grad = 1.0 · a.grad += a.data * b.grad = 3.0 * 1.0 · '
-        'a.grad += a.data * b.grad = 3.0 * 1.0 → 6.0']
+        'step 1/1 · b = a * a · b.grad = 1.0000 · a.grad += a.data * b.grad = 3.0000 * 1.0000 · '
+        'a.grad += a.data * b.grad = 3.0000 * 1.0000 → 6.0000']
     assert a.grad == 6.0 and [(c.parent, c.before, c.after) for c in steps.steps[0].changes] == [(a, None, 6.0)]
 
 
@@ -167,26 +171,28 @@ def test_a_value_used_by_two_ops_accumulates_across_steps():
     y = labelled(p + a, 'y')
     steps = draw_backward(y)
     assert steps.captions[1:] == [
-        'step 1/2 · y = p + a · y.grad = 1.0 · p.grad += y.grad = 1.0 → 1.0 · a.grad += y.grad = 1.0 → 1.0',
-        'step 2/2 · p = a * b · p.grad = 1.0 · a.grad += b.data * p.grad = 5.0 * 1.0 → 6.0 (was 1.0) · '
-        'b.grad += a.data * p.grad = 2.0 * 1.0 → 2.0']
+        'step 1/2 · y = p + a · y.grad = 1.0000 · p.grad += y.grad = 1.0000 → 1.0000 · '
+        'a.grad += y.grad = 1.0000 → 1.0000',
+        'step 2/2 · p = a * b · p.grad = 1.0000 · a.grad += b.data * p.grad = 5.0000 * 1.0000 → 6.0000 (was 1.0000) · '
+        'b.grad += a.data * p.grad = 2.0000 * 1.0000 → 2.0000']
     assert steps.grads[1][a] == 1.0 and steps.grads[2][a] == 6.0 == a.grad  # the frames show the running sum
 
 
 def test_tanh():
     x = Value(math.log(2.0), label='x')  # tanh(ln 2) = 3/5
     assert step_captions(labelled(x.tanh(), 'y')) == [
-        'step 1/1 · y = tanh(x) · y.grad = 1.0 · t = tanh(x.data) = 0.6 · '
-        'x.grad += (1 - t * t) * y.grad = (1 - 0.6 * 0.6) * 1.0 → 0.64']
+        'step 1/1 · y = tanh(x) · y.grad = 1.0000 · t = tanh(x.data) = 0.6000 · '
+        'x.grad += (1 - t * t) * y.grad = (1 - 0.6000 * 0.6000) * 1.0000 → 0.6400']
 
 
 def test_exp_and_multiplying_by_a_number():
     x = Value(math.log(2.0), label='x')
     e = labelled(x.exp(), 'e')
     assert step_captions(labelled(e * 3, 'y')) == [  # the number 3 is a leaf of its own, named v2
-        'step 1/2 · y = e * v2 · y.grad = 1.0 · e.grad += v2.data * y.grad = 3.0 * 1.0 → 3.0 · '
-        'v2.grad += e.data * y.grad = 2.0 * 1.0 → 2.0',
-        'step 2/2 · e = exp(x) · e.grad = 3.0 · e = exp(x.data) = 2.0 · x.grad += e * e.grad = 2.0 * 3.0 → 6.0']
+        'step 1/2 · y = e * v2 · y.grad = 1.0000 · e.grad += v2.data * y.grad = 3.0000 * 1.0000 → 3.0000 · '
+        'v2.grad += e.data * y.grad = 2.0000 * 1.0000 → 2.0000',
+        'step 2/2 · e = exp(x) · e.grad = 3.0000 · e = exp(x.data) = 2.0000 · '
+        'x.grad += e * e.grad = 2.0000 * 3.0000 → 6.0000']
     assert x.grad == 6.0
 
 
@@ -195,18 +201,21 @@ def test_log_and_dividing_by_a_number():
     y = labelled(x.log(), 'y')
     z = labelled(y / 2, 'z')
     captions = step_captions(z)
-    assert captions[0] == ('step 1/2 · z = y / v2 · z.grad = 1.0 · y.grad += z.grad / v2.data = 1.0 / 2.0 → 0.5 · '
-                           f'v2.grad -= z.grad * (y.data / v2.data / v2.data) = 1.0 * ({math.log(4.0)!r} / 2.0 / 2.0) '
-                           f'→ {-math.log(4.0) / 2.0 / 2.0!r}')
-    assert captions[1] == 'step 2/2 · y = log(x) · y.grad = 0.5 · x.grad += y.grad / x.data = 0.5 / 4.0 → 0.125'
+    assert captions[0] == ('step 1/2 · z = y / v2 · z.grad = 1.0000 · '
+                           'y.grad += z.grad / v2.data = 1.0000 / 2.0000 → 0.5000 · '
+                           f'v2.grad -= z.grad * (y.data / v2.data / v2.data) = 1.0000 * ({number(math.log(4.0))} / '
+                           '2.0000 / 2.0000) '
+                           f'→ {number(-math.log(4.0) / 2.0 / 2.0)}')
+    assert captions[1] == ('step 2/2 · y = log(x) · y.grad = 0.5000 · '
+                           'x.grad += y.grad / x.data = 0.5000 / 4.0000 → 0.1250')
     assert x.grad == 0.125
 
 
 def test_a_power_with_a_number_exponent():
     x = Value(3.0, label='x')
     assert step_captions(labelled(x ** 2, 'y')) == [
-        'step 1/1 · y = x ** 2.0 · y.grad = 1.0 · slope = 2.0 * x.data ** (2.0 - 1) = 6.0 · '
-        'x.grad += slope * y.grad = 6.0 * 1.0 → 6.0']
+        'step 1/1 · y = x ** 2.0 · y.grad = 1.0000 · slope = 2.0 * x.data ** (2.0 - 1) = 6.0000 · '
+        'x.grad += slope * y.grad = 6.0000 * 1.0000 → 6.0000']
 
 
 def test_a_power_with_a_value_exponent_gives_both_gradients():
@@ -214,9 +223,9 @@ def test_a_power_with_a_value_exponent_gives_both_gradients():
     p = labelled(x ** k, 'p')
     dy = 8.0 * math.log(2.0)  # d(x**k)/dk = x**k log(x)
     assert step_captions(p) == [
-        f'step 1/1 · p = x ** k · p.grad = 1.0 · slope = k.data * x.data ** (k.data - 1) = 12.0 · '
-        f'x.grad += slope * p.grad = 12.0 * 1.0 → 12.0 · '
-        f'k.grad += p.data * log(x.data) * p.grad = 8.0 * log(2.0) * 1.0 → {dy!r}']
+        f'step 1/1 · p = x ** k · p.grad = 1.0000 · slope = k.data * x.data ** (k.data - 1) = 12.0000 · '
+        f'x.grad += slope * p.grad = 12.0000 * 1.0000 → 12.0000 · '
+        f'k.grad += p.data * log(x.data) * p.grad = 8.0000 * log(2.0000) * 1.0000 → {number(dy)}']
     assert (x.grad, k.grad) == (12.0, dy)
 
 
@@ -225,8 +234,8 @@ def test_dividing_by_a_value_gives_the_divisor_minus_the_quotient_over_itself():
     q = labelled(x / y, 'q')
     third = 1 / 3
     assert step_captions(q) == [
-        f'step 1/1 · q = x / y · q.grad = 1.0 · x.grad += q.grad / y.data = 1.0 / 3.0 → {third!r} · '
-        f'y.grad -= q.grad * (x.data / y.data / y.data) = 1.0 * (6.0 / 3.0 / 3.0) → {-2 / 3!r}']
+        f'step 1/1 · q = x / y · q.grad = 1.0000 · x.grad += q.grad / y.data = 1.0000 / 3.0000 → {number(third)} · '
+        f'y.grad -= q.grad * (x.data / y.data / y.data) = 1.0000 * (6.0000 / 3.0000 / 3.0000) → {number(-2 / 3)}']
     assert (x.grad, y.grad) == (third, -2 / 3)
 
 
@@ -234,43 +243,44 @@ def test_a_number_divided_by_a_value():
     y = Value(2.0, label='y')
     q = labelled(1 / y, 'q')
     assert step_captions(q) == [
-        'step 1/1 · q = v0 / y · q.grad = 1.0 · v0.grad += q.grad / y.data = 1.0 / 2.0 → 0.5 · '
-        'y.grad -= q.grad * (v0.data / y.data / y.data) = 1.0 * (1.0 / 2.0 / 2.0) → -0.25']
+        'step 1/1 · q = v0 / y · q.grad = 1.0000 · v0.grad += q.grad / y.data = 1.0000 / 2.0000 → 0.5000 · '
+        'y.grad -= q.grad * (v0.data / y.data / y.data) = 1.0000 * (1.0000 / 2.0000 / 2.0000) → -0.2500']
     assert y.grad == -0.25
 
 
 def test_relu_passes_the_gradient_on_only_where_its_input_is_positive():
     x = Value(2.0, label='x')
     assert step_captions(labelled(x.relu(), 'y')) == [
-        'step 1/1 · y = relu(x), x.data > 0 · y.grad = 1.0 · x.grad += y.grad = 1.0 → 1.0']
+        'step 1/1 · y = relu(x), x.data > 0 · y.grad = 1.0000 · x.grad += y.grad = 1.0000 → 1.0000']
     x = Value(-1.0, label='x')
     steps = draw_backward(labelled(x.relu(), 'y'))
-    assert steps.captions[1] == 'step 1/1 · y = relu(x), x.data <= 0 · y.grad = 1.0 · x.grad += 0 → 0.0'
+    assert steps.captions[1] == 'step 1/1 · y = relu(x), x.data <= 0 · y.grad = 1.0000 · x.grad += 0 → 0.0000'
     assert steps.grads[0][x] is None and steps.grads[1][x] == 0.0  # computed, and it is 0
 
 
 def test_relu_at_nan_passes_the_gradient_as_the_engine_and_pytorch_do():
     x = Value(math.nan, label='x')
     assert step_captions(labelled(x.relu(), 'y')) == [
-        'step 1/1 · y = relu(x), x.data is nan, not <= 0: the gradient passes · y.grad = 1.0 · '
-        'x.grad += y.grad = 1.0 → 1.0']
+        'step 1/1 · y = relu(x), x.data is nan, not <= 0: the gradient passes · y.grad = 1.0000 · '
+        'x.grad += y.grad = 1.0000 → 1.0000']
     assert x.grad == 1.0
 
 
 def test_sigmoid():
     x = Value(0.0, label='x')
     assert step_captions(labelled(x.sigmoid(), 'y')) == [
-        'step 1/1 · y = sigmoid(x) · y.grad = 1.0 · s = sigmoid(x.data) = 0.5 · '
-        'x.grad += s * (1 - s) * y.grad = 0.5 * (1 - 0.5) * 1.0 → 0.25']
+        'step 1/1 · y = sigmoid(x) · y.grad = 1.0000 · s = sigmoid(x.data) = 0.5000 · '
+        'x.grad += s * (1 - s) * y.grad = 0.5000 * (1 - 0.5000) * 1.0000 → 0.2500']
 
 
 def test_subtracting_and_negating_are_adding_and_multiplying_by_numbers():
     x = Value(5.0, label='x')
     y = labelled(x - 3, 'y')  # x + Value(-3.0), as the lecture's x + (-3)
     assert step_captions(labelled(-y, 'z')) == [  # y * Value(-1.0)
-        'step 1/2 · z = y * v3 · z.grad = 1.0 · y.grad += v3.data * z.grad = -1.0 * 1.0 → -1.0 · '
-        'v3.grad += y.data * z.grad = 2.0 * 1.0 → 2.0',
-        'step 2/2 · y = x + v1 · y.grad = -1.0 · x.grad += y.grad = -1.0 → -1.0 · v1.grad += y.grad = -1.0 → -1.0']
+        'step 1/2 · z = y * v3 · z.grad = 1.0000 · y.grad += v3.data * z.grad = -1.0000 * 1.0000 → -1.0000 · '
+        'v3.grad += y.data * z.grad = 2.0000 * 1.0000 → 2.0000',
+        'step 2/2 · y = x + v1 · y.grad = -1.0000 · x.grad += y.grad = -1.0000 → -1.0000 · '
+        'v1.grad += y.grad = -1.0000 → -1.0000']
 
 
 def test_a_long_dot_op_is_summarised_in_its_caption_but_every_change_is_recorded():
@@ -279,11 +289,13 @@ def test_a_long_dot_op_is_summarised_in_its_caption_but_every_change_is_recorded
     y = labelled(Value.dot(ws, xs, Value(0.5, label='b')), 'y')
     steps = draw_backward(y)
     assert steps.captions[1] == (
-        'step 1/1 · y = w1 * x1 + ... + w6 * x6 + b · y.grad = 1.0 · '
-        'w1.grad += x1.data * y.grad = 1.0 * 1.0 → 1.0 · x1.grad += w1.data * y.grad = 1.0 * 1.0 → 1.0 · '
+        'step 1/1 · y = w1 * x1 + ... + w6 * x6 + b · y.grad = 1.0000 · '
+        'w1.grad += x1.data * y.grad = 1.0000 * 1.0000 → 1.0000 · '
+        'x1.grad += w1.data * y.grad = 1.0000 * 1.0000 → 1.0000 · '
         '... 4 more pairs alike ... · '
-        'w6.grad += x6.data * y.grad = 1.0 * 1.0 → 1.0 · x6.grad += w6.data * y.grad = 6.0 * 1.0 → 6.0 · '
-        'b.grad += y.grad = 1.0 → 1.0')
+        'w6.grad += x6.data * y.grad = 1.0000 * 1.0000 → 1.0000 · '
+        'x6.grad += w6.data * y.grad = 6.0000 * 1.0000 → 6.0000 · '
+        'b.grad += y.grad = 1.0000 → 1.0000')
     assert [change.parent for change in steps.steps[0].changes] == list(y._prev)  # ws, xs, then the bias
     assert [change.after for change in steps.steps[0].changes] == [1.0] * 6 + [1.0, 2.0, 3.0, 4.0, 5.0, 6.0] + [1.0]
 
@@ -294,8 +306,9 @@ def test_values_without_a_label_are_named_by_their_place_in_the_drawing():
     assert trace(y)[0][:2] == [a, b]  # v0 and v1
     steps = draw_backward(y)
     assert steps.captions[2] == (
-        'step 2/2 · v2 = v0 * v1 · v2.grad = 1.0 · '
-        'v0.grad += v1.data * v2.grad = -3.0 * 1.0 → -3.0 · v1.grad += v0.data * v2.grad = 2.0 * 1.0 → 2.0')
+        'step 2/2 · v2 = v0 * v1 · v2.grad = 1.0000 · '
+        'v0.grad += v1.data * v2.grad = -3.0000 * 1.0000 → -3.0000 · '
+        'v1.grad += v0.data * v2.grad = 2.0000 * 1.0000 → 2.0000')
     assert '{ v0 | data 2.0000 | grad ? }' in record_labels(steps.frames[0].source)
 
 
@@ -307,7 +320,7 @@ def test_an_op_without_a_rule_here_still_steps_and_says_what_its_backward_did():
         x.grad += 3.0 * y.grad
     y._backward = _backward
     z = labelled(y * 2, 'z')
-    assert step_captions(z)[1] == 'step 2/2 · y = triple(x) · y.grad = 2.0 · x.grad → 6.0'
+    assert step_captions(z)[1] == 'step 2/2 · y = triple(x) · y.grad = 2.0000 · x.grad → 6.0000'
     assert x.grad == 6.0
 
 
@@ -322,7 +335,7 @@ def test_a_custom_op_named_as_an_engine_op_is_captioned_by_what_its_backward_did
         xs[0].grad += 7.0 * y.grad
     y._backward = _backward
     [caption] = step_captions(y)
-    assert caption.endswith('x0.grad → 7.0' + ''.join(f' · x{i}.grad → 0.0' for i in range(1, parents)))
+    assert caption.endswith('x0.grad → 7.0000' + ''.join(f' · x{i}.grad → 0.0000' for i in range(1, parents)))
     assert '+=' not in caption and 'slope' not in caption and 't =' not in caption
 
 
@@ -331,18 +344,19 @@ def test_the_lectures_labels_with_operators_are_parenthesised_in_captions():
     s = labelled(labelled(x1 * w1, 'x1*w1') + labelled(x2 * w2, 'x2*w2'), 'x1*w1 + x2*w2')
     n = labelled(s + Value(6.0, label='b'), 'n')
     captions = step_captions(n)
-    assert captions[0] == ('step 1/4 · n = (x1*w1 + x2*w2) + b · n.grad = 1.0 · '
-                           '(x1*w1 + x2*w2).grad += n.grad = 1.0 → 1.0 · b.grad += n.grad = 1.0 → 1.0')
-    assert captions[1].startswith('step 2/4 · (x1*w1 + x2*w2) = (x1*w1) + (x2*w2) · (x1*w1 + x2*w2).grad = 1.0 · '
-                                  '(x1*w1).grad += (x1*w1 + x2*w2).grad = 1.0 → 1.0')
-    assert captions[2] == ('step 3/4 · (x1*w1) = x1 * w1 · (x1*w1).grad = 1.0 · '
-                           'x1.grad += w1.data * (x1*w1).grad = -3.0 * 1.0 → -3.0 · '
-                           'w1.grad += x1.data * (x1*w1).grad = 2.0 * 1.0 → 2.0')
+    assert captions[0] == ('step 1/4 · n = (x1*w1 + x2*w2) + b · n.grad = 1.0000 · '
+                           '(x1*w1 + x2*w2).grad += n.grad = 1.0000 → 1.0000 · b.grad += n.grad = 1.0000 → 1.0000')
+    assert captions[1].startswith('step 2/4 · (x1*w1 + x2*w2) = (x1*w1) + (x2*w2) · (x1*w1 + x2*w2).grad = 1.0000 · '
+                                  '(x1*w1).grad += (x1*w1 + x2*w2).grad = 1.0000 → 1.0000')
+    assert captions[2] == ('step 3/4 · (x1*w1) = x1 * w1 · (x1*w1).grad = 1.0000 · '
+                           'x1.grad += w1.data * (x1*w1).grad = -3.0000 * 1.0000 → -3.0000 · '
+                           'w1.grad += x1.data * (x1*w1).grad = 2.0000 * 1.0000 → 2.0000')
 
 
 @pytest.mark.parametrize('base, by_exponent, note', [
-    (0.0, '0.0 * 1.0 → 0.0', 'x.data is 0.0, not > 0: y.data * log(x.data) counts as 0.0, as in PyTorch'),
-    (-2.0, 'nan * 1.0 → nan', 'x.data is -2.0, not > 0: y.data * log(x.data) counts as nan, as in PyTorch'),
+    (0.0, '0.0000 * 1.0000 → 0.0000', 'x.data is 0.0000, not > 0: y.data * log(x.data) counts as 0.0000, as in '
+          'PyTorch'),
+    (-2.0, 'nan * 1.0000 → nan', 'x.data is -2.0000, not > 0: y.data * log(x.data) counts as nan, as in PyTorch'),
 ])
 def test_a_value_power_of_a_base_at_or_below_zero_says_what_the_engine_takes_for_log(base, by_exponent, note):
     x, k = Value(base, label='x'), Value(2.0, label='k')
@@ -360,15 +374,15 @@ def test_a_value_built_by_hand_without_a_backward_is_a_leaf_to_backward():
     assert (q.grad, a.grad, b.grad) == (2.0, 0.0, 0.0)
 
 
-def test_numbers_are_shown_as_python_shows_them_never_rounded():
+def test_numbers_are_shown_as_the_boxes_show_them_and_exponents_as_written():
     x = Value(3.0, label='x')
     y = labelled(x ** 1.23456789, 'y')
     z = labelled(y * 1000, 'z')
     steps = draw_backward(z)
     slope = 1.23456789 * 3.0 ** (1.23456789 - 1)  # as the engine computes it
-    assert steps.captions[2] == ('step 2/2 · y = x ** 1.23456789 · y.grad = 1000.0 · '
-                                 f'slope = 1.23456789 * x.data ** (1.23456789 - 1) = {slope!r} · '
-                                 f'x.grad += slope * y.grad = {slope!r} * 1000.0 → {x.grad!r}')
+    assert steps.captions[2] == ('step 2/2 · y = x ** 1.23456789 · y.grad = 1000.0000 · '
+                                 f'slope = 1.23456789 * x.data ** (1.23456789 - 1) = {number(slope)} · '
+                                 f'x.grad += slope * y.grad = {number(slope)} * 1000.0000 → {number(x.grad)}')
     assert x.grad == slope * 1000.0
 
 
@@ -387,14 +401,14 @@ def test_on_a_graph_that_already_has_gradients_leaves_accumulate_as_with_backwar
     assert (a.grad, b.grad, c.grad) == (-48.0, 32.0, 16.0)  # twice backward()'s, as a second backward() gives
     assert steps.captions[0].endswith('a.grad, b.grad, c.grad keep their earlier values and add to them '
                                       '(leaves accumulate)')
-    assert 'a.grad += b.data * e.grad = -3.0 * 8.0 → -48.0 (was -24.0)' in steps.captions[3]
+    assert 'a.grad += b.data * e.grad = -3.0000 * 8.0000 → -48.0000 (was -24.0000)' in steps.captions[3]
     assert steps.grads[0][a] == -24.0 and steps.grads[0][steps.steps[1].node] is None  # d was reset
 
 
 def test_a_leaf_on_its_own_takes_no_step():
     x = Value(2.0, label='x')
     steps = draw_backward(x)
-    assert steps.captions == ['step 0/0 · x is a leaf: x.grad += 1.0 → 1.0'] and len(steps.frames) == 1
+    assert steps.captions == ['step 0/0 · x is a leaf: x.grad += 1.0 → 1.0000'] and len(steps.frames) == 1
     assert x.grad == 1.0
 
 
@@ -412,7 +426,7 @@ def test_random_graphs_end_with_backwards_gradients_and_each_step_records_what_t
         for change in step.changes:
             assert change.after == steps.grads[i][change.parent]
             assert (change.before is None) == (steps.grads[i - 1][change.parent] is None)
-            assert f'→ {change.after!r}' in steps.captions[i]  # the grad the engine gave, as Python shows it
+            assert f'→ {number(change.after)}' in steps.captions[i]  # the grad the engine gave, as its box shows it
 
 
 def test_a_graph_above_max_nodes_is_refused_as_draw_dot_refuses_it():
@@ -471,7 +485,7 @@ def test_the_player_is_self_contained_html_with_every_frame_in_it():
     assert len(images) == page.count('<figure') == page.count('<img ') == 4
     assert [texts(svg) for svg in images] == [texts(svg) for svg in steps.svgs()]
     assert all(ET.fromstring(svg).tag == SVG + 'svg' and '<title>' not in svg for svg in images)
-    assert page.count('<figcaption') == 4 and 'a.grad += b.data * e.grad = -3.0 * 8.0 → -24.0' in page
+    assert page.count('<figcaption') == 4 and 'a.grad += b.data * e.grad = -3.0000 * 8.0000 → -24.0000' in page
     assert '<script>' in page and 'data-go="next"' in page and 'type="range"' in page
     assert re.findall(r'\b(?:src|href)="(\w+):', page) == ['data'] * 4  # no address to fetch anything from
     assert '<svg' not in page  # JupyterLab would strip inline SVG from an untrusted notebook

@@ -11,6 +11,7 @@ from micrograd import Value
 
 pytest.importorskip('graphviz')
 from micrograd.viz import draw_backward, draw_dot  # noqa: E402
+from micrograd.viz.graph import number  # noqa: E402
 from micrograd.viz.renderer import RendererNotFound  # noqa: E402
 
 NASTY = {
@@ -71,7 +72,7 @@ def test_a_custom_ops_nasty_name_is_drawn_literally(op):
     steps = draw_backward(y)
     assert x.grad == 4.0  # it is backward(): leaves accumulate
     assert shown(op) in svg_text(rendered(lambda: steps.svgs()[-1]))
-    assert 'x.grad → 4.0 (was 2.0)' in steps.captions[1]
+    assert 'x.grad → 4.0000 (was 2.0000)' in steps.captions[1]
 
 
 @pytest.mark.parametrize('label', NOT_STRINGS.values(), ids=NOT_STRINGS.keys())
@@ -104,7 +105,9 @@ def test_a_label_on_two_lines_is_a_box_of_two_lines_and_one_line_in_captions():
     assert ['loss', '(mean)'] == re.findall(r'<text[^>]*>([^<]*)</text>', svg)[:2]
     first = a.grad
     assert draw_backward(b).captions[1].endswith(f'(loss (mean)).grad += (1 - t * t) * out.grad = '
-                                                 f'(1 - {b.data!r} * {b.data!r}) * 1.0 → {a.grad!r} (was {first!r})')
+                                                 f'(1 - {number(b.data)} * {number(b.data)}) * 1.0000 → '
+                                                 f'{number(a.grad)} '
+                                                 f'(was {number(first)})')
 
 
 @pytest.mark.parametrize('op', NOT_STRINGS.values(), ids=NOT_STRINGS.keys())
@@ -115,7 +118,7 @@ def test_an_op_name_that_is_no_string_is_shown_as_str_shows_it(op):
     y.backward()
     svg = svg_text(rendered(lambda: draw_dot(y).svg()))
     steps = draw_backward(y)
-    assert x.grad == 4.0 and steps.captions[1].endswith('x.grad → 4.0 (was 2.0)')
+    assert x.grad == 4.0 and steps.captions[1].endswith('x.grad → 4.0000 (was 2.0000)')
     if op is None:  # no op to show: the arrow goes straight from x into y's box
         assert svg.split() == ['x', 'data', '1.5000', 'grad', '2.0000', 'y', 'data', '3.0000', 'grad', '1.0000']
         assert '_op' not in draw_dot(y).source

@@ -2,10 +2,11 @@
 drawn after every step, with a caption that says what the step did.
 
 A caption's numbers all come from the graph: the gradient a node passes on, its parents' .data, its own
-.data (t for tanh, e for exp, s for sigmoid), the exponent k its op names (`**2.0`), the slope of x ** k as
-micrograd.numeric computes it for the engine, and each parent's .grad read before and after the _backward
-ran. Only the words are this module's: the rule each op's backward follows, written as engine.py writes it,
-so that a learner can check the sum. An op the engine does not have (a Value built by hand, or a custom op
+.data (t for tanh, e for exp, s for sigmoid), the exponent k as its op spells it (`**2`), the slope of x ** k
+as the engine computes it, and each parent's .grad read before and after the _backward ran. They are written
+as the boxes write them (graph.number: four decimals), the exponent as the user wrote it. Only the words
+are this module's: the rule each op's backward follows, written as engine.py writes it, so that a learner
+can check the sum. An op the engine does not have (a Value built by hand, or a custom op
 written the lecture's way) is shown by what its _backward did to each parent's grad.
 """
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 from micrograd import numeric
 from micrograd.engine import Value
 from micrograd.viz.gif import write_gif
-from micrograd.viz.graph import MAX_NODES, box_fields, box_width, checked_trace, draw_graph, largest_grad
+from micrograd.viz.graph import MAX_NODES, box_fields, box_width, checked_trace, draw_graph, largest_grad, number
 from micrograd.viz.ops import engine_op, exponent
 from micrograd.viz.player import page_html, player_html
 from micrograd.viz.renderer import Digraph, shown
@@ -160,21 +161,21 @@ def _first_lines(root: Value, names: Mapping[Value, str], steps: int, accumulati
         lines = [f'step 0/{steps} · {r}.grad = 1.0, as d{r}/d{r} = 1: backward() starts here',
                  'the grads still to compute show as ?']
     else:  # a leaf: backward() just adds 1 to its grad
-        lines = [f'step 0/{steps} · {r} is a leaf: {r}.grad += 1.0 → {root.grad!r}']
+        lines = [f'step 0/{steps} · {r} is a leaf: {r}.grad += 1.0 → {number(root.grad)}']
     if accumulating:
         held = ', '.join(f'{names[v]}.grad' for v in names if v in accumulating)
         lines.append(f'{held} keep their earlier values and add to them (leaves accumulate)')
     return lines
 
 
-def _step_lines(step: Step, number: int, steps: int, names: Mapping[Value, str]) -> list[str]:
-    """'step 3/3 · e = a * b · e.grad = 8.0', then one line per `parent.grad += ...` with its numbers and result.
+def _step_lines(step: Step, count: int, steps: int, names: Mapping[Value, str]) -> list[str]:
+    """'step 3/3 · e = a * b · e.grad = 8.0000', then one line per `parent.grad += ...` with its numbers and result.
 
-    A parent's line ends with its grad after the step (`→ -24.0`), and with what it was, if backward()
+    A parent's line ends with its grad after the step (`→ -24.0000`), and with what it was, if backward()
     had computed it before (a leaf reached by two paths, or one that accumulates from an earlier call).
     """
     node, out = step.node, names[step.node]
-    expression, held, terms = _rule(node, names, repr(step.grad))
+    expression, held, terms = _rule(node, names, number(step.grad))
     changes = {change.parent: change for change in step.changes}
     last_term = {parent: i for i, (parent, _, _) in enumerate(terms)}  # where a parent's result goes
     term_lines = []
@@ -186,12 +187,12 @@ def _step_lines(step: Step, number: int, steps: int, names: Mapping[Value, str])
         term_lines[2:2 * pairs - 2] = [f'... {pairs - 2} more pairs alike ...']
     if not terms:  # an op without a rule here: what its _backward did, all the same
         term_lines = [f'{names[c.parent]}.grad' + _result(c) for c in step.changes]
-    return [f'step {number}/{steps} · {expression} · {out}.grad = {step.grad!r}', *held, *term_lines]
+    return [f'step {count}/{steps} · {expression} · {out}.grad = {number(step.grad)}', *held, *term_lines]
 
 
 def _result(change: GradChange) -> str:
-    was = '' if change.before is None else f' (was {change.before!r})'
-    return f' → {change.after!r}{was}'
+    was = '' if change.before is None else f' (was {number(change.before)})'
+    return f' → {number(change.after)}{was}'
 
 
 Term = tuple[Value, str, str]  # a parent, `parent.grad += formula` in names, and the formula in numbers
@@ -225,25 +226,25 @@ def _engine_rule(node: Value, op: str, out: str, g: str, grad: str,
         if op == '+':  # d(x + y)/dx = d(x + y)/dy = 1
             return f'{out} = {xn} + {yn}', [], [(x, f'{xn}.grad += {g}', grad), (y, f'{yn}.grad += {g}', grad)]
         if op == '*':  # d(x * y)/dx = y, d(x * y)/dy = x
-            return f'{out} = {xn} * {yn}', [], [(x, f'{xn}.grad += {yn}.data * {g}', f'{y.data!r} * {grad}'),
-                                                (y, f'{yn}.grad += {xn}.data * {g}', f'{x.data!r} * {grad}')]
+            return f'{out} = {xn} * {yn}', [], [(x, f'{xn}.grad += {yn}.data * {g}', f'{number(y.data)} * {grad}'),
+                                                (y, f'{yn}.grad += {xn}.data * {g}', f'{number(x.data)} * {grad}')]
         if op == '/':  # d(x / y)/dx = 1/y, d(x / y)/dy = -x/y**2, written (x/y)/y
             return (f'{out} = {xn} / {yn}', [],
-                    [(x, f'{xn}.grad += {g} / {yn}.data', f'{grad} / {y.data!r}'),
+                    [(x, f'{xn}.grad += {g} / {yn}.data', f'{grad} / {number(y.data)}'),
                      (y, f'{yn}.grad -= {g} * ({xn}.data / {yn}.data / {yn}.data)',
-                      f'{grad} * ({x.data!r} / {y.data!r} / {y.data!r})')])
+                      f'{grad} * ({number(x.data)} / {number(y.data)} / {number(y.data)})')])
         # x ** y: d/dx = y x**(y-1) (slope), d/dy = x**y log(x) (numeric.times_log: 0 at x = 0, nan for x < 0)
         slope = numeric.power(x.data, y.data)[1]
         if x.data > 0:
-            by_y = f'{node.data!r} * log({x.data!r}) * {grad}'
+            by_y = f'{number(node.data)} * log({number(x.data)}) * {grad}'
         else:  # log(x) is not real: the engine gives PyTorch's 0 at x = 0 (x**y is flat there) or nan
-            by_y = f'{numeric.times_log(node.data, x.data)!r} * {grad}'
-        held = [f'slope = {yn}.data * {xn}.data ** ({yn}.data - 1) = {slope!r}']
+            by_y = f'{number(numeric.times_log(node.data, x.data))} * {grad}'
+        held = [f'slope = {yn}.data * {xn}.data ** ({yn}.data - 1) = {number(slope)}']
         if not x.data > 0:
-            held.append(f'{xn}.data is {x.data!r}, not > 0: {out}.data * log({xn}.data) counts as '
-                        f'{numeric.times_log(node.data, x.data)!r}, as in PyTorch')
+            held.append(f'{xn}.data is {number(x.data)}, not > 0: {out}.data * log({xn}.data) counts as '
+                        f'{number(numeric.times_log(node.data, x.data))}, as in PyTorch')
         return (f'{out} = {xn} ** {yn}', held,
-                [(x, f'{xn}.grad += slope * {g}', f'{slope!r} * {grad}'),
+                [(x, f'{xn}.grad += slope * {g}', f'{number(slope)} * {grad}'),
                  (y, f'{yn}.grad += {out}.data * log({xn}.data) * {g}', by_y)])
     if op == 'dot':  # parents (*ws, *xs, bias); d/dw_i = x_i, d/dx_i = w_i, d/dbias = 1
         n = (len(parents) - 1) // 2
@@ -252,8 +253,8 @@ def _engine_rule(node: Value, op: str, out: str, g: str, grad: str,
         sums = (sums if n <= 3 else [sums[0], '...', sums[-1]]) + [names[b] for b in bias]
         terms: list[Term] = []
         for w, x in zip(ws, xs):
-            terms.append((w, f'{names[w]}.grad += {names[x]}.data * {g}', f'{x.data!r} * {grad}'))
-            terms.append((x, f'{names[x]}.grad += {names[w]}.data * {g}', f'{w.data!r} * {grad}'))
+            terms.append((w, f'{names[w]}.grad += {names[x]}.data * {g}', f'{number(x.data)} * {grad}'))
+            terms.append((x, f'{names[x]}.grad += {names[w]}.data * {g}', f'{number(w.data)} * {grad}'))
         terms += [(b, f'{names[b]}.grad += {g}', grad) for b in bias]
         return f'{out} = {" + ".join(sums)}', [], terms
     (x,), xn = parents, names[parents[0]]
@@ -261,21 +262,23 @@ def _engine_rule(node: Value, op: str, out: str, g: str, grad: str,
     k = exponent(node._op)
     if op == '**k' and k is not None:  # d(x ** k)/dx = k x**(k-1)
         slope = numeric.power(x.data, k)[1]
-        return (f'{out} = {xn} ** {k!r}', [f'slope = {k!r} * {xn}.data ** ({k!r} - 1) = {slope!r}'],
-                [(x, f'{to_x} slope * {g}', f'{slope!r} * {grad}')])
+        k_text = node._op[2:]  # as the op spells it
+        return (f'{out} = {xn} ** {k_text}', [f'slope = {k_text} * {xn}.data ** ({k_text} - 1) = {number(slope)}'],
+                [(x, f'{to_x} slope * {g}', f'{number(slope)} * {grad}')])
     if op == 'tanh':  # d tanh(x)/dx = 1 - tanh(x)**2, with t = tanh(x) = out.data
         t = node.data
-        return (f'{out} = tanh({xn})', [f't = tanh({xn}.data) = {t!r}'],
-                [(x, f'{to_x} (1 - t * t) * {g}', f'(1 - {t!r} * {t!r}) * {grad}')])
+        return (f'{out} = tanh({xn})', [f't = tanh({xn}.data) = {number(t)}'],
+                [(x, f'{to_x} (1 - t * t) * {g}', f'(1 - {number(t)} * {number(t)}) * {grad}')])
     if op == 'exp':  # d e**x/dx = e**x = out.data
         e = node.data
-        return f'{out} = exp({xn})', [f'e = exp({xn}.data) = {e!r}'], [(x, f'{to_x} e * {g}', f'{e!r} * {grad}')]
+        return (f'{out} = exp({xn})', [f'e = exp({xn}.data) = {number(e)}'],
+                [(x, f'{to_x} e * {g}', f'{number(e)} * {grad}')])
     if op == 'sigmoid':  # d sigmoid(x)/dx = s (1 - s), with s = out.data
         s = node.data
-        return (f'{out} = sigmoid({xn})', [f's = sigmoid({xn}.data) = {s!r}'],
-                [(x, f'{to_x} s * (1 - s) * {g}', f'{s!r} * (1 - {s!r}) * {grad}')])
+        return (f'{out} = sigmoid({xn})', [f's = sigmoid({xn}.data) = {number(s)}'],
+                [(x, f'{to_x} s * (1 - s) * {g}', f'{number(s)} * (1 - {number(s)}) * {grad}')])
     if op == 'log':  # d log(x)/dx = 1/x
-        return f'{out} = log({xn})', [], [(x, f'{to_x} {g} / {xn}.data', f'{grad} / {x.data!r}')]
+        return f'{out} = log({xn})', [], [(x, f'{to_x} {g} / {xn}.data', f'{grad} / {number(x.data)}')]
     # relu: 0 for x <= 0, else 1; at nan, x <= 0 is false and the gradient passes, as in PyTorch
     if x.data <= 0:
         return f'{out} = relu({xn}), {xn}.data <= 0', [], [(x, f'{to_x} 0', '')]
