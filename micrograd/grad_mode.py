@@ -26,29 +26,29 @@ def is_grad_enabled() -> bool:
 class no_grad:
     """`with no_grad():`, `@no_grad()` or `@no_grad`: ops inside build no graph.
 
-    One instance may be entered again while it is active (nested, or from another thread): each entry
-    restores what it found. As a decorator it also covers every step of a generator function's run.
+    One instance may be entered again while it is active (nested, or from another thread or asyncio task):
+    each entry restores what it found. As a decorator it also covers every step of a generator function's run.
     """
 
     def __new__(cls, func: Callable[..., Any] | None = None) -> Any:  # @no_grad without parentheses
         return super().__new__(cls) if func is None else cls()(func)
 
     def __init__(self, func: Callable[..., Any] | None = None) -> None:
-        self._tokens: contextvars.ContextVar[list[contextvars.Token[bool]]] = contextvars.ContextVar(
-            'no_grad_tokens')  # a stack per context: nested or concurrent entries of one instance
+        # What each entry found, innermost last: a tuple in a ContextVar, so that every thread and asyncio
+        # task (which starts with a copy of its creator's context) keeps its own, and no entry in one can
+        # undo another's.
+        self._found: contextvars.ContextVar[tuple[bool, ...]] = contextvars.ContextVar('no_grad_found')
 
     def __enter__(self) -> None:
-        tokens = self._tokens.get(None)
-        if tokens is None:
-            tokens = []
-            self._tokens.set(tokens)
-        tokens.append(recording.set(False))
+        self._found.set((*self._found.get(()), recording.get()))
+        recording.set(False)
 
     def __exit__(self, *exc: object) -> None:
-        tokens = self._tokens.get(None)
-        if not tokens:
+        found = self._found.get(())
+        if not found:
             raise RuntimeError("no_grad.__exit__: this no_grad() was not entered in this thread or task")
-        recording.reset(tokens.pop())
+        recording.set(found[-1])
+        self._found.set(found[:-1])
 
     def __call__(self, func: F) -> F:
         import inspect  # here, not at the top: a decorator is rare, and inspect is slow to import
