@@ -1,9 +1,19 @@
 """micrograd.tensor: the ideas of engine.py and nn.py over NumPy arrays.
 
-    tensor.py       the Tensor, its ops and backward(): read it beside engine.py
-    numeric.py      the NumPy pieces both use: dtype promotion, a stable softmax, the sums of backward
+    tensor.py       the Tensor, its arithmetic and backward(): read it beside engine.py
+    node.py         what every op builds on: a tensor's fields, an op's output joining the graph, _add_grad
+    the other op families of Tensor, one module each (mixins of it):
+      comparisons.py  == != < <= > >=, & | ^ ~, any, all, in: bool results, no gradient
+      reductions.py   sum, mean, max, min
+      shapes.py       reshape, permute, transpose, swapaxes, indexing, masked_fill
+      unary.py        exp, log, tanh, relu, abs, clamp, sigmoid, softmax, log_softmax, astype
+      protocols.py    float(t), int(t), np.asarray(t), .shape, copy, pickle, repr
+    dtypes.py       PyTorch's dtype rules: which dtype a result gets, and which it computes in (float16)
+    checks.py       the checks of arguments: numbers, dtypes, data, sizes, axes, flags
+    kernels.py      the NumPy computations: a stable softmax and sigmoid, the sums of backward
     functional.py   functions of tensors: the losses, rms_norm, causal attention
     layers.py       Module, Linear, MLP, and a small GPT's blocks: Embedding, RMSNorm, CausalSelfAttention
+    memory.py       keep_freed_memory(): an opt-in allocator setting for training loops (nothing at import)
     ../optim.py     SGD and Adam, the same for Values and Tensors
 
 Training looks as in PyTorch:
@@ -34,8 +44,10 @@ from micrograd.tensor.functional import (
     scaled_dot_product_attention,
 )
 from micrograd.tensor.layers import ACTIVATIONS, MLP, CausalSelfAttention, Embedding, Linear, Module, RMSNorm
+from micrograd.tensor.memory import keep_freed_memory
 from micrograd.tensor.tensor import Tensor, where
 
 __all__ = ['Tensor', 'where', 'no_grad', 'mse_loss', 'binary_cross_entropy', 'binary_cross_entropy_with_logits',
            'cross_entropy', 'rms_norm', 'causal_mask', 'scaled_dot_product_attention',
-           'Module', 'Linear', 'MLP', 'ACTIVATIONS', 'Embedding', 'RMSNorm', 'CausalSelfAttention', 'SGD', 'Adam']
+           'Module', 'Linear', 'MLP', 'ACTIVATIONS', 'Embedding', 'RMSNorm', 'CausalSelfAttention', 'SGD', 'Adam',
+           'keep_freed_memory']

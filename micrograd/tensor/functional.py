@@ -13,19 +13,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from micrograd.tensor.numeric import (
-    Array,
-    index,
-    is_number,
-    log_softmax,
-    real_array,
-    row_dot,
-    scale_rows,
-    sigmoid,
-    softmax,
-    wide,
-)
-from micrograd.tensor.tensor import ArrayLike, Tensor
+from micrograd.tensor.checks import index, real_array
+from micrograd.tensor.dtypes import Array, is_number, wide
+from micrograd.tensor.kernels import log_softmax, row_dot, scale_rows, sigmoid, softmax
+from micrograd.tensor.node import ArrayLike
+from micrograd.tensor.tensor import Tensor
 
 
 def _target(target: Tensor | ArrayLike, like: Tensor, loss: str) -> Array:

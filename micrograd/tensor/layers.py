@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from micrograd.tensor.checks import number, real_array
+from micrograd.tensor.dtypes import Array
 from micrograd.tensor.functional import rms_norm, scaled_dot_product_attention
-from micrograd.tensor.numeric import Array, number, real_array
 from micrograd.tensor.tensor import Tensor
 
 

@@ -1,0 +1,89 @@
+"""How a Tensor behaves as a Python object: as a number, as an array, copied, pickled, printed."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from micrograd.tensor.dtypes import Array
+from micrograd.tensor.node import Node
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+
+class Protocols(Node):
+    """Python's and NumPy's protocols: float(t), int(t), an index, np.asarray(t), .shape, copy, pickle, repr."""
+    __slots__ = ()
+
+    def item(self) -> float:
+        if self.data.size != 1:
+            raise ValueError(f"Tensor.item: only a one-element tensor is a number, this one has shape {self.shape}")
+        number: float = self.data.item()
+        return number
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        """A one-element integer tensor as an index or a size ([10, 20][t], range(t)), as in PyTorch."""
+        if self.data.dtype.kind not in 'iu' or self.data.size != 1:
+            raise TypeError(f"Tensor.__index__: only an integer tensor of one element is an index, this one has "
+                            f"dtype {self.data.dtype} and shape {self.data.shape}")
+        return int(self.data.reshape(-1)[0])
+
+    def numpy(self) -> Array:
+        """The data itself, not a copy (as torch's .numpy())."""
+        return self.data
+
+    def __array__(self, dtype: npt.DTypeLike | None = None, copy: bool | None = None) -> Array:
+        """np.asarray(t) is t's data, as for a PyTorch tensor (without it, NumPy would read a Tensor as a sequence
+        and make an array of 0-d Tensor objects). The graph stays behind: the array carries no gradient."""
+        if dtype is not None and np.dtype(dtype) != self.data.dtype:
+            if copy is False:
+                raise ValueError(f"Tensor.__array__: a {self.data.dtype} tensor as {np.dtype(dtype)} needs a copy")
+            return self.data.astype(dtype)
+        return self.data.copy() if copy else self.data
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.data.shape
+
+    @property
+    def ndim(self) -> int:
+        return self.data.ndim
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        return self.data.dtype
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        """A copy of a leaf: its data and grad copied, requires_grad kept. A tensor an op made is refused, as in
+        PyTorch: its backward would still write into the original graph's leaves, not the copies'."""
+        if self._prev:
+            raise RuntimeError("Tensor.__deepcopy__: only leaves can be deep-copied (as in PyTorch): "
+                               "detach() it, or copy the leaves and build it again")
+        copy = self._constant(self.data.copy())
+        copy.grad, copy.requires_grad = None if self.grad is None else self.grad.copy(), self.requires_grad
+        memo[id(self)] = copy
+        return copy
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What pickle and copy.copy keep: data, grad and requires_grad, not the graph (an op's backward is a
+        closure, which pickle cannot store). A tensor an op made comes back as a leaf, as in PyTorch."""
+        return {'data': self.data, 'grad': self.grad, 'requires_grad': self.requires_grad}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.data, self.grad, self.requires_grad = state['data'], state['grad'], state['requires_grad']
+        self._prev, self._op, self._backward = (), '', None
+
+    def __repr__(self) -> str:
+        body = np.array2string(self.data, separator=', ', prefix='Tensor(')
+        dtype = '' if self.data.dtype == np.float64 else f', dtype={self.data.dtype}'
+        if self._prev:
+            return f"Tensor({body}{dtype}, op='{self._op}')"
+        return f"Tensor({body}{dtype}{', requires_grad=True' if self.requires_grad else ''})"
