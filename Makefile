@@ -1,5 +1,6 @@
-# `make demo` runs the guided tour, `make test` the whole test suite, `make gpt` trains a GPT on names,
-# `make bench` measures speed; each sets itself up in a local virtual environment (.venv) on first use.
+# `make demo` runs the guided tour, `make check` a quick check (seconds), `make test` the whole test suite,
+# `make gpt` trains a GPT on names, `make bench` measures speed; each sets itself up in a local virtual
+# environment (.venv) on first use.
 # `make test PYTHON=python3.13` builds a separate environment (.venv-3.13) and runs the suite there.
 PYTHON ?= python3
 PY := $(shell scripts/find-python $(PYTHON))
@@ -15,11 +16,12 @@ BIN := $(VENV)/bin
 TORCH ?= torch==2.13.0
 TORCH_PYTHON ?= 3.11
 
-.PHONY: demo notebook gpt sample test bench lint exercises clean
+.PHONY: demo notebook gpt sample check test bench lint exercises clean
 
 # Set-up is quiet: one line says what is being installed. Whatever pip still prints is its own (a warning
-# about an index location, say, comes from your pip configuration, not from this project).
-PIP := $(BIN)/pip install --quiet --disable-pip-version-check
+# about an index location, say, comes from your pip configuration, not from this project). setuptools' note on
+# editable installs (a folder named like the package may be imported instead) is said in the README, once.
+PIP := PYTHONWARNINGS='ignore:Editable installation' $(BIN)/pip install --quiet --disable-pip-version-check
 
 $(BIN)/python:
 	@test -n "$(PY)" || { echo "No runnable interpreter for PYTHON=$(PYTHON)"; exit 1; }
@@ -51,12 +53,13 @@ endif
 $(BIN)/dot: scripts/dot | $(BIN)/python
 	@cp scripts/dot $@
 
-# The page loads nothing from the network (docs/demo-page.html.j2), so it works offline too.
+# The page loads nothing from the network (docs/demo-page.html.j2), so it works offline too. The kernel talks to
+# nbconvert over a local socket file (ipc), not TCP, so Jupyter has no unencrypted port to warn about.
 demo: $(VENV)/.demo-installed $(BIN)/dot
 	@rm -f build/demo.html
 	@echo "Executing demo.ipynb (about half a minute)..."
 	$(BIN)/jupyter nbconvert --to html --execute --ExecutePreprocessor.timeout=300 demo.ipynb \
-		--template-file docs/demo-page.html.j2 --output-dir build --output demo
+		--KernelManager.transport=ipc --template-file docs/demo-page.html.j2 --output-dir build --output demo
 	@echo "The demo ran. Open $(CURDIR)/build/demo.html"
 
 # Train the tensor GPT on the census first names (under a minute), or on a text of yours: make gpt DATA=file.txt
@@ -82,6 +85,18 @@ notebook: $(VENV)/.demo-installed
 	nb = nbformat.read('demo.ipynb', as_version=4); \
 	NotebookClient(nb, timeout=300, record_timing=False, coalesce_streams=True).execute(); \
 	nbformat.write(nb, 'demo.ipynb')"
+
+# A quick check for a learner, in seconds: the scalar engine's, nn's and the lecture's tests without the slow ones,
+# with nothing heavier than NumPy, pytest and hypothesis installed.
+CHECK_TESTS ?= $(or $(wildcard tests/scalar),tests/test_engine.py tests/test_engine_internals.py tests/test_nn.py \
+	tests/test_nn_state_dict.py tests/test_lecture.py tests/test_scalar_arguments.py tests/test_finite_differences.py)
+$(VENV)/.check-installed: setup.py | $(BIN)/python
+	@echo "Installing micrograd, NumPy and the test runner into $(VENV)..."
+	@$(PIP) -e '.[check]'
+	@touch $@
+
+check: $(VENV)/.check-installed
+	$(BIN)/pytest -q -m 'not slow' $(CHECK_TESTS) $(PYTEST_ARGS)
 
 # PYTEST_ARGS narrows a run, e.g. PYTEST_ARGS='-m "not slow"' for the quick loop while editing.
 test: $(VENV)/.test-installed $(BIN)/dot

@@ -19,11 +19,13 @@ demo = viz + tensor + ['matplotlib>=3.7', 'scikit-learn>=1.3', 'nbclient>=0.9', 
 gpt = tensor + ['names>=0.3', 'matplotlib>=3.7']
 # pyperf: bench/compare.py times our engine across commits (the peers live in bench/'s own environments)
 bench = demo + gpt + ['pyperf>=2.6']
+# make check: the scalar engine's tests alone, quick to install and to run (NumPy: some feed it NumPy numbers)
+check = tensor + ['pytest>=7', 'hypothesis>=6.80']
 # PyTorch is a test dependency too, installed by `make test` where its CPU build is at hand (the Makefile's
 # TORCH, the one place its version is written).
 # playwright drives the system's Chromium in the player tests; setuptools (with its own bdist_wheel, 70.1+)
 # builds the wheel whose contents a test checks, on every Python (3.12's venv has no setuptools at all).
-test = bench + ['pytest>=7', 'hypothesis>=6.80', 'ruff>=0.5', 'mypy>=1.8',
+test = bench + check + ['ruff>=0.5', 'mypy>=1.8',
                 'playwright>=1.40', 'setuptools>=70.1']
 
 setup(
@@ -38,7 +40,8 @@ setup(
     package_data={'micrograd': ['py.typed'], 'micrograd.viz': ['*.js']},  # the player's script, read at run time
     python_requires='>=3.10',
     install_requires=[],
-    extras_require={'viz': viz, 'tensor': tensor, 'demo': demo, 'gpt': gpt, 'bench': bench, 'test': test},
+    extras_require={'viz': viz, 'tensor': tensor, 'demo': demo, 'gpt': gpt, 'bench': bench, 'check': check,
+                    'test': test},
     classifiers=[
         'Programming Language :: Python :: 3',
         'Operating System :: OS Independent',
