@@ -16,7 +16,7 @@ np = pytest.importorskip('numpy', reason="the tensor GPT runs on micrograd.tenso
 GPT_DIR = Path(__file__).resolve().parent.parent / 'examples' / 'gpt'
 sys.path.insert(0, str(GPT_DIR))  # the examples are scripts: import them the way running them does
 checkpoint = importlib.import_module('checkpoint')
-cli = importlib.import_module('cli')
+plan = importlib.import_module('plan')
 data = importlib.import_module('data')
 tensor_gpt = importlib.import_module('tensor_gpt')
 scalar_gpt = importlib.import_module('scalar_gpt')
@@ -26,20 +26,25 @@ CONFIG = {'n_embd': 16, 'n_head': 4, 'n_layer': 1, 'block_size': 12}
 SMALL = ['--n-embd', '16', '--n-head', '4', '--n-layer', '1', '--block-size', '12']
 
 
+def settings(**changes):
+    """A plan's settings: the command line's defaults for a tensor run on the census names, with changes."""
+    return {'data': None, 'split': 'lines', 'steps': 40, 'batch_size': 32, 'lr': 0.01, 'seed': 42} | changes
+
+
 @pytest.fixture(scope='module')
 def corpus():
-    return cli.load_corpus(str(WORDS), 'lines', block_size=12)
+    return data.load_corpus(str(WORDS), 'lines', block_size=12, seed=42)
 
 
 @pytest.fixture(scope='module')
 def saved(tmp_path_factory, corpus):
     """A tensor GPT trained 40 steps on the made-up words, saved with its optimizer."""
     path = tmp_path_factory.mktemp('gpt') / 'words.npz'
-    plan = cli.Plan('tensor', dict(CONFIG), 'lines', str(WORDS), 40, 32, 0.01, 42, path)
+    run = plan.Plan('tensor', dict(CONFIG), settings(data=str(WORDS), steps=40, batch_size=32), path)
     model = tensor_gpt.GPT(corpus.tokenizer.vocab_size, **CONFIG)
     optimizer = tensor_gpt.adam(model)
     losses = tensor_gpt.train(model, corpus.train, 40, 32, optimizer=optimizer, log_every=0)
-    cli.save(plan, corpus.tokenizer, 40, losses, model.microgpt_state(), *tensor_gpt.adam_state(model, optimizer))
+    run.save(corpus.tokenizer, 40, losses, model.microgpt_state(), *tensor_gpt.adam_state(model, optimizer))
     return path, model, losses
 
 
@@ -105,12 +110,12 @@ def test_either_engine_runs_either_engines_file_and_computes_the_same_loss(saved
 
 
 def test_a_scalar_file_reloads_into_both_engines(tmp_path, corpus):
-    model = scalar_gpt.GPT(corpus.tokenizer.vocab_size, n_embd=8, n_head=2, block_size=12)
-    optimizer = scalar_gpt.adam(model)
-    losses = scalar_gpt.train(model, corpus.train, 5, optimizer=optimizer, log_every=0)
-    plan = cli.Plan('scalar', {'n_embd': 8, 'n_head': 2, 'n_layer': 1, 'block_size': 12}, 'lines', None, 5, 1, 0.01,
-                    42, tmp_path / 's.npz')
-    cli.save(plan, corpus.tokenizer, 5, losses, model.microgpt_state(), *scalar_gpt.adam_state(model, optimizer))
+    model = scalar_gpt.GPT(corpus.tokenizer.vocab_size, n_embd=8, n_head=2, block_size=12, seed=42)
+    optimizer = scalar_gpt.adam(model, 0.01)
+    losses = scalar_gpt.train(model, corpus.train, 5, 0.01, optimizer=optimizer, log_every=0)
+    run = plan.Plan('scalar', {'n_embd': 8, 'n_head': 2, 'n_layer': 1, 'block_size': 12}, settings(steps=5),
+                    tmp_path / 's.npz')
+    run.save(corpus.tokenizer, 5, losses, model.microgpt_state(), *scalar_gpt.adam_state(model, optimizer))
     ck = checkpoint.load(tmp_path / 's.npz')
     assert scalar_gpt.from_checkpoint(ck).microgpt_state() == model.microgpt_state()
     tensor = tensor_gpt.from_checkpoint(ck)
@@ -129,9 +134,9 @@ def test_a_resumed_run_takes_the_very_steps_the_uninterrupted_run_takes(tmp_path
     steps = 30 if engine == 'tensor' else 12
 
     def fresh():
-        model = gpt.GPT(corpus.tokenizer.vocab_size, **config)
-        return model, gpt.adam(model)
-    args = (corpus.train, steps) + tuple(extra.values())
+        model = gpt.GPT(corpus.tokenizer.vocab_size, **config, seed=42)
+        return model, gpt.adam(model, 0.01)
+    args = (corpus.train, steps) + ((16,) if engine == 'tensor' else (0.01,))  # a batch size, or the learning rate
 
     model, optimizer = fresh()
     straight = gpt.train(model, *args, optimizer=optimizer, log_every=0)
@@ -140,9 +145,9 @@ def test_a_resumed_run_takes_the_very_steps_the_uninterrupted_run_takes(tmp_path
     half = steps // 2
     first = gpt.train(model, *args, optimizer=optimizer, log_every=0, stop=lambda step: step >= half)
     assert len(first) == half
-    plan = cli.Plan(engine, config, 'lines', None, steps, extra.get('batch_size', 1), 0.01, 42, tmp_path / 'half.npz')
+    run = plan.Plan(engine, config, settings(steps=steps, **extra), tmp_path / 'half.npz')
     state = model.microgpt_state()
-    cli.save(plan, corpus.tokenizer, half, first, state, *gpt.adam_state(model, optimizer))
+    run.save(corpus.tokenizer, half, first, state, *gpt.adam_state(model, optimizer))
 
     ck = checkpoint.load(tmp_path / 'half.npz')
     model, optimizer = fresh()
@@ -201,7 +206,7 @@ def test_loading_weights_of_another_config_into_a_model_is_refused(saved):
     with pytest.raises(ValueError, match=r"'wte' has shape \(20, 16\), this model's is \(20, 32\)"):
         tensor_gpt.GPT(20, n_embd=32).load_microgpt(ck.weights)
     with pytest.raises(ValueError, match=r"'wpe' has shape \(12, 16\), this model's is \(16, 16\)"):
-        scalar_gpt.GPT(20).load_microgpt(ck.weights)
+        scalar_gpt.GPT(20, seed=42).load_microgpt(ck.weights)
 
 
 # --- files that are refused ---

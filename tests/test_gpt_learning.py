@@ -16,7 +16,9 @@ np = pytest.importorskip('numpy', reason="the tensor GPT runs on micrograd.tenso
 
 GPT_DIR = Path(__file__).resolve().parent.parent / 'examples' / 'gpt'
 sys.path.insert(0, str(GPT_DIR))  # the examples are scripts: import them the way running them does
-cli = importlib.import_module('cli')
+plan = importlib.import_module('plan')
+validation = importlib.import_module('validation')
+verdict = importlib.import_module('verdict')
 checkpoint = importlib.import_module('checkpoint')
 data = importlib.import_module('data')
 tensor_gpt = importlib.import_module('tensor_gpt')
@@ -56,18 +58,39 @@ def random_letters(path, n=2000, seed=1, lengths='any'):
     (3.25, 3.35, 3.30, 3.25, "did not learn: validation loss 3.25 is not below a uniform guess's 3.30 by more"),
     (float('nan'), 2.35, 3.30, float('nan'), "did not learn: validation loss nan is not below the bigram baseline's "
                                              "2.35; training diverged: try a smaller --lr"),
+    # random characters: counting pairs is no better than a uniform guess, so memorizing is all a model can do
+    (3.45, 3.39, 3.43, 2.90, "did not learn: validation loss 3.45 is not below the bigram baseline's 3.39; there is "
+                             "nothing to learn: counting which character follows which (the bigram baseline, 3.39) "
+                             "predicts no better than a uniform guess (3.43), as for characters drawn at random"),
 ])
 def test_the_verdict_compares_the_validation_loss_with_the_baselines(val, bigram, uniform, train, expected):
-    assert cli.verdict(val, bigram, uniform, train).startswith(expected)
+    assert verdict.verdict(val, bigram, uniform, train).startswith(expected)
 
 
 def test_a_model_that_only_learned_how_long_lines_are_did_not_learn():
     """Lines of random letters of 3 to 12: a GPT learns where lines end, and so does counting the tokens at
     each position; beating the bigram model by that is not learning the text."""
-    assert cli.verdict(3.16, 3.24, 3.30, 3.12, by_position=3.15).startswith(
+    assert verdict.verdict(3.16, 3.24, 3.30, 3.12, by_position=3.15).startswith(
         "did not learn: validation loss 3.16 is not below the position baseline's 3.15 (counting which token comes "
         "at each position; the bigram baseline: 3.24)")
-    assert cli.verdict(1.46, 2.17, 3.00, 1.2, by_position=2.04).startswith("learned: validation loss 1.46")
+    assert verdict.verdict(1.46, 2.17, 3.00, 1.2, by_position=2.04).startswith("learned: validation loss 1.46")
+
+
+def test_a_model_that_only_learned_how_often_each_letter_comes_did_not_learn():
+    """Random letters: the bigram (3.16) and position (3.14) baselines pay for counting what does not matter;
+    counting the letters alone (3.12) is the bar, and there is nothing more to learn."""
+    said = verdict.verdict(3.08, 3.16, 3.30, 3.0, by_position=3.14, unigram=3.12)
+    assert said.startswith("did not learn: validation loss 3.08 is not below the unigram baseline's 3.12 by more than "
+                           "0.05 (counting how often each token comes; the bigram baseline: 3.16); there is nothing "
+                           "to learn: counting which character follows which (the bigram baseline, 3.16) or which "
+                           "comes at each position (3.14) predicts no better than counting how often each comes (3.12)")
+    assert 'more text may' not in said and 'may help' not in said
+
+
+def test_the_unigram_baseline_counts_how_often_each_token_comes():
+    tokenizer = data.Tokenizer(['ab'])
+    docs = [tokenizer.encode('ab'), tokenizer.encode('ba')]  # targets a, b, end, b, a, end: each a third
+    assert data.unigram_loss(docs, docs, tokenizer.vocab_size, smoothing=0) == pytest.approx(math.log(3))
 
 
 def test_the_position_baseline_counts_which_token_comes_at_each_position():
@@ -80,20 +103,59 @@ def test_the_position_baseline_counts_which_token_comes_at_each_position():
 def test_validation_keeps_the_model_where_the_loss_is_lowest():
     losses = iter([3.0, 2.0, 1.5, 1.7, 2.5])
     state = iter(range(100))
-    validation = cli.Validation(10, lambda: next(losses), lambda: ({'w': next(state)}, {}, {}, 0))
-    validation.measure(0)
+    measured = validation.Validation(10, lambda: next(losses), lambda: ({'w': next(state)}, {}, {}, 0))
+    measured.measure(0)
     for step in range(1, 41):
-        validation(step)
-    validation.measure(40)  # measured at 40 already: not again
-    assert validation.points == [(0, 3.0), (10, 2.0), (20, 1.5), (30, 1.7), (40, 2.5)]
-    assert (validation.kept.step, validation.kept.val_loss, validation.kept.weights) == (20, 1.5, {'w': 2})
+        measured(step)
+    measured.measure(40)  # measured at 40 already: not again
+    assert measured.points == [(0, 3.0), (10, 2.0), (20, 1.5), (30, 1.7), (40, 2.5)]
+    assert (measured.kept.step, measured.kept.val_loss, measured.kept.weights) == (20, 1.5, {'w': 2})
+
+
+@pytest.mark.parametrize('patience, losses, stops_at', [
+    (3, [3.0, 2.0, 2.5, 2.4, 1.9, 2.0, 2.1, 2.2, 2.3], 70),  # 1.9 at step 40, then three measurements above it
+    (3, [3.0, 2.0, 2.5, 2.4, 1.9, 2.0, 1.8, 2.2, 2.3], None),  # a new lowest at step 60 starts the count again
+    (0, [3.0, 2.0, 2.5, 2.6, 2.7, 2.8, 2.9, 3.0, 3.1], None),  # patience 0: never stops early
+])
+def test_training_stops_once_the_validation_loss_has_not_improved_for_patience_measurements(
+        patience, losses, stops_at):
+    loss_of = iter(losses)
+    measured = validation.Validation(10, lambda: next(loss_of), lambda: ({}, {}, {}, 0), patience=patience)
+    measured.measure(0)
+    stopped = None
+    for step in range(1, 81):
+        measured(step)
+        if measured.stop(step) and stopped is None:
+            stopped = step
+    assert stopped == stops_at == measured.stopped_early_at
+    assert measured.kept.val_loss == min(losses)  # the model kept is the best one measured, stopped or not
+    assert bool(measured.why_stopped(80)) == (stops_at is not None)
+
+
+def test_a_run_that_stops_improving_stops_early_says_so_and_saves_its_best_model(tmp_path, capsys):
+    """200 made-up words: the validation loss is lowest within a few passes, then rises as the model memorizes."""
+    words = tmp_path / 'words.txt'
+    words.write_text('\n'.join(WORDS.read_text(encoding='utf-8').split()[:200]) + '\n', encoding='utf-8')
+    tensor_gpt.main(['--data', str(words), *SMALL, '--steps', '250', '--samples', '0', '--patience', '3',
+                     '--out', str(tmp_path / 'w.npz')])
+    out = capsys.readouterr().out
+    stopped, best = map(int, re.search(r"\nstopped early at step (\d+) of 250: the validation loss has not improved "
+                                       r"on its lowest \([\d.]+, at step (\d+)\) in the 3 measurements since "
+                                       r"\(--patience 3; --patience 0 trains to the last step\)\n", out).groups())
+    assert best < stopped < 250 and f"step {stopped + 1:5d} /" not in out  # no step after the stop
+    assert re.search(rf"after step {best} to .*w\.npz, where the validation loss was lowest \([\d.]+; training "
+                     rf"went on to step {stopped}\)\n", out)
+    assert '--resume' not in out  # stopping early is not an interruption to come back to
+    ck = checkpoint.load(tmp_path / 'w.npz')
+    points = ck.training['val_losses']
+    assert ck.step == best and points[-1][0] == best and min(v for _, v in points) == points[-1][1]
 
 
 def test_overfitting_is_said_and_the_model_with_the_lowest_validation_loss_is_the_one_saved(tmp_path, capsys):
     """200 made-up words: a GPT memorizes them within a few passes, and its validation loss rises."""
     words = tmp_path / 'words.txt'
     words.write_text('\n'.join(WORDS.read_text(encoding='utf-8').split()[:200]) + '\n', encoding='utf-8')
-    tensor_gpt.main(['--data', str(words), *SMALL, '--steps', '250', '--samples', '0',
+    tensor_gpt.main(['--data', str(words), *SMALL, '--steps', '250', '--samples', '0', '--patience', '0',
                      '--out', str(tmp_path / 'w.npz')])
     out = capsys.readouterr().out
     kept = int(re.search(r"after step (\d+) to .*w\.npz, where the validation loss was lowest \([\d.]+; training "
@@ -107,8 +169,8 @@ def test_overfitting_is_said_and_the_model_with_the_lowest_validation_loss_is_th
     points = ck.training['val_losses']
     assert points[0][0] == 0 and points[-1][0] == kept and min(v for _, v in points) == points[-1][1]
     val_printed = float(re.search(r'\| val loss ([\d.]+) \|', out).group(1))
-    assert val_printed == pytest.approx(tensor_gpt.evaluate(tensor_gpt.from_checkpoint(ck), cli.load_corpus(
-        str(words), 'lines', 16).val), abs=1e-4)
+    assert val_printed == pytest.approx(tensor_gpt.evaluate(tensor_gpt.from_checkpoint(ck), data.load_corpus(
+        str(words), 'lines', 16, seed=42).val), abs=1e-4)
 
 
 @pytest.mark.parametrize('main, lengths', [(tensor_gpt.main, 'any'), (tensor_gpt.main, '3 to 12'),
@@ -120,9 +182,12 @@ def test_a_text_of_random_letters_ends_with_did_not_learn(main, lengths, tmp_pat
     main(['--data', str(text), '--n-embd', '16', '--n-layer', '1', *steps, '--samples', '0',
           '--out', str(tmp_path / 'r.npz')])
     out = capsys.readouterr().out
-    assert re.search(r"\ndid not learn: validation loss [\d.]+ is not below (the bigram|the position) baseline's",
-                     out), out
+    assert re.search(r"\ndid not learn: validation loss [\d.]+ is not below (the bigram|the position|the unigram) "
+                     r"baseline's", out), out
     assert 'learned:' not in out.replace('did not learn:', '')
+    # letters drawn at random, each on its own: nothing to learn, and no advice to find more text; lines of 3 to 12
+    # letters have one thing to learn, where a line ends, which the position baseline counts
+    assert ('there is nothing to learn' in out) == (lengths == 'any') and 'overfitting' not in out
 
 
 def test_the_scalar_gpt_ends_with_a_verdict_too(tmp_path, capsys):
@@ -165,7 +230,7 @@ def test_a_diverging_run_stops_before_its_weights_become_nan(capsys):
     ('scalar_gpt', 'book', 'build/scalar_gpt-book.npz'),
 ])
 def test_a_model_is_saved_under_the_name_of_its_data(prefix, data_file, expected):
-    assert cli.model_path(prefix, data_file) == expected
+    assert plan.model_path(prefix, data_file) == expected
 
 
 def test_training_on_a_text_leaves_the_names_model_alone_and_make_sample_says_which_it_samples(

@@ -19,7 +19,10 @@ pytest.importorskip('names', reason="the GPT scripts learn the census names of t
 
 GPT_DIR = Path(__file__).resolve().parent.parent / 'examples' / 'gpt'
 sys.path.insert(0, str(GPT_DIR))  # the examples are scripts: import them the way running them does
-cli = importlib.import_module('cli')
+options = importlib.import_module('options')
+plan = importlib.import_module('plan')
+training = importlib.import_module('training')
+validation = importlib.import_module('validation')
 checkpoint = importlib.import_module('checkpoint')
 data = importlib.import_module('data')
 tensor_gpt = importlib.import_module('tensor_gpt')
@@ -52,6 +55,7 @@ TRAINING = [
     Row('--lr', own={'too large': '2'}),
     Row('--seed', accepts={'zero'}, own={'far below 0': '-99999999999999999999'}),
     Row('--eval-every'),
+    Row('--patience', accepts={'zero'}),  # 0: never stop early
     Row('--samples', accepts={'zero'}, own={'too large': '10001'}),
     Row('--temperature', accepts={'fraction'}),
     Row('--data', own={'a file with no text': '{empty_file}'}, needs_data=True),
@@ -91,9 +95,10 @@ def places(tmp_path_factory):
     tokenizer = data.Tokenizer(['abcdefghijklmnopqrstuvwxyz'])
     config = {'n_embd': 16, 'n_head': 4, 'n_layer': 1, 'block_size': 16}
     gpt = tensor_gpt.GPT(tokenizer.vocab_size, **config)
-    plan = cli.Plan('tensor', config, 'lines', None, 10, 4, 0.01, 42, model)
+    run = plan.Plan('tensor', config, {'data': None, 'split': 'lines', 'steps': 10, 'batch_size': 4, 'lr': 0.01,
+                                      'seed': 42}, model)
     m = {name: np.zeros_like(w) for name, w in gpt.microgpt_state().items()}
-    cli.save(plan, tokenizer, 0, [], gpt.microgpt_state(), m, m, 0)
+    run.save(tokenizer, 0, [], gpt.microgpt_state(), m, m, 0)
     return {'folder': str(root / 'a folder'), 'missing': str(root / 'nowhere' / 'x.npz'),
             'file': str(root / 'notes.txt'), 'empty_file': str(root / 'empty.txt'), 'model': str(model),
             'root': root}
@@ -122,14 +127,14 @@ def run(script, argv, monkeypatch, capsys, allow_data=False):
     if it got as far as the work, stderr)."""
     def stop(*args, **kwargs):
         raise WorkStarted
-    real_load = cli.load_corpus
+    real_load = training.load_corpus
 
     def load(*args, **kwargs):  # reading the data is allowed only where the check needs it (the vocabulary)
         if not allow_data:
             raise WorkStarted
         return real_load(*args, **kwargs)
-    monkeypatch.setattr(cli, 'load_corpus', load)
-    monkeypatch.setattr(cli.Validation, 'measure', stop)  # the first validation loss, before the first step
+    monkeypatch.setattr(training, 'load_corpus', load)
+    monkeypatch.setattr(validation.Validation, 'measure', stop)  # the first validation loss, before the first step
     for module in (tensor_gpt, scalar_gpt):
         monkeypatch.setattr(module, 'train', stop)
     monkeypatch.setattr(tensor_gpt.GPT, 'sample', stop)

@@ -1,4 +1,7 @@
-"""The data both GPTs learn from: documents, a character tokenizer, and the bigram baseline.
+"""The data both GPTs learn from: documents, a character tokenizer, and the baselines to beat.
+
+load_corpus() gives a run all of it at once: the documents split and encoded (a Corpus), with the
+bigram, position and unigram baselines a GPT must beat to have learned anything.
 
 Without a file of your own, the documents are the first names of the 1990 US census, as
 shipped in the `names` package (MIT licence; `pip install names`, or the clone's `gpt` extra): its files
@@ -25,10 +28,12 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 CENSUS_FILES = ('dist.female.first', 'dist.male.first')
+NAMES = 'the census first names'  # what the documents are without a file of your own
 SPLITS = ('lines', 'blocks')  # the two ways to cut a text file into documents
 
 
@@ -54,7 +59,10 @@ def load_names() -> list[str]:
 def read_text(path: str | Path) -> str:
     """The text of a UTF-8 file, refusing what cannot be learned from: an empty file, text in UTF-16
     or UTF-32 (the error says which, and how to convert it), a binary file (one with NUL bytes:
-    images, archives, executables) or one that is not UTF-8."""
+    images, archives, executables) or one that is not UTF-8.
+
+    A pipe is read as a file: /dev/stdin, or a shell's <(...). Every line end becomes '\\n': Windows'
+    '\\r\\n' and the old Mac's lone '\\r' alike."""
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -77,7 +85,8 @@ def read_text(path: str | Path) -> str:
     except UnicodeDecodeError as e:
         raise DataError(f"{path} is not UTF-8 text: the bytes at {e.start} ({raw[e.start:e.start + 4]!r}) "
                         f"do not decode; save it as UTF-8 (e.g. iconv -f latin1 -t utf-8)") from None
-    return text.removeprefix('\ufeff').replace('\r\n', '\n')  # a byte-order mark and Windows line ends are not text
+    # a byte-order mark is not text; Windows' line ends (\r\n) and the old Mac's (\r) are line ends
+    return text.removeprefix('\ufeff').replace('\r\n', '\n').replace('\r', '\n')
 
 
 # A byte-order mark says which encoding a file is in; UTF-32's must be tested before UTF-16's, which begin it.
@@ -138,7 +147,7 @@ def blocks_of(text: str, block_size: int, source: str = 'the text') -> list[str]
     return [text[i:i + block_size] for i in range(0, len(text), block_size)]
 
 
-def split(documents: Sequence[str], val_fraction: float = 0.1, seed: int = 42) -> tuple[list[str], list[str]]:
+def split(documents: Sequence[str], seed: int, val_fraction: float = 0.1) -> tuple[list[str], list[str]]:
     """Shuffle with a fixed seed and cut into (train, validation): the same split on every run."""
     if not documents:
         raise ValueError("split: the document list is empty: there is nothing to train or validate on")
@@ -243,3 +252,83 @@ def position_loss(train: Sequence[Sequence[int]], val: Sequence[Sequence[int]], 
             total -= math.log((counts[t][following] + smoothing) / (row_totals[t] + smoothing * vocab_size))
             n += 1
     return total / n
+
+
+def unigram_loss(train: Sequence[Sequence[int]], val: Sequence[Sequence[int]], vocab_size: int,
+                 smoothing: float = 1.0) -> float:
+    """The validation loss of the model that only counts how often each token comes, wherever it is.
+
+    It is what a text of characters drawn at random, each on its own, allows: a bigram or position
+    model that does no better than this finds nothing in the text beyond how often each character
+    comes. P(next) = (count(next) + smoothing) / (count + smoothing * vocab_size), counted on train.
+    """
+    if not train or not val:
+        raise ValueError(f"unigram_loss: needs training and validation documents, got {len(train)} and {len(val)}")
+    counts = [0] * vocab_size
+    for tokens in train:
+        for following in tokens[1:]:
+            counts[following] += 1
+    total_count = sum(counts)
+    total, n = 0.0, 0
+    for tokens in val:
+        for following in tokens[1:]:
+            total -= math.log((counts[following] + smoothing) / (total_count + smoothing * vocab_size))
+            n += 1
+    return total / n
+
+
+@dataclass
+class Corpus:
+    """The documents, split and encoded, with their tokenizer, and the baselines a GPT must beat."""
+    source: str
+    split: str
+    tokenizer: Tokenizer
+    train_docs: list[str]
+    val_docs: list[str]
+    train: list[list[int]]
+    val: list[list[int]]
+
+    def bigram(self) -> float:
+        """The validation loss of counting token pairs on the training documents."""
+        return bigram_loss(self.train, self.val, self.tokenizer.vocab_size)
+
+    def by_position(self) -> float:
+        """The validation loss of counting which token comes at each position (position_loss)."""
+        return position_loss(self.train, self.val, self.tokenizer.vocab_size)
+
+    def unigram(self) -> float:
+        """The validation loss of counting how often each token comes (unigram_loss)."""
+        return unigram_loss(self.train, self.val, self.tokenizer.vocab_size)
+
+    def uniform(self) -> float:
+        """The loss of a uniform guess over the vocabulary."""
+        return math.log(self.tokenizer.vocab_size)
+
+    @property
+    def kind(self) -> str:
+        """What a document is, in words: names, lines or blocks."""
+        return 'names' if self.source == NAMES else self.split
+
+    def __str__(self) -> str:
+        return (f"{len(self.train)} training {self.kind}, {len(self.val)} validation {self.kind} ({self.source}), "
+                f"{self.tokenizer}")
+
+
+def load_corpus(data: str | None, split_by: str, block_size: int, seed: int,
+                tokenizer: Tokenizer | None = None) -> Corpus:
+    """Read the documents (the census names if data is None), split them with the seed, and encode
+    them with tokenizer (a saved model's) or a new one made from the data."""
+    source = NAMES if data is None else str(data)
+    text = '\n'.join(load_names()) if data is None else read_text(data)
+    documents = lines_of(text, block_size, source) if split_by == 'lines' else blocks_of(text, block_size, source)
+    if tokenizer is None:
+        tokenizer = Tokenizer(documents)
+    else:
+        unknown = sorted(set(''.join(documents)) - set(tokenizer.chars))
+        if unknown:
+            raise DataError(f"{source} has characters the saved model has no token for: "
+                            f"{[visible(ch) for ch in unknown[:20]]}")
+    train_docs, val_docs = split(documents, seed=seed)
+    end = split_by == 'lines'
+    return Corpus(source, split_by, tokenizer, train_docs, val_docs,
+                  [tokenizer.encode(d, end) for d in train_docs], [tokenizer.encode(d, end) for d in val_docs])

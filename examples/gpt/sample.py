@@ -13,77 +13,58 @@ default) and --n 20, the tensor engine makes up the very names training printed.
 from __future__ import annotations
 
 import argparse
-import random
 from collections.abc import Sequence
 from pathlib import Path
 
 import checkpoint
-import cli
-import numpy as np
-from data import Tokenizer
+import options
+from data import NAMES, Tokenizer
+from look_inside import check_word, print_samples, show
+from plan import model_path
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The command line, every option checked: a bad one exits with one line on stderr, before any work."""
-    p = cli.OptionParser(prog='sample.py', description="Make up text with a GPT saved by tensor_gpt.py or "
-                         "scalar_gpt.py, and look inside it.")
-    p.add_argument('model', nargs='?', type=cli.existing_file, metavar='FILE.npz',
-                   help=f"the saved model (default: {cli.model_path('gpt', None)}, the census names model; "
-                        "with --data FILE: the model make gpt DATA=FILE saved)")
-    p.add_argument('--data', metavar='FILE', help="sample the model trained on FILE: build/gpt-NAME.npz, named "
-                   "after FILE as tensor_gpt.py names it (the file itself is not read)")
-    p.add_argument('--n', type=cli.whole(0, cli.MAX_SAMPLES), default=20,
-                   help=f"how many samples, at most {cli.MAX_SAMPLES} (default: 20)")
-    p.add_argument('--temperature', type=cli.positive_float, default=0.5, metavar='T',
-                   help="below 1: safer samples, above 1: wilder, near 0: always the likeliest token (default: 0.5)")
-    p.add_argument('--seed', type=cli.whole(0), default=42, help="the sampling seed, a whole number >= 0 "
-                   "(default: 42, training's)")
-    p.add_argument('--engine', choices=('tensor', 'scalar'), default='tensor',
-                   help="run the model on micrograd.tensor (default) or on scalar Values")
-    p.add_argument('--show', metavar='WORD', type=cli.word, help="draw the attention of each head at each "
-                   "position of WORD and print the next-token probabilities (PNGs beside the model file)")
-    args = p.parse_args(argv)
-    if args.model is not None and args.data is not None:
+    p = options.parser('sample', "Make up text with a GPT saved by tensor_gpt.py or scalar_gpt.py, and look "
+                       "inside it.")
+    args = options.parse(p, 'sample', argv)
+    if args.model is not None and args.trained_on is not None:
         p.error(f"argument --data: give the model file ({args.model}) or --data, not both")
-    if args.data is not None and not args.data:
+    if args.trained_on is not None and not args.trained_on:
         p.error("argument --data: needs a file name, got ''")
     if args.model is None:
-        args.model = cli.model_path('gpt', args.data)
+        args.model = model_path('gpt', args.trained_on)
         if not Path(args.model).is_file():
-            p.error(f"argument --data: no model trained on {args.data}: {args.model} does not exist (train it "
-                    f"first: make gpt DATA={args.data})" if args.data else
+            p.error(f"argument --data: no model trained on {args.trained_on}: {args.model} does not exist (train "
+                    f"it first: make gpt DATA={args.trained_on})" if args.trained_on else
                     f"no model at {args.model}: train one first (make gpt), or name one (sample.py FILE.npz)")
     return args
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
-    with cli.errors_reported('sample.py'):
+    with options.errors_reported('sample.py'):
         try:
             ck = checkpoint.load(args.model)
         except checkpoint.CheckpointError as e:
-            raise cli.UsageError(f"argument FILE.npz: {e}") from None
+            raise options.UsageError(f"argument FILE.npz: {e}") from None
         tokenizer = Tokenizer(chars=ck.chars)
         split = ck.config['split']
         if args.show is not None:
-            cli.check_word(args.show, tokenizer, ck.config['block_size'])
+            check_word(args.show, tokenizer, ck.config['block_size'])
         settings = ', '.join(f"{key}={ck.config[key]}" for key in ('n_embd', 'n_head', 'n_layer', 'block_size'))
         print(f"sampling {args.model}: a GPT ({settings}) trained {ck.step} steps by the "
-              f"{ck.training.get('engine')} engine on {ck.training.get('data') or cli.NAMES} ({split}), {tokenizer}")
+              f"{ck.training.get('engine')} engine on {ck.training.get('data') or NAMES} ({split}), {tokenizer}")
         if args.engine == 'tensor':
-            import tensor_gpt
-            model = tensor_gpt.from_checkpoint(ck)
-            samples = [tokenizer.decode(ids) for ids in
-                       model.sample(args.n, tokenizer.bos, np.random.default_rng(args.seed), args.temperature)]
+            import tensor_gpt as gpt
         else:
-            import scalar_gpt
-            model = scalar_gpt.from_checkpoint(ck)
-            rng = random.Random(args.seed)
-            samples = [tokenizer.decode(model.sample(tokenizer.bos, rng, args.temperature)) for _ in range(args.n)]
+            import scalar_gpt as gpt  # type: ignore[no-redef]
+        model = gpt.from_checkpoint(ck)
+        samples = gpt.make_up(model, args.samples, tokenizer.bos, args.seed, args.temperature)  # type: ignore[arg-type]
         kind = 'names' if ck.training.get('data') is None and split == 'lines' else split
-        cli.print_samples(samples, kind, args.temperature)
+        print_samples([tokenizer.decode(ids) for ids in samples], kind, args.temperature)
         if args.show:
-            cli.show(args.show, tokenizer, split, ck.config['block_size'], model.look_inside, Path(args.model))
+            show(args.show, tokenizer, split, ck.config['block_size'], model.look_inside, Path(args.model))
 
 
 if __name__ == '__main__':

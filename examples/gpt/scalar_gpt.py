@@ -17,10 +17,13 @@ Run it from the repository root (about half a minute):
 
 It takes tensor_gpt.py's options (--help lists them) and saves to the same kind of file
 (build/scalar_gpt-names.npz, named after its data), which sample.py reads with either engine.
+The run itself (options, data, validation, saving, the verdict) is training.py's, shared with
+tensor_gpt.py; this file keeps the model and its training loop, and needs neither NumPy nor the
+files beside it until main() runs. The seed, the learning rate and the temperature are the
+callers' to give: their defaults are the command line's (options.py).
 """
 from __future__ import annotations
 
-import argparse
 import math
 import random
 import time
@@ -29,9 +32,6 @@ from typing import Any
 
 from micrograd.engine import Value, no_grad
 from micrograd.optim import Adam
-
-# microgpt's model: what `python examples/gpt/scalar_gpt.py` trains unless told otherwise.
-CONFIG = {'n_embd': 16, 'n_head': 4, 'n_layer': 1, 'block_size': 16}
 
 Matrix = list[list[Value]]  # nout rows of nin weights, as microgpt's matrix(nout, nin)
 
@@ -86,7 +86,7 @@ class GPT:
     """
 
     def __init__(self, vocab_size: int, n_embd: int = 16, n_head: int = 4, n_layer: int = 1, block_size: int = 16,
-                 seed: int = 42):
+                 *, seed: int):
         if n_embd % n_head:
             raise ValueError(f"GPT: n_embd ({n_embd}) must be a multiple of n_head ({n_head})")
         self.vocab_size, self.n_embd, self.n_head, self.n_layer = vocab_size, n_embd, n_head, n_layer
@@ -192,7 +192,7 @@ class GPT:
         return loss
 
     @no_grad()
-    def sample(self, bos: int, rng: random.Random, temperature: float = 0.5) -> list[int]:
+    def sample(self, bos: int, rng: random.Random, temperature: float) -> list[int]:
         """Token ids drawn one at a time from softmax(logits / temperature), starting after
         BOS, until the model draws BOS (the name ends) or the block is full.
 
@@ -259,12 +259,12 @@ def evaluate(model: GPT, token_lists: Sequence[Sequence[int]]) -> float:
     return total / count
 
 
-def adam(model: GPT, learning_rate: float = 0.01) -> Adam:
+def adam(model: GPT, learning_rate: float) -> Adam:
     """microgpt's optimizer: Adam with betas (0.85, 0.99)."""
     return Adam(model.parameters(), lr=learning_rate, betas=(0.85, 0.99), eps=1e-8)
 
 
-def train(model: GPT, token_lists: Sequence[Sequence[int]], num_steps: int, learning_rate: float = 0.01,
+def train(model: GPT, token_lists: Sequence[Sequence[int]], num_steps: int, learning_rate: float,
           log_every: int = 100, optimizer: Adam | None = None, start_step: int = 0,
           stop: Callable[[int], bool] | None = None, after_step: Callable[[int], None] | None = None) -> list[float]:
     """microgpt's training loop, steps start_step..num_steps-1: one document per step, in order
@@ -328,9 +328,16 @@ def load_adam_state(model: GPT, optimizer: Adam, m: Mapping[str, Sequence[Sequen
 
 def from_checkpoint(ck: Any) -> GPT:
     """The model a saved file holds (a checkpoint.Checkpoint, from either engine)."""
-    model = GPT(**{key: ck.config[key] for key in ('vocab_size', 'n_embd', 'n_head', 'n_layer', 'block_size')})
+    config = {key: ck.config[key] for key in ('vocab_size', 'n_embd', 'n_head', 'n_layer', 'block_size')}
+    model = GPT(**config, seed=0)  # (any seed: every weight is then the file's)
     model.load_microgpt(ck.weights)
     return model
+
+
+def make_up(model: GPT, n: int, bos: int, seed: int, temperature: float) -> list[list[int]]:
+    """n documents as token ids, one after the other, drawn with random.Random(seed)."""
+    rng = random.Random(seed)
+    return [model.sample(bos, rng, temperature) for _ in range(n)]
 
 
 # The validation loss measured while training is the mean over this many validation documents (all of them at
@@ -338,54 +345,19 @@ def from_checkpoint(ck: Any) -> GPT:
 EVAL_DOCS = 100
 
 
-def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    """The command line, every option checked: a bad one exits with one line on stderr, before any work."""
-    import cli
-    parser = cli.training_parser('scalar_gpt.py', "Train microgpt's GPT on micrograd's scalar Value, on the census "
-                                 "first names\nor on your own text, save it, sample from it, and look inside.",
-                                 engine='scalar', steps=1000, prefix='scalar_gpt', config=CONFIG, eval_every=200)
-    return cli.parse_training_options(parser, argv)
-
-
 def main(argv: Sequence[str] | None = None) -> None:
-    # cli.py sits beside this script (Python puts a script's folder first on sys.path); the
+    """Train as the command line says (training.py's run, with this file's model and loop)."""
+    # training.py sits beside this script (Python puts a script's folder first on sys.path); the
     # model above needs neither it nor NumPy, so the class can be imported without them.
-    import cli
-    args = parse_args(argv)
-    with cli.errors_reported('scalar_gpt.py'):
-        plan = cli.plan(args)
-        ck = plan.checkpoint
-        corpus, model, optimizer = cli.start(plan, GPT, adam, load_adam_state, show=args.show)
-        print(corpus)
-        settings = ', '.join(f'{k}={v}' for k, v in plan.config.items())
-        every = cli.Validation.interval(args, len(corpus.train))
-        val_docs = corpus.val[:EVAL_DOCS]
-        print(f"GPT on scalar Values: {len(model.parameters())} parameters ({settings}), {plan.num_steps} steps of "
-              f"one document each, the validation loss measured every {every} steps"
-              + (f" (on the first {EVAL_DOCS} validation documents)" if len(corpus.val) > EVAL_DOCS else '')
-              + (f", resuming {args.resume} at step {plan.start_step + 1}" if ck else ''))
-
-        validation = cli.Validation(every, lambda: evaluate(model, val_docs),
-                                    lambda: (model.microgpt_state(), *adam_state(model, optimizer)),
-                                    plan.val_points, plan.start_step)
-        validation.measure(plan.start_step)  # the model before this run's steps: kept if none does better
-        with cli.ctrl_c_stops_training() as stop:
-            new_losses = train(model, corpus.train, plan.num_steps, plan.learning_rate, optimizer=optimizer,
-                               start_step=plan.start_step, stop=stop, after_step=validation)
-        last_step, losses = plan.start_step + len(new_losses), plan.losses + new_losses
-        validation.measure(last_step)
-        cli.save_kept(plan, corpus.tokenizer, losses, validation, last_step)
-        model.load_microgpt(validation.kept.weights)  # what follows uses the model saved
-
-        val_loss = validation.kept.val_loss if len(val_docs) == len(corpus.val) else evaluate(model, corpus.val)
-        cli.report(corpus, evaluate(model, corpus.train[:500]), val_loss, losses, plan,
-                   train_note=' (first 500 documents)' if len(corpus.train) > 500 else '', validation=validation)
-        rng = random.Random(plan.seed)
-        samples = [corpus.tokenizer.decode(model.sample(corpus.tokenizer.bos, rng, args.temperature))
-                   for _ in range(args.samples)]
-        cli.print_samples(samples, corpus.kind, args.temperature)
-        if args.show:
-            cli.show(args.show, corpus.tokenizer, plan.split, plan.config['block_size'], model.look_inside, plan.out)
+    import training
+    training.main(training.Engine(
+        'scalar', prefix='scalar_gpt', title='GPT on scalar Values',
+        description="Train microgpt's GPT on micrograd's scalar Value, on the census first names\n"
+                    "or on your own text, save it, sample from it, and look inside.",
+        model=GPT, adam=adam, adam_state=adam_state, load_adam_state=load_adam_state, evaluate=evaluate,
+        train=lambda model, docs, plan, **loop: train(model, docs, plan.num_steps, plan.settings['lr'], **loop),
+        make_up=make_up, parameters=lambda model: len(model.parameters()), eval_docs=EVAL_DOCS, train_docs=500),
+        argv)
 
 
 if __name__ == '__main__':

@@ -13,17 +13,19 @@ your text: --data file.txt), prints the loss as it goes, compares train and vali
 with the letter-pair (bigram) model's, says whether it learned, saves the model to
 build/gpt-names.npz (named after its data), draws the loss curve, invents 20 names and, with
 --show emma, shows what the attention heads look at.
-`python examples/gpt/tensor_gpt.py --help` lists the options.
+`python examples/gpt/tensor_gpt.py --help` lists the options. The run itself (options, data,
+validation, saving, the verdict) is training.py's, shared with scalar_gpt.py; this file keeps the
+model and its training loop.
 """
 from __future__ import annotations
 
-import argparse
 import math
 import time
 from collections.abc import Callable, Sequence
 
 import checkpoint
 import numpy as np
+import options
 
 from micrograd.engine import Value
 from micrograd.optim import Adam
@@ -41,9 +43,10 @@ from micrograd.tensor import (
 
 IGNORE = -100  # the target of a padded position: cross_entropy leaves it out of the mean
 
-# What `make gpt` trains: wider and deeper than microgpt's defaults (n_embd=16, n_layer=1), on batches of names.
-CONFIG = {'n_embd': 64, 'n_head': 4, 'n_layer': 2, 'block_size': 16}
-NUM_STEPS, BATCH_SIZE, LEARNING_RATE, SEED = 1500, 32, 0.01, 42
+# What `make gpt` trains, as options.py's table has it: wider and deeper than microgpt's defaults (n_embd=16,
+# n_layer=1), on batches of names; the seed, learning rate and temperature are the command line's defaults too.
+CONFIG = options.config('tensor')
+SEED, LEARNING_RATE, TEMPERATURE = options.default('seed'), options.default('lr'), options.default('temperature')
 EMBEDDINGS = ('wte', 'wpe')  # tables of rows in both engines; every other matrix is stored transposed here
 
 
@@ -92,7 +95,7 @@ class GPT(Module):
     """
 
     def __init__(self, vocab_size: int, n_embd: int = 16, n_head: int = 4, n_layer: int = 1, block_size: int = 16,
-                 seed: int = 42):
+                 seed: int = SEED):
         rng = np.random.default_rng(seed)
         self.config = {'vocab_size': vocab_size, 'n_embd': n_embd, 'n_head': n_head, 'n_layer': n_layer,
                        'block_size': block_size}
@@ -177,7 +180,8 @@ class GPT(Module):
         return {name: _microgpt_layout(name, w.data).copy() for name, w in self.microgpt_names().items()}
 
     @no_grad()
-    def sample(self, num_samples: int, bos: int, rng: np.random.Generator, temperature: float = 0.5) -> list[list[int]]:
+    def sample(self, num_samples: int, bos: int, rng: np.random.Generator,
+               temperature: float = TEMPERATURE) -> list[list[int]]:
         """num_samples names at once, as token ids: each starts after BOS and draws its next token
         from softmax(logits / temperature) until it draws BOS or fills the block."""
         if not temperature > 0:
@@ -334,51 +338,22 @@ def from_checkpoint(ck: checkpoint.Checkpoint) -> GPT:
     return model
 
 
-def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    """The command line, every option checked: a bad one exits with one line on stderr, before any work."""
-    import cli
-    parser = cli.training_parser('tensor_gpt.py', "Train the GPT on micrograd.tensor on the census first names or\n"
-                                 "on your own text, save it, sample from it, and look inside.", engine='tensor',
-                                 steps=NUM_STEPS, prefix='gpt', config=CONFIG, batch_size=BATCH_SIZE)
-    return cli.parse_training_options(parser, argv)
+def make_up(model: GPT, n: int, bos: int, seed: int, temperature: float) -> list[list[int]]:
+    """n documents as token ids, drawn all at once with np.random.default_rng(seed)."""
+    return model.sample(n, bos, np.random.default_rng(seed), temperature) if n > 0 else []
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    import cli
-    args = parse_args(argv)
-    with cli.errors_reported('tensor_gpt.py'):
-        plan = cli.plan(args)
-        ck = plan.checkpoint
-        corpus, model, optimizer = cli.start(plan, GPT, adam, load_adam_state, show=args.show)
-        n_params = sum(p.data.size for p in model.parameters())
-        print(corpus)
-        settings = ', '.join(f'{k}={v}' for k, v in plan.config.items())
-        batch_size = min(plan.batch_size, len(corpus.train))
-        every = cli.Validation.interval(args, len(corpus.train) // batch_size)
-        print(f"GPT on micrograd.tensor: {n_params} parameters ({settings}), {plan.num_steps} steps of "
-              f"{batch_size} {corpus.kind}, the validation loss measured every {every} steps"
-              + (f", resuming {args.resume} at step {plan.start_step + 1}" if ck else ''))
-
-        validation = cli.Validation(every, lambda: evaluate(model, corpus.val),
-                                    lambda: (model.microgpt_state(), *adam_state(model, optimizer)),
-                                    plan.val_points, plan.start_step)
-        validation.measure(plan.start_step)  # the model before this run's steps: kept if none does better
-        with cli.ctrl_c_stops_training() as stop:
-            new_losses = train(model, corpus.train, plan.num_steps, plan.batch_size, plan.learning_rate,
-                               seed=plan.seed, optimizer=optimizer, start_step=plan.start_step, stop=stop,
-                               after_step=validation)
-        last_step, losses = plan.start_step + len(new_losses), plan.losses + new_losses
-        validation.measure(last_step)
-        cli.save_kept(plan, corpus.tokenizer, losses, validation, last_step)
-        model.load_microgpt(validation.kept.weights)  # what follows uses the model saved
-
-        cli.report(corpus, evaluate(model, corpus.train), validation.kept.val_loss, losses, plan,
-                   validation=validation)
-        rng = np.random.default_rng(plan.seed)
-        samples = model.sample(args.samples, corpus.tokenizer.bos, rng, args.temperature) if args.samples > 0 else []
-        cli.print_samples([corpus.tokenizer.decode(ids) for ids in samples], corpus.kind, args.temperature)
-        if args.show:
-            cli.show(args.show, corpus.tokenizer, plan.split, plan.config['block_size'], model.look_inside, plan.out)
+    """Train as the command line says (training.py's run, with this file's model and loop)."""
+    import training
+    training.main(training.Engine(
+        'tensor', prefix='gpt', title='GPT on micrograd.tensor',
+        description="Train the GPT on micrograd.tensor on the census first names or\n"
+                    "on your own text, save it, sample from it, and look inside.",
+        model=GPT, adam=adam, adam_state=adam_state, load_adam_state=load_adam_state, evaluate=evaluate,
+        train=lambda model, docs, plan, **loop: train(model, docs, plan.num_steps, plan.batch_size,
+                                                      plan.settings['lr'], seed=plan.settings['seed'], **loop),
+        make_up=make_up, parameters=lambda model: sum(p.data.size for p in model.parameters())), argv)
 
 
 if __name__ == '__main__':
