@@ -16,7 +16,7 @@ class Value:
     op's _backward is given out's grad (his reads out.grad), so it never holds out: no cycles."""
     def __init__(self, data: float, _children: Iterable[Value] = (), _op: str = '', label: str = '',
                  *, _grad_fn: Any = None):  # _grad_fn(grad): the op's _backward
-        self.data = data if type(data) is float else numeric.value_data(data, _children, _op)
+        self.data = data if type(data) is float else numeric.data(data, _children, _op, _grad_fn)
         self.grad, self.label, self._op = 0.0, label, _op
         recording = grad_mode.recording.get()  # False inside `with no_grad():`: build no graph
         self._prev = tuple(_children) if recording else ()  # not a set: a*a keeps both edges

@@ -4,17 +4,20 @@ engine.py calls these where a number enters an op (`x + 2`, `Value(3)`), where a
 no real float (`x ** 0.5` of a negative x, `log(0)`, an overflow), and for Value.dot's operands. Each error
 names the op, and is raised before the op makes its output, so a refused input leaves the graph as it was.
 
-A NumPy number that a user writes into a Value's .data by hand computes that one op in its own type, as
-NumPy and PyTorch would; the op's result, and the .data of its parents, become Python floats there.
+A number a user writes into a Value's .data by hand (a NumPy float16 or float32 from iterating an array, an
+int) is taken at full float precision the first time an op reads it: the op's parents' .data become Python
+floats and the op computes in floats, so the same input gives the same output on every call, as for a number
+given to Value(). Anything else in .data is refused, naming the op and showing that .data.
 """
 from __future__ import annotations
 
 import math
 import numbers
+import operator
 from collections.abc import Callable, Iterable, Mapping, Set
 from typing import Any
 
-_OPS = {'+': '__add__', '*': '__mul__', '/': '__truediv__', '**': '__pow__'}
+from micrograd.ops import BY_NAME
 
 
 def is_number(x: object) -> bool:
@@ -25,7 +28,7 @@ def is_number(x: object) -> bool:
     return kind in ('b', 'i', 'u', 'f') and getattr(x, 'shape', None) == ()
 
 
-def real(x: object, op: str) -> float:
+def real(x: object, op: str, what: str = 'a real number') -> float:
     """x as a Python float, before it takes part in op ('__add__' for Value.__add__, or any name).
     NumPy numbers of every width are converted first: np.uint8(3) is 3.0 (so -x does not wrap around),
     np.float16 does not round the result."""
@@ -33,27 +36,39 @@ def real(x: object, op: str) -> float:
         return x
     op = f'Value.{op}' if op.startswith('__') else op
     if not is_number(x):
-        what = 'a Value (it takes part as itself)' if hasattr(x, '_prev') else type(x).__name__
-        raise TypeError(f"{op}: expected a real number, got {what} ({x!r})")
+        if hasattr(x, 'requires_grad') and hasattr(x, 'shape'):  # a Tensor (ours or PyTorch's)
+            raise TypeError(f"{op}: expected {what}, got a {type(x).__name__} of shape {tuple(x.shape)}: a "
+                            f"Value holds one float and its gradient does not flow into a tensor; use "
+                            f"t.item() for a one-element tensor's number (then no gradient reaches t)")
+        kind = 'a Value (it takes part as itself)' if hasattr(x, '_prev') else type(x).__name__
+        raise TypeError(f"{op}: expected {what}, got {kind} ({x!r})")
     try:
         return float(x)  # type: ignore[arg-type]
     except OverflowError:
         raise OverflowError(f"{op}: {str(x)[:30]}... is too large for a float") from None
     except TypeError:  # a NumPy type that calls itself a number, as np.timedelta64 does
-        raise TypeError(f"{op}: expected a real number, got {type(x).__name__} ({x!r})") from None
+        raise TypeError(f"{op}: expected {what}, got {type(x).__name__} ({x!r})") from None
 
 
-def value_data(data: object, parents: Iterable[Any], op: str) -> float:
+def data(x: object, parents: Iterable[Any], op: str, backward: object = None) -> float:
     """The data of a new Value as a Python float: a number given to Value(), or the result of an op where a
-    parent's .data was written by hand as something else, a NumPy number say. That op computed in NumPy's
-    arithmetic (in float32 for a float32, as NumPy and PyTorch would); its result, and each such parent's
-    .data, become Python floats here, so that its backward and every later op compute in floats."""
-    name = 'Value()' if not parents else f"Value.{_OPS.get(op.rstrip('0123456789.-e+inf'), op)}"
-    out = real(data, name)
-    for parent in parents:
-        if type(parent.data) is not float:
-            parent.data = real(parent.data, name)
-    return out
+    parent's .data was written by hand as something else (a NumPy float16, an int). Such a parent's .data
+    becomes a Python float here, all of them checked before any is changed, and an op of engine.py (one that
+    hands Value() its backward) of Python's arithmetic (+, *, /) computes its result again from the floats:
+    what NumPy computed in float16 is not kept. (An op written the lecture's way keeps its own result.)"""
+    record = BY_NAME.get(op) if isinstance(op, str) else None
+    if isinstance(op, str) and op.startswith('**'):
+        record = BY_NAME['**']
+    name = f'Value.{record.method}' if record else 'Value()'
+    parents = tuple(parents) if isinstance(parents, (tuple, list)) else ()  # (not a generator: Value's)
+    written = [p for p in parents if type(getattr(p, 'data', 0.0)) is not float]
+    floats = [real(p.data, name, 'a real number in .data') for p in written]  # all checked, then set
+    for p, number in zip(written, floats):
+        p.data = number
+    compute = getattr(operator, record.method, None) if record and written and backward else None
+    if compute is not None and len(parents) == 2:  # +, *, / (and **): computed again, in floats
+        x = compute(parents[0].data, parents[1].data)
+    return real(x, name)
 
 
 def checked(f: Callable[[float], float], x: float, op: str) -> float:
@@ -132,10 +147,14 @@ def dot(ws: Any, xs: Any, bias: Any, value: Any) -> tuple[Any, Any, Any, float]:
         raise ValueError(f"Value.dot: {len(ws)} weights but {len(xs)} inputs")
     b = value(0.0) if bias is None else _leaf(bias, value)
     try:
-        return ws, xs, b, _weighted_sum(ws, xs, b)
+        total = _weighted_sum(ws, xs, b)
     except (AttributeError, TypeError):  # a number has no .data (a NumPy number's is a memoryview):
         ws, xs = [_leaf(w, value) for w in ws], [_leaf(x, value) for x in xs]  # it becomes a leaf
-        return ws, xs, b, _weighted_sum(ws, xs, b)
+        total = None
+    if type(total) is not float:  # a .data written by hand (a NumPy float16, say): as data() says
+        data(0.0, [*ws, *xs, b], 'dot')
+        total = _weighted_sum(ws, xs, b)
+    return ws, xs, b, total
 
 
 def _ordered(seq: object) -> bool:

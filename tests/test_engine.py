@@ -285,44 +285,7 @@ def test_a_numpy_learning_rate_in_a_users_update_loop_leaves_the_parameters_pyth
         assert all(type(p.grad) is float for p in model.parameters())
 
 
-def test_a_numpy_float32_a_user_wrote_into_data_computes_that_op_in_float32_and_becomes_a_float():
-    w, x = Value(1.0), Value(3.0)
-    w.data = np.float32(0.1)  # as loading float32 weights by hand leaves it
-    out = w * x
-    out.backward()
-    assert out.data == float(np.float32(0.1) * 3.0)  # the op in float32, as NumPy and PyTorch would
-    assert type(out.data) is float and type(w.data) is float and type(x.grad) is float and type(w.grad) is float
-    assert w.data == float(np.float32(0.1))  # from this op on, a Python float
-
-
-DATA_KINDS = [np.uint8, np.int8, np.int64, np.float16, np.float32, np.float64, np.longdouble, np.bool_]
-EVERY_OP = {
-    'x * y': lambda x, y: x * y, 'x + y': lambda x, y: x + y, '-x': lambda x, y: -x, 'x - y': lambda x, y: x - y,
-    '5 - x': lambda x, y: 5 - x, 'x / y': lambda x, y: x / y, 'y / x': lambda x, y: y / x, 'x / 3': lambda x, y: x / 3,
-    'x ** 2': lambda x, y: x ** 2, 'x ** y': lambda x, y: x ** y, '2 ** x': lambda x, y: 2 ** x,
-    'x * x': lambda x, y: x * x, 'exp': lambda x, y: x.exp(), 'tanh': lambda x, y: x.tanh(),
-    'relu': lambda x, y: x.relu(), 'log': lambda x, y: x.log(), 'sigmoid': lambda x, y: x.sigmoid(),
-    'dot': lambda x, y: Value.dot([x], [y]),
-}
-
-
-@pytest.mark.filterwarnings('error')  # NumPy's overflow warnings: nothing may wrap around (-np.uint8(2) would)
-@pytest.mark.parametrize('kind', DATA_KINDS, ids=lambda kind: kind.__name__)
-@pytest.mark.parametrize('name', EVERY_OP)
-def test_every_op_on_a_numpy_number_written_into_data_gives_floats_close_to_its_python_floats(kind, name):
-    """A NumPy number written into .data by hand may compute that one op in its own precision (float16's,
-    say); the result, the gradients and the parent's .data are Python floats, nothing wraps around."""
-    rel = {np.float16: 1e-3, np.float32: 1e-6}.get(kind, 1e-12)
-    for number in (2, 1):
-        x, y = Value(1.0), Value(3.0)
-        x.data = kind(number)
-        out = EVERY_OP[name](x, y)
-        out.backward()
-        fx, fy = Value(float(kind(number))), Value(3.0)
-        expected = EVERY_OP[name](fx, fy)
-        expected.backward()
-        assert (out.data, x.grad, y.grad) == pytest.approx((expected.data, fx.grad, fy.grad), rel=rel)
-        assert type(out.data) is float and type(x.grad) is float and type(y.grad) is float
+# A number written into .data by hand (NumPy's, an int): the sweep in test_engine_hand_written.py.
 
 
 # --- bad input is a clear error naming the op, never a wrong number --------------------------
