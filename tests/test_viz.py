@@ -82,7 +82,7 @@ def test_f_is_six_value_records_and_three_op_nodes_with_hand_checked_grads():
         '{ c | data 10.0000 | grad 8.0000 }', '{ e | data -6.0000 | grad 8.0000 }',
         '{ d | data 4.0000 | grad 8.0000 }', '{ f | data 16.0000 | grad 1.0000 }'])
     ops = sorted(label_of(attrs) for attrs in nodes.values() if 'shape=ellipse' in attrs)
-    assert ops == ['*', '** 2', '+']
+    assert ops == ['*', '**2', '+']
     assert len(edges) == 3 + 5  # each op into its Value, and a, b, e, c, d into an op
 
 
@@ -134,8 +134,9 @@ def op_labels(value):
 
 
 @pytest.mark.parametrize('make, label', [
-    (lambda x: x ** -1, '** -1'), (lambda x: x ** 0.5, '** 0.5'), (lambda x: x ** 2, '** 2'),
-    (lambda x: x ** 1.23456789, '** 1.23456789'),  # every digit: the drawing never rounds the number away
+    (lambda x: x ** -1, '**-1'), (lambda x: x ** 0.5, '**0.5'), (lambda x: x ** 2, '**2'),
+    (lambda x: x ** 2.0, '**2.0'),  # as the user wrote it, as Karpathy's op names
+    (lambda x: x ** 1.23456789, '**1.23456789'),  # every digit: the drawing never rounds the number away
 ])
 def test_a_power_of_a_number_shows_the_exponent_in_its_op(make, label):
     y = make(Value(3.0))

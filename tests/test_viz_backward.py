@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from PIL import Image
 
 from micrograd import Value
+from micrograd.ops import BY_NAME
 from micrograd.viz import HIGHLIGHT, MAX_NODES, BackwardPass, draw_backward, draw_dot, trace
 from micrograd.viz.graph import number
 from tests.graphs import graphs, micrograd_graph
@@ -75,8 +76,8 @@ def test_f_captions_are_the_hand_computed_chain_rule():
     f, _ = labelled_f()
     assert draw_backward(f).captions == [
         'step 0/3 · f.grad = 1.0, as df/df = 1: backward() starts here · the grads still to compute show as ?',
-        'step 1/3 · f = d ** 2.0 · f.grad = 1.0000 · slope = 2.0 * d.data ** (2.0 - 1) = 8.0000 · '
-        'd.grad += slope * f.grad = 8.0000 * 1.0000 → 8.0000',
+        'step 1/3 · f = d ** 2 · f.grad = 1.0000 · '
+        'd.grad += 2 * d.data**(2 - 1) * f.grad = 2 * 4.0000**(2 - 1) * 1.0000 → 8.0000',
         'step 2/3 · d = e + c · d.grad = 8.0000 · e.grad += d.grad = 8.0000 → 8.0000 · '
         'c.grad += d.grad = 8.0000 → 8.0000',
         'step 3/3 · e = a * b · e.grad = 8.0000 · '
@@ -211,11 +212,21 @@ def test_log_and_dividing_by_a_number():
     assert x.grad == 0.125
 
 
-def test_a_power_with_a_number_exponent():
+def test_a_power_with_a_number_exponent_writes_it_as_the_user_did():
     x = Value(3.0, label='x')
     assert step_captions(labelled(x ** 2, 'y')) == [
-        'step 1/1 · y = x ** 2.0 · y.grad = 1.0000 · slope = 2.0 * x.data ** (2.0 - 1) = 6.0000 · '
-        'x.grad += slope * y.grad = 6.0000 * 1.0000 → 6.0000']
+        'step 1/1 · y = x ** 2 · y.grad = 1.0000 · '
+        'x.grad += 2 * x.data**(2 - 1) * y.grad = 2 * 3.0000**(2 - 1) * 1.0000 → 6.0000']
+    x = Value(3.0, label='x')  # a new leaf: x's grad would add to the last one's
+    assert step_captions(labelled(x ** -1.0, 'y')) == [
+        'step 1/1 · y = x ** -1.0 · y.grad = 1.0000 · '
+        'x.grad += -1.0 * x.data**(-1.0 - 1) * y.grad = -1.0 * 3.0000**(-1.0 - 1) * 1.0000 → -0.1111']
+
+
+def test_a_power_of_zero_takes_the_branch_engine_py_takes():
+    x = Value(0.0, label='x')  # 0 * 0.0**-1 would be nan: engine.py's `if y else 0.0` gives 0
+    assert step_captions(labelled(x ** 0, 'y')) == [
+        'step 1/1 · y = x ** 0 · y.grad = 1.0000 · x.grad += 0.0 = 0.0 → 0.0000']
 
 
 def test_a_power_with_a_value_exponent_gives_both_gradients():
@@ -223,8 +234,8 @@ def test_a_power_with_a_value_exponent_gives_both_gradients():
     p = labelled(x ** k, 'p')
     dy = 8.0 * math.log(2.0)  # d(x**k)/dk = x**k log(x)
     assert step_captions(p) == [
-        f'step 1/1 · p = x ** k · p.grad = 1.0000 · slope = k.data * x.data ** (k.data - 1) = 12.0000 · '
-        f'x.grad += slope * p.grad = 12.0000 * 1.0000 → 12.0000 · '
+        f'step 1/1 · p = x ** k · p.grad = 1.0000 · '
+        f'x.grad += k.data * x.data**(k.data - 1) * p.grad = 3.0000 * 2.0000**(3.0000 - 1) * 1.0000 → 12.0000 · '
         f'k.grad += p.data * log(x.data) * p.grad = 8.0000 * log(2.0000) * 1.0000 → {number(dy)}']
     assert (x.grad, k.grad) == (12.0, dy)
 
@@ -251,25 +262,27 @@ def test_a_number_divided_by_a_value():
 def test_relu_passes_the_gradient_on_only_where_its_input_is_positive():
     x = Value(2.0, label='x')
     assert step_captions(labelled(x.relu(), 'y')) == [
-        'step 1/1 · y = relu(x), x.data > 0 · y.grad = 1.0000 · x.grad += y.grad = 1.0000 → 1.0000']
+        'step 1/1 · y = max(x, 0) · y.grad = 1.0000 · '
+        'x.grad += 0.0 if x.data <= 0 else y.grad = 0.0 if 2.0000 <= 0 else 1.0000 → 1.0000']
     x = Value(-1.0, label='x')
     steps = draw_backward(labelled(x.relu(), 'y'))
-    assert steps.captions[1] == 'step 1/1 · y = relu(x), x.data <= 0 · y.grad = 1.0000 · x.grad += 0 → 0.0000'
+    assert steps.captions[1] == ('step 1/1 · y = max(x, 0) · y.grad = 1.0000 · '
+                                 'x.grad += 0.0 if x.data <= 0 else y.grad = 0.0 if -1.0000 <= 0 else 1.0000 → 0.0000')
     assert steps.grads[0][x] is None and steps.grads[1][x] == 0.0  # computed, and it is 0
 
 
 def test_relu_at_nan_passes_the_gradient_as_the_engine_and_pytorch_do():
     x = Value(math.nan, label='x')
-    assert step_captions(labelled(x.relu(), 'y')) == [
-        'step 1/1 · y = relu(x), x.data is nan, not <= 0: the gradient passes · y.grad = 1.0000 · '
-        'x.grad += y.grad = 1.0000 → 1.0000']
+    assert step_captions(labelled(x.relu(), 'y')) == [  # nan <= 0 is false
+        'step 1/1 · y = max(x, 0) · y.grad = 1.0000 · '
+        'x.grad += 0.0 if x.data <= 0 else y.grad = 0.0 if nan <= 0 else 1.0000 → 1.0000']
     assert x.grad == 1.0
 
 
 def test_sigmoid():
     x = Value(0.0, label='x')
     assert step_captions(labelled(x.sigmoid(), 'y')) == [
-        'step 1/1 · y = sigmoid(x) · y.grad = 1.0000 · s = sigmoid(x.data) = 0.5000 · '
+        'step 1/1 · y = 1 / (1 + exp(-x)) · y.grad = 1.0000 · s = 1 / (1 + exp(-x.data)) = 0.5000 · '
         'x.grad += s * (1 - s) * y.grad = 0.5000 * (1 - 0.5000) * 1.0000 → 0.2500']
 
 
@@ -324,8 +337,8 @@ def test_an_op_without_a_rule_here_still_steps_and_says_what_its_backward_did():
     assert x.grad == 6.0
 
 
-@pytest.mark.parametrize('op, parents', [('*', 2), ('+', 2), ('/', 2), ('**', 2), ('**2.0', 1), ('tanh', 1),
-                                          ('relu', 1), ('exp', 1), ('log', 1), ('sigmoid', 1), ('dot', 3)])
+@pytest.mark.parametrize('op, parents', [('*', 2), ('+', 2), ('/', 2), ('**', 2), ('**2', 1), ('**2.0', 1),
+                                          ('tanh', 1), ('ReLU', 1), ('exp', 1), ('log', 1), ('sigmoid', 1), ('dot', 3)])
 def test_a_custom_op_named_as_an_engine_op_is_captioned_by_what_its_backward_did(op, parents):
     # Only the engine's own backward gets the engine's formula: this one does something else entirely.
     xs = [Value(float(i + 2), label=f'x{i}') for i in range(parents)]
@@ -381,9 +394,50 @@ def test_numbers_are_shown_as_the_boxes_show_them_and_exponents_as_written():
     steps = draw_backward(z)
     slope = 1.23456789 * 3.0 ** (1.23456789 - 1)  # as the engine computes it
     assert steps.captions[2] == ('step 2/2 · y = x ** 1.23456789 · y.grad = 1000.0000 · '
-                                 f'slope = 1.23456789 * x.data ** (1.23456789 - 1) = {number(slope)} · '
-                                 f'x.grad += slope * y.grad = {number(slope)} * 1000.0000 → {number(x.grad)}')
+                                 'x.grad += 1.23456789 * x.data**(1.23456789 - 1) * y.grad = '
+                                 f'1.23456789 * 3.0000**(1.23456789 - 1) * 1000.0000 → {number(x.grad)}')
     assert x.grad == slope * 1000.0
+
+
+# --- the rules come from micrograd.ops, and compute what engine.py's closures compute ---------
+
+def made_by_the_engine():
+    """(its record, a Value it made) for every op of the table, made by the engine's own method, at inputs
+    where each rule is an ordinary number (x ** k and x ** y both, ReLU on either side of 0)."""
+    x, y = Value(1.7), Value(0.6)
+    ws, xs, b = [Value(1.5), Value(-2.0)], [Value(0.3), Value(0.7)], Value(0.2)
+    made = {'+': [x + y], '*': [x * y], '/': [x / y], '**': [x ** y, x ** 3, x ** 0.5], 'tanh': [x.tanh()],
+            'exp': [x.exp()], 'ReLU': [x.relu(), (-x).relu()], 'log': [x.log()], 'sigmoid': [x.sigmoid()],
+            'dot': [Value.dot(ws, xs, b)]}
+    assert set(made) == set(BY_NAME)  # a new op in the table needs a case here
+    for name, outs in made.items():
+        for out in outs:
+            yield BY_NAME[name], out
+
+
+@pytest.mark.parametrize('op, out', list(made_by_the_engine()), ids=lambda v: getattr(v, '_op', ''))
+def test_each_backward_line_of_the_table_computes_what_the_engines_closure_adds(op, out):
+    """The captions quote micrograd.ops's lines; run as Python, each gives the engine's gradient, bit for bit."""
+    from micrograd.viz.ops import engine_op, exponent
+    assert engine_op(out) is op
+    grad = 0.37
+    for parent in out._prev:
+        parent.grad = 0.0
+    out._grad_fn(grad)
+    k = exponent(out._op)
+    common = {'out': out.data, 'grad': grad, 'log': math.log, **({op.saved: out.data} if op.saved else {})}
+    if op.name == 'dot':
+        n = len(out._prev) // 2
+        roles = [{'w': w, 'x': x} for w, x in zip(out._prev[:n], out._prev[n:2 * n])] + [{'b': out._prev[-1]}]
+    else:
+        roles = [dict(zip('xy', out._prev))]
+    for role in roles:
+        names = {**common, **({'y': float(k)} if k is not None else {}), **{r: v.data for r, v in role.items()}}
+        for line in op.backward:
+            target, sign, rule = line.split(' ', 2)
+            if target.removesuffix('.grad') in role:
+                added = eval(rule, {}, names)
+                assert role[target.removesuffix('.grad')].grad == (added if sign == '+=' else 0.0 - added), line
 
 
 # --- it is backward() ---------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from micrograd import numeric
 from micrograd.engine import Value
+from micrograd.ops import Op
 from micrograd.viz.gif import write_gif
 from micrograd.viz.graph import MAX_NODES, box_fields, box_width, checked_trace, draw_graph, largest_grad, number
 from micrograd.viz.ops import engine_op, exponent
@@ -78,6 +79,8 @@ def draw_backward(root: Value, format: str = 'svg', rankdir: str = 'LR', *,
     grads = [dict(frame_grads)]
     steps: list[Step] = []
     for node in reversed(order):
+        if node._grad_fn is None:  # built by hand from parents, with no _backward: backward() skips it too
+            continue
         parents = list(dict.fromkeys(node._prev))  # each once, in order
         before = [p.grad for p in parents]
         node._grad_fn(node.grad)  # the chain rule, as backward() does it
@@ -183,7 +186,8 @@ def _step_lines(step: Step, count: int, steps: int, names: Mapping[Value, str]) 
         line = f'{formula} = {numbers}' if numbers else formula
         term_lines.append(line + _result(changes[parent]) if last_term[parent] == i else line)
     pairs = len(terms) // 2
-    if engine_op(node) == 'dot' and pairs > 3:  # the first pair, the last pair and the bias
+    op = engine_op(node)
+    if op is not None and op.name == 'dot' and pairs > 3:  # the first pair, the last pair and the bias
         term_lines[2:2 * pairs - 2] = [f'... {pairs - 2} more pairs alike ...']
     if not terms:  # an op without a rule here: what its _backward did, all the same
         term_lines = [f'{names[c.parent]}.grad' + _result(c) for c in step.changes]
@@ -200,87 +204,83 @@ Term = tuple[Value, str, str]  # a parent, `parent.grad += formula` in names, an
 
 def _rule(node: Value, names: Mapping[Value, str], grad: str) -> tuple[str, list[str], list[Term]]:
     """The expression that made node, the numbers its _backward holds (with what they are), and the
-    `parent.grad += ...` terms its _backward adds, in names and in numbers, as engine.py writes them.
+    `parent.grad += ...` terms its _backward adds, in names and in numbers.
 
-    The numbers are the graph's: node's grad and .data, the parents' .data, and the slope of x ** k as
-    micrograd.numeric computes it for the engine. An op without a rule here (a Value built by hand, a
-    custom op, an op added to the engine later) gets its expression and no terms.
+    For the engine's ops the words are micrograd.ops's: its forward formula and its backward lines, as
+    engine.py writes them, with each name put for what it stands for (x: the first parent's .data, grad:
+    node's .grad, ...). An op the engine does not have (a Value built by hand, a custom op) gets its
+    expression and no terms.
     """
-    op, parents, out = engine_op(node), node._prev, names[node]
-    g = f'{out}.grad'
+    op, out = engine_op(node), names[node]
     if op is not None:
-        return _engine_rule(node, op, out, g, grad, names)
+        return _engine_rule(node, op, names, grad)
     symbol = ' '.join(shown(node._op).split('\n')) or '?'
-    operands = [names[p] for p in parents]
+    operands = [names[p] for p in node._prev]
     expression = f'{symbol}({", ".join(operands)})' if symbol.isidentifier() or len(operands) != 2 else \
         f' {symbol} '.join(operands)
     return f'{out} = {expression}', [], []
 
 
-def _engine_rule(node: Value, op: str, out: str, g: str, grad: str,
-                 names: Mapping[Value, str]) -> tuple[str, list[str], list[Term]]:
-    """_rule for a node one of the engine's ops made (op: as ops.engine_op names it)."""
-    parents = node._prev
-    if op in ('+', '*', '/', '**'):
-        (x, y), xn, yn = parents, names[parents[0]], names[parents[1]]
-        if op == '+':  # d(x + y)/dx = d(x + y)/dy = 1
-            return f'{out} = {xn} + {yn}', [], [(x, f'{xn}.grad += {g}', grad), (y, f'{yn}.grad += {g}', grad)]
-        if op == '*':  # d(x * y)/dx = y, d(x * y)/dy = x
-            return f'{out} = {xn} * {yn}', [], [(x, f'{xn}.grad += {yn}.data * {g}', f'{number(y.data)} * {grad}'),
-                                                (y, f'{yn}.grad += {xn}.data * {g}', f'{number(x.data)} * {grad}')]
-        if op == '/':  # d(x / y)/dx = 1/y, d(x / y)/dy = -x/y**2, written (x/y)/y
-            return (f'{out} = {xn} / {yn}', [],
-                    [(x, f'{xn}.grad += {g} / {yn}.data', f'{grad} / {number(y.data)}'),
-                     (y, f'{yn}.grad -= {g} * ({xn}.data / {yn}.data / {yn}.data)',
-                      f'{grad} * ({number(x.data)} / {number(y.data)} / {number(y.data)})')])
-        # x ** y: d/dx = y x**(y-1) (slope), d/dy = x**y log(x) (numeric.times_log: 0 at x = 0, nan for x < 0)
-        slope = numeric.power(x.data, y.data)[1]
-        if x.data > 0:
-            by_y = f'{number(node.data)} * log({number(x.data)}) * {grad}'
-        else:  # log(x) is not real: the engine gives PyTorch's 0 at x = 0 (x**y is flat there) or nan
-            by_y = f'{number(numeric.times_log(node.data, x.data))} * {grad}'
-        held = [f'slope = {yn}.data * {xn}.data ** ({yn}.data - 1) = {number(slope)}']
-        if not x.data > 0:
-            held.append(f'{xn}.data is {number(x.data)}, not > 0: {out}.data * log({xn}.data) counts as '
-                        f'{number(numeric.times_log(node.data, x.data))}, as in PyTorch')
-        return (f'{out} = {xn} ** {yn}', held,
-                [(x, f'{xn}.grad += slope * {g}', f'{number(slope)} * {grad}'),
-                 (y, f'{yn}.grad += {out}.data * log({xn}.data) * {g}', by_y)])
-    if op == 'dot':  # parents (*ws, *xs, bias); d/dw_i = x_i, d/dx_i = w_i, d/dbias = 1
+def _engine_rule(node: Value, op: Op, names: Mapping[Value, str], grad: str) -> tuple[str, list[str], list[Term]]:
+    """_rule for a node one of the engine's ops made (op: its record in micrograd.ops)."""
+    out, parents = names[node], node._prev
+    # What each name of the table stands for: in the caption's words, and as a number.
+    words: dict[str, str] = {'out': f'{out}.data', 'grad': f'{out}.grad'}
+    numbers: dict[str, str] = {'out': number(node.data), 'grad': grad}
+    if op.saved:  # t for tanh's output, ...: its own name in the rule, its number beneath
+        words[op.saved], numbers[op.saved] = op.saved, number(node.data)
+    if op.name == 'dot':  # parents (*ws, *xs, bias), a term for each weight, each input and the bias
         n = (len(parents) - 1) // 2
-        ws, xs, bias = parents[:n], parents[n:2 * n], parents[2 * n:]
-        sums = [f'{names[w]} * {names[x]}' for w, x in zip(ws, xs)]
-        sums = (sums if n <= 3 else [sums[0], '...', sums[-1]]) + [names[b] for b in bias]
-        terms: list[Term] = []
-        for w, x in zip(ws, xs):
-            terms.append((w, f'{names[w]}.grad += {names[x]}.data * {g}', f'{number(x.data)} * {grad}'))
-            terms.append((x, f'{names[x]}.grad += {names[w]}.data * {g}', f'{number(w.data)} * {grad}'))
-        terms += [(b, f'{names[b]}.grad += {g}', grad) for b in bias]
-        return f'{out} = {" + ".join(sums)}', [], terms
-    (x,), xn = parents, names[parents[0]]
-    to_x = f'{xn}.grad +='
-    k = exponent(node._op)
-    if op == '**k' and k is not None:  # d(x ** k)/dx = k x**(k-1)
-        slope = numeric.power(x.data, k)[1]
-        k_text = node._op[2:]  # as the op spells it
-        return (f'{out} = {xn} ** {k_text}', [f'slope = {k_text} * {xn}.data ** ({k_text} - 1) = {number(slope)}'],
-                [(x, f'{to_x} slope * {g}', f'{number(slope)} * {grad}')])
-    if op == 'tanh':  # d tanh(x)/dx = 1 - tanh(x)**2, with t = tanh(x) = out.data
-        t = node.data
-        return (f'{out} = tanh({xn})', [f't = tanh({xn}.data) = {number(t)}'],
-                [(x, f'{to_x} (1 - t * t) * {g}', f'(1 - {number(t)} * {number(t)}) * {grad}')])
-    if op == 'exp':  # d e**x/dx = e**x = out.data
-        e = node.data
-        return (f'{out} = exp({xn})', [f'e = exp({xn}.data) = {number(e)}'],
-                [(x, f'{to_x} e * {g}', f'{number(e)} * {grad}')])
-    if op == 'sigmoid':  # d sigmoid(x)/dx = s (1 - s), with s = out.data
-        s = node.data
-        return (f'{out} = sigmoid({xn})', [f's = sigmoid({xn}.data) = {number(s)}'],
-                [(x, f'{to_x} s * (1 - s) * {g}', f'{number(s)} * (1 - {number(s)}) * {grad}')])
-    if op == 'log':  # d log(x)/dx = 1/x
-        return f'{out} = log({xn})', [], [(x, f'{to_x} {g} / {xn}.data', f'{grad} / {number(x.data)}')]
-    # relu: 0 for x <= 0, else 1; at nan, x <= 0 is false and the gradient passes, as in PyTorch
-    if x.data <= 0:
-        return f'{out} = relu({xn}), {xn}.data <= 0', [], [(x, f'{to_x} 0', '')]
-    passes = f'{xn}.data > 0' if x.data > 0 else f'{xn}.data is nan, not <= 0: the gradient passes'
-    return f'{out} = relu({xn}), {passes}', [], [(x, f'{to_x} {g}', grad)]
+        roles = [{'w': w, 'x': x} for w, x in zip(parents[:n], parents[n:2 * n])] + [{'b': parents[-1]}]
+        sums = [f'{names[w]} * {names[x]}' for w, x in zip(parents[:n], parents[n:2 * n])]
+        expression = ' + '.join((sums if n <= 3 else [sums[0], '...', sums[-1]]) + [names[parents[-1]]])
+        lines = [(line, role) for role in roles for line in op.backward if line.split('.')[0] in role]
+    else:
+        roles = [dict(zip('xy', parents))]
+        k = exponent(node._op)
+        if k is not None:  # x ** k: k is the exponent as the user wrote it, in the words and the numbers
+            words['y'] = numbers['y'] = k
+        lines = [(line, roles[0]) for line in op.backward[:len(parents)]]
+        expression = _put(op.forward, {'x': names[parents[0]], 'y': k or names[parents[-1]]})
+    held = []
+    if op.saved:  # 't = tanh(n.data) = 0.7071'
+        held.append(f'{op.saved} = {_put(op.forward, {"x": f"{names[parents[0]]}.data"})} = {number(node.data)}')
+    terms = [_term(line, role, words, numbers, names) for line, role in lines]
+    if op.name == '**' and len(parents) == 2 and not parents[0].data > 0:  # numeric.times_log, as in PyTorch
+        x, y = parents
+        counts = numeric.times_log(node.data, x.data)
+        held.append(f'{names[x]}.data is {number(x.data)}, not > 0: {out}.data * log({names[x]}.data) counts as '
+                    f'{number(counts)}, as in PyTorch')
+        terms[1] = (y, terms[1][1], f'{number(counts)} * {numbers["grad"]}')
+    return f'{out} = {expression}', held, terms
+
+
+def _term(line: str, role: Mapping[str, Value], words: Mapping[str, str], numbers: Mapping[str, str],
+          names: Mapping[Value, str]) -> Term:
+    """One backward line of the table ('x.grad += y * grad') for the parents it names (role: which parent
+    each name is), in the caption's words and numbers: (a, 'a.grad += b.data * e.grad', '-3.0000 * 8.0000')."""
+    target, sign, rule = line.split(' ', 2)  # 'x.grad', '+=', 'y * grad'
+    parent = role[target.removesuffix('.grad')]
+    said = _put(rule, {**words, **{name: f'{names[v]}.data' for name, v in role.items()}})
+    valued = _put(rule, {**numbers, **{name: number(v.data) for name, v in role.items()}})
+    said, valued = _branch(said, valued)
+    return parent, f'{names[parent]}.grad {sign} {said}', valued
+
+
+def _put(text: str, meanings: Mapping[str, str]) -> str:
+    """text with each of its names that meanings has put for what it means; other names (log, if) kept."""
+    return re.sub(r'(?<![\w.])[A-Za-z_]\w*', lambda m: meanings.get(m.group(), m.group()), text)
+
+
+def _branch(said: str, valued: str) -> tuple[str, str]:
+    """A rule `a if c else b` whose condition is a number (x ** y's `if y`: the power rule, or 0 for y = 0)
+    becomes the branch it takes; a condition on the graph's numbers (ReLU's x <= 0) is kept, to read."""
+    in_words = re.fullmatch(r'(.*) if (.*) else (.*)', said)
+    in_numbers = re.fullmatch(r'(.*) if (.*) else (.*)', valued)
+    if in_words is None or in_numbers is None:
+        return said, valued
+    try:
+        branch = 1 if float(in_numbers.group(2)) else 3
+    except ValueError:
+        return said, valued
+    return in_words.group(branch), in_numbers.group(branch)

@@ -5,7 +5,7 @@ import math
 from collections.abc import Iterable, Mapping
 
 from micrograd.engine import Value
-from micrograd.viz.ops import engine_op, exponent
+from micrograd.viz.ops import engine_op
 from micrograd.viz.renderer import Digraph, literal, shown
 
 __all__ = ['trace', 'draw_dot', 'number', 'MAX_NODES', 'HIGHLIGHT']
@@ -50,8 +50,9 @@ def draw_dot(root: Value, format: str = 'svg', rankdir: str = 'LR', *,
     """The computation graph of root as a graphviz.Digraph: `.source`, `.pipe()`, `.render()`, inline in Jupyter.
 
     - Each Value is a box `{ label | data 2.0000 | grad -24.0000 }` (label only when set); each op is
-      a small oval (`+`, `*`, `tanh`, `** 2`, ...) pointing at the Value it produced. A Value used
-      twice has two arrows. `Value.dot(ws, xs, b)` is one op `w1*x1 + w2*x2 + b`, its arrows labelled w1, x1, ...
+      a small oval named as the engine names it (`+`, `*`, `tanh`, `ReLU`, `**2`, ...) pointing at the
+      Value it produced. A Value used twice has two arrows. `Value.dot(ws, xs, b)` (nn.Neuron's fused
+      weighted sum) is one op `w1*x1 + w2*x2 + b`, its arrows labelled w1, x1, ...
     - color=True fills each Value by its gradient: blue for grad > 0, red for grad < 0, deeper for a
       larger |grad|; white for grad = 0. Leaves (inputs, parameters) have a bold border.
     - Drawn before backward(), every grad is 0; the drawing then says so in a note beneath it.
@@ -153,29 +154,25 @@ def largest_grad(grads: Iterable[float | None]) -> float:
     return max((abs(g) for g in grads if g is not None and math.isfinite(g)), default=0.0)
 
 
-def short_number(k: float) -> str:
-    """A number as briefly as it can be written without changing it: 2 for 2.0, 1.23456789 as it is."""
-    brief = f'{k:g}'
-    return brief if float(brief) == k else repr(k)
-
-
 def op_label(v: Value) -> str:
-    """What an op node shows: the op, with the number it took part with (x ** k), or the formula of the engine's
-    fused weighted sum; '' for a Value no op made. Any other op by its name, as shown() shows text.
+    """What an op node shows: the op as the engine names it (Karpathy's names: '*', 'ReLU', '**2' with the
+    exponent as the user wrote it), or the formula of the engine's fused weighted sum; '' for a Value no op
+    made. Any other op by its name, as shown() shows text.
 
     ASCII only: renderers without font files (graphviz-pure) warn about any other character.
     """
-    if engine_op(v) == 'dot':  # parents (*ws, *xs, bias)
+    op = engine_op(v)
+    if op is not None and op.name == 'dot':  # parents (*ws, *xs, bias)
         n = len(v._prev) // 2
         terms = [f'w{i}*x{i}' for i in range(1, n + 1)]
         return ' + '.join((terms if n <= 3 else [terms[0], '...', terms[-1]]) + ['b'])
-    k = exponent(v._op) if len(v._prev) == 1 else None
-    return shown(v._op) if k is None else f'** {short_number(k)}'
+    return shown(v._op)
 
 
 def _operand_roles(v: Value) -> list[str] | None:
     """Edge labels for ops whose operands play different parts; None where order does not matter."""
-    if engine_op(v) == 'dot':  # parents are (*ws, *xs, bias): w1 pairs with x1
+    op = engine_op(v)
+    if op is not None and op.name == 'dot':  # parents are (*ws, *xs, bias): w1 pairs with x1
         n = len(v._prev) // 2
         return [f'w{i + 1}' for i in range(n)] + [f'x{i + 1}' for i in range(n)] + ['b']
     if v._op == '**' and len(v._prev) == 2:

@@ -1,50 +1,47 @@
-"""Which of the engine's ops made a Value, read from the Value itself.
+"""Which of the engine's ops made a Value, read from the Value itself and the engine's table of ops.
 
 A drawing or a caption may say what an op's backward computes only when the engine's own backward is the
 one that runs: a custom op written the lecture's way may be called 'dot' or '**2', and a Value built by
 hand may have any op name and no backward at all. So the op's name and parents are not enough: the
 Value's _grad_fn must also be the closure the engine's method made (Python names it after the method,
 `Value.__mul__.<locals>._backward`). Everything else is drawn by its name and captioned by what its
-backward did to each parent's grad.
+backward did to each parent's grad. The names, methods and parents are micrograd.ops's.
 """
 from __future__ import annotations
 
 from micrograd.engine import Value
+from micrograd.ops import BY_NAME, Op
 
 __all__ = ['engine_op', 'exponent']
 
-# The engine's method that makes each op, by the op's name (x ** k spells k in it: '**2.0').
-_METHODS = {'+': '__add__', '*': '__mul__', '/': '__truediv__', '**': '__pow__', 'relu': 'relu', 'tanh': 'tanh',
-            'exp': 'exp', 'log': 'log', 'sigmoid': 'sigmoid', 'dot': 'dot'}
-_PARENTS = {'+': 2, '*': 2, '/': 2, '**': 2, 'relu': 1, 'tanh': 1, 'exp': 1, 'log': 1, 'sigmoid': 1}
 
-
-def exponent(op: object) -> float | None:
-    """k of x ** k as the engine spells the op ('**2.0', '**-0.5'), or None for any other op."""
+def exponent(op: object) -> str | None:
+    """k of x ** k as the engine spells the op, as the user wrote it ('2' of '**2', '-0.5' of '**-0.5'), or
+    None for any other op (x ** y of two Values is '**')."""
     if not isinstance(op, str) or not op.startswith('**') or op == '**':
         return None
     try:
-        return float(op[2:])
+        float(op[2:])
     except ValueError:
         return None
+    return op[2:]
 
 
-def engine_op(v: Value) -> str | None:
-    """The op of the engine that made v: '+', '*', '/', '**' (x ** y of two Values), '**k' (x ** k of a
-    number k: see exponent), 'relu', 'tanh', 'exp', 'log', 'sigmoid' or 'dot'; None for a leaf, a Value
-    built by hand, or a custom op."""
+def engine_op(v: Value) -> Op | None:
+    """The record of micrograd.ops for the engine's op that made v (x ** k and x ** y alike have '**'s: x ** k
+    has one parent), or None for a leaf, a Value built by hand, or a custom op."""
     op, parents = v._op, len(v._prev)
     if not isinstance(op, str):
         return None
     k = exponent(op)
-    name = '**' if k is not None else op
-    if name not in _METHODS or not _made_by(v, _METHODS[name]):
+    record = BY_NAME.get('**' if k is not None else op)
+    if record is None or not _made_by(v, record.method):
         return None
     if k is not None:
-        return '**k' if parents == 1 else None
-    if op == 'dot':
-        return op if parents % 2 == 1 else None  # (*ws, *xs, bias)
-    return op if parents == _PARENTS[op] else None
+        return record if parents == 1 else None
+    if record.parents == 0:  # Value.dot: (*ws, *xs, bias)
+        return record if parents % 2 == 1 else None
+    return record if parents == record.parents else None
 
 
 def _made_by(v: Value, method: str) -> bool:
