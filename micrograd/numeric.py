@@ -35,11 +35,8 @@ def real(x: object, op: str, what: str = 'a real number') -> float:
     if type(x) is float:
         return x
     op = f'Value.{op}' if op.startswith('__') else op
+    refuse_tensor(x, op)
     if not is_number(x):
-        if hasattr(x, 'requires_grad') and hasattr(x, 'shape'):  # a Tensor (ours or PyTorch's)
-            raise TypeError(f"{op}: expected {what}, got a {type(x).__name__} of shape {tuple(x.shape)}: a "
-                            f"Value holds one float and its gradient does not flow into a tensor; use "
-                            f"t.item() for a one-element tensor's number (then no gradient reaches t)")
         kind = 'a Value (it takes part as itself)' if hasattr(x, '_prev') else type(x).__name__
         raise TypeError(f"{op}: expected {what}, got {kind} ({x!r})")
     try:
@@ -48,6 +45,18 @@ def real(x: object, op: str, what: str = 'a real number') -> float:
         raise OverflowError(f"{op}: {str(x)[:30]}... is too large for a float") from None
     except TypeError:  # a NumPy type that calls itself a number, as np.timedelta64 does
         raise TypeError(f"{op}: expected {what}, got {type(x).__name__} ({x!r})") from None
+
+
+def refuse_tensor(x: object, op: str) -> None:
+    """A TypeError naming op if x is a tensor (micrograd's or PyTorch's: it has requires_grad): the two engines
+    do not mix. A Value is one float whose gradient cannot flow into a tensor, and taking a tensor's number
+    silently would cut it from its graph; the error says how to take the number on purpose."""
+    if hasattr(x, 'requires_grad') and hasattr(x, 'shape'):
+        shape = tuple(x.shape)
+        take = "its number, pass t.item()" if math.prod(shape) == 1 else "its numbers, pass t.tolist()"
+        raise TypeError(f"{op}: got a {type(x).__module__.split('.')[0]} {type(x).__name__} of shape {shape}: "
+                        f"Values and tensors do not mix (no gradient flows from one to the other). For {take} "
+                        f"(t then gets no gradient)")
 
 
 def data(x: object, parents: Iterable[Any], op: str, backward: object = None) -> float:
@@ -61,6 +70,8 @@ def data(x: object, parents: Iterable[Any], op: str, backward: object = None) ->
         record = BY_NAME['**']
     name = f'Value.{record.method}' if record else 'Value()'
     parents = tuple(parents) if isinstance(parents, (tuple, list)) else ()  # (not a generator: Value's)
+    for p in parents:
+        refuse_tensor(p, name)
     written = [p for p in parents if type(getattr(p, 'data', 0.0)) is not float]
     floats = [real(p.data, name, 'a real number in .data') for p in written]  # all checked, then set
     for p, number in zip(written, floats):
@@ -198,7 +209,8 @@ def sizes(nouts: Any, what: str) -> list[int]:
 def inputs(x: Any, neuron: object) -> list[Any]:
     """A neuron's inputs as a list: one number (or Value, or 0-d array) is a list of one, as a Layer of one
     neuron hands it on; a tuple or a 1-d array is listed; a set or a dict is refused (its order is not
-    the inputs' order), as is anything else that is no sequence of inputs."""
+    the inputs' order), as is anything else that is no sequence of inputs, and a tensor."""
+    refuse_tensor(x, repr(neuron))
     if is_number(x) or hasattr(x, '_prev'):
         return [x]
     if not _ordered(x):
