@@ -1,0 +1,132 @@
+"""The tensor track: the backward of micrograd.tensor's ops, from a broadcast gradient to attention, cut out of
+the library's own tensor engine for the learner to write, and graded as the scalar track is.
+
+    python -m micrograd.exercises start --track tensor DIR    # DIR/my_tensor.py, every exercise a blank
+    python -m micrograd.exercises check --track tensor DIR    # the progress table and, for the first wrong one, why
+    python -m micrograd.exercises solution --track tensor softmax
+
+In a notebook: `from micrograd.exercises.tensor import blank_tensor, check`, then check(module).
+
+    records.py    the thirteen exercises, one record each (task, rules, shapes, hints, formula, cases, slips):
+                  adding an exercise is adding a record
+    cases.py      what a case is: tensors of given shapes and dtype, a line of code, a random upstream gradient
+    workspace.py  my_tensor.py: the library's tensor engine in one file, each exercise's body cut out
+    running.py    a case run with any engine and backpropagated by the checker's own loop; the right answer
+                  (the library, central differences, PyTorch where installed); each exercise checked alone
+    naming.py     the slip named: planted in the library and run, or read off the numbers and the shapes
+    grading.py    one exercise graded: the idea first, then the library's rules; the learner's line
+    backward.py   exercise 13, backward(), on graphs the checker makes
+
+The track's interface, as every track has it: EXERCISES, start(directory), check(target) -> Report,
+solution(name), and check_files(paths, timeout, before) for the checking process.
+"""
+from __future__ import annotations
+
+import types
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from micrograd.exercises.blame import where
+from micrograd.exercises.commands import command
+from micrograd.exercises.cutting import load_file
+from micrograd.exercises.report import Report
+from micrograd.exercises.result import Result
+from micrograd.exercises.runner import ImportFailed, run_in_child
+from micrograd.exercises.tensor.grading import check_all, place_of
+from micrograd.exercises.tensor.records import EXERCISES, find
+from micrograd.exercises.tensor.workspace import TENSOR_FILE, blank_tensor, solution, start
+
+__all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'check_files', 'missing', 'blank_tensor', 'FILES']
+FILES = (TENSOR_FILE,)
+NAME = 'tensor'
+TITLE = 'micrograd exercises, tensor track'
+
+
+def _again(path: Path | None = None) -> str:
+    return command('check', '--track', NAME, *([path] if path is not None and str(path) != '.' else []))
+
+
+def check(target: Any = '.', *, hint: bool = False, timeout: float = 10.0) -> Report:
+    """Check the tensor exercises and return a Report (printable; shown as a table in Jupyter).
+
+    target: a workspace directory, its my_tensor.py, or a module holding the engine (as blank_tensor() makes
+    it, with the learner's methods put on its classes). hint: add the stronger hint and the formula.
+    """
+    if isinstance(target, (str, Path)):
+        report = check_workspace(Path(target), timeout=timeout)
+    elif isinstance(target, types.ModuleType) and hasattr(target, 'Tensor'):
+        report = Report(list(check_all(target, timeout=timeout)), EXERCISES, places=places(target),
+                        command='check(engine)', title=TITLE)
+    else:
+        raise TypeError(f"check: expected a workspace directory, my_tensor.py or the engine's module, got "
+                        f"{type(target).__name__}")
+    report.hint = hint
+    return report
+
+
+def places(module: Any) -> dict[int, str]:
+    """Where each exercise is written: {number: 'my_tensor.py, line 40: unbroadcast'} (its first blank)."""
+    out = {}
+    for exercise in EXERCISES:
+        place = place_of(module, exercise.blanks[0])
+        if place:
+            out[exercise.number] = place
+    return out
+
+
+def missing(path: Path) -> str:
+    """What is wrong with path as a workspace to check, before any work ('' when nothing is)."""
+    start_there = command('start', '--track', NAME, path)
+    if not path.exists():
+        return (f"no file {path}" if path.suffix == '.py'
+                else f"no folder {path}: make the workspace with `{start_there}`")
+    if path.is_dir() and not (path / TENSOR_FILE).exists():
+        return f"no {TENSOR_FILE} in {path}: make a workspace there with `{start_there}`"
+    if path.is_file() and path.suffix != '.py':
+        return f"{path} is not a Python file: give the workspace's folder, or its {TENSOR_FILE}"
+    return ''
+
+
+def check_workspace(path: Path, timeout: float = 10.0) -> Report:
+    file = path / TENSOR_FILE if path.is_dir() else path
+    again = _again(path)
+    if absent := missing(path):
+        return Report(exercises=EXERCISES, error=absent, command=again, title=TITLE)
+    results, error = run_in_child(NAME, [file], EXERCISES, timeout, file.parent)
+    if error:
+        return Report(exercises=EXERCISES, error=error, command=again, title=TITLE)
+    return Report(results, EXERCISES, places=_file_places(file), command=again, title=TITLE,
+                  answer=command('solution', '--track', NAME, 'NAME'))
+
+
+def _file_places(file: Path) -> dict[int, str]:
+    """The places in the learner's file, found without importing it (in this process)."""
+    import ast
+
+    from micrograd.exercises.tensor.workspace import _where, target
+    try:
+        tree = ast.parse(file.read_text(encoding='utf-8'))
+    except (SyntaxError, OSError):
+        return {}
+    out = {}
+    for exercise in EXERCISES:
+        try:
+            fn, owner = _where(tree, exercise.blanks[0])
+            body = target(fn, exercise.blanks[0])
+        except LookupError:
+            continue
+        name = owner if body is fn else f"_backward in {owner}"
+        first = body.body[1] if ast.get_docstring(body) and len(body.body) > 1 else body.body[0]
+        out[exercise.number] = f"{file.name}, line {first.lineno}: {name}"
+    return out
+
+
+def check_files(paths: list[Path], timeout: float = 10.0,
+                before: Callable[[int], None] | None = None) -> Iterator[Result]:
+    """In the checking process: import my_tensor.py and check every exercise."""
+    try:
+        module = load_file('my_tensor', paths[0])
+    except BaseException as error:  # noqa: BLE001 -- whatever the learner's module does at import
+        raise ImportFailed(f"importing {paths[0].name} failed: {where(error)}") from None
+    yield from check_all(module, timeout=timeout, before=before)

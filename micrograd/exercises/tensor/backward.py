@@ -1,0 +1,207 @@
+"""Checking exercise 13, backward(), on graphs whose nodes the checker makes: each node's _backward is the
+checker's, so backward() is checked before (and whatever) the ops' exercises are.
+
+Each graph is a few leaves and nodes (name, op, parents): '*' elementwise, '+' elementwise, 'sum' to 0-d.
+The checker knows the gradients each kind of backward() leaves (the right one and each slip's), computes
+them itself, and names the slip whose numbers the learner's are.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from micrograd.exercises.blame import where
+from micrograd.exercises.result import CORRECT, DONE, GENERIC, NOT_STARTED, WRONG
+from micrograd.exercises.sandbox import set_input
+from micrograd.exercises.tensor.cases import Array
+from micrograd.exercises.tensor.records import Exercise
+from micrograd.exercises.tensor.running import is_blank_error, summary
+
+
+@dataclass(frozen=True)
+class Graph:
+    leaves: dict[str, list[float] | float]
+    nodes: tuple[tuple[str, str, tuple[str, ...]], ...]   # (name, op, parents), each after its parents
+    root: str
+    dtype: str = 'float64'
+
+    def text(self, call: str) -> str:
+        dtype = '' if self.dtype == 'float64' else f", dtype=np.{self.dtype}"
+        lines = [f"{n} = Tensor({v!r}, requires_grad=True{dtype})" for n, v in self.leaves.items()]
+        for name, op, parents in self.nodes:
+            lines.append(f"{name} = {parents[0]}.sum()" if op == 'sum' else f"{name} = {f' {op} '.join(parents)}")
+        return '; '.join(lines) + f"; {self.root}.{call}"
+
+
+def _forward(op: str, values: list[Array]) -> Array:
+    if op == '*':
+        return values[0] * values[1]
+    if op == '+':
+        return values[0] + values[1]
+    return np.asarray(values[0].sum())
+
+
+def _local(op: str, values: list[Array], grad: Array) -> list[Array]:
+    """What each parent gets from a node's gradient."""
+    if op == '*':
+        return [grad * values[1], grad * values[0]]
+    if op == '+':
+        return [grad, grad]
+    return [np.broadcast_to(grad, values[0].shape).copy()]
+
+
+def make(graph: Graph, tensor: Any) -> dict[str, Any]:
+    """graph built of the learner's Tensors, each node with a _backward of the checker's."""
+    dtype = np.dtype(graph.dtype)
+    nodes = {n: tensor(np.asarray(v, dtype=dtype), requires_grad=True, dtype=dtype) for n, v in graph.leaves.items()}
+    for name, op, parent_names in graph.nodes:
+        parents = [nodes[p] for p in parent_names]
+        data = _forward(op, [p.data for p in parents])
+        nodes[name] = tensor._result(np.asarray(data, dtype=dtype), tuple(parents), op, _hand(op, parents))
+    return nodes
+
+
+def _hand(op: str, parents: list[Any]) -> Any:
+    def _backward(grad: Array) -> None:
+        if grad is None:  # (a backward() that runs a node before its gradient came: it passes nothing on)
+            return
+        for parent, g in zip(parents, _local(op, [p.data for p in parents], grad)):
+            g = np.asarray(g, dtype=parent.data.dtype)
+            parent.grad = g if parent.grad is None else parent.grad + g
+    return _backward
+
+
+def simulate(graph: Graph, calls: int = 1, seed: Array | None = None, reverse: bool = True, reset: bool = True,
+             unit: bool = False, ignore_seed: bool = False) -> dict[str, Array]:
+    """The gradients a backward() of a given kind leaves: the library's by default."""
+    dtype = np.dtype(graph.dtype)
+    data = {n: np.asarray(v, dtype=dtype) for n, v in graph.leaves.items()}
+    for name, op, parents in graph.nodes:
+        data[name] = _forward(op, [data[p] for p in parents]).astype(dtype)
+    grads: dict[str, Array | None] = {n: None for n in data}
+    order = [n for n, _, _ in graph.nodes]
+    parents_of = {n: (op, ps) for n, op, ps in graph.nodes}
+    start = np.ones_like(data[graph.root]) if seed is None or ignore_seed else np.asarray(seed, dtype=dtype)
+    for _ in range(calls):
+        if reset:
+            for n in order:
+                grads[n] = None
+        g0 = grads[graph.root]
+        grads[graph.root] = start.copy() if g0 is None else g0 + start
+        for n in (reversed(order) if reverse else order):
+            g = grads[n]
+            if g is None:
+                continue
+            op, ps = parents_of[n]
+            for p, share in zip(ps, _local(op, [data[q] for q in ps], np.ones_like(g) if unit else g)):
+                gp = grads[p]
+                grads[p] = share.astype(dtype) if gp is None else gp + share
+    return {n: g for n, g in grads.items() if g is not None}
+
+
+V, W = [0.5, -1.5, 2.0], [1.25, 0.75, -0.5]
+PRODUCT = Graph({'x': V, 'w': W}, (('m', '*', ('x', 'w')), ('s', 'sum', ('m',))), 's')
+# m is used twice, and reaching it first through u: a walk from the leaves runs u before m has all of its gradient
+REUSED = Graph({'x': V, 'w': W}, (('m', '*', ('x', 'w')), ('u', '*', ('m', 'm')), ('z', '+', ('u', 'm')),
+                                  ('s', 'sum', ('z',))), 's')
+VECTOR = Graph({'x': V, 'w': W}, (('m', '*', ('x', 'w')), ('u', '+', ('m', 'x'))), 'u')
+HALFWAY = Graph({'x': V, 'w': W}, (('m', '*', ('x', 'w')), ('s', 'sum', ('m',))), 's', 'float32')
+SEED = np.array([0.5, -2.0, 1.5])
+
+
+def _grads(nodes: dict[str, Any], names: list[str]) -> dict[str, Array | None]:
+    return {n: (None if nodes[n].grad is None else np.array(nodes[n].grad)) for n in names}
+
+
+def _same(got: dict[str, Any], want: dict[str, Any]) -> bool:
+    """The same gradients on every tensor either names (a tensor one leaves without a gradient is None)."""
+    for k in set(got) | set(want):
+        g, w = got.get(k), want.get(k)
+        if (g is None) != (w is None):
+            return False
+        if g is not None and w is not None and (np.shape(g) != np.shape(w) or not np.allclose(g, w, 1e-6, 1e-9)):
+            return False
+    return True
+
+
+def _name(graph: Graph, calls: int, seed: Array | None, got: dict[str, Any], slips: dict[str, str]) -> tuple[str, str]:
+    kinds: list[tuple[str, dict[str, bool]]] = [
+        ('backward_not_reversed', {'reverse': False}), ('backward_unit_grad', {'unit': True}),
+        ('backward_ignores_grad', {'ignore_seed': True}), ('backward_no_reset', {'reset': False})]
+    for key, how in kinds:
+        if _same(got, simulate(graph, calls, seed, **how)):
+            return key, slips[key]
+    return 'wrong', "the gradients differ from the chain rule's, and it is none of the slips the checker knows"
+
+
+def check_backward(exercise: Exercise, module: Any) -> Any:
+    from micrograd.exercises.tensor.grading import result
+    slips = {s.key: s.says for s in exercise.slips}
+    tensor = module.Tensor
+    plan: list[tuple[Graph, int, Array | None, str]] = [
+        (PRODUCT, 1, None, PRODUCT.text('backward()')),
+        (REUSED, 1, None, REUSED.text('backward()')),
+        (VECTOR, 1, SEED, VECTOR.text(f'backward({SEED.tolist()})')),
+        (REUSED, 2, None, REUSED.text('backward()') + '; s.backward()   (a second time)'),
+        (HALFWAY, 1, None, HALFWAY.text('backward()')),
+    ]
+    for graph, calls, seed, text in plan:
+        set_input(text)
+        nodes = make(graph, tensor)
+        want = simulate(graph, calls, seed)
+        names = list(nodes)
+        shown = '; '.join(summary(n, want[n]) for n in graph.leaves)
+        try:
+            for _ in range(calls):
+                nodes[graph.root].backward() if seed is None else nodes[graph.root].backward(seed)
+        except Exception as error:  # noqa: BLE001
+            if is_blank_error(error) is not None:
+                return result(exercise, NOT_STARTED)
+            return result(exercise, WRONG, input=text, expected=shown, obtained=type(error).__name__,
+                          diagnosis='raises', why=GENERIC['raises'], detail=where(error))
+        got = _grads(nodes, names)
+        root = got.get(graph.root)
+        if root is not None and _same(got, want) and root.dtype != np.dtype(graph.dtype):
+            return result(exercise, WRONG, input=text, expected=f"{graph.root}.grad of dtype {graph.dtype}",
+                          obtained=f"{graph.root}.grad of dtype {root.dtype}", diagnosis='promoted',
+                          why=slips['promoted'])
+        if not _same(got, want):
+            key, says = _name(graph, calls, seed, got, slips)
+            obtained = '; '.join(summary(n, got[n]) for n in graph.leaves)
+            return result(exercise, WRONG, input=text, expected=shown, obtained=obtained, diagnosis=key, why=says)
+    return _rules(exercise, tensor, slips) or result(exercise, DONE)
+
+
+def _rules(exercise: Exercise, tensor: Any, slips: dict[str, str]) -> Any:
+    """The library's rules the task states, checked once the gradients are right: a leaf output adds to its
+    gradient; a non-scalar output needs grad=."""
+    from micrograd.exercises.tensor.grading import result
+    text = "x = Tensor(2.0, requires_grad=True); x.grad = np.array(0.5); x.backward()   (x is a leaf: it accumulates)"
+    set_input(text)
+    x = tensor(2.0, requires_grad=True)
+    x.grad = np.array(0.5)
+    try:
+        x.backward()
+    except Exception as error:  # noqa: BLE001
+        return result(exercise, WRONG, input=text, expected="x.grad = 1.5", obtained=type(error).__name__,
+                      diagnosis='raises', why=GENERIC['raises'], detail=where(error))
+    if not np.allclose(x.grad, 1.5):
+        key = 'backward_seed_overwrites' if np.allclose(x.grad, 1.0) else 'wrong'
+        return result(exercise, WRONG, input=text, expected="x.grad = 1.5", obtained=f"x.grad = {x.grad}",
+                      diagnosis=key, why=slips.get(key, "a leaf output's gradient must grow by 1"))
+    text = VECTOR.text('backward()') + "   (u has shape (3,) and no grad= is given)"
+    set_input(text)
+    nodes = make(VECTOR, tensor)
+    try:
+        nodes['u'].backward()
+    except ValueError:
+        return None
+    except Exception as error:  # noqa: BLE001
+        return result(exercise, WRONG, input=text, expected="ValueError", obtained=type(error).__name__,
+                      diagnosis='raises', why=GENERIC['raises'], detail=where(error))
+    return result(exercise, CORRECT, input=text, expected="ValueError (a non-scalar output needs grad=)",
+                  obtained="no error", diagnosis='backward_nonscalar_seeded',
+                  why="correct ✓ — every gradient is right; one step left to match the library: "
+                      + slips['backward_nonscalar_seeded'])

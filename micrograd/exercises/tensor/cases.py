@@ -1,0 +1,101 @@
+"""The inputs of the tensor track: a few tensors and a line of code building `out` from them, run with the
+learner's Tensor and the library's, then backpropagated from a random upstream gradient.
+
+Each case is made to expose a slip: shapes that broadcast (a size-1 axis, a missing leading axis, 0-d,
+empty), non-square matrices (a missing transpose is a shape error, not a silent success), a square one
+beside them (the same slip gives wrong numbers instead), random non-symmetric upstream gradients (with
+all ones, softmax's gradient is zero and a dropped chain factor does not show), float32 as well as float64.
+The data are rounded to two decimals so that a report can show them; a case's numbers come from its
+seed, so every run sees the same ones.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+Array = np.ndarray[Any, Any]
+
+
+@dataclass(frozen=True, eq=False)
+class Case:
+    leaves: dict[str, tuple[int, ...]]   # the tensors that require gradients, by name: their shapes
+    code: str                            # statements that end by binding out (Tensor, np and F are known)
+    torch: str = ''                      # the same in PyTorch, where code does not read as PyTorch
+    dtype: str = 'float64'
+    values: str = 'normal'               # 'normal', 'positive' (log), 'ties' (max), 'away' (no 0: relu)
+    given: dict[str, Any] = field(default_factory=dict)  # data the code reads: indices, targets, masks
+    kink: bool = False                   # central differences do not apply (relu at 0, tied maxima)
+    ones: bool = False                   # an upstream gradient of ones (the case the ones hide)
+    seed: int = 0
+    note: str = ''                       # what the case is for, said beside it in a report
+    fixed: dict[str, Any] = field(default_factory=dict)  # leaves whose numbers are given, not drawn
+
+    def data(self) -> dict[str, Array]:
+        """The leaves' numbers (rounded to 2 decimals, from the case's own seed)."""
+        rng = np.random.default_rng(1000 + self.seed)
+        out = {}
+        for name, shape in self.leaves.items():
+            if name in self.fixed:
+                out[name] = np.asarray(self.fixed[name], dtype=self.dtype).reshape(shape)
+                continue
+            if self.values == 'positive':
+                x = rng.uniform(0.3, 3.0, shape)
+            elif self.values == 'ties':
+                x = rng.integers(0, 3, shape).astype(float)
+            else:
+                x = rng.normal(0.0, 1.0, shape)
+                if self.values == 'away':
+                    x = np.where(x >= 0, x + 0.2, x - 0.2)
+            out[name] = np.asarray(np.round(x, 2), dtype=self.dtype)
+        return out
+
+    def upstream(self, shape: tuple[int, ...]) -> Array:
+        """The gradient arriving at out: random and non-symmetric (or ones)."""
+        if self.ones:
+            return np.ones(shape, dtype=self.dtype)
+        rng = np.random.default_rng(2000 + self.seed)
+        return np.asarray(np.round(rng.normal(0.0, 1.0, shape) + 0.3, 2), dtype=self.dtype)
+
+    def text(self) -> str:
+        """The case as a learner reads it: shapes and the code."""
+        dtype = '' if self.dtype == 'float64' else f" {self.dtype}"
+        shapes = ', '.join(f"{name} {_shape(shape)}{dtype}" for name, shape in self.leaves.items())
+        given = ''.join(f", {name} = {_given(v)}" for name, v in self.given.items())
+        upstream = "ones" if self.ones else "random"
+        text = f"{shapes}{given}: {self.code.replace(chr(10), '; ')}   (upstream gradient: {upstream})"
+        return f"{text}   [{self.note}]" if self.note else text
+
+
+def _shape(shape: tuple[int, ...]) -> str:
+    return '()' if not shape else f"({shape[0]},)" if len(shape) == 1 else str(tuple(shape))
+
+
+def _given(v: Any) -> str:
+    if isinstance(v, np.ndarray):
+        text = np.array2string(v, separator=', ')
+        return text if len(text) < 60 else f"array of shape {_shape(v.shape)}"
+    return repr(v)
+
+
+def case(leaves: str, code: str, **kw: Any) -> Case:
+    """case('x 4,3; b 3', 'out = x + b'): the leaves as `name shape` pairs ('-' is 0-d)."""
+    shapes = {}
+    for part in leaves.split(';'):
+        name, _, shape = part.strip().partition(' ')
+        shapes[name] = () if shape.strip() in ('-', '') else tuple(int(n) for n in shape.split(','))
+    return Case(shapes, code, **kw)
+
+
+def reduced_axes(big: tuple[int, ...], small: tuple[int, ...]) -> tuple[int, ...]:
+    """The axes of `big` that broadcasting `small` to it stretched: those to sum over to come back."""
+    extra = len(big) - len(small)
+    if extra < 0:
+        return ()
+    return tuple(range(extra)) + tuple(i + extra for i, n in enumerate(small) if n == 1 and big[i + extra] != 1)
+
+
+def n_elements(shape: tuple[int, ...]) -> int:
+    return math.prod(shape)

@@ -1,0 +1,293 @@
+"""Grading one exercise of the tensor track: the learner's gradients against the library's, central
+differences and (where it is installed) PyTorch, on every case; for the first one wrong, the slip named.
+
+The idea is graded first: gradients right on every case is "correct". A library rule the task stated (a data
+tensor gets no .grad; backward() refuses a non-scalar output without grad=) is a second level, said as
+"correct ✓ — one step left", never as a wrong gradient.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from micrograd.exercises.blame import learners, source_line, where
+from micrograd.exercises.result import CORRECT, DONE, GENERIC, NOT_STARTED, WRONG, Result
+from micrograd.exercises.sandbox import guarded, set_input
+from micrograd.exercises.tensor.cases import Case
+from micrograd.exercises.tensor.naming import (
+    GENERIC as DERIVED,
+)
+from micrograd.exercises.tensor.naming import (
+    error_story,
+    factor_story,
+    reduction_story,
+    reproduce,
+    shape_story,
+    summed_story,
+    transpose_story,
+)
+from micrograd.exercises.tensor.records import EXERCISES, INPLACE, KEEPDIMS, Exercise
+from micrograd.exercises.tensor.running import (
+    Run,
+    alone,
+    close,
+    expected,
+    is_blank_error,
+    library_body,
+    run_case,
+    summary,
+    torch_grads,
+)
+from micrograd.exercises.tensor.workspace import target
+
+
+def result(exercise: Exercise, status: str, **fields: Any) -> Result:
+    return Result(number=exercise.number, name=exercise.name, status=status, **fields)
+
+
+# --- one exercise --------------------------------------------------------------------------------------
+
+def _wrong_leaf(run: Run, want: Run, fd: dict[str, Any], torch: dict[str, Any] | None, case: Case) -> str:
+    """'' when run's gradients are right (the library's, central differences', PyTorch's; shapes and dtypes);
+    else the first leaf that is wrong."""
+    for name, w in want.grads.items():
+        g = run.grads.get(name)
+        if not close(g, w, case.dtype) or (isinstance(g, np.ndarray) and w is not None and g.dtype != w.dtype):
+            return name
+        if name in fd and not close(g, fd[name], loose=True):
+            return name
+        if torch is not None and name in torch and not close(g, torch[name], case.dtype):
+            return name
+    return ''
+
+
+def _shown(exercise: Exercise, i: int, run: Run) -> tuple[str, str]:
+    """(expected, obtained) as the report shows them."""
+    case = exercise.cases[i]
+    want, fd = expected(exercise.number, i)
+    torch = torch_grads(exercise.number, i)
+    if run.error is not None:
+        return '; '.join(summary(k, v) for k, v in want.grads.items()), type(run.error).__name__
+    leaf = _wrong_leaf(run, want, fd, torch, case) or next(iter(want.grads))
+    shown = summary(leaf, want.grads[leaf])
+    if leaf in fd:
+        shown += "   (the library's engine; central differences agree" + (", and PyTorch)" if torch else ")")
+    return shown, summary(leaf, run.grads.get(leaf))
+
+
+def check_op(exercise: Exercise, module: Any) -> Result:
+    runs: list[Run | None] = []
+    failing: list[int] = []
+    unfinished: Result | None = None
+    rule: Result | None = None
+    for i, case in enumerate(exercise.cases):
+        set_input(case.text())
+        run = run_case(case, module)
+        if is_blank_error(run.error) is not None:
+            runs.append(None)
+            if unfinished is None and run.error is not None:
+                unfinished = result(exercise, WRONG, input=case.text(), obtained='NotImplementedError',
+                                    diagnosis='unfinished', why=GENERIC['unfinished'], detail=where(run.error))
+            continue
+        if not run.built:  # the forward pass failed: something outside the blanks was changed
+            return result(exercise, WRONG, input=case.text(), obtained=type(run.error).__name__, diagnosis='raises',
+                          why="the forward pass raised (the checker builds each case with your Tensor)",
+                          detail=where(run.error) if run.error else '')
+        runs.append(run)
+        want, fd = expected(exercise.number, i)
+        if run.error is not None or run.inplace or _wrong_leaf(run, want, fd, torch_grads(exercise.number, i), case):
+            failing.append(i)
+        elif rule is None and any(t.grad is not None for t in run.given.values()):
+            names = ', '.join(k for k, t in run.given.items() if t.grad is not None)
+            rule = result(exercise, CORRECT, input=case.text(), expected=f"{names}.grad = None",
+                          obtained=f"{names}.grad = an array", diagnosis='data_gradient',
+                          why="correct ✓ — every gradient is right; one step left to match the library: "
+                              f"{names} is data (requires_grad=False) and got a .grad; pass grad on only to "
+                              "operands with requires_grad, as the task says (PyTorch leaves a data tensor's "
+                              ".grad None)")
+    if all(r is None for r in runs):
+        return result(exercise, NOT_STARTED)
+    if failing:
+        i = failing[0]
+        wrong = runs[i]
+        assert wrong is not None
+        shown, obtained = _shown(exercise, i, wrong)
+        key, why, blank = diagnose(exercise, runs, failing)
+        return result(exercise, WRONG, input=exercise.cases[i].text(), expected=shown, obtained=obtained,
+                      diagnosis=key, why=why, place=_place(module, exercise, blank, wrong, i),
+                      also='\n'.join(exercise.cases[j].text() for j in failing[1:4]))
+    return unfinished or rule or result(exercise, DONE)
+
+
+def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int]) -> tuple[str, str, str]:
+    """(key, sentence, the blank it is in when known) for the learner's first failing case."""
+    i = failing[0]
+    case, run = exercise.cases[i], runs[i]
+    assert run is not None
+    want, _ = expected(exercise.number, i)
+    out_shape = None if want.out is None else tuple(want.out.shape)
+    if run.inplace:
+        return 'inplace', f"{INPLACE} (here in the backward of '{run.inplace}')", ''
+    slip = reproduce(exercise, runs, failing)
+    if run.error is not None:
+        story = error_story(run.error, case, out_shape)
+        told = where(run.error)
+        if slip is not None:
+            return slip.key, f"{slip.says}. It raised {told}" + (f"\n{story}" if story else ''), slip.blank
+        if story and (name := reduction_story(case, out_shape)):
+            return 'keepdims_lost', (f"{KEEPDIMS}. Here {name} is {case.leaves[name]} and grad, the output's "
+                                     f"gradient, is {out_shape}. It raised {told}"), ''
+        return ('shape', f"{story}\n{told}", '') if story else ('raises', f"your code raised {told}", '')
+    if slip is not None:
+        return slip.key, _with_shape(slip.says, run, want, out_shape, exercise), slip.blank
+    key, why = _from_numbers(exercise, case, run, want, out_shape)
+    return key, why, ''
+
+
+def _from_numbers(exercise: Exercise, case: Case, run: Run, want: Run,
+                  out_shape: tuple[int, ...] | None) -> tuple[str, str]:
+    """What the numbers say when no slip gives them: a shape, a dtype, a factor, a transpose."""
+    for name, w in want.grads.items():
+        g = run.grads.get(name)
+        label = 'the result' if exercise.kind == 'function' else name
+        if g is None and w is not None:
+            return 'nothing', f"no gradient reaches {name}: {name}.grad is None (pass grad on with _add_grad)"
+        if not (isinstance(g, np.ndarray) and isinstance(w, np.ndarray)):
+            continue
+        if exercise.kind == 'function':
+            key, story = summed_story(case.data()['g'], g, w)
+            if key:
+                return key, story
+        if g.shape != w.shape:
+            story = shape_story(label, g, w, out_shape or (case.leaves['g'] if 'g' in case.leaves else g.shape))
+            return ('not_reduced' if 'not reduced' in story else 'keepdims_lost' if 'keepdims' in story
+                    else 'shape'), story
+        if close(g, w, case.dtype) and g.dtype != w.dtype:
+            return 'promoted', (f"float32 promoted to float64: {label} is {g.dtype} where it must be {w.dtype}; the "
+                                "numbers are right, but a tensor's gradient keeps its dtype (np.zeros(shape) and "
+                                "np.ones(shape) are float64: give them dtype=)")
+        if close(g, w, case.dtype):
+            continue
+        if not np.any(g) and np.any(w):
+            return 'nothing', f"no gradient reaches {name}: {name}.grad is all zeros"
+        for story in (factor_story(g, w, case, out_shape or ()), transpose_story(name, g, w)):
+            if story:
+                return ('sign' if story == DERIVED['sign'] else 'factor' if 'times' in story else 'transpose'), story
+        break
+    return 'wrong', GENERIC['wrong'] + "; compare the shapes first, then one element by hand"
+
+
+def _with_shape(says: str, run: Run, want: Run, out_shape: tuple[int, ...] | None, exercise: Exercise) -> str:
+    """A slip's sentence, with this case's shapes when a gradient came out in the wrong shape."""
+    for name, w in want.grads.items():
+        g = run.grads.get(name)
+        if isinstance(g, np.ndarray) and isinstance(w, np.ndarray) and g.shape != w.shape:
+            label = 'the result' if exercise.kind == 'function' else name
+            return f"{says}. Here {shape_story(label, g, w, out_shape or g.shape)}"
+    return says
+
+
+# --- where: the learner's line -------------------------------------------------------------------------
+
+def _live(module: Any, blank: str) -> Any:
+    """The learner's function a blank is in (a method of their classes, or a function of their module)."""
+    bare = blank.removesuffix('()').split('.')[-1]
+    if '.' not in blank:
+        return getattr(module, bare, None)
+    for cls in module.Tensor.__mro__:
+        if bare in vars(cls):
+            return vars(cls)[bare]
+    return None
+
+
+def place_of(module: Any, blank: str) -> str:
+    """'my_tensor.py, line 412: _backward in Unary.softmax': where the learner writes a blank."""
+    fn = _live(module, blank)
+    fn = getattr(fn, '__wrapped__', fn)  # (an op under a decorator that names its errors)
+    try:
+        lines, first = inspect.getsourcelines(fn)
+        node = ast.parse(textwrap.dedent(''.join(lines))).body[0]
+    except (OSError, TypeError, SyntaxError, IndexError):
+        return ''
+    if not isinstance(node, ast.FunctionDef):
+        return ''
+    try:
+        body = target(node, blank)
+    except LookupError:
+        return ''
+    start = body.body[1] if ast.get_docstring(body) and len(body.body) > 1 else body.body[0]
+    qual = getattr(fn, '__qualname__', node.name)
+    name = f"_backward in {qual}" if body is not node else qual
+    file = Path(inspect.getsourcefile(fn) or '?').name
+    return f"{file}, line {first - 1 + start.lineno}: {name}"
+
+
+def _place(module: Any, exercise: Exercise, blank: str, run: Run, i: int) -> str:
+    """The learner's line for a wrong case: the line that raised, or the blank that gives the wrong numbers (the
+    one whose library body, put in its place, makes the case right)."""
+    if run.error is not None:
+        frames = learners(run.error)
+        if frames:
+            return source_line(*frames[-1])
+    if not blank and len(exercise.blanks) > 1:
+        blank = _culprit(module, exercise, i)
+    return place_of(module, blank or exercise.blanks[0])
+
+
+def _culprit(module: Any, exercise: Exercise, i: int) -> str:
+    case = exercise.cases[i]
+    want, fd = expected(exercise.number, i)
+    for name in exercise.blanks:
+        fn, owner = _where_live(module, name)
+        if fn is None:
+            continue
+        holder, attr = fn
+        saved = getattr(holder, attr)
+        setattr(holder, attr, library_body(owner, module))
+        try:
+            run = run_case(case, module)
+        finally:
+            setattr(holder, attr, saved)
+        if run.error is None and not run.inplace and not _wrong_leaf(run, want, fd, None, case):
+            return name
+    return ''
+
+
+def _where_live(module: Any, blank: str) -> tuple[tuple[Any, str] | None, str]:
+    bare = blank.removesuffix('()').split('.')[-1]
+    if '.' not in blank:
+        return (module, bare), bare
+    for cls in module.Tensor.__mro__:
+        if bare in vars(cls):
+            return (cls, bare), f"{cls.__name__}.{bare}"
+    return None, ''
+
+
+# --- the driver ----------------------------------------------------------------------------------------
+
+def check_one(exercise: Exercise, module: Any, timeout: float | None = 10.0) -> Result:
+    """One exercise, alone (the other exercises' bodies the library's), with a time limit."""
+    from micrograd.exercises.tensor.backward import check_backward
+
+    def grade() -> Result:
+        try:
+            with alone(module, exercise), np.errstate(all='ignore'):
+                return check_backward(exercise, module) if exercise.kind == 'backward' else check_op(exercise, module)
+        except Exception as error:  # noqa: BLE001 -- the learner's module broke one of the checker's own steps
+            return result(exercise, WRONG, obtained=type(error).__name__, diagnosis='raises',
+                          why=GENERIC['raises'], detail=where(error))
+    return guarded(exercise.number, exercise.name, grade, timeout)
+
+
+def check_all(module: Any, timeout: float | None = 10.0,
+              before: Callable[[int], None] | None = None) -> Iterator[Result]:
+    for exercise in EXERCISES:
+        if before is not None:
+            before(exercise.number)
+        yield check_one(exercise, module, timeout)

@@ -1,0 +1,266 @@
+"""Naming a slip: which mistake gives the learner's numbers (or the learner's error), said by its rule.
+
+Three ways, in order. (1) A slip of the exercise's record, or one every op can make (derived from the
+library's own body: the upstream gradient dropped, the sign flipped, one parent left out, the parents'
+gradients exchanged), planted in the library's engine and run on the same cases: when its gradients are
+the learner's on every case both ran, that is the name. (2) What the numbers themselves say: a gradient
+with the output's shape where the operand was broadcast ("sum it over axis 0"), a constant factor (the count
+a mean divides by, the batch size, the scale), a transpose. (3) A shape error from NumPy, said in the
+case's terms: which array had which shape, and what the operand's shape was.
+"""
+from __future__ import annotations
+
+import re
+import types
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from micrograd.exercises.tensor.cases import Array, Case, reduced_axes
+from micrograd.exercises.tensor.records import Exercise, Slip
+from micrograd.exercises.tensor.running import Run, close, run_case
+from micrograd.exercises.tensor.workspace import Blank, blanks, with_bodies
+
+GENERIC: dict[str, str] = {
+    'upstream': "the upstream gradient is dropped: multiply the local derivative by grad (the chain rule); with "
+                "an all-ones upstream gradient, as many tests use, this slip does not show",
+    'sign': "sign error: the gradient is minus the right one",
+    'nothing': "no gradient reaches the input: the _backward must pass grad on with parent._add_grad(...)",
+    'one_parent': "only one operand gets a gradient: every parent that requires gradients gets its share",
+    'exchanged': "the operands' gradients are exchanged: each operand got the other's",
+}
+
+
+def generic(blank: Blank) -> list[Slip]:
+    """The slips any backward can make, made from the library's own body of blank."""
+    body = re.sub(r'[ \t]*#[^\n]*', '', blank.solution)
+    lines = [line[len(blank.indent):] if line.startswith(blank.indent) else line.lstrip()
+             for line in body.split('\n')]
+    text = '\n'.join(lines)
+    out = [Slip('upstream', blank.name, "grad = np.ones_like(grad)\n" + text, GENERIC['upstream']),
+           Slip('sign', blank.name, "grad = -grad\n" + text, GENERIC['sign']),
+           Slip('nothing', blank.name, "pass", GENERIC['nothing'])]
+    targets = list(dict.fromkeys(re.findall(r'(\w+)\._add_grad\(', text)))
+    if len(targets) >= 2:
+        a, b = targets[:2]
+        swapped = text.replace(f'{a}._add_grad(', '\0').replace(f'{b}._add_grad(', f'{a}._add_grad(')
+        out.append(Slip('exchanged', blank.name, swapped.replace('\0', f'{b}._add_grad('), GENERIC['exchanged']))
+        for t in targets:
+            dropped = re.sub(rf'{t}\._add_grad\(', '(lambda *a, **k: None)(', text)
+            out.append(Slip('one_parent', blank.name, dropped, GENERIC['one_parent']))
+    return out
+
+
+def slips_of(exercise: Exercise) -> list[Slip]:
+    """Every slip the checker can name for an exercise: its record's first, then the generic ones."""
+    own = list(exercise.slips)
+    if exercise.kind == 'op':
+        for b in blanks():
+            if b.exercise is exercise:
+                own += generic(b)
+    return own
+
+
+@cache
+def planted(number: int, index: int) -> types.ModuleType | None:
+    """The library's engine with slip `index` of exercise `number` planted (None: it does not fit)."""
+    from micrograd.exercises.tensor.records import EXERCISES
+    slip = slips_of(EXERCISES[number - 1])[index]
+    try:
+        return with_bodies({slip.blank: slip.body}, f'tensor_slip_{number}_{index}')
+    except SyntaxError:
+        return None
+
+
+def agree(mine: Run, theirs: Run, dtype: Any) -> bool:
+    """The same gradients (shapes and numbers), or an exception of the same type, or the same in-place write."""
+    if mine.error is not None or theirs.error is not None:
+        return (mine.error is not None and theirs.error is not None and type(mine.error) is type(theirs.error)
+                and numbers_in(str(mine.error)) == numbers_in(str(theirs.error)))
+    if bool(mine.inplace) != bool(theirs.inplace):
+        return False
+    if mine.grads.keys() != theirs.grads.keys():
+        return False
+    for k in mine.grads:
+        a, b = mine.grads[k], theirs.grads[k]
+        if a is None or b is None:
+            if a is not b:
+                return False
+        elif not close(a, b, dtype) or a.dtype != b.dtype:
+            return False
+    return True
+
+
+def numbers_in(message: str) -> list[str]:
+    """The shapes and sizes an error message names, sorted: what two shape errors must share to be the same slip
+    (NumPy words the same mismatch differently in broadcast_to, * and where)."""
+    return sorted(re.sub(r'\s', '', m) for m in re.findall(r'\([\d,\s]*\)|\b\d+\b', message))
+
+
+def reproduce(exercise: Exercise, runs: list[Run | None], failing: list[int]) -> Slip | None:
+    """The slip whose gradients are the learner's: on every case both ran, else on the most failing cases."""
+    scored = []
+    for n, slip in enumerate(slips_of(exercise)):
+        if failing and _skip(slip, exercise, runs, failing[0]):
+            continue
+        module = planted(exercise.number, n)
+        if module is None:
+            continue
+        first = failing[0]
+        theirs_first = run_case(exercise.cases[first], module)
+        mine_first = runs[first]
+        if mine_first is None or not agree(mine_first, theirs_first, exercise.cases[first].dtype):
+            continue
+        agreed = everywhere = 0
+        total = 0
+        for i, (case, mine) in enumerate(zip(exercise.cases, runs)):
+            if mine is None:
+                continue
+            total += 1
+            theirs = theirs_first if i == first else run_case(case, module)
+            if agree(mine, theirs, case.dtype):
+                agreed += 1
+        everywhere = agreed == total
+        scored.append((everywhere, sum(1 for i in failing if runs[i] is not None and i == first) + agreed, -n, slip))
+    if not scored:
+        return None
+    return max(scored, key=lambda s: s[:3])[3]
+
+
+def _skip(slip: Slip, exercise: Exercise, runs: list[Run | None], first: int) -> bool:
+    """A slip of a blank the first failing case does not go through cannot be the one (saves a build)."""
+    code = exercise.cases[first].code
+    op = slip.blank.removesuffix('()').split('.')[-1]
+    uses: tuple[str, ...] = {'__add__': ('+',), '__mul__': ('*',), '__matmul__': ('@',), '_matmul_rows': ('@',),
+                             '_extreme': ('.max(',), '__getitem__': ('[',),
+                             'permute': ('.T', 'transpose', 'permute')}.get(op, (op,))
+    return not any(u in code for u in uses)
+
+
+# --- what the numbers say, when no slip gives them -----------------------------------------------------
+
+def shape_story(name: str, got: Array, want: Array, out_shape: tuple[int, ...]) -> str:
+    """A gradient of the wrong shape, said in the operand's terms."""
+    if got.shape == tuple(out_shape) and want.shape != got.shape:
+        axes = reduced_axes(tuple(out_shape), want.shape)
+        if axes and np.broadcast_shapes(want.shape, tuple(out_shape)) == tuple(out_shape):
+            over = f"axis {axes[0]}" if len(axes) == 1 else f"axes {axes}"
+            keep = ", keepdims=True" if len(want.shape) == len(out_shape) else ""
+            return (f"the broadcast gradient is not reduced: {name}.grad has the output's shape {got.shape}; "
+                    f"{name} was {want.shape}: sum it over {over}{keep}")
+    if got.size == want.size and got.shape != want.shape:
+        return (f"{name}.grad has shape {got.shape}, {name} has shape {want.shape}: the same numbers of elements "
+                f"in another shape (a reshape or transpose left out, or the wrong one)")
+    if got.ndim == want.ndim - 1 and want.shape[:got.ndim] == got.shape or got.shape == tuple(
+            n for n in want.shape if n != 1):
+        return f"{name}.grad has shape {got.shape}, {name} has {want.shape}: keepdims lost (a size-1 axis dropped)"
+    return f"{name}.grad has shape {got.shape}, but {name} has shape {want.shape}: a gradient has its tensor's shape"
+
+
+def factor_story(got: Array, want: Array, case: Case, out_shape: tuple[int, ...]) -> str:
+    """A gradient that is the right one times a constant: which constant, and what it is in this case."""
+    mask = np.abs(want) > 1e-9
+    if not mask.any() or got.shape != want.shape:
+        return ''
+    ratios = got[mask] / want[mask]
+    c = float(np.median(ratios))
+    if not np.allclose(ratios, c, rtol=1e-5) or not np.allclose(got[~mask], 0, atol=1e-9):
+        return ''
+    if abs(c + 1) < 1e-6:
+        return GENERIC['sign']
+    if abs(c) < 1e-12 or abs(c - 1) < 1e-6:
+        return ''
+    counts = {}
+    for name, shape in case.leaves.items():
+        counts.update({int(np.prod(shape)): f"the number of elements of {name}",
+                       int(shape[0]) if shape else 1: f"the length of {name}'s first axis (the batch)",
+                       int(shape[-1]) if shape else 1: f"the length of {name}'s last axis"})
+    counts.setdefault(int(np.prod(out_shape)), "the number of elements of the output")
+    for n, what in counts.items():
+        if n > 1 and abs(c - n) < 1e-6 * n:
+            return f"the gradient is {n} times too large: {n} is {what}, a count something was to be divided by"
+        if n > 1 and abs(c - 1 / n) < 1e-6:
+            return f"the gradient is {n} times too small: divided by {n}, {what}, where nothing divides"
+    d = case.leaves.get('q', (1,))[-1] if 'q' in case.leaves else 0
+    if d and abs(c - np.sqrt(d)) < 1e-6 * c:
+        return f"the gradient is sqrt(d) = {np.sqrt(d):.4g} times too large: the scale 1/sqrt(d) is missing"
+    return f"the gradient is {c:.4g} times the right one: a factor is off"
+
+
+def transpose_story(name: str, got: Array, want: Array) -> str:
+    if got.ndim >= 2 and got.shape == want.shape and got.shape[-1] == got.shape[-2] and close(
+            got, np.swapaxes(want, -1, -2)):
+        return f"{name}.grad is the transpose of the right gradient: a transpose is missing, or one too many"
+    return ''
+
+
+def reduction_story(case: Case, out_shape: tuple[int, ...] | None) -> str:
+    """For a shape error in a reduction's case (the output is the input with axes removed): keepdims lost."""
+    if out_shape is None:
+        return ''
+    for name, shape in case.leaves.items():
+        if len(out_shape) < len(shape) and any(
+                tuple(n for i, n in enumerate(shape) if i not in axes) == tuple(out_shape)
+                for axes in _axis_sets(len(shape))):
+            return name
+    return ''
+
+
+def _axis_sets(ndim: int) -> list[tuple[int, ...]]:
+    return [tuple(i for i in range(ndim) if m >> i & 1) for m in range(1, 2 ** ndim)]
+
+
+def summed_story(g: Array, got: Array, want: Array) -> tuple[str, str]:
+    """For unbroadcast: which axes the learner's result summed g over (sum or mean, keepdims or not), said
+    against the axes broadcasting stretched."""
+    right = reduced_axes(g.shape, want.shape)
+    for axes in [()] + _axis_sets(g.ndim):
+        for how in ('sum', 'mean'):
+            for keep in (True, False):
+                with np.errstate(all='ignore'):
+                    r = getattr(np, how)(g, axis=axes, keepdims=keep) if axes else g
+                r = r.reshape(want.shape) if keep and r.size == want.size and set(axes) == set(right) else r
+                if r.shape != got.shape or not np.allclose(r, got, equal_nan=True):
+                    continue
+                said = f"over axes {axes}" if len(axes) != 1 else f"over axis {axes[0]}"
+                should = f"axes {right}" if len(right) != 1 else f"axis {right[0]}"
+                if how == 'mean':
+                    return 'mean_not_sum', (f"a mean instead of a sum (taken {said}): an operand used n times "
+                                            "gets the sum of its n gradients")
+                if not axes:
+                    return 'not_reduced', f"the broadcast gradient is not reduced: sum it over {should}"
+                if set(axes) == set(right) and not keep:
+                    return 'keepdims_lost', (f"keepdims lost: summed {said} without keepdims, so the result has "
+                                             f"shape {got.shape}, not {want.shape}")
+                if set(axes) < set(right):
+                    return 'size1_not_summed', (f"summed only {said}; broadcasting stretched {should}: the size-1 "
+                                                "axes must be summed too")
+                return 'wrong_axis', (f"reduced over the wrong axis: summed {said}, but broadcasting stretched "
+                                      f"{should} (shapes line up at the right)")
+    return '', ''
+
+
+SHAPE_ERROR = re.compile(r'shapes? \(?\(([\d, ]*)\)|could not be broadcast|mismatch in its core dimension|'
+                         r'cannot reshape|broadcast')
+
+
+def error_story(error: BaseException, case: Case, out_shape: tuple[int, ...] | None) -> str:
+    """A NumPy shape error from the learner's code, said in the case's terms."""
+    message = str(error)
+    if not isinstance(error, ValueError) or not SHAPE_ERROR.search(message):
+        return ''
+    shapes = ', '.join(f"{name} {shape}" for name, shape in case.leaves.items())
+    said = f"a shape error: NumPy says '{message.splitlines()[0][:160]}'. Here {shapes}"
+    if out_shape is not None:
+        said += f", and grad (the output's gradient) is {tuple(out_shape)}"
+        for name, shape in case.leaves.items():
+            axes = reduced_axes(tuple(out_shape), shape)
+            if axes and len(shape) <= len(out_shape):
+                over = f"axis {axes[0]}" if len(axes) == 1 else f"axes {axes}"
+                said += (f". A gradient for {name} built from grad has the output's shape {tuple(out_shape)}; "
+                         f"{name} was {shape}: it is summed over {over} (by _add_grad)")
+                break
+    if 'core dimension' in message:
+        said += ". In a matrix product (n, k) @ (k, m) the inner lengths must agree: grad @ B^T and A^T @ grad do"
+    return said

@@ -1,0 +1,641 @@
+"""The tensor track's exercises, easiest first: one record each, holding everything about it.
+
+A record says which bodies of the library's tensor engine the learner writes (`blanks`), what the task
+is, its rules and its shapes (stated before the learner starts: no rule a task does not state may fail a
+learner), a hint, a stronger hint and the formula, the cases it is checked on, and the slips it can name:
+each slip is the body a learner might type in place of the library's, and the sentence that names it.
+Adding an exercise is adding a record here (and, if its body is new to the workspace, nothing else: the
+workspace finds blanks by name).
+
+Blanks are named 'unbroadcast' (a function: its whole body), 'Tensor.__add__' (the `_backward` closure in
+that method), 'Tensor.backward()' (a method's whole body) or 'cross_entropy' (the closure in a function).
+Slip bodies read the names the library's forward pass binds (x, y, e, t, passes, top, s, out, ...).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from micrograd.exercises.tensor.cases import Case, case
+
+
+@dataclass(frozen=True)
+class Slip:
+    key: str      # how tests and reports refer to it: 'keepdims_lost'
+    blank: str    # the blank it fills
+    body: str     # what the learner typed there
+    says: str     # the sentence that names it
+
+
+@dataclass(frozen=True, eq=False)
+class Exercise:
+    number: int
+    name: str
+    title: str
+    task: str
+    rules: str
+    shapes: str
+    hint: str
+    stronger: str
+    formula: str
+    blanks: tuple[str, ...]
+    cases: tuple[Case, ...]
+    slips: tuple[Slip, ...] = ()
+    kind: str = 'op'     # 'op': cases are graphs; 'function': unbroadcast called directly; 'backward'
+
+    @property
+    def label(self) -> str:
+        return f"{self.number} {self.name}"
+
+
+KEEPDIMS = ("keepdims lost: the reduced axis is gone from the gradient, so it cannot broadcast back over the "
+            "input (a (4,) gradient for a (4, 3) input summed over axis 1 lines up with the wrong axis); put the "
+            "axis back with np.expand_dims(grad, axis) (or reshape) before broadcasting")
+INPLACE = ("a gradient array written in place: your backward changed `grad`, the array it was handed, while "
+           "another node may still read it (x + y hands the same array to both parents); make a new array "
+           "(grad * mask, not grad[mask] = 0; g = g * y, not g *= y)")
+
+UNBROADCAST = Exercise(
+    1, 'unbroadcast', "sum a broadcast gradient back to an operand's shape",
+    "Write `unbroadcast(grad, shape)`: `grad` has the shape of an op's output, `shape` is the shape of an operand "
+    "that broadcasting stretched to it; return the gradient of that operand. Every op's `_add_grad` calls it.",
+    "Return an array of exactly `shape`, in `grad`'s dtype (a float32 gradient stays float32). An operand that "
+    "was not stretched gets `grad` as it is.",
+    "grad (4, 3) -> (3,) [a missing leading axis]; (4, 3) -> (4, 1) [a size-1 axis]; (2, 4, 3) -> (4, 1); "
+    "(4, 3) -> () [a 0-d operand]; (0, 3) -> (3,) [empty]; (3, 3) -> (3,) [square: the wrong axis shows in the "
+    "numbers]",
+    "In `x + b` with x (4, 3) and b (3,), each `b[j]` is used by all 4 rows: its gradient is the sum of the 4 "
+    "rows of `grad`. Broadcasting lines shapes up at the right: b counts as (1, 3).",
+    "Sum over the leading axes `grad` has and `shape` lacks, then over each axis where `shape` has 1 and `grad` "
+    "does not, with `keepdims=True` (or reshape at the end), so that (4, 1) stays (4, 1) and not (4,).",
+    "extra = grad.ndim - len(shape);  axes = range(extra) + [extra + i for i, n in enumerate(shape) if n == 1];  "
+    "grad.sum(axis=axes, keepdims=True).reshape(shape)",
+    ('unbroadcast',),
+    (case('g 4,3', "out = unbroadcast(g, (3,))", note="b (3,) was used by all 4 rows"),
+     case('g 4,3', "out = unbroadcast(g, (4, 1))", seed=1, note="a size-1 axis stretched to 3"),
+     case('g 3,3', "out = unbroadcast(g, (3,))", seed=2, note="square: axis 0, not axis 1"),
+     case('g 2,4,3', "out = unbroadcast(g, (4, 1))", seed=3),
+     case('g 2,4,3', "out = unbroadcast(g, (1, 3))", seed=4),
+     case('g 4,3', "out = unbroadcast(g, ())", seed=5, note="a 0-d operand"),
+     case('g 0,3', "out = unbroadcast(g, (3,))", seed=6, note="an empty batch: the sum of nothing is 0"),
+     case('g 4,3', "out = unbroadcast(g, (4, 3))", seed=7, note="nothing was stretched"),
+     case('g 4,3', "out = unbroadcast(g, (3,))", dtype='float32', seed=8)),
+    (Slip('not_reduced', 'unbroadcast', "return grad",
+          "the broadcast gradient is not reduced: it keeps the output's shape"),
+     Slip('size1_not_summed', 'unbroadcast', "return grad.sum(axis=tuple(range(grad.ndim - len(shape))))",
+          "only the leading axes are summed: an axis of size 1 that broadcasting stretched (b (4, 1) against "
+          "(4, 3)) must be summed too"),
+     Slip('keepdims_lost', 'unbroadcast',
+          "extra = grad.ndim - len(shape)\ngrad = grad.sum(axis=tuple(range(extra)))\n"
+          "return grad.sum(axis=tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1))",
+          "keepdims lost: the size-1 axes are summed away, so a (4, 1) operand gets a (4,) gradient; sum with "
+          "keepdims=True (or reshape to shape at the end)"),
+     Slip('wrong_axis', 'unbroadcast', "return grad.sum(axis=tuple(range(len(shape), grad.ndim)))",
+          "reduced over the wrong axis: shapes line up at the right, so (3,) against (4, 3) is (1, 3), stretched "
+          "along axis 0 (the trailing axes are the operand's own)"),
+     Slip('mean_not_sum', 'unbroadcast',
+          "extra = grad.ndim - len(shape)\n"
+          "axes = tuple(range(extra)) + tuple(i + extra for i, n in enumerate(shape) if n == 1)\n"
+          "return grad.mean(axis=axes, keepdims=True).reshape(shape)",
+          "a mean instead of a sum: an operand used n times receives the sum of its n gradients, not their mean"),
+     Slip('one_use', 'unbroadcast',
+          "while grad.ndim > len(shape):\n    grad = grad[0]\n"
+          "return grad[tuple(slice(0, 1) if n == 1 else slice(None) for n in shape)]",
+          "one use only: the operand was used by every row, and its gradient is the sum over all of them, "
+          "not the first row's"),
+     Slip('promoted', 'unbroadcast',
+          "out = np.zeros(shape)\nextra = grad.ndim - len(shape)\n"
+          "for index in np.ndindex(*grad.shape):\n"
+          "    out[tuple(0 if n == 1 else i for i, n in zip(index[extra:], shape))] += grad[index]\n"
+          "return out",
+          "float32 promoted to float64: the numbers are right, but the gradient of a float32 tensor must stay "
+          "float32 (np.zeros(shape) is float64: give it dtype=grad.dtype)")),
+    kind='function')
+
+ADD_MUL = Exercise(
+    2, '+ *', "backward of x + y and x * y, with broadcasting",
+    "Write the `_backward` of `__add__` and of `__mul__`: pass `grad` (the output's gradient) on to each operand "
+    "that requires gradients, with `operand._add_grad(...)`, which sums it back to the operand's shape (your "
+    "exercise 1) and adds it to what is there.",
+    "Call `_add_grad` only for operands with `requires_grad` (a number or a data tensor gets no `.grad`). "
+    "`x` and `y` are the operands' data as the forward pass used them.",
+    "x (4, 3) + b (3,); x (4, 3) * w (4, 1); x (2, 3) * s () [0-d]; x * 2.5; a * a; x (0, 3) + b (3,); "
+    "float32",
+    "`d(x+y)/dx = 1`, `d(x*y)/dx = y`: each operand gets `grad` times its local derivative, elementwise.",
+    "In `__mul__`: `self._add_grad(grad * y)` and `other._add_grad(grad * x)`; the broadcasting is `_add_grad`'s "
+    "job, not yours. `a * a` calls both: its gradient is `2 * a * grad`.",
+    "d(x+y): grad, grad;   d(x*y): grad * y, grad * x",
+    ('Tensor.__add__', 'Tensor.__mul__'),
+    (case('x 4,3; b 3', "out = x + b"),
+     case('x 4,3; w 4,1', "out = x * w", seed=1),
+     case('x 2,3; s -', "out = x * s", seed=2, note="s is 0-d"),
+     case('x 4,3', "out = x * 2.5", seed=3),
+     case('a 3,2', "out = a * a", seed=4, note="one tensor, both operands"),
+     case('x 0,3; b 3', "out = x + b * x", seed=5, note="empty"),
+     case('x 3,4; w 4', "out = x * w + x", dtype='float32', seed=6),
+     case('x 2,3', "c = Tensor(np.arange(6.0).reshape(2, 3))\nout = (x + c) * c", seed=7,
+          note="c is data: it gets no .grad")),
+    (Slip('sum_rule_in_mul', 'Tensor.__mul__', "self._add_grad(grad)\nother._add_grad(grad)",
+          "the derivative of + used for *: d(x*y)/dx is y, not 1"),
+     Slip('mul_swapped', 'Tensor.__mul__',
+          "if self.requires_grad:\n    self._add_grad(grad * x)\n"
+          "if other.requires_grad:\n    other._add_grad(grad * y)",
+          "x and y swapped in *: d(x*y)/dx is y, so self gets grad * y and other gets grad * x"),
+     Slip('upstream', 'Tensor.__mul__', "if self.requires_grad:\n    self._add_grad(y)\nif other.requires_grad:\n"
+                                        "    other._add_grad(x)",
+          "the upstream gradient is dropped: each operand gets grad times its local derivative (grad * y, which "
+          "has the output's shape), not the local derivative y alone"),
+     Slip('product_rule_in_add', 'Tensor.__add__',
+          "if self.requires_grad:\n    self._add_grad(grad * y)\n"
+          "if other.requires_grad:\n    other._add_grad(grad * x)",
+          "the derivative of * used for +: d(x+y)/dx is 1, not y"),
+     Slip('bypassed_add_grad', 'Tensor.__add__', "self.grad = grad\nother.grad = grad",
+          "the gradient is set, not added with _add_grad: it is neither summed back to a broadcast operand's "
+          "shape nor added to what is there (a tensor used twice keeps only one share)"),
+     Slip('bypassed_add_grad', 'Tensor.__mul__', "self.grad = grad * y\nother.grad = grad * x",
+          "the gradient is set, not added with _add_grad: it is neither summed back to a broadcast operand's "
+          "shape nor added to what is there (a tensor used twice keeps only one share)"),
+     Slip('inplace', 'Tensor.__mul__',
+          "if other.requires_grad:\n    other._add_grad(grad * x)\nif self.requires_grad:\n"
+          "    grad *= y\n    self._add_grad(grad)", INPLACE)))
+
+ELEMENTWISE = Exercise(
+    3, 'elementwise', "backward of exp, log, tanh and relu, elementwise",
+    "Write the `_backward` of `exp`, `log`, `tanh` and `relu`: each element of the input gets the same "
+    "element of `grad` times the local derivative there.",
+    "The forward pass's own arrays are there for you: `e` (exp's output), `x` (log's input), `t` (tanh's "
+    "output), `passes` (relu: where x > 0). relu'(0) = 0, as in PyTorch. Never write into `grad`: make a new array.",
+    "x (4, 3); x () [0-d]; x (2, 3) float32; a graph that hands one gradient array to two nodes",
+    "`d e**x/dx = e**x`, `d log x/dx = 1/x`, `d tanh x/dx = 1 - tanh(x)**2`, `d relu x/dx = 1 if x > 0 else 0`.",
+    "Use the outputs: `grad * e`, `grad / x`, `grad * (1 - t * t)`, `grad * passes`. `grad[~passes] = 0` would "
+    "change an array another node still reads.",
+    "exp: grad * e;  log: grad / x;  tanh: grad * (1 - t**2);  relu: grad * (x > 0)",
+    ('Tensor.exp', 'Tensor.log', 'Tensor.tanh', 'Tensor.relu'),
+    (case('x 4,3', "out = x.exp()"),
+     case('x 4,3', "out = x.log()", values='positive', seed=1),
+     case('x 4,3', "out = x.tanh()", seed=2),
+     case('x 4,3', "out = x.relu()", values='away', seed=3),
+     case('x -', "out = x.tanh() * x.exp()", seed=4, note="0-d"),
+     case('x 2,3', "out = x.relu() + x.log().tanh()", values='positive', dtype='float32', seed=5),
+     case('x 3,4', "out = x.relu() + x.exp()", values='away', seed=6, note="+ hands one array to both"),
+     case('x 3,4', "out = x.exp() + x.relu()", values='away', seed=7, note="+ hands one array to both"),
+     case('x 5', "out = x.relu()", kink=True, seed=8, fixed={'x': [-1.0, 0.0, 0.0, 2.0, 3.0]},
+          note="relu'(0) = 0")),
+    (Slip('exp_at_input', 'Tensor.exp', "self._add_grad(grad * self.data)",
+          "derivative taken at the input: d e**x/dx is the output e**x (e), and you used x"),
+     Slip('exp_at_output', 'Tensor.exp', "self._add_grad(grad * np.exp(e))",
+          "exp applied twice: e is already e**x, its own derivative"),
+     Slip('log_at_output', 'Tensor.log', "self._add_grad(grad / np.log(x))",
+          "derivative taken at the output: d log(x)/dx = 1/x with the input x, not 1/log(x)"),
+     Slip('log_function', 'Tensor.log', "self._add_grad(grad * np.log(x))",
+          "the function instead of its derivative: d log(x)/dx = 1/x"),
+     Slip('log_times', 'Tensor.log', "self._add_grad(grad * x)",
+          "multiplied by x instead of divided: d log(x)/dx = 1/x"),
+     Slip('log_squared', 'Tensor.log', "self._add_grad(grad / x**2)",
+          "d log(x)/dx = 1/x, not 1/x**2 (that is the derivative of -1/x)"),
+     Slip('tanh_at_input', 'Tensor.tanh', "self._add_grad(grad * (1 - self.data**2))",
+          "derivative taken at the input: d tanh(x)/dx = 1 - t**2 with the output t = tanh(x), not 1 - x**2"),
+     Slip('tanh_no_square', 'Tensor.tanh', "self._add_grad(grad * (1 - t))",
+          "the square is missing: d tanh(x)/dx = 1 - t**2, not 1 - t"),
+     Slip('tanh_plus', 'Tensor.tanh', "self._add_grad(grad * (1 + t**2))",
+          "sign inside the derivative: d tanh(x)/dx = 1 - t**2, not 1 + t**2"),
+     Slip('relu_at_zero', 'Tensor.relu', "self._add_grad(grad * (self.data >= 0))",
+          "relu'(0) must be 0 (x > 0, not x >= 0), as in PyTorch: at the kink no gradient passes"),
+     Slip('relu_ungated', 'Tensor.relu', "self._add_grad(grad)",
+          "the gradient passes everywhere: relu blocks it where x <= 0"),
+     Slip('relu_inverted', 'Tensor.relu', "self._add_grad(grad * (self.data <= 0))",
+          "the gate is inverted: relu passes the gradient where x > 0 and blocks it where x <= 0"),
+     Slip('relu_value', 'Tensor.relu', "self._add_grad(grad * np.maximum(self.data, 0))",
+          "the value instead of the slope: relu's local derivative is 1 or 0, not relu(x)"),
+     Slip('relu_leaky', 'Tensor.relu', "self._add_grad(grad * np.where(self.data > 0, 1.0, 0.01))",
+          "a leaky slope below zero: relu's derivative is exactly 0 where x <= 0"),
+     Slip('inplace', 'Tensor.relu', "grad[~passes] = 0\nself._add_grad(grad)", INPLACE),
+     Slip('inplace', 'Tensor.exp', "grad *= e\nself._add_grad(grad)", INPLACE)))
+
+REDUCE = Exercise(
+    4, 'sum mean', "backward of sum and mean over axes, with and without keepdims",
+    "Write the `_backward` of `sum` and of `mean`: every element that was summed gets the gradient of the sum "
+    "it went into (divided by the count, for mean).",
+    "`ax` is the tuple of reduced axes (None: all of them), `keepdims` whether the output kept them (with "
+    "length 1), `n` (mean) the number of elements averaged into each output. The gradient has the input's shape.",
+    "x (4, 3) sum over axis 1 [non-square]; (3, 3) over axis 1 [square: the wrong axis shows in the numbers]; "
+    "(2, 3, 4) over axes (0, 2); keepdims=True; all axes; x () [0-d]; x (0, 3) [empty]; float32",
+    "`d(sum x)/dx_i = 1`: each element gets the whole gradient of its sum. Without keepdims, the summed axis is "
+    "missing from `grad`: put it back (length 1) before broadcasting to the input's shape.",
+    "`grad = np.expand_dims(grad, ax)` when `not keepdims and ax`, then `np.broadcast_to(grad, self.data.shape)`; "
+    "for mean, divide by `n` (the count along the reduced axes, not the whole size).",
+    "sum: broadcast_to(expand_dims(grad, ax), x.shape);   mean: the same / n",
+    ('Tensor.sum', 'Tensor.mean'),
+    (case('x 4,3', "out = x.sum(axis=1)"),
+     case('x 3,3', "out = x.sum(axis=1)", seed=1, note="square"),
+     case('x 2,3,4', "out = x.sum(axis=(0, 2))", seed=2),
+     case('x 4,3', "out = x.sum(axis=0, keepdims=True)", seed=3),
+     case('x 4,3', "out = x.sum()", seed=4),
+     case('x 4,3', "out = x.mean(axis=1)", seed=5),
+     case('x 3,3', "out = x.mean(axis=1)", seed=6, note="square"),
+     case('x 2,3,4', "out = x.mean(axis=-1, keepdims=True)", seed=7),
+     case('x 4,3', "out = x.mean()", seed=8),
+     case('x -', "out = x.sum() + x.mean()", seed=9, note="0-d"),
+     case('x 0,3', "out = x.sum(axis=0) + x.mean(axis=1).sum()", seed=10, note="empty"),
+     case('x 4,5', "out = x.mean(axis=0)", dtype='float32', seed=11)),
+    (Slip('keepdims_lost', 'Tensor.sum', "self._add_grad(np.broadcast_to(grad, self.data.shape))", KEEPDIMS),
+     Slip('keepdims_lost', 'Tensor.mean', "self._add_grad(np.broadcast_to(grad / n, self.data.shape))", KEEPDIMS),
+     Slip('keepdims_ignored', 'Tensor.sum',
+          "if ax:\n    grad = np.expand_dims(grad, ax)\nself._add_grad(np.broadcast_to(grad, self.data.shape))",
+          "keepdims=True is ignored: with keepdims the reduced axes are in grad already (length 1); add them "
+          "back only when keepdims is False"),
+     Slip('mean_not_divided', 'Tensor.mean',
+          "if not keepdims and ax:\n    grad = np.expand_dims(grad, ax)\n"
+          "self._add_grad(np.broadcast_to(grad, self.data.shape))",
+          "mean not divided by the count: d(mean x)/dx_i = 1/n, with n the number of elements averaged"),
+     Slip('mean_whole_size', 'Tensor.mean',
+          "if not keepdims and ax:\n    grad = np.expand_dims(grad, ax)\n"
+          "self._add_grad(np.broadcast_to(grad / self.data.size, self.data.shape))",
+          "mean divided by the whole size: n is the number of elements averaged into each output (the length of "
+          "the reduced axes), not x.size"),
+     Slip('mean_times_n', 'Tensor.mean',
+          "if not keepdims and ax:\n    grad = np.expand_dims(grad, ax)\n"
+          "self._add_grad(np.broadcast_to(grad * n, self.data.shape))",
+          "multiplied by the count instead of divided: d(mean x)/dx_i = 1/n")))
+
+MAX = Exercise(
+    5, 'max', "backward of max, where ties share the gradient",
+    "Write the `_backward` of `max` (`_extreme`, which min shares): the gradient of each maximum goes to the "
+    "element(s) that were the maximum; the others get 0.",
+    "Tied maxima share the gradient evenly, as PyTorch's `x.max()` and `torch.amax` do: with 2 ties, each gets "
+    "half. `top` is the maximum with the reduced axes kept (length 1), `ax` the reduced axes, `x` the input.",
+    "x (4, 3) without ties, max over all and over axis 1; x (4, 5) of small integers [ties]; keepdims=True",
+    "`is_top = x == top` marks the maxima; `grad` (reshaped to `top.shape`) goes to them.",
+    "Count the ties along the reduced axes, `is_top.sum(axis=ax, keepdims=True)`, and give each maximum "
+    "`grad / ties`. Without reshaping `grad` to `top.shape`, a max over axis 1 lines up with the wrong axis.",
+    "dx = (x == top) * reshape(grad, top.shape) / (number of ties)",
+    ('Tensor._extreme',),
+    (case('x 4,3', "out = x.max()", note="no ties"),
+     case('x 4,3', "out = x.max(axis=1)", seed=1),
+     case('x 3,3', "out = x.max(axis=1)", seed=2, note="square"),
+     case('x 4,5', "out = x.max()", values='ties', kink=True, seed=3, torch="out = x.amax()", note="ties"),
+     case('x 4,5', "out = x.max(axis=1)", values='ties', kink=True, seed=4, torch="out = x.amax(dim=1)",
+          note="ties in a row"),
+     case('x 2,3,4', "out = x.max(axis=(0, 2), keepdims=True)", values='ties', kink=True, seed=5,
+          torch="out = x.amax(dim=(0, 2), keepdim=True)"),
+     case('x 4,3', "out = x.max(axis=0)", dtype='float32', seed=6)),
+    (Slip('ties_full', 'Tensor._extreme',
+          "grad = np.reshape(grad, top.shape)\nself._add_grad(grad * (x == top))",
+          "ties each given the full gradient: with k tied maxima each gets grad / k, as PyTorch's max() does "
+          "(the total stays grad)"),
+     Slip('ties_one', 'Tensor._extreme',
+          "grad = np.reshape(grad, top.shape)\nis_top = x == top\n"
+          "first = np.cumsum(is_top.reshape(-1)).reshape(x.shape) if ax is None else np.cumsum(is_top, axis=ax[0])\n"
+          "self._add_grad(grad * (is_top & (first == 1)))",
+          "the whole gradient goes to one of the tied maxima (as argmax picks one): the task says ties share it "
+          "evenly, as PyTorch's max() and amax do"),
+     Slip('keepdims_lost', 'Tensor._extreme',
+          "is_top = x == top\nself._add_grad(grad * is_top / is_top.sum(axis=ax, keepdims=True))", KEEPDIMS),
+     Slip('max_ungated', 'Tensor._extreme',
+          "self._add_grad(np.broadcast_to(np.reshape(grad, top.shape), x.shape))",
+          "every element gets the gradient, as in sum: only the maxima do"),
+     Slip('max_value', 'Tensor._extreme',
+          "grad = np.reshape(grad, top.shape)\nis_top = x == top\n"
+          "self._add_grad(grad * top * is_top / is_top.sum(axis=ax, keepdims=True))",
+          "multiplied by the maximum's value: d max/dx_i is 1 (shared among ties) at the maximum, not its value")))
+
+SHAPES = Exercise(
+    6, 'reshape', "backward of reshape and permute (transpose)",
+    "Write the `_backward` of `reshape` and of `permute` (which `transpose` and `.T` call): the same numbers go "
+    "back where they came from.",
+    "`permute`'s output axis i is input axis `order[i]`; `undo` is the order that sends them back. The gradient "
+    "has the input's shape and each number sits where its element was.",
+    "(2, 3) -> (3, 2); (2, 3, 4) -> (6, 4); transpose of (3, 4) and of a square (3, 3); permute(2, 0, 1) of "
+    "(2, 3, 4)",
+    "Moving numbers around has local derivative 1: only where each number goes matters.",
+    "reshape back with `grad.reshape(self.data.shape)` (reshape is not a transpose: (2, 3) -> (3, 2) keeps the "
+    "reading order). For permute, transpose `grad` by the inverse order, `undo` (np.argsort(order)), not by order.",
+    "reshape: grad.reshape(x.shape);   permute: grad.transpose(argsort(order))",
+    ('Tensor.reshape', 'Tensor.permute'),
+    (case('x 2,3', "out = x.reshape(3, 2) * x.reshape(3, 2)[:, ::-1]"),
+     case('x 2,3,4', "out = x.reshape(6, 4) * x.reshape(-1, 4)[::-1]", seed=1),
+     case('x 3,4', "out = x.transpose()", seed=2, torch="out = x.permute(1, 0)"),
+     case('x 3,3', "out = x.T", seed=3, torch="out = x.permute(1, 0)", note="square"),
+     case('x 2,3,4', "out = x.permute(2, 0, 1)", seed=4, note="not its own inverse"),
+     case('x 2,3,4', "out = x.transpose(1, 2, 0)", seed=5, torch="out = x.permute(1, 2, 0)")),
+    (Slip('reshape_transposed', 'Tensor.reshape', "self._add_grad(grad.T)",
+          "reshape is not a transpose: (2, 3) -> (3, 2) keeps the reading order of the numbers; reshape grad "
+          "back to the input's shape"),
+     Slip('permute_not_inverted', 'Tensor.permute', "self._add_grad(grad.transpose(order))",
+          "permuted again by the same order instead of its inverse: output axis i is input axis order[i], so "
+          "grad goes back with np.argsort(order) (the same only when the order is its own inverse, as a swap)"),
+     Slip('permute_all_reversed', 'Tensor.permute', "self._add_grad(grad.T)",
+          ".T reverses every axis: it undoes a permute only for 2-D or a full reversal; use the inverse order"),
+     Slip('not_moved_back', 'Tensor.permute', "self._add_grad(grad.reshape(self.data.shape))",
+          "reshaped instead of transposed back: reshape keeps the order of the numbers in memory, a permute "
+          "moves them; transpose grad by the inverse order")))
+
+INDEX = Exercise(
+    7, 'getitem', "backward of indexing, with repeated indices",
+    "Write the `_backward` of `__getitem__`: the elements picked get the gradient of their copies; the others 0. "
+    "An element picked twice gets both.",
+    "`picked` is the index as NumPy takes it; `looks_up_rows` says it is an integer array picking rows (an "
+    "embedding lookup); you may ignore it. Build a zero array of the input's shape and add `grad` into it.",
+    "x (5, 3)[[0, 2, 0, 0]] [repeated rows]; x (6,)[[1, 1, 4]]; x (4, 3)[1:3]; x (4, 3)[:, [2, 0, 2]]; "
+    "x (5, 2)[ids] with ids (2, 3)",
+    "`full = np.zeros_like(self.data)`, then add `grad` at the picked places.",
+    "`full[picked] += grad` adds only once per repeated index (NumPy buffers it): use "
+    "`np.add.at(full, picked, grad)`, which adds once per occurrence.",
+    "full = zeros_like(x);  np.add.at(full, index, grad)",
+    ('Tensor.__getitem__',),
+    (case('x 5,3', "out = x[idx]", given={'idx': np.array([0, 2, 0, 0])}, torch="out = x[torch.tensor(idx)]"),
+     case('x 6', "out = x[idx]", given={'idx': np.array([1, 1, 4])}, seed=1, torch="out = x[torch.tensor(idx)]"),
+     case('x 4,3', "out = x[1:3]", seed=2),
+     case('x 4,3', "out = x[:, idx]", given={'idx': np.array([2, 0, 2])}, seed=3,
+          torch="out = x[:, torch.tensor(idx)]"),
+     case('x 5,2', "out = x[ids]", given={'ids': np.array([[0, 3, 3], [1, 0, 3]])}, seed=4,
+          torch="out = x[torch.tensor(ids)]", note="an embedding lookup"),
+     case('x 6', "out = x[idx]", given={'idx': np.array([5, 5, 5, 0])}, dtype='float32', seed=5,
+          torch="out = x[torch.tensor(idx)]")),
+    (Slip('index_overwritten', 'Tensor.__getitem__',
+          "full = np.zeros_like(self.data)\nfull[picked] += grad\nself._add_grad(full)",
+          "repeated indices overwritten instead of accumulated: full[idx] += grad adds once per distinct index "
+          "(NumPy reads all, then writes all); np.add.at(full, idx, grad) adds once per occurrence"),
+     Slip('index_overwritten', 'Tensor.__getitem__',
+          "full = np.zeros_like(self.data)\nfull[picked] = grad\nself._add_grad(full)",
+          "repeated indices overwritten instead of accumulated: full[idx] = grad keeps the last copy's gradient; "
+          "np.add.at(full, idx, grad) adds once per occurrence"),
+     Slip('index_dense', 'Tensor.__getitem__', "self._add_grad(grad)",
+          "the gradient is passed on as it is: it has the shape of the picked part, and must be put back into "
+          "an array of the input's shape at the picked places (zeros elsewhere)")))
+
+MATMUL = Exercise(
+    8, 'matmul', "backward of matmul, 2-D and batched",
+    "Write the `_backward` of `__matmul__` (and of `_matmul_rows`, the fast path for a batch of rows times one "
+    "matrix): for `out = A @ B`, `A` gets `grad @ B^T` and `B` gets `A^T @ grad`.",
+    "`a` and `b` are the operands' data (`rows` and `n_rows`: `a` folded to (rows, K) in `_matmul_rows`). "
+    "Batched operands (..., n, k) @ (..., k, m) transpose their last two axes only; batch axes that one operand "
+    "lacks are summed by `_add_grad`. 1-D operands are not checked.",
+    "(4, 3) @ (3, 5) [non-square: a missing transpose is a shape error]; (3, 3) @ (3, 3) [square: it is wrong "
+    "numbers]; (2, 4, 3) @ (2, 3, 5); (2, 4, 3) @ (3, 5); (4, 3) @ (2, 3, 5); float32",
+    "Check the shapes: A is (n, k), B (k, m), grad (n, m). Only `grad @ B^T` is (n, k); only `A^T @ grad` is "
+    "(k, m).",
+    "On a batch, `.T` reverses every axis: transpose the last two with `b.swapaxes(-1, -2)`. In `_matmul_rows`, "
+    "`g = grad.reshape(n_rows, -1)`; A gets `(g @ b.T).reshape(a.shape)` and B gets `rows.T @ g`.",
+    "dA = grad @ B^T;   dB = A^T @ grad",
+    ('Tensor.__matmul__', 'Tensor._matmul_rows'),
+    (case('A 4,3; B 3,5', "out = A @ B"),
+     case('A 3,3; B 3,3', "out = A @ B", seed=1, note="square"),
+     case('A 2,4,3; B 2,3,5', "out = A @ B", seed=2, note="batched"),
+     case('A 2,4,3; B 3,5', "out = A @ B", seed=3, note="a batch of rows times one matrix"),
+     case('A 4,3; B 2,3,5', "out = A @ B", seed=4, note="A is shared by the batch"),
+     case('A 5,2; B 2,4', "out = A @ B", dtype='float32', seed=5)),
+    (Slip('matmul_untransposed', 'Tensor.__matmul__', "self._add_grad(grad @ b)\nother._add_grad(a @ grad)",
+          "matmul's gradients untransposed: A gets grad @ B^T and B gets A^T @ grad"),
+     Slip('matmul_order', 'Tensor.__matmul__',
+          "self._add_grad(b.swapaxes(-1, -2) @ grad)\nother._add_grad(grad @ a.swapaxes(-1, -2))",
+          "matmul's factors in the wrong order: A gets grad @ B^T (grad on the left) and B gets A^T @ grad "
+          "(grad on the right)"),
+     Slip('matmul_swapped', 'Tensor.__matmul__',
+          "self._add_grad(a.swapaxes(-1, -2) @ grad)\nother._add_grad(grad @ b.swapaxes(-1, -2))",
+          "matmul's gradients swapped: A's formula is grad @ B^T, B's is A^T @ grad"),
+     Slip('batch_transpose', 'Tensor.__matmul__', "self._add_grad(grad @ b.T)\nother._add_grad(a.T @ grad)",
+          ".T on a batch reverses every axis, the batch axis too: transpose the last two with swapaxes(-1, -2)"),
+     Slip('matmul_untransposed', 'Tensor._matmul_rows',
+          "g = grad.reshape(n_rows, b.shape[1])\nself._add_grad((g @ b).reshape(a.shape))\nother._add_grad(rows @ g)",
+          "matmul's gradients untransposed: A gets grad @ B^T and B gets A^T @ grad"),
+     Slip('matmul_swapped', 'Tensor._matmul_rows',
+          "g = grad.reshape(n_rows, b.shape[1])\nself._add_grad((rows.T @ g).reshape(a.shape))\n"
+          "other._add_grad(g @ b.T)",
+          "matmul's gradients swapped: A's formula is grad @ B^T, B's is A^T @ grad")))
+
+SOFTMAX = Exercise(
+    9, 'softmax', "backward of softmax and log_softmax",
+    "Write the `_backward` of `softmax` and of `log_softmax` along axis `ax`: every output of a row depends on "
+    "every input of that row, so each input's gradient is a sum over the row.",
+    "`s` is softmax's output, `out` log_softmax's; `ax` the axis. Keep the summed axis (keepdims=True) so that it "
+    "broadcasts back over the row.",
+    "x (4, 5) along the last axis; (3, 3) along axis 0 [square]; (2, 3, 4) along axis 1; upstream gradients "
+    "random (with all ones, softmax's gradient is 0 and most slips hide); float32",
+    "`ds_i/dx_j = s_i (1[i=j] - s_j)`: the diagonal `s * (1 - s)` is only part of it; every `j` in the row "
+    "contributes.",
+    "softmax: `s * (grad - (grad * s).sum(axis=ax, keepdims=True))`. log_softmax: `d out_i/dx_j = 1[i=j] - s_j` "
+    "with `s = exp(out)`: `grad - exp(out) * grad.sum(axis=ax, keepdims=True)`.",
+    "softmax: dx = s * (g - sum(g * s));   log_softmax: dx = g - softmax(x) * sum(g)   (sums along the axis)",
+    ('Tensor.softmax', 'Tensor.log_softmax'),
+    (case('x 4,5', "out = x.softmax(axis=-1)", torch="out = x.softmax(dim=-1)"),
+     case('x 3,3', "out = x.softmax(axis=0)", seed=1, torch="out = x.softmax(dim=0)", note="square"),
+     case('x 2,3,4', "out = x.softmax(axis=1)", seed=2, torch="out = x.softmax(dim=1)"),
+     case('x 4,5', "out = x.log_softmax(axis=-1)", seed=3, torch="out = x.log_softmax(dim=-1)"),
+     case('x 3,3', "out = x.log_softmax(axis=0)", seed=4, torch="out = x.log_softmax(dim=0)", note="square"),
+     case('x 2,3,4', "out = x.log_softmax(axis=1)", seed=5, torch="out = x.log_softmax(dim=1)"),
+     case('x 3,4', "out = x.softmax(axis=-1) * x.log_softmax(axis=-1)", dtype='float32', seed=6,
+          torch="out = x.softmax(dim=-1) * x.log_softmax(dim=-1)")),
+    (Slip('softmax_diagonal', 'Tensor.softmax', "self._add_grad(grad * s * (1 - s))",
+          "softmax's Jacobian reduced to its diagonal s * (1 - s): every s_i depends on every x_j of its row, "
+          "ds_i/dx_j = s_i (1[i=j] - s_j), so dx = s * (grad - sum(grad * s, axis, keepdims=True))"),
+     Slip('keepdims_lost', 'Tensor.softmax', "self._add_grad(s * (grad - (grad * s).sum(axis=ax)))", KEEPDIMS),
+     Slip('softmax_unweighted', 'Tensor.softmax',
+          "self._add_grad(s * (grad - grad.sum(axis=ax, keepdims=True)))",
+          "the row's sum is missing its weights: it is sum_j grad_j * s_j, not sum_j grad_j"),
+     Slip('softmax_sum_all', 'Tensor.softmax', "self._add_grad(s * (grad - (grad * s).sum()))",
+          "summed over every axis: the sum runs along the softmax's axis only, one per row (keepdims=True)"),
+     Slip('log_softmax_no_exp', 'Tensor.log_softmax',
+          "self._add_grad(grad - out * grad.sum(axis=ax, keepdims=True))",
+          "log-probabilities used where probabilities belong: d out_i/dx_j = 1[i=j] - softmax(x)_j, and "
+          "softmax(x) = exp(out)"),
+     Slip('log_softmax_diagonal', 'Tensor.log_softmax', "self._add_grad(grad * (1 - np.exp(out)))",
+          "log_softmax's Jacobian reduced to its diagonal 1 - s: every output of a row depends on every input, "
+          "dx = grad - softmax(x) * sum(grad, axis, keepdims=True)"),
+     Slip('keepdims_lost', 'Tensor.log_softmax', "self._add_grad(grad - np.exp(out) * grad.sum(axis=ax))",
+          KEEPDIMS)))
+
+CROSS_ENTROPY = Exercise(
+    10, 'cross_entropy', "backward of cross_entropy, fused",
+    "Write the `_backward` of `cross_entropy(logits, targets)`, the mean over rows of "
+    "`-log softmax(logits)[target]`, as one op: its gradient with respect to the logits.",
+    "`log_probs` is log_softmax of the logits (n, classes), `rows` = arange(n), `picked` the targets, `counted` the "
+    "rows whose target is not `ignore_index`, `n_counted` how many. Ignored rows get 0 and do not count in the "
+    "mean. `grad` is the loss's upstream gradient, a 0-d array.",
+    "logits (4, 5) with targets [1, 0, 4, 1]; (6, 3) with two rows ignored (target -100); float32",
+    "For one row: `softmax(logits) - one_hot(target)`. The loss is a mean over the counted rows: divide by "
+    "`n_counted`, and multiply by `grad`.",
+    "`g = np.exp(log_probs)`, `g[rows, picked] -= 1` (one element per row; `g[:, picked]` would hit every row), "
+    "`g[~counted] = 0`, then `logits._add_grad(g * grad / n_counted)`.",
+    "dL/dlogits = (softmax(logits) - one_hot(targets)) / n_counted * grad",
+    ('cross_entropy',),
+    (case('z 4,5', "out = F.cross_entropy(z, t)", given={'t': np.array([1, 0, 4, 1])},
+          torch="out = F.cross_entropy(z, torch.tensor(t))"),
+     case('z 6,3', "out = F.cross_entropy(z, t)", given={'t': np.array([2, -100, 0, 1, -100, 2])}, seed=1,
+          torch="out = F.cross_entropy(z, torch.tensor(t))", note="rows 1 and 4 are ignored"),
+     case('z 3,4', "out = F.cross_entropy(z, t)", given={'t': np.array([3, 3, 0])}, dtype='float32', seed=2,
+          torch="out = F.cross_entropy(z, torch.tensor(t))")),
+    (Slip('ce_not_averaged', 'cross_entropy',
+          "g = np.exp(log_probs)\ng[rows, picked] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad)",
+          "cross-entropy not divided by the batch size: the loss is a mean over the counted rows, so each row's "
+          "gradient is divided by n_counted"),
+     Slip('ce_all_rows', 'cross_entropy',
+          "g = np.exp(log_probs)\ng[rows, picked] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad / len(rows))",
+          "divided by every row: ignored rows do not count in the mean, so divide by n_counted"),
+     Slip('ce_ignored_rows', 'cross_entropy',
+          "g = np.exp(log_probs)\ng[rows, picked] -= 1\nlogits._add_grad(g * grad / n_counted)",
+          "ignored rows get a gradient: a row whose target is ignore_index takes no part in the loss"),
+     Slip('ce_no_one_hot', 'cross_entropy',
+          "g = np.exp(log_probs)\ng[~counted] = 0\nlogits._add_grad(g * grad / n_counted)",
+          "the one-hot target is not subtracted: dL/dlogits = softmax - one_hot(target)"),
+     Slip('ce_columns', 'cross_entropy',
+          "g = np.exp(log_probs)\ng[:, picked] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad / n_counted)",
+          "g[:, picked] subtracts 1 in every row at every target's column: index one element per row, "
+          "g[rows, picked]"),
+     Slip('ce_log_probs', 'cross_entropy',
+          "g = log_probs.copy()\ng[rows, picked] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad / n_counted)",
+          "log-probabilities used where probabilities belong: dL/dlogits = softmax(logits) - one_hot, and "
+          "softmax = exp(log_probs)")),
+    kind='op')
+
+RMS_NORM = Exercise(
+    11, 'rms_norm', "backward of RMS norm",
+    "Write the `_backward` of `rms_norm(x)`: `y = x * r` with `r = 1 / sqrt(mean(x**2) + eps)` over the last "
+    "axis. `r` depends on every element of the vector, so each input's gradient has a term from the whole vector.",
+    "`y` is the output, `r` the factor (one per vector, shape (..., 1)), `n` the vector length. Work along the "
+    "last axis with keepdims=True.",
+    "x (4, 6); x (2, 3, 5); float32",
+    "`dr/dx_j = -r**3 x_j / n`. Collect both paths: through `x` directly and through `r`.",
+    "`dx = r * (grad - y * mean(grad * y, axis=-1, keepdims=True))`.",
+    "dx = r (g - y mean(g y))   along the last axis",
+    ('rms_norm',),
+    (case('x 4,6', "out = F.rms_norm(x)", torch="out = F.rms_norm(x, (x.shape[-1],), eps=1e-5)"),
+     case('x 2,3,5', "out = F.rms_norm(x)", seed=1, torch="out = F.rms_norm(x, (x.shape[-1],), eps=1e-5)"),
+     case('x 3,3', "out = F.rms_norm(x)", seed=2, torch="out = F.rms_norm(x, (x.shape[-1],), eps=1e-5)",
+          note="square"),
+     case('x 3,4', "out = F.rms_norm(x)", dtype='float32', seed=3,
+          torch="out = F.rms_norm(x, (x.shape[-1],), eps=1e-5)")),
+    (Slip('rms_constant', 'rms_norm', "x._add_grad(grad * r)",
+          "r treated as a constant: r = 1/rms(x) depends on every x_j of the vector, so "
+          "dx = r (grad - y mean(grad y)), not r grad"),
+     Slip('rms_not_divided', 'rms_norm', "x._add_grad(r * (grad - y * (grad * y).sum(axis=-1, keepdims=True)))",
+          "a sum where the mean belongs: dx = r (grad - y mean(grad y)), the mean over the n elements"),
+     Slip('keepdims_lost', 'rms_norm', "x._add_grad(r * (grad - y * (grad * y).mean(axis=-1)))", KEEPDIMS),
+     Slip('rms_wrong_axis', 'rms_norm', "x._add_grad(r * (grad - y * (grad * y).mean(axis=0, keepdims=True)))",
+          "reduced over the wrong axis: rms_norm normalizes each vector along the last axis"),
+     Slip('rms_sign', 'rms_norm', "x._add_grad(r * (grad + y * (grad * y).mean(axis=-1, keepdims=True)))",
+          "the sign of the second term: r falls as x grows, dx = r (grad - y mean(grad y))")))
+
+ATTENTION = Exercise(
+    12, 'attention', "backward of scaled dot-product attention with a causal mask",
+    "Write the `_backward` of `scaled_dot_product_attention(q, k, v)`: `out = p @ v` with "
+    "`p = softmax(q @ k^T * scale)` (masked: query t sees keys 0..t). Backpropagate through the three steps.",
+    "`qd`, `kd`, `vd` are the data, `p` the attention weights (0 where masked), `scale` = 1/sqrt(d). Batch axes "
+    "lead; transpose the last two only.",
+    "q, k, v (4, 3) causal and not; (2, 2, 4, 3) [batch, heads]; v (4, 2); float32",
+    "Three steps backwards: `dp = grad @ v^T` and `dv = p^T @ grad`; then softmax's backward per row; then "
+    "`dq = dscores @ k * scale`, `dk = dscores^T @ q * scale`.",
+    "`dscores = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale`; the masked entries need nothing "
+    "special, since p is 0 there.",
+    "dv = p^T g;  dp = g v^T;  ds = p (dp - sum(p dp)) scale;  dq = ds k;  dk = ds^T q",
+    ('scaled_dot_product_attention',),
+    (case('q 4,3; k 4,3; v 4,3', "out = F.scaled_dot_product_attention(q, k, v, is_causal=True)"),
+     case('q 4,3; k 4,3; v 4,2', "out = F.scaled_dot_product_attention(q, k, v)", seed=1),
+     case('q 2,2,4,3; k 2,2,4,3; v 2,2,4,3', "out = F.scaled_dot_product_attention(q, k, v, is_causal=True)",
+          seed=2),
+     case('q 5,2; k 5,2; v 5,2', "out = F.scaled_dot_product_attention(q, k, v, is_causal=True)",
+          dtype='float32', seed=3)),
+    (Slip('attn_softmax_diagonal', 'scaled_dot_product_attention',
+          "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (1 - p) * dp * scale\nq._add_grad(ds @ kd)\n"
+          "k._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)",
+          "softmax's Jacobian reduced to s * (1 - s): dscores = p * (dp - sum(p * dp, axis=-1, keepdims=True))"),
+     Slip('attn_no_scale', 'scaled_dot_product_attention',
+          "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True))\n"
+          "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)",
+          "the scale is missing: the scores were q @ k^T * scale, so dq and dk carry the factor scale = 1/sqrt(d)"),
+     Slip('attn_v_untransposed', 'scaled_dot_product_attention',
+          "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
+          "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p @ grad)",
+          "v's gradient untransposed: out = p @ v, so dv = p^T @ grad"),
+     Slip('attn_k_untransposed', 'scaled_dot_product_attention',
+          "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
+          "q._add_grad(ds @ kd)\nk._add_grad(ds @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)",
+          "k's gradient untransposed: scores = q @ k^T, so dk = dscores^T @ q"),
+     Slip('keepdims_lost', 'scaled_dot_product_attention',
+          "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1)) * scale\n"
+          "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)",
+          KEEPDIMS)))
+
+
+def _backward_body(seed: str = "self._add_grad(start)", start: str = "np.ones_like(self.data)",
+                   walk: str = "reversed(order)", reset: bool = True, call: str = "node._backward(node.grad)",
+                   refuse: bool = True) -> str:
+    """A body of Tensor.backward(), the library's by default, with one thing changed (the slips below)."""
+    check = ("    if self.data.size != 1:\n        raise ValueError('backward: a non-scalar output needs grad=')\n"
+             if refuse else "")
+    shape = ("    if start.shape != self.data.shape:\n        raise ValueError('backward: grad has the wrong shape')\n"
+             if refuse else "")
+    zero = "for node in order:\n    node.grad = None\n" if reset else ""
+    return (f"if grad is None:\n{check}    start = {start}\nelse:\n"
+            f"    start = np.asarray(grad.data if isinstance(grad, Tensor) else grad, dtype=self.data.dtype)\n"
+            f"{shape}order = self._topological_order()\n{zero}{seed}\nfor node in {walk}:\n    {call}")
+
+
+BACKWARD = Exercise(
+    13, 'backward', "backward(): the chain rule over the graph, from a seed of any shape",
+    "Write the body of `Tensor.backward(grad=None)`: sort the graph (`self._topological_order()`, written for "
+    "you), reset the gradients of the nodes in the order, seed `self` with its gradient, then call each node's "
+    "`_backward(node.grad)`, the output first.",
+    "A one-element output needs no `grad` (the seed is ones); any other output needs `grad=` of its own shape, "
+    "and without it backward() raises ValueError, as PyTorch does. Reset only the nodes in the order: leaves "
+    "accumulate across calls. Seed with `self._add_grad(start)`, so a float32 output keeps a float32 gradient "
+    "and a leaf output adds to the gradient it holds.",
+    "graphs of tensors (3,) and () whose nodes the checker makes (so your ops need not be done); a second "
+    "backward(); a float32 graph; out (3,) with grad= given; a leaf as the output",
+    "The seed is d(out)/d(out): ones of out's shape for a scalar, or the `grad` given. Then walk "
+    "`reversed(order)`: a node's gradient is complete once every node made from it has passed its share on.",
+    "`for node in order: node.grad = None`; `self._add_grad(start)`; `for node in reversed(order): "
+    "node._backward(node.grad)`. Check `grad`'s shape against `self.data.shape`.",
+    "seed: out.grad += (ones or grad);  for node in reversed(topological order): node._backward(node.grad)",
+    ('Tensor.backward()',),
+    (),
+    (Slip('backward_not_reversed', 'Tensor.backward()', _backward_body(walk="order"),
+          "the order is walked from the leaves: run the output's _backward first (for node in reversed(order)), "
+          "else a node passes its gradient on before it has received all of it"),
+     Slip('backward_ignores_grad', 'Tensor.backward()',
+          _backward_body().replace("    start = np.asarray(grad.data if isinstance(grad, Tensor) else grad, "
+                                   "dtype=self.data.dtype)\n", "    start = np.ones_like(self.data)\n"),
+          "the upstream gradient passed to backward(grad) is ignored: a non-scalar output is seeded with the "
+          "grad given, not with ones"),
+     Slip('backward_no_reset', 'Tensor.backward()', _backward_body(reset=False),
+          "the nodes' gradients are not reset: a second backward() adds to what the first left in the "
+          "intermediate nodes, and the leaves get more than twice the gradient; set node.grad = None for the "
+          "nodes in the order first"),
+     Slip('promoted', 'Tensor.backward()', _backward_body(seed="self.grad = np.ones(self.data.shape) if grad "
+                                                               "is None else start"),
+          "float32 promoted to float64: np.ones(shape) is float64, so a float32 output's gradient became float64; "
+          "seed with np.ones_like(self.data) through self._add_grad"),
+     Slip('backward_seed_overwrites', 'Tensor.backward()', _backward_body(seed="self.grad = start"),
+          "self.grad = start instead of self._add_grad(start): for an output that is a leaf holding a gradient "
+          "already, that gradient is lost; backward() adds, as PyTorch's does"),
+     Slip('backward_unit_grad', 'Tensor.backward()', _backward_body(call="node._backward(np.ones_like(node.grad))"),
+          "each node is passed ones instead of its own gradient: call node._backward(node.grad)"),
+     Slip('backward_nonscalar_seeded', 'Tensor.backward()', _backward_body(refuse=False),
+          "a non-scalar output without grad= is seeded with ones instead of refused: that computes the gradient "
+          "of out.sum(), which is not what was asked; raise ValueError, as PyTorch does")),
+    kind='backward')
+
+EXERCISES: tuple[Exercise, ...] = (UNBROADCAST, ADD_MUL, ELEMENTWISE, REDUCE, MAX, SHAPES, INDEX, MATMUL, SOFTMAX,
+                                   CROSS_ENTROPY, RMS_NORM, ATTENTION, BACKWARD)
+assert [e.number for e in EXERCISES] == list(range(1, len(EXERCISES) + 1))
+
+ALIASES = {'broadcast': 'unbroadcast', 'add': '+ *', 'mul': '+ *', '+': '+ *', '*': '+ *', 'exp': 'elementwise',
+           'log': 'elementwise', 'tanh': 'elementwise', 'relu': 'elementwise', 'sum': 'sum mean', 'mean': 'sum mean',
+           'permute': 'reshape', 'transpose': 'reshape', 'index': 'getitem', 'indexing': 'getitem',
+           '@': 'matmul', 'log_softmax': 'softmax', 'rms': 'rms_norm', 'sdpa': 'attention',
+           'scaled_dot_product_attention': 'attention'}
+
+
+def find(name: str) -> Exercise:
+    """An exercise by its name ('softmax'), one of its ops ('tanh', 'mul') or its number ('3')."""
+    key = str(name).strip().lower()
+    if key.isdigit() and 1 <= int(key) <= len(EXERCISES):
+        return EXERCISES[int(key) - 1]
+    key = ALIASES.get(key, key)
+    for e in EXERCISES:
+        if key in (e.name, e.name.replace(' ', '-'), e.name.replace(' ', '_')):
+            return e
+    names = ', '.join(repr(e.name) for e in EXERCISES)
+    raise KeyError(f"no exercise {name!r} in the tensor track: choose one of {names}, an op ('tanh', 'mean'), or "
+                   f"a number, 1-{len(EXERCISES)}")

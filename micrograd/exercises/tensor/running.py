@@ -1,0 +1,290 @@
+"""Running a case: build its tensors with some engine (the learner's, the library's, a slip planted in the
+library's), backpropagate a random upstream gradient with the checker's own loop, and keep what came out.
+
+The loop is the checker's, not the learner's backward(): each op is checked before (and whatever) exercise
+13 is. It watches one more thing: a node's `_backward` must not write into the gradient array it is
+handed, since another node may hold that same array (x + y hands one array to both parents).
+"""
+from __future__ import annotations
+import __future__
+
+import ast
+import contextlib
+import importlib
+import inspect
+import math
+import textwrap
+import types
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from micrograd.exercises.tensor.cases import Array, Case
+from micrograd.exercises.tensor.records import EXERCISES, Exercise
+from micrograd.exercises.tensor.workspace import FUNCTIONS, blanks, library_module, library_source
+
+
+@dataclass
+class Run:
+    """One case run with one engine."""
+    grads: dict[str, Array | None] = field(default_factory=dict)
+    out: Array | None = None          # the output's data
+    error: BaseException | None = None
+    built: bool = True                # False: the forward pass raised (nothing to compare)
+    inplace: str = ''                 # the op whose _backward wrote into the grad it was handed
+    given: dict[str, Any] = field(default_factory=dict)   # data tensors of the case: any .grad they got
+
+
+def functional(module: Any) -> types.SimpleNamespace:
+    """F in a case's code: the fused ops of the engine being run."""
+    return types.SimpleNamespace(cross_entropy=module.cross_entropy, rms_norm=module.rms_norm,
+                                 scaled_dot_product_attention=module.scaled_dot_product_attention)
+
+
+def order_of(root: Any) -> list[Any]:
+    """The nodes ops made on the way to root, each after its parents (the library's sort, on any engine)."""
+    order, visited, stack = [], set(), [(root, False)]
+    while stack:
+        node, placed = stack.pop()
+        if placed:
+            order.append(node)
+        elif id(node) not in visited and getattr(node, '_prev', None):
+            visited.add(id(node))
+            stack.append((node, True))
+            stack.extend((parent, False) for parent in node._prev)
+    return order
+
+
+def backpropagate(out: Any, upstream: Array) -> str:
+    """The chain rule from out, seeded with upstream; returns the op of a node whose backward wrote into the
+    gradient it was handed ('' when none did)."""
+    order = order_of(out)
+    for node in order:
+        node.grad = None
+    out.grad = upstream.copy()
+    wrote = ''
+    with np.errstate(all='ignore'):
+        for node in reversed(order):
+            grad = node.grad
+            before = grad.copy()
+            node._backward(grad)
+            if not wrote and not np.array_equal(before, grad, equal_nan=True):
+                wrote = node._op or '?'
+    return wrote
+
+
+def run_case(case: Case, module: Any) -> Run:
+    """case built with module's Tensor, backpropagated from its upstream gradient."""
+    data = case.data()
+    if 'unbroadcast' in case.code:  # exercise 1: a function of arrays
+        namespace = {'unbroadcast': module.unbroadcast, 'np': np, **data}
+        try:
+            exec(case.code, namespace)
+        except Exception as error:  # noqa: BLE001 -- reported with the line that raised it
+            return Run(error=error)
+        out = namespace['out']
+        return Run({'out': np.asarray(out) if isinstance(out, (np.ndarray, np.generic)) else out})
+    Tensor = module.Tensor
+    namespace = {'Tensor': Tensor, 'np': np, 'F': functional(module), **case.given}
+    try:
+        leaves = {name: Tensor(x, requires_grad=True, dtype=x.dtype) for name, x in data.items()}
+        namespace.update(leaves)
+        exec(case.code, namespace)
+        out = namespace['out']
+    except Exception as error:  # noqa: BLE001 -- an engine that cannot make this input
+        return Run(error=error, built=False)
+    given = {k: v for k, v in namespace.items() if isinstance(v, Tensor) and k not in leaves and k != 'out'}
+    try:
+        wrote = backpropagate(out, case.upstream(out.data.shape))
+    except Exception as error:  # noqa: BLE001
+        return Run(out=out.data, error=error, given=given)
+    grads = {name: (None if t.grad is None else np.array(t.grad)) for name, t in leaves.items()}
+    return Run(grads, out.data, inplace=wrote, given=given)
+
+
+# --- each exercise on its own: the other exercises' bodies are the library's ---------------------------
+
+@cache
+def _text_of(owner: str) -> str:
+    """The library's text of the function or method owner ('Unary.exp', 'unbroadcast'), dedented."""
+    source = library_source()
+    cls_name, _, name = owner.rpartition('.')
+    for node in ast.parse(source).body:
+        if not cls_name and isinstance(node, ast.FunctionDef) and node.name == name:
+            fn = node
+            break
+        if cls_name and isinstance(node, ast.ClassDef) and node.name == cls_name:
+            fn = next(i for i in node.body if isinstance(i, ast.FunctionDef) and i.name == name)
+            break
+    else:
+        raise LookupError(owner)
+    lines = source.splitlines(keepends=True)
+    first = min([fn.lineno] + [d.lineno for d in fn.decorator_list])
+    assert fn.end_lineno is not None
+    return textwrap.dedent(''.join(lines[first - 1:fn.end_lineno]))
+
+
+def _compiled(owner: str, module: Any) -> Any:
+    """The library's function or method owner, compiled into module's namespace, so that it makes module's
+    Tensors (and calls module's helpers)."""
+    namespace = dict(vars(module))
+    flags = __future__.annotations.compiler_flag
+    where = str(Path(__file__).parent / f'<library {owner}>')  # in micrograd's folder: never the learner's line
+    exec(compile(_text_of(owner), where, 'exec', flags=flags, dont_inherit=True), namespace)
+    return namespace[owner.rpartition('.')[2]]
+
+
+def _owner_class(module: Any, owner: str) -> Any:
+    cls_name = owner.partition('.')[0]
+    cls = getattr(module, cls_name, None)
+    if isinstance(cls, type) and owner.partition('.')[2] in vars(cls):
+        return cls
+    tensor = module.Tensor
+    return next((c for c in tensor.__mro__ if owner.partition('.')[2] in vars(c)), tensor)
+
+
+@contextlib.contextmanager
+def alone(module: Any, exercise: Exercise) -> Iterator[None]:
+    """While checking exercise: every other exercise's body is the library's (patched into module, and put
+    back after), so that one exercise's slip never shows as another's."""
+    saved: list[tuple[Any, str, Any]] = []
+    try:
+        for b in blanks():
+            if b.exercise is exercise:
+                continue
+            name = b.owner.rpartition('.')[2]
+            target = module if b.owner in FUNCTIONS or '.' not in b.owner else _owner_class(module, b.owner)
+            if target is None:
+                continue
+            saved.append((target, name, target.__dict__.get(name) if isinstance(target, type)
+                          else getattr(target, name, None)))
+            setattr(target, name, library_body(b.owner, module))
+        yield
+    finally:
+        for target, name, value in reversed(saved):
+            if value is None:
+                delattr(target, name)
+            else:
+                setattr(target, name, value)
+
+
+_LIBRARY_BODIES: dict[tuple[str, int], Any] = {}
+
+
+def library_body(owner: str, module: Any) -> Any:
+    """The library's body of owner ('Unary.exp', 'unbroadcast'), made for module's Tensor (built once)."""
+    key = (owner, id(module))
+    if key not in _LIBRARY_BODIES:
+        _LIBRARY_BODIES[key] = _compiled(owner, module)
+    return _LIBRARY_BODIES[key]
+
+
+# --- what the right answer is ------------------------------------------------------------------------
+
+@cache
+def expected(number: int, index: int) -> tuple[Run, dict[str, Array]]:
+    """The library's run of a case, and the central differences of its forward pass (float64)."""
+    exercise = EXERCISES[number - 1]
+    case = exercise.cases[index]
+    run = run_case(case, library_module())
+    fd: dict[str, Array] = {}
+    if exercise.kind == 'op' and not case.kink and run.error is None:
+        fd = central_differences(case)
+    return run, fd
+
+
+def central_differences(case: Case) -> dict[str, Array]:
+    """d(sum(upstream * out))/d(leaf), each element nudged both ways, in float64 with the library's forward."""
+    tensor = importlib.import_module('micrograd.tensor')
+    data = {k: v.astype(np.float64) for k, v in case.data().items()}
+
+    def loss(values: dict[str, Array]) -> float:
+        namespace = {'Tensor': tensor.Tensor, 'np': np, 'F': functional(tensor), **case.given}
+        namespace.update({k: tensor.Tensor(v) for k, v in values.items()})
+        exec(case.code, namespace)
+        out = namespace['out'].data.astype(np.float64)
+        return float(np.sum(case.upstream(out.shape).astype(np.float64) * out))
+    out: dict[str, Array] = {}
+    for name, x in data.items():
+        g = np.zeros_like(x)
+        for i in np.ndindex(*x.shape):
+            h = 1e-6 * max(1.0, abs(float(x[i])))
+            up, down = x.copy(), x.copy()
+            up[i] += h
+            down[i] -= h
+            g[i] = (loss({**data, name: up}) - loss({**data, name: down})) / (2 * h)
+        out[name] = g
+    return out
+
+
+@cache
+def torch_grads(number: int, index: int) -> dict[str, Array] | None:
+    """PyTorch's gradients for a case, where PyTorch is installed (None where it is not, or cannot run it)."""
+    exercise = EXERCISES[number - 1]
+    case = exercise.cases[index]
+    if exercise.kind != 'op':
+        return None
+    try:
+        torch = importlib.import_module('torch')
+    except ImportError:
+        return None
+    code = case.torch or case.code.replace('axis=', 'dim=').replace('keepdims=', 'keepdim=')
+    leaves = {k: torch.tensor(v, requires_grad=True) for k, v in case.data().items()}
+    namespace = {'torch': torch, 'np': np, 'F': torch.nn.functional, 'Tensor': torch.tensor, **case.given, **leaves}
+    try:
+        exec(code, namespace)
+        out = namespace['out']
+        out.backward(torch.tensor(case.upstream(tuple(out.shape))))
+    except Exception:  # noqa: BLE001 -- a case PyTorch spells otherwise: central differences still check it
+        return None
+    return {k: t.grad.numpy().copy() if t.grad is not None else np.zeros_like(case.data()[k])
+            for k, t in leaves.items()}
+
+
+def tolerance(dtype: Any) -> tuple[float, float]:
+    return (2e-4, 1e-5) if np.dtype(dtype) == np.float32 else (1e-7, 1e-10)
+
+
+def close(a: Array | None, b: Array | None, dtype: Any = np.float64, loose: bool = False) -> bool:
+    """Same shape and the same numbers (within dtype's rounding; loose: central differences' error)."""
+    if a is None or b is None or not isinstance(a, np.ndarray) or np.shape(a) != np.shape(b):
+        return False
+    rtol, atol = (1e-4, 1e-6) if loose else tolerance(dtype)
+    scale = float(np.max(np.abs(b))) if np.size(b) else 1.0
+    return bool(np.allclose(a, b, rtol=rtol, atol=atol * max(1.0, scale), equal_nan=True))
+
+
+def summary(name: str, g: Any, limit: int = 8) -> str:
+    """'b.grad = [0.52, -1.3, 0.8] (3,)': a gradient as a report shows it."""
+    if g is None:
+        return f"{name}.grad = None"
+    if not isinstance(g, np.ndarray):
+        return f"{name} = {type(g).__name__} {g!r}"[:100]
+    flat = g.reshape(-1)
+    numbers = ', '.join(f"{v:.4g}" for v in flat[:limit]) + (', ...' if flat.size > limit else '')
+    shape = str(g.shape) if g.ndim != 1 else f"({g.shape[0]},)"
+    dtype = '' if g.dtype == np.float64 else f" {g.dtype}"
+    return f"{name}.grad = [{numbers}] {shape}{dtype}" if name != 'out' else f"[{numbers}] {shape}{dtype}"
+
+
+def finite(*values: float) -> bool:
+    return all(math.isfinite(v) for v in values)
+
+
+def is_blank_error(error: BaseException | None) -> int | None:
+    """For a NotImplementedError from a blank, the number of its exercise (0: the learner's own); else None."""
+    if not isinstance(error, NotImplementedError):
+        return None
+    text = str(error)
+    return next((e.number for e in EXERCISES if text.startswith(f'exercise {e.number} ')), 0)
+
+
+def signature_takes_grad(fn: Any) -> bool:
+    try:
+        return len(inspect.signature(fn).parameters) >= 1
+    except (TypeError, ValueError):
+        return True
