@@ -1,15 +1,21 @@
-"""Backwards written the way learners write them, for test_exercises: about a hundred wrong, each to be graded
-not done with its own diagnosis, and a few dozen right ones written differently, each to be graded done.
+"""The grader's mutation test, as data: backwards written the way learners write them, each with the name the
+checker must give it, and right ones written otherwise, each to be graded done; with the helpers that build the
+library's engine with one body replaced.
 
-A mutant is (exercise, the method whose blank it fills, the body, the diagnosis the checker must give). Bodies
-use {x} and {y} for the parents the closure adds to (self and other; w, x in dot) and {i} for the indentation of
-every line after the first; they may read what the library's forward pass binds (slope, y and out in **, q in /,
-e, t, s, x in log). Everything else in the engine is the library's own.
+A mutant is (exercise, the method whose blank it fills, the body, the diagnosis). Bodies use {x} and {y} for the
+parents the closure adds to (self and other; w, x in dot) and {i} for the indentation of every line after the
+first; they read only what any version of the engine binds: the parents' .data, grad, and the forward pass's
+output (t in tanh, e in exp, s in sigmoid, q in /, out in **) and exponent (y in **).
 """
+import ast
 import math
 
-# The exponent's half of x ** y, right, after a base's half (wrong or right).
-EXPONENT = "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += numeric.times_log(out, {x}.data) * grad"
+from micrograd.exercises.cutting import library_source, load, splice
+from micrograd.exercises.scalar.workspace import find_blanks
+
+# x ** k and x ** y: the exponent's half of the backward, right, after a base's half (wrong or right).
+EXPONENT = "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += out * math.log({x}.data) * grad"
+BASE = "{x}.grad += y * {x}.data ** (y - 1) * grad"
 
 MUTANTS = [
     # 1: x + y (x + 2 makes 2 a leaf Value: the same closure)
@@ -17,12 +23,19 @@ MUTANTS = [
     ('+', '__add__', "{x}.grad += grad\n{i}{y}.grad = grad", 'overwrite'),
     ('+', '__add__', "{x}.grad += 1.0\n{i}{y}.grad += 1.0", 'upstream'),
     ('+', '__add__', "{x}.grad = {x}.grad + 1\n{i}{y}.grad = {y}.grad + 1", 'upstream'),
-    ('+', '__add__', "{x}.grad += grad", 'one_parent'),
-    ('+', '__add__', "{y}.grad += grad", 'one_parent'),
+    ('+', '__add__', "{x}.grad += grad", 'parent_dropped'),
+    ('+', '__add__', "{y}.grad += grad", 'parent_dropped'),
     ('+', '__add__', "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data * grad", 'product_rule_in_add'),
     ('+', '__add__', "{x}.grad -= grad\n{i}{y}.grad -= grad", 'sign'),
+    ('+', '__add__', "{x}.grad += grad\n{i}{y}.grad -= grad", 'sign'),
     ('+', '__add__', "pass", 'nothing'),
     ('+', '__add__', "{x}.grad += out.grad\n{i}{y}.grad += out.grad", 'out_undefined'),
+    ('+', '__add__', "{x}.grad += 2 * grad\n{i}{y}.grad += grad", 'parent_twice'),
+    # a + a special-cased: its gradient counted twice
+    ('+', '__add__', "{x}.grad += grad\n{i}{y}.grad += grad\n{i}if {x} is {y}:\n{i}    {x}.grad += grad",
+     'reused_leaf'),
+    ('+', '__add__', "if {x} is {y}:\n{i}    {x}.grad += 2 * grad\n{i}{x}.grad += grad\n{i}{y}.grad += grad",
+     'reused_leaf'),
     # 2: x * y (x * 3 makes 3 a leaf Value)
     ('*', '__mul__', "{x}.grad = {x}.grad + {x}.data * grad\n{i}{y}.grad = {y}.grad + {y}.data * grad", 'swapped'),
     ('*', '__mul__', "{x}.grad += {x}.data * grad\n{i}{y}.grad += {y}.data * grad", 'swapped'),
@@ -31,66 +44,78 @@ MUTANTS = [
     ('*', '__mul__', "{x}.grad += grad\n{i}{y}.grad += grad", 'sum_rule_in_mul'),
     ('*', '__mul__', "{x}.grad -= {y}.data * grad\n{i}{y}.grad -= {x}.data * grad", 'sign'),
     ('*', '__mul__', "{x}.grad += grad\n{i}{y}.grad += {x}.data * grad", 'mul_no_constant'),
-    ('*', '__mul__', "{x}.grad += {y}.data * grad", 'one_parent'),
+    ('*', '__mul__', "{x}.grad += {y}.data * grad\n{i}{y}.grad += grad", 'factor_dropped'),
+    ('*', '__mul__', "{x}.grad += {y}.data * grad", 'parent_dropped'),
     ('*', '__mul__', "pass", 'nothing'),
     ('*', '__mul__', "{x}.grad += {y}.data * out.grad\n{i}{y}.grad += {x}.data * out.grad", 'out_undefined'),
+    ('*', '__mul__', "{x}.grad += {y}.data / grad\n{i}{y}.grad += {x}.data / grad", 'mul_for_div'),
     # 3: x ** k and x ** y
-    ('**', '__pow__', "{x}.grad += y * {x}.data ** y * grad" + EXPONENT, 'pow_no_lowering'),
-    ('**', '__pow__', "{x}.grad += {x}.data ** (y - 1) * grad" + EXPONENT, 'pow_no_factor'),
+    ('**', '__pow__', "{x}.grad += y * {x}.data ** y * grad" + EXPONENT, 'exponent_off'),
+    ('**', '__pow__', "{x}.grad += y * {x}.data ** (y - 2) * grad" + EXPONENT, 'exponent_off'),
+    ('**', '__pow__', "{x}.grad += {x}.data ** (y - 1) * grad" + EXPONENT, 'factor_dropped'),
     ('**', '__pow__', "{x}.grad += y * abs({x}.data) ** (y - 1) * grad" + EXPONENT, 'pow_abs'),
-    ('**', '__pow__', "{x}.grad += y * out ** (y - 1) * grad" + EXPONENT, 'pow_at_output'),
-    ('**', '__pow__', "{x}.grad += y * math.exp((y - 1) * math.log({x}.data)) * grad" + EXPONENT, 'raises'),
-    ('**', '__pow__', "{x}.grad += slope\n{i}if isinstance({y}, Value):\n"
-                      "{i}    {y}.grad += numeric.times_log(out, {x}.data)", 'upstream'),
-    ('**', '__pow__', "{x}.grad += slope * grad", 'pow_exponent'),
-    ('**', '__pow__', "{x}.grad += y * {x}.data ** (y - 1) * grad", 'pow_exponent'),
-    ('**', '__pow__', "{x}.grad += slope * grad\n{i}if isinstance({y}, Value):\n"
-                      "{i}    {y}.grad += math.log({x}.data) * grad", 'pow_exponent_no_power'),
-    ('**', '__pow__', "{x}.grad = slope * grad\n{i}if isinstance({y}, Value):\n"
-                      "{i}    {y}.grad = numeric.times_log(out, {x}.data) * grad", 'overwrite'),
-    ('**', '__pow__', "{x}.grad -= slope * grad\n{i}if isinstance({y}, Value):\n"
-                      "{i}    {y}.grad -= numeric.times_log(out, {x}.data) * grad", 'sign'),
+    ('**', '__pow__', "{x}.grad += y * out ** (y - 1) * grad" + EXPONENT, 'at_output'),
+    ('**', '__pow__', "{x}.grad += y * {x}.data ** (y - 1)\n{i}if isinstance({y}, Value):\n"
+                      "{i}    {y}.grad += out * math.log({x}.data)", 'upstream'),
+    ('**', '__pow__', BASE, 'parent_dropped'),
+    ('**', '__pow__', BASE + "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += math.log({x}.data) * grad",
+     'pow_exponent_no_power'),
+    ('**', '__pow__', "{x}.grad = y * {x}.data ** (y - 1) * grad\n{i}if isinstance({y}, Value):\n"
+                      "{i}    {y}.grad = out * math.log({x}.data) * grad", 'overwrite'),
+    ('**', '__pow__', "{x}.grad -= y * {x}.data ** (y - 1) * grad\n{i}if isinstance({y}, Value):\n"
+                      "{i}    {y}.grad -= out * math.log({x}.data) * grad", 'sign'),
     ('**', '__pow__', "{x}.grad += y * {x}.data ** (y - 1) * out.grad" + EXPONENT, 'out_undefined'),
-    ('**', '__pow__', "{x}.grad += slope * grad\n{i}{y}.grad += numeric.times_log(out, {x}.data) * grad",
-     'pow_number_grad'),
+    ('**', '__pow__', BASE + "\n{i}{y}.grad += out * math.log({x}.data) * grad", 'pow_number_grad'),
     ('**', '__pow__', "pass", 'nothing'),
     # 4: x / y (x / 4 makes 4 a leaf Value)
-    ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad += grad * q / {y}.data", 'div_sign'),
-    ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= grad / {y}.data ** 2", 'div_dy_no_x'),
-    ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= {x}.data / {y}.data * grad", 'div_dy_one_y'),
-    ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= q / {y}.data ** 2 * grad", 'div_at_output'),
+    ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad += grad * q / {y}.data", 'sign'),
+    ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= grad / {y}.data ** 2", 'factor_dropped'),
+    ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= {x}.data / {y}.data * grad", 'factor_dropped'),
+    ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= q / {y}.data ** 2 * grad", 'at_output'),
     ('/', '__truediv__', "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data * grad", 'div_as_mul'),
     ('/', '__truediv__', "{x}.grad = grad / {y}.data\n{i}{y}.grad = -grad * q / {y}.data", 'overwrite'),
     ('/', '__truediv__', "{x}.grad += 1.0 / {y}.data\n{i}{y}.grad -= q / {y}.data", 'upstream'),
     ('/', '__truediv__', "{x}.grad -= grad / {y}.data\n{i}{y}.grad += q / {y}.data * grad", 'sign'),
-    ('/', '__truediv__', "{x}.grad += grad / {y}.data", 'one_parent'),
+    ('/', '__truediv__', "{x}.grad += grad / {y}.data", 'parent_dropped'),
     ('/', '__truediv__', "{x}.grad += grad\n{i}{y}.grad -= grad * q / {y}.data", 'div_no_constant'),
+    ('/', '__truediv__', "{x}.grad += grad * {y}.data\n{i}{y}.grad -= grad * q / {y}.data", 'mul_for_div'),
     ('/', '__truediv__', "pass", 'nothing'),
     ('/', '__truediv__', "{x}.grad += out.grad / {y}.data\n{i}{y}.grad -= out.grad * q / {y}.data", 'out_undefined'),
-    # 5-9: the functions of one input
-    ('exp', 'exp', "{x}.grad += {x}.data * grad", 'exp_at_input'),
+    # the divisor's gradient written -(x/y)**2
+    ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad += -({x}.data / {y}.data) ** 2 * grad",
+     'div_square_of_output'),
+    # 5: exp
+    ('exp', 'exp', "{x}.grad += {x}.data * grad", 'at_input'),
     ('exp', 'exp', "{x}.grad += {x}.data * math.exp({x}.data - 1) * grad", 'exp_power_rule'),
     ('exp', 'exp', "{x}.grad += e", 'upstream'),
-    ('exp', 'exp', "{x}.grad += math.exp(e) * grad", 'exp_at_output'),
+    ('exp', 'exp', "{x}.grad += math.exp(e) * grad", 'applied_twice'),
     ('exp', 'exp', "{x}.grad = e * grad", 'overwrite'),
     ('exp', 'exp', "{x}.grad -= e * grad", 'sign'),
     ('exp', 'exp', "pass", 'nothing'),
     ('exp', 'exp', "{x}.grad += out.data * out.grad", 'out_undefined'),
-    ('tanh', 'tanh', "{x}.grad += (1 - {x}.data ** 2) * grad", 'tanh_at_input'),
+    ('exp', 'exp', "{x}.grad += e * grad\n{i}{x}.grad += e * grad", 'parent_twice'),
+    # 6: tanh
+    ('tanh', 'tanh', "{x}.grad += (1 - {x}.data ** 2) * grad", 'at_input'),
     ('tanh', 'tanh', "{x}.grad = (1 - t ** 2) * grad", 'overwrite'),
     ('tanh', 'tanh', "{x}.grad += (t ** 2 - 1) * grad", 'sign'),
+    ('tanh', 'tanh', "{x}.grad += (1 + t ** 2) * grad", 'sign'),
     ('tanh', 'tanh', "{x}.grad += 1 - t * t", 'upstream'),
-    ('tanh', 'tanh', "{x}.grad += (1 - math.tanh(t) ** 2) * grad", 'tanh_at_output'),
-    ('tanh', 'tanh', "{x}.grad += (1 - t) * grad", 'tanh_no_square'),
+    ('tanh', 'tanh', "{x}.grad += (1 - math.tanh(t) ** 2) * grad", 'applied_twice'),
+    ('tanh', 'tanh', "{x}.grad += (1 - t) * grad", 'factor_dropped'),
     ('tanh', 'tanh', "{x}.grad += (1 - t ** 2) * out.grad", 'out_undefined'),
     ('tanh', 'tanh', "pass", 'nothing'),
-    ('log', 'log', "{x}.grad += grad / math.log({x}.data)", 'log_at_output'),
-    ('log', 'log', "{x}.grad += math.log(x) * grad", 'log_function'),
+    ('tanh', 'tanh', "{x}.grad += (1 - t ** 2) / grad", 'mul_for_div'),
+    # 7: log
+    ('log', 'log', "{x}.grad += grad / math.log({x}.data)", 'at_output'),
+    ('log', 'log', "{x}.grad += math.log({x}.data) * grad", 'log_function'),
     ('log', 'log', "{x}.grad += -grad / {x}.data", 'sign'),
     ('log', 'log', "{x}.grad += grad / {x}.data ** 2", 'log_squared'),
-    ('log', 'log', "{x}.grad = grad / x", 'overwrite'),
-    ('log', 'log', "{x}.grad += 1 / x", 'upstream'),
-    ('log', 'log', "{x}.grad += out.grad / x", 'out_undefined'),
+    ('log', 'log', "{x}.grad = grad / {x}.data", 'overwrite'),
+    ('log', 'log', "{x}.grad += 1 / {x}.data", 'upstream'),
+    ('log', 'log', "{x}.grad += out.grad / {x}.data", 'out_undefined'),
+    ('log', 'log', "{x}.grad += grad * {x}.data", 'mul_for_div'),  # times x, not divided by it
+    ('log', 'log', "pass", 'nothing'),
+    # 8: relu
     ('relu', 'relu', "{x}.grad += grad if {x}.data >= 0 else 0.0", 'relu_at_zero'),
     ('relu', 'relu', "{x}.grad += max(0.0, {x}.data) * grad", 'relu_value'),
     ('relu', 'relu', "{x}.grad += grad", 'relu_ungated'),
@@ -99,28 +124,36 @@ MUTANTS = [
     ('relu', 'relu', "{x}.grad = ({x}.data > 0) * grad", 'overwrite'),
     ('relu', 'relu', "{x}.grad += 1.0 if {x}.data > 0 else 0.0", 'upstream'),
     ('relu', 'relu', "{x}.grad += (out.data > 0) * out.grad", 'out_undefined'),
-    ('sigmoid', 'sigmoid', "{x}.grad += {x}.data * (1 - {x}.data) * grad", 'sigmoid_at_input'),
-    ('sigmoid', 'sigmoid', "{x}.grad += s * grad", 'sigmoid_half'),
+    ('relu', 'relu', "{x}.grad += grad if {x}.data > 0 else 0.01 * grad", 'relu_leaky'),
+    ('relu', 'relu', "{x}.grad += (1.0 if {x}.data > 0 else 0.2) * grad", 'relu_leaky'),
+    # 9: sigmoid
+    ('sigmoid', 'sigmoid', "{x}.grad += {x}.data * (1 - {x}.data) * grad", 'at_input'),
+    ('sigmoid', 'sigmoid', "{x}.grad += s * grad", 'factor_dropped'),
     ('sigmoid', 'sigmoid', "{x}.grad += s * (1 - s)", 'upstream'),
     ('sigmoid', 'sigmoid', "s2 = 1 / (1 + math.exp(-s))\n{i}{x}.grad += s2 * (1 - s2) * grad", 'sigmoid_at_output'),
     ('sigmoid', 'sigmoid', "{x}.grad = s * (1 - s) * grad", 'overwrite'),
     ('sigmoid', 'sigmoid', "{x}.grad -= s * (1 - s) * grad", 'sign'),
+    ('sigmoid', 'sigmoid', "{x}.grad += s * (1 + s) * grad", 'sign'),
+    ('sigmoid', 'sigmoid', "pass", 'nothing'),
     # 10: dot (ws and xs, and the bias b: always a Value)
     ('dot', 'dot', "for w, x in zip(ws, xs):\n{i}    w.grad += x.data * grad\n{i}    x.grad += w.data * grad",
-     'dot_no_bias'),
+     'parent_dropped'),
     ('dot', 'dot', "for w, x in zip(ws, xs):\n{i}    w.grad += w.data * grad\n{i}    x.grad += x.data * grad\n"
-                   "{i}b.grad += grad", 'dot_swapped'),
-    ('dot', 'dot', "for w, x in zip(ws, xs):\n{i}    w.grad += x.data * grad\n{i}b.grad += grad", 'dot_inputs'),
+                   "{i}b.grad += grad", 'swapped'),
+    ('dot', 'dot', "for w, x in zip(ws, xs):\n{i}    w.grad += x.data * grad\n{i}b.grad += grad", 'parent_dropped'),
     ('dot', 'dot', "for i in range(len(ws)):\n{i}    ws[i].grad = xs[i].data * grad\n"
                    "{i}    xs[i].grad = ws[i].data * grad\n{i}b.grad = grad", 'overwrite'),
     ('dot', 'dot', "for w, x in zip(ws, xs):\n{i}    w.grad += x.data\n{i}    x.grad += w.data\n{i}b.grad += 1.0",
      'upstream'),
     ('dot', 'dot', "pass", 'nothing'),
-    # 11: the sort
-    ('sort', '_topological_order', "order, visited = [], set()\n{i}def build(v):\n"
-                                   "{i}    if v not in visited and v._prev:\n"
-                                   "{i}        visited.add(v)\n{i}        for p in v._prev:\n{i}            build(p)\n"
-                                   "{i}        order.append(v)\n{i}build(self)\n{i}return order", 'sort_recursion'),
+    # the bias treated like a weight; the weights paired with the inputs in reverse order
+    ('dot', 'dot', "for w, x in zip(ws, xs):\n{i}    w.grad += x.data * grad\n{i}    x.grad += w.data * grad\n"
+                   "{i}b.grad += b.data * grad", 'dot_bias_weight'),
+    ('dot', 'dot', "for w, x in zip(ws, xs[::-1]):\n{i}    w.grad += x.data * grad\n{i}    x.grad += w.data * grad\n"
+                   "{i}b.grad += grad", 'dot_reversed'),
+    ('dot', 'dot', "for w, x in zip(ws, xs):\n{i}    w.grad -= x.data * grad\n{i}    x.grad -= w.data * grad\n"
+                   "{i}b.grad -= grad", 'sign'),
+    # 11: the sort (wrong in its idea)
     ('sort', '_topological_order', "order, stack = [], [(self, False)]\n{i}while stack:\n"
                                    "{i}    node, placed = stack.pop()\n"
                                    "{i}    if placed:\n{i}        order.append(node)\n{i}    elif node._prev:\n"
@@ -139,21 +172,20 @@ MUTANTS = [
                                    "{i}    if node not in visited and node._prev:\n{i}        visited.add(node)\n"
                                    "{i}        order.append(node)\n{i}        stack.extend(node._prev)\n"
                                    "{i}return order[::-1]", 'sort_order'),
+    ('sort', '_topological_order', "order, stack = [], [self]\n{i}while stack:\n{i}    node = stack[-1]\n"
+                                   "{i}    order.append(node)\n{i}return order", 'timeout'),
+    ('sort', '_topological_order', "return set(v for v in [self] if v._prev)", 'sort_not_list'),
     ('sort', '_topological_order', "order, visited, stack = [], set(), [(self, False)]\n{i}while stack:\n"
                                    "{i}    node, placed = stack.pop()\n"
                                    "{i}    if placed:\n{i}        order.append(node)\n"
-                                   "{i}    elif node not in visited:\n{i}        visited.add(node)\n"
+                                   "{i}    elif node not in visited and node._prev:\n{i}        visited.add(node)\n"
                                    "{i}        stack.append((node, True))\n"
-                                   "{i}        stack.extend((p, False) for p in node._prev)\n{i}return order",
-     'sort_leaves'),
-    ('sort', '_topological_order', "order, stack = [], [self]\n{i}while stack:\n{i}    node = stack[-1]\n"
-                                   "{i}    order.append(node)\n{i}return order", 'timeout'),
-    # 12: backward()
+                                   "{i}        stack.extend((p, False) for p in node._prev)\n"
+                                   "{i}return order[:-1]", 'sort_missing_root'),
+    # 12: backward() (wrong in its idea)
     ('backward', 'backward', "order = self._topological_order()\n{i}for node in order:\n{i}    node.grad = 0.0\n"
                              "{i}self.grad += 1.0\n{i}for node in order:\n{i}    node._grad_fn(node.grad)",
      'backward_not_reversed'),
-    ('backward', 'backward', "order = self._topological_order()\n{i}self.grad = 1.0\n{i}for node in reversed(order):\n"
-                             "{i}    node._grad_fn(node.grad)", 'backward_no_zeroing'),
     ('backward', 'backward', "order = self._topological_order()\n{i}for node in order:\n{i}    node.grad = 0.0\n"
                              "{i}    for p in node._prev:\n{i}        p.grad = 0.0\n{i}self.grad += 1.0\n"
                              "{i}for node in reversed(order):\n{i}    node._grad_fn(node.grad)",
@@ -169,13 +201,37 @@ MUTANTS = [
     ('backward', 'backward', "order = self._topological_order()\n{i}for node in order:\n{i}    node.grad = 0.0\n"
                              "{i}self.grad += 1.0\n{i}for node in reversed(order):\n{i}    node._grad_fn(node.grad)\n"
                              "{i}    node._grad_fn(node.grad)", 'backward_twice'),
+    # the lecture's sort without its visited set: a node used twice runs its backward twice
     ('backward', 'backward', "order = []\n{i}def build(v):\n{i}    for p in v._prev:\n{i}        build(p)\n"
-                             "{i}    if v._grad_fn:\n{i}        order.append(v)\n{i}build(self)\n"
+                             "{i}    if v._prev:\n{i}        order.append(v)\n{i}build(self)\n"
                              "{i}for node in order:\n{i}    node.grad = 0.0\n{i}self.grad += 1.0\n"
-                             "{i}for node in reversed(order):\n{i}    node._grad_fn(node.grad)", 'backward_twice'),
+                             "{i}for node in reversed(order):\n{i}    node._backward()", 'backward_twice'),
+]
+
+# Right in the idea, but a rule of the library's (stated in the task) not met: graded 'correct', each rule named.
+# (exercise, method, body, the rules it misses, in the order the task states them)
+LECTURE_BUILD_TOPO = ("topo, visited = [], set()\n{i}def build_topo(v):\n{i}    if v not in visited:\n"
+                      "{i}        visited.add(v)\n{i}        for child in v._prev:\n{i}            build_topo(child)\n"
+                      "{i}        topo.append(v)\n{i}build_topo(self)\n")
+RULES_LEFT = [
+    ('sort', '_topological_order', LECTURE_BUILD_TOPO + "{i}return topo", ['sort_recursion', 'sort_leaves']),
+    ('sort', '_topological_order', LECTURE_BUILD_TOPO + "{i}return [v for v in topo if v._prev]", ['sort_recursion']),
+    ('sort', '_topological_order', "order, visited, stack = [], set(), [(self, False)]\n{i}while stack:\n"
+                                   "{i}    node, placed = stack.pop()\n{i}    if placed:\n"
+                                   "{i}        order.append(node)\n{i}    elif node not in visited:\n"
+                                   "{i}        visited.add(node)\n"
+                                   "{i}        stack.append((node, True))\n"
+                                   "{i}        stack.extend((p, False) for p in node._prev)\n{i}return order",
+     ['sort_leaves']),
+    # the lecture's backward(), as written in the lecture
+    ('backward', 'backward', LECTURE_BUILD_TOPO + "{i}self.grad = 1.0\n{i}for node in reversed(topo):\n"
+                                                  "{i}    node._backward()",
+     ['backward_no_zeroing', 'backward_seed_overwrites', 'backward_recursion']),
+    ('backward', 'backward', "order = self._topological_order()\n{i}self.grad = 1.0\n{i}for node in reversed(order):\n"
+                             "{i}    node._grad_fn(node.grad)", ['backward_no_zeroing', 'backward_seed_overwrites']),
     ('backward', 'backward', "order = self._topological_order()\n{i}for node in order:\n{i}    node.grad = 0.0\n"
                              "{i}self.grad = 1.0\n{i}for node in reversed(order):\n{i}    node._grad_fn(node.grad)",
-     'backward_seed_overwrites'),
+     ['backward_seed_overwrites']),
 ]
 
 # Right, though written otherwise than the library: each must be graded done. (exercise, method, body)
@@ -185,9 +241,9 @@ RIGHT = [
     ('+', '__add__', "{x}.grad = {x}.grad + grad\n{i}{y}.grad = {y}.grad + grad"),
     ('*', '__mul__', "{x}.grad += grad * {y}.data\n{i}{y}.grad += grad * {x}.data"),
     ('*', '__mul__', "{y}.grad += {x}.data * grad\n{i}{x}.grad += {y}.data * grad"),
-    ('**', '__pow__', "{x}.grad += y * {x}.data ** (y - 1) * grad" + EXPONENT),
-    ('**', '__pow__', "{x}.grad += grad * slope\n{i}if isinstance({y}, Value):\n"
-                      "{i}    {y}.grad += grad * out * math.log({x}.data)"),
+    ('**', '__pow__', BASE + EXPONENT),
+    ('**', '__pow__', "{x}.grad += grad * y * {x}.data ** (y - 1)\n{i}if isinstance({y}, Value):\n"
+                      "{i}    {y}.grad += grad * {x}.data ** {y}.data * math.log({x}.data)"),
     # the textbook -x/y**2: y**2 underflows to 0 for y = 1e-170, ZeroDivisionError there: accepted with a note
     ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= {x}.data / {y}.data ** 2 * grad"),
     ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad += -q / {y}.data * grad"),
@@ -204,12 +260,21 @@ RIGHT = [
                      "{i}{x}.grad += (1 - t2 ** 2) * grad"),
     ('tanh', 'tanh', "{x}.grad += grad / math.cosh({x}.data) ** 2"),
     ('log', 'log', "{x}.grad += grad * {x}.data ** -1"),
-    ('log', 'log', "{x}.grad += grad / x"),
+    ('log', 'log', "{x}.grad += grad / {x}.data"),
     ('relu', 'relu', "{x}.grad += ({x}.data > 0) * grad"),
     ('relu', 'relu', "if {x}.data > 0:\n{i}    {x}.grad += grad"),
     ('sigmoid', 'sigmoid', "{x}.grad += (s - s * s) * grad"),
+    ('sigmoid', 'sigmoid', "sig = 1 / (1 + math.exp(-{x}.data))\n{i}{x}.grad += sig * (1 - sig) * grad"),
     ('dot', 'dot', "for i in range(len(ws)):\n{i}    ws[i].grad += xs[i].data * grad\n"
                    "{i}    xs[i].grad += ws[i].data * grad\n{i}b.grad += grad"),
+    ('dot', 'dot', "for w, x in zip(ws, xs):\n{i}    x.grad += grad * w.data\n{i}    w.grad += grad * x.data\n"
+                   "{i}b.grad += 1.0 * grad"),
+    # the sort with a marker on the stack, and with (node, placed) pairs
+    ('sort', '_topological_order', "topo, visited, stack = [], set(), [self]\n{i}while stack:\n"
+                                   "{i}    node = stack.pop()\n{i}    if node is None:\n"
+                                   "{i}        topo.append(stack.pop())\n"
+                                   "{i}    elif node._prev and node not in visited:\n{i}        visited.add(node)\n"
+                                   "{i}        stack += [node, None, *node._prev]\n{i}return topo"),
     # the lecture's o._backward(), through the workspace's property: it passes node.grad itself
     ('backward', 'backward', "order = self._topological_order()\n{i}for node in order:\n{i}    node.grad = 0.0\n"
                              "{i}self.grad += 1.0\n{i}for node in reversed(order):\n{i}    node._backward()"),
@@ -250,25 +315,67 @@ LECTURE_STYLE = [
 """),
 ]
 
-# 13: the neuron, in nn.py (Value is the library's).
+# The lecture's division: self * other**-1, right in form, overflowing for a divisor of 1e-170.
+LECTURE_DIVISION = """\
+    def __truediv__(self, other):
+        return self * other**-1
+"""
+
+# 13: the neuron, in nn.py (Value is the library's): (method, body, diagnosis).
 NEURON_MUTANTS = [
     ('parameters', "return self.w", 'params_no_bias'),
     ('parameters', "return iter(self.w + [self.b])", 'params_not_list'),
     ('parameters', "return self.w + [self.b, self.b]", 'params_twice'),
+    ('parameters', "return self.w[:2] + [self.b]", 'params_no_weights'),
+    ('parameters', "return self.w + [self.b, Value(1.0)]", 'params_extra'),
     ('__call__', "act = sum((wi * xi for wi, xi in zip(self.w, x)), Value(0.0))\n"
                  "{i}return act if self.activation == 'linear' else getattr(act, self.activation)()", 'neuron_no_bias'),
-    ('__call__', "return Value.dot(self.w, x, self.b)", 'neuron_no_activation'),
-    ('__call__', "return Value.dot(self.w, x, self.b).relu()", 'neuron_activation_when_linear'),
-    ('__call__', "act = Value.dot(self.w, x, self.b)\n{i}return act if self.activation == 'linear' else act.relu()",
-     'neuron_wrong_activation'),
+    ('__call__', "return Value.dot(self.w, x, self.b) * 2", 'neuron_forward'),
     ('__call__', "act = sum(w.data * xi for w, xi in zip(self.w, x)) + self.b.data\n"
                  "{i}return Value(act) if self.activation == 'linear' else Value(act).relu()", 'neuron_detached'),
+]
+
+# The lecture's neuron and a neuron without the library's rules: right in the idea, graded 'correct'.
+NEURON_RULES_LEFT = [
+    ('__call__', "act = sum((wi * xi for wi, xi in zip(self.w, x)), self.b)\n{i}out = act.tanh()\n{i}return out",
+     ['neuron_activation', 'neuron_single_value', 'neuron_length']),
+    ('__call__', "act = self.b\n{i}for wi, xi in zip(self.w, x):\n{i}    act = act + wi * xi\n{i}return act.tanh()",
+     ['neuron_activation', 'neuron_single_value', 'neuron_length']),
+    # Value.dot refuses inputs of the wrong number itself
+    ('__call__', "return Value.dot(self.w, x, self.b).relu()", ['neuron_activation', 'neuron_single_value']),
     ('__call__', "act = Value.dot(self.w, x, self.b)\n"
                  "{i}return act if self.activation == 'linear' else getattr(act, self.activation)()",
-     'neuron_single_value'),
+     ['neuron_single_value']),
     ('__call__', "x = [x] if isinstance(x, Value) else x\n{i}act = sum((w * xi for w, xi in zip(self.w, x)), self.b)\n"
-                 "{i}return act if self.activation == 'linear' else getattr(act, self.activation)()", 'neuron_length'),
+                 "{i}return act if self.activation == 'linear' else getattr(act, self.activation)()",
+     ['neuron_length']),
 ]
+
+
+def mutant_engine(exercise, method, body):
+    """The library's engine with the body of one blank (exercise's, in method) replaced."""
+    source, _ = library_source('micrograd.engine')
+    blank = next(b for b in find_blanks(source) if b.exercise.name == exercise and b.method == method)
+    names = dict(zip('xy', blank.parents))
+    return load(splice(source, {blank: body.format(i=blank.indent, **names)}), 'mutant', '<mutant>')
+
+
+def rewritten_engine(method, text):
+    """The library's engine with one method of Value replaced whole (say, written as the lecture writes it)."""
+    source, _ = library_source('micrograd.engine')
+    tree = ast.parse(source)
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == 'Value')
+    node = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == method)
+    lines = source.splitlines(keepends=True)
+    first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+    return load(''.join(lines[:first - 1]) + text + ''.join(lines[node.end_lineno:]), 'rewritten', '<rewritten>')
+
+
+def mutant_nn(method, body):
+    """The library's nn.py with the body of one of the neuron's methods replaced."""
+    source, _ = library_source('micrograd.nn')
+    blank = next(b for b in find_blanks(source, 'nn') if b.method == method)
+    return load(splice(source, {blank: body.format(i=blank.indent)}), 'mutant_nn', '<mutant_nn>')
 
 
 class LectureValue:

@@ -9,11 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from micrograd.exercises import DIAGNOSES, check, start
+from micrograd.exercises import check, start
 from micrograd.exercises.__main__ import main
-from micrograd.exercises.checks import DONE, WRONG, check_one
-from micrograd.exercises.workspace import library_source
-from tests.test_exercises import EXERCISE, mutant_engine, rewritten_engine
+from micrograd.exercises.cutting import library_source, splice
+from micrograd.exercises.result import DONE, GENERIC, WRONG
+from micrograd.exercises.scalar.drive import order_of
+from micrograd.exercises.scalar.exercises import BY_NAME as EXERCISE
+from micrograd.exercises.scalar.grade import check_one
+from micrograd.exercises.scalar.workspace import engine_header, find_blanks
+from tests.exercises_mutants import mutant_engine, rewritten_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,8 +33,7 @@ def blank(path, number, name, body):
 
 def solved(path, upto):
     """Write exercises 1..upto as the library does (the library's engine, with the later blanks kept)."""
-    from micrograd.exercises.workspace import engine_header, find_blanks, splice
-    source, _ = library_source('engine')
+    source, _ = library_source('micrograd.engine')
     later = {b: b.text() for b in find_blanks(source) if b.exercise.number > upto}
     (path / 'my_engine.py').write_text(engine_header(path) + splice(source, later))
 
@@ -59,7 +62,7 @@ def bad_values(tmp):
         (['solution', 'softmax'], "no exercise 'softmax'"),
         (['solution', '0'], "no exercise '0'"),
         (['solution', '14'], "no exercise '14'"),
-        (['solution'], 'the following arguments are required: op'),
+        (['solution'], 'the following arguments are required: name'),
         (['notebook', str(tmp / 'empty')], 'is a folder'),
         (['notebook', str(tmp / 'missing' / 'ex.ipynb')], 'no folder'),
         (['list', '--all'], 'unrecognized arguments'),
@@ -133,7 +136,7 @@ def test_sys_exit_in_learner_code_is_named_and_the_others_still_checked(tmp_path
     start(tmp_path)
     blank(tmp_path, 1, '+', "import sys; sys.exit()")
     done = run('check', '.', cwd=tmp_path)
-    assert "exercise 1 (+) is wrong" in done.stdout and DIAGNOSES['exits'] in done.stdout
+    assert "exercise 1 (+) is wrong" in done.stdout and GENERIC['exits'] in done.stdout
     assert "stack overflowed" not in done.stdout and "0 of 13 done" in done.stdout
     assert "not checked" not in done.stdout  # the child went on to the other exercises
 
@@ -145,7 +148,7 @@ def test_os_exit_in_learner_code_is_an_exit_not_a_crash(tmp_path):
     blank(tmp_path, 2, '*', "import os; os._exit(3)")
     done = run('check', '.', cwd=tmp_path)
     assert "exercise 2 (*) is wrong" in done.stdout and "exited with status 3" in done.stdout
-    assert DIAGNOSES['exited'] in done.stdout and "stack overflowed" not in done.stdout
+    assert GENERIC['exited'] in done.stdout and "stack overflowed" not in done.stdout
 
 
 def test_the_lectures_out_grad_is_translated_and_the_closure_named(tmp_path):
@@ -162,7 +165,7 @@ def test_the_lectures_out_grad_is_translated_and_the_closure_named(tmp_path):
 def test_an_error_inside_micrograd_is_placed_at_the_learners_line():
     """The learner's closure calls a micrograd helper that raises: the report names their closure and line, not
     numeric.py."""
-    module = mutant_engine('**', '__pow__', "{x}.grad += numeric.power({x}.data, 'k')[1] * grad")
+    module = mutant_engine('**', '__pow__', "{x}.grad += numeric.real('k', '__pow__') * grad")
     result = check_one(EXERCISE['**'], module.Value, strict=True)
     assert result.status == WRONG and "in _backward in Value.__pow__, <mutant> line" in result.detail
     assert 'numeric.py' not in result.detail
@@ -199,7 +202,6 @@ def test_backward_without_the_gradient_is_caught_on_the_learners_own_ops():
             return out
 
         def _topological_order(self):
-            from micrograd.exercises.checks import order_of
             return order_of(self)
 
         def backward(self):
@@ -209,7 +211,7 @@ def test_backward_without_the_gradient_is_caught_on_the_learners_own_ops():
             self.grad += 1.0
             for node in reversed(order):
                 node._backward()
-    results = {r.exercise.name: r for r in check(Mine).results}
+    results = {r.name: r for r in check(Mine).results}
     assert results['+'].status == DONE
     assert (results['backward'].status, results['backward'].diagnosis) == (WRONG, 'backward_no_grad')
     assert results['backward'].input.endswith('out = x + y; out.backward()')

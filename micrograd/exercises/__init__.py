@@ -1,17 +1,32 @@
-"""Learn backpropagation by writing it: each op's backward, the sort and backward(), cut out of
-micrograd's own engine for you to write, and a checker that says what is wrong.
+"""Learn backpropagation by writing it: each op's backward, the sort and backward(), cut out of micrograd's own
+engine for you to write, and a checker that says what is wrong. Two tracks: scalar (the default: micrograd's
+engine.py and nn.py) and tensor (micrograd.tensor: broadcasting to attention).
 
-    python -m micrograd.exercises start [DIR]      # my_engine.py and my_nn.py, every exercise a blank
-    python -m micrograd.exercises check [DIR]      # the progress table and, for the first wrong one, why
-    python -m micrograd.exercises solution tanh    # the library's own code for an exercise
+    python -m micrograd.exercises start [DIR]        # my_engine.py and my_nn.py, every exercise a blank
+    python -m micrograd.exercises check [DIR]        # the progress table and, for the first wrong one, why
+    python -m micrograd.exercises solution tanh      # the library's own code for an exercise
+    python -m micrograd.exercises list --track tensor
 
 In Jupyter or Colab: `from micrograd.exercises import check; check('my_engine.py')`, or check(Value)
 for a Value class written in a notebook cell; the report shows as a table.
-"""
-from micrograd.exercises.catalog import DIAGNOSES, EXERCISES, Exercise
-from micrograd.exercises.report import Report
-from micrograd.exercises.runner import check
-from micrograd.exercises.workspace import blank_engine, blank_nn, solution, start
 
-__all__ = ['check', 'start', 'solution', 'blank_engine', 'blank_nn', 'Report', 'EXERCISES', 'DIAGNOSES',
-           'Exercise']
+An exercise is one record: its blanks, task, rules, hints, formula, the inputs it is checked on and the
+mistakes it can name, all in one place (scalar/exercises.py, tensor/). Adding an exercise is adding one record.
+
+The machinery both tracks share, one idea per module:
+    result.py     how one exercise stands: the Result record, its statuses, the diagnoses any exercise can get
+    report.py     what the checker says: the progress table and why, as text and as HTML
+    runner.py     running a learner's files in a child process (a track plugs in with check_files)
+    sandbox.py    running the learner's code for one exercise: a time limit, its printing kept aside
+    blame.py      the learner's line in a traceback
+    numbers.py    comparing numbers and printing them as a learner reads them
+    cutting.py    cutting bodies out of the library's source, and running the result
+    commands.py   the commands printed for the learner to copy
+    notebook.py   exercises.ipynb, made from the scalar track
+    __main__.py   the command line: start, check, list, solution, notebook; --track scalar|tensor
+"""
+from micrograd.exercises.report import Report
+from micrograd.exercises.result import Result
+from micrograd.exercises.scalar import EXERCISES, blank_engine, blank_nn, check, solution, start
+
+__all__ = ['check', 'start', 'solution', 'blank_engine', 'blank_nn', 'Report', 'Result', 'EXERCISES']

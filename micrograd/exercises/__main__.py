@@ -1,20 +1,24 @@
-"""python -m micrograd.exercises start [DIR] | check [DIR] [--hint] [--timeout S] | solution OP | list | notebook
+"""python -m micrograd.exercises start [DIR] | check [DIR] [--hint] [--timeout S] | solution NAME | list | notebook,
+each with --track scalar (the default) or --track tensor.
 
 Every option is checked before any work starts; a bad one is said on one line of stderr (exit status 2).
 """
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import math
 import sys
+import types
 from pathlib import Path
 from typing import NoReturn
 
-from micrograd.exercises.catalog import EXERCISES, find
 from micrograd.exercises.commands import command
-from micrograd.exercises.report import table_only
-from micrograd.exercises.runner import check, missing, worker
-from micrograd.exercises.workspace import ENGINE_FILE, NN_FILE, solution, start
+from micrograd.exercises.report import listing
+from micrograd.exercises.runner import worker
+
+TRACKS = ('scalar', 'tensor')
 
 
 class Parser(argparse.ArgumentParser):
@@ -35,54 +39,49 @@ def seconds(text: str) -> float:
     return value
 
 
+def track(name: str, parser: Parser) -> types.ModuleType:
+    """The track's module: micrograd.exercises.scalar or micrograd.exercises.tensor."""
+    module = importlib.import_module(f'micrograd.exercises.{name}') if _has(name) else None
+    if module is None or not all(hasattr(module, a) for a in API):
+        ready = ', '.join(t for t in TRACKS if t == 'scalar' or _has(t) and t != name)
+        parser.exit(2, f"{parser.prog}: the {name} track is not in this micrograd yet (the tracks here: {ready})\n")
+    return module
+
+
+API = ('EXERCISES', 'start', 'check', 'solution')  # what a track's package offers
+
+
+def _has(name: str) -> bool:
+    return importlib.util.find_spec(f'micrograd.exercises.{name}') is not None
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ['_worker']:  # the checker's own child process (see runner.py)
-        return worker(argv[1], argv[2], float(argv[3]), argv[4])
+        return worker(argv[1], float(argv[2]), argv[3], argv[4:])
     parser = Parser(prog='python -m micrograd.exercises',
                     description="Write each op's backward yourself; the checker says what is wrong.")
     commands = parser.add_subparsers(dest='command', required=True)
-    p = commands.add_parser('start', help=f"write {ENGINE_FILE} and {NN_FILE}, every exercise a blank")
+
+    def with_track(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        p.add_argument('--track', choices=TRACKS, default='scalar',
+                       help="scalar (micrograd's engine.py, the default) or tensor (micrograd.tensor)")
+        return p
+    p = with_track(commands.add_parser('start', help="write the workspace, every exercise a blank"))
     p.add_argument('dir', nargs='?', default='.', help="where (default: here)")
     p.add_argument('--force', action='store_true', help="overwrite an existing workspace (your work is lost)")
-    p = commands.add_parser('check', help="check the workspace; exit status 0 only when every exercise is done")
-    p.add_argument('dir', nargs='?', default='.', help="the workspace, or its my_engine.py (default: here)")
+    p = with_track(commands.add_parser('check', help="check the workspace; exit status 0 only when every exercise "
+                                                     "is done"))
+    p.add_argument('dir', nargs='?', default='.', help="the workspace, or its file (default: here)")
     p.add_argument('--hint', action='store_true', help="a stronger hint, then the formula")
     p.add_argument('--timeout', type=seconds, default=10.0, help="seconds per exercise (default 10)")
-    p = commands.add_parser('solution', help="print the library's code for an exercise")
-    p.add_argument('op', help=f"{' '.join(e.name for e in EXERCISES)}, or a number")
-    commands.add_parser('list', help="list the exercises")
+    p = with_track(commands.add_parser('solution', help="print the library's code for an exercise"))
+    p.add_argument('name', help="the exercise's name (as `list` prints it), or its number")
+    with_track(commands.add_parser('list', help="list the exercises"))
     p = commands.add_parser('notebook', help="write exercises.ipynb from the library's source (after it changes)")
     p.add_argument('path', nargs='?', default='exercises.ipynb')
     args = parser.parse_args(argv)
 
-    if args.command == 'start':
-        where = Path(args.dir)
-        blocked = next((p for p in [where, *where.parents] if p.exists() and not p.is_dir()), None)
-        if blocked is not None:
-            parser.error(f"start: {blocked} is a file, not a folder")
-        try:
-            files = start(where, force=args.force)
-        except (FileExistsError, OSError) as error:
-            print(error, file=sys.stderr)
-            return 1
-        print(f"Wrote {files[0]} and {files[1]}: {len(EXERCISES)} exercises, from `+` to the neuron.\n"
-              f"Open {files[0]}, find EXERCISE 1, write it, then run:\n"
-              f"    {command('check', *([args.dir] if args.dir != '.' else []))}")
-        return 0
-    if args.command == 'check':
-        if problem := missing(Path(args.dir)):
-            parser.error(f"check: {problem}")
-        report = check(args.dir, hint=args.hint, timeout=args.timeout)
-        print(report, end='')
-        return 0 if report.passed else 1
-    if args.command == 'solution':
-        try:
-            find(args.op)
-        except KeyError as error:
-            parser.error(f"solution: {error.args[0]}")
-        print(solution(args.op), end='')
-        return 0
     if args.command == 'notebook':
         path = Path(args.path)
         if path.is_dir() or not path.parent.is_dir():
@@ -90,7 +89,38 @@ def main(argv: list[str] | None = None) -> int:
         from micrograd.exercises.notebook import write_notebook  # needs nbformat (the demo extra)
         print(f"Wrote {write_notebook(path)}")
         return 0
-    print(table_only(), end='')
+    chosen = track(args.track, parser)
+    flag = [] if args.track == 'scalar' else ['--track', args.track]
+    if args.command == 'start':
+        where = Path(args.dir)
+        blocked = next((p for p in [where, *where.parents] if p.exists() and not p.is_dir()), None)
+        if blocked is not None:
+            parser.error(f"start: {blocked} is a file, not a folder")
+        try:
+            files = chosen.start(where, force=args.force)
+        except (FileExistsError, OSError) as error:
+            print(error, file=sys.stderr)
+            return 1
+        exercises = chosen.EXERCISES
+        print(f"Wrote {' and '.join(str(f) for f in files)}: {len(exercises)} exercises, from `{exercises[0].name}` "
+              f"to `{exercises[-1].name}`.\nOpen {files[0]}, find EXERCISE 1, write it, then run:\n"
+              f"    {command('check', *flag, *([args.dir] if args.dir != '.' else []))}")
+        return 0
+    if args.command == 'check':
+        problem = chosen.missing(Path(args.dir)) if hasattr(chosen, 'missing') else ''
+        if problem:
+            parser.error(f"check: {problem}")
+        report = chosen.check(args.dir, hint=args.hint, timeout=args.timeout)
+        print(report, end='')
+        return 0 if report.passed else 1
+    if args.command == 'solution':
+        try:
+            text = chosen.solution(args.name)
+        except KeyError as error:
+            parser.error(f"solution: {error.args[0]}")
+        print(text, end='')
+        return 0
+    print(listing(chosen.EXERCISES), end='')
     return 0
 
 

@@ -13,8 +13,10 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from micrograd.exercises.catalog import EXERCISES, Exercise
-from micrograd.exercises.workspace import _class, find_blanks, library_source, methods_of, splice
+from micrograd.exercises.cutting import class_node, library_source, splice
+from micrograd.exercises.scalar.exercises import EXERCISES
+from micrograd.exercises.scalar.record import Exercise
+from micrograd.exercises.scalar.workspace import CLASSES, find_blanks, methods_of
 
 INTRO = """\
 # Learn backpropagation by writing it
@@ -75,11 +77,11 @@ def _aliases(cls: ast.ClassDef) -> dict[str, list[str]]:
 
 def exercise_cells(which: str, blank: bool = True) -> list[tuple[Exercise, str]]:
     """(exercise, the code of its cell) for engine.py's or nn.py's exercises (blank=False: the library's)."""
-    source, _ = library_source(which)
+    source, _ = library_source(f'micrograd.{which}')
     blanked = splice(source, {b: b.text() for b in find_blanks(source, which)}) if blank else source
     lines, tree = blanked.splitlines(), ast.parse(blanked)
-    class_name = 'Value' if which == 'engine' else 'Neuron'
-    cls = _class(tree, class_name)
+    class_name = CLASSES[which]
+    cls = class_node(tree, class_name)
     aliases = _aliases(cls)
     cells = []
     for exercise in EXERCISES:
@@ -99,7 +101,7 @@ def exercise_cells(which: str, blank: bool = True) -> list[tuple[Exercise, str]]
 def fill(code: str) -> str:
     """A cell's code with each blank replaced by the library's own body (for the test that runs it)."""
     for which in ('engine', 'nn'):
-        for blank in find_blanks(library_source(which)[0], which):
+        for blank in find_blanks(library_source(f'micrograd.{which}')[0], which):
             def dedent(text: str) -> str:
                 return text.replace('\n' + blank.indent, '\n' + blank.indent[4:])
             code = code.replace(dedent(blank.text()), dedent(blank.solution))
@@ -107,7 +109,7 @@ def fill(code: str) -> str:
 
 
 def _setup() -> str:
-    engine_source, nn_source = library_source('engine')[0], library_source('nn')[0]
+    engine_source, nn_source = library_source('micrograd.engine')[0], library_source('micrograd.nn')[0]
     engine_names = {n for n in _module_names(engine_source)}
     nn_names = {n for n in _module_names(nn_source)} - {'Value', 'Neuron'}
     def used(which: str, names: set[str]) -> set[str]:  # what the blanks and the answers read
@@ -160,7 +162,12 @@ def build_notebook() -> Any:
     cells = [new_markdown_cell(INTRO), new_markdown_cell(SETUP_NOTE), new_code_cell(_setup())]
     for exercise, code in exercise_cells('engine') + exercise_cells('nn'):
         where = 'micrograd/nn.py' if exercise.source == 'nn' else 'micrograd/engine.py'
+        rules = ''.join(f"{n}. {markdown(text)}\n" for n, (_, text) in enumerate(exercise.rules, 1))
+        if rules:
+            rules = ("Once your gradients are right, the library asks for more; each is checked, and named if "
+                     f"missing:\n\n{rules}\n")
         cells += [new_markdown_cell(f"## Exercise {exercise.number}: {markdown(exercise.title)}\n\n"
+                                    f"{markdown(exercise.what)}\n\n{rules}"
                                     f"{markdown(exercise.hint)}\n\n"
                                     f"(From `{where}`; the library's answer: "
                                     f"`python -m micrograd.exercises solution {exercise.name}`.)"),

@@ -1,27 +1,57 @@
-"""What the checker says: a progress table and, for the first exercise that is wrong, why; as text for a
-terminal and as HTML for Jupyter and Colab."""
+"""What the checker says, for either track: a progress table and, for the first exercise that is not done,
+why; as text for a terminal and as HTML for Jupyter and Colab.
+
+A track's exercises need only say who they are: number, name, title, task, hint, stronger (the hint --hint
+adds) and formula. What is wrong comes in the Results (result.py), sentences included.
+"""
 from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from micrograd.exercises.catalog import DIAGNOSES, EXERCISES
-from micrograd.exercises.checks import ABSENT, DONE, NOT_STARTED, UNCHECKED, WRONG, Result
-from micrograd.exercises.commands import command
+from micrograd.exercises.result import ABSENT, CORRECT, DONE, NOT_STARTED, UNCHECKED, WRONG, Result
 
-MARKS = {DONE: 'done', WRONG: 'WRONG', NOT_STARTED: 'not started', ABSENT: '-', UNCHECKED: 'not checked'}
-COLOURS = {DONE: '#1a7f37', WRONG: '#cf222e', NOT_STARTED: '#6e7781', ABSENT: '#afb8c1', UNCHECKED: '#afb8c1'}
+MARKS = {DONE: 'done', CORRECT: 'correct ✓', WRONG: 'WRONG', NOT_STARTED: 'not started', ABSENT: '-',
+         UNCHECKED: 'not checked'}
+COLOURS = {DONE: '#1a7f37', CORRECT: '#9a6700', WRONG: '#cf222e', NOT_STARTED: '#6e7781', ABSENT: '#afb8c1',
+           UNCHECKED: '#afb8c1'}
+
+
+class Described(Protocol):
+    """What the report reads of an exercise, in any track."""
+    @property
+    def number(self) -> int: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def task(self) -> str: ...
+    @property
+    def hint(self) -> str: ...
+    @property
+    def stronger(self) -> str: ...
+    @property
+    def formula(self) -> str: ...
 
 
 @dataclass
 class Report:
     """The outcome of check(): print it, or let Jupyter show it; .passed says whether all is done."""
     results: list[Result] = field(default_factory=list)
+    exercises: Sequence[Described] = ()  # the track's exercises, for their titles and hints
     error: str = ''                 # the learner's file does not compile or import: nothing was checked
     places: dict[int, str] = field(default_factory=dict)  # exercise number: where it is ('my_engine.py, line 40')
     hint: bool = False              # also the stronger hint and the formula
     command: str = 'python -m micrograd.exercises check'  # how to run the checker again, for the advice
+    answer: str = ''                # how to see the library's own code, for when all is done
+    title: str = 'micrograd exercises'
+
+    def exercise(self, result: Result) -> Described:
+        return next(e for e in self.exercises if e.name == result.name)
 
     @property
     def present(self) -> list[Result]:
@@ -37,20 +67,23 @@ class Report:
 
     @property
     def focus(self) -> Result | None:
-        """The exercise to talk about: the first wrong one, else the first not started."""
-        for status in (WRONG, NOT_STARTED):
+        """The exercise to talk about: the first wrong or correct-but-for-a-rule one, else the first not started."""
+        for statuses in ((WRONG, CORRECT), (NOT_STARTED,)):
             for r in self.results:
-                if r.status == status:
+                if r.status in statuses:
                     return r
         return None
 
     def summary(self) -> str:
         if self.error:
             return "nothing checked"
-        absent = [r.exercise.name for r in self.results if r.status == ABSENT]
+        absent = [r.name for r in self.results if r.status == ABSENT]
         line = f"{self.done} of {len(self.results) - len(absent)} done"
+        correct = sum(r.status == CORRECT for r in self.results)
+        if correct:
+            line += f", {correct} correct with a rule of the library's left"
         if absent:
-            line += f" ({len(absent)} not in this Value: {' '.join(absent)})"
+            line += f" ({len(absent)} not in this class: {' '.join(absent)})"
         return line
 
     def headline(self) -> str:
@@ -60,39 +93,41 @@ class Report:
         if not self.present:
             return "none of the exercises' methods is in this class"
         if self.passed:
-            return ("all done: every gradient matches the library's engine and central differences. "
-                    f"Compare with the library's own code: {command('solution', 'OP')}")
+            said = "all done: every gradient matches the library's engine and central differences"
+            return f"{said}. Compare with the library's own code: {self.answer}" if self.answer else said
         focus = self.focus
         assert focus is not None
         place = self.places.get(focus.number, '')
         place = f" ({place})" if place else ''
         if all(r.status == NOT_STARTED for r in self.present):
-            return f"nothing started yet: begin with `{focus.exercise.name}`, exercise {focus.number}{place}"
+            return f"nothing started yet: begin with `{focus.name}`, exercise {focus.number}{place}"
         if focus.status == NOT_STARTED:
-            return f"next: exercise {focus.number} ({focus.exercise.name}){place}"
-        return f"exercise {focus.number} ({focus.exercise.name}) is wrong{place}"
+            return f"next: exercise {focus.number} ({focus.name}){place}"
+        if focus.status == CORRECT:
+            return f"exercise {focus.number} ({focus.name}) is correct ✓{place}; the library asks a little more"
+        return f"exercise {focus.number} ({focus.name}) is wrong{place}"
 
     def details(self) -> list[tuple[str, str]]:
         """(label, text) lines about the focus exercise, then the notes on exercises done."""
         focus = self.focus
         if self.error:
             return []
-        notes = [('note', f"exercise {r.number} ({r.exercise.name}) is done; {r.note}") for r in self.results
-                 if r.status == DONE and r.note and r.exercise.name not in ('sort', 'backward')]
+        notes = [('note', f"exercise {r.number} ({r.name}) is done; {r.note}") for r in self.results
+                 if r.status == DONE and r.note]
         if focus is None:
             return notes
+        exercise = self.exercise(focus)
         rows: list[tuple[str, str]] = []
-        if focus.status == WRONG:
+        if focus.status in (WRONG, CORRECT):
             rows += [('input', focus.input), ('expected', focus.expected), ('obtained', focus.obtained),
                      ('also wrong', focus.also)]
-            diagnosis = DIAGNOSES.get(focus.diagnosis, '')
-            if focus.detail:
-                diagnosis = f"{diagnosis}: {focus.detail}" if diagnosis else focus.detail
-            rows.append(('diagnosis', diagnosis))
-        rows.append(('task', focus.exercise.title))
-        rows.append(('hint', focus.exercise.hint))
+            why = f"{focus.why}: {focus.detail}" if focus.why and focus.detail else focus.why or focus.detail
+            rows.append(('diagnosis' if focus.status == WRONG else 'verdict', why))
+            rows.append(('line', focus.place))
+        rows.append(('task', exercise.task))
+        rows.append(('hint', exercise.hint))
         if self.hint:
-            rows += [('more', focus.exercise.stronger), ('formula', focus.exercise.formula)]
+            rows += [('more', exercise.stronger), ('formula', exercise.formula)]
         elif focus.status == WRONG:
             rows.append(('stuck?', self.command.replace(')', ', hint=True)') if self.command.endswith(')')
                          else f"{self.command} --hint"))
@@ -105,14 +140,16 @@ class Report:
         return [(label, text) for label, text in rows + notes if text]
 
     def __str__(self) -> str:
-        lines = [f"micrograd exercises: {self.summary()}", ""]
+        lines = [f"{self.title}: {self.summary()}", ""]
         if self.results:
             for r in self.results:
-                lines.append(f"  {r.number:>2}  {r.exercise.name:<9} {MARKS[r.status]:<12} {r.exercise.title}")
+                title = self.exercise(r).title
+                lines.append(f"  {r.number:>2}  {r.name:<9} {MARKS[r.status]:<12} {title}")
             lines.append("")
         lines.append(self.headline())
-        width = max((len(label) for label, _ in self.details()), default=0)
-        for label, text in self.details():
+        details = self.details()
+        width = max((len(label) for label, _ in details), default=0)
+        for label, text in details:
             first, *rest = text.split('\n')
             lines.append(f"  {label + ':':<{width + 1}} {first}")
             lines += [f"  {'':<{width + 1}} {line}" for line in rest]
@@ -124,22 +161,22 @@ class Report:
     def _repr_html_(self) -> str:
         e = html.escape
         cells = ''.join(
-            f"<tr><td style='text-align:right'>{r.number}</td><td><code>{e(r.exercise.name)}</code></td>"
+            f"<tr><td style='text-align:right'>{r.number}</td><td><code>{e(r.name)}</code></td>"
             f"<td style='color:{COLOURS[r.status]};font-weight:bold'>{e(MARKS[r.status])}</td>"
-            f"<td>{e(r.exercise.title)}</td></tr>" for r in self.results)
+            f"<td>{e(self.exercise(r).title)}</td></tr>" for r in self.results)
         table = (f"<table><thead><tr><th>#</th><th>exercise</th><th>status</th><th></th></tr></thead>"
                  f"<tbody>{cells}</tbody></table>") if self.results else ''
-        code = ('input', 'expected', 'obtained', 'also wrong', 'printed', 'stuck?', 'formula')
+        code = ('input', 'expected', 'obtained', 'also wrong', 'printed', 'stuck?', 'formula', 'line')
         rows = ''.join(f"<tr><th style='text-align:left;vertical-align:top'>{e(label)}</th>"
                        f"<td style='text-align:left'><code style='white-space:pre-wrap'>{e(text)}</code></td></tr>"
                        if label in code else
                        f"<tr><th style='text-align:left;vertical-align:top'>{e(label)}</th>"
                        f"<td style='text-align:left'>{_code_spans(e(text))}</td></tr>"
                        for label, text in self.details())
-        colour = COLOURS[DONE] if self.passed else COLOURS[WRONG] if self.error or (
-            self.focus is not None and self.focus.status == WRONG) else COLOURS[NOT_STARTED]
-        return (f"<div class='micrograd-exercises'><p><b>micrograd exercises: {e(self.summary())}</b></p>{table}"
-                f"<p style='color:{colour}'><b>{e(self.headline())}</b></p>"
+        focus = self.focus
+        status = DONE if self.passed else WRONG if self.error else focus.status if focus else NOT_STARTED
+        return (f"<div class='micrograd-exercises'><p><b>{e(self.title)}: {e(self.summary())}</b></p>{table}"
+                f"<p style='color:{COLOURS[status]}'><b>{e(self.headline())}</b></p>"
                 f"{f'<table>{rows}</table>' if rows else ''}</div>")
 
 
@@ -148,6 +185,6 @@ def _code_spans(text: str) -> str:
     return re.sub(r'`([^`]+)`', r'<code>\1</code>', text)
 
 
-def table_only() -> str:
-    """The list of exercises, for `python -m micrograd.exercises list`."""
-    return '\n'.join(f"  {e.number:>2}  {e.name:<9} {e.title}" for e in EXERCISES) + '\n'
+def listing(exercises: Sequence[Described]) -> str:
+    """The list of a track's exercises, for `python -m micrograd.exercises list`."""
+    return '\n'.join(f"  {e.number:>2}  {e.name:<9} {e.title}" for e in exercises) + '\n'

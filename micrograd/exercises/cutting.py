@@ -1,0 +1,126 @@
+"""Cutting bodies out of the library's own source, and running the result.
+
+A workspace, a notebook cell and every wrong body the checker tries are made from the library's source each
+time, so they never drift from it. `ast` finds where a body is; the text is cut by those positions, so every
+comment and blank line outside the bodies stays exactly as in the library.
+"""
+from __future__ import annotations
+
+import ast
+import importlib.util
+import io
+import linecache
+import sys
+import textwrap
+import tokenize
+import types
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Protocol
+
+
+class Span(Protocol):
+    """A body in a source text: where it starts and ends (offsets) and its indentation."""
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+    @property
+    def indent(self) -> str: ...
+
+
+def library_source(module: str) -> tuple[str, str]:
+    """The text of one of micrograd's modules ('micrograd.engine'), and its file name as a reader knows it."""
+    spec = importlib.util.find_spec(module)
+    assert spec is not None and spec.origin is not None, f"{module} is not installed"
+    return Path(spec.origin).read_text(encoding='utf-8'), module.replace('.', '/') + '.py'
+
+
+def offsets(source: str) -> list[int]:
+    """Where each line starts (ast counts lines from 1 and columns in UTF-8 bytes)."""
+    starts, total = [0, 0], 0
+    for line in source.splitlines(keepends=True):
+        total += len(line)
+        starts.append(total)
+    return starts
+
+
+def position(source: str, starts: list[int], line: int, col: int) -> int:
+    text = source[starts[line]:starts[line + 1]]
+    return starts[line] + len(text.encode('utf-8')[:col].decode('utf-8'))
+
+
+def class_node(tree: ast.Module, name: str) -> ast.ClassDef:
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            return node
+    raise LookupError(f"no class {name} in the library's source")
+
+
+def method_node(cls: ast.ClassDef, name: str) -> ast.FunctionDef:
+    for node in cls.body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return node
+    raise LookupError(f"no method {cls.name}.{name} in the library's source")
+
+
+def body_span(source: str, starts: list[int], fn: ast.FunctionDef) -> tuple[int, int, str]:
+    """The text of fn's body after its docstring, up to the end of its last line (a trailing comment
+    goes with it), and the body's indentation."""
+    body = fn.body
+    if (isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str) and len(body) > 1):
+        body = body[1:]  # the docstring stays: it states what the learner's code must do
+    first, last = body[0], body[-1]
+    start = position(source, starts, first.lineno, first.col_offset)
+    assert last.end_lineno is not None
+    end = starts[last.end_lineno + 1]
+    end -= len(source[:end]) - len(source[:end].rstrip('\r\n'))
+    indent = source[starts[first.lineno]:start]
+    if indent.strip():  # `def f(): body` on one line: the blank goes on lines of its own
+        indent = ' ' * (fn.col_offset + 4)
+    return start, end, indent
+
+
+def comments(text: str) -> tuple[str, ...]:
+    """The comments in a piece of code, in order."""
+    tokens = tokenize.generate_tokens(io.StringIO(textwrap.dedent(text)).readline)
+    try:
+        return tuple(t.string for t in tokens if t.type == tokenize.COMMENT)
+    except (tokenize.TokenError, IndentationError):
+        return ()
+
+
+def splice(source: str, replacements: Mapping[Span, str]) -> str:
+    """source with each span's body replaced by the given text (its first line unindented)."""
+    out, at = [], 0
+    for span in sorted(replacements, key=lambda s: s.start):
+        text = replacements[span]
+        if source[:span.start].rstrip(' \t')[-1:] not in ('\n', ''):  # a body that began on the def's line
+            text = '\n' + span.indent + text
+        out += [source[at:span.start], text]
+        at = span.end
+    return ''.join(out) + source[at:]
+
+
+def load(source: str, name: str, filename: str) -> types.ModuleType:
+    """Run source as a fresh module called name (not left in sys.modules); tracebacks show filename's lines."""
+    module = types.ModuleType(name)
+    module.__file__ = filename
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    sys.modules[name] = module  # while it runs: dataclasses and typing look a module up by name
+    try:
+        exec(compile(source, filename, 'exec'), module.__dict__)
+    finally:
+        del sys.modules[name]
+    return module
+
+
+def load_file(name: str, path: Path) -> types.ModuleType:
+    """Import the learner's file as module name (left in sys.modules, so that my_nn.py finds my_engine)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

@@ -1,0 +1,67 @@
+"""Running the learner's code for one exercise: a time limit, and what it prints kept aside.
+
+The time limit is a timer signal, where signals allow it (the main thread, not on Windows); elsewhere the code
+runs without one. Timeout is a BaseException, so that the learner's `except Exception` lets it through.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import signal
+import threading
+from collections.abc import Callable, Iterator
+
+from micrograd.exercises.blame import where
+from micrograd.exercises.result import GENERIC, WRONG, Result
+
+
+class Timeout(BaseException):
+    pass
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Interrupt the block after seconds, where signals allow it; elsewhere run it without a limit."""
+    usable = (seconds and hasattr(signal, 'setitimer') and threading.current_thread() is threading.main_thread())
+    if not usable:
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise Timeout(f"did not finish in {seconds:g} s")
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)  # type: ignore[arg-type]
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+_input = ['']
+
+
+def set_input(text: str) -> None:
+    """The case being run, for the report of a timeout or an exit."""
+    _input[0] = text
+
+
+def guarded(number: int, name: str, grade: Callable[[], Result], timeout: float | None) -> Result:
+    """grade() under a time limit, with what the learner's code prints kept in the Result, not shown in
+    between; a loop that never ends or a sys.exit() is said as such, and the checking goes on."""
+    printed = io.StringIO()
+    set_input('')
+    try:
+        with contextlib.redirect_stdout(printed), time_limit(timeout):
+            result = grade()
+    except Timeout as error:
+        result = Result(number=number, name=name, status=WRONG, input=_input[0], obtained=str(error),
+                        diagnosis='timeout', why=GENERIC['timeout'],
+                        detail="the checker stopped it: look for a loop that never ends (a stack that is never "
+                               "emptied, a node pushed again and again)")
+    except SystemExit as error:
+        result = Result(number=number, name=name, status=WRONG, input=_input[0],
+                        obtained=f"SystemExit({error.code!r})", diagnosis='exits', why=GENERIC['exits'],
+                        detail=where(error))
+    result.printed = printed.getvalue()[-2000:]
+    return result

@@ -1,0 +1,108 @@
+"""The scalar track: each op's backward, the sort and backward(), and a neuron, cut out of micrograd's own
+engine.py and nn.py for the learner to write.
+
+    exercises.py  the thirteen exercises, one record each: adding an exercise is adding a record
+    record.py     what a record holds: the Exercise, its Cases (ops) and Graphs (sort, backward())
+    workspace.py  my_engine.py and my_nn.py cut from the library; the library's answer to an exercise
+    drive.py      backpropagating through any Value-like class, the workspace's convention or the lecture's
+    ops.py        grading an op's backward on its cases, the slip named, its line pointed at
+    slips.py      the wrong backwards derived from the library's own by rules every op shares
+    graphs.py     grading the sort and backward(): the idea first, then the library's rules
+    neuron.py     grading the neuron: the idea first, then the library's rules
+    outcome.py    a Result made the same way by every grader
+    places.py     where the learner wrote each exercise, and the line a diagnosis points at
+    grade.py      every exercise in order, each under a time limit
+
+The track's interface, as every track has it: EXERCISES, start(directory), check(target) -> Report,
+solution(name), and check_files(paths, timeout, before) for the checking process (runner.py).
+"""
+from __future__ import annotations
+
+import sys
+import types
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from micrograd.exercises.blame import where
+from micrograd.exercises.commands import command
+from micrograd.exercises.cutting import load_file
+from micrograd.exercises.report import Report
+from micrograd.exercises.result import Result
+from micrograd.exercises.runner import ImportFailed, run_in_child
+from micrograd.exercises.scalar.exercises import EXERCISES, find
+from micrograd.exercises.scalar.grade import check_all
+from micrograd.exercises.scalar.places import class_places, places_in
+from micrograd.exercises.scalar.workspace import ENGINE_FILE, NN_FILE, blank_engine, blank_nn, solution, start
+
+__all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'check_files', 'missing', 'blank_engine', 'blank_nn',
+           'FILES']
+FILES = (ENGINE_FILE, NN_FILE)
+NAME = 'scalar'
+
+
+def check(target: Any = '.', neuron: Any = None, *, hint: bool = False, timeout: float = 10.0) -> Report:
+    """Check the exercises and return a Report (printable; shown as a table in Jupyter).
+
+    target: a workspace directory, its my_engine.py, a Value class, or a module holding one. neuron: a
+    Neuron class to check exercise 13 on (a workspace's my_nn.py, or a module's own Neuron, is found).
+    hint: add the stronger hint and the formula for the first exercise that is wrong or not started.
+    """
+    if isinstance(target, (str, Path)):
+        report = check_workspace(Path(target), timeout=timeout)
+    else:
+        if isinstance(target, types.ModuleType):
+            neuron = neuron if neuron is not None else getattr(target, 'Neuron', None)
+            target = target.Value
+        if not isinstance(target, type):
+            raise TypeError(f"check: expected a workspace directory, a file, a Value class or a module, got "
+                            f"{type(target).__name__}")
+        report = Report(list(check_all(target, neuron, timeout=timeout)), EXERCISES,
+                        places=class_places(target, neuron),
+                        command='check(Value, Neuron)' if neuron is not None else 'check(Value)')
+    report.hint = hint
+    return report
+
+
+def missing(path: Path) -> str:
+    """What is wrong with path as a workspace to check, before any work ('' when nothing is)."""
+    if not path.exists():
+        if path.suffix == '.py':
+            return f"no file {path}"
+        return f"no folder {path}: make the workspace there with `{command('start', path)}`"
+    if path.is_dir() and not (path / ENGINE_FILE).exists():
+        return f"no {ENGINE_FILE} in {path}: make a workspace there with `{command('start', path)}`"
+    if path.is_file() and path.suffix != '.py':
+        return f"{path} is not a Python file: give the workspace's folder, or its {ENGINE_FILE}"
+    return ''
+
+
+def check_workspace(path: Path, timeout: float = 10.0) -> Report:
+    engine = path / ENGINE_FILE if path.is_dir() else path
+    nn = engine.parent / NN_FILE
+    paths = [engine] + ([nn] if nn.exists() and nn != engine else [])
+    again = command('check', *([path] if str(path) != '.' else []))
+    if absent := missing(path):
+        return Report(exercises=EXERCISES, error=absent, command=again)
+    results, error = run_in_child(NAME, paths, EXERCISES, timeout, engine.parent)
+    if error:
+        return Report(exercises=EXERCISES, error=error, command=again)
+    places = places_in(engine, 'Value', 'engine')
+    if len(paths) > 1:
+        places |= places_in(nn, 'Neuron', 'nn')
+    return Report(results, EXERCISES, places=places, command=again, answer=command('solution', 'NAME'))
+
+
+def check_files(paths: list[Path], timeout: float = 10.0,
+                before: Callable[[int], None] | None = None) -> Iterator[Result]:
+    """In the checking process: import my_engine.py (and my_nn.py, when given) and check every exercise."""
+    sys.path.insert(0, str(paths[0].parent))
+    modules: dict[str, types.ModuleType] = {}
+    for name, path in zip(('my_engine', 'my_nn'), paths):
+        try:
+            modules[name] = load_file(name, path)
+        except BaseException as error:  # noqa: BLE001 -- whatever the learner's module does at import
+            raise ImportFailed(f"importing {path.name} failed: {where(error)}") from None
+    nn = modules.get('my_nn')
+    yield from check_all(modules['my_engine'].Value, getattr(nn, 'Neuron', None), strict=True, timeout=timeout,
+                         before=before)

@@ -1,0 +1,63 @@
+"""Driving a learner's Value the way the library would, whatever its conventions: the workspace's
+_backward(grad), handed the output's gradient, or the lecture's _backward(), reading out.grad (with _prev a
+set). The checker backpropagates with its own sort and loop, so an op is checked before (and whatever) the
+learner's backward() is."""
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+
+def takes_grad(fn: Callable[..., Any]) -> bool:
+    """Whether a node's _backward wants the output's grad (this library) or reads out.grad (the lecture)."""
+    try:
+        parameters = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters)
+
+
+def order_of(root: Any) -> list[Any]:
+    """The library's sort, on any Value-like object: nodes with parents, each after its parents."""
+    order, visited, stack = [], set(), [(root, False)]
+    while stack:
+        node, placed = stack.pop()
+        if placed:
+            order.append(node)
+        elif id(node) not in visited and node._prev:
+            visited.add(id(node))
+            stack.append((node, True))
+            stack.extend((parent, False) for parent in node._prev)
+    return order
+
+
+def backpropagate(out: Any, grad: float = 1.0) -> None:
+    """The chain rule from out, calling each node's _backward in whichever convention it has."""
+    order = order_of(out)
+    for node in order:
+        node.grad = 0.0
+    out.grad = grad
+    for node in reversed(order):
+        fn = node._backward
+        fn(node.grad) if takes_grad(fn) else fn()
+
+
+def reaches(out: Any, targets: list[Any]) -> bool:
+    """Whether every target is in the graph out was made from."""
+    seen, stack = set(), [out]
+    while stack:
+        node = stack.pop()
+        if id(node) not in seen:
+            seen.add(id(node))
+            stack.extend(getattr(node, '_prev', ()))
+    return all(id(t) in seen for t in targets)
+
+
+def blank_of(error: BaseException, numbers: range) -> int | None:
+    """For a NotImplementedError from a blank, the exercise it belongs to (0: the learner's own
+    NotImplementedError, a blank of some exercise); None for any other error."""
+    if not isinstance(error, NotImplementedError):
+        return None
+    text = str(error)
+    return next((n for n in numbers if text.startswith(f'exercise {n} ')), 0)

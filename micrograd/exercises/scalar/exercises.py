@@ -1,0 +1,365 @@
+"""The thirteen scalar exercises, easiest first, one record each: adding an exercise is adding a record here.
+
+Formulas and code are written between backticks: Markdown (the notebook) shows them as code, where `*` and `**`
+would otherwise turn into italics and bold and the exponent of the power rule would vanish. A hand-written slip
+is a body in place of the library's, with {x} and {y} for the parents the closure adds to (self and other), {i}
+for the indentation of a following line; most slips are not written here but derived (slips.py).
+"""
+from __future__ import annotations
+
+from micrograd.exercises.scalar.record import Exercise, Graph, case, chain
+
+# A number in x + 2, x * 2 or x / 2 arrives as a leaf Value(2.0), so one closure serves both.
+_LEAF = "(and x {op} k: other is then a leaf Value(k))"
+
+# x ** k and x ** y: the exponent, a number or a Value's data; the exponent's half of the backward, right.
+_E = "({y}.data if isinstance({y}, Value) else {y})"
+_EXPONENT = "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += {x}.data ** {y}.data * math.log({x}.data) * grad"
+
+# The graphs of the sort and backward(). x is used twice in REUSED, and z names y before x: a sort that places a
+# node on its first visit lists y too early. In BRANCHES q is reached only as r's second parent.
+LECTURE = Graph({'a': 2.0, 'b': -3.0, 'c': 10.0, 'f': -2.0},
+                [('e', '*', ('a', 'b')), ('d', '+', ('e', 'c')), ('L', '*', ('d', 'f'))], 'L')
+REUSED = Graph({'a': 2.0, 'b': -3.0}, [('x', '*', ('a', 'b')), ('y', '+', ('x', 'a')), ('z', '*', ('y', 'x'))], 'z')
+BRANCHES = Graph({'a': 3.0, 'b': -2.0}, [('p', '*', ('a', 'b')), ('q', '+', ('a', 'b')), ('r', '*', ('p', 'q'))], 'r')
+DOUBLED = Graph({'a': -1.5}, [('b', '+', ('a', 'a')), ('c', '+', ('b', 'b'))], 'c')
+DEEP = chain(10_000)
+
+# The neuron: weights and bias set by hand, so the expected outputs are numbers a learner can check.
+WEIGHTS, BIAS = (0.5, -1.0, 2.0), 0.25
+POSITIVE = (2.0, -1.0, 0.5)    # w . x + b = 3.25
+NEGATIVE = (1.0, 2.0, -0.5)    # w . x + b = -2.25
+
+NO_RECURSION = ("no recursion: walk the graph with a stack (a list you append to and pop from), so that a chain "
+                "10,000 ops deep works (a recursive sort stops near Python's limit of 1,000 calls)")
+
+EXERCISES: tuple[Exercise, ...] = (
+    Exercise(
+        1, '+', 'op', 'engine', ('__add__',),
+        (f"x + y {_LEAF.format(op='+')}: add grad * (local derivative) to self.grad and other.grad",),
+        "backward of x + y and x + k",
+        "Write the body of `_backward(grad)` in `Value.__add__`: add each parent's share of `grad` to its `.grad`.",
+        "`out = x + y` changes by as much as `x` does: the local derivative is 1 for each parent. In `x + 2`, "
+        "the 2 arrives as a leaf `Value(2.0)`: the same closure serves it.",
+        "Each parent's `.grad` grows by the output's `grad` times 1. Use `+=`, never `=`: a Value can feed "
+        "an op twice.",
+        "self.grad += 1 * grad;  other.grad += 1 * grad",
+        cases=(case('x=2.0 y=-3.0', 'out = x + y'),
+               case('x=2.0 y=-3.0', 'out = x + y', grad=-1.5),
+               case('x=0.5', 'out = x + 2.0', grad=2.5),
+               case('a=3.0', 'out = a + a'),
+               case('a=-1.5', 'b = a + a\nout = b + b'),
+               case('x=0.5', 'out = x + 2.0', prior='x=0.25')),
+        mistakes={'product_rule_in_add': "the derivative of * used for +: d(x+y)/dx is 1, not y"},
+        slips=(('product_rule_in_add', "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data * grad"),),
+        aliases=('add',)),
+    Exercise(
+        2, '*', 'op', 'engine', ('__mul__',),
+        (f"x * y {_LEAF.format(op='*')}: each parent's .grad grows by grad times its local derivative",),
+        "backward of x * y and x * k",
+        "Write the body of `_backward(grad)` in `Value.__mul__`.",
+        "`d(x*y)/dx` is `y` and `d(x*y)/dy` is `x`: each parent's local derivative is the OTHER one's data.",
+        "`self.grad` gets `other.data * grad` and `other.grad` gets `self.data * grad`; in `x * 3` the 3 is "
+        "a leaf `Value(3.0)`, so `x.grad` gets `3 * grad`.",
+        "self.grad += other.data * grad;  other.grad += self.data * grad",
+        cases=(case('x=3.0 y=-4.0', 'out = x * y'),
+               case('x=3.0 y=-4.0', 'out = x * y', grad=2.0),
+               case('x=1.5', 'out = x * -2.5', grad=3.0),
+               case('a=3.0', 'out = a * a'),
+               case('a=-2.0', 'b = a * a\nout = b * b'),
+               case('x=1.5', 'out = x * -2.5', prior='x=0.25')),
+        mistakes={'sum_rule_in_mul': "the derivative of + used for *: d(x*y)/dx is y, not 1",
+                  'mul_no_constant': "the constant is missing: d(x*k)/dx = k, not 1 (x * 3 gives x.grad 3 * grad); "
+                                     "a number in x * 3 arrives as the leaf other = Value(3.0), so "
+                                     "self.grad += other.data * grad"},
+        slips=(('sum_rule_in_mul', "{x}.grad += grad\n{i}{y}.grad += grad"),
+               ('mul_no_constant', "{x}.grad += grad\n{i}{y}.grad += {x}.data * grad")),
+        aliases=('mul',)),
+    Exercise(
+        3, '**', 'op', 'engine', ('__pow__',),
+        ("x ** k and x ** y: self.grad gets the power rule times grad; when other is a Value (x ** y), "
+         "other.grad gets its share too",),
+        "backward of x ** k and x ** y",
+        "Write the body of `_backward(grad)` in `Value.__pow__`: the base's share, and the exponent's when the "
+        "exponent is a Value.",
+        "The power rule: `d(x**k)/dx = k * x**(k-1)`, and it holds for negative `x` too.",
+        "For a Value exponent `y` (`other` is a Value), the exponent gets a gradient as well: "
+        "`d(x**y)/dy = x**y * log(x)`, with `x**y` the output.",
+        "self.grad += y * self.data**(y-1) * grad;  for x ** Value also  "
+        "other.grad += out * log(self.data) * grad",
+        cases=(case('x=-2.0', 'out = x ** 3'),
+               case('x=1.5', 'out = x ** 2', grad=3.0),
+               case('x=-2.0', 'out = x ** 2'),
+               case('x=0.5', 'out = x ** -1'),
+               case('x=4.0', 'out = x ** 0.5', grad=2.0),
+               case('x=2.0 y=3.0', 'out = x ** y'),
+               case('x=2.0 y=3.0', 'out = x ** y', grad=-0.5),
+               case('a=1.5', 'out = a ** a'),
+               case('x=1.5', 'out = x ** 3', prior='x=0.25')),
+        mistakes={
+            'pow_abs': "the sign of a negative base is lost (abs, or a log of |x|): for x = -2, d(x**3)/dx = 12 and "
+                       "d(x**2)/dx = -4",
+            'pow_exponent': "the exponent gets no gradient: in x ** y, y is a Value too, and d(x**y)/dy = x**y * "
+                            "log(x)",
+            'pow_number_grad': "in x ** 3 the exponent is a plain number, not a Value: it has no .grad; give the "
+                               "exponent a gradient only when isinstance(other, Value)",
+            'pow_exponent_no_power': "the exponent's gradient is missing its x**y factor: d(x**y)/dy = x**y * "
+                                     "log(x), not log(x) (x**y is the output)"},
+        slips=(('pow_abs', f"{{x}}.grad += {_E} * abs({{x}}.data) ** ({_E} - 1) * grad" + _EXPONENT),
+               ('pow_number_grad', f"{{x}}.grad += {_E} * {{x}}.data ** ({_E} - 1) * grad\n"
+                                   f"{{i}}{{y}}.grad += {{x}}.data ** {_E} * math.log({{x}}.data) * grad"),
+               ('pow_exponent_no_power', f"{{x}}.grad += {_E} * {{x}}.data ** ({_E} - 1) * grad\n"
+                                         "{i}if isinstance({y}, Value):\n"
+                                         "{i}    {y}.grad += math.log({x}.data) * grad")),
+        aliases=('pow',)),
+    Exercise(
+        4, '/', 'op', 'engine', ('__truediv__',),
+        (f"x / y {_LEAF.format(op='/')}: add grad * d(x/y)/dx to self.grad and grad * d(x/y)/dy to other.grad",),
+        "backward of x / y and x / k",
+        "Write the body of `_backward(grad)` in `Value.__truediv__`.",
+        "`d(x/y)/dx = 1/y` and `d(x/y)/dy = -x/y**2`: the divisor's local derivative carries a minus sign.",
+        "`self.grad` gets `grad / other.data`. For `other`, `-x/y**2` is `-(x/y)/y`: written so, it does not "
+        "overflow for a tiny `y` (`1e-170`), where `y**2` underflows to 0 and `y**-2` is too large for a float. In "
+        "`x / 4` the 4 is a leaf `Value(4.0)`: `x.grad` gets `grad / 4`.",
+        "self.grad += grad / other.data;  other.grad -= grad * (self.data / other.data) / other.data",
+        cases=(case('x=3.0 y=2.0', 'out = x / y'),
+               case('x=3.0 y=2.0', 'out = x / y', grad=-2.0),
+               case('x=1.5', 'out = x / 4.0', grad=3.0),
+               case('x=2.0 y=-0.5', 'out = x / y'),
+               case('a=1.5', 'out = a / a'),
+               case('x=3.0 y=2.0', 'out = x / y', prior='y=0.5'),
+               case('x=1.5', 'out = x / 4.0', prior='x=0.25'),
+               case('x=3e-170 y=1e-170', 'out = x / y', extreme=True)),
+        mistakes={
+            'div_square_of_output': "the divisor's gradient written -(x/y)**2: d(x/y)/dy = -x/y**2, which is "
+                                    "-(x/y)/y; squaring the whole quotient squares x too",
+            'div_no_constant': "the divisor is missing from x's gradient: d(x/k)/dx = 1/k, not 1 (x / 4 gives x.grad "
+                               "grad / 4); a number in x / 4 arrives as the leaf other = Value(4.0)",
+            'div_as_mul': "the derivative of * used for /: d(x/y)/dx = 1/y, not y, and d(x/y)/dy = -x/y**2, not x "
+                          "(for x / k: 1/k, not k)"},
+        slips=(('div_as_mul', "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data * grad"),
+               ('div_no_constant', "{x}.grad += grad\n{i}{y}.grad -= grad * {x}.data / {y}.data / {y}.data"),
+               ('div_square_of_output', "{x}.grad += grad / {y}.data\n"
+                                        "{i}{y}.grad -= grad * ({x}.data / {y}.data) ** 2"),
+               ('div_square_of_output', "{x}.grad += grad / {y}.data\n"
+                                        "{i}{y}.grad += grad * ({x}.data / {y}.data) ** 2")),
+        aliases=('div', 'truediv')),
+    Exercise(
+        5, 'exp', 'op', 'engine', ('exp',),
+        ("exp(x), x being self: add grad * d(e**x)/dx to self.grad",),
+        "backward of exp(x)",
+        "Write the body of `_backward(grad)` in `Value.exp`.",
+        "exp is its own derivative: `d e**x/dx = e**x`, which is the output you already computed.",
+        "Multiply the output `e**x` (not `x`) by the upstream `grad`. The power rule does not apply: "
+        "the variable is in the exponent.",
+        "self.grad += e * grad   where e = exp(self.data)",
+        cases=(case('x=0.0', 'out = x.exp()'),
+               case('x=1.5', 'out = x.exp()'),
+               case('x=-2.0', 'out = x.exp()', grad=3.0),
+               case('x=1.0', 'out = x.exp()', prior='x=0.25')),
+        mistakes={'exp_power_rule': "the power rule used for e**x: x * e**(x-1) treats x as a base, but x is the "
+                                    "exponent; d e**x/dx = e**x, the output itself"},
+        slips=(('exp_power_rule', "{x}.grad += {x}.data * math.exp({x}.data - 1) * grad"),)),
+    Exercise(
+        6, 'tanh', 'op', 'engine', ('tanh',),
+        ("tanh(x), x being self: add grad * d(tanh x)/dx to self.grad",),
+        "backward of tanh(x)",
+        "Write the body of `_backward(grad)` in `Value.tanh`.",
+        "`d tanh(x)/dx = 1 - tanh(x)**2`: written with the output `t`, not with the input `x`.",
+        "`t` is `tanh(x)`, already computed in the forward pass; `1 - x**2` is a different function. "
+        "Recomputing `tanh` from `exp(2*x)` overflows for `x` above 355.",
+        "self.grad += (1 - t**2) * grad   where t = tanh(self.data)",
+        cases=(case('x=0.5', 'out = x.tanh()'),
+               case('x=-1.2', 'out = x.tanh()', grad=2.0),
+               case('x=5.0', 'out = x.tanh()'),
+               case('x=20.0', 'out = x.tanh()'),
+               case('x=0.5', 'out = x.tanh()', prior='x=0.25'),
+               case('x=400.0', 'out = x.tanh()', extreme=True))),
+    Exercise(
+        7, 'log', 'op', 'engine', ('log',),
+        ("log(x), x being self: add grad * d(log x)/dx to self.grad",),
+        "backward of log(x)",
+        "Write the body of `_backward(grad)` in `Value.log`.",
+        "`d log(x)/dx = 1/x`, at the input `x`.",
+        "Divide the upstream `grad` by the input `x` (`self.data`), not by the output `log(x)`.",
+        "self.grad += grad / x   where x = self.data",
+        cases=(case('x=2.0', 'out = x.log()'),
+               case('x=0.25', 'out = x.log()', grad=3.0),
+               case('x=10.0', 'out = x.log()'),
+               case('x=2.0', 'out = x.log()', prior='x=0.25')),
+        mistakes={'log_function': "the function instead of its derivative: d log(x)/dx = 1/x",
+                  'log_squared': "d log(x)/dx = 1/x, not 1/x**2 (that is the derivative of -1/x)"},
+        slips=(('log_function', "{x}.grad += math.log({x}.data) * grad"),
+               ('log_squared', "{x}.grad += grad / {x}.data ** 2"))),
+    Exercise(
+        8, 'relu', 'op', 'engine', ('relu',),
+        ("relu(x), x being self: add grad * d(relu x)/dx to self.grad",),
+        "backward of relu(x)",
+        "Write the body of `_backward(grad)` in `Value.relu`.",
+        "relu passes the gradient through where `x > 0` and blocks it elsewhere, including at `x = 0`.",
+        "The local derivative is 1 or 0 (a slope), not `x`: `(x.data > 0) * grad`. PyTorch also takes 0 at 0.",
+        "self.grad += (1 if self.data > 0 else 0) * grad",
+        cases=(case('x=3.0', 'out = x.relu()', grad=2.0),
+               case('x=-2.0', 'out = x.relu()'),
+               case('x=0.0', 'out = x.relu()', kink=True),
+               case('x=1.5', 'out = x.relu()', prior='x=0.25')),
+        mistakes={
+            'relu_at_zero': "relu'(0) must be 0 (x > 0, not x >= 0), as in PyTorch: at the kink no gradient passes",
+            'relu_ungated': "the gradient passes everywhere: relu blocks it where x <= 0",
+            'relu_inverted': "the gate is inverted: relu passes the gradient where x > 0 and blocks it where x <= 0",
+            'relu_value': "the value instead of the slope: relu's local derivative is 1 or 0, not x",
+            'relu_leaky': "a leaky relu: below zero some gradient still passes (a slope other than 0); relu's "
+                          "derivative is exactly 0 there"},
+        slips=(('relu_at_zero', "{x}.grad += ({x}.data >= 0) * grad"),
+               ('relu_inverted', "{x}.grad += grad if {x}.data <= 0 else 0.0"),
+               ('relu_ungated', "{x}.grad += grad"),
+               ('relu_value', "{x}.grad += max({x}.data, 0.0) * grad")),
+        aliases=('ReLU',)),
+    Exercise(
+        9, 'sigmoid', 'op', 'engine', ('sigmoid',),
+        ("sigmoid(x), x being self: add grad * d(sigmoid x)/dx to self.grad",),
+        "backward of sigmoid(x)",
+        "Write the body of `_backward(grad)` in `Value.sigmoid`.",
+        "`d sigmoid(x)/dx = s * (1 - s)`, written with the output `s = sigmoid(x)`.",
+        "`s` is the output computed above; `x * (1 - x)` is the same formula at the wrong point.",
+        "self.grad += s * (1 - s) * grad   where s = sigmoid(self.data)",
+        cases=(case('x=0.0', 'out = x.sigmoid()'),
+               case('x=2.0', 'out = x.sigmoid()', grad=3.0),
+               case('x=-4.0', 'out = x.sigmoid()'),
+               case('x=1.0', 'out = x.sigmoid()', prior='x=0.25')),
+        mistakes={'sigmoid_at_output': "sigmoid applied twice: s is already sigmoid(x); sigmoid(s) * "
+                                       "(1 - sigmoid(s)) takes the derivative at the output"},
+        slips=(('sigmoid_at_output', "s1 = 1 / (1 + math.exp(-{x}.data))\n{i}s2 = 1 / (1 + math.exp(-s1))\n"
+                                     "{i}{x}.grad += s2 * (1 - s2) * grad"),)),
+    Exercise(
+        10, 'dot', 'op', 'engine', ('dot',),
+        ("dot: each w in ws, each x in xs and the bias b get their share of grad",),
+        "backward of Value.dot(ws, xs, bias)",
+        "Write the body of `_backward(grad)` in `Value.dot`: every weight, every input and the bias.",
+        "dot is n products and a sum in one node: `w_i` gets `x_i * grad`, `x_i` gets `w_i * grad`, the bias "
+        "`grad`.",
+        "Walk `zip(ws, xs)`; the bias `b` is always a Value (`Value(0.0)` when none is given). `+=` matters, "
+        "since the same Value may appear in `ws` and `xs`.",
+        "w.grad += x.data * grad;  x.grad += w.data * grad  (each pair);  b.grad += grad",
+        cases=(case('w1=0.5 w2=-1.5 x1=2.0 x2=3.0', 'out = Value.dot([w1, w2], [x1, x2])'),
+               case('w1=0.5 w2=-1.5 x1=2.0 x2=3.0 b=0.25', 'out = Value.dot([w1, w2], [x1, x2], b)', grad=2.0),
+               case('a=1.5 b=-0.25', 'out = Value.dot([a, b], [a, a], b)'),
+               case('w=0.5 x=2.0', 'out = Value.dot([w], [x])', prior='w=0.25')),
+        mistakes={
+            'dot_bias_weight': "the bias treated like a weight: d(dot)/d(bias) = 1, so bias.grad += grad, not "
+                               "bias.data * grad (the bias multiplies nothing)",
+            'dot_reversed': "the weights paired with the inputs in reverse order: w_i goes with x_i, the input at "
+                            "the same position (zip(ws, xs)), not x_(n-1-i)"},
+        slips=(('dot_bias_weight', "for w, x in zip(ws, xs):\n{i}    w.grad += x.data * grad\n"
+                                   "{i}    x.grad += w.data * grad\n{i}b.grad += b.data * grad"),
+               ('dot_reversed', "for w, x in zip(ws, reversed(xs)):\n{i}    w.grad += x.data * grad\n"
+                                "{i}    x.grad += w.data * grad\n{i}b.grad += grad")),
+        aliases=('Value.dot',)),
+    Exercise(
+        11, 'sort', 'sort', 'engine', ('_topological_order',),
+        ("return the nodes ops made on the way to self, each after its parents",),
+        "the topological sort",
+        "Write `Value._topological_order()`: the nodes on the way to self, each after all of its parents, each "
+        "once (the lecture's `build_topo`).",
+        "List every node an op made on the way to self, each after all of its parents, each once.",
+        "Use an explicit stack instead of recursion and a visited set (a reused node is listed once). Push a node "
+        "back with a marker before its parents; when you pop the marker, all its parents are placed, so append the "
+        "node. Leaves (no `_grad_fn`) are not listed.",
+        "post-order depth-first search over _prev: a node is appended after all of its parents",
+        rules=(('sort_recursion', NO_RECURSION),
+               ('sort_leaves', "leave the leaves out (a Value no op made: no `_grad_fn`): backward() zeroes every "
+                               "node in the order, and leaves must keep accumulating")),
+        graphs=(REUSED, BRANCHES, LECTURE, DEEP),
+        mistakes={
+            'sort_not_list': "the sort must return a list of Values",
+            'sort_duplicate': "a reused node is listed twice: its _backward would run twice and double its parents' "
+                              "gradient; keep a visited set",
+            'sort_missing': "a parent is never visited: walk every Value in node._prev (a missing parent in the "
+                            "sort)",
+            'sort_missing_root': "the root itself (self) is missing from the order; it comes last",
+            'sort_order': "a node comes before one of its parents: in reverse, its _backward would run after that "
+                          "parent's, and the parent would pass on gradient before it has received all of it",
+            'sort_foreign': "the order holds Values that are not part of this graph"},
+        aliases=('topo', 'topological_order', '_topological_order', 'build_topo')),
+    Exercise(
+        12, 'backward', 'backward', 'engine', ('backward',),
+        ("sort, zero, seed self.grad, then pass each node's grad on to its parents, root first",),
+        "backward(): the chain rule over the sorted graph",
+        "Write `Value.backward()`: sort the graph, set the root's gradient to 1, then run each node's backward, "
+        "root first (the lecture's `backward`).",
+        "Sort, zero the sorted nodes' grads, add 1 to `self.grad`, then run each node's backward, root first.",
+        "Walk `reversed(order)` and call `node._grad_fn(node.grad)` (or the lecture's `node._backward()`, "
+        "which passes `node.grad` itself). Zero only the nodes in the order: leaves keep accumulating across "
+        "calls, so a second `backward()` adds exactly the same amount again; `+= 1`, since the root may be a "
+        "leaf with a gradient already.",
+        "d(self)/d(self) = 1;  for each node from the root down: node._grad_fn(node.grad)",
+        rules=(('backward_no_zeroing', "zero the sorted nodes' gradients before passing gradient on, so that a "
+                                       "second backward() adds exactly the first one's gradient to the leaves again "
+                                       "(as PyTorch's does) instead of doubling it through the intermediate nodes; "
+                                       "zero only those: leaves keep accumulating"),
+               ('backward_seed_overwrites', "add 1 to the root's gradient (`self.grad += 1`): backward() on a leaf "
+                                            "that holds a gradient already adds to it, as PyTorch's does"),
+               ('backward_recursion', NO_RECURSION)),
+        graphs=(LECTURE, REUSED, DOUBLED, DEEP),
+        mistakes={
+            'backward_not_reversed': "the order is walked from the leaves: run the _backward of the root first "
+                                     "(for node in reversed(order))",
+            'backward_no_seed': "the root's gradient is never set: d(self)/d(self) = 1, so self.grad += 1 before "
+                                "the loop",
+            'backward_twice': "a node's _backward runs twice, so its parents get its gradient twice (a sort without "
+                              "a visited set lists a reused node once per path; or the loop calls it twice)",
+            'backward_extra_grad': "backward() hands a gradient to a _backward that takes none: node._backward (and "
+                                   "a lecture-style closure, out._backward = f) reads out.grad itself; call "
+                                   "node._backward(), or node._grad_fn(node.grad)",
+            'backward_no_grad': "backward() calls node._backward() without the gradient, but your ops' closures take "
+                                "it: call node._backward(node.grad)",
+            'backward_own_ops': "backward() works on the checker's graphs but not on a graph of your own ops",
+            'backward_unit_grad': "each node is passed 1 instead of its own gradient: call node._grad_fn(node.grad)",
+            'backward_zeroes_leaves': "a second backward() does not accumulate: leaves were zeroed; zero only the "
+                                      "nodes in the order (the ones ops made), so leaves accumulate across calls"}),
+    Exercise(
+        13, 'neuron', 'neuron', 'nn', ('__call__', 'parameters'),
+        ("return activation(w . x + b) as a Value built from self.w, x and self.b",
+         "return the neuron's weights and its bias, as one list"),
+        "Neuron.__call__ and parameters() in my_nn.py",
+        "Write `Neuron.__call__(x)`: `activation(w . x + b)` built from Values (the lecture's neuron), and "
+        "`Neuron.parameters()`: its weights and its bias, as one list.",
+        "A neuron computes `activation(w . x + b)` from Values, so that `backward()` reaches `w` and `b`.",
+        "`Value.dot(self.w, x, self.b)` builds `w . x + b` as one node; then `.relu()`, `.tanh()` or "
+        "`.sigmoid()` unless the activation is 'linear'. `parameters()` returns `self.w + [self.b]`.",
+        "out = act(w1*x1 + w2*x2 + ... + b);  parameters = [w1, w2, ..., b]",
+        rules=(('neuron_activation', "apply the neuron's own activation, `self.activation`: this Neuron is ReLU "
+                                     "unless made with activation='tanh' or 'sigmoid', and applies none when "
+                                     "'linear' (nonlin=False); the lecture's neuron is always tanh"),
+               ('neuron_single_value', "take a single Value (or number) as well as a list: a Layer of one neuron "
+                                       "hands on a Value, not a list"),
+               ('neuron_length', "refuse inputs of the wrong number: 3 weights and 2 inputs raise ValueError "
+                                 "(zip would silently drop a weight)")),
+        mistakes={
+            'params_not_list': "parameters() must return a list (an optimizer goes over it many times)",
+            'params_no_bias': "parameters() leaves out the bias b, so an optimizer never trains it",
+            'params_no_weights': "parameters() leaves out weights, so an optimizer never trains them",
+            'params_extra': "parameters() returns Values that are not the neuron's own weights and bias",
+            'params_twice': "parameters() lists a Value twice: an optimizer would step it twice",
+            'neuron_no_bias': "the bias is left out of the sum: activation(w . x + b)",
+            'neuron_forward': "the forward value differs from the library's, so its gradients cannot be right either",
+            'neuron_detached': "the output is not built from the weights: use Value ops (Value.dot(self.w, x, "
+                               "self.b), or w * x summed) rather than .data floats, so backward() reaches w and b",
+            'neuron_grads': "the gradients backward() leaves on the weights and the bias differ from the library's"},
+        aliases=('neuron.__call__', 'parameters', 'Neuron')),
+)
+
+BY_NAME = {e.name: e for e in EXERCISES}
+ALIASES = {alias.lower(): e.name for e in EXERCISES for alias in e.aliases}
+
+
+def find(name: str) -> Exercise:
+    """An exercise by its name ('+', 'tanh'), an alias ('mul', 'pow') or its number ('3')."""
+    key = name.strip()
+    if key.isdigit() and 1 <= int(key) <= len(EXERCISES):
+        return EXERCISES[int(key) - 1]
+    key = ALIASES.get(key.lower(), key.lower())
+    if key in BY_NAME:
+        return BY_NAME[key]
+    names = ' '.join(e.name for e in EXERCISES)
+    raise KeyError(f"no exercise {name!r}: choose one of {names} (or its number, 1-{len(EXERCISES)})")

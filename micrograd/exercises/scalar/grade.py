@@ -1,0 +1,43 @@
+"""Grading a Value class (and a Neuron class) exercise by exercise, in order, each under a time limit: the
+kind in an exercise's record says which grader it goes to."""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from micrograd.exercises.result import CORRECT, DONE, Result
+from micrograd.exercises.sandbox import guarded
+from micrograd.exercises.scalar.exercises import EXERCISES
+from micrograd.exercises.scalar.graphs import check_backward, check_sort
+from micrograd.exercises.scalar.neuron import check_neuron
+from micrograd.exercises.scalar.ops import check_op
+from micrograd.exercises.scalar.record import Exercise
+
+
+def check_one(exercise: Exercise, value_class: Any, neuron_class: Any = None, *, strict: bool = False,
+              sort_done: bool = True, done: frozenset[str] = frozenset(), timeout: float | None = 10.0) -> Result:
+    """One exercise. strict: the class is a workspace's, which has every method (a missing one was renamed);
+    sort_done: whether backward() may use the learner's sort; done: the ops done so far."""
+    graders: dict[str, Callable[[], Result]] = {
+        'op': lambda: check_op(exercise, value_class, strict),
+        'sort': lambda: check_sort(exercise, value_class, strict),
+        'backward': lambda: check_backward(exercise, value_class, sort_done, done, strict),
+        'neuron': lambda: check_neuron(exercise, value_class, neuron_class, strict),
+    }
+    return guarded(exercise.number, exercise.name, graders[exercise.kind], timeout)
+
+
+def check_all(value_class: Any, neuron_class: Any = None, *, strict: bool = False,
+              timeout: float | None = 10.0, before: Callable[[int], None] | None = None) -> Iterator[Result]:
+    """Every exercise, in order; before(number) is called as each begins."""
+    sort_done, done = True, frozenset[str]()
+    for exercise in EXERCISES:
+        if before is not None:
+            before(exercise.number)
+        result = check_one(exercise, value_class, neuron_class, strict=strict, sort_done=sort_done, done=done,
+                           timeout=timeout)
+        if exercise.kind == 'sort':
+            sort_done = result.status == DONE
+        if result.status in (DONE, CORRECT):
+            done |= {exercise.name}
+        yield result

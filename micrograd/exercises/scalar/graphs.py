@@ -1,0 +1,324 @@
+"""Grading the sort and backward() on graphs the checker makes node by node, the idea first: an order in which
+every node comes once, after its parents, is a correct sort; a backward() that leaves the right gradients is
+correct backprop (the lecture's recursive build_topo and `self.grad = 1` are both). Then the library's own
+rules, each stated in the task before the learner starts (no recursion, leaves out of the order, zeroing before
+a second backward(), `+= 1` on the root), each named when missing."""
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from micrograd.exercises.blame import where
+from micrograd.exercises.numbers import close, grads, number, same
+from micrograd.exercises.result import Result
+from micrograd.exercises.sandbox import set_input
+from micrograd.exercises.scalar import outcome
+from micrograd.exercises.scalar.drive import blank_of, order_of
+from micrograd.exercises.scalar.exercises import EXERCISES, find
+from micrograd.exercises.scalar.ops import expected
+from micrograd.exercises.scalar.record import Exercise, Graph
+
+NUMBERS = range(1, len(EXERCISES) + 1)
+
+
+def _forward(op: str, values: list[float]) -> tuple[float, list[float]]:
+    """A node's data and the local derivatives for its parents."""
+    if op == '*':
+        return values[0] * values[1], [values[1], values[0]]
+    if op == '+1':
+        return values[0] + 1.0, [1.0]
+    return sum(values), [1.0] * len(values)
+
+
+def make(graph: Graph, value_class: Any) -> dict[str, Any]:
+    """graph built of value_class(data, children, op), each node with a _backward of the checker's."""
+    nodes = {name: value_class(v) for name, v in graph.leaves.items()}
+    for name, op, parent_names in graph.nodes:
+        parents = [nodes[p] for p in parent_names]
+        data, local = _forward(op, [p.data for p in parents])
+        node = value_class(data, tuple(parents), '+' if op == '+1' else op)
+        if isinstance(inspect.getattr_static(value_class, '_backward', None), property):
+            node._grad_fn = _hand_backward(node, parents, local)  # the workspace's: it takes the grad it is given
+        else:
+            node._backward = _hand_backward(node, parents, local)
+        nodes[name] = node
+    return nodes
+
+
+def _hand_backward(node: Any, parents: list[Any], local: list[float]) -> Callable[..., None]:
+    def _backward(*grad: float) -> None:  # either convention: _backward(grad) or _backward()
+        g = grad[0] if grad else node.grad
+        for parent, d in zip(parents, local):
+            parent.grad += d * g
+    return _backward
+
+
+def simulate(graph: Graph, calls: int = 1, reverse: bool = True, seed: str = '+=', unit: bool = False,
+             zero: str = 'order', repeat: int = 1, paths: bool = False) -> dict[str, float]:
+    """The gradients a backward() of a given kind leaves in graph: the library's by default. repeat: each node's
+    backward run that many times; paths: the order of a sort without a visited set (a node once per path)."""
+    data = dict(graph.leaves)
+    local: dict[str, list[float]] = {}
+    for name, op, parents in graph.nodes:
+        data[name], local[name] = _forward(op, [data[p] for p in parents])
+    result = {name: 0.0 for name in data}
+    order = [name for name, _, _ in graph.nodes]
+    parents_of = {name: parents for name, _, parents in graph.nodes}
+    if paths:
+        order = []
+
+        def visit(name: str) -> None:  # the lecture's build_topo, without its visited set
+            for p in parents_of.get(name, ()):
+                visit(p)
+            if name in parents_of:
+                order.append(name)
+        visit(graph.root)
+    for _ in range(calls):
+        for name in order if zero == 'order' else data if zero == 'all' else []:
+            result[name] = 0.0
+        if seed == '+=':
+            result[graph.root] += 1.0
+        elif seed == '=':
+            result[graph.root] = 1.0
+        for name in reversed(order) if reverse else order:
+            for _ in range(repeat):
+                g = 1.0 if unit else result[name]
+                for p, d in zip(parents_of[name], local[name]):
+                    result[p] += d * g
+    return result
+
+
+# --- The sort -------------------------------------------------------------------------------------
+
+def _names(order: object, names: dict[int, str]) -> str:
+    items = [names.get(id(n), '?') for n in order]  # type: ignore[attr-defined]
+    if len(items) > 8:
+        return f"[{', '.join(items[:3])}, ..., {', '.join(items[-2:])}] ({len(items):,} nodes)"
+    return f"[{', '.join(items)}]"
+
+
+def _sort_problem(order: object, graph: Graph, nodes: dict[str, Any]) -> tuple[str, bool]:
+    """What is wrong with a learner's order for graph, as a diagnosis key ('' when the idea is right), and
+    whether it lists leaves (the library's rule, not the idea)."""
+    if not isinstance(order, (list, tuple)):
+        return 'sort_not_list', False
+    names = {id(v): k for k, v in nodes.items()}
+    got = [names.get(id(n)) for n in order]
+    if None in got:
+        return 'sort_foreign', False
+    leaves = [name for name in got if name in graph.leaves]
+    got = [name for name in got if name not in graph.leaves]
+    if len(set(got)) != len(got) or len(set(leaves)) != len(leaves):
+        return 'sort_duplicate', bool(leaves)
+    if graph.root not in got:
+        return 'sort_missing_root', bool(leaves)
+    if set(got) != {name for name, _, _ in graph.nodes}:
+        return 'sort_missing', bool(leaves)
+    position = {name: i for i, name in enumerate(order_names(order, names))}
+    for name, _, parents in graph.nodes:
+        if any(p in position and position[p] > position[name] for p in parents):
+            return 'sort_order', bool(leaves)
+    return '', bool(leaves)
+
+
+def order_names(order: Any, names: dict[int, str]) -> list[str]:
+    return [names.get(id(n), '?') for n in order]
+
+
+def check_sort(exercise: Exercise, value_class: Any, strict: bool = False) -> Result:
+    if not hasattr(value_class, exercise.attribute):
+        return outcome.missing_method(exercise, f"Value.{exercise.attribute}") if strict else outcome.absent(exercise)
+    missing: list[tuple[str, str]] = []
+    shown: dict[str, str] = {}
+    for graph in exercise.graphs:
+        text = graph.text('_topological_order()')
+        set_input(text)
+        nodes = make(graph, value_class)
+        names = {id(v): k for k, v in nodes.items()}
+        made = [name for name, _, _ in graph.nodes]
+        want = (f"{_names([nodes[n] for n in made], names)}: every node an op made, each after its parents, "
+                "no leaves")
+        try:
+            order = nodes[graph.root]._topological_order()
+        except RecursionError:
+            missing.append(('sort_recursion', f"on `{text}`: RecursionError"))
+            continue
+        except Exception as error:  # noqa: BLE001
+            if blank_of(error, NUMBERS) in (exercise.number, 0):
+                return outcome.not_started(exercise)
+            return outcome.raised(exercise, text, error, want)
+        problem, leaves = _sort_problem(order, graph, nodes)
+        got = _names(order, names) if isinstance(order, (list, tuple)) else repr(order)[:200]
+        if problem:
+            return outcome.wrong(exercise, problem, input=text, expected=want, obtained=got)
+        if leaves and 'sort_leaves' not in dict(missing):
+            missing.append(('sort_leaves', f"on `{text}` your order is {got}"))
+            shown = {'input': text, 'expected': want, 'obtained': got}
+    if missing:
+        return outcome.correct(exercise, "every node once, after its parents", missing, **shown)
+    return outcome.done(exercise)
+
+
+# --- backward() -----------------------------------------------------------------------------------
+
+def _all_grads(nodes: dict[str, Any]) -> dict[str, float]:
+    return {name: node.grad for name, node in nodes.items()}
+
+
+def diagnose_backward(graph: Graph, calls: int, obtained: dict[str, float]) -> str:
+    kinds = [('backward_no_seed', {'seed': ''}), ('backward_not_reversed', {'reverse': False}),
+             ('backward_unit_grad', {'unit': True}), ('backward_twice', {'repeat': 2}),
+             ('backward_twice', {'paths': True})]
+    if calls > 1:
+        kinds += [('backward_no_zeroing', {'zero': 'none'}), ('backward_no_zeroing', {'zero': 'none', 'seed': '='}),
+                  ('backward_zeroes_leaves', {'zero': 'all'})]
+    for key, how in kinds:
+        if same(obtained, simulate(graph, calls, **how)):  # type: ignore[arg-type]
+            return key
+    return 'wrong'
+
+
+def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: frozenset[str] = frozenset(),
+                   strict: bool = False) -> Result:
+    """backward() on graphs the checker makes node by node, then on the learner's own ops that are done."""
+    if not hasattr(value_class, 'backward'):
+        return outcome.missing_method(exercise, "Value.backward") if strict else outcome.absent(exercise)
+    note = ''
+    own_sort = getattr(value_class, '_topological_order', None)
+    if own_sort is not None and not sort_done:  # the sort is not done: check backward() on the library's sort
+        value_class._topological_order = order_of
+        note = f"checked with the library's sort, since exercise {find('sort').number} (sort) is not done yet"
+    try:
+        return _check_backward(exercise, value_class, note, done)
+    finally:
+        if own_sort is not None and not sort_done:
+            value_class._topological_order = own_sort
+
+
+def _run(exercise: Exercise, graph: Graph, value_class: Any, calls: int, text: str,
+         note: str) -> tuple[Result | None, str]:
+    """backward() called calls times on graph: a Result when it goes wrong (with the rule it misses, if that is
+    all), else None."""
+    set_input(text)
+    nodes = make(graph, value_class)
+    want = simulate(graph, calls)
+    shown = {k: want[k] for k in nodes} if len(nodes) < 20 else {'x': want['x']}
+    try:
+        for _ in range(calls):
+            nodes[graph.root].backward()
+    except RecursionError:
+        return None, 'backward_recursion'
+    except Exception as error:  # noqa: BLE001
+        if blank_of(error, NUMBERS) in (exercise.number, 0):
+            return outcome.not_started(exercise, note=note), ''
+        return outcome.wrong(exercise, _call_mismatch(error) or 'raises', input=text, expected=grads(shown),
+                             obtained=type(error).__name__, detail=where(error), note=note), ''
+    got = _all_grads(nodes)
+    if same({k: got[k] for k in shown}, shown):
+        return None, ''
+    key = diagnose_backward(graph, calls, got) if len(nodes) < 20 else 'wrong'
+    fields = {'input': text, 'expected': grads(shown), 'obtained': grads({k: got[k] for k in shown}), 'note': note}
+    if key == 'backward_no_zeroing':
+        return None, key
+    return outcome.wrong(exercise, key, **fields), ''
+
+
+def _check_backward(exercise: Exercise, value_class: Any, note: str, done: frozenset[str]) -> Result:
+    lecture, reused, doubled, deep = exercise.graphs
+    missing: list[tuple[str, str]] = []
+    shown: dict[str, str] = {}
+    for graph in (lecture, reused, doubled):  # the idea: one backward() gives the right gradients
+        result, rule = _run(exercise, graph, value_class, 1, graph.text('backward()'), note)
+        if result is not None:
+            return result
+        if rule:
+            missing.append((rule, ''))
+    result = _own_ops(exercise, value_class, note, done)
+    if result is not None:
+        return result
+    twice = reused.text('backward()') + '; z.backward()   (a second time)'
+    result, rule = _run(exercise, reused, value_class, 2, twice, note)
+    if result is not None:
+        return result
+    if rule:
+        want = simulate(reused, 2)
+        missing.append((rule, f"after `{twice}`, a = {number(want['a'])} is expected"))
+        shown = {'input': twice, 'expected': grads({k: want[k] for k in ('a', 'b')}),
+                 'obtained': _twice_obtained(reused, value_class)}
+    leaf = _leaf_root(exercise, value_class, note)
+    if isinstance(leaf, Result):
+        return leaf
+    if leaf:
+        missing.append((leaf, "x = Value(2.0); x.grad = 0.5; x.backward() must leave x.grad = 1.5"))
+    result, rule = _run(exercise, deep, value_class, 1, deep.text('backward()'), note)
+    if result is not None:
+        return result
+    if rule:
+        missing.append((rule, f"on `{deep.text('backward()')}`: RecursionError"))
+    if missing:
+        return outcome.correct(exercise, "your backward() gives the right gradients", missing, note=note,
+                               **shown)
+    return outcome.done(exercise, note=note)
+
+
+def _twice_obtained(graph: Graph, value_class: Any) -> str:
+    nodes = make(graph, value_class)
+    for _ in range(2):
+        nodes[graph.root].backward()
+    return grads({k: nodes[k].grad for k in graph.leaves})
+
+
+def _call_mismatch(error: BaseException) -> str:
+    """For a TypeError from calling a node's backward the wrong way, which way ('' for any other error)."""
+    message = str(error) if isinstance(error, TypeError) else ''
+    if 'takes 0 positional arguments but 1 was given' in message:
+        return 'backward_extra_grad'
+    if 'missing 1 required positional argument' in message:
+        return 'backward_no_grad'
+    return ''
+
+
+def _leaf_root(exercise: Exercise, value_class: Any, note: str) -> Result | str:
+    """x.backward() on a leaf x holding a gradient already: d(x)/d(x) = 1 is added to it, as in PyTorch. The rule
+    it misses ('' for none), or a Result when it goes wrong otherwise."""
+    text = "x = Value(2.0); x.grad = 0.5; x.backward()   (x is a leaf: its gradient accumulates)"
+    set_input(text)
+    x = value_class(2.0)
+    x.grad = 0.5
+    try:
+        x.backward()
+    except Exception as error:  # noqa: BLE001
+        return outcome.wrong(exercise, 'raises', input=text, expected="x.grad = 1.5", obtained=type(error).__name__,
+                             detail=where(error), note=note)
+    if close(x.grad, 1.5):
+        return ''
+    if close(x.grad, 1.0):
+        return 'backward_seed_overwrites'
+    return outcome.wrong(exercise, 'wrong', input=text, expected="x.grad = 1.5", obtained=f"x.grad = {number(x.grad)}",
+                         note=note)
+
+
+def _own_ops(exercise: Exercise, value_class: Any, note: str, done: frozenset[str]) -> Result | None:
+    """backward() on a graph of each of the learner's ops that is done: the checker's graphs accept either way of
+    calling a node's backward, the learner's own closures may take only one."""
+    for op in (e for e in EXERCISES if e.kind == 'op' and e.name in done):
+        index, case = next((i, c) for i, c in enumerate(op.cases)
+                           if c.grad == 1.0 and not c.prior and not c.extreme)  # what out.backward() does
+        text = case.text() + "; out.backward()"
+        set_input(text)
+        want = expected(op.name, index)[0].grads
+        leaves, out = case.build(value_class)
+        try:
+            out.backward()
+        except RecursionError:
+            continue  # the deep chain names it
+        except Exception as error:  # noqa: BLE001
+            key = _call_mismatch(error) or 'backward_own_ops'
+            return outcome.wrong(exercise, key, input=text, expected=grads(want), obtained=type(error).__name__,
+                                 detail=where(error), note=note)
+        got = {k: leaf.grad for k, leaf in leaves.items()}
+        if not same(got, want):
+            return outcome.wrong(exercise, 'backward_own_ops', input=text, expected=grads(want), obtained=grads(got),
+                                 note=note)
+    return None

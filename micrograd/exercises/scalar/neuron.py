@@ -1,0 +1,166 @@
+"""Grading the neuron, the idea first: parameters() lists the weights and the bias, and the neuron computes
+activation(w . x + b) from Values, so that backward() reaches w and b. The lecture's neuron (always tanh, a
+for loop or sum over zip(self.w, x)) is that idea. Then the library's rules, stated in the task: its own
+activation (this Neuron is ReLU unless made otherwise), a single Value taken as an input, the number of inputs
+checked. When the forward value differs, that is said first, and why when it is the activation."""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from micrograd.exercises.blame import where
+from micrograd.exercises.numbers import close, number
+from micrograd.exercises.result import Result
+from micrograd.exercises.sandbox import set_input
+from micrograd.exercises.scalar import outcome
+from micrograd.exercises.scalar.drive import blank_of, reaches
+from micrograd.exercises.scalar.exercises import BIAS, EXERCISES, NEGATIVE, POSITIVE, WEIGHTS
+from micrograd.exercises.scalar.places import method_place
+from micrograd.exercises.scalar.record import Exercise
+
+NUMBERS = range(1, len(EXERCISES) + 1)
+SETTING = f"n = Neuron(3); weights {list(WEIGHTS)}, bias {BIAS} (set on n.w[i].data, n.b.data)"
+ACTIVATIONS: dict[str, Callable[[float], float]] = {
+    'relu': lambda v: max(v, 0.0), 'tanh': math.tanh, 'linear': lambda v: v,
+    'sigmoid': lambda v: 1 / (1 + math.exp(-v))}
+DESCRIBED = {'relu': 'relu', 'tanh': 'tanh', 'linear': 'no activation', 'sigmoid': 'sigmoid'}
+
+
+def _neuron(neuron_class: Any, nin: int, **kw: Any) -> Any:
+    n = neuron_class(nin, **kw)
+    for w, v in zip(n.w, WEIGHTS):
+        w.data = v
+    n.b.data = BIAS
+    return n
+
+
+def _error(exercise: Exercise, neuron_class: Any, method: str, text: str, error: BaseException,
+           want: str) -> Result:
+    place = method_place(neuron_class, method)
+    if blank_of(error, NUMBERS) is not None:
+        return outcome.wrong(exercise, 'unfinished', input=text, expected=want, obtained='NotImplementedError',
+                             place=place)
+    return outcome.wrong(exercise, 'raises', input=text, expected=want, obtained=type(error).__name__,
+                         detail=where(error), place=place)
+
+
+def _check_parameters(exercise: Exercise, neuron_class: Any) -> Result | None:
+    text = SETTING + "; n.parameters()"
+    set_input(text)
+    n = _neuron(neuron_class, 3)
+    want = "[n.w[0], n.w[1], n.w[2], n.b]"
+    try:
+        params = n.parameters()
+    except Exception as error:  # noqa: BLE001
+        return _error(exercise, neuron_class, 'parameters', text, error, want)
+    fields = {'input': text, 'expected': want, 'place': method_place(neuron_class, 'parameters')}
+    if not isinstance(params, list):
+        return outcome.wrong(exercise, 'params_not_list', obtained=type(params).__name__, **fields)
+    own = {id(w): f'n.w[{i}]' for i, w in enumerate(n.w)} | {id(n.b): 'n.b'}
+    got = [own.get(id(p), repr(p)) for p in params]
+    shown = f"[{', '.join(got)}]"
+    for key, wrong in (('params_twice', len(set(got)) != len(got)),
+                       ('params_extra', any(id(p) not in own for p in params)),
+                       ('params_no_bias', 'n.b' not in got), ('params_no_weights', len(got) < len(own))):
+        if wrong:
+            return outcome.wrong(exercise, key, obtained=shown, **fields)
+    return None
+
+
+def _forward(exercise: Exercise, value_class: Any, neuron_class: Any, kw: dict[str, Any],
+             x: tuple[float, ...]) -> tuple[Result | None, str]:
+    """The neuron made with kw, on x: a Result when it goes wrong, else None; and the activation its value is
+    ('relu', 'tanh', ...: '' when it is none of them, 'right' when it is the one asked for)."""
+    args = ''.join(f", {k}={v!r}" for k, v in kw.items())
+    text = SETTING.replace('Neuron(3)', f'Neuron(3{args})') + f"; out = n({list(x)})"
+    set_input(text)
+    activation = 'linear' if kw.get('nonlin') is False else kw.get('activation', 'relu')
+    act = sum(w * xi for w, xi in zip(WEIGHTS, x)) + BIAS
+    want = ACTIVATIONS[activation](act)
+    shown = f"out.data = {number(want)}   ({DESCRIBED[activation]} of w . x + b = {number(act)})"
+    n = _neuron(neuron_class, 3, **kw)
+    try:
+        out = n(list(x))
+    except Exception as error:  # noqa: BLE001
+        return _error(exercise, neuron_class, '__call__', text, error, shown), ''
+    data = getattr(out, 'data', out)
+    place = method_place(neuron_class, '__call__')
+    if not close(data, want):
+        applied = next((name for name, f in ACTIVATIONS.items() if close(data, f(act))), '')
+        result = outcome.wrong(exercise, 'neuron_forward', input=text, expected=shown,
+                               obtained=f"out.data = {number(data)}", place=place)
+        if close(data, ACTIVATIONS[activation](act - BIAS)):
+            result.diagnosis, result.why = 'neuron_no_bias', outcome.explain(exercise, 'neuron_no_bias')
+        return result, applied
+    if not isinstance(out, value_class) or not reaches(out, [*n.w, n.b]):
+        return outcome.wrong(exercise, 'neuron_detached', input=text, expected="out, a Value made from n.w and n.b",
+                             obtained=f"{type(out).__name__} {out!r}"[:120], place=place), ''
+    return None, 'right'
+
+
+def check_neuron(exercise: Exercise, value_class: Any, neuron_class: Any, strict: bool) -> Result:
+    if neuron_class is None:
+        return outcome.missing_method(exercise, "class Neuron (in my_nn.py)") if strict else outcome.absent(exercise)
+    outcomes: list[Result | None] = [_check_parameters(exercise, neuron_class)]
+    # The idea: activation(w . x + b) for the activation of the library's default (relu) or the lecture's (tanh)
+    plan: list[tuple[dict[str, Any], tuple[float, ...]]] = [
+        ({}, POSITIVE), ({}, NEGATIVE), ({'activation': 'tanh'}, POSITIVE), ({'nonlin': False}, NEGATIVE),
+        ({'activation': 'sigmoid'}, NEGATIVE)]
+    ran: list[tuple[Result | None, str]] = []
+    for kw, x in plan:
+        try:
+            ran.append(_forward(exercise, value_class, neuron_class, kw, x))
+        except TypeError as error:  # a lecture Neuron without this option: nothing to check
+            if strict:
+                outcomes.append(outcome.raised(exercise, f"Neuron(3, {kw})", error))
+    if all(r is not None and r.diagnosis == 'unfinished' for r in [*outcomes, *(r for r, _ in ran)]):
+        return outcome.not_started(exercise)
+    failed = [r for r in outcomes if r is not None]
+    if failed:
+        return failed[0]
+    right = [applied == 'right' for _, applied in ran]
+    if not any(right):  # right for no activation at all: the forward value differs, said first
+        first = next(r for r, _ in ran if r is not None)
+        return first
+    missing: list[tuple[str, str]] = []
+    shown: dict[str, str] = {}
+    wrong = [(r, applied) for r, applied in ran if applied != 'right']
+    if wrong:
+        result, applied = wrong[0]
+        assert result is not None
+        if result.diagnosis not in ('neuron_forward',) or not applied:
+            return result
+        said = (f"your {result.obtained} is the {DESCRIBED[applied]} of w . x + b; this Neuron gives "
+                f"{result.expected}")
+        missing.append(('neuron_activation', f"on `{result.input}` {said}"))
+        shown = {'input': result.input, 'expected': result.expected, 'obtained': result.obtained}
+    missing += _inputs(exercise, value_class, neuron_class)
+    if missing:
+        return outcome.correct(exercise, "activation(w . x + b), built from Values", missing,
+                               place=method_place(neuron_class, '__call__'), **shown)
+    return outcome.done(exercise)
+
+
+def _inputs(exercise: Exercise, value_class: Any, neuron_class: Any) -> list[tuple[str, str]]:
+    """The rules about inputs: one Value (from a one-neuron Layer) taken, inputs of the wrong number refused."""
+    missing = []
+    text = "n = Neuron(1); weight 0.5, bias 0.25; out = n(Value(2.0))"
+    set_input(text)
+    try:
+        n = _neuron(neuron_class, 1)
+        out = n(value_class(2.0))
+        if not close(getattr(out, 'data', None), ACTIVATIONS[getattr(n, 'activation', 'relu')](1.25)):
+            missing.append(('neuron_single_value', f"`{text}` gives out.data = {number(getattr(out, 'data', out))}"))
+    except Exception as error:  # noqa: BLE001
+        missing.append(('neuron_single_value', f"`{text}` raises {type(error).__name__}"))
+    text = "n = Neuron(3); n([1.0, 2.0])"
+    set_input(text)
+    try:
+        _neuron(neuron_class, 3)([1.0, 2.0])
+        missing.append(('neuron_length', f"`{text}` gives an output instead of ValueError"))
+    except ValueError:
+        pass
+    except Exception as error:  # noqa: BLE001
+        missing.append(('neuron_length', f"`{text}` raises {type(error).__name__}, not ValueError"))
+    return missing

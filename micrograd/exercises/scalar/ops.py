@@ -1,0 +1,242 @@
+"""Grading an op's backward: run each case with the learner's Value and the library's, compare the leaves'
+gradients with the library's and with central differences, and when they differ name the slip that gives the
+learner's numbers (slips.py) and point at the line that gives the wrong parent its gradient."""
+from __future__ import annotations
+
+import linecache
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from micrograd import engine as library
+from micrograd.exercises.blame import learners, line_of, where
+from micrograd.exercises.numbers import close, grads, number, same
+from micrograd.exercises.result import Result
+from micrograd.exercises.sandbox import set_input
+from micrograd.exercises.scalar import outcome
+from micrograd.exercises.scalar.drive import backpropagate, blank_of
+from micrograd.exercises.scalar.exercises import EXERCISES, find
+from micrograd.exercises.scalar.places import grad_line
+from micrograd.exercises.scalar.record import Case, Exercise
+from micrograd.exercises.scalar.slips import variants
+from micrograd.exercises.scalar.workspace import blanks_of
+
+NUMBERS = range(1, len(EXERCISES) + 1)
+
+
+@dataclass
+class Run:
+    """One case run with one Value class."""
+    grads: dict[str, float] | None = None
+    data: float | None = None
+    error: BaseException | None = None
+    built: bool = True
+    op: object = None   # the output's _op: '/' for a division of its own, '*' for the lecture's x * y**-1
+
+
+def run_case(case: Case, value_class: Any) -> Run:
+    try:
+        leaves, out = case.build(value_class)
+    except Exception as error:  # noqa: BLE001 -- a Value that cannot make this input
+        return Run(error=error, built=False)
+    try:
+        backpropagate(out, case.grad)
+        return Run({name: leaf.grad for name, leaf in leaves.items()}, out.data, op=getattr(out, '_op', None))
+    except Exception as error:  # noqa: BLE001 -- RecursionError too: reported with the line that raised it
+        return Run(error=error, data=out.data, op=getattr(out, '_op', None))
+
+
+_EXPECTED: dict[tuple[str, int], tuple[Run, dict[str, float]]] = {}
+
+
+def expected(name: str, index: int) -> tuple[Run, dict[str, float]]:
+    """The library's gradients for a case, and the central differences of its forward pass."""
+    if (name, index) not in _EXPECTED:
+        case = find(name).cases[index]
+        run = run_case(case, library.Value)
+        fd: dict[str, float] = {}
+        for leaf, x in case.leaves.items():
+            h = 1e-6 * (abs(x) or 1.0)  # relative to x: a fixed step suits no input far from 1
+            up = case.build(library.Value, {**case.leaves, leaf: x + h})[1].data
+            down = case.build(library.Value, {**case.leaves, leaf: x - h})[1].data
+            fd[leaf] = case.grad * (up - down) / (2 * h) + case.prior.get(leaf, 0.0)
+        _EXPECTED[name, index] = run, fd
+    return _EXPECTED[name, index]
+
+
+def _compared(run: Run) -> bool:
+    """Whether a learner's run says something about this exercise: it built the input, and it did not stop
+    at a blank (of this exercise or another)."""
+    return run.built and (run.error is None or blank_of(run.error, NUMBERS) is None)
+
+
+def _agree(mine: Run, theirs: Run | None) -> bool:
+    """The same gradients, or an exception of the same type (an overflow where the slip overflows)."""
+    if theirs is None:
+        return False
+    if mine.error is not None or theirs.error is not None:
+        return mine.error is not None and theirs.error is not None and type(mine.error) is type(theirs.error)
+    return same(mine.grads, theirs.grads)
+
+
+def _refused(case: Case, run: Run) -> bool:
+    """A right formula that Python refuses to evaluate on an extreme input (an overflow, y**2 underflowing to 0):
+    accepted, with a note."""
+    return case.extreme and isinstance(run.error, (OverflowError, ZeroDivisionError))
+
+
+def _lecture_division(case: Case, run: Run, want: Run) -> bool:
+    """x / y built as the lecture's x * y**-1, on a divisor so tiny that y**-1's derivative, -y**-2, is past a
+    float's range: it raises, or gives an infinity, where the library's -(x/y)/y is finite."""
+    if not (case.extreme and run.op == '*' and want.grads):
+        return False
+    if isinstance(run.error, (OverflowError, ZeroDivisionError)):
+        return True
+    return run.grads is not None and any(math.isinf(g) and not math.isinf(want.grads[k])
+                                         for k, g in run.grads.items())
+
+
+def _division_note(case: Case, run: Run, want: Run) -> str:
+    y = number(case.leaves['y'])
+    what = f"raises {type(run.error).__name__}" if run.error is not None else f"gives {grads(run.grads)}"
+    return (f"your x / y is the lecture's x * y**-1: right in form, but for y = {y} the derivative of y**-1, "
+            f"-y**-2 = -1e+340, is past a float's range, so `{case.text()}` {what}, where the library's "
+            f"-(x/y)/y stays finite ({grads(want.grads)}). Accepted, since only the float's range differs; "
+            "the hint shows the form that does not overflow")
+
+
+def _roles(case: Case, leaves: list[str], parents: tuple[str, ...]) -> list[str]:
+    """The closure's parent names (as the library writes them) of the leaves whose gradient is wrong."""
+    binary = re.fullmatch(r'out = (\w+) \S+ (\w+)', case.code)
+    if binary and binary.group(1) in case.leaves and len(parents) > 1:
+        roles = {binary.group(1): parents[0], binary.group(2): parents[1]}
+        return [roles[leaf] for leaf in leaves if leaf in roles] or list(parents)
+    if len(parents) > 2:  # dot: w1 and w2 are weights ('w'), x1 and x2 inputs ('x'), b the bias ('b')
+        return [leaf[:1] for leaf in leaves]
+    return list(parents[:1])
+
+
+def _leaky(exercise: Exercise, runs: list[Run], cases: tuple[Case, ...]) -> bool:
+    """relu with a slope below zero: where the input is negative, a fraction of grad passes; elsewhere right."""
+    if 'relu_leaky' not in exercise.mistakes:
+        return False
+    negative = [(c, r) for c, r in zip(cases, runs) if c.leaves.get('x', 1.0) < 0 and r.grads is not None]
+    if not negative:
+        return False
+    slopes = [(r.grads['x'] - c.prior.get('x', 0.0)) / c.grad for c, r in negative if r.grads]
+    return all(0 < abs(s) < 1 for s in slopes)
+
+
+def diagnose(exercise: Exercise, runs: list[Run], failing: list[int]) -> tuple[str, str]:
+    """The slip (key, sentence) that gives the learner's gradients (or exception) on the first failing case: the
+    one that also matches every other case the learner's code ran, else the one matching the most failing cases."""
+    cases, first = exercise.cases, failing[0]
+    error = runs[first].error
+    if error is not None and _lecture_reflex(error):
+        return 'out_undefined', outcome.explain(exercise, 'out_undefined')
+    scored = []
+    for n, (slip, module) in enumerate(variants(exercise.name)):
+        theirs = [run_case(case, module.Value) if _compared(runs[i]) else None for i, case in enumerate(cases)]
+        if not _agree(runs[first], theirs[first]):
+            continue
+        everywhere = all(not _compared(mine) or _refused(case, mine) or _agree(mine, t)
+                         for case, mine, t in zip(cases, runs, theirs))
+        agreed = sum(_compared(mine) and _agree(mine, t) for mine, t in zip(runs, theirs))
+        scored.append((everywhere, sum(_agree(runs[i], theirs[i]) for i in failing), agreed, -n, slip))
+    best = max(scored, key=lambda s: s[:4]) if scored else None
+    if best is not None and best[0]:  # a slip that gives the learner's numbers on every input
+        return best[-1].key, best[-1].says
+    if error is None and all(cases[i].reuses for i in failing):
+        return 'reused_leaf', outcome.explain(exercise, 'reused_leaf')
+    if error is None and _leaky(exercise, runs, cases):
+        return 'relu_leaky', outcome.explain(exercise, 'relu_leaky')
+    if best is not None:  # else the one that gives them on the most inputs that fail
+        return best[-1].key, best[-1].says
+    if error is not None:
+        return 'raises', ''
+    grads_ = runs[first].grads or {}
+    if all(close(g, cases[first].prior.get(leaf, 0.0)) for leaf, g in grads_.items()):
+        return 'nothing', outcome.explain(exercise, 'nothing')
+    return 'wrong', ''
+
+
+def _lecture_reflex(error: BaseException) -> bool:
+    """The lecture's out.grad (or out.data) in a workspace closure, where out is undefined (or a float)."""
+    frames = learners(error)
+    line = linecache.getline(frames[-1][0].co_filename, frames[-1][1]) if frames else ''
+    return isinstance(error, (NameError, AttributeError)) and ('out.grad' in line or 'out.data' in line)
+
+
+def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
+    cases = exercise.cases
+    if not hasattr(value_class, exercise.attribute):  # a workspace's Value has them all: one missing was renamed
+        if strict:
+            return outcome.missing_method(exercise, f"Value.{exercise.attribute}", cases[0].text())
+        return outcome.absent(exercise)
+    runs = []
+    for case in cases:
+        set_input(case.text())
+        runs.append(run_case(case, value_class))
+    at_blank = [r.error is not None and blank_of(r.error, NUMBERS) is not None for r in runs]
+    if all(not r.built for r in runs):
+        return outcome.raised(exercise, cases[0].text(), runs[0].error) if strict else outcome.absent(exercise)
+    if any(at_blank) and all(not r.built or b for r, b in zip(runs, at_blank)):
+        return outcome.not_started(exercise)
+    unfinished, notes = None, []
+    wrong: list[tuple[int, Result]] = []  # (case, what is wrong there), every case: a slip is named by all
+    for i, (case, run) in enumerate(zip(cases, runs)):
+        want, fd = expected(exercise.name, i)
+        text = case.text()
+        if not run.built:
+            if case.extreme and isinstance(run.error, (OverflowError, ZeroDivisionError)):
+                notes.append(f"on `{text}` your forward pass raises {where(run.error)}: accepted, since Python "
+                             "refuses rather than answering wrong, but see the hint")
+                continue
+            if strict:
+                return outcome.raised(exercise, text, run.error)
+            continue  # this Value does not take this input (say, a Value exponent): nothing to check
+        if _lecture_division(case, run, want):
+            notes.append(_division_note(case, run, want))
+            continue
+        if _refused(case, run):
+            assert run.error is not None
+            notes.append(f"on `{text}` your formula raises {where(run.error)}, where the library's gives "
+                         f"{grads(want.grads)}: accepted, since Python refuses rather than answering wrong, "
+                         "but see the hint")
+            continue
+        if run.error is not None:
+            if blank_of(run.error, NUMBERS) is not None:  # a blank still to write: said after any wrong gradient
+                unfinished = unfinished or outcome.wrong(exercise, 'unfinished', input=text,
+                                                         expected=grads(want.grads), obtained='NotImplementedError',
+                                                         detail=line_of(run.error))
+                continue
+            wrong.append((i, outcome.wrong(exercise, input=text, expected=grads(want.grads),
+                                           obtained=type(run.error).__name__, detail=where(run.error))))
+            continue
+        if not close(run.data, want.data):
+            return outcome.wrong(exercise, 'forward', input=text, expected=f"out.data = {number(want.data)}",
+                                 obtained=f"out.data = {number(run.data)}")
+        assert run.grads is not None and want.grads is not None
+        bad = [k for k in run.grads if not (close(run.grads[k], want.grads[k]) and
+                                           (case.kink or close(run.grads[k], fd[k], rel=1e-4, abs_=1e-6)))]
+        if bad:
+            shown = grads(want.grads)
+            if not case.kink:
+                differences = ', '.join(number(round(v, 8)) for v in fd.values())
+                shown += f"   (the library's engine; central differences give {differences})"
+            parents = next((b.parents for b in blanks_of(exercise)), ('self',))
+            place = grad_line(value_class, exercise.attribute, _roles(case, bad, parents))
+            wrong.append((i, outcome.wrong(exercise, input=text, expected=shown, obtained=grads(run.grads),
+                                           place=place)))
+    if wrong:
+        first = wrong[0][1]
+        if not first.diagnosis:
+            first.diagnosis, first.why = diagnose(exercise, runs, [i for i, _ in wrong])
+            first.why = first.why or outcome.explain(exercise, first.diagnosis)
+        first.also = '\n'.join(r.input for _, r in wrong[1:])
+        return first
+    if unfinished is not None:
+        return unfinished
+    return outcome.done(exercise, note='\n'.join(notes))
+

@@ -1,0 +1,51 @@
+"""A scalar exercise's Result, made the same way by every grader: the status, and for a mistake its sentence
+(from the exercise's record, else from the rules slips are derived by, else the ones any exercise can get)."""
+from __future__ import annotations
+
+from typing import Any
+
+from micrograd.exercises.blame import where
+from micrograd.exercises.result import ABSENT, CORRECT, DONE, GENERIC, NOT_STARTED, WRONG, Result
+from micrograd.exercises.scalar.record import Exercise
+
+
+def explain(exercise: Exercise, key: str) -> str:
+    from micrograd.exercises.scalar.slips import RULES  # the derived slips' sentences (slips.py builds engines)
+    return exercise.mistakes.get(key) or dict(exercise.rules).get(key) or RULES.get(key) or GENERIC.get(key, '')
+
+
+def done(exercise: Exercise, note: str = '') -> Result:
+    return Result(number=exercise.number, name=exercise.name, status=DONE, note=note)
+
+
+def not_started(exercise: Exercise, note: str = '') -> Result:
+    return Result(number=exercise.number, name=exercise.name, status=NOT_STARTED, note=note)
+
+
+def absent(exercise: Exercise) -> Result:
+    return Result(number=exercise.number, name=exercise.name, status=ABSENT)
+
+
+def wrong(exercise: Exercise, diagnosis: str = '', *, why: str = '', **fields: Any) -> Result:
+    """A mistake; its sentence is the record's for the diagnosis unless why says more."""
+    return Result(number=exercise.number, name=exercise.name, status=WRONG, diagnosis=diagnosis,
+                  why=why or (explain(exercise, diagnosis) if diagnosis else ''), **fields)
+
+
+def correct(exercise: Exercise, idea: str, missing: list[tuple[str, str]], **fields: Any) -> Result:
+    """The idea right (said in idea), the library's rules in missing (key, what shows it) not met: each named."""
+    rules = dict(exercise.rules)
+    left = '; '.join(f"({n}) {rules[key]}" + (f" [{shown}]" if shown else '')
+                     for n, (key, shown) in enumerate(missing, 1))
+    step = "one step" if len(missing) == 1 else f"{len(missing)} steps"
+    return Result(number=exercise.number, name=exercise.name, status=CORRECT, diagnosis=missing[0][0],
+                  why=f"correct ✓ — {idea}; {step} left to match the library: {left}", **fields)
+
+
+def missing_method(exercise: Exercise, what: str, text: str = '') -> Result:
+    return wrong(exercise, 'missing', input=text, expected=f"{what}, as the library has it", obtained=f"no {what}")
+
+
+def raised(exercise: Exercise, text: str, error: BaseException | None, want: str = '') -> Result:
+    return wrong(exercise, 'raises', input=text, expected=want, obtained=type(error).__name__,
+                 detail=where(error) if error is not None else '')

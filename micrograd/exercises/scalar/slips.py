@@ -1,0 +1,422 @@
+"""The wrong backwards a learner writes, derived from the library's own: so that a slip nobody listed is named.
+
+Every op's backward is a few lines `parent.grad += local derivative * grad`, and learners slip on them in the
+same few ways whatever the op: a sign flipped, a factor or the chain factor `grad` dropped, `*` for `/`, the
+operands swapped, the input used where the derivative wants the output (or the reverse, or the function
+applied twice), an exponent off by one, a parent dropped or counted twice, `=` for `+=`. Each rule below
+rewrites the library's closure (its syntax tree) one way; each rewrite is a candidate, with the sentence that
+names it. The checker builds the library's engine with a candidate in place of the closure and, when its
+gradients are the learner's on every input, that is the diagnosis. An exercise's record adds the slips no
+rule makes (relu's gate at 0, the power rule through abs).
+"""
+from __future__ import annotations
+
+import ast
+import copy
+import textwrap
+import types
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cache
+from typing import cast
+
+from micrograd.exercises.cutting import library_source, load, splice
+from micrograd.exercises.scalar.exercises import find
+from micrograd.exercises.scalar.record import Exercise
+from micrograd.exercises.scalar.workspace import Blank, blanks_of, enclosing
+
+# What each rule's key means, for the report (a rule's own sentence adds the lines it changed).
+RULES: dict[str, str] = {
+    'overwrite': "`=` instead of `+=` (or `-=`): a Value used twice (as in a * a, a / a, or b = a + a; c = b + b) "
+                 "must collect the gradient of both uses, and `=` keeps only the last one",
+    'upstream': "the upstream gradient is forgotten: multiply the local derivative by grad (the chain rule); "
+                "with grad = 1 the mistake does not show",
+    'nothing': "no gradient reaches the input: the _backward must add to each parent's .grad",
+    'parent_dropped': "a parent gets no gradient: every parent of the op must receive its share",
+    'parent_twice': "a parent gets its share twice",
+    'sign': "a sign flipped",
+    'swapped': "the operands swapped: each parent's local derivative is the OTHER parent's data, used here the "
+               "wrong way round",
+    'at_input': "derivative taken at the input: the derivative is written with the output, and you used the input",
+    'at_output': "derivative taken at the output: the derivative is written with the input, and you used the output",
+    'applied_twice': "the function applied twice: the output is already f(x), and you took f of it again",
+    'factor_dropped': "a factor dropped from the local derivative",
+    'mul_for_div': "`*` where the derivative divides (or `/` where it multiplies)",
+    'exponent_off': "an exponent off by one",
+    'reused_leaf': "right when the parents differ, wrong when one Value is both parents (as in a + a): each use "
+                   "already gets its share through `+=`, so a special case for `self is other` counts it again",
+    'out_undefined': "out is not the output Value in the workspace's _backward(grad) (it is undefined, or a "
+                     "float): the closure is handed the output's gradient, so here `grad` is the lecture's "
+                     "`out.grad`, and the output's value is the forward pass's own variable",
+    'forward': "the forward value is wrong (out.data), so its derivative cannot be right either",
+}
+
+
+@dataclass(frozen=True)
+class Slip:
+    key: str
+    body: str    # the closure's body as the learner might have written it
+    says: str    # the sentence naming it: the rule's, and what it changed
+
+    def __str__(self) -> str:
+        return self.says
+
+
+def _code(node: ast.AST) -> str:
+    return ast.unparse(node)
+
+
+class _Context:
+    """What a rule needs to know of the op beyond its closure: which names hold the output, which the input."""
+
+    def __init__(self, method: ast.FunctionDef, closure: ast.FunctionDef, parents: tuple[str, ...]):
+        self.parents = parents
+        self.assigned: dict[str, ast.expr] = {}
+        for node in method.body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                self.assigned[node.targets[0].id] = node.value
+        returned = [n.value for n in ast.walk(method) if isinstance(n, ast.Return) and n.value is not None]
+        values = [r.args[0] for r in returned if isinstance(r, ast.Call) and isinstance(r.func, ast.Name)
+                  and r.func.id == 'Value' and r.args]
+        self.output = values[0] if values else None
+        self.outputs = {v.id for v in values if isinstance(v, ast.Name)}
+        self.inputs = {name for name, value in self.assigned.items() if name not in self.outputs
+                       and _reads_input(value) and isinstance(value, ast.Call)
+                       and _code(value.func).startswith('numeric.')}  # x = numeric.positive(self.data, ...)
+
+    def inlined(self, expr: ast.expr, depth: int = 3) -> ast.expr:
+        """expr with the forward pass's local names (not the input's) replaced by what they were assigned."""
+        assigned = {k: v for k, v in self.assigned.items() if k not in self.inputs}
+
+        class Inline(ast.NodeTransformer):
+            def visit_Name(self, node: ast.Name) -> ast.AST:
+                return copy.deepcopy(assigned[node.id]) if node.id in assigned else node
+        for _ in range(depth):
+            expr = Inline().visit(copy.deepcopy(expr))
+        return expr
+
+    def output_formula(self) -> ast.expr | None:
+        """The output's formula in the input, for f(f(x)): an op of one parent whose output is a name."""
+        if self.output is None or len(self.parents) != 1 or not isinstance(self.output, ast.Name):
+            return None
+        return self.inlined(self.output)
+
+    def output_here(self) -> ast.expr | None:
+        """The output as the closure can read it: its name (t, e, q, out), or for one parent its formula."""
+        if isinstance(self.output, ast.Name):
+            return self.output
+        return self.output if len(self.parents) == 1 else None
+
+
+def _reads_input(expr: ast.AST) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr == 'data' and isinstance(n.value, ast.Name)
+               and n.value.id == 'self' for n in ast.walk(expr))
+
+
+def _is_input(node: ast.AST, context: _Context) -> bool:
+    return (isinstance(node, ast.Attribute) and node.attr == 'data' and isinstance(node.value, ast.Name)
+            and node.value.id == 'self') or (isinstance(node, ast.Name) and node.id in context.inputs)
+
+
+def _grad_statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements adding to a parent's .grad, nested ones (in a for or an if) too."""
+    out: list[ast.stmt] = []
+    for node in body:
+        for inner in ast.walk(node):
+            if isinstance(inner, (ast.AugAssign, ast.Assign)):
+                target = inner.target if isinstance(inner, ast.AugAssign) else inner.targets[0]
+                if isinstance(target, ast.Attribute) and target.attr == 'grad':
+                    out.append(inner)
+    return out
+
+
+def _target(statement: ast.stmt) -> str:
+    target = statement.target if isinstance(statement, ast.AugAssign) else statement.targets[0]  # type: ignore
+    return _code(target.value)  # type: ignore[union-attr]  # a .grad statement's target is an attribute
+
+
+def _rhs_nodes(body: list[ast.stmt]) -> Iterator[tuple[ast.stmt, ast.AST]]:
+    """(statement, node) for every node on the right of a .grad statement, in order."""
+    for statement in _grad_statements(body):
+        value = statement.value  # type: ignore[attr-defined]
+        for node in ast.walk(value):
+            yield statement, node
+
+
+def _replace(body: list[ast.stmt], old: ast.AST, new: ast.AST | None) -> list[ast.stmt]:
+    """A copy of body with the node old replaced by new (None: the statement removed); body stays as it is."""
+    old._slip = True  # type: ignore[attr-defined]  # found again in the copy by this mark
+    try:
+        module = copy.deepcopy(ast.Module(body=list(body), type_ignores=[]))
+    finally:
+        del old._slip  # type: ignore[attr-defined]
+    replacement = copy.deepcopy(new)
+
+    class Swap(ast.NodeTransformer):
+        def visit(self, node: ast.AST) -> ast.AST | None:
+            if getattr(node, '_slip', False):
+                return replacement
+            return cast(ast.AST, super().visit(node))
+    module = cast(ast.Module, Swap().visit(module))
+    for node in ast.walk(module):  # a loop or an if left empty gets a pass
+        if isinstance(node, (ast.For, ast.If)) and not node.body:
+            node.body = [ast.Pass()]
+    return list(module.body) or [ast.Pass()]
+
+
+def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, list[ast.stmt], str]]:
+    """(key, new body, what changed) for every rule at every place it applies."""
+    statements = _grad_statements(body)
+
+    def show(old: ast.AST, new: ast.AST) -> str:
+        return f"`{_code(new)}` where the derivative has `{_code(old)}`"
+
+    def every(transform: Callable[[ast.stmt], ast.stmt]) -> list[ast.stmt]:
+        out = copy.deepcopy(body)
+        for statement in _grad_statements(out):
+            _replace_in_place(out, statement, transform(statement))
+        return out
+
+    def overwrite(s: ast.stmt) -> ast.stmt:
+        if isinstance(s, ast.AugAssign):
+            value = s.value if isinstance(s.op, ast.Add) else ast.UnaryOp(ast.USub(), s.value)
+            return ast.Assign(targets=[s.target], value=value, lineno=0)
+        return s
+
+    def flip(s: ast.stmt) -> ast.stmt:
+        if isinstance(s, ast.AugAssign):
+            return ast.AugAssign(s.target, ast.Sub() if isinstance(s.op, ast.Add) else ast.Add(), s.value)
+        return s
+    yield 'overwrite', every(overwrite), "in every line"
+    for s in statements:
+        new = overwrite(s)
+        if new is not s:
+            yield 'overwrite', _replace(body, s, new), f"in `{_code(new)}`"
+    one = ast.Constant(1.0)
+    chainless = copy.deepcopy(body)
+    for node in ast.walk(ast.Module(body=chainless, type_ignores=[])):
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, ast.Name) and value.id == 'grad':
+                setattr(node, field, one)
+            elif isinstance(value, list):
+                value[:] = [one if isinstance(v, ast.Name) and v.id == 'grad' else v for v in value]
+    yield 'upstream', chainless, "(grad is missing)"
+    yield 'nothing', [ast.Pass()], ""
+    for s in statements:
+        yield 'parent_dropped', _replace(body, s, None), f"`{_target(s)}` gets nothing: `{_code(s)}` is missing"
+        twice = copy.deepcopy(body)
+        _duplicate(twice, statements.index(s))
+        yield 'parent_twice', twice, f"`{_code(s)}` runs twice"
+    yield 'sign', every(flip), "on every parent"
+    for s in statements:
+        yield 'sign', _replace(body, s, flip(s)), f"`{_code(flip(s))}`"
+    if len(context.parents) > 1:  # the operands swapped: x's data where y's belongs, in every line
+        a, b = context.parents[:2]
+        swapped = copy.deepcopy(body)
+        for statement in _grad_statements(swapped):
+            for node in ast.walk(statement.value):  # type: ignore[attr-defined]
+                if isinstance(node, ast.Name) and node.id in (a, b):
+                    node.id = b if node.id == a else a
+        yield 'swapped', swapped, f"`{a}` and `{b}` exchanged on the right of each `+=`"
+    formula, output = context.output_formula(), context.output_here()
+    for statement, node in _rhs_nodes(body):
+        for n, (key, rewritten) in enumerate(_rewrites(node)):
+            yield key, _replace(body, node, rewritten), show(node, rewritten)
+            everywhere = _everywhere(body, statement, node, n)  # the same slip in every line of the same shape
+            if everywhere is not None:
+                yield key, everywhere, f"{show(node, rewritten)}, and the same in every line"
+    if context.outputs and len(context.parents) == 1:  # every use of the output at once: 1 - x*x for 1 - t*t
+        name = next(iter(context.outputs))
+        yield 'at_input', _substitute(body, lambda n: isinstance(n, ast.Name) and n.id == name,
+                                      ast.parse('self.data', mode='eval').body), \
+            f"`{name}` replaced by the input `self.data`"
+        if formula is not None:
+            again = _substitute_input(formula, ast.Name(name), context)
+            yield 'applied_twice', _substitute(body, lambda n: isinstance(n, ast.Name) and n.id == name, again), \
+                f"`{_code(again)}` where the derivative has `{name}`"
+    if output is not None and any(_is_input(n, context) for _, n in _rhs_nodes(body)):
+        yield 'at_output', _substitute(body, lambda n: _is_input(n, context), output), \
+            f"`{_code(output)}` (the output) where the derivative has the input"
+
+
+def _substitute(body: list[ast.stmt], match: Callable[[ast.AST], bool], new: ast.expr) -> list[ast.stmt]:
+    """A copy of body with every node on the right of a .grad statement that match()es replaced by new."""
+    out = copy.deepcopy(body)
+
+    class Sub(ast.NodeTransformer):
+        def visit(self, node: ast.AST) -> ast.AST:
+            return copy.deepcopy(new) if match(node) else super().visit(node)
+    for statement in _grad_statements(out):
+        statement.value = Sub().visit(statement.value)  # type: ignore[attr-defined]
+    return out
+
+
+def _rewrites(node: ast.AST) -> list[tuple[str, ast.AST]]:
+    """The slips an expression can take: (key, what it becomes)."""
+    out: list[tuple[str, ast.AST]] = []
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        out.append(('sign', ast.BinOp(node.left, ast.Sub() if isinstance(node.op, ast.Add) else ast.Add(), node.right)))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        out.append(('sign', node.operand))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        out += [('factor_dropped', node.left), ('factor_dropped', node.right)]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        out += [('factor_dropped', node.left), ('factor_dropped', ast.BinOp(ast.Constant(1), ast.Div(), node.right))]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+        out.append(('mul_for_div', ast.BinOp(node.left, ast.Div() if isinstance(node.op, ast.Mult) else ast.Mult(),
+                                             node.right)))
+    exponent = _exponent(node)
+    for new_exponent in _off_by_one(exponent) if exponent is not None else []:
+        new = copy.deepcopy(node)
+        _set_exponent(new, new_exponent)
+        out.append(('exponent_off', new))
+    return out
+
+
+def _path(root: ast.AST, target: ast.AST) -> list[tuple[str, int]] | None:
+    """How to reach target from root: (field, index in a list or -1) at each step."""
+    if root is target:
+        return []
+    for field, value in ast.iter_fields(root):
+        for index, child in (enumerate(value) if isinstance(value, list) else [(-1, value)]):
+            if isinstance(child, ast.AST):
+                rest = _path(child, target)
+                if rest is not None:
+                    return [(field, index), *rest]
+    return None
+
+
+def _at(root: ast.AST, path: list[tuple[str, int]]) -> ast.AST | None:
+    for field, index in path:
+        value = getattr(root, field, None)
+        value = value[index] if isinstance(value, list) and index < len(value) else value
+        if not isinstance(value, ast.AST):
+            return None
+        root = value
+    return root
+
+
+def _everywhere(body: list[ast.stmt], statement: ast.stmt, node: ast.AST, n: int) -> list[ast.stmt] | None:
+    """body with the n-th rewrite of node made in every .grad statement holding a node of the same kind at the
+    same place (a learner who divides by grad in one line divides in both); None if only one line has it."""
+    path = _path(statement.value, node)  # type: ignore[attr-defined]
+    if path is None:
+        return None
+    out = copy.deepcopy(body)
+    changed = 0
+    for other in _grad_statements(out):
+        if isinstance(other, ast.AugAssign) != isinstance(statement, ast.AugAssign):
+            continue
+        there = _at(other.value, path) if path else other.value  # type: ignore[attr-defined]
+        if there is None or type(there) is not type(node) or type(getattr(there, 'op', None)) is not \
+                type(getattr(node, 'op', None)):
+            continue
+        rewrites = _rewrites(there)
+        if len(rewrites) <= n:
+            continue
+        new = rewrites[n][1]
+        if path:
+            parent = _at(other.value, path[:-1]) if len(path) > 1 else other.value  # type: ignore[attr-defined]
+            field, index = path[-1]
+            if index >= 0:
+                getattr(parent, field)[index] = new
+            else:
+                setattr(parent, field, new)
+        else:
+            other.value = new  # type: ignore[attr-defined]
+        changed += 1
+    return out if changed > 1 else None
+
+
+def _replace_in_place(body: list[ast.stmt], old: ast.stmt, new: ast.stmt) -> None:
+    for node in ast.walk(ast.Module(body=body, type_ignores=[])):
+        for _, value in ast.iter_fields(node):
+            if isinstance(value, list) and old in value:
+                value[value.index(old)] = new
+
+
+def _duplicate(body: list[ast.stmt], index: int) -> None:
+    statement = _grad_statements(body)[index]
+    for node in ast.walk(ast.Module(body=body, type_ignores=[])):
+        for _, value in ast.iter_fields(node):
+            if isinstance(value, list) and statement in value:
+                value.insert(value.index(statement), copy.deepcopy(statement))
+                return
+
+
+def _exponent(node: ast.AST) -> ast.expr | None:
+    """The exponent of x ** k, or of a call pow_(x, k) / pow(x, k)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+        return node.right
+    if isinstance(node, ast.Call) and len(node.args) == 2 and 'pow' in _code(node.func):
+        return node.args[1]
+    return None
+
+
+def _set_exponent(node: ast.AST, exponent: ast.expr) -> None:
+    if isinstance(node, ast.BinOp):
+        node.right = exponent
+    elif isinstance(node, ast.Call):
+        node.args[1] = exponent
+
+
+def _off_by_one(exponent: ast.expr) -> list[ast.expr]:
+    """k - 1 lowered one too few (k) or too many (k - 2); a number n as n + 1 and n - 1."""
+    if isinstance(exponent, ast.BinOp) and isinstance(exponent.op, ast.Sub) and \
+            isinstance(exponent.right, ast.Constant) and exponent.right.value == 1:
+        return [exponent.left, ast.BinOp(exponent.left, ast.Sub(), ast.Constant(2))]
+    if isinstance(exponent, ast.Constant) and isinstance(exponent.value, (int, float)):
+        return [ast.Constant(exponent.value + 1), ast.Constant(exponent.value - 1)]
+    return []
+
+
+def _substitute_input(formula: ast.expr, name: ast.Name, context: _Context) -> ast.expr:
+    """The output's formula with the input replaced by the output: f(f(x))."""
+    class Sub(ast.NodeTransformer):
+        def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+            return copy.deepcopy(name) if _is_input(node, context) else self.generic_visit(node)
+
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            return copy.deepcopy(name) if _is_input(node, context) else node
+    return cast(ast.expr, Sub().visit(copy.deepcopy(formula)))
+
+
+def derive(blank: Blank) -> list[Slip]:
+    """Every slip the rules make of one blank's library body, each named; duplicates and the right body left out."""
+    method, closure = enclosing(blank)
+    context = _Context(method, closure, blank.parents)
+    body = ast.parse(textwrap.dedent(blank.indent + blank.solution)).body
+    right = ast.unparse(ast.Module(body=body, type_ignores=[]))
+    seen, out = {right}, []
+    for key, new, change in _mutations(body, context):
+        text = ast.unparse(ast.fix_missing_locations(ast.Module(body=new, type_ignores=[])))
+        if text in seen:
+            continue
+        seen.add(text)
+        says = f"{RULES[key]}: {change}" if change else RULES[key]
+        out.append(Slip(key, textwrap.indent(text, blank.indent)[len(blank.indent):], says))
+    return out
+
+
+def hand(exercise: Exercise, blank: Blank) -> list[Slip]:
+    """The record's own slips for a blank, with {x}, {y} and {i} filled in."""
+    names = dict(zip('xy', blank.parents))
+    return [Slip(key, body.format(i=blank.indent, **names), exercise.mistakes.get(key, RULES.get(key, key)))
+            for key, body in exercise.slips]
+
+
+@cache
+def variants(name: str) -> tuple[tuple[Slip, types.ModuleType], ...]:
+    """For an op exercise: each slip (the record's first, then the derived ones), with the library's engine
+    built with it in place of the closure. Built once, when first needed."""
+    exercise = find(name)
+    source, _ = library_source('micrograd.engine')
+    out = []
+    for blank in blanks_of(exercise):
+        for n, slip in enumerate(hand(exercise, blank) + derive(blank)):
+            try:
+                module = load(splice(source, {blank: slip.body}), f'slip_{exercise.number}_{n}', f'<slip {n}>')
+            except SyntaxError:  # a body that does not fit this engine's source: no such slip here
+                continue
+            out.append((slip, module))
+    return tuple(out)

@@ -1,0 +1,222 @@
+"""The scalar workspace: micrograd's own engine.py and nn.py with each exercise's body cut out (my_engine.py,
+my_nn.py), the library's answer to an exercise, and the same engine as a module for a notebook.
+
+Which bodies are cut is read from the exercise records: an op's every `_backward` closure, or a whole method
+(the sort, backward(), the neuron's two). Each blank keeps the comments of the library's body (an op's
+formulas), then says what to write and the rules it will be held to.
+"""
+from __future__ import annotations
+
+import ast
+import sys
+import textwrap
+import types
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from micrograd.exercises.commands import command
+from micrograd.exercises.cutting import (
+    body_span,
+    class_node,
+    comments,
+    library_source,
+    load,
+    method_node,
+    offsets,
+    position,
+    splice,
+)
+from micrograd.exercises.scalar.exercises import EXERCISES, find
+from micrograd.exercises.scalar.record import Exercise
+
+ENGINE_FILE, NN_FILE = 'my_engine.py', 'my_nn.py'
+FILES = {'engine': ENGINE_FILE, 'nn': NN_FILE}
+CLASSES = {'engine': 'Value', 'nn': 'Neuron'}
+
+
+@dataclass(frozen=True)
+class Blank:
+    """One body the learner writes: an op's backward closure, or a whole method."""
+    exercise: Exercise
+    method: str              # the method of Value (or Neuron) it sits in
+    function: str            # the function whose body it is: the closure '_backward', or the method itself
+    parents: tuple[str, ...]  # for a closure, the names whose .grad it adds to: ('self', 'other')
+    start: int               # where the body starts and ends, as offsets into the source text
+    end: int
+    indent: str
+    solution: str            # the library's text of that body
+    comments: tuple[str, ...] = ()  # an op's formulas, the comments on its body's lines: they stay
+
+    @property
+    def prompt(self) -> str:
+        return self.exercise.prompts[self.exercise.methods.index(self.method)]
+
+    def text(self) -> str:
+        """The blank itself: the formulas, the marker with the prompt, the rules, and the raise that says it is
+        not written."""
+        n, name, i = self.exercise.number, self.exercise.name, self.indent
+        formulas = ''.join(f"{comment}\n{i}" for comment in self.comments)
+        rules = ''
+        if self.exercise.rules and self.method == self.exercise.methods[0]:
+            wrapped = [textwrap.wrap(f"({k}) {text}", 100 - len(i) - 4) for k, (_, text) in
+                       enumerate(self.exercise.rules, 1)]
+            rules = (f"# Right gradients first; then the library's rules, checked after:\n{i}"
+                     + ''.join(f"#   {line}\n{i}" if j == 0 else f"#     {line}\n{i}"
+                               for rule in wrapped for j, line in enumerate(rule)))
+        return (f"{formulas}# EXERCISE {n} ({name}): {self.prompt}\n{i}{rules}"
+                f"raise NotImplementedError('exercise {n} ({name}): not written yet')")
+
+
+def _graded(fn: ast.FunctionDef) -> tuple[str, ...]:
+    """The names whose .grad a backward closure adds to, in order: ('self', 'other'), or ('w', 'x', 'b')."""
+    targets = sorted((t for node in ast.walk(fn) if isinstance(node, (ast.AugAssign, ast.Assign))
+                      for t in ([node.target] if isinstance(node, ast.AugAssign) else node.targets)),
+                     key=lambda t: (t.lineno, t.col_offset))  # in the order they are written
+    names = [t.value.id for t in targets
+             if isinstance(t, ast.Attribute) and t.attr == 'grad' and isinstance(t.value, ast.Name)]
+    return tuple(dict.fromkeys(names))
+
+
+def _closures(method: ast.FunctionDef) -> list[ast.FunctionDef]:
+    return [f for f in ast.walk(method) if isinstance(f, ast.FunctionDef) and f is not method
+            and f.name.startswith('_backward')]
+
+
+def find_blanks(source: str, which: str = 'engine') -> list[Blank]:
+    """Every body the exercises cut out of engine.py (which='engine') or nn.py (which='nn'), in order."""
+    tree, starts, blanks = ast.parse(source), offsets(source), []
+    cls = class_node(tree, CLASSES[which])
+    for exercise in (e for e in EXERCISES if e.source == which):
+        for name in exercise.methods:
+            method = method_node(cls, name)
+            functions = _closures(method) if exercise.kind == 'op' else [method]
+            if not functions:
+                raise LookupError(f"Value.{name} defines no _backward closure")
+            for fn in functions:
+                start, end, indent = body_span(source, starts, fn)
+                closure = fn is not method
+                blanks.append(Blank(exercise, name, fn.name, _graded(fn) if closure else (), start, end, indent,
+                                    source[start:end], comments(indent + source[start:end]) if closure else ()))
+    return sorted(blanks, key=lambda b: (b.exercise.number, b.start))
+
+
+@cache
+def blanks_of(exercise: Exercise) -> list[Blank]:
+    """The blanks of one exercise in the library's source (read once)."""
+    return [b for b in find_blanks(library_source(f'micrograd.{exercise.source}')[0], exercise.source)
+            if b.exercise is exercise]
+
+
+def enclosing(blank: Blank) -> tuple[ast.FunctionDef, ast.FunctionDef]:
+    """The library's method a blank sits in, and the function whose body it is (the closure, or the method)."""
+    source, _ = library_source(f'micrograd.{blank.exercise.source}')
+    method = method_node(class_node(ast.parse(source), CLASSES[blank.exercise.source]), blank.method)
+    starts = offsets(source)
+    for fn in ast.walk(method):
+        if isinstance(fn, ast.FunctionDef) and fn.name == blank.function and \
+                body_span(source, starts, fn)[0] == blank.start:
+            return method, fn
+    raise LookupError(f"no {blank.function} in {blank.method}")
+
+
+def methods_of(cls: ast.ClassDef, exercise: Exercise) -> list[ast.FunctionDef]:
+    """The methods an exercise blanks (x + k has no helper of its own: k becomes a leaf Value)."""
+    return [method_node(cls, name) for name in exercise.methods]
+
+
+_LAST, _NEURON = find('backward'), find('neuron')
+
+
+def engine_header(directory: str | Path = '.') -> str:
+    """my_engine.py's first lines, with the commands for its folder as they run from anywhere."""
+    where = Path(directory).resolve()
+    return f"""\
+# my_engine.py: micrograd's engine.py with the backward of each op cut out, for you to write.
+# Fill in each EXERCISE in order, from 1 (+) to {_LAST.number} (backward); exercise {_NEURON.number} is in my_nn.py.
+# Each op's _backward(grad) is handed the output's gradient: where the lecture writes out.grad, write grad.
+# After each one, check it (add --hint when you are stuck):
+#     {command('check', where)}
+# The library's answer, when you want to compare:
+#     {command('solution', 'tanh')}
+"""
+
+
+def nn_header(directory: str | Path = '.') -> str:
+    return f"""\
+# my_nn.py: micrograd's nn.py, on your engine (my_engine.py), with exercise {_NEURON.number} to write:
+# Neuron.__call__ and Neuron.parameters. Check it with:
+#     {command('check', Path(directory).resolve())}
+"""
+
+
+def engine_text(directory: str | Path = '.') -> str:
+    """my_engine.py for a workspace in directory: the library's engine.py, every exercise a blank."""
+    source, _ = library_source('micrograd.engine')
+    return engine_header(directory) + splice(source, {b: b.text() for b in find_blanks(source, 'engine')})
+
+
+def _on_my_engine(source: str) -> str:
+    """nn.py's source importing Value (and anything else) from my_engine instead of micrograd.engine."""
+    starts = offsets(source)
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module == 'micrograd.engine':
+            start = position(source, starts, node.lineno, node.col_offset)
+            assert node.end_lineno is not None and node.end_col_offset is not None
+            end = position(source, starts, node.end_lineno, node.end_col_offset)
+            names = ', '.join(a.name + (f' as {a.asname}' if a.asname else '') for a in node.names)
+            return source[:start] + f"from my_engine import {names}  # your engine" + source[end:]
+    raise LookupError("nn.py does not import from micrograd.engine")
+
+
+def nn_text(directory: str | Path = '.') -> str:
+    """my_nn.py: the library's nn.py on my_engine, with Neuron.__call__ and parameters() blank."""
+    source, _ = library_source('micrograd.nn')
+    return nn_header(directory) + _on_my_engine(splice(source, {b: b.text() for b in find_blanks(source, 'nn')}))
+
+
+def start(directory: str | Path, force: bool = False) -> list[Path]:
+    """Write my_engine.py and my_nn.py into directory; an existing workspace is kept unless force."""
+    directory = Path(directory)
+    files = [directory / ENGINE_FILE, directory / NN_FILE]
+    existing = [f for f in files if f.exists()]
+    if existing and not force:
+        raise FileExistsError(f"{existing[0]} exists already: your work is kept. Continue with "
+                              f"`{command('check', directory)}`, or start over with --force")
+    directory.mkdir(parents=True, exist_ok=True)
+    files[0].write_text(engine_text(directory), encoding='utf-8')
+    files[1].write_text(nn_text(directory), encoding='utf-8')
+    return files
+
+
+def solution(name: str) -> str:
+    """The library's own code for an exercise: the whole method(s) it lives in, from engine.py or nn.py."""
+    exercise = find(name)
+    source, filename = library_source(f'micrograd.{exercise.source}')
+    lines = source.splitlines()
+    cls = class_node(ast.parse(source), CLASSES[exercise.source])
+    parts = []
+    for method in methods_of(cls, exercise):
+        first = min([method.lineno] + [d.lineno for d in method.decorator_list])
+        assert method.end_lineno is not None
+        code = '\n'.join(lines[first - 1:method.end_lineno])
+        parts.append(f"# {filename}, lines {first}-{method.end_lineno}\n{code}")
+    return f"# exercise {exercise.number} ({exercise.name}): the library's answer\n" + '\n\n'.join(parts) + '\n'
+
+
+def blank_engine() -> types.ModuleType:
+    """my_engine.py as a module: the library's engine with every backward blank, for a notebook."""
+    return load(engine_text(), 'my_engine', ENGINE_FILE)
+
+
+def blank_nn(engine: types.ModuleType) -> types.ModuleType:
+    """my_nn.py as a module, on the given engine module (say, blank_engine())."""
+    previous = sys.modules.get('my_engine')
+    sys.modules['my_engine'] = engine
+    try:
+        return load(nn_text(), 'my_nn', NN_FILE)
+    finally:
+        if previous is None:
+            del sys.modules['my_engine']
+        else:
+            sys.modules['my_engine'] = previous
