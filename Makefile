@@ -116,12 +116,14 @@ lint: $(VENV)/.test-installed
 
 # Learn by writing it: your own copy of the engine with every backward cut out (made once, then kept), and where
 # you stand: the checker's table and the next exercise, each time you run it. micrograd goes into $(VENV) (editable,
-# no dependencies), so the check command it prints works from any folder. EXERCISES='my folder' names another.
-EXERCISES ?= exercises-workspace
+# no dependencies), so the check command it prints works from any folder. EXERCISES='my folder' names another;
+# TRACK=tensor the second track (micrograd.tensor's backwards, in exercises-workspace/tensor).
+TRACK ?= scalar
+EXERCISES ?= exercises-workspace$(if $(filter-out scalar,$(TRACK)),/$(TRACK))
 exercises: | $(BIN)/python
 	@$(BIN)/python -m pip show --quiet micrograd-edu >/dev/null 2>&1 || $(PIP) --no-deps -e .
-	@test -e '$(EXERCISES)/my_engine.py' || $(BIN)/python -m micrograd.exercises start '$(EXERCISES)'
-	@$(BIN)/python -m micrograd.exercises check '$(EXERCISES)' || true
+	@ls '$(EXERCISES)'/my_*.py >/dev/null 2>&1 || $(BIN)/python -m micrograd.exercises start --track $(TRACK) '$(EXERCISES)'
+	@$(BIN)/python -m micrograd.exercises check --track $(TRACK) '$(EXERCISES)' || true
 
 clean:
 	rm -rf .venv .venv-3.* build *.egg-info .pytest_cache .hypothesis .mypy_cache
