@@ -10,7 +10,7 @@
 One idea per module:
     graph.py     drawing a graph: trace, draw_dot, the boxes and their colours
     renderer.py  finding a program that lays graphs out (Graphviz's `dot`, or graphviz-pure from pip)
-    ops.py       which of the engine's ops made a Value (its own backward, not just the op's name)
+    ops.py       which of the engine's ops made a Value: its record in micrograd.ops, if its own backward runs
     backward.py  stepping through backward(): draw_backward, its steps and their captions
     player.py    the HTML player of a backward pass (its script is player.js, beside it)
     gif.py       the GIF writer

@@ -1,13 +1,14 @@
 """Stepping through backward(): the engine's own order and each node's own _backward, one node at a time,
 drawn after every step, with a caption that says what the step did.
 
-A caption's numbers all come from the graph: the gradient a node passes on, its parents' .data, its own
-.data (t for tanh, e for exp, s for sigmoid), the exponent k as its op spells it (`**2`), the slope of x ** k
-as the engine computes it, and each parent's .grad read before and after the _backward ran. They are written
-as the boxes write them (graph.number: four decimals), the exponent as the user wrote it. Only the words
-are this module's: the rule each op's backward follows, written as engine.py writes it, so that a learner
-can check the sum. An op the engine does not have (a Value built by hand, or a custom op
-written the lecture's way) is shown by what its _backward did to each parent's grad.
+A caption's words are micrograd.ops's: the op's forward formula and its backward lines as engine.py writes
+them (`x.grad += y * grad`), each name put for what it stands for in this graph (`a.grad += b.data * e.grad`)
+and then for its number (`-3.0000 * 8.0000`), so that a learner can check the sum. The numbers all come
+from the graph: the gradient a node passes on, its parents' .data, its own .data (t for tanh, e for exp, s
+for sigmoid), the exponent k of x ** k as the user wrote it (`**2`), and each parent's .grad read before and
+after the _backward ran; they are written as the boxes write them (graph.number: four decimals). An op the
+engine does not have (a Value built by hand, or a custom op written the lecture's way) is shown by what its
+_backward did to each parent's grad.
 """
 from __future__ import annotations
 
