@@ -5,10 +5,14 @@ tests/data/made_up_words.txt holds 400 made-up words whose vowels and endings de
 start of the word (tests/data/make_words.py writes it): a GPT that reads the whole word beats
 the bigram model there within seconds.
 """
+import argparse
 import importlib
 import math
+import os
 import re
+import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -18,6 +22,7 @@ np = pytest.importorskip('numpy', reason="the tensor GPT runs on micrograd.tenso
 # The examples are scripts, not a package: import them the way running them does.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'examples' / 'gpt'))
 data = importlib.import_module('data')
+options = importlib.import_module('options')
 tensor_gpt = importlib.import_module('tensor_gpt')
 scalar_gpt = importlib.import_module('scalar_gpt')
 
@@ -52,6 +57,71 @@ def test_a_text_file_is_read_as_utf8_without_a_byte_order_mark_or_windows_line_e
 def test_a_file_that_cannot_be_learned_from_is_refused_saying_why(tmp_path, content, message):
     with pytest.raises(data.DataError, match=message):
         data.read_text(write(tmp_path, content))
+
+
+@pytest.mark.parametrize('line_end', ['\n', '\r\n', '\r'], ids=['unix', 'windows', 'old-mac'])
+def test_every_kind_of_line_end_ends_a_line(tmp_path, line_end):
+    path = write(tmp_path, line_end.join(['anna', 'bob', 'clara', '']).encode())
+    assert data.read_text(path) == 'anna\nbob\nclara\n'
+    assert data.load_corpus(str(path), 'lines', block_size=8, seed=42).tokenizer.chars == sorted(set('annabobclara'))
+
+
+def test_a_file_with_old_mac_line_ends_is_not_one_long_line(tmp_path):
+    """Read as one line, 400 words would be refused as too long for the context, and --block-size 3000 then
+    as a single document, nothing to validate on."""
+    path = write(tmp_path, WORDS.read_text(encoding='utf-8').replace('\n', '\r').encode())
+    corpus = data.load_corpus(str(path), 'lines', block_size=12, seed=42)
+    assert (len(corpus.train), len(corpus.val)) == (360, 40)
+
+
+def pipe_of(text):
+    """A pipe with text in it, as the shell's <(...) gives one: /dev/fd/N, written to by a thread."""
+    read, write_end = os.pipe()
+
+    def feed():
+        with os.fdopen(write_end, 'wb') as f:
+            f.write(text.encode())
+    threading.Thread(target=feed, daemon=True).start()
+    return read, f'/dev/fd/{read}'
+
+
+@pytest.mark.skipif(not Path('/dev/fd').is_dir(), reason="needs /dev/fd, as the shell's <(...) does")
+def test_a_pipe_is_read_as_a_file_as_the_shells_process_substitution_gives_one(tmp_path, capsys):
+    read, path = pipe_of(WORDS.read_text(encoding='utf-8'))
+    try:
+        assert options.existing_file(path) == path
+        out = run(tensor_gpt.main, ['--data', path, *SMALL, '--steps', '2', '--samples', '0',
+                                    '--out', str(tmp_path / 'p.npz')], capsys)
+    finally:
+        os.close(read)
+    assert '360 training lines, 40 validation lines' in out
+    assert importlib.import_module('checkpoint').load(tmp_path / 'p.npz').training['data'] == path  # as named
+
+
+@pytest.mark.skipif(sys.platform == 'win32', reason="/dev/stdin")
+def test_the_training_script_reads_its_data_from_standard_input(tmp_path):
+    script = Path(__file__).resolve().parent.parent / 'examples' / 'gpt' / 'tensor_gpt.py'
+    argv = ['--data', '/dev/stdin', *SMALL, '--steps', '2', '--samples', '0', '--out', str(tmp_path / 's.npz')]
+    result = subprocess.run([sys.executable, str(script), *argv], input=WORDS.read_text(encoding='utf-8'),
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert '360 training lines, 40 validation lines (/dev/stdin)' in result.stdout
+
+
+@pytest.mark.parametrize('make, message', [
+    (lambda folder: folder / 'nowhere.txt', r'nowhere\.txt: no such file$'),
+    (lambda folder: folder, r'is a folder, not a file$'),
+    (lambda folder: _link(folder / 'link.txt', folder / 'gone.txt'), r'link\.txt: no such file \(it is a link to '
+                                                                       r'.*gone\.txt, which does not exist\)$'),
+])
+def test_data_that_cannot_be_read_is_refused_saying_truly_why(tmp_path, make, message):
+    with pytest.raises(argparse.ArgumentTypeError, match=message):
+        options.existing_file(str(make(tmp_path)))
+
+
+def _link(link, target):
+    link.symlink_to(target)
+    return link
 
 
 def test_a_missing_file_is_refused_by_name(tmp_path):
