@@ -135,6 +135,8 @@ class Report:
             rows.append(('then', f"check it: {self.command}"))
         if focus.note:
             rows.append(('note', focus.note))
+        rows += [('also', f"exercise {r.number} ({r.name}) is correct ✓ too, with a rule of the library's left: "
+                          "its turn comes next") for r in self.results if r.status == CORRECT and r is not focus]
         if focus.printed:
             rows.append(('printed', focus.printed.rstrip()[-600:]))
         return [(label, text) for label, text in rows + notes if text]

@@ -264,11 +264,11 @@ EXERCISES: tuple[Exercise, ...] = (
         "List every node an op made on the way to self, each after all of its parents, each once.",
         "Use an explicit stack instead of recursion and a visited set (a reused node is listed once). Push a node "
         "back with a marker before its parents; when you pop the marker, all its parents are placed, so append the "
-        "node. Leaves (no `_grad_fn`) are not listed.",
+        "node. Leaves (no `_prev`) are not listed.",
         "post-order depth-first search over _prev: a node is appended after all of its parents",
         rules=(('sort_recursion', NO_RECURSION),
-               ('sort_leaves', "leave the leaves out (a Value no op made: no `_grad_fn`): backward() zeroes every "
-                               "node in the order, and leaves must keep accumulating")),
+               ('sort_leaves', "leave the leaves out (a Value no op made: its `_prev` is empty): backward() zeroes "
+                               "every node in the order, and leaves must keep accumulating")),
         graphs=(REUSED, BRANCHES, LECTURE, DEEP),
         mistakes={
             'sort_not_list': "the sort must return a list of Values",

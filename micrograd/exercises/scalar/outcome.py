@@ -35,8 +35,10 @@ def wrong(exercise: Exercise, diagnosis: str = '', *, why: str = '', **fields: A
 def correct(exercise: Exercise, idea: str, missing: list[tuple[str, str]], **fields: Any) -> Result:
     """The idea right (said in idea), the library's rules in missing (key, what shows it) not met: each named."""
     rules = dict(exercise.rules)
-    left = '; '.join(f"({n}) {rules[key]}" + (f" [{shown}]" if shown else '')
-                     for n, (key, shown) in enumerate(missing, 1))
+    order = list(rules)
+    missing = sorted(missing, key=lambda m: order.index(m[0]))  # numbered as the task states them
+    left = '; '.join(f"({order.index(key) + 1}) {rules[key]}" + (f" [{shown}]" if shown else '')
+                     for key, shown in missing)  # numbered as in the task
     step = "one step" if len(missing) == 1 else f"{len(missing)} steps"
     return Result(number=exercise.number, name=exercise.name, status=CORRECT, diagnosis=missing[0][0],
                   why=f"correct ✓ — {idea}; {step} left to match the library: {left}", **fields)

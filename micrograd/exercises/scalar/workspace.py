@@ -61,7 +61,7 @@ class Blank:
         if self.exercise.rules and self.method == self.exercise.methods[0]:
             wrapped = [textwrap.wrap(f"({k}) {text}", 100 - len(i) - 4) for k, (_, text) in
                        enumerate(self.exercise.rules, 1)]
-            rules = (f"# Right gradients first; then the library's rules, checked after:\n{i}"
+            rules = (f"# The idea is checked first; then the library's own rules:\n{i}"
                      + ''.join(f"#   {line}\n{i}" if j == 0 else f"#     {line}\n{i}"
                                for rule in wrapped for j, line in enumerate(rule)))
         return (f"{formulas}# EXERCISE {n} ({name}): {self.prompt}\n{i}{rules}"

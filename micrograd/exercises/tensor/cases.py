@@ -64,8 +64,14 @@ class Case:
         dtype = '' if self.dtype == 'float64' else f" {self.dtype}"
         shapes = ', '.join(f"{name} {_shape(shape)}{dtype}" for name, shape in self.leaves.items())
         given = ''.join(f", {name} = {_given(v)}" for name, v in self.given.items())
-        upstream = "ones" if self.ones else "random"
-        text = f"{shapes}{given}: {self.code.replace(chr(10), '; ')}   (upstream gradient: {upstream})"
+        code = self.code.replace(chr(10), '; ')
+        if 'unbroadcast' in self.code:  # a function of arrays: g is the gradient, shown when it is small
+            g = self.data()['g']
+            numbers = f" = {np.array2string(g, separator=', ')}".replace('\n', '') if 0 < g.size <= 12 else ''
+            text = f"g {_shape(g.shape)}{dtype}{numbers}: {code}"
+        else:
+            upstream = "ones" if self.ones else "random"
+            text = f"{shapes}{given}: {code}   (upstream gradient: {upstream})"
         return f"{text}   [{self.note}]" if self.note else text
 
 

@@ -33,7 +33,7 @@ class Exercise:
     number: int
     name: str
     title: str
-    task: str
+    ask: str        # what to write
     rules: str
     shapes: str
     hint: str
@@ -43,10 +43,12 @@ class Exercise:
     cases: tuple[Case, ...]
     slips: tuple[Slip, ...] = ()
     kind: str = 'op'     # 'op': cases are graphs; 'function': unbroadcast called directly; 'backward'
+    math: str = ''       # the rule in LaTeX, for the notebook (G is the output's gradient)
 
     @property
-    def label(self) -> str:
-        return f"{self.number} {self.name}"
+    def task(self) -> str:
+        """What the report and the notebook say before anything else: what to write, its rules, its shapes."""
+        return f"{self.ask}\nRules: {self.rules}\nChecked on: {self.shapes}"
 
 
 KEEPDIMS = ("keepdims lost: the reduced axis is gone from the gradient, so it cannot broadcast back over the "
@@ -111,7 +113,9 @@ UNBROADCAST = Exercise(
           "return out",
           "float32 promoted to float64: the numbers are right, but the gradient of a float32 tensor must stay "
           "float32 (np.zeros(shape) is float64: give it dtype=grad.dtype)")),
-    kind='function')
+    kind='function',
+    math=r"x_{ij} + b_j:\quad \frac{\partial L}{\partial b_j} = \sum_i G_{ij}"
+         r"\qquad\text{and for } w_{i1}:\quad \frac{\partial L}{\partial w_{i1}} = \sum_j G_{ij}")
 
 ADD_MUL = Exercise(
     2, '+ *', "backward of x + y and x * y, with broadcasting",
@@ -158,7 +162,9 @@ ADD_MUL = Exercise(
           "shape nor added to what is there (a tensor used twice keeps only one share)"),
      Slip('inplace', 'Tensor.__mul__',
           "if other.requires_grad:\n    other._add_grad(grad * x)\nif self.requires_grad:\n"
-          "    grad *= y\n    self._add_grad(grad)", INPLACE)))
+          "    grad *= y\n    self._add_grad(grad)", INPLACE)),
+    math=(r"x + y:\ \ \bar x = G,\ \bar y = G; \qquad x \odot y:\ \ \bar x = G \odot y,\ \bar y = G \odot x "
+          r"\qquad\text{(each summed back to its operand's shape)}"))
 
 ELEMENTWISE = Exercise(
     3, 'elementwise', "backward of exp, log, tanh and relu, elementwise",
@@ -211,7 +217,9 @@ ELEMENTWISE = Exercise(
      Slip('relu_leaky', 'Tensor.relu', "self._add_grad(grad * np.where(self.data > 0, 1.0, 0.01))",
           "a leaky slope below zero: relu's derivative is exactly 0 where x <= 0"),
      Slip('inplace', 'Tensor.relu', "grad[~passes] = 0\nself._add_grad(grad)", INPLACE),
-     Slip('inplace', 'Tensor.exp', "grad *= e\nself._add_grad(grad)", INPLACE)))
+     Slip('inplace', 'Tensor.exp', "grad *= e\nself._add_grad(grad)", INPLACE)),
+    math=(r"\frac{d\,e^x}{dx} = e^x,\quad \frac{d \log x}{dx} = \frac{1}{x},\quad \frac{d \tanh x}{dx} = 1 - "
+          r"\tanh^2 x,\quad \frac{d\,\mathrm{relu}(x)}{dx} = [x > 0]"))
 
 REDUCE = Exercise(
     4, 'sum mean', "backward of sum and mean over axes, with and without keepdims",
@@ -257,7 +265,9 @@ REDUCE = Exercise(
      Slip('mean_times_n', 'Tensor.mean',
           "if not keepdims and ax:\n    grad = np.expand_dims(grad, ax)\n"
           "self._add_grad(np.broadcast_to(grad * n, self.data.shape))",
-          "multiplied by the count instead of divided: d(mean x)/dx_i = 1/n")))
+          "multiplied by the count instead of divided: d(mean x)/dx_i = 1/n")),
+    math=(r"y_i = \sum_j x_{ij}:\ \ \bar x_{ij} = G_i; \qquad y_i = \frac{1}{n}\sum_j x_{ij}:\ \ \bar x_{ij} = "
+          r"\frac{G_i}{n}"))
 
 MAX = Exercise(
     5, 'max', "backward of max, where ties share the gradient",
@@ -298,7 +308,8 @@ MAX = Exercise(
      Slip('max_value', 'Tensor._extreme',
           "grad = np.reshape(grad, top.shape)\nis_top = x == top\n"
           "self._add_grad(grad * top * is_top / is_top.sum(axis=ax, keepdims=True))",
-          "multiplied by the maximum's value: d max/dx_i is 1 (shared among ties) at the maximum, not its value")))
+          "multiplied by the maximum's value: d max/dx_i is 1 (shared among ties) at the maximum, not its value")),
+    math=r"m = \max_k x_k:\quad \bar x_i = \frac{[x_i = m]}{\#\{k : x_k = m\}}\; G")
 
 SHAPES = Exercise(
     6, 'reshape', "backward of reshape and permute (transpose)",
@@ -329,7 +340,9 @@ SHAPES = Exercise(
           ".T reverses every axis: it undoes a permute only for 2-D or a full reversal; use the inverse order"),
      Slip('not_moved_back', 'Tensor.permute', "self._add_grad(grad.reshape(self.data.shape))",
           "reshaped instead of transposed back: reshape keeps the order of the numbers in memory, a permute "
-          "moves them; transpose grad by the inverse order")))
+          "moves them; transpose grad by the inverse order")),
+    math=(r"\bar x = \mathrm{reshape}(G, \mathrm{shape}(x)); \qquad y = \mathrm{permute}_\sigma(x):\ \ \bar x = "
+          r"\mathrm{permute}_{\sigma^{-1}}(G)"))
 
 INDEX = Exercise(
     7, 'getitem', "backward of indexing, with repeated indices",
@@ -363,7 +376,8 @@ INDEX = Exercise(
           "np.add.at(full, idx, grad) adds once per occurrence"),
      Slip('index_dense', 'Tensor.__getitem__', "self._add_grad(grad)",
           "the gradient is passed on as it is: it has the shape of the picked part, and must be put back into "
-          "an array of the input's shape at the picked places (zeros elsewhere)")))
+          "an array of the input's shape at the picked places (zeros elsewhere)")),
+    math=r"y_i = x_{\mathrm{idx}_i}:\quad \bar x_k = \sum_{i\,:\,\mathrm{idx}_i = k} G_i")
 
 MATMUL = Exercise(
     8, 'matmul', "backward of matmul, 2-D and batched",
@@ -403,7 +417,8 @@ MATMUL = Exercise(
      Slip('matmul_swapped', 'Tensor._matmul_rows',
           "g = grad.reshape(n_rows, b.shape[1])\nself._add_grad((rows.T @ g).reshape(a.shape))\n"
           "other._add_grad(g @ b.T)",
-          "matmul's gradients swapped: A's formula is grad @ B^T, B's is A^T @ grad")))
+          "matmul's gradients swapped: A's formula is grad @ B^T, B's is A^T @ grad")),
+    math=r"C = AB:\quad \bar A = G B^\top,\quad \bar B = A^\top G")
 
 SOFTMAX = Exercise(
     9, 'softmax', "backward of softmax and log_softmax",
@@ -444,7 +459,9 @@ SOFTMAX = Exercise(
           "log_softmax's Jacobian reduced to its diagonal 1 - s: every output of a row depends on every input, "
           "dx = grad - softmax(x) * sum(grad, axis, keepdims=True)"),
      Slip('keepdims_lost', 'Tensor.log_softmax', "self._add_grad(grad - np.exp(out) * grad.sum(axis=ax))",
-          KEEPDIMS)))
+          KEEPDIMS)),
+    math=(r"s = \mathrm{softmax}(x):\ \ \bar x_j = s_j \Big(G_j - \sum_i G_i s_i\Big); \qquad \ell = \log "
+          r"\mathrm{softmax}(x):\ \ \bar x_j = G_j - s_j \sum_i G_i"))
 
 CROSS_ENTROPY = Exercise(
     10, 'cross_entropy', "backward of cross_entropy, fused",
@@ -487,7 +504,8 @@ CROSS_ENTROPY = Exercise(
           "g = log_probs.copy()\ng[rows, picked] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad / n_counted)",
           "log-probabilities used where probabilities belong: dL/dlogits = softmax(logits) - one_hot, and "
           "softmax = exp(log_probs)")),
-    kind='op')
+    math=(r"L = \frac{1}{n}\sum_r -\log \mathrm{softmax}(z_r)_{t_r}:\quad \bar z_r = "
+          r"\frac{G}{n}\big(\mathrm{softmax}(z_r) - \mathrm{onehot}(t_r)\big)"))
 
 RMS_NORM = Exercise(
     11, 'rms_norm', "backward of RMS norm",
@@ -515,7 +533,9 @@ RMS_NORM = Exercise(
      Slip('rms_wrong_axis', 'rms_norm', "x._add_grad(r * (grad - y * (grad * y).mean(axis=0, keepdims=True)))",
           "reduced over the wrong axis: rms_norm normalizes each vector along the last axis"),
      Slip('rms_sign', 'rms_norm', "x._add_grad(r * (grad + y * (grad * y).mean(axis=-1, keepdims=True)))",
-          "the sign of the second term: r falls as x grows, dx = r (grad - y mean(grad y))")))
+          "the sign of the second term: r falls as x grows, dx = r (grad - y mean(grad y))")),
+    math=(r"y = x\,r,\ \ r = \Big(\tfrac{1}{n}\sum_j x_j^2 + \epsilon\Big)^{-1/2}:\quad \bar x = r\,\Big(G - "
+          r"y\,\tfrac{1}{n}\sum_j G_j y_j\Big)"))
 
 ATTENTION = Exercise(
     12, 'attention', "backward of scaled dot-product attention with a causal mask",
@@ -555,7 +575,10 @@ ATTENTION = Exercise(
      Slip('keepdims_lost', 'scaled_dot_product_attention',
           "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1)) * scale\n"
           "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)",
-          KEEPDIMS)))
+          KEEPDIMS)),
+    math=(r"S = \tfrac{QK^\top}{\sqrt d},\ P = \mathrm{softmax}(S),\ O = PV:\ \ \bar V = P^\top G,\ \bar P = G "
+          r"V^\top,\ \bar S = P \odot \big(\bar P - \textstyle\sum_s P \odot \bar P\big),\ \bar Q = \tfrac{\bar "
+          r"S K}{\sqrt d},\ \bar K = \tfrac{\bar S^\top Q}{\sqrt d}"))
 
 
 def _backward_body(seed: str = "self._add_grad(start)", start: str = "np.ones_like(self.data)",
@@ -614,7 +637,10 @@ BACKWARD = Exercise(
      Slip('backward_nonscalar_seeded', 'Tensor.backward()', _backward_body(refuse=False),
           "a non-scalar output without grad= is seeded with ones instead of refused: that computes the gradient "
           "of out.sum(), which is not what was asked; raise ValueError, as PyTorch does")),
-    kind='backward')
+    kind='backward',
+    math=(r"\bar{\mathrm{out}} \mathrel{+}= \mathrm{seed};\quad \text{for each node } v \text{ from the output "
+          r"down: } \bar p \mathrel{+}= \frac{\partial v}{\partial p}^{\!\top} \bar v \ \text{ for each parent "
+          r"} p"))
 
 EXERCISES: tuple[Exercise, ...] = (UNBROADCAST, ADD_MUL, ELEMENTWISE, REDUCE, MAX, SHAPES, INDEX, MATMUL, SOFTMAX,
                                    CROSS_ENTROPY, RMS_NORM, ATTENTION, BACKWARD)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import textwrap
 import types
 from dataclasses import dataclass
 from functools import cache
@@ -42,17 +43,44 @@ class Blank:
     solution: str     # the library's text of that body
 
     def text(self) -> str:
+        """The blank: the exercise's task, rules and shapes (at its first blank), what this body does, and the
+        raise that says it is not written."""
         n, name = self.exercise.number, self.exercise.name
-        return (f"# EXERCISE {n} ({name}): {prompt(self)}\n"
-                f"raise NotImplementedError('exercise {n} ({name}): not written yet')")
+        lines = []
+        if self.name == self.exercise.blanks[0]:
+            e = self.exercise
+            for label, text in ((f"EXERCISE {n} ({name}):", e.ask), ("Rules:", e.rules), ("Checked on:", e.shapes)):
+                lines += textwrap.wrap(f"{label} {text.replace('`', '')}", 108 - len(self.indent),
+                                       initial_indent='# ', subsequent_indent='#     ')
+        lines.append(f"# EXERCISE {n} ({name}), {PROMPTS.get(self.name, self.name)}")
+        lines.append(f"raise NotImplementedError('exercise {n} ({name}): not written yet')")
+        return '\n'.join(lines)
 
 
-def prompt(blank: Blank) -> str:
-    if blank.name == 'unbroadcast':
-        return "sum grad over the axes broadcasting stretched; return an array of `shape`"
-    if blank.name.endswith('()'):
-        return "seed self's gradient, then run each node's _backward(node.grad), the output first"
-    return "pass grad on: parent._add_grad(grad times the local derivative), for each parent"
+# What each body does, in a line above it (the formula is on the closure's own line, as in the library).
+PROMPTS = {
+    'unbroadcast': "return grad summed over the axes broadcasting stretched: an array of `shape`",
+    'Tensor.__add__': "x + y: pass grad on to each operand that requires gradients",
+    'Tensor.__mul__': "x * y: each operand that requires gradients gets grad times its local derivative",
+    'Tensor.exp': "exp: self gets grad times d e**x/dx (e is the output)",
+    'Tensor.log': "log: self gets grad times d log(x)/dx (x is the input)",
+    'Tensor.tanh': "tanh: self gets grad times d tanh(x)/dx (t is the output)",
+    'Tensor.relu': "relu: grad passes where x > 0 (passes), 0 elsewhere; do not write into grad",
+    'Tensor.sum': "sum: every summed element gets the gradient of its sum (ax, keepdims)",
+    'Tensor.mean': "mean: as sum, divided by n, the number of elements averaged",
+    'Tensor._extreme': "max (and min): the extremes share their gradient evenly (top, ax, x)",
+    'Tensor.reshape': "reshape: the same numbers back in self's shape",
+    'Tensor.permute': "permute: every number back to its axis (order, undo)",
+    'Tensor.__getitem__': "x[index]: the picked elements get their copies' gradients, added (picked)",
+    'Tensor.__matmul__': "A @ B: A gets grad @ B^T, B gets A^T @ grad (a, b; batched: the last two axes)",
+    'Tensor._matmul_rows': "(..., K) @ (K, N) as one (rows, K) @ (K, N) product (rows, n_rows, b)",
+    'Tensor.softmax': "softmax along ax: each input gets a sum over its row (s is the output)",
+    'Tensor.log_softmax': "log_softmax along ax (out is the output; softmax = exp(out))",
+    'cross_entropy': "the logits get (softmax - one_hot) / n_counted * grad; ignored rows 0",
+    'rms_norm': "x gets r (grad - y mean(grad y)) along the last axis",
+    'scaled_dot_product_attention': "q, k, v get their gradients through p @ v, the softmax and q @ k^T * scale",
+    'Tensor.backward()': "seed self, then run each node's _backward(node.grad), the output first",
+}
 
 
 # --- the library's engine as one file ----------------------------------------------------------------
@@ -116,11 +144,22 @@ def library_source() -> str:
         for f in FUNCTIONS:
             if f in names:
                 names.remove(f)
-    head = ["from __future__ import annotations", ""]
-    head += sorted(plain, key=lambda s: s.split()[1])
-    head += [f"from {m} import {', '.join(sorted(ns, key=str.lower))}" for m, ns in sorted(imports.items()) if ns]
+    lines = [(s.split()[1], s) for s in plain]
+    lines += [(m, _import_line(m, sorted(ns, key=str.lower))) for m, ns in imports.items() if ns]
+    head = ["from __future__ import annotations"]
+    for group in (lambda m: m.split('.')[0] not in ('numpy', 'micrograd'), lambda m: m.split('.')[0] == 'numpy',
+                  lambda m: m.split('.')[0] == 'micrograd'):  # the standard library, NumPy, micrograd
+        head += [""] + [text for module, text in sorted(lines) if group(module)]
     head += [""] + checking
     return '\n'.join(head) + '\n' + own + ''.join(bodies)
+
+
+def _import_line(module: str, names: list[str]) -> str:
+    line = f"from {module} import {', '.join(names)}"
+    if len(line) <= 110:
+        return line
+    return f"from {module} import (\n" + textwrap.fill(', '.join(names) + ',', 106, initial_indent='    ',
+                                                         subsequent_indent='    ') + "\n)"
 
 
 # --- the blanks ---------------------------------------------------------------------------------------
@@ -180,14 +219,19 @@ def blank(name: str) -> Blank:
 
 # --- the files ----------------------------------------------------------------------------------------
 
-def header(directory: str | Path = '.') -> str:
+def header(directory: str | Path = '.', lines: dict[int, int] | None = None) -> str:
+    """my_tensor.py's first lines: what it is, where each exercise is (lines: exercise number: line), the commands."""
     where = Path(directory).resolve()
     last = EXERCISES[-1]
+    items = [f"{e.number} {e.name}: line {(lines or {}).get(e.number, 0)}" for e in EXERCISES]
+    index = ['#   ' + ';  '.join(items[i:i + 4]) for i in range(0, len(items), 4)]
     return f"""\
 # my_tensor.py: micrograd's tensor engine in one file, with the backward of each exercise cut out for you.
 # Fill in each EXERCISE in order, from 1 ({EXERCISES[0].name}) to {last.number} ({last.name}); each op's
 # _backward(grad) is handed the output's gradient, an array of the output's shape, and passes it on with
 # parent._add_grad(...), which sums it back to the parent's shape (exercise 1) and adds it to .grad.
+# The file follows the library's modules, so the exercises are not in order here; each one's line:
+{chr(10).join(index)}
 # After each one, check it (add --hint when you are stuck):
 #     {command('check', '--track', 'tensor', where)}
 # The library's answer, when you want to compare:
@@ -197,7 +241,14 @@ def header(directory: str | Path = '.') -> str:
 
 def blank_source(directory: str | Path = '.') -> str:
     """my_tensor.py for a workspace in directory: the library's engine, every exercise a blank."""
-    return header(directory) + splice(library_source(), {b: b.text() for b in blanks()})
+    body = splice(library_source(), {b: b.text() for b in blanks()})
+    offset = header(directory).count('\n')
+    lines = {}
+    for number, text in enumerate(body.split('\n'), 1):
+        for e in EXERCISES:
+            if e.number not in lines and text.lstrip().startswith(f"# EXERCISE {e.number} ("):
+                lines[e.number] = number + offset
+    return header(directory, lines) + body
 
 
 def start(directory: str | Path, force: bool = False) -> list[Path]:
