@@ -144,9 +144,10 @@ class Report:
     def __str__(self) -> str:
         lines = [f"{self.title}: {self.summary()}", ""]
         if self.results:
+            width = max(9, *(len(r.name) for r in self.results))
             for r in self.results:
                 title = self.exercise(r).title
-                lines.append(f"  {r.number:>2}  {r.name:<9} {MARKS[r.status]:<12} {title}")
+                lines.append(f"  {r.number:>2}  {r.name:<{width}} {MARKS[r.status]:<12} {title}")
             lines.append("")
         lines.append(self.headline())
         details = self.details()
@@ -189,4 +190,5 @@ def _code_spans(text: str) -> str:
 
 def listing(exercises: Sequence[Described]) -> str:
     """The list of a track's exercises, for `python -m micrograd.exercises list`."""
-    return '\n'.join(f"  {e.number:>2}  {e.name:<9} {e.title}" for e in exercises) + '\n'
+    width = max(9, *(len(e.name) for e in exercises))
+    return '\n'.join(f"  {e.number:>2}  {e.name:<{width}} {e.title}" for e in exercises) + '\n'
