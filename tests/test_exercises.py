@@ -301,6 +301,7 @@ def test_the_tanh_neuron_says_first_that_the_forward_value_differs_and_why():
     assert rows.index('expected') < rows.index('verdict')
     assert "out.data = 3.25   (relu of w . x + b = 3.25)" in text and "out.data = 0.996997635487" in text
     assert "this Neuron is ReLU unless made with activation='tanh'" in text
+    assert report.focus.place.endswith(": return act.tanh()")  # the line that applies the activation
 
 
 @pytest.mark.parametrize('method, body, diagnosis', NEURON_MUTANTS, ids=[m[2] for m in NEURON_MUTANTS])

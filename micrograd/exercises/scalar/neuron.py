@@ -16,7 +16,7 @@ from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
 from micrograd.exercises.scalar.drive import blank_of, reaches
 from micrograd.exercises.scalar.exercises import BIAS, EXERCISES, NEGATIVE, POSITIVE, WEIGHTS
-from micrograd.exercises.scalar.places import method_place
+from micrograd.exercises.scalar.places import line_with, method_place
 from micrograd.exercises.scalar.record import Exercise
 
 NUMBERS = range(1, len(EXERCISES) + 1)
@@ -134,11 +134,12 @@ def check_neuron(exercise: Exercise, value_class: Any, neuron_class: Any, strict
         said = (f"your {result.obtained} is the {DESCRIBED[applied]} of w . x + b; this Neuron gives "
                 f"{result.expected}")
         missing.append(('neuron_activation', f"on `{result.input}` {said}"))
-        shown = {'input': result.input, 'expected': result.expected, 'obtained': result.obtained}
+        shown = {'input': result.input, 'expected': result.expected, 'obtained': result.obtained,
+                 'place': line_with(neuron_class, '__call__', f'.{applied}(') if applied != 'linear' else ''}
     missing += _inputs(exercise, value_class, neuron_class)
     if missing:
-        return outcome.correct(exercise, "activation(w . x + b), built from Values", missing,
-                               place=method_place(neuron_class, '__call__'), **shown)
+        shown['place'] = shown.get('place') or method_place(neuron_class, '__call__')
+        return outcome.correct(exercise, "activation(w . x + b), built from Values", missing, **shown)
     return outcome.done(exercise)
 
 

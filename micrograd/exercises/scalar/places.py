@@ -107,6 +107,19 @@ def grad_line(cls: Any, method: str, roles: list[str]) -> str:
     return ''
 
 
+def line_with(cls: Any, method: str, needle: str) -> str:
+    """The learner's first line in method that holds needle ('.tanh('): 'my_nn.py, line 49: out = act.tanh()';
+    '' where there is none."""
+    found = _source(cls, method)
+    if found is None:
+        return ''
+    _, first, file = found
+    fn = cls.__dict__[method]
+    lines = inspect.getsourcelines(getattr(fn, '__func__', fn))[0]
+    return next((f"{file}, line {first + n}: {line.strip()}" for n, line in enumerate(lines)
+                 if needle in line and not line.strip().startswith('#')), '')
+
+
 def _base(statement: ast.stmt) -> str | None:
     """The name whose .grad a statement sets: 'other' in other.grad -= ..., 'ws' in ws[i].grad += ..."""
     target = statement.target if isinstance(statement, ast.AugAssign) else statement.targets[0]  # type: ignore
