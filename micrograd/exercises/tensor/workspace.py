@@ -42,12 +42,12 @@ class Blank:
     line: int         # the body's first line in the source
     solution: str     # the library's text of that body
 
-    def text(self) -> str:
-        """The blank: the exercise's task, rules and shapes (at its first blank), what this body does, and the
-        raise that says it is not written."""
+    def text(self, task: bool = True) -> str:
+        """The blank: the exercise's task, rules and shapes (at its first blank, unless task=False), what this
+        body does, and the raise that says it is not written."""
         n, name = self.exercise.number, self.exercise.name
         lines = []
-        if self.name == self.exercise.blanks[0]:
+        if task and self.name == self.exercise.blanks[0]:
             e = self.exercise
             for label, text in ((f"EXERCISE {n} ({name}):", e.ask), ("Rules:", e.rules), ("Checked on:", e.shapes)):
                 lines += textwrap.wrap(f"{label} {text.replace('`', '')}", 108 - len(self.indent),
@@ -144,12 +144,12 @@ def library_source() -> str:
         for f in FUNCTIONS:
             if f in names:
                 names.remove(f)
-    lines = [(s.split()[1], s) for s in plain]
-    lines += [(m, _import_line(m, sorted(ns, key=str.lower))) for m, ns in imports.items() if ns]
+    statements = [(s.split()[1], s) for s in plain]
+    statements += [(m, _import_line(m, sorted(ns, key=str.lower))) for m, ns in imports.items() if ns]
     head = ["from __future__ import annotations"]
     for group in (lambda m: m.split('.')[0] not in ('numpy', 'micrograd'), lambda m: m.split('.')[0] == 'numpy',
                   lambda m: m.split('.')[0] == 'micrograd'):  # the standard library, NumPy, micrograd
-        head += [""] + [text for module, text in sorted(lines) if group(module)]
+        head += [""] + [text for module, text in sorted(statements) if group(module)]
     head += [""] + checking
     return '\n'.join(head) + '\n' + own + ''.join(bodies)
 

@@ -1,0 +1,178 @@
+"""exercises_tensor.ipynb, made from the records and the library's source like the workspace: per exercise, its
+task, rules, shapes, hint and formula, a cell with the functions and methods it blanks (each put on the engine
+when the cell runs), and a check. `python -m micrograd.exercises.tensor.notebook [PATH]` writes it again after
+the engine changes; a test checks that the committed notebook is the one this makes.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import importlib
+import re
+import sys
+import textwrap
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from micrograd.exercises.tensor.records import EXERCISES, Exercise
+from micrograd.exercises.tensor.workspace import _where, blanks, library_module, library_source, splice
+
+PATH = 'exercises_tensor.ipynb'
+
+INTRO = """\
+# Build the tensor engine yourself: backpropagation over arrays
+
+The second track of micrograd's exercises, after the scalar one (`exercises.ipynb`). Each code cell below holds
+methods of `micrograd.tensor`'s Tensor (or one of its functions), copied from the library, with the body of each
+`_backward` cut out. Write the body, run the cell (it puts the method on the engine), then run the check under
+it. The check compares your gradients with the library's, with central differences and, where it is installed,
+with PyTorch, on shapes chosen to expose a slip: operands that broadcast, 0-d and empty tensors, non-square and
+square matrices, float32, random upstream gradients. When one is wrong it says on which input, what it expected,
+what it got, and which slip gives your numbers ("keepdims lost", "ties each given the full gradient", ...).
+
+A `_backward(grad)` is handed the output's gradient `grad`, an array of the output's shape, and passes it on with
+`parent._add_grad(...)`, which sums it back to the parent's shape (exercise 1) and adds it to `parent.grad`. In
+the formulas, $G$ is that upstream gradient and $\\bar x$ the gradient of the loss with respect to $x$.
+
+Stuck? `check(my_tensor, hint=True)` gives a stronger hint and the formula in words. The library is the answer:
+`python -m micrograd.exercises solution --track tensor softmax` prints its softmax. The same exercises as a file,
+for your editor: `python -m micrograd.exercises start --track tensor DIR` (or `make exercises TRACK=tensor`)."""
+
+SETUP_NOTE = """\
+Run this first. It makes a fresh copy of micrograd's tensor engine in which every exercise is blank (the
+forward passes all work), and brings in the names the cells below use."""
+
+FINALE = """\
+## Done?
+
+With every exercise written, a two-layer network and its loss on your own engine, against the library's."""
+
+FINALE_CODE = """\
+import micrograd.tensor as mt
+
+rng = np.random.default_rng(0)
+x, W1, W2 = rng.normal(size=(8, 5)), rng.normal(size=(5, 16)), rng.normal(size=(16, 3))
+y = np.array([0, 2, 1, 1, 0, 2, 2, 1])
+for T, ce in ((Tensor, cross_entropy), (mt.Tensor, mt.cross_entropy)):
+    w1, w2 = T(W1, requires_grad=True), T(W2, requires_grad=True)
+    loss = ce((T(x) @ w1).relu() @ w2, y)
+    loss.backward()
+    print(f"loss {loss.item():.6f}   |dW1| {np.abs(w1.grad).sum():.6f}   |dW2| {np.abs(w2.grad).sum():.6f}")"""
+
+CHECK = "check(my_tensor)"
+
+
+def _free_names(code: str, module_names: set[str]) -> list[str]:
+    """The engine's names a cell reads (the helpers its code calls, the names in its annotations)."""
+    tree = ast.parse(code)
+    annotations = [a for n in ast.walk(tree) for a in (
+        [n.returns, *(x.annotation for x in [*n.args.args, *n.args.kwonlyargs, *n.args.posonlyargs,
+                                             n.args.vararg, n.args.kwarg] if x is not None)]
+        if isinstance(n, ast.FunctionDef) else [n.annotation] if isinstance(n, ast.AnnAssign) else []) if a]
+    unread = {id(n) for a in annotations for n in ast.walk(a)}  # (annotations stay text: see the setup cell)
+    bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+            and id(n) not in unread}
+    return sorted(n for n in read if n in module_names and n not in bound and not hasattr(builtins, n))
+
+
+def _holder(owner: str) -> str:
+    """Where a cell's function goes: 'my_tensor.Unary' for 'Unary.exp', 'my_tensor' for a function."""
+    return f"my_tensor.{owner.rpartition('.')[0]}" if '.' in owner else 'my_tensor'
+
+
+def exercise_cells(blank: bool = True) -> list[tuple[Exercise, str]]:
+    """(exercise, the code of its cell): the functions and methods it blanks, then the lines that put them on the
+    engine (blank=False: the library's bodies)."""
+    source = library_source()
+    text = splice(source, {b: b.text(task=False) for b in blanks()}) if blank else source
+    tree, lines = ast.parse(text), text.splitlines()
+    cells = []
+    for exercise in EXERCISES:
+        parts, attach, seen = [], [], set()
+        for name in exercise.blanks:
+            fn, owner = _where(tree, name)
+            if owner in seen:
+                continue
+            seen.add(owner)
+            first = min([fn.lineno] + [d.lineno for d in fn.decorator_list])
+            assert fn.end_lineno is not None
+            parts.append(textwrap.dedent('\n'.join(lines[first - 1:fn.end_lineno])))
+            attach.append(f"{_holder(owner)}.{fn.name} = {fn.name}")
+            if '.' in owner and fn.name in _helpers():  # (the method hid a function of the same name)
+                attach.append(f"{fn.name} = my_tensor.{fn.name}  # the name is the engine's function again")
+            elif hasattr(builtins, fn.name):  # (def sum hid Python's own sum)
+                attach.append(f"del {fn.name}  # the name is Python's own {fn.name} again")
+        cells.append((exercise, '\n\n'.join(parts) + '\n\n' + '\n'.join(attach)))
+    return cells
+
+
+@cache
+def _helpers() -> set[str]:
+    """The engine's module-level names."""
+    return {n for n in _module_names(library_source()) if hasattr(library_module(), n)}
+
+
+def _module_names(source: str) -> set[str]:
+    names: set[str] = set()
+    for node in ast.parse(source).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split('.')[0] for a in node.names}
+        elif isinstance(node, ast.Assign):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif isinstance(node, ast.If):  # TYPE_CHECKING: Self, for the annotations
+            names |= {(a.asname or a.name) for n in node.body if isinstance(n, ast.ImportFrom) for a in n.names}
+    return names
+
+
+def _setup() -> str:
+    return '\n'.join([
+        "from __future__ import annotations  # (the annotations in the cells below stay text, as in the library)",
+        "", "import numpy as np", "", "from micrograd.exercises.tensor import blank_tensor, check", "",
+        "my_tensor = blank_tensor()  # micrograd.tensor in one module, every exercise blank: your engine",
+        "# The cells below are copied from that module: they read its names (Tensor, unbroadcast, wide, ...)",
+        "globals().update((name, value) for name, value in vars(my_tensor).items() if not name.startswith('__'))"])
+
+
+def markdown(text: str) -> str:
+    """text for a Markdown cell: `code` spans kept; outside them, what Markdown would take for emphasis escaped."""
+    parts = re.split(r'(`[^`]*`)', text)
+    return ''.join(part if part.startswith('`') else re.sub(r'([*_\\])', r'\\\1', part) for part in parts)
+
+
+def _about(exercise: Exercise) -> str:
+    return (f"## Exercise {exercise.number}: {markdown(exercise.title)}\n\n{markdown(exercise.ask)}\n\n"
+            f"**Rules.** {markdown(exercise.rules)}\n\n**Checked on:** {markdown(exercise.shapes)}\n\n"
+            f"$$ {exercise.math} $$\n\n**Hint.** {markdown(exercise.hint)}\n\n"
+            f"(The library's answer: `python -m micrograd.exercises solution --track tensor {exercise.number}`.)")
+
+
+def build_notebook(blank: bool = True) -> Any:
+    """The notebook, as an nbformat node (no outputs: it is for the learner to run); blank=False: every cell
+    holds the library's own bodies (for the test that runs it solved)."""
+    nbformat: Any = importlib.import_module('nbformat')  # in the demo extra; untyped
+    code, text = nbformat.v4.new_code_cell, nbformat.v4.new_markdown_cell
+    cells = [text(INTRO), text(SETUP_NOTE), code(_setup())]
+    for exercise, cell in exercise_cells(blank):
+        cells += [text(_about(exercise)), code(cell), code(CHECK)]
+    cells += [text(FINALE), code(FINALE_CODE)]
+    for i, cell in enumerate(cells):
+        cell['id'] = f'cell-{i}'
+    nb = nbformat.v4.new_notebook(cells=cells, metadata={
+        'kernelspec': {'display_name': 'Python 3', 'language': 'python', 'name': 'python3'},
+        'language_info': {'name': 'python'}})
+    nbformat.validate(nb)
+    return nb
+
+
+def write_notebook(path: Path) -> Path:
+    nbformat: Any = importlib.import_module('nbformat')
+    nbformat.write(build_notebook(), str(path))
+    return path
+
+
+if __name__ == '__main__':
+    print(f"Wrote {write_notebook(Path(sys.argv[1] if len(sys.argv) > 1 else PATH))}")
