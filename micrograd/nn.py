@@ -1,14 +1,13 @@
-"""Neurons, layers and MLPs on lists of Values: Karpathy's nn.py. Saving them by name: state.py."""
+"""Neurons, layers and MLPs on lists of Values: Karpathy's nn.py, his names kept (Neuron.nonlin).
+MLP(2, [16, 16, 1]) is his package's net: ReLU, then a linear output. The lecture's is tanh on every
+layer, output too: MLP(3, [4, 4, 1], activation='tanh', output_activation='tanh')."""
 from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
 
-from micrograd import numeric, state
+from micrograd import architecture, numeric, state  # sizes and activations; parameters by name
 from micrograd.engine import Value
-
-ACTIVATIONS = {'relu': 'ReLU', 'tanh': 'Tanh', 'sigmoid': 'Sigmoid', 'linear': 'Linear'}  # for repr
 
 
 class Module:
@@ -22,52 +21,52 @@ class Module:
     def parameters(self) -> list[Value]:
         return []
 
-    def named_parameters(self) -> Iterator[tuple[str, Value]]:
-        """(name, parameter) pairs, each parameter once: 'layers.0.neurons.1.w.0', ..."""
-        return state.named_parameters(self)
+    def named_parameters(self) -> Iterator[tuple[str, Value]]:  # ('layers.0.neurons.1.w.0', w), ...
+        return state.first_names(state.named_leaves(self, Value, Module))
 
     def state_dict(self) -> dict[str, float]:  # the parameters' values by name (JSON, say)
-        return state.state_dict(self)
+        return {name: p.data for name, p in state.named_leaves(self, Value, Module)}
 
-    def load_state_dict(self, values: Mapping[str, float]) -> None:
-        """Set every parameter from a state_dict(): all of them, or (if it does not fit) none."""
-        state.load_state_dict(self, values)
+    def load_state_dict(self, values: Mapping[str, float]) -> None:  # all of them, or (misfit) none
+        named = dict(state.named_leaves(self, Value, Module))
+        for name, number in state.checked_state(self, named, values, numeric.saved).items():
+            named[name].data = number
 
 
 class Neuron(Module):
-    """activation(w . x + b), with weights drawn from uniform(-1, 1) and bias 0."""
+    """activation(w . x + b), w drawn from uniform(-1, 1), b = 0. nonlin=False (his) is 'linear'."""
 
     def __init__(self, nin: int, nonlin: bool = True, activation: str = 'relu'):
-        if activation not in ACTIVATIONS:
-            raise ValueError(f"Neuron: activation is one of {tuple(ACTIVATIONS)}: {activation!r}?")
-        self.w = [Value(random.uniform(-1, 1)) for _ in range(numeric.size(nin, 'Neuron'))]
+        self.w = [Value(random.uniform(-1, 1)) for _ in range(architecture.size(nin, 'Neuron'))]
         self.b = Value(0.0)
-        self.activation = activation if nonlin else 'linear'
+        self.activation = architecture.activation(activation, 'Neuron') if nonlin else 'linear'
 
     def __call__(self, x: Sequence[Value | float] | Value | float) -> Value:
-        if type(x) is not list:  # a tuple or an array; or one number, as a Layer of one hands on
-            x = numeric.inputs(x, self)
-        if len(x) != len(self.w):
-            raise ValueError(f"{self!r}: expected {len(self.w)} inputs, got {len(x)}")
+        x = numeric.inputs(x, len(self.w), self)  # a list of len(w) (one number: a list of one)
         act = Value.dot(self.w, x, self.b)  # the lecture's sum((wi*xi ...), self.b), as one node
-        if self.activation == 'relu':
-            return act.relu()
-        if self.activation == 'tanh':
-            return act.tanh()
-        return act.sigmoid() if self.activation == 'sigmoid' else act
+        return act if self.activation == 'linear' else getattr(act, self.activation)()  # act.relu()
+
+    @property
+    def nonlin(self) -> bool:  # Karpathy's attribute: whether the neuron applies an activation
+        return self.activation != 'linear'
+    @nonlin.setter
+    def nonlin(self, nonlin: bool) -> None:  # False: linear; True on a linear neuron: ReLU, as his
+        kind = 'relu' if self.activation == 'linear' else self.activation
+        self.activation = kind if nonlin else 'linear'
 
     def parameters(self) -> list[Value]:
         return self.w + [self.b]
 
     def __repr__(self) -> str:
-        return f"{ACTIVATIONS[self.activation]}Neuron({len(self.w)})"
+        return f"{architecture.ACTIVATIONS[self.activation]}Neuron({len(self.w)})"
 
 
 class Layer(Module):
     """nout neurons that all see the same inputs."""
 
-    def __init__(self, nin: int, nout: int, **kwargs: Any):
-        self.neurons = [Neuron(nin, **kwargs) for _ in range(numeric.size(nout, 'Layer'))]
+    def __init__(self, nin: int, nout: int, nonlin: bool = True, activation: str = 'relu'):
+        nout = architecture.size(nout, 'Layer')
+        self.neurons = [Neuron(nin, nonlin, activation) for _ in range(nout)]
 
     def __call__(self, x: Sequence[Value | float] | Value | float) -> Value | list[Value]:
         out = [n(x) for n in self.neurons]
@@ -81,12 +80,13 @@ class Layer(Module):
 
 
 class MLP(Module):
-    """Layers of sizes nouts; every layer but the last applies the activation."""
+    """Layers of sizes nouts: each applies activation; the last, output_activation (or none)."""
 
-    def __init__(self, nin: int, nouts: Sequence[int], activation: str = 'relu'):
-        sz = [numeric.size(nin, 'MLP')] + numeric.sizes(nouts, 'MLP')
-        self.layers = [Layer(sz[i], sz[i + 1], nonlin=i != len(nouts) - 1, activation=activation)
-                       for i in range(len(nouts))]
+    def __init__(self, nin: int, nouts: Sequence[int], activation: str = 'relu',
+                 output_activation: str = 'linear'):
+        sz = [architecture.size(nin, 'MLP')] + architecture.sizes(nouts, 'MLP')
+        acts = [activation] * (len(nouts) - 1) + [output_activation]  # (each Neuron checks its own)
+        self.layers = [Layer(sz[i], sz[i + 1], activation=acts[i]) for i in range(len(nouts))]
 
     def __call__(self, x: Sequence[Value | float] | Value | float) -> Value | list[Value]:
         for layer in self.layers:

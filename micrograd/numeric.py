@@ -187,33 +187,28 @@ def _leaf(v: Any, value: Any) -> Any:
     return v if isinstance(v, value) else value(real(v, 'Value.dot'))
 
 
-def size(n: Any, what: str) -> int:
-    """A number of inputs or neurons: a whole number of at least 1 (not 3.5, '3', True or 0). NumPy integers
-    and 0-d integer arrays count as whole numbers."""
-    kind = getattr(getattr(n, 'dtype', None), 'kind', '')
-    if isinstance(n, bool) or not (isinstance(n, numbers.Integral) or (kind in ('i', 'u') and n.shape == ())):
-        raise TypeError(f"{what}: sizes are whole numbers, got {type(n).__name__} {n!r}")
-    if n < 1:
-        raise ValueError(f"{what}: sizes must be at least 1, got {n}")
-    return int(n)
+def saved(x: object, name: str, where: str) -> float:
+    """A parameter's value from a state_dict (a Python number, a NumPy number or a 0-d array, as np.load gives
+    back for np.savez(**state_dict())) as a Python float; a bool or anything else is a TypeError."""
+    if isinstance(x, bool) or not is_number(x):
+        raise TypeError(f"{where}: {name!r} must be a number, got {type(x).__name__} {x!r}")
+    return real(x, where)
 
 
-def sizes(nouts: Any, what: str) -> list[int]:
-    """The size of each layer of an MLP, e.g. [16, 16, 1]: a list or tuple of whole numbers >= 1."""
-    if isinstance(nouts, (str, bytes, Set, Mapping)) or not hasattr(nouts, '__len__') \
-            or getattr(nouts, 'ndim', 1) != 1 or not len(nouts):
-        raise ValueError(f"{what}: nouts must list the size of each layer, e.g. [16, 16, 1], got {nouts!r}")
-    return [size(n, what) for n in nouts]
-
-
-def inputs(x: Any, neuron: object) -> list[Any]:
-    """A neuron's inputs as a list: one number (or Value, or 0-d array) is a list of one, as a Layer of one
-    neuron hands it on; a tuple or a 1-d array is listed; a set or a dict is refused (its order is not
-    the inputs' order), as is anything else that is no sequence of inputs, and a tensor."""
-    refuse_tensor(x, repr(neuron))
-    if is_number(x) or hasattr(x, '_prev'):
-        return [x]
-    if not _ordered(x):
-        raise TypeError(f"{neuron!r}: inputs must be a list, a tuple or a 1-d array, in order, "
-                        f"got {type(x).__name__}")
-    return list(x)
+def inputs(x: Any, n: int, neuron: object) -> list[Any]:
+    """A neuron's n inputs as a list (a list is taken as it is): one number (or Value, or 0-d array) is a list of
+    one, as a Layer of one neuron hands it on; a tuple or a 1-d array is listed. A set or a dict is refused (its
+    order is not the inputs' order), as is anything else that is no sequence of inputs, a tensor, and a number
+    of inputs other than n."""
+    if type(x) is not list:
+        refuse_tensor(x, repr(neuron))
+        if is_number(x) or hasattr(x, '_prev'):
+            x = [x]
+        elif not _ordered(x):
+            raise TypeError(f"{neuron!r}: inputs must be a list, a tuple or a 1-d array, in order, "
+                            f"got {type(x).__name__}")
+        else:
+            x = list(x)
+    if len(x) != n:
+        raise ValueError(f"{neuron!r}: expected {n} inputs, got {len(x)}")
+    return x  # type: ignore[no-any-return]

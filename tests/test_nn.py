@@ -64,10 +64,82 @@ def test_the_moons_mlp_has_337_parameters_and_a_linear_output():
     assert isinstance(model([0.5, -0.5]), Value)
 
 
-def test_a_tanh_mlp_for_the_lecture():
+def test_a_tanh_mlp_keeps_a_linear_output_unless_output_activation_says_otherwise():
     model = MLP(3, [4, 4, 1], activation='tanh')
     assert repr(model.layers[0].neurons[0]) == "TanhNeuron(3)"
     assert repr(model.layers[-1].neurons[0]) == "LinearNeuron(4)"
+    lecture = MLP(3, [4, 4, 1], activation='tanh', output_activation='tanh')  # the lecture's net
+    assert [n.activation for layer in lecture.layers for n in layer.neurons] == ['tanh'] * 9
+
+
+def test_an_unknown_output_activation_is_a_value_error():
+    with pytest.raises(ValueError, match="activation"):
+        MLP(2, [3, 1], output_activation='softmax')
+
+
+class LectureNeuron:  # the lecture's nn (its second half): tanh on every neuron, a random bias
+    def __init__(self, nin):
+        self.w = [Value(random.uniform(-1, 1)) for _ in range(nin)]
+        self.b = Value(random.uniform(-1, 1))
+
+    def __call__(self, x):
+        act = sum((wi * xi for wi, xi in zip(self.w, x)), self.b)
+        return act.tanh()
+
+    def parameters(self):
+        return self.w + [self.b]
+
+
+class LectureMLP:
+    def __init__(self, nin, nouts):
+        sz = [nin] + nouts
+        self.layers = [[LectureNeuron(sz[i]) for _ in range(sz[i + 1])] for i in range(len(nouts))]
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = [n(x) for n in layer]
+        return x[0] if len(x) == 1 else x
+
+    def parameters(self):
+        return [p for layer in self.layers for n in layer for p in n.parameters()]
+
+
+def test_the_lecture_net_option_trains_as_the_lectures_own_mlp_step_by_step():
+    random.seed(1337)
+    theirs = LectureMLP(3, [4, 4, 1])
+    ours = MLP(3, [4, 4, 1], activation='tanh', output_activation='tanh')
+    for p, q in zip(ours.parameters(), theirs.parameters(), strict=True):
+        p.data = q.data
+    xs = [[2.0, 3.0, -1.0], [3.0, -1.0, 0.5], [0.5, 1.0, 1.0], [1.0, 1.0, -1.0]]
+    ys = [1.0, -1.0, -1.0, 1.0]
+    for model in (ours, theirs):  # the lecture's training loop, as he wrote it
+        losses = []
+        for _ in range(20):
+            ypred = [model(x) for x in xs]
+            loss = sum((yout - ygt) ** 2 for ygt, yout in zip(ys, ypred))
+            for p in model.parameters():
+                p.grad = 0.0
+            loss.backward()
+            for p in model.parameters():
+                p.data += -0.1 * p.grad
+            losses.append(loss.data)
+        model.losses = losses
+    assert ours.losses == pytest.approx(theirs.losses, rel=1e-12)
+    assert ours.losses[-1] < 0.1 and all(b < a for a, b in zip(ours.losses, ours.losses[1:]))  # no spike
+
+
+def test_nonlin_is_karpathys_attribute_beside_activation():
+    assert Neuron(2).nonlin is True and Neuron(2, nonlin=False).nonlin is False
+    assert Neuron(2, activation='linear').nonlin is False
+    n = Neuron(2, activation='tanh')
+    n.nonlin = False
+    assert (n.activation, repr(n)) == ('linear', 'LinearNeuron(2)')
+    n.nonlin = True  # as his Neuron: nonlin on is ReLU
+    assert (n.activation, repr(n)) == ('relu', 'ReLUNeuron(2)')
+    kept = Neuron(2, activation='sigmoid')
+    kept.nonlin = True
+    assert kept.activation == 'sigmoid'
+    assert [n.nonlin for layer in MLP(2, [3, 1]).layers for n in layer.neurons] == [True] * 3 + [False]
 
 
 def test_a_one_neuron_hidden_layer_works():
