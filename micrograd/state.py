@@ -1,71 +1,71 @@
-"""A model's parameters by name: named_parameters(), state_dict() and load_state_dict() of nn.Module.
+"""A model's parameters by name, for micrograd.nn (Values) and micrograd.tensor.layers (Tensors) alike.
 
 A parameter's name is the path to it through the model's attributes and lists, as PyTorch names them:
-'layers.0.neurons.1.w.0' is the first weight of the second neuron of the first layer. A state_dict maps
-each name to a Python float, so it saves as JSON; load_state_dict() sets every parameter, or none.
+'layers.0.neurons.1.w.0' is the first weight of the second neuron of the first layer. Nothing here knows an
+engine: the caller says what a parameter is and what a module is.
+
+    named_leaves(model, Value, Module)   every (name, parameter), a shared one under each of its names
+    first_names(pairs)                   each parameter once, under its first name: named_parameters()
+    checked_state(model, names, state, convert)
+                                         a state_dict's values for those names, all converted, or an error
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, TypeVar
 
-from micrograd import numeric
-from micrograd.engine import Value
+__all__ = ['named_leaves', 'first_names', 'checked_state']
+
+P = TypeVar('P')
 
 
-def named_values(model: Any) -> Iterator[tuple[str, Value]]:
-    """Every Value a model holds, named by the path to it: attributes, then list indices. A module met a
-    second time on the way (a child that holds its parent, say) is not entered again."""
-    from micrograd.nn import Module  # (nn imports this module)
-    entered: set[int] = set()
-    stack: list[tuple[str, object]] = [('', model)]
+def named_leaves(model: object, leaf: type[P], module: type) -> Iterator[tuple[str, P]]:
+    """Every instance of leaf under model, named by the path to it: the attributes of each instance of module
+    (in the order they were set) and the items of lists and tuples (by index). A leaf reached under two names
+    comes under each (a state_dict has both); a module or list that holds one above it is not entered again."""
+    above: set[int] = set()  # the modules and lists on the path to where the walk is
+    stack: list[tuple[str, object] | int] = [('', model)]  # what to walk, and ids to leave behind
     while stack:
-        prefix, obj = stack.pop()
-        if isinstance(obj, Value):
-            yield prefix, obj
-        elif isinstance(obj, (list, tuple)) or (isinstance(obj, Module) and id(obj) not in entered):
-            entered.add(id(obj))
+        entry = stack.pop()
+        if isinstance(entry, int):  # all under that module or list is walked: it is no more above
+            above.discard(entry)
+            continue
+        name, obj = entry
+        if isinstance(obj, leaf):
+            yield name, obj
+        elif isinstance(obj, (module, list, tuple)) and id(obj) not in above:
+            above.add(id(obj))
             items = enumerate(obj) if isinstance(obj, (list, tuple)) else vars(obj).items()
-            children = [(f"{prefix}.{key}" if prefix else str(key), item) for key, item in items]
-            stack += reversed(children)  # the first attribute is named first
+            stack.append(id(obj))
+            stack += reversed([(f"{name}.{key}" if name else str(key), item) for key, item in items])
 
 
-def named_parameters(model: Any) -> Iterator[tuple[str, Value]]:
-    """(name, parameter) pairs, each parameter once (a shared one by its first name)."""
+def first_names(named: Iterable[tuple[str, P]]) -> Iterator[tuple[str, P]]:
+    """Each parameter once (by identity), under the first name it comes with."""
     seen: set[int] = set()
-    for name, p in named_values(model):
+    for name, p in named:
         if id(p) not in seen:
             seen.add(id(p))
             yield name, p
 
 
-def state_dict(model: Any) -> dict[str, float]:
-    """Each parameter's name and value (a shared parameter under each of its names)."""
-    return {name: p.data for name, p in named_values(model)}
-
-
-def load_state_dict(model: Any, state: Mapping[str, Any]) -> None:
-    """Set every parameter from a state_dict(): all of them, or (if it does not fit) none. A value may be a
-    Python number, a NumPy number or a 0-d array (what np.load gives back for np.savez(**state_dict()))."""
-    name = f"{type(model).__name__}.load_state_dict"
+def checked_state(model: object, names: Iterable[str], state: object,
+                  convert: Callable[[object, str, str], Any]) -> dict[str, Any]:
+    """The value state (a state_dict, or what np.load gave back for it) holds for each of names, converted by
+    convert(value, name, where), every one of them before the caller sets any: a model loads all or none.
+    A missing or unexpected name is a KeyError naming them and the model; convert raises for a bad value."""
+    where = f"{type(model).__name__}.load_state_dict"
     if not isinstance(state, Mapping):
-        raise TypeError(f"{name}: expected a mapping of names to numbers (a state_dict()), "
+        raise TypeError(f"{where}: expected a mapping of names to values (a state_dict()), "
                         f"got {type(state).__name__}")
-    mine = dict(named_values(model))
-    missing, extra = [n for n in mine if n not in state], [n for n in state if n not in mine]
+    mine = list(names)
+    known = set(mine)
+    missing, extra = [n for n in mine if n not in state], [n for n in state if n not in known]
     if missing or extra:
-        raise KeyError(f"{name}: {_names(missing, 'missing')}{'; ' if missing and extra else ''}"
+        raise KeyError(f"{where}: {_names(missing, 'missing')}{'; ' if missing and extra else ''}"
                        f"{_names(extra, 'unexpected')}: a state_dict of a model of other sizes? "
                        f"This one is {model!r}")
-    values = {key: _value(state[key], key, name) for key in mine}  # all checked before any is set
-    for key, p in mine.items():
-        p.data = values[key]
-
-
-def _value(x: object, key: str, name: str) -> float:
-    if isinstance(x, bool) or not numeric.is_number(x):
-        raise TypeError(f"{name}: {key!r} must be a number, got {type(x).__name__} {x!r}")
-    return numeric.real(x, name)
+    return {name: convert(state[name], name, where) for name in mine}
 
 
 def _names(names: list[str], what: str) -> str:

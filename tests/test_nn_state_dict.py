@@ -144,3 +144,69 @@ def test_a_module_of_ones_own_is_named_by_its_attributes():
     state['scale'] = 3.0
     model.load_state_dict(state)
     assert model.scale.data == 3.0
+
+
+# --- state.py: one walker for any engine (micrograd.nn's Values, micrograd.tensor's Tensors) ---------------
+
+class Leaf:
+    """A parameter of some engine: the walker only needs its type."""
+
+
+class Box:
+    """A module of some engine: the walker enters its attributes."""
+
+    def __init__(self, **attributes):
+        vars(self).update(attributes)
+
+
+def test_the_walker_names_every_leaf_by_its_path_through_attributes_lists_and_tuples():
+    from micrograd import state
+    a, b, c, d = Leaf(), Leaf(), Leaf(), Leaf()
+    model = Box(first=a, blocks=[Box(w=(b, c)), 'not a leaf', 3.0], last=d)
+    assert [(name, leaf) for name, leaf in state.named_leaves(model, Leaf, Box)] == [
+        ('first', a), ('blocks.0.w.0', b), ('blocks.0.w.1', c), ('last', d)]
+
+
+def test_the_walker_gives_a_shared_leaf_or_module_under_each_name_and_first_names_once():
+    from micrograd import state
+    shared = Box(w=Leaf())
+    model = Box(encoder=shared, decoder=shared)
+    named = list(state.named_leaves(model, Leaf, Box))
+    assert [name for name, _ in named] == ['encoder.w', 'decoder.w']
+    assert [name for name, _ in state.first_names(named)] == ['encoder.w']
+
+
+def test_the_walker_does_not_enter_a_module_or_list_that_holds_one_above_it():
+    from micrograd import state
+    parent = Box(w=Leaf())
+    parent.child = Box(parent=parent, v=Leaf())
+    loop = [Leaf()]
+    loop.append(loop)
+    parent.loop = loop
+    assert [name for name, _ in state.named_leaves(parent, Leaf, Box)] == ['w', 'child.v', 'loop.0']
+
+
+def test_the_walker_reaches_a_leaf_ten_thousand_modules_deep():
+    from micrograd import state
+    model = inner = Box()
+    for _ in range(10_000):
+        inner.next = Box()
+        inner = inner.next
+    inner.w = Leaf()
+    [(name, _)] = state.named_leaves(model, Leaf, Box)
+    assert name == 'next.' * 10_000 + 'w'
+
+
+def test_a_shared_module_is_saved_under_each_name_and_loaded_from_them():
+    class Twice(Module):
+        def __init__(self):
+            self.first = self.second = Neuron(1)
+
+        def parameters(self):
+            return self.first.parameters()
+    model = Twice()
+    saved = model.state_dict()
+    assert list(saved) == ['first.w.0', 'first.b', 'second.w.0', 'second.b']
+    assert [name for name, _ in model.named_parameters()] == ['first.w.0', 'first.b']
+    model.load_state_dict({name: 0.25 for name in saved})
+    assert [p.data for p in model.parameters()] == [0.25, 0.25]
