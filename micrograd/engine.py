@@ -43,8 +43,8 @@ class Value:
         x = numeric.real(self.data, '__pow__')
         y = numeric.real(other.data if isinstance(other, Value) else other, '__pow__')
         out = numeric.checked_pow(x, y)  # x ** y, checked: a real, finite number (or an error)
-        def _backward(grad: float) -> None:  # (ieee_pow: x ** e, but inf where Python raises)
-            self.grad += y * numeric.ieee_pow(x, y - 1) * grad if y else 0.0  # y * x**(y-1)
+        def _backward(grad: float) -> None:  # d(x**y)/dx = y * x**(y-1) (0 for y = 0: PyTorch's)
+            self.grad += y * numeric.ieee_pow(x, y - 1) * grad if y else 0.0  # (inf, not an error)
             if isinstance(other, Value):  # d(x**y)/dy = x**y * log(x), 0 at x = 0 as in PyTorch
                 other.grad += numeric.times_log(out, x) * grad
         if isinstance(other, Value):
