@@ -27,9 +27,9 @@ class Op:
     saved: str = ''    # the name engine.py's _backward gives the output's .data (t for tanh), if any
 
 
-# In the order engine.py defines them. x ** k of a number k is named '**k' with k as the user wrote it
-# ('**2', '**-0.5'); x ** y of two Values is '**'. Either way the first backward line is x's; only x ** y
-# has the second.
+# In the order engine.py defines them: the lecture's ops first, then log, sigmoid and dot. x ** k of a
+# number k is named '**k' with k as the user wrote it ('**2', '**-0.5'); x ** y of two Values is '**'.
+# Either way the first backward line is x's; only x ** y has the second.
 OPS: tuple[Op, ...] = (
     Op('+', '__add__', 2, 'x + y', ('1', '1'),
        backward=('x.grad += grad', 'y.grad += grad')),
@@ -43,12 +43,12 @@ OPS: tuple[Op, ...] = (
        backward=('x.grad += e * grad',), saved='e'),
     Op('ReLU', 'relu', 1, 'max(x, 0)', ('1 if x > 0 else 0',),
        backward=('x.grad += 0.0 if x <= 0 else grad',)),
+    Op('/', '__truediv__', 2, 'x / y', ('1 / y', '-x / y**2'),
+       backward=('x.grad += grad / y', 'y.grad -= grad * (x / y / y)')),
     Op('log', 'log', 1, 'log(x)', ('1 / x',),
        backward=('x.grad += grad / x',)),
     Op('sigmoid', 'sigmoid', 1, '1 / (1 + exp(-x))', ('out * (1 - out)',),
        backward=('x.grad += s * (1 - s) * grad',), saved='s'),
-    Op('/', '__truediv__', 2, 'x / y', ('1 / y', '-x / y**2'),
-       backward=('x.grad += grad / y', 'y.grad -= grad * (x / y / y)')),
     Op('dot', 'dot', 0, 'bias + w1*x1 + w2*x2 + ...', ('x_i', 'w_i', '1'),
        backward=('w.grad += x * grad', 'x.grad += w * grad', 'b.grad += grad')),
 )
