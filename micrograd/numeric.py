@@ -130,12 +130,6 @@ def ieee_pow(x: float, e: float) -> float:
         return math.copysign(math.inf, x) if odd else math.inf
 
 
-def power(x: float, k: float) -> tuple[float, float]:
-    """x ** k and its derivative k * x**(k-1), as engine.py computes them (for viz's captions)."""
-    x, k = real(x, 'Value.__pow__'), real(k, 'Value.__pow__')
-    return checked_pow(x, k), (k * ieee_pow(x, k - 1) if k else 0.0)
-
-
 def times_log(out: float, x: float) -> float:
     """out * log(x): the derivative of out = x**y by its exponent y, as PyTorch computes it: 0 where
     x is 0 (x**y is flat there for y > 0), NaN where x < 0 (x**y is real only at whole y)."""
