@@ -18,6 +18,7 @@ PyTorch module holding its weights (test_tensor_layers.py); LOSSES, each loss wi
 """
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -424,3 +425,49 @@ LOSSES: list[Loss] = [
     Loss('cross_entropy, class indices', mt.cross_entropy, lambda F, p, t: F.cross_entropy(p, t), _normal,
          _class_indices, shapes=((4, 3), (3,), (0, 3))),
 ]
+
+
+# --- changes in place: each with PyTorch's counterpart (test_tensor_inplace.py) ---
+
+@dataclass(frozen=True)
+class InPlace:
+    """A change in place of x (shape (3, 4)) by y, ours and PyTorch's, written as a user writes them. y is a tensor of
+    shape (4,) (it broadcasts), or a number for the ops that take one."""
+    name: str
+    ours: Callable[[Any, Any], Any]
+    theirs: Callable[[Any, Any], Any]  # the same, on torch tensors
+    takes: str = 'tensor'  # what y is: 'tensor', 'number' or 'nothing'
+    dtypes: frozenset[str] = ALL  # the dtypes of x whose values the sweep compares (PyTorch may refuse some)
+    grad: bool = True  # gradients flow through it
+    differs: dict[str, str] = field(default_factory=dict)  # check -> why we deliberately differ from PyTorch
+
+
+def _set(x: Any, y: Any) -> Any:
+    x[1:, ::2] = y[::2] if hasattr(y, 'shape') and y.shape == (4,) else y  # t[index] = value
+    return x
+
+
+FILL_REFUSES = "a fill value must fit the dtype exactly (1.5 into an integer tensor is refused); PyTorch truncates"
+
+IN_PLACE: list[InPlace] = [
+    InPlace('+=', operator.iadd, operator.iadd),
+    InPlace('-=', operator.isub, operator.isub, dtypes=NUMBERS),
+    InPlace('*=', operator.imul, operator.imul),
+    InPlace('/=', operator.itruediv, operator.itruediv),
+    InPlace('**=', operator.ipow, operator.ipow, takes='number', dtypes=NUMBERS),
+    InPlace('&=', operator.iand, operator.iand, dtypes=frozenset({'bool', 'int32', 'int64'}), grad=False),
+    InPlace('|=', operator.ior, operator.ior, dtypes=frozenset({'bool', 'int32', 'int64'}), grad=False),
+    InPlace('^=', operator.ixor, operator.ixor, dtypes=frozenset({'bool', 'int32', 'int64'}), grad=False),
+    InPlace('add_', lambda x, y: x.add_(y), lambda x, y: x.add_(y)),
+    InPlace('add_ alpha', lambda x, y: x.add_(y, alpha=-0.5), lambda x, y: x.add_(y, alpha=-0.5), dtypes=FLOATS),
+    InPlace('sub_', lambda x, y: x.sub_(y), lambda x, y: x.sub_(y), dtypes=NUMBERS),
+    InPlace('sub_ alpha', lambda x, y: x.sub_(y, alpha=2), lambda x, y: x.sub_(y, alpha=2), dtypes=NUMBERS),
+    InPlace('mul_', lambda x, y: x.mul_(y), lambda x, y: x.mul_(y)),
+    InPlace('div_', lambda x, y: x.div_(y), lambda x, y: x.div_(y)),
+    InPlace('zero_', lambda x, y: x.zero_(), lambda x, y: x.zero_(), takes='nothing'),
+    InPlace('fill_', lambda x, y: x.fill_(y), lambda x, y: x.fill_(y), takes='number',
+            differs={'values': FILL_REFUSES}),
+    InPlace('copy_', lambda x, y: x.copy_(y), lambda x, y: x.copy_(y)),
+    InPlace('[] =', _set, _set),
+]
+IN_PLACE_NAMES = [op.name for op in IN_PLACE]

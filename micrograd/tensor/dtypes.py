@@ -177,3 +177,12 @@ def round_to(out: Array, dtype: np.dtype[Any] | None) -> Array:
         return out
     with np.errstate(over='ignore'):  # past float16's range is inf, quietly, as in PyTorch
         return np.asarray(out).astype(dtype)
+
+
+def can_write(result: np.dtype[Any], into: np.dtype[Any]) -> bool:
+    """Whether an op in place (x += y) may write a result of dtype `result` into a tensor of dtype `into`, as PyTorch's
+    canCast: not a float into an integer or bool tensor, nor an integer into a bool one (int += 1.5 is refused).
+    Within a kind anything goes: a float64 result goes into a float32 tensor, an int64 one into uint8 (wrapping)."""
+    if result.kind == 'f' and into.kind != 'f':
+        return False
+    return not (into.kind == 'b' and result.kind != 'b')

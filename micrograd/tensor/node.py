@@ -2,16 +2,22 @@
 
 Tensor (tensor.py) is this Node plus its ops, grouped in families, one module each, as mixins
 (tinygrad's way of keeping a large Tensor navigable): the arithmetic and backward() in tensor.py,
-then comparisons.py, reductions.py, shapes.py, unary.py, protocols.py. Each op calls three things
-defined here: `_lift` (a number or array as an operand), `_result` (the op's output, joining the
-graph if a parent needs gradients) and `_add_grad` (a gradient added into .grad, summed over the
-axes broadcasting stretched). The op families return `Self`, which is the Tensor they were called on.
+then comparisons.py, reductions.py, shapes.py, unary.py, inplace.py, protocols.py. Each op calls
+three things defined here: `_lift` (a number or array as an operand), `_result` (the op's output,
+joining the graph if a parent needs gradients) and `_add_grad` (a gradient added into .grad, summed
+over the axes broadcasting stretched). The op families return `Self`, which is the Tensor they were
+called on.
+
+Changes in place (x += 1, x.zero_(): inplace.py) are noted, as PyTorch counts them, by the tensor
+that owns the memory changed (a view, such as a reshape, a slice or detach(), names its owner). An
+op that joins the graph notes when it ran, and backward() refuses to compute a gradient from values
+changed since: those of its inputs, and of its output for the ops in READS_OUTPUT.
 """
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -26,16 +32,30 @@ if TYPE_CHECKING:  # (typing_extensions for the type checker only: typing.Self i
 ArrayLike = Array | float | int | Sequence[Any]  # what a Tensor can be made from (besides a Tensor)
 Backward = Callable[[Array], None]
 
+# The ops whose backward reads their own output (e**x's slope is e**x), as PyTorch's do: changing that output in
+# place before backward() is refused. (Every op's backward may read its inputs: changing one of them is refused.)
+READS_OUTPUT = frozenset({'exp', 'tanh', 'relu', 'sigmoid', 'softmax', 'log_softmax', 'max', 'min'})
+
+Change = tuple[int, int, str]  # a change in place: the clock's tick, how many changes so far, the op that made it
+
 
 class Node:
     """An ndarray, its gradient, and the op and parents that produced it (see Tensor)."""
-    __slots__ = ('data', 'grad', 'requires_grad', '_prev', '_op', '_backward')
+    __slots__ = ('data', 'grad', 'requires_grad', '_prev', '_op', '_backward', '_base', '_changed', '_inputs',
+                 '_ran_at')
     data: Array
     grad: Array | None
     requires_grad: bool
     _prev: tuple[Self, ...]
     _op: str
     _backward: Backward | None
+    # Changes in place. The tensor that owns a memory notes the last one; a view (a reshape, a slice, detach())
+    # names the owner. An op that joins the graph keeps all its inputs and the clock's tick when it ran.
+    _base: Node | None  # for a view, the tensor whose memory it shows; None: its own memory
+    _changed: Change | None  # on the owner: the last change in place of its memory (None: never changed)
+    _inputs: tuple[Node, ...]  # every input of the op, requiring grad or not (set only if it joined the graph)
+    _ran_at: int  # the clock's tick when the op ran (set only if it joined the graph)
+    _clock: ClassVar[int] = 0  # ticks once for every change in place, of any tensor
 
     @classmethod
     def _result(cls, data: Array | np.generic, parents: tuple[Self, ...], op: str, backward: Backward) -> Self:
@@ -46,6 +66,14 @@ class Node:
         tracked = tuple(p for p in parents if p.requires_grad) if engine.is_grad_enabled() else ()
         out.requires_grad = bool(tracked)
         out._prev, out._op, out._backward = tracked, (op if tracked else ''), (backward if tracked else None)
+        out._base, out._changed = None, None
+        if out.data.base is not None:  # a view (a reshape, a slice): if of a parent's memory, it names its owner
+            for p in parents:
+                if np.may_share_memory(out.data, p.data):
+                    out._base = p if p._base is None else p._base
+                    break
+        if tracked:  # for backward(), which refuses if one of them was changed in place since
+            out._inputs, out._ran_at = parents, Node._clock
         return out
 
     @classmethod
@@ -53,7 +81,27 @@ class Node:
         """A tensor that is data: no gradient, no parents (skips __init__'s checks: data is a real array)."""
         out = cls.__new__(cls)
         out.data, out.grad, out.requires_grad, out._prev, out._op, out._backward = data, None, False, (), '', None
+        out._base, out._changed = None, None
         return out
+
+    def _last_change(self) -> Change | None:
+        """The last change in place of this tensor's memory, made through it or any view of it."""
+        return (self if self._base is None else self._base)._changed
+
+    def _check_unchanged(self) -> None:
+        """Refuse to run this op's backward if a tensor it reads was changed in place after the op ran: the gradient
+        would come from the changed values (PyTorch: "modified by an inplace operation")."""
+        read = self._inputs + ((self,) if self._op in READS_OUTPUT else ())
+        for i, tensor in enumerate(read):
+            change = tensor._last_change()
+            if change is not None and change[0] > self._ran_at:
+                what = 'its output' if tensor is self else f'its input {i + 1}'
+                raise RuntimeError(
+                    f"Tensor.backward: '{self._op}' took {what}, and that tensor was changed in place afterwards (by "
+                    f"{change[2]}: change {change[1]} of its memory), so its gradient would come from the changed "
+                    f"values (or history). PyTorch refuses it too where the gradient reads the tensor ('modified by an "
+                    f"inplace operation'); here every op does. Change it after backward(), or make a new tensor "
+                    f"(x = x + 1 instead of x += 1)")
 
     def _lift(self, other: object, op: str) -> Self:
         """A number or an ndarray takes part in an op as a constant tensor.

@@ -80,6 +80,7 @@ class Protocols(Node):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.data, self.grad, self.requires_grad = state['data'], state['grad'], state['requires_grad']
         self._prev, self._op, self._backward = (), '', None
+        self._base, self._changed = None, None
 
     def __repr__(self) -> str:
         body = np.array2string(self.data, separator=', ', prefix='Tensor(')

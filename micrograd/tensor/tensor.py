@@ -32,7 +32,19 @@ import numpy.typing as npt
 
 from micrograd.tensor.checks import number, real_array, real_dtype
 from micrograd.tensor.comparisons import Comparisons
-from micrograd.tensor.dtypes import BOOL, HALF, Array, float_dtype, is_number, operands, promoted, round_to, wide
+from micrograd.tensor.dtypes import (
+    BOOL,
+    HALF,
+    Array,
+    compute_dtype,
+    float_dtype,
+    is_number,
+    operands,
+    promoted,
+    round_to,
+    wide,
+)
+from micrograd.tensor.inplace import InPlace
 from micrograd.tensor.kernels import power, select, unbroadcast
 from micrograd.tensor.node import ArrayLike
 from micrograd.tensor.protocols import Protocols
@@ -59,7 +71,7 @@ def _named(op: str) -> Callable[[Op], Op]:
     return decorate
 
 
-class Tensor(Comparisons, Reductions, Unary, Protocols):
+class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
     """An ndarray, its gradient, and the op and parents that produced it.
 
     `.data` is the ndarray and `.grad` is None until backward() reaches the tensor,
@@ -76,6 +88,7 @@ class Tensor(Comparisons, Reductions, Unary, Protocols):
 
     def __init__(self, data: ArrayLike | Tensor, requires_grad: bool = False,
                  dtype: npt.DTypeLike | None = np.float64):
+        given = data
         if isinstance(data, Tensor):
             data = data.data
         if not (isinstance(data, (np.ndarray, list, tuple)) or is_number(data)):
@@ -91,6 +104,9 @@ class Tensor(Comparisons, Reductions, Unary, Protocols):
         self._prev = ()
         self._op = ''
         self._backward = None
+        self._base, self._changed = None, None
+        if isinstance(given, Tensor) and self.data is given.data:  # the same memory: a view of the given tensor's
+            self._base = given if given._base is None else given._base
 
     # --- element-wise arithmetic, with broadcasting ---
 
@@ -172,6 +188,8 @@ class Tensor(Comparisons, Reductions, Unary, Protocols):
                 # gradient the number as given (1e-4): so the value here, and the gradient below from x and k
                 x32, k32 = round_to(x, HALF).astype(np.float32), round_to(k, HALF).astype(np.float32)
                 out = round_to(power(x32, k32, rounded), rounded)
+        # The exponent's gradient reads x**k: a copy of its own, as the output may be changed in place before backward
+        powered = out.astype(compute_dtype(out.dtype)) if other.requires_grad else out
 
         def _backward(grad: Array) -> None:  # d(x**k)/dx = k x**(k-1), d(x**k)/dk = x**k log(x)
             if self.requires_grad:
@@ -179,7 +197,7 @@ class Tensor(Comparisons, Reductions, Unary, Protocols):
                     slope = k * power(x, k - 1, rounded)
                 self._add_grad(grad * np.where(k == 0, 0, slope))  # ... but x**0 is constant: slope 0, as PyTorch
             if other.requires_grad:
-                other._add_grad(grad * wide(out) * np.log(x))
+                other._add_grad(grad * powered * np.log(x))
         return Tensor._result(out, (self, other), '**', _backward)
 
     def __neg__(self) -> Tensor:  # -self
@@ -274,6 +292,59 @@ class Tensor(Comparisons, Reductions, Unary, Protocols):
     def __rmatmul__(self, other: ArrayLike) -> Tensor:  # other @ self
         return self._lift(other, '@') @ self
 
+    # --- in place, as PyTorch's: x += y, x.add_(y) (inplace.py has the rules, zero_, fill_, copy_ and [] =) ---
+
+    def __iadd__(self, other: Tensor | ArrayLike) -> Tensor:  # self += other
+        return self._in_place('+=', lambda t: t + other, other)
+
+    def __isub__(self, other: Tensor | ArrayLike) -> Tensor:  # self -= other
+        return self._in_place('-=', lambda t: t - other, other)
+
+    def __imul__(self, other: Tensor | ArrayLike) -> Tensor:  # self *= other
+        return self._in_place('*=', lambda t: t * other, other)
+
+    def __itruediv__(self, other: Tensor | ArrayLike) -> Tensor:  # self /= other
+        return self._in_place('/=', lambda t: t / other, other)
+
+    def __ipow__(self, other: Tensor | ArrayLike) -> Tensor:  # self **= other
+        return self._in_place('**=', lambda t: t ** other, other)
+
+    def __imatmul__(self, other: Tensor | ArrayLike) -> Tensor:  # self @= other (the product keeps self's shape)
+        return self._in_place('@=', lambda t: t @ other, other)
+
+    def __iand__(self, other: Tensor | ArrayLike) -> Tensor:  # self &= other
+        return self._in_place('&=', lambda t: t & other, other)
+
+    def __ior__(self, other: Tensor | ArrayLike) -> Tensor:  # self |= other
+        return self._in_place('|=', lambda t: t | other, other)
+
+    def __ixor__(self, other: Tensor | ArrayLike) -> Tensor:  # self ^= other
+        return self._in_place('^=', lambda t: t ^ other, other)
+
+    def add_(self, other: Tensor | ArrayLike, *, alpha: float = 1) -> Tensor:
+        """self += alpha * other, in place, as PyTorch's add_ (its SGD step is p.add_(p.grad, alpha=-lr))."""
+        scale = number(alpha, 'Tensor.add_: alpha')
+        return self._in_place('add_', lambda t: t + (other if scale == 1 else t._lift(other, 'add_') * scale), other)
+
+    def sub_(self, other: Tensor | ArrayLike, *, alpha: float = 1) -> Tensor:
+        """self -= alpha * other, in place, as PyTorch's sub_."""
+        scale = number(alpha, 'Tensor.sub_: alpha')
+
+        def compute(t: Tensor) -> Tensor:
+            y = t._lift(other, 'sub_')
+            if scale == 1 or isinstance(other, (bool, np.bool_)) or y.data.dtype == BOOL:
+                return t - other  # (- refuses a bool, alpha or not, as PyTorch's sub_)
+            return t - y * scale
+        return self._in_place('sub_', compute, other)
+
+    def mul_(self, other: Tensor | ArrayLike) -> Tensor:
+        """self *= other, in place, as PyTorch's mul_."""
+        return self._in_place('mul_', lambda t: t * other, other)
+
+    def div_(self, other: Tensor | ArrayLike) -> Tensor:
+        """self /= other, in place, as PyTorch's div_."""
+        return self._in_place('div_', lambda t: t / other, other)
+
     # --- backpropagation ---
 
     def backward(self, grad: Tensor | ArrayLike | None = None) -> None:
@@ -303,6 +374,8 @@ class Tensor(Comparisons, Reductions, Unary, Protocols):
                 raise ValueError(f"Tensor.backward: grad has shape {start.shape} but the output has shape "
                                  f"{self.data.shape}")
         order = self._topological_order()
+        for node in order:
+            node._check_unchanged()  # (before any gradient changes: a refusal leaves every .grad as it was)
         for node in order:
             node.grad = None  # intermediates hold this call's gradient only
         self._add_grad(start)  # d(self)/d(self), or the gradient passed in
@@ -337,8 +410,10 @@ class Tensor(Comparisons, Reductions, Unary, Protocols):
         self.grad = None
 
     def detach(self) -> Tensor:
-        """A new leaf sharing this data, cut off from the graph."""
-        return Tensor._constant(self.data)
+        """A new leaf sharing this data (and its changes in place), cut off from the graph."""
+        out = Tensor._constant(self.data)
+        out._base = self if self._base is None else self._base  # (a change in place of either is seen by both)
+        return out
 
 
 def where(condition: Array | Tensor, x: Tensor | ArrayLike, y: Tensor | ArrayLike) -> Tensor:

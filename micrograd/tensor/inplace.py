@@ -1,0 +1,151 @@
+"""Tensor's changes in place, as PyTorch's: x += y (x.add_(y) and the other arithmetic in tensor.py), x.zero_(),
+x.fill_(v), x.copy_(y), x[i] = v. The rules are PyTorch's, in `_in_place`:
+
+- A leaf that requires grad (a parameter) changes in place only under no_grad(), the optimizer's step:
+  `with no_grad(): p -= lr * p.grad`. Outside it, the change is refused: its gradient would no longer
+  match its values (PyTorch: "a leaf Variable that requires grad is being used in an in-place operation").
+- The result keeps the tensor's shape, and its dtype must fit (int += 1.5 is refused; copy_ and [] =
+  convert anything, as in PyTorch).
+- Recording (outside no_grad(), when the tensor or the other operand requires grad), the tensor
+  becomes the op's output: its old values and history move to a new node, the op's parent.
+- Each change is noted by the tensor that owns the memory (node.py): an op recorded earlier that
+  took the tensor makes backward() refuse, rather than compute a gradient from the changed values.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from micrograd import engine
+from micrograd.tensor.dtypes import Array, can_write
+from micrograd.tensor.kernels import select
+from micrograd.tensor.node import READS_OUTPUT, Node, fill_value
+from micrograd.tensor.shapes import plain_index
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+_NAMED = re.compile(r'^(Tensor\.\S+|where): ')  # the name an error of the op doing the work starts with
+
+
+class InPlace(Node):
+    """The machinery of every change in place (`_in_place`), and the changes that are no arithmetic."""
+    __slots__ = ()
+
+    def _in_place(self, op: str, compute: Callable[[Self], Self], other: object = None,
+                  converts: bool = False) -> Self:
+        """self changed in place to compute(self) (for x += y, compute is `lambda t: t + y`), by PyTorch's rules
+        (see the module's docstring). Everything is checked before anything changes. converts=True writes any
+        dtype (copy_, [] =); other is the other operand, if any: whether it requires grad decides recording."""
+        owner = self if self._base is None else self._base
+        if engine.is_grad_enabled() and owner.requires_grad and not owner._prev and (owner is self or self._prev):
+            what = 'a leaf' if owner is self else 'a view of a leaf'
+            raise RuntimeError(f"Tensor.{op}: {what} that requires grad can be changed in place only under no_grad() "
+                               f"(as in PyTorch: 'a leaf Variable that requires grad is being used in an in-place "
+                               f"operation'): its gradient would no longer match its values. An update step is "
+                               f"`with no_grad(): p -= lr * p.grad`")
+        recording = engine.is_grad_enabled() and (
+            self.requires_grad or (isinstance(other, Node) and other.requires_grad))
+        if recording and self._base is not None:
+            raise RuntimeError(f"Tensor.{op}: this tensor is a view of another's memory (a slice, a reshape), and "
+                               f"changing it in place while recording would change the other tensor's values behind "
+                               f"its history; do it under no_grad(), or make a new tensor (x = x + y)")
+        if recording and self._op in READS_OUTPUT:
+            raise RuntimeError(f"Tensor.{op}: this tensor is the output of '{self._op}', whose gradient is computed "
+                               f"from it: changed in place, it would give a wrong gradient (PyTorch's backward() "
+                               f"refuses it: 'modified by an inplace operation'); make a new tensor (x = x + y)")
+        source = self
+        if recording:  # self as it is now, values and history, becomes a new node: the parent of the op
+            source = self._constant(self.data.copy())
+            source.requires_grad, source._prev, source._op, source._backward = (
+                self.requires_grad, self._prev, self._op, self._backward)
+            if self._prev:
+                source._inputs, source._ran_at = self._inputs, self._ran_at
+        try:
+            new = compute(source)
+        except (ValueError, TypeError) as e:  # the error of the op doing the work, under the name the user called
+            raise type(e)(_NAMED.sub(f'Tensor.{op}: ', str(e))) from None
+        if new.data.shape != self.data.shape:
+            raise ValueError(f"Tensor.{op}: the result has shape {new.data.shape}, which is not the tensor's shape "
+                             f"{self.data.shape} (as in PyTorch: an op in place keeps the tensor's shape)")
+        if not converts and not can_write(new.data.dtype, self.data.dtype):
+            raise TypeError(f"Tensor.{op}: the result is {new.data.dtype}, which does not go into a tensor of "
+                            f"{self.data.dtype} (as in PyTorch: 'result type can't be cast to the desired output "
+                            f"type'); make a new tensor instead, e.g. x = x {op.rstrip('=_')} y")
+        if not self.data.flags.writeable:
+            raise ValueError(f"Tensor.{op}: the tensor's memory is read-only (a broadcast array, or a read-only "
+                             f"buffer): make it with np.array(...) to change it")
+        with np.errstate(invalid='ignore', over='ignore'):  # (a cast as PyTorch's: nan into an integer, quietly)
+            np.copyto(self.data, new.data, casting='unsafe')
+        Node._clock += 1
+        owner._changed = (Node._clock, 1 if owner._changed is None else owner._changed[1] + 1, op)
+        if recording:  # self is now the op's output
+            self.requires_grad, self._prev, self._op, self._backward = (
+                new.requires_grad, new._prev, new._op, new._backward)
+            self._inputs, self._ran_at = new._inputs, new._ran_at
+        return self
+
+    def zero_(self) -> Self:
+        """Every element 0, in place, as PyTorch's zero_() (for a gradient: p.grad = None instead, as zero_grad())."""
+        return self._fill('zero_', 0)
+
+    def fill_(self, value: object) -> Self:
+        """Every element set to value, in place, as PyTorch's fill_(). The value must fit the dtype (1.5 does not
+        go into an integer tensor, which PyTorch would truncate, as in masked_fill)."""
+        return self._fill('fill_', value)
+
+    def _fill(self, op: str, value: object) -> Self:
+        fill = fill_value(value, self.data.dtype, op)
+
+        def compute(t: Self) -> Self:
+            def _backward(grad: Array) -> None:  # the old values are gone: d out/d old = 0
+                t._add_grad(np.zeros_like(grad))
+            return t._result(np.full(t.data.shape, fill, dtype=t.data.dtype), (t,), op, _backward)
+        return self._in_place(op, compute)
+
+    def copy_(self, src: object) -> Self:
+        """self's elements set to src's, in place, as PyTorch's copy_(): src broadcasts to self's shape and is
+        converted to self's dtype (a float into an integer tensor rounds toward 0). The gradient goes to src."""
+        def compute(t: Self) -> Self:
+            s = t._lift(src, 'copy_')
+            try:
+                out = np.broadcast_to(s.data, t.data.shape).astype(t.data.dtype)
+            except ValueError:
+                raise ValueError(f"Tensor.copy_: a source of shape {s.data.shape} does not broadcast to the "
+                                 f"tensor's shape {t.data.shape}") from None
+
+            def _backward(grad: Array) -> None:  # d out/d src = 1 (summed where src was broadcast), d out/d old = 0
+                if t.requires_grad:
+                    t._add_grad(np.zeros_like(grad))
+                if s.requires_grad:
+                    s._add_grad(grad)
+            return t._result(out, (t, s), 'copy_', _backward)
+        return self._in_place('copy_', compute, src, converts=True)
+
+    def __setitem__(self, index: object, value: object) -> None:
+        """t[index] = value, in place, as in PyTorch: value (a number, an array or a tensor) broadcast to the shape
+        of t[index] and converted to t's dtype. The gradient goes to value from the places written, to the old
+        t from the others."""
+        picked = plain_index(index)
+
+        def compute(t: Self) -> Self:
+            v = t._lift(value, '__setitem__')
+            out = t.data.copy()
+            kept = np.ones(t.data.shape, dtype=bool)
+            try:
+                out[picked] = v.data
+                kept[picked] = False
+            except (IndexError, ValueError) as e:  # NumPy's words, with the op and the shape they are about
+                raise type(e)(f"Tensor.__setitem__: {e} (the tensor has shape {t.data.shape})") from None
+
+            def _backward(grad: Array) -> None:  # d out/d value = 1 where written, d out/d old = 1 elsewhere
+                if t.requires_grad:
+                    t._add_grad(select(kept, grad))
+                if v.requires_grad:
+                    written = grad[picked]
+                    v._add_grad(written.reshape((1,) * (v.data.ndim - written.ndim) + written.shape))
+            return t._result(out, (t, v), '__setitem__', _backward)
+        self._in_place('__setitem__', compute, value, converts=True)
