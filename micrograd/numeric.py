@@ -8,6 +8,9 @@ A number a user writes into a Value's .data by hand (a NumPy float16 or float32 
 int) is taken at full float precision the first time an op reads it: the op's parents' .data become Python
 floats and the op computes in floats, so the same input gives the same output on every call, as for a number
 given to Value(). Anything else in .data is refused, naming the op and showing that .data.
+
+A tensor (micrograd's or PyTorch's) is refused wherever it enters, with the way to take its number on purpose
+(refuse_tensor). Also here: a Neuron's inputs (inputs) and a state_dict's values (saved), checked alike.
 """
 from __future__ import annotations
 
