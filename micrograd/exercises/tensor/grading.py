@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -277,7 +278,8 @@ def check_one(exercise: Exercise, module: Any, timeout: float | None = 10.0) -> 
 
     def grade() -> Result:
         try:
-            with alone(module, exercise), np.errstate(all='ignore'):
+            with alone(module, exercise), np.errstate(all='ignore'), warnings.catch_warnings():
+                warnings.simplefilter('ignore', RuntimeWarning)  # (the mean of an empty slice, in a slip)
                 return check_backward(exercise, module) if exercise.kind == 'backward' else check_op(exercise, module)
         except Exception as error:  # noqa: BLE001 -- the learner's module broke one of the checker's own steps
             return result(exercise, WRONG, obtained=type(error).__name__, diagnosis='raises',

@@ -1,0 +1,230 @@
+"""The tensor track of the exercises: the workspace, the grading of every exercise, and its mutation test (every
+planted slip caught and named, every right answer written otherwise graded done)."""
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from micrograd.exercises.result import CORRECT, DONE, NOT_STARTED, WRONG
+from micrograd.exercises.tensor import EXERCISES, check, find, solution, start
+from micrograd.exercises.tensor.grading import check_one
+from micrograd.exercises.tensor.naming import slips_of
+from micrograd.exercises.tensor.running import central_differences, close, expected, torch_grads
+from micrograd.exercises.tensor.workspace import (
+    blank_tensor,
+    blanks,
+    header,
+    library_module,
+    library_source,
+    splice,
+    with_bodies,
+)
+from tests.exercises_tensor_mutants import RIGHT, SLIPS
+
+ROOT = Path(__file__).resolve().parents[1]
+RECORDED = [(e.name, s.blank, s.body, s.key) for e in EXERCISES for s in e.slips]
+
+
+def grade(exercise_name, replacements):
+    exercise = find(exercise_name)
+    module = with_bodies(replacements, f"planted_{abs(hash(tuple(replacements.items())))}")
+    return check_one(exercise, module, timeout=None)
+
+
+# --- the track as a learner meets it --------------------------------------------------------------------
+
+def test_the_exercises_go_from_a_broadcast_gradient_to_attention_and_backward():
+    names = [e.name for e in EXERCISES]
+    assert names[0] == 'unbroadcast' and names[-1] == 'backward'
+    assert names.index('matmul') < names.index('softmax') < names.index('cross_entropy') < names.index('attention')
+    for e in EXERCISES:
+        assert e.ask and e.rules and e.shapes and e.hint and e.stronger and e.formula and e.math, e.name
+        assert e.task.startswith(e.ask) and 'Rules:' in e.task and 'Checked on:' in e.task
+
+
+def test_the_library_passes_every_exercise():
+    module = library_module()
+    assert [check_one(e, module).status for e in EXERCISES] == [DONE] * len(EXERCISES)
+
+
+def test_an_untouched_workspace_has_nothing_started():
+    module = blank_tensor()
+    assert [check_one(e, module).status for e in EXERCISES] == [NOT_STARTED] * len(EXERCISES)
+
+
+@pytest.mark.parametrize('number', [e.number for e in EXERCISES if e.kind == 'op'])
+def test_the_library_agrees_with_central_differences_and_pytorch_on_every_case(number):
+    exercise = EXERCISES[number - 1]
+    for i, case in enumerate(exercise.cases):
+        run, fd = expected(number, i)
+        assert run.error is None, case.text()
+        torch = torch_grads(number, i)
+        for name, g in run.grads.items():
+            assert g.dtype == case.data()[name].dtype, case.text()
+            if fd:
+                assert close(g, fd[name], loose=True), case.text()
+            if torch is not None:
+                assert close(g, torch[name], case.dtype), case.text()
+
+
+def test_the_cases_broadcast_are_0d_empty_non_square_and_float32():
+    shapes = [s for e in EXERCISES for c in e.cases for s in c.leaves.values()]
+    assert () in shapes and any(0 in s for s in shapes) and any(1 in s for s in shapes)
+    assert any(len(s) == 2 and s[0] != s[1] for s in shapes) and any(len(s) == 2 and s[0] == s[1] for s in shapes)
+    assert any(c.dtype == 'float32' for e in EXERCISES for c in e.cases)
+    upstream = EXERCISES[1].cases[0].upstream((4, 3))
+    assert len(np.unique(upstream)) > 6 and not np.allclose(upstream, upstream.T[:, :1].T)  # random, not ones
+
+
+def test_start_writes_the_library_with_each_blank_a_raise(tmp_path):
+    [path] = start(tmp_path)
+    text = path.read_text()
+    assert path.name == 'my_tensor.py' and 'check --track tensor' in text
+    for e in EXERCISES:
+        assert f"raise NotImplementedError('exercise {e.number} ({e.name}): not written yet')" in text
+        line = int(text.split(f"{e.number} {e.name}: line ")[1].split(';')[0].split()[0])
+        assert f"# EXERCISE {e.number} ({e.name})" in text.splitlines()[line - 1], e.name
+    assert "# d(xy)/dx = y, d(xy)/dy = x" in text  # the formula beside each closure stays
+    with pytest.raises(FileExistsError):
+        start(tmp_path)
+
+
+def test_the_workspace_is_the_library_with_the_blanks_cut_and_nothing_else():
+    source = library_source()
+    back = {b: b.solution.replace('\n' + b.indent, '\n') for b in blanks()}  # each body, unindented
+    assert splice(source, back) == source
+    names = [b.name for b in blanks()]
+    assert names == [name for e in EXERCISES for name in e.blanks]
+    assert all(b.solution.strip() for b in blanks())
+
+
+def test_solution_prints_the_library_code_of_an_exercise():
+    text = solution('softmax')
+    assert 'micrograd/tensor/unary.py' in text and 'def softmax' in text and 'def log_softmax' in text
+    assert find('tanh') is find('elementwise') is find('3')
+    with pytest.raises(KeyError, match='no exercise'):
+        find('conv2d')
+
+
+# --- the mutation test ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize('exercise, blank, body, key', RECORDED + SLIPS)
+def test_a_slip_is_caught_and_named(exercise, blank, body, key):
+    result = grade(exercise, {blank: body})
+    assert result.status in (WRONG, CORRECT), (key, result)
+    assert result.diagnosis == key, (key, result.diagnosis, result.why)
+    assert result.why and result.input
+
+
+def test_the_mutation_test_is_large():
+    assert len(SLIPS) + len(RECORDED) >= 60 and len(SLIPS) >= 60 and len(RIGHT) >= 20
+    assert len({key for *_, key in SLIPS + RECORDED}) >= 50
+
+
+@pytest.mark.parametrize('exercise, blank, body', RIGHT)
+def test_a_right_backward_written_otherwise_is_done(exercise, blank, body):
+    result = grade(exercise, {blank: body})
+    assert result.status == DONE, (result.diagnosis, result.why, result.input)
+
+
+@pytest.mark.parametrize('number', [e.number for e in EXERCISES if e.kind == 'op'])
+def test_every_derived_slip_builds_into_an_engine(number):
+    for slip in slips_of(EXERCISES[number - 1]):
+        with_bodies({slip.blank: slip.body}, 'derived')
+
+
+def test_a_missing_reduction_names_the_operand_its_shape_and_the_axis():
+    result = grade('unbroadcast', {'unbroadcast': "return grad"})
+    assert result.diagnosis == 'not_reduced'
+    assert "has the output's shape (4, 3)" in result.why and "(3,)" in result.why and "axis 0" in result.why
+
+
+def test_a_shape_error_is_said_in_the_cases_terms_with_the_learners_line():
+    result = grade('matmul', {'Tensor.__matmul__': "self._add_grad(grad @ b)\nother._add_grad(a @ grad)"})
+    assert result.diagnosis == 'matmul_untransposed'
+    assert 'grad @ B^T' in result.why and 'self._add_grad(grad @ b)' in result.place
+
+
+def test_one_exercises_slip_leaves_every_other_exercise_done():
+    module = with_bodies({'unbroadcast': "return grad"}, 'one_slip')
+    statuses = [check_one(e, module).status for e in EXERCISES]
+    assert statuses == [WRONG] + [DONE] * (len(EXERCISES) - 1)
+
+
+def test_a_data_tensor_given_a_gradient_is_correct_with_a_rule_left():
+    result = grade('+ *', {'Tensor.__add__': "self._add_grad(grad)\nother._add_grad(grad)"})
+    assert result.status == CORRECT and result.diagnosis == 'data_gradient' and 'correct ✓' in result.why
+
+
+def test_a_gradient_written_in_place_is_named_with_the_op():
+    result = grade('elementwise', {'Tensor.relu': "grad[~passes] = 0\nself._add_grad(grad)"})
+    assert result.diagnosis == 'inplace' and "'relu'" in result.why
+
+
+# --- the command line, a learner's whole track, the notebook ----------------------------------------------
+
+def run(*args, cwd):
+    return subprocess.run([sys.executable, '-m', 'micrograd.exercises', *args], capture_output=True, text=True,
+                          cwd=cwd, env={'PYTHONPATH': str(ROOT), 'PATH': '/usr/bin:/bin'})
+
+
+def test_the_command_line_starts_lists_checks_and_shows_a_solution(tmp_path):
+    started = run('start', '--track', 'tensor', 'work', cwd=tmp_path)
+    assert started.returncode == 0 and 'my_tensor.py' in started.stdout
+    listed = run('list', '--track', 'tensor', cwd=tmp_path)
+    assert 'attention' in listed.stdout and 'unbroadcast' in listed.stdout
+    checked = run('check', '--track', 'tensor', 'work', cwd=tmp_path)
+    assert checked.returncode == 1 and 'nothing started yet' in checked.stdout and 'Rules:' in checked.stdout
+    shown = run('solution', '--track', 'tensor', 'cross_entropy', cwd=tmp_path)
+    assert shown.returncode == 0 and 'def cross_entropy' in shown.stdout
+
+
+def test_a_learners_whole_track_solved_checks_in_under_a_minute(tmp_path):
+    (tmp_path / 'my_tensor.py').write_text(header(tmp_path) + library_source())
+    began = time.perf_counter()
+    report = check(tmp_path)
+    took = time.perf_counter() - began
+    assert report.passed, str(report)
+    assert took < 60
+
+
+def test_a_slip_in_the_workspace_file_is_reported_at_its_line(tmp_path):
+    text = header(tmp_path) + library_source()
+    text = text.replace("self._add_grad(sw * (g - (g * sw).sum(axis=ax, keepdims=True)))",
+                        "self._add_grad(grad * s * (1 - s))")
+    (tmp_path / 'my_tensor.py').write_text(text)
+    report = check(tmp_path)
+    [wrong] = [r for r in report.results if r.status == WRONG]
+    assert wrong.name == 'softmax' and wrong.diagnosis == 'softmax_diagonal'
+    assert 'my_tensor.py, line' in wrong.place and 'softmax' in wrong.place
+
+
+def test_the_committed_notebook_is_the_one_the_library_makes_today():
+    nbformat = pytest.importorskip('nbformat')
+    from micrograd.exercises.tensor.notebook import build_notebook
+    committed = nbformat.read(str(ROOT / 'exercises_tensor.ipynb'), as_version=4)
+    assert json.dumps(committed['cells'], sort_keys=True) == json.dumps(build_notebook()['cells'], sort_keys=True), \
+        "run `python -m micrograd.exercises.tensor.notebook` and commit exercises_tensor.ipynb"
+
+
+@pytest.mark.slow
+def test_the_notebook_runs_with_the_library_bodies_and_every_check_passes(tmp_path):
+    nbformat = pytest.importorskip('nbformat')
+    client = pytest.importorskip('nbclient')
+    from micrograd.exercises.tensor.notebook import build_notebook
+    nb = build_notebook(blank=False)
+    client.NotebookClient(nb, timeout=300, resources={'metadata': {'path': str(tmp_path)}}).execute()
+    checks = [c for c in nb.cells if c.cell_type == 'code' and c.source == 'check(my_tensor)']
+    last = checks[-1].outputs[0]['data']['text/plain']
+    assert f"{len(EXERCISES)} of {len(EXERCISES)} done" in last
+    assert nbformat.validate(nb) is None
+
+
+def test_central_differences_are_the_checkers_own():
+    case = EXERCISES[1].cases[0]
+    fd = central_differences(case)
+    assert set(fd) == set(case.leaves) and fd['b'].shape == (3,)
