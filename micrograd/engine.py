@@ -136,11 +136,11 @@ class Value:
 
     @property  # the lecture's o._backward() by hand: runs the op's backward as it is right now
     def _backward(self) -> Callable[[], None]:  # (so a wrapper may call the one it replaced)
-        fn = self._grad_fn
+        fn = getattr(self, '_grad_fn', None)  # getattr: a subclass's own __init__ may skip ours
         return (lambda: fn(self.grad)) if fn else (lambda: None)  # a leaf's does nothing
     @_backward.setter  # the lecture's out._backward = f: f reads out.grad (holds out: gc frees it)
     def _backward(self, backward: Callable[[], None]) -> None:  # a leaf keeps none (no_grad's too)
-        self._grad_fn = (lambda grad: backward()) if self._prev else None
+        self._grad_fn = (lambda grad: backward()) if getattr(self, '_prev', ()) else None
     def detach(self) -> Value:  # a new leaf with the same data, cut off from this graph
         return Value(self.data)
     def item(self) -> float:

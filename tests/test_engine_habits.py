@@ -3,7 +3,8 @@ by backward() twice (and by backward() of two roots), compared with the lecture'
 
 The ways (SCENARIOS): assign `_backward` on a leaf, on an op's output (a custom op written as the lecture writes
 ops), on such an op made under `no_grad()`, wrap an op's `_backward` in another function, do it all in a
-subclass's `__init__` (as the lecture's own __init__ does: `self._backward = lambda: None`). The reference is the
+subclass's `__init__` (as the lecture's own __init__ does: `self._backward = lambda: None`, also in a subclass
+whose __init__ is the lecture's and never calls ours). The reference is the
 lecture's class, run as the lecture runs it: one backward() per freshly built graph, the leaves' gradients summed
 over the calls (a leaf accumulates) and every other node's from the latest call that went through it. (Calling the
 lecture's backward() twice on one graph would double its inner gradients: the bug our backward() fixes.)
@@ -120,6 +121,29 @@ def subclass(V):
     return Named
 
 
+def lecture_subclass(V):
+    """A subclass whose __init__ is the lecture's own (it never calls ours) and whose * is written his way."""
+    class Mine(V):
+        def __init__(self, data, _children=(), _op='', label=''):
+            self.data = data
+            self.grad = 0.0
+            self._backward = lambda: None
+            self._prev = set(_children)
+            self._op = _op
+            self.label = label
+
+        def __mul__(self, other):
+            other = other if isinstance(other, V) else Mine(other)
+            out = Mine(self.data * other.data, (self, other), '*')
+
+            def _backward():
+                self.grad += other.data * out.grad
+                other.grad += self.data * out.grad
+            out._backward = _backward
+            return out
+    return Mine
+
+
 # Each scenario builds its graph with the class V given (ours or the lecture's): (named nodes, roots, calls log).
 # `ours` says whether no_grad() applies (the lecture has none: there the op's output is a number, a leaf).
 def leaf_given_a_backward(V, ours):
@@ -196,6 +220,14 @@ def subclass_custom_op(V, ours):
     return {'x': x, 'c': c, 'out': out}, ['out', 'out'], []
 
 
+def subclass_with_the_lectures_own_init(V, ours):
+    Mine = lecture_subclass(V)
+    x, y = Mine(2.0), Mine(3.0)
+    h = x * y  # Mine's own *, then ours (+, tanh) on Mine's output
+    out = (h + x).tanh() * x
+    return {'x': x, 'y': y, 'h': h, 'out': out}, ['out', 'out'], []
+
+
 def backward_of_a_leaf_given_a_backward(V, ours):
     x = V(2.0)
     x._backward = lambda: None
@@ -204,7 +236,7 @@ def backward_of_a_leaf_given_a_backward(V, ours):
 
 SCENARIOS = [leaf_given_a_backward, a_leaf_in_two_graphs, custom_op_output, custom_op_under_no_grad,
              wrapped_backward, wrapped_twice, subclass_init_sets_backward, subclass_custom_op,
-             backward_of_a_leaf_given_a_backward]
+             subclass_with_the_lectures_own_init, backward_of_a_leaf_given_a_backward]
 
 
 def lectures_numbers(scenario: Callable[..., Any]) -> tuple[dict[str, float], list[str]]:
