@@ -27,7 +27,8 @@ class no_grad:
     """`with no_grad():`, `@no_grad()` or `@no_grad`: ops inside build no graph.
 
     One instance may be entered again while it is active (nested, or from another thread or asyncio task):
-    each entry restores what it found. As a decorator it also covers every step of a generator function's run.
+    each entry restores what it found. As a decorator it also covers every step of a generator function's run,
+and the whole run of an async function.
     """
 
     def __new__(cls, func: Callable[..., Any] | None = None) -> Any:  # @no_grad without parentheses
@@ -75,6 +76,12 @@ class no_grad:
                 except StopIteration as stop:
                     return stop.value
             return generator  # type: ignore[return-value]
+        if inspect.iscoroutinefunction(func):
+            @functools.wraps(func)
+            async def coroutine(*args: Any, **kwargs: Any) -> Any:  # its whole run, awaits included
+                with no_grad():  # (a task's context is its own: other tasks keep recording)
+                    return await func(*args, **kwargs)
+            return coroutine  # type: ignore[return-value]
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:

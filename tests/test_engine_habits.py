@@ -393,3 +393,22 @@ def test_one_no_grad_instance_works_across_threads_entered_and_left_in_any_order
     leave.set()
     thread.join()
     assert results == {'main after': True, 'worker inside': False, 'worker after': True}
+
+
+def test_no_grad_on_an_async_function_covers_its_whole_run_and_no_other_task():
+    seen = {}
+
+    @no_grad()
+    async def evaluate():
+        await asyncio.sleep(0)
+        seen['evaluate'] = bool((Value(1.0) * 2)._prev)
+
+    async def train():
+        await asyncio.sleep(0)
+        seen['train'] = bool((Value(1.0) * 2)._prev)
+
+    async def main():
+        await asyncio.gather(evaluate(), train())
+
+    asyncio.run(main())
+    assert seen == {'evaluate': False, 'train': True}
