@@ -97,3 +97,52 @@ def test_every_layer_agrees_with_pytorch(layer, dtype, zero_d):
     assert len(grads) == len(their_grads)
     for i, (g, h) in enumerate(zip(grads, their_grads)):
         _close(g, h, f"{what}: parameter {i}'s gradient")
+
+
+# --- a frozen parameter (p.requires_grad = False, the fine-tuning idiom) stays a parameter, as in PyTorch ---
+
+FROZEN = [(layer, name) for layer in LAYERS for name, _ in layer.ours().named_parameters()]
+
+
+@needs_torch
+@pytest.mark.parametrize('layer, name', FROZEN, ids=[f"{layer.name}: {name}" for layer, name in FROZEN])
+def test_a_frozen_parameter_is_listed_saved_and_loaded_as_in_pytorch(layer, name):
+    ours, theirs = _both(layer, 'float64')
+    dict(ours.named_parameters())[name].requires_grad = False
+    torch_name = name if name in dict(theirs.named_parameters()) else None
+    if torch_name is not None:
+        theirs.get_parameter(torch_name).requires_grad_(False)
+    assert [n for n, _ in ours.named_parameters()] == [n for n, _ in layer.ours().named_parameters()]
+    assert len(ours.state_dict()) == len(theirs.state_dict())  # every parameter saved, the frozen one too
+    fresh = layer.ours()  # other weights, frozen the same way: loading gives it the saved ones, all of them
+    dict(fresh.named_parameters())[name].requires_grad = False
+    fresh.load_state_dict(ours.state_dict())
+    assert all(np.array_equal(fresh.state_dict()[n], v) for n, v in ours.state_dict().items())
+    assert not dict(fresh.named_parameters())[name].requires_grad  # loading leaves requires_grad as it was
+
+
+SEVERAL = [layer for layer in LAYERS if len(layer.ours().parameters()) > 1]  # one frozen, the others trained
+
+
+@pytest.mark.parametrize('layer', SEVERAL, ids=[layer.name for layer in SEVERAL])
+def test_a_frozen_parameter_gets_no_gradient_and_the_optimizer_leaves_it_alone(layer):
+    model = layer.ours()
+    frozen, *trained = model.parameters()
+    frozen.requires_grad = False
+    before = frozen.data.copy()
+    optimizer = mt.Adam(model.parameters(), lr=0.1)
+    x = _input(layer, 'float64', zero_d=False)
+    (model(x) ** 2).sum().backward()
+    optimizer.step()
+    assert frozen.grad is None and np.array_equal(frozen.data, before)
+    assert all(p.grad is not None for p in trained)
+
+
+def test_a_frozen_tied_weight_keeps_both_names_in_the_state_dict():
+    class Tied(mt.Module):
+        def __init__(self):
+            self.embed = mt.Embedding(5, 3, rng=np.random.default_rng(0))
+            self.head = self.embed.weight
+    model = Tied()
+    model.head.requires_grad = False
+    assert list(model.state_dict()) == ['embed.weight', 'head'] and len(model.parameters()) == 1

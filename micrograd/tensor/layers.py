@@ -21,8 +21,10 @@ from micrograd.tensor.tensor import Tensor
 
 
 class Module:
-    """Anything with parameters. parameters() finds them in the attributes: trainable
-    tensors, Modules, and lists or tuples of those, in the order they were assigned.
+    """Anything with parameters. parameters() finds them in the attributes: tensors that no
+    op made, Modules, and lists or tuples of those, in the order they were assigned. A frozen
+    parameter (p.requires_grad = False, to fine-tune the others) is still one, as in PyTorch:
+    listed, saved by state_dict() and loaded (optimizers skip it: it gets no gradient).
 
     A tensor reached under two names (weight tying: self.head = self.embed.weight) is one
     parameter: listed once, under its first name, so an optimizer steps it once. As in
@@ -80,10 +82,10 @@ class Module:
 
 
 def _named(value: object, name: str, path: tuple[int, ...]) -> Iterator[tuple[str, Tensor]]:
-    """Every (name, trainable tensor) under value, a shared one under each of its names.
+    """Every (name, parameter: a tensor no op made) under value, a shared one under each of its names.
     path: the ids of the Modules above, so that a Module that refers back to one of them is not searched again."""
     if isinstance(value, Tensor):
-        if value.requires_grad:
+        if value.is_leaf:  # trainable or frozen (requires_grad=False); not an op's output kept by the module
             yield name, value
     elif isinstance(value, Module):
         if id(value) in path:

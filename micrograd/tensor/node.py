@@ -84,6 +84,12 @@ class Node:
         out._base, out._changed = None, None
         return out
 
+    @property
+    def is_leaf(self) -> bool:
+        """Whether no recorded op made this tensor (a tensor you made, a parameter, data), as PyTorch's is_leaf.
+        A leaf accumulates gradients across backward() calls; a tensor an op made holds the latest call's only."""
+        return not self._prev
+
     def _last_change(self) -> Change | None:
         """The last change in place of this tensor's memory, made through it or any view of it."""
         return (self if self._base is None else self._base)._changed
