@@ -1,4 +1,4 @@
-"""Karpathy's micrograd engine, changed where a comment says why; the lecture's parts come first."""
+"""Karpathy's micrograd engine, changed where a comment says why; numeric.py checks numbers."""
 from __future__ import annotations
 
 import math
