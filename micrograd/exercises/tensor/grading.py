@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import linecache
 import textwrap
 import warnings
 from collections.abc import Callable, Iterator
@@ -27,13 +28,14 @@ from micrograd.exercises.tensor.naming import (
 from micrograd.exercises.tensor.naming import (
     error_story,
     factor_story,
+    handed_story,
     reduction_story,
     reproduce,
     shape_story,
     summed_story,
     transpose_story,
 )
-from micrograd.exercises.tensor.records import EXERCISES, INPLACE, KEEPDIMS, Exercise
+from micrograd.exercises.tensor.records import BATCH_T, EXERCISES, INPLACE, KEEPDIMS, Exercise
 from micrograd.exercises.tensor.running import (
     Run,
     alone,
@@ -119,14 +121,15 @@ def check_op(exercise: Exercise, module: Any) -> Result:
         wrong = runs[i]
         assert wrong is not None
         shown, obtained = _shown(exercise, i, wrong)
-        key, why, blank = diagnose(exercise, runs, failing)
+        key, why, blank = diagnose(exercise, runs, failing, module)
         return result(exercise, WRONG, input=exercise.cases[i].text(), expected=shown, obtained=obtained,
                       diagnosis=key, why=why, place=_place(module, exercise, blank, wrong, i),
                       also='\n'.join(exercise.cases[j].text() for j in failing[1:4]))
     return unfinished or rule or result(exercise, DONE)
 
 
-def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int]) -> tuple[str, str, str]:
+def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int],
+             module: Any = None) -> tuple[str, str, str]:
     """(key, sentence, the blank it is in when known) for the learner's first failing case."""
     i = failing[0]
     case, run = exercise.cases[i], runs[i]
@@ -135,20 +138,35 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int]) -> 
     out_shape = None if want.out is None else tuple(want.out.shape)
     if run.inplace:
         return 'inplace', f"{INPLACE} (here in the backward of '{run.inplace}')", ''
-    slip = reproduce(exercise, runs, failing)
+    culprit = _culprit(module, exercise, i) if module is not None and len(exercise.blanks) > 1 else ''
+    slip = reproduce(exercise, runs, failing, culprit)
     if run.error is not None:
-        story = error_story(run.error, case, out_shape)
         told = where(run.error)
+        story = handed_story(run, out_shape) or error_story(run.error, case, out_shape)
         if slip is not None:
             return slip.key, f"{slip.says}. It raised {told}" + (f"\n{story}" if story else ''), slip.blank
+        line = _raising_line(run.error)
+        if '.T' in line and any(len(s) > 2 for s in case.leaves.values()):
+            return 'batch_transpose', f"{BATCH_T}. It raised {told}", culprit
         if story and (name := reduction_story(case, out_shape)):
             return 'keepdims_lost', (f"{KEEPDIMS}. Here {name} is {case.leaves[name]} and grad, the output's "
-                                     f"gradient, is {out_shape}. It raised {told}"), ''
-        return ('shape', f"{story}\n{told}", '') if story else ('raises', f"your code raised {told}", '')
+                                     f"gradient, is {out_shape}. It raised {told}"), culprit
+        if story:
+            return ('handed_wrong_shape' if 'was handed' in story else 'shape'), f"{story}\n{told}", culprit
+        return 'raises', f"your code raised {told}", culprit
     if slip is not None:
         return slip.key, _with_shape(slip.says, run, want, out_shape, exercise), slip.blank
     key, why = _from_numbers(exercise, case, run, want, out_shape)
-    return key, why, ''
+    return key, why, culprit
+
+
+def _raising_line(error: BaseException) -> str:
+    """The text of the learner's line that raised error (their innermost frame in a blank, else their innermost)."""
+    frames = learners(error)
+    if not frames:
+        return ''
+    inner = [f for f in frames if f[0].co_name in ('_backward', 'unbroadcast', 'backward')] or frames
+    return linecache.getline(inner[-1][0].co_filename, inner[-1][1])
 
 
 def _from_numbers(exercise: Exercise, case: Case, run: Run, want: Run,
@@ -179,7 +197,7 @@ def _from_numbers(exercise: Exercise, case: Case, run: Run, want: Run,
             return 'nothing', f"no gradient reaches {name}: {name}.grad is all zeros"
         for story in (factor_story(g, w, case, out_shape or ()), transpose_story(name, g, w)):
             if story:
-                return ('sign' if story == DERIVED['sign'] else 'factor' if 'times' in story else 'transpose'), story
+                return ('sign' if story == DERIVED['sign'] else 'transpose' if 'transpose' in story else 'factor'), story
         break
     return 'wrong', GENERIC['wrong'] + "; compare the shapes first, then one element by hand"
 
@@ -234,8 +252,9 @@ def _place(module: Any, exercise: Exercise, blank: str, run: Run, i: int) -> str
     one whose library body, put in its place, makes the case right)."""
     if run.error is not None:
         frames = learners(run.error)
-        if frames:
-            return source_line(*frames[-1])
+        inner = [f for f in frames if f[0].co_name in ('_backward', 'unbroadcast', 'backward')] or frames
+        if inner:
+            return source_line(*inner[-1])
     if not blank and len(exercise.blanks) > 1:
         blank = _culprit(module, exercise, i)
     return place_of(module, blank or exercise.blanks[0])

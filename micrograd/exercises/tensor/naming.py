@@ -29,6 +29,8 @@ GENERIC: dict[str, str] = {
     'nothing': "no gradient reaches the input: the _backward must pass grad on with parent._add_grad(...)",
     'one_parent': "only one operand gets a gradient: every parent that requires gradients gets its share",
     'exchanged': "the operands' gradients are exchanged: each operand got the other's",
+    'wrong_axis': "reduced over the wrong axis: the sum runs along the op's own axis, ax (a fixed axis=-1 or axis=0 "
+                  "is right for one of the cases only)",
 }
 
 
@@ -41,6 +43,9 @@ def generic(blank: Blank) -> list[Slip]:
     out = [Slip('upstream', blank.name, "grad = np.ones_like(grad)\n" + text, GENERIC['upstream']),
            Slip('sign', blank.name, "grad = -grad\n" + text, GENERIC['sign']),
            Slip('nothing', blank.name, "pass", GENERIC['nothing'])]
+    if 'axis=ax' in text:
+        out += [Slip('wrong_axis', blank.name, text.replace('axis=ax', f'axis={a}'), GENERIC['wrong_axis'])
+                for a in (-1, 0)]
     targets = list(dict.fromkeys(re.findall(r'(\w+)\._add_grad\(', text)))
     if len(targets) >= 2:
         a, b = targets[:2]
@@ -98,11 +103,12 @@ def numbers_in(message: str) -> list[str]:
     return sorted(re.sub(r'\s', '', m) for m in re.findall(r'\([\d,\s]*\)|\b\d+\b', message))
 
 
-def reproduce(exercise: Exercise, runs: list[Run | None], failing: list[int]) -> Slip | None:
-    """The slip whose gradients are the learner's: on every case both ran, else on the most failing cases."""
+def reproduce(exercise: Exercise, runs: list[Run | None], failing: list[int], blank: str = '') -> Slip | None:
+    """The slip whose gradients are the learner's: on every case both ran, else on the most failing cases. blank:
+    the one blank found at fault (its slips only)."""
     scored = []
     for n, slip in enumerate(slips_of(exercise)):
-        if failing and _skip(slip, exercise, runs, failing[0]):
+        if (failing and _skip(slip, exercise, runs, failing[0])) or (blank and slip.blank != blank):
             continue
         module = planted(exercise.number, n)
         if module is None:
@@ -171,6 +177,12 @@ def factor_story(got: Array, want: Array, case: Case, out_shape: tuple[int, ...]
         return GENERIC['sign']
     if abs(c) < 1e-12 or abs(c - 1) < 1e-6:
         return ''
+    d = case.leaves['q'][-1] if 'q' in case.leaves else 0
+    if d > 1 and abs(c - d) < 1e-6 * d:
+        return (f"the gradient is d = {d} times too large: the scale is inverted (divided by scale = 1/sqrt(d) "
+                "instead of multiplied)")
+    if d > 1 and abs(c - np.sqrt(d)) < 1e-6 * c:
+        return f"the gradient is sqrt(d) = {np.sqrt(d):.4g} times too large: the scale 1/sqrt(d) is missing"
     counts = {}
     for name, shape in case.leaves.items():
         counts.update({int(np.prod(shape)): f"the number of elements of {name}",
@@ -182,9 +194,11 @@ def factor_story(got: Array, want: Array, case: Case, out_shape: tuple[int, ...]
             return f"the gradient is {n} times too large: {n} is {what}, a count something was to be divided by"
         if n > 1 and abs(c - 1 / n) < 1e-6:
             return f"the gradient is {n} times too small: divided by {n}, {what}, where nothing divides"
-    d = case.leaves.get('q', (1,))[-1] if 'q' in case.leaves else 0
-    if d and abs(c - np.sqrt(d)) < 1e-6 * c:
-        return f"the gradient is sqrt(d) = {np.sqrt(d):.4g} times too large: the scale 1/sqrt(d) is missing"
+    for a, right in counts.items():
+        for b, used in counts.items():
+            if a != b and a > 1 and b > 1 and abs(c - a / b) < 1e-6 * c:
+                return (f"the gradient is {a}/{b} of the right one: divided by {b} ({used}) where {a} belongs "
+                        f"({right})")
     return f"the gradient is {c:.4g} times the right one: a factor is off"
 
 
@@ -239,6 +253,33 @@ def summed_story(g: Array, got: Array, want: Array) -> tuple[str, str]:
                 return 'wrong_axis', (f"reduced over the wrong axis: summed {said}, but broadcasting stretched "
                                       f"{should} (shapes line up at the right)")
     return '', ''
+
+
+def handed_story(run: Run, out_shape: tuple[int, ...] | None) -> str:
+    """The array of a shape _add_grad cannot reduce to its tensor's shape, said in the tensor's terms."""
+    for name, shape, given in reversed(run.handed):
+        try:
+            fits = given == shape or np.broadcast_shapes(shape, given) == given
+        except ValueError:
+            fits = False
+        if fits:
+            continue
+        who = name if not name.startswith('[') else f"an operand of shape {shape}"
+        said = (f"{who}._add_grad was handed an array of shape {given}, which does not reduce to {who}'s shape "
+                f"{shape}" if not name.startswith('[') else
+                f"_add_grad of {who} was handed an array of shape {given}, which does not reduce to {shape}")
+        if out_shape is not None:
+            said += f" (the output's gradient, grad, is {out_shape})"
+            lost = [a for a in _axis_sets(len(out_shape))
+                    if tuple(n for i, n in enumerate(out_shape) if i not in a) == given]
+            if lost:
+                said += (f": it was summed over axis {lost[0][0] if len(lost[0]) == 1 else lost[0]} by hand. "
+                         "_add_grad sums a gradient back to its tensor's shape itself: hand it grad times the "
+                         "local derivative, with the output's shape")
+            elif len(given) == len(shape) and given != shape:
+                said += ": the local derivative of another operand, or one without grad (the chain rule)?"
+        return said
+    return ''
 
 
 SHAPE_ERROR = re.compile(r'shapes? \(?\(([\d, ]*)\)|could not be broadcast|mismatch in its core dimension|'

@@ -54,6 +54,7 @@ class Exercise:
 KEEPDIMS = ("keepdims lost: the reduced axis is gone from the gradient, so it cannot broadcast back over the "
             "input (a (4,) gradient for a (4, 3) input summed over axis 1 lines up with the wrong axis); put the "
             "axis back with np.expand_dims(grad, axis) (or reshape) before broadcasting")
+BATCH_T = ".T on a batch reverses every axis, the batch axis too: transpose the last two with swapaxes(-1, -2)"
 INPLACE = ("a gradient array written in place: your backward changed `grad`, the array it was handed, while "
            "another node may still read it (x + y hands the same array to both parents); make a new array "
            "(grad * mask, not grad[mask] = 0; g = g * y, not g *= y)")
@@ -410,7 +411,7 @@ MATMUL = Exercise(
           "self._add_grad(a.swapaxes(-1, -2) @ grad)\nother._add_grad(grad @ b.swapaxes(-1, -2))",
           "matmul's gradients swapped: A's formula is grad @ B^T, B's is A^T @ grad"),
      Slip('batch_transpose', 'Tensor.__matmul__', "self._add_grad(grad @ b.T)\nother._add_grad(a.T @ grad)",
-          ".T on a batch reverses every axis, the batch axis too: transpose the last two with swapaxes(-1, -2)"),
+          BATCH_T),
      Slip('matmul_untransposed', 'Tensor._matmul_rows',
           "g = grad.reshape(n_rows, b.shape[1])\nself._add_grad((g @ b).reshape(a.shape))\nother._add_grad(rows @ g)",
           "matmul's gradients untransposed: A gets grad @ B^T and B gets A^T @ grad"),

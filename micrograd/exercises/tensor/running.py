@@ -36,6 +36,8 @@ class Run:
     error: BaseException | None = None
     built: bool = True                # False: the forward pass raised (nothing to compare)
     inplace: str = ''                 # the op whose _backward wrote into the grad it was handed
+    handed: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = field(default_factory=list)
+    # ^ each _add_grad call: (the tensor's name, or its shape in brackets; its shape; the shape of the array handed)
     given: dict[str, Any] = field(default_factory=dict)   # data tensors of the case: any .grad they got
 
 
@@ -98,12 +100,36 @@ def run_case(case: Case, module: Any) -> Run:
     except Exception as error:  # noqa: BLE001 -- an engine that cannot make this input
         return Run(error=error, built=False)
     given = {k: v for k, v in namespace.items() if isinstance(v, Tensor) and k not in leaves and k != 'out'}
+    names = {id(t): name for name, t in leaves.items()}
+    handed: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = []
     try:
-        wrote = backpropagate(out, case.upstream(out.data.shape))
+        with _watching(Tensor, handed, names):
+            wrote = backpropagate(out, case.upstream(out.data.shape))
     except Exception as error:  # noqa: BLE001
-        return Run(out=out.data, error=error, given=given)
+        return Run(out=out.data, error=error, given=given, handed=handed)
     grads = {name: (None if t.grad is None else np.array(t.grad)) for name, t in leaves.items()}
-    return Run(grads, out.data, inplace=wrote, given=given)
+    return Run(grads, out.data, inplace=wrote, given=given, handed=handed)
+
+
+@contextlib.contextmanager
+def _watching(tensor: Any, handed: list[tuple[str, tuple[int, ...], tuple[int, ...]]],
+              names: dict[int, str]) -> Iterator[None]:
+    """Note the shape of every array handed to _add_grad (a shape error is then said in the operand's terms)."""
+    holder = next((c for c in tensor.__mro__ if '_add_grad' in vars(c)), None)
+    if holder is None:
+        yield
+        return
+    original = vars(holder)['_add_grad']
+
+    def _add_grad(self: Any, grad: Any, *args: Any, **kwargs: Any) -> Any:
+        shape = tuple(self.data.shape)
+        handed.append((names.get(id(self), f"[{shape}]"), shape, tuple(np.shape(grad))))
+        return original(self, grad, *args, **kwargs)
+    holder._add_grad = _add_grad
+    try:
+        yield
+    finally:
+        holder._add_grad = original
 
 
 # --- each exercise on its own: the other exercises' bodies are the library's ---------------------------
