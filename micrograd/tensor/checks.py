@@ -11,9 +11,23 @@ from typing import Any
 
 import numpy as np
 
+from micrograd.engine import Value
 from micrograd.tensor.dtypes import BOOL, REAL_KINDS, Array, is_number
 
 Axis = int | tuple[int, ...] | None
+
+
+def refuse_value(x: object, op: str) -> None:
+    """A TypeError naming op if x is a scalar micrograd Value, or a (nested) list or tuple holding one: the two
+    engines do not mix. A tensor op taking v's number silently would cut v from its graph (its .grad would stay
+    0); the error says how to take it. (Called where x is refused anyway, or is no array: it looks at every item.)"""
+    if isinstance(x, (list, tuple)):
+        for item in x:
+            refuse_value(item, op)
+    elif isinstance(x, Value):
+        raise TypeError(f"{op}: got a micrograd Value ({x!r}): Values and tensors do not mix (no gradient flows "
+                        f"from one to the other). For its number, pass v.data (v then gets no gradient), or make "
+                        f"it a tensor: Tensor(v.data, requires_grad=True)")
 
 
 def number(x: object, what: str) -> bool | int | float:
@@ -32,6 +46,7 @@ def number(x: object, what: str) -> bool | int | float:
         return int(x)
     if isinstance(x, numbers.Real):
         return float(x)
+    refuse_value(x, what)
     raise TypeError(f"{what}: must be a number, got {type(x).__name__} {x!r}")
 
 
@@ -54,6 +69,8 @@ def real_array(data: object, op: str) -> Array:
     except (ValueError, TypeError) as e:  # ragged nested lists
         raise ValueError(f"{op}: cannot make an array of {type(data).__name__} data ({e})") from None
     if array.dtype.kind not in REAL_KINDS:
+        if array.dtype.kind == 'O':
+            refuse_value(list(array.flat), op)  # (a Value, or a list of Values)
         raise TypeError(f"{op}: takes real numbers (bool, integer or float), got {describe(data, array)}")
     return array
 

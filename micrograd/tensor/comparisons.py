@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from micrograd.tensor.checks import refuse_value
 from micrograd.tensor.dtypes import Array, is_number, promoted
 from micrograd.tensor.node import ArrayLike, Node
 
@@ -27,6 +28,7 @@ class Comparisons(Node):
         """self <op> other elementwise, in the dtype both promote to, as a bool tensor (data: no gradient).
         Comparing with something that is no number or array is left to Python (== gives False)."""
         if not isinstance(other, (Node, np.ndarray)) and not is_number(other):
+            refuse_value(other, f"Tensor.{op}")  # (t == v would be False, whatever v holds)
             return NotImplemented
         x, y = promoted(self.data, self._lift(other, op).data)
         try:

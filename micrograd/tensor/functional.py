@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from micrograd.tensor.checks import index, real_array
+from micrograd.tensor.checks import index, real_array, refuse_value
 from micrograd.tensor.dtypes import Array, is_number, wide
 from micrograd.tensor.kernels import log_softmax, row_dot, scale_rows, sigmoid, softmax
 from micrograd.tensor.node import ArrayLike
@@ -27,6 +27,7 @@ def _target(target: Tensor | ArrayLike, like: Tensor, loss: str) -> Array:
     _check_prediction(like, loss)
     given = target.data if isinstance(target, Tensor) else target
     if not (isinstance(given, (np.ndarray, list, tuple)) or is_number(given)):  # np.float32(0.5) as 0.5
+        refuse_value(given, loss)
         raise TypeError(f"{loss}: the target must be numbers or an array, got {type(given).__name__}")
     t = real_array(given, loss).astype(like.data.dtype, copy=False)
     if t.shape != like.data.shape:
@@ -135,6 +136,8 @@ def cross_entropy(logits: Tensor, targets: Tensor | Array | Sequence[int], ignor
     """
     _check_prediction(logits, 'cross_entropy', 'logits')
     ignore_index = index(ignore_index, 'cross_entropy: ignore_index')  # np.int64(-1) or a 0-d array as its int
+    if not isinstance(targets, (Tensor, np.ndarray)):
+        refuse_value(targets, 'cross_entropy')  # (a micrograd Value, or a list of them)
     t = np.asarray(targets.data if isinstance(targets, Tensor) else targets)
     if logits.data.ndim == 1:  # one row, as PyTorch's unbatched input: the same loss for a batch of one
         if t.shape == logits.shape and t.dtype.kind == 'f':
@@ -215,6 +218,7 @@ def rms_norm(x: Tensor, eps: float = 1e-5) -> Tensor:
         raise ValueError("rms_norm: x must have at least one axis (the vectors to normalize lie along the last)")
     if isinstance(eps, np.ndarray) and eps.ndim == 0:  # a 0-d array is its number
         eps = eps.item()
+    refuse_value(eps, 'rms_norm: eps')
     if not (is_number(eps) and eps >= 0):  # written so that nan fails too
         raise ValueError(f"rms_norm: eps must be a number >= 0, got {eps!r}")
     eps = float(eps)  # a Python float, whatever it was given as: np.float64(1e-5) must not make a float32 x float64

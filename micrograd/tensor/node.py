@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from micrograd import engine
-from micrograd.tensor.checks import real_array
+from micrograd.tensor.checks import real_array, refuse_value
 from micrograd.tensor.dtypes import BOOL, Array, is_number, number_operand
 from micrograd.tensor.kernels import unbroadcast
 
@@ -121,6 +121,7 @@ class Node:
         if isinstance(other, np.ndarray):
             return self._constant(real_array(other, f"Tensor.{op}"))
         if not is_number(other):
+            refuse_value(other, f"Tensor.{op}")  # (a micrograd Value, or a list of them: by name, with a hint)
             raise TypeError(f"unsupported operand for {op}: Tensor and {type(other).__name__} ({other!r})")
         return self._constant(number_operand(self.data, other, op))
 
@@ -158,6 +159,7 @@ def fill_value(value: object, dtype: np.dtype[Any], op: str) -> Array:
     if isinstance(value, np.ndarray) and value.ndim == 0:  # a 0-d array is its number, as a 0-d tensor in PyTorch
         value = value.item()
     if not is_number(value):
+        refuse_value(value, f"Tensor.{op}")
         raise TypeError(f"Tensor.{op}: value must be a number, got {type(value).__name__}")
     v: Any = value.item() if isinstance(value, np.generic) else value
     if dtype.kind == 'f':

@@ -30,7 +30,7 @@ from typing import Any, TypeVar, cast
 import numpy as np
 import numpy.typing as npt
 
-from micrograd.tensor.checks import number, real_array, real_dtype
+from micrograd.tensor.checks import number, real_array, real_dtype, refuse_value
 from micrograd.tensor.comparisons import Comparisons
 from micrograd.tensor.dtypes import (
     BOOL,
@@ -92,6 +92,7 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
         if isinstance(data, Tensor):
             data = data.data
         if not (isinstance(data, (np.ndarray, list, tuple)) or is_number(data)):
+            refuse_value(data, 'Tensor')
             raise TypeError(f"Tensor() takes numbers, (nested) lists of numbers or an ndarray, "
                             f"got {type(data).__name__}")
         array = real_array(data, 'Tensor')
@@ -368,6 +369,7 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
         else:
             given = grad.data if isinstance(grad, Tensor) else grad
             if not (isinstance(given, (np.ndarray, list, tuple)) or is_number(given)):
+                refuse_value(given, 'Tensor.backward')
                 raise TypeError(f"Tensor.backward: grad must be numbers or an array, got {type(given).__name__}")
             start = real_array(given, 'Tensor.backward').astype(self.data.dtype, copy=False)
             if start.shape != self.data.shape:
