@@ -197,7 +197,8 @@ def _from_numbers(exercise: Exercise, case: Case, run: Run, want: Run,
             return 'nothing', f"no gradient reaches {name}: {name}.grad is all zeros"
         for story in (factor_story(g, w, case, out_shape or ()), transpose_story(name, g, w)):
             if story:
-                return ('sign' if story == DERIVED['sign'] else 'transpose' if 'transpose' in story else 'factor'), story
+                key = 'sign' if story == DERIVED['sign'] else 'transpose' if 'transpose' in story else 'factor'
+                return key, story
         break
     return 'wrong', GENERIC['wrong'] + "; compare the shapes first, then one element by hand"
 
