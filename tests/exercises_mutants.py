@@ -36,6 +36,8 @@ MUTANTS = [
      'reused_leaf'),
     ('+', '__add__', "if {x} is {y}:\n{i}    {x}.grad += 2 * grad\n{i}{x}.grad += grad\n{i}{y}.grad += grad",
      'reused_leaf'),
+    ('+', '__add__', "{x}.grad += {x}.data * grad\n{i}{y}.grad += grad", 'factor_added'),
+    ('+', '__add__', "{x}.grad += grad / 2\n{i}{y}.grad += grad / 2", 'add_split'),
     # 2: x * y (x * 3 makes 3 a leaf Value)
     ('*', '__mul__', "{x}.grad = {x}.grad + {x}.data * grad\n{i}{y}.grad = {y}.grad + {y}.data * grad", 'swapped'),
     ('*', '__mul__', "{x}.grad += {x}.data * grad\n{i}{y}.grad += {y}.data * grad", 'swapped'),
@@ -49,6 +51,10 @@ MUTANTS = [
     ('*', '__mul__', "pass", 'nothing'),
     ('*', '__mul__', "{x}.grad += {y}.data * out.grad\n{i}{y}.grad += {x}.data * out.grad", 'out_undefined'),
     ('*', '__mul__', "{x}.grad += {y}.data / grad\n{i}{y}.grad += {x}.data / grad", 'mul_for_div'),
+    ('*', '__mul__', "{x}.grad += {y}.data * grad\n{i}{y}.grad += {y}.data * grad", 'swapped'),
+    ('*', '__mul__', "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data", 'upstream'),
+    ('*', '__mul__', "{x}.grad += {y}.grad * grad\n{i}{y}.grad += {x}.grad * grad", 'grad_for_data'),
+    ('*', '__mul__', "{x}.grad += {y} * grad\n{i}{y}.grad += {x} * grad", 'grad_not_number'),
     # 3: x ** k and x ** y
     ('**', '__pow__', "{x}.grad += y * {x}.data ** y * grad" + EXPONENT, 'exponent_off'),
     ('**', '__pow__', "{x}.grad += y * {x}.data ** (y - 2) * grad" + EXPONENT, 'exponent_off'),
@@ -67,6 +73,10 @@ MUTANTS = [
     ('**', '__pow__', "{x}.grad += y * {x}.data ** (y - 1) * out.grad" + EXPONENT, 'out_undefined'),
     ('**', '__pow__', BASE + "\n{i}{y}.grad += out * math.log({x}.data) * grad", 'pow_number_grad'),
     ('**', '__pow__', "pass", 'nothing'),
+    ('**', '__pow__', "{x}.grad += y * {x}.data ** y - 1 * grad" + EXPONENT, 'precedence'),
+    ('**', '__pow__', BASE + "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += out * grad", 'pow_exponent_no_log'),
+    ('**', '__pow__', BASE + "\n{i}if isinstance({y}, Value):\n"
+                      "{i}    {y}.grad += {y}.data * {x}.data ** ({y}.data - 1) * grad", 'pow_rule_for_exponent'),
     # 4: x / y (x / 4 makes 4 a leaf Value)
     ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad += grad * q / {y}.data", 'sign'),
     ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= grad / {y}.data ** 2", 'factor_dropped'),
@@ -94,6 +104,7 @@ MUTANTS = [
     ('exp', 'exp', "pass", 'nothing'),
     ('exp', 'exp', "{x}.grad += out.data * out.grad", 'out_undefined'),
     ('exp', 'exp', "{x}.grad += e * grad\n{i}{x}.grad += e * grad", 'parent_twice'),
+    ('exp', 'exp', "{x}.grad += {x}.data * e * grad", 'factor_added'),
     # 6: tanh
     ('tanh', 'tanh', "{x}.grad += (1 - {x}.data ** 2) * grad", 'at_input'),
     ('tanh', 'tanh', "{x}.grad = (1 - t ** 2) * grad", 'overwrite'),
@@ -105,6 +116,8 @@ MUTANTS = [
     ('tanh', 'tanh', "{x}.grad += (1 - t ** 2) * out.grad", 'out_undefined'),
     ('tanh', 'tanh', "pass", 'nothing'),
     ('tanh', 'tanh', "{x}.grad += (1 - t ** 2) / grad", 'mul_for_div'),
+    ('tanh', 'tanh', "{x}.grad += 1 - t ** 2 * grad", 'precedence'),
+    ('tanh', 'tanh', "{x}.grad += t * (1 - t) * grad", 'tanh_sigmoid_rule'),
     # 7: log
     ('log', 'log', "{x}.grad += grad / math.log({x}.data)", 'at_output'),
     ('log', 'log', "{x}.grad += math.log({x}.data) * grad", 'log_function'),
@@ -135,6 +148,9 @@ MUTANTS = [
     ('sigmoid', 'sigmoid', "{x}.grad -= s * (1 - s) * grad", 'sign'),
     ('sigmoid', 'sigmoid', "{x}.grad += s * (1 + s) * grad", 'sign'),
     ('sigmoid', 'sigmoid', "pass", 'nothing'),
+    ('sigmoid', 'sigmoid', "{x}.grad += s * 1 - s * grad", 'precedence'),
+    ('sigmoid', 'sigmoid', "{x}.grad += (1 - s ** 2) * grad", 'sigmoid_tanh_rule'),
+    ('relu', 'relu', "{x}.grad += {x}.data * grad", 'relu_value'),
     # 10: dot (ws and xs, and the bias b: always a Value)
     ('dot', 'dot', "for w, x in zip(ws, xs):\n{i}    w.grad += x.data * grad\n{i}    x.grad += w.data * grad",
      'parent_dropped'),
@@ -153,6 +169,79 @@ MUTANTS = [
                    "{i}b.grad += grad", 'dot_reversed'),
     ('dot', 'dot', "for w, x in zip(ws, xs):\n{i}    w.grad -= x.data * grad\n{i}    x.grad -= w.data * grad\n"
                    "{i}b.grad -= grad", 'sign'),
+    ('dot', 'dot', "for w, x in zip(ws, xs):\n{i}    w.grad += x.data * grad\n{i}    x.grad += x.data * grad\n"
+                   "{i}b.grad += grad", 'swapped'),
+    ('dot', 'dot', "for w, x in zip(ws, xs):\n{i}    w.grad += x.data * grad\n{i}    x.grad += w.data\n"
+                   "{i}b.grad += grad", 'upstream'),
+    ('dot', 'dot', "for w, x in zip(ws, xs):\n{i}    w.grad += x * grad\n{i}    x.grad += w * grad\n"
+                   "{i}b.grad += grad", 'grad_not_number'),
+    # More slips a learner writes, named by a rule, or by the formula their numbers follow (fit.py)
+    ('+', '__add__', '{x}.grad += grad\n' '{i}{y}.grad += grad\n' '{i}{x}.grad += grad', 'parent_twice'),
+    ('+', '__add__', '{x}.grad += out.data * grad\n' '{i}{y}.grad += out.data * grad', 'out_undefined'),
+    ('+', '__add__', '{x}.grad = grad + {x}.grad\n' '{i}{y}.grad = grad', 'overwrite'),
+    ('+', '__add__', '{x}.grad += {x}.data + grad\n' '{i}{y}.grad += {y}.data + grad', 'formula'),
+    ('+', '__add__', '{x}.grad += -grad\n' '{i}{y}.grad += -grad', 'sign'),
+    ('*', '__mul__', '{x}.grad += {y}.data * grad\n' '{i}{y}.grad += {y}.data * grad', 'swapped'),
+    ('*', '__mul__', '{x}.grad += {y}.data\n' '{i}{y}.grad += {x}.data * grad', 'upstream'),
+    ('*', '__mul__', '{x}.grad += {y}.data * {x}.data * grad\n' '{i}{y}.grad += {x}.data * {y}.data * grad',
+     'formula'),
+    ('*', '__mul__', '{x}.grad += {y}.data + grad\n' '{i}{y}.grad += {x}.data + grad', 'formula'),
+    ('*', '__mul__', '{x}.grad += {y}.data * grad\n' '{i}{y}.grad += {x}.data * grad\n'
+                     '{i}{x}.grad += {y}.data * grad', 'parent_twice'),
+    ('*', '__mul__', '{x}.grad += {y}.data ** 2 * grad\n' '{i}{y}.grad += {x}.data ** 2 * grad', 'formula'),
+    ('**', '__pow__', '{x}.grad += (y - 1) * {x}.data ** y * grad\n' '{i}if isinstance({y}, Value):\n'
+                      '{i}    {y}.grad += out * math.log({x}.data) * grad', 'formula'),
+    ('**', '__pow__', '{x}.grad += y * {x}.data ** (y + 1) * grad\n' '{i}if isinstance({y}, Value):\n'
+                      '{i}    {y}.grad += out * math.log({x}.data) * grad', 'sign'),
+    ('**', '__pow__', '{x}.grad += y * {x}.data * grad\n' '{i}if isinstance({y}, Value):\n'
+                      '{i}    {y}.grad += out * math.log({x}.data) * grad', 'formula'),
+    ('**', '__pow__', '{x}.grad += 2 * {x}.data * grad\n' '{i}if isinstance({y}, Value):\n'
+                      '{i}    {y}.grad += out * math.log({x}.data) * grad', 'formula'),
+    ('**', '__pow__', '{x}.grad += y * {x}.data ** (y - 1) * grad\n' '{i}if isinstance({y}, Value):\n'
+                      '{i}    {y}.grad += out * math.log({y}.data) * grad', 'formula'),
+    ('**', '__pow__', '{x}.grad += y * {x}.data ** (y - 1) * grad\n' '{i}if isinstance({y}, Value):\n'
+                      '{i}    {y}.grad -= out * math.log({x}.data) * grad', 'sign'),
+    ('/', '__truediv__', '{x}.grad += grad / {y}.data\n' '{i}{y}.grad += grad * {x}.data / {y}.data ** 2', 'sign'),
+    ('/', '__truediv__', '{x}.grad += grad / {y}.data\n' '{i}{y}.grad -= grad / {y}.data', 'factor_dropped'),
+    ('/', '__truediv__', '{x}.grad += grad * {y}.data\n' '{i}{y}.grad -= grad * {x}.data', 'formula'),
+    ('/', '__truediv__', '{x}.grad += 1 / {y}.data * grad\n' '{i}{y}.grad -= {x}.data / {y}.data ** 2', 'upstream'),
+    ('/', '__truediv__', '{x}.grad += grad / {y}.data\n' '{i}{y}.grad -= grad * {x}.data ** 2 / {y}.data', 'formula'),
+    ('/', '__truediv__', '{x}.grad -= grad / {y}.data ** 2\n' '{i}{y}.grad -= grad * {x}.data / {y}.data ** 2',
+     'formula'),
+    ('exp', 'exp', '{x}.grad += math.exp({x}.data) * {x}.data * grad', 'factor_added'),
+    ('exp', 'exp', '{x}.grad += e + grad', 'formula'),
+    ('exp', 'exp', '{x}.grad += math.log(e) * grad', 'at_input'),
+    ('tanh', 'tanh', '{x}.grad += (1 - t) ** 2 * grad', 'formula'),
+    ('tanh', 'tanh', '{x}.grad += (1 - t ** 2) * grad * t', 'formula'),
+    ('tanh', 'tanh', '{x}.grad += 2 * t * grad', 'formula'),
+    ('tanh', 'tanh', '{x}.grad += -2 * t * (1 - t ** 2) * grad', 'formula'),
+    ('tanh', 'tanh', '{x}.grad += (t ** 2) * grad', 'formula'),
+    ('tanh', 'tanh', '{x}.grad += 1 / math.cosh({x}.data) * grad', 'formula'),
+    ('log', 'log', '{x}.grad += grad / (x * math.log(10))', 'formula'),
+    ('log', 'log', '{x}.grad += 1 / (x * grad)', 'formula'),
+    ('log', 'log', '{x}.grad += grad / (1 + x)', 'formula'),
+    ('log', 'log', '{x}.grad += grad * math.exp(x)', 'formula'),
+    ('relu', 'relu', '{x}.grad += grad if {x}.data > 0 else -grad', 'formula'),
+    ('relu', 'relu', '{x}.grad = grad if {x}.data > 0 else 0', 'overwrite'),
+    ('relu', 'relu', '{x}.grad += 0 if {x}.data > 0 else grad', 'relu_inverted'),
+    ('relu', 'relu', '{x}.grad += grad * ({x}.data != 0)', 'relu_ungated'),
+    ('sigmoid', 'sigmoid', '{x}.grad += s * (1 - s) * s * grad', 'formula'),
+    ('sigmoid', 'sigmoid', '{x}.grad += (1 - s) * grad', 'factor_dropped'),
+    ('sigmoid', 'sigmoid', '{x}.grad += math.exp(-{x}.data) * grad', 'formula'),
+    ('sigmoid', 'sigmoid', '{x}.grad += s ** 2 * grad', 'formula'),
+    ('sigmoid', 'sigmoid', '{x}.grad += s * (1 - s) * {x}.data * grad', 'factor_added'),
+    ('dot', 'dot', 'for w, x in zip(ws, xs):\n' '{i}    w.grad += x.data * grad\n'
+                   '{i}    x.grad += w.data * grad\n' '{i}b.grad += len(ws) * grad', 'parent_twice'),
+    ('dot', 'dot', 'for w, x in zip(ws, xs):\n' '{i}    w.grad = x.data * grad\n'
+                   '{i}    x.grad = w.data * grad\n' '{i}b.grad += grad', 'overwrite'),
+    ('dot', 'dot', 'for w, x in zip(ws, xs):\n' '{i}    w.grad += x.data * grad\n'
+                   '{i}    x.grad += w.data * grad\n' '{i}    b.grad += grad', 'parent_twice'),
+    ('dot', 'dot', 'for w, x in zip(ws, xs):\n' '{i}    w.grad += w.data * x.data * grad\n'
+                   '{i}    x.grad += w.data * grad\n' '{i}b.grad += grad', 'factor_added'),
+    ('dot', 'dot', 'for w, x in zip(ws, xs):\n' '{i}    w.grad += grad\n' '{i}    x.grad += grad\n'
+                   '{i}b.grad += grad', 'factor_dropped'),
+    ('dot', 'dot', 'for w, x in zip(ws[1:], xs[1:]):\n' '{i}    w.grad += x.data * grad\n'
+                   '{i}    x.grad += w.data * grad\n' '{i}b.grad += grad', 'formula'),
     # 11: the sort (wrong in its idea)
     ('sort', '_topological_order', "order, stack = [], [(self, False)]\n{i}while stack:\n"
                                    "{i}    node, placed = stack.pop()\n"
@@ -201,6 +290,11 @@ MUTANTS = [
     ('backward', 'backward', "order = self._topological_order()\n{i}for node in order:\n{i}    node.grad = 0.0\n"
                              "{i}self.grad += 1.0\n{i}for node in reversed(order):\n{i}    node._grad_fn(node.grad)\n"
                              "{i}    node._grad_fn(node.grad)", 'backward_twice'),
+    ('backward', 'backward', "order = self._topological_order()\n{i}for node in order:\n{i}    node.grad = 0.0\n"
+                             "{i}self.grad += 1.0\n{i}self._grad_fn(self.grad)", 'backward_not_reversed'),
+    ('backward', 'backward', "order = self._topological_order()\n{i}for node in order:\n{i}    node.grad = 0.0\n"
+                             "{i}self.grad += 1.0\n{i}for node in reversed(order):\n{i}    node._backward",
+     'backward_not_called'),
     # the lecture's sort without its visited set: a node used twice runs its backward twice
     ('backward', 'backward', "order = []\n{i}def build(v):\n{i}    for p in v._prev:\n{i}        build(p)\n"
                              "{i}    if v._prev:\n{i}        order.append(v)\n{i}build(self)\n"
@@ -328,6 +422,7 @@ NEURON_MUTANTS = [
     ('parameters', "return self.w + [self.b, self.b]", 'params_twice'),
     ('parameters', "return self.w[:2] + [self.b]", 'params_no_weights'),
     ('parameters', "return self.w + [self.b, Value(1.0)]", 'params_extra'),
+    ('parameters', "return [self.w, self.b]", 'params_nested'),
     ('__call__', "act = sum((wi * xi for wi, xi in zip(self.w, x)), Value(0.0))\n"
                  "{i}return act if self.activation == 'linear' else getattr(act, self.activation)()", 'neuron_no_bias'),
     ('__call__', "return Value.dot(self.w, x, self.b) * 2", 'neuron_forward'),

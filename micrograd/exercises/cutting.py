@@ -15,6 +15,7 @@ import textwrap
 import tokenize
 import types
 from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
 from typing import Protocol
 
@@ -29,8 +30,10 @@ class Span(Protocol):
     def indent(self) -> str: ...
 
 
+@cache
 def library_source(module: str) -> tuple[str, str]:
-    """The text of one of micrograd's modules ('micrograd.engine'), and its file name as a reader knows it."""
+    """The text of one of micrograd's modules ('micrograd.engine'), and its file name as a reader knows it; read
+    once, so that everything cut from it in one process agrees on its offsets."""
     spec = importlib.util.find_spec(module)
     assert spec is not None and spec.origin is not None, f"{module} is not installed"
     return Path(spec.origin).read_text(encoding='utf-8'), module.replace('.', '/') + '.py'

@@ -50,8 +50,11 @@ EXERCISES: tuple[Exercise, ...] = (
                case('a=3.0', 'out = a + a'),
                case('a=-1.5', 'b = a + a\nout = b + b'),
                case('x=0.5', 'out = x + 2.0', prior='x=0.25')),
-        mistakes={'product_rule_in_add': "the derivative of * used for +: d(x+y)/dx is 1, not y"},
-        slips=(('product_rule_in_add', "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data * grad"),),
+        mistakes={'product_rule_in_add': "the derivative of * used for +: d(x+y)/dx is 1, not y",
+                  'add_split': "the gradient split between the parents: d(x+y)/dx = 1, so each parent gets all of "
+                               "grad, not a share of it"},
+        slips=(('product_rule_in_add', "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data * grad"),
+               ('add_split', "{x}.grad += grad / 2\n{i}{y}.grad += grad / 2")),
         aliases=('add',)),
     Exercise(
         2, '*', 'op', 'engine', ('__mul__',),
@@ -67,7 +70,8 @@ EXERCISES: tuple[Exercise, ...] = (
                case('x=1.5', 'out = x * -2.5', grad=3.0),
                case('a=3.0', 'out = a * a'),
                case('a=-2.0', 'b = a * a\nout = b * b'),
-               case('x=1.5', 'out = x * -2.5', prior='x=0.25')),
+               case('x=1.5', 'out = x * -2.5', prior='x=0.25'),
+               case('x=3.0 y=-4.0', 'out = x * y', prior='y=0.5')),
         mistakes={'sum_rule_in_mul': "the derivative of + used for *: d(x*y)/dx is y, not 1",
                   'mul_no_constant': "the constant is missing: d(x*k)/dx = k, not 1 (x * 3 gives x.grad 3 * grad); "
                                      "a number in x * 3 arrives as the leaf other = Value(3.0), so "
@@ -104,8 +108,17 @@ EXERCISES: tuple[Exercise, ...] = (
             'pow_number_grad': "in x ** 3 the exponent is a plain number, not a Value: it has no .grad; give the "
                                "exponent a gradient only when isinstance(other, Value)",
             'pow_exponent_no_power': "the exponent's gradient is missing its x**y factor: d(x**y)/dy = x**y * "
-                                     "log(x), not log(x) (x**y is the output)"},
+                                     "log(x), not log(x) (x**y is the output)",
+            'pow_exponent_no_log': "the exponent's gradient is missing its log(x): d(x**y)/dy = x**y * log(x)",
+            'pow_rule_for_exponent': "the power rule used for the exponent: y * x**(y-1) is the derivative by the "
+                                     "base; by the exponent, d(x**y)/dy = x**y * log(x)"},
         slips=(('pow_abs', f"{{x}}.grad += {_E} * abs({{x}}.data) ** ({_E} - 1) * grad" + _EXPONENT),
+               ('precedence', f"{{x}}.grad += {_E} * {{x}}.data ** {_E} - 1 * grad" + _EXPONENT),
+               ('pow_exponent_no_log', f"{{x}}.grad += {_E} * {{x}}.data ** ({_E} - 1) * grad\n"
+                                       "{i}if isinstance({y}, Value):\n{i}    {y}.grad += {x}.data ** {y}.data * grad"),
+               ('pow_rule_for_exponent', f"{{x}}.grad += {_E} * {{x}}.data ** ({_E} - 1) * grad\n"
+                                         "{i}if isinstance({y}, Value):\n"
+                                         "{i}    {y}.grad += {y}.data * {x}.data ** ({y}.data - 1) * grad"),
                ('pow_number_grad', f"{{x}}.grad += {_E} * {{x}}.data ** ({_E} - 1) * grad\n"
                                    f"{{i}}{{y}}.grad += {{x}}.data ** {_E} * math.log({{x}}.data) * grad"),
                ('pow_exponent_no_power', f"{{x}}.grad += {_E} * {{x}}.data ** ({_E} - 1) * grad\n"
@@ -174,7 +187,9 @@ EXERCISES: tuple[Exercise, ...] = (
                case('x=5.0', 'out = x.tanh()'),
                case('x=20.0', 'out = x.tanh()'),
                case('x=0.5', 'out = x.tanh()', prior='x=0.25'),
-               case('x=400.0', 'out = x.tanh()', extreme=True))),
+               case('x=400.0', 'out = x.tanh()', extreme=True)),
+        mistakes={'tanh_sigmoid_rule': "sigmoid's derivative used for tanh: d tanh(x)/dx = 1 - t**2, not t * (1 - t)"},
+        slips=(('tanh_sigmoid_rule', "{x}.grad += t * (1 - t) * grad"),)),
     Exercise(
         7, 'log', 'op', 'engine', ('log',),
         ("log(x), x being self: add grad * d(log x)/dx to self.grad",),
@@ -213,7 +228,8 @@ EXERCISES: tuple[Exercise, ...] = (
         slips=(('relu_at_zero', "{x}.grad += ({x}.data >= 0) * grad"),
                ('relu_inverted', "{x}.grad += grad if {x}.data <= 0 else 0.0"),
                ('relu_ungated', "{x}.grad += grad"),
-               ('relu_value', "{x}.grad += max({x}.data, 0.0) * grad")),
+               ('relu_value', "{x}.grad += max({x}.data, 0.0) * grad"),
+               ('relu_value', "{x}.grad += {x}.data * grad")),
         aliases=('ReLU',)),
     Exercise(
         9, 'sigmoid', 'op', 'engine', ('sigmoid',),
@@ -228,9 +244,12 @@ EXERCISES: tuple[Exercise, ...] = (
                case('x=-4.0', 'out = x.sigmoid()'),
                case('x=1.0', 'out = x.sigmoid()', prior='x=0.25')),
         mistakes={'sigmoid_at_output': "sigmoid applied twice: s is already sigmoid(x); sigmoid(s) * "
-                                       "(1 - sigmoid(s)) takes the derivative at the output"},
+                                       "(1 - sigmoid(s)) takes the derivative at the output",
+                  'sigmoid_tanh_rule': "tanh's derivative used for sigmoid: d sigmoid(x)/dx = s * (1 - s), not "
+                                       "1 - s**2"},
         slips=(('sigmoid_at_output', "s1 = 1 / (1 + math.exp(-{x}.data))\n{i}s2 = 1 / (1 + math.exp(-s1))\n"
-                                     "{i}{x}.grad += s2 * (1 - s2) * grad"),)),
+                                     "{i}{x}.grad += s2 * (1 - s2) * grad"),
+               ('sigmoid_tanh_rule', "{x}.grad += (1 - s * s) * grad"))),
     Exercise(
         10, 'dot', 'op', 'engine', ('dot',),
         ("dot: each w in ws, each x in xs and the bias b get their share of grad",),
@@ -302,8 +321,9 @@ EXERCISES: tuple[Exercise, ...] = (
                ('backward_recursion', NO_RECURSION)),
         graphs=(LECTURE, REUSED, DOUBLED, DEEP),
         mistakes={
-            'backward_not_reversed': "the order is walked from the leaves: run the _backward of the root first "
-                                     "(for node in reversed(order))",
+            'backward_not_reversed': "only the root passes its gradient on: the other nodes' backwards run before "
+                                     "they have received theirs (the order walked from the leaves, or the root's "
+                                     "alone); run every node's backward, root first: for node in reversed(order)",
             'backward_no_seed': "the root's gradient is never set: d(self)/d(self) = 1, so self.grad += 1 before "
                                 "the loop",
             'backward_twice': "a node's _backward runs twice, so its parents get its gradient twice (a sort without "
@@ -315,6 +335,8 @@ EXERCISES: tuple[Exercise, ...] = (
                                 "it: call node._backward(node.grad)",
             'backward_own_ops': "backward() works on the checker's graphs but not on a graph of your own ops",
             'backward_unit_grad': "each node is passed 1 instead of its own gradient: call node._grad_fn(node.grad)",
+            'backward_not_called': "no node's backward runs: call it, node._backward() (with the parentheses), or "
+                                   "node._grad_fn(node.grad)",
             'backward_zeroes_leaves': "a second backward() does not accumulate: leaves were zeroed; zero only the "
                                       "nodes in the order (the ones ops made), so leaves accumulate across calls"}),
     Exercise(
@@ -341,6 +363,8 @@ EXERCISES: tuple[Exercise, ...] = (
             'params_no_weights': "parameters() leaves out weights, so an optimizer never trains them",
             'params_extra': "parameters() returns Values that are not the neuron's own weights and bias",
             'params_twice': "parameters() lists a Value twice: an optimizer would step it twice",
+            'params_nested': "parameters() returns a list holding the list of weights: one flat list of Values, "
+                             "self.w + [self.b]",
             'neuron_no_bias': "the bias is left out of the sum: activation(w . x + b)",
             'neuron_forward': "the forward value differs from the library's, so its gradients cannot be right either",
             'neuron_detached': "the output is not built from the weights: use Value ops (Value.dot(self.w, x, "

@@ -169,7 +169,7 @@ def _all_grads(nodes: dict[str, Any]) -> dict[str, float]:
 def diagnose_backward(graph: Graph, calls: int, obtained: dict[str, float]) -> str:
     kinds = [('backward_no_seed', {'seed': ''}), ('backward_not_reversed', {'reverse': False}),
              ('backward_unit_grad', {'unit': True}), ('backward_twice', {'repeat': 2}),
-             ('backward_twice', {'paths': True})]
+             ('backward_twice', {'paths': True}), ('backward_not_called', {'repeat': 0})]
     if calls > 1:
         kinds += [('backward_no_zeroing', {'zero': 'none'}), ('backward_no_zeroing', {'zero': 'none', 'seed': '='}),
                   ('backward_zeroes_leaves', {'zero': 'all'})]

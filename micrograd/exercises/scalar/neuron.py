@@ -60,7 +60,8 @@ def _check_parameters(exercise: Exercise, neuron_class: Any) -> Result | None:
     own = {id(w): f'n.w[{i}]' for i, w in enumerate(n.w)} | {id(n.b): 'n.b'}
     got = [own.get(id(p), repr(p)) for p in params]
     shown = f"[{', '.join(got)}]"
-    for key, wrong in (('params_twice', len(set(got)) != len(got)),
+    for key, wrong in (('params_nested', any(isinstance(p, (list, tuple)) for p in params)),
+                       ('params_twice', len(set(got)) != len(got)),
                        ('params_extra', any(id(p) not in own for p in params)),
                        ('params_no_bias', 'n.b' not in got), ('params_no_weights', len(got) < len(own))):
         if wrong:

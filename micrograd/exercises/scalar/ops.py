@@ -10,11 +10,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from micrograd import engine as library
+from micrograd import ops
 from micrograd.exercises.blame import learners, line_of, where
 from micrograd.exercises.numbers import close, grads, number, same
 from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import set_input
-from micrograd.exercises.scalar import outcome
+from micrograd.exercises.scalar import fit, outcome
 from micrograd.exercises.scalar.drive import backpropagate, blank_of
 from micrograd.exercises.scalar.exercises import EXERCISES, find
 from micrograd.exercises.scalar.places import grad_line
@@ -151,14 +152,28 @@ def diagnose(exercise: Exercise, runs: list[Run], failing: list[int]) -> tuple[s
         return 'reused_leaf', outcome.explain(exercise, 'reused_leaf')
     if error is None and _leaky(exercise, runs, cases):
         return 'relu_leaky', outcome.explain(exercise, 'relu_leaky')
-    if best is not None:  # else the one that gives them on the most inputs that fail
+    if best is not None and best[1] == len(failing):  # a slip that gives them wherever the learner's are wrong
         return best[-1].key, best[-1].says
+    if error is None:  # no slip gives these numbers: say what formula they follow
+        said = fit.explain(list(cases), runs, [expected(exercise.name, i)[0] for i in range(len(cases))],
+                           _right(exercise), binary=len(blanks_of(exercise)[0].parents) > 1)
+        if said:
+            return 'formula', said
+    if best is not None:  # else the one that gives them on the most inputs that fail, said so
+        return best[-1].key, (f"{best[-1].says} (this gives your numbers on {best[1]} of the {len(failing)} "
+                               "inputs where yours are wrong)")
     if error is not None:
         return 'raises', ''
     grads_ = runs[first].grads or {}
     if all(close(g, cases[first].prior.get(leaf, 0.0)) for leaf, g in grads_.items()):
         return 'nothing', outcome.explain(exercise, 'nothing')
     return 'wrong', ''
+
+
+def _right(exercise: Exercise) -> dict[str, str]:
+    """The op's local derivatives as the ops table writes them: {'x': 'y', 'y': 'x'} for *."""
+    op = ops.BY_METHOD.get(exercise.attribute)
+    return dict(zip('xy', op.derivatives)) if op is not None else {}
 
 
 def _lecture_reflex(error: BaseException) -> bool:
@@ -218,6 +233,9 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
             return outcome.wrong(exercise, 'forward', input=text, expected=f"out.data = {number(want.data)}",
                                  obtained=f"out.data = {number(run.data)}")
         assert run.grads is not None and want.grads is not None
+        if any(not isinstance(g, (int, float)) for g in run.grads.values()):  # x.grad += y * grad, y a Value
+            return outcome.wrong(exercise, 'grad_not_number', input=text, expected=grads(want.grads),
+                                 obtained=', '.join(f"{k}.grad = {g!r}"[:80] for k, g in run.grads.items()))
         bad = [k for k in run.grads if not (close(run.grads[k], want.grads[k]) and
                                            (case.kink or close(run.grads[k], fd[k], rel=1e-4, abs_=1e-6)))]
         if bad:

@@ -43,6 +43,12 @@ RULES: dict[str, str] = {
     'factor_dropped': "a factor dropped from the local derivative",
     'mul_for_div': "`*` where the derivative divides (or `/` where it multiplies)",
     'exponent_off': "an exponent off by one",
+    'factor_added': "a factor too many: a parent's own data multiplies a derivative that does not have it",
+    'precedence': "parentheses left out: the formula groups differently than the derivative",
+    'formula': "your gradient follows another formula than the derivative",
+    'grad_for_data': "a parent's .grad where its .data belongs: the local derivative is made of the values",
+    'grad_not_number': "a .grad became a Value, not a number: `.data` is missing on the right of `+=` (x.grad += "
+                       "y * grad, with y a Value, builds a graph node); use y.data",
     'reused_leaf': "right when the parents differ, wrong when one Value is both parents (as in a + a): each use "
                    "already gets its share through `+=`, so a special case for `self is other` counts it again",
     'out_undefined': "out is not the output Value in the workspace's _backward(grad) (it is undefined, or a "
@@ -188,10 +194,9 @@ def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, l
             return ast.AugAssign(s.target, ast.Sub() if isinstance(s.op, ast.Add) else ast.Add(), s.value)
         return s
     yield 'overwrite', every(overwrite), "in every line"
-    for s in statements:
-        new = overwrite(s)
-        if new is not s:
-            yield 'overwrite', _replace(body, s, new), f"in `{_code(new)}`"
+    for subset in _subsets(len(statements)):  # in some lines only
+        lines = [statements[k] for k in subset]
+        yield 'overwrite', _in_lines(body, subset, overwrite), f"in `{'`, `'.join(_code(overwrite(s)) for s in lines)}`"
     one = ast.Constant(1.0)
     chainless = copy.deepcopy(body)
     for node in ast.walk(ast.Module(body=chainless, type_ignores=[])):
@@ -208,16 +213,24 @@ def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, l
         _duplicate(twice, statements.index(s))
         yield 'parent_twice', twice, f"`{_code(s)}` runs twice"
     yield 'sign', every(flip), "on every parent"
-    for s in statements:
-        yield 'sign', _replace(body, s, flip(s)), f"`{_code(flip(s))}`"
-    if len(context.parents) > 1:  # the operands swapped: x's data where y's belongs, in every line
+    for subset in _subsets(len(statements)):
+        yield 'sign', _in_lines(body, subset, flip), f"`{'`, `'.join(_code(flip(statements[k])) for k in subset)}`"
+    if len(context.parents) > 1:  # the operands swapped: x's data where y's belongs, in every line or in one
         a, b = context.parents[:2]
-        swapped = copy.deepcopy(body)
-        for statement in _grad_statements(swapped):
-            for node in ast.walk(statement.value):  # type: ignore[attr-defined]
+
+        def swap(statement: ast.stmt) -> ast.stmt:
+            out = copy.deepcopy(statement)
+            for node in ast.walk(out.value):  # type: ignore[attr-defined]
                 if isinstance(node, ast.Name) and node.id in (a, b):
                     node.id = b if node.id == a else a
-        yield 'swapped', swapped, f"`{a}` and `{b}` exchanged on the right of each `+=`"
+            return out
+        yield 'swapped', every(swap), f"`{a}` and `{b}` exchanged on the right of each `+=`"
+        for s in statements:
+            yield 'swapped', _replace(body, s, swap(s)), f"`{_code(swap(s))}`"
+    right = ast.unparse(ast.Module(body=body, type_ignores=[])).splitlines()
+    for text in _unparenthesized(body):  # the parentheses a formula needs, left out
+        changed = [line.strip() for line, was in zip(text.splitlines(), right) if line != was]
+        yield 'precedence', ast.parse(text).body, f"`{changed[0] if changed else text.strip()}`"
     formula, output = context.output_formula(), context.output_here()
     for statement, node in _rhs_nodes(body):
         for n, (key, rewritten) in enumerate(_rewrites(node)):
@@ -225,6 +238,16 @@ def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, l
             everywhere = _everywhere(body, statement, node, n)  # the same slip in every line of the same shape
             if everywhere is not None:
                 yield key, everywhere, f"{show(node, rewritten)}, and the same in every line"
+    datas = [n for _, n in _rhs_nodes(body) if isinstance(n, ast.Attribute) and n.attr == 'data']
+    if datas:  # .grad read where .data belongs, in every line
+        yield 'grad_for_data', _substitute(body, lambda n: isinstance(n, ast.Attribute) and n.attr == 'data',
+                                           None), "`.grad` for `.data` on the right of each `+=`"
+    for s in statements:  # an extra factor, a parent's own data, in one line
+        for parent in context.parents:
+            extra = copy.deepcopy(s)
+            extra.value = ast.BinOp(ast.parse(f'{parent}.data', mode='eval').body, ast.Mult(),  # type: ignore
+                                    extra.value)  # type: ignore[attr-defined]
+            yield 'factor_added', _replace(body, s, extra), f"`{_code(extra)}`: `{parent}.data` multiplies it"
     if context.outputs and len(context.parents) == 1:  # every use of the output at once: 1 - x*x for 1 - t*t
         name = next(iter(context.outputs))
         yield 'at_input', _substitute(body, lambda n: isinstance(n, ast.Name) and n.id == name,
@@ -237,17 +260,44 @@ def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, l
     if output is not None and any(_is_input(n, context) for _, n in _rhs_nodes(body)):
         yield 'at_output', _substitute(body, lambda n: _is_input(n, context), output), \
             f"`{_code(output)}` (the output) where the derivative has the input"
+        for index, line in enumerate(statements):  # in one line only
+            yield 'at_output', _substitute(body, lambda n: _is_input(n, context), output, only=index), \
+                f"`{_code(output)}` (the output) where the derivative has the input, in `{_code(line)}`"
 
 
-def _substitute(body: list[ast.stmt], match: Callable[[ast.AST], bool], new: ast.expr) -> list[ast.stmt]:
-    """A copy of body with every node on the right of a .grad statement that match()es replaced by new."""
+def _substitute(body: list[ast.stmt], match: Callable[[ast.AST], bool], new: ast.expr | None,
+                only: int | None = None) -> list[ast.stmt]:
+    """A copy of body with every node on the right of a .grad statement (or of the only-th one) that match()es
+    replaced by new (None: an x.data replaced by x.grad)."""
     out = copy.deepcopy(body)
 
     class Sub(ast.NodeTransformer):
         def visit(self, node: ast.AST) -> ast.AST:
-            return copy.deepcopy(new) if match(node) else super().visit(node)
-    for statement in _grad_statements(out):
-        statement.value = Sub().visit(statement.value)  # type: ignore[attr-defined]
+            if match(node) and new is None:  # x.data read as x.grad
+                return ast.Attribute(copy.deepcopy(node.value), 'grad', ast.Load())  # type: ignore[attr-defined]
+            if match(node) and new is not None:
+                return copy.deepcopy(new)
+            return cast(ast.AST, super().visit(node))
+    for index, statement in enumerate(_grad_statements(out)):
+        if only is None or index == only:
+            statement.value = Sub().visit(statement.value)  # type: ignore[attr-defined]
+    return out
+
+
+def _subsets(n: int) -> list[tuple[int, ...]]:
+    """The proper, non-empty subsets of n lines, one line first (all of them, for up to four lines)."""
+    import itertools
+    sizes = range(1, n) if n <= 4 else range(1, 2)
+    return [c for size in sizes for c in itertools.combinations(range(n), size)]
+
+
+def _in_lines(body: list[ast.stmt], subset: tuple[int, ...],
+              transform: Callable[[ast.stmt], ast.stmt]) -> list[ast.stmt]:
+    """A copy of body with the .grad statements numbered in subset transformed."""
+    out = copy.deepcopy(body)
+    for k, statement in enumerate(_grad_statements(out)):
+        if k in subset:
+            _replace_in_place(out, statement, transform(statement))
     return out
 
 
@@ -258,8 +308,9 @@ def _rewrites(node: ast.AST) -> list[tuple[str, ast.AST]]:
         out.append(('sign', ast.BinOp(node.left, ast.Sub() if isinstance(node.op, ast.Add) else ast.Add(), node.right)))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         out.append(('sign', node.operand))
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
-        out += [('factor_dropped', node.left), ('factor_dropped', node.right)]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):  # dropping grad is dropping the chain rule
+        out += [('upstream' if _is_grad(dropped) else 'factor_dropped', kept)
+                for kept, dropped in ((node.left, node.right), (node.right, node.left))]
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
         out += [('factor_dropped', node.left), ('factor_dropped', ast.BinOp(ast.Constant(1), ast.Div(), node.right))]
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
@@ -271,6 +322,10 @@ def _rewrites(node: ast.AST) -> list[tuple[str, ast.AST]]:
         _set_exponent(new, new_exponent)
         out.append(('exponent_off', new))
     return out
+
+
+def _is_grad(node: ast.AST) -> bool:
+    return isinstance(node, ast.Name) and node.id == 'grad'
 
 
 def _path(root: ast.AST, target: ast.AST) -> list[tuple[str, int]] | None:
@@ -326,6 +381,28 @@ def _everywhere(body: list[ast.stmt], statement: ast.stmt, node: ast.AST, n: int
             other.value = new  # type: ignore[attr-defined]
         changed += 1
     return out if changed > 1 else None
+
+
+def _unparenthesized(body: list[ast.stmt]) -> list[str]:
+    """body's text with one pair of grouping parentheses left out, where that still parses and means something
+    else: `(1 - t * t) * grad` as `1 - t * t * grad`, `x ** (y - 1)` as `x ** y - 1`."""
+    text = ast.unparse(ast.Module(body=body, type_ignores=[]))
+    right = ast.dump(ast.parse(text))
+    out, stack = [], []
+    for i, char in enumerate(text):
+        if char == '(':
+            stack.append(i)
+        elif char == ')' and stack:
+            start = stack.pop()
+            if start > 0 and (text[start - 1].isalnum() or text[start - 1] in '_)]'):
+                continue  # a call's parentheses, not a group's
+            candidate = text[:start] + text[start + 1:i] + text[i + 1:]
+            try:
+                if ast.dump(ast.parse(candidate)) != right:
+                    out.append(candidate)
+            except SyntaxError:
+                continue
+    return out
 
 
 def _replace_in_place(body: list[ast.stmt], old: ast.stmt, new: ast.stmt) -> None:
