@@ -155,9 +155,15 @@ def test_one_exercises_slip_leaves_every_other_exercise_done():
     assert statuses == [WRONG] + [DONE] * (len(EXERCISES) - 1)
 
 
-def test_a_data_tensor_given_a_gradient_is_correct_with_a_rule_left():
+def test_a_data_tensor_given_a_gradient_is_done_with_a_note():
     result = grade('+ *', {'Tensor.__add__': "self._add_grad(grad)\nother._add_grad(grad)"})
-    assert result.status == CORRECT and result.diagnosis == 'data_gradient' and 'correct ✓' in result.why
+    assert result.status == DONE and 'c is data (requires_grad=False) and got a .grad' in result.note
+
+
+def test_backward_that_seeds_a_non_scalar_output_with_ones_is_correct_with_a_rule_left():
+    body = next(s.body for s in find('backward').slips if s.key == 'backward_nonscalar_seeded')
+    result = grade('backward', {'Tensor.backward()': body})
+    assert result.status == CORRECT and 'correct ✓' in result.why and 'ValueError' in result.why
 
 
 def test_a_gradient_written_in_place_is_named_with_the_op():

@@ -1,9 +1,9 @@
 """Grading one exercise of the tensor track: the learner's gradients against the library's, central
 differences and (where it is installed) PyTorch, on every case; for the first one wrong, the slip named.
 
-The idea is graded first: gradients right on every case is "correct". A library rule the task stated (a data
-tensor gets no .grad; backward() refuses a non-scalar output without grad=) is a second level, said as
-"correct ✓ — one step left", never as a wrong gradient.
+The idea is graded first: gradients right on every case is the exercise done. A library rule the task stated is
+a second level: backward() that seeds a non-scalar output without grad= is "correct ✓ — one step left", never a
+wrong gradient; a data tensor that got a .grad is only noted (the gradients are right, and nothing else changes).
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from micrograd.exercises.blame import learners, source_line, where
-from micrograd.exercises.result import CORRECT, DONE, GENERIC, NOT_STARTED, WRONG, Result
+from micrograd.exercises.result import DONE, GENERIC, NOT_STARTED, WRONG, Result
 from micrograd.exercises.sandbox import guarded, set_input
 from micrograd.exercises.tensor.cases import Case
 from micrograd.exercises.tensor.naming import (
@@ -88,7 +88,7 @@ def check_op(exercise: Exercise, module: Any) -> Result:
     runs: list[Run | None] = []
     failing: list[int] = []
     unfinished: Result | None = None
-    rule: Result | None = None
+    note = ''
     for i, case in enumerate(exercise.cases):
         set_input(case.text())
         run = run_case(case, module)
@@ -106,14 +106,10 @@ def check_op(exercise: Exercise, module: Any) -> Result:
         want, fd = expected(exercise.number, i)
         if run.error is not None or run.inplace or _wrong_leaf(run, want, fd, torch_grads(exercise.number, i), case):
             failing.append(i)
-        elif rule is None and any(t.grad is not None for t in run.given.values()):
+        elif not note and any(t.grad is not None for t in run.given.values()):
             names = ', '.join(k for k, t in run.given.items() if t.grad is not None)
-            rule = result(exercise, CORRECT, input=case.text(), expected=f"{names}.grad = None",
-                          obtained=f"{names}.grad = an array", diagnosis='data_gradient',
-                          why="correct ✓ — every gradient is right; one step left to match the library: "
-                              f"{names} is data (requires_grad=False) and got a .grad; pass grad on only to "
-                              "operands with requires_grad, as the task says (PyTorch leaves a data tensor's "
-                              ".grad None)")
+            note = (f"on `{case.text()}`, {names} is data (requires_grad=False) and got a .grad: harmless for the "
+                    "gradients, but the library (as PyTorch) passes grad on only to operands with requires_grad")
     if all(r is None for r in runs):
         return result(exercise, NOT_STARTED)
     if failing:
@@ -125,7 +121,7 @@ def check_op(exercise: Exercise, module: Any) -> Result:
         return result(exercise, WRONG, input=exercise.cases[i].text(), expected=shown, obtained=obtained,
                       diagnosis=key, why=why, place=_place(module, exercise, blank, wrong, i),
                       also='\n'.join(exercise.cases[j].text() for j in failing[1:4]))
-    return unfinished or rule or result(exercise, DONE)
+    return unfinished or result(exercise, DONE, note=note)
 
 
 def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int],
