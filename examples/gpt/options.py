@@ -219,7 +219,7 @@ FLAGS = {'sample': {'samples': '--n'}}  # sample.py's name for an option the tra
 
 
 def default(name: str, script: str = 'tensor') -> Any:
-    """The default of an option for a script: default('seed') == 42."""
+    """The default of an option for a script, as the table has it: default('steps', 'scalar')."""
     return ROWS[name].default_for(script)
 
 

@@ -7,7 +7,7 @@
 
 The file is what tensor_gpt.py or scalar_gpt.py saved: weights, vocabulary and config (see
 checkpoint.py). Either engine can run either engine's file: --engine scalar samples one
-document at a time on Values, as microgpt does. With the seed training used (42, the
+document at a time on Values, as microgpt does. With the seed training used (the
 default) and --n 20, the tensor engine makes up the very names training printed.
 """
 from __future__ import annotations

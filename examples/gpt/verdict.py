@@ -49,8 +49,8 @@ def verdict(val_loss: float, bigram: float, uniform: float, train_loss: float,
                    f"a uniform guess ({uniform:.2f})")
         positions = f" or which comes at each position ({by_position:.2f})" if math.isfinite(by_position) else ''
         why = (f"there is nothing to learn: counting which character follows which (the bigram baseline, "
-               f"{bigram:.2f}){positions} predicts no better than {counted}, as for characters drawn at random; "
-               "more text, more steps or another model will not change that")
+               f"{bigram:.2f}){positions} does not beat {counted} by more than {MARGIN}, as for characters drawn at "
+               "random; more text, more steps or another model will not change that")
     elif train_loss < val_loss - 0.3:
         why = (f"it fits its training documents (train loss {train_loss:.2f}) but not unseen ones: more text, "
                "fewer steps (--steps) or a smaller model (--n-embd, --n-layer) may help")
