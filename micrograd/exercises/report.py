@@ -174,7 +174,7 @@ class Report:
                        f"<td style='text-align:left'><code style='white-space:pre-wrap'>{e(text)}</code></td></tr>"
                        if label in code else
                        f"<tr><th style='text-align:left;vertical-align:top'>{e(label)}</th>"
-                       f"<td style='text-align:left'>{_code_spans(e(text))}</td></tr>"
+                       f"<td style='text-align:left;white-space:pre-wrap'>{_code_spans(e(text))}</td></tr>"
                        for label, text in self.details())
         focus = self.focus
         status = DONE if self.passed else WRONG if self.error else focus.status if focus else NOT_STARTED

@@ -25,6 +25,8 @@ ACTIVATIONS: dict[str, Callable[[float], float]] = {
     'relu': lambda v: max(v, 0.0), 'tanh': math.tanh, 'linear': lambda v: v,
     'sigmoid': lambda v: 1 / (1 + math.exp(-v))}
 DESCRIBED = {'relu': 'relu', 'tanh': 'tanh', 'linear': 'no activation', 'sigmoid': 'sigmoid'}
+APPLIED = {'relu': 'relu(w . x + b)', 'tanh': 'tanh(w . x + b)', 'sigmoid': 'sigmoid(w . x + b)',
+           'linear': 'w . x + b itself, with no activation'}
 
 
 def _neuron(neuron_class: Any, nin: int, **kw: Any) -> Any:
@@ -132,8 +134,7 @@ def check_neuron(exercise: Exercise, value_class: Any, neuron_class: Any, strict
         assert result is not None
         if result.diagnosis not in ('neuron_forward',) or not applied:
             return result
-        said = (f"your {result.obtained} is the {DESCRIBED[applied]} of w . x + b; this Neuron gives "
-                f"{result.expected}")
+        said = f"your {result.obtained} is {APPLIED[applied]}; this Neuron gives {result.expected}"
         missing.append(('neuron_activation', f"on `{result.input}` {said}"))
         shown = {'input': result.input, 'expected': result.expected, 'obtained': result.obtained,
                  'place': line_with(neuron_class, '__call__', f'.{applied}(') if applied != 'linear' else ''}

@@ -37,11 +37,11 @@ def correct(exercise: Exercise, idea: str, missing: list[tuple[str, str]], **fie
     rules = dict(exercise.rules)
     order = list(rules)
     missing = sorted(missing, key=lambda m: order.index(m[0]))  # numbered as the task states them
-    left = '; '.join(f"({order.index(key) + 1}) {rules[key]}" + (f" [{shown}]" if shown else '')
-                     for key, shown in missing)  # numbered as in the task
+    left = '\n'.join(f"({order.index(key) + 1}) {rules[key]}" + (f"\n    {shown}" if shown else '')
+                      for key, shown in missing)  # numbered as in the task, what shows it under each
     step = "one step" if len(missing) == 1 else f"{len(missing)} steps"
     return Result(number=exercise.number, name=exercise.name, status=CORRECT, diagnosis=missing[0][0],
-                  why=f"correct ✓ — {idea}; {step} left to match the library: {left}", **fields)
+                  why=f"correct ✓ — {idea}; {step} left to match the library:\n{left}", **fields)
 
 
 def missing_method(exercise: Exercise, what: str, text: str = '') -> Result:
