@@ -158,7 +158,10 @@ def dot(ws: Any, xs: Any, bias: Any, value: Any) -> tuple[Any, Any, Any, float]:
         total = _weighted_sum(ws, xs, b)
     except (AttributeError, TypeError):  # a number has no .data (a NumPy number's is a memoryview):
         ws, xs = [_leaf(w, value) for w in ws], [_leaf(x, value) for x in xs]  # it becomes a leaf
-        total = None
+        try:
+            total = _weighted_sum(ws, xs, b)
+        except TypeError:  # a .data written by hand that Python's arithmetic refuses: see below
+            total = None
     if type(total) is not float:  # a .data written by hand (a NumPy float16, say): as data() says
         data(0.0, [*ws, *xs, b], 'dot')
         total = _weighted_sum(ws, xs, b)
