@@ -188,9 +188,12 @@ def _rules(exercise: Exercise, tensor: Any, slips: dict[str, str]) -> Any:
         return result(exercise, WRONG, input=text, expected="x.grad = 1.5", obtained=type(error).__name__,
                       diagnosis='raises', why=GENERIC['raises'], detail=where(error))
     if not np.allclose(x.grad, 1.5):
-        key = 'backward_seed_overwrites' if np.allclose(x.grad, 1.0) else 'wrong'
+        if np.allclose(x.grad, 1.0):  # the lecture's self.grad = 1: right on every graph an op made
+            return result(exercise, CORRECT, input=text, expected="x.grad = 1.5", obtained=f"x.grad = {x.grad}",
+                          diagnosis='backward_seed_overwrites', why="correct ✓ — every gradient is right; one "
+                          "step left to match the library: " + slips['backward_seed_overwrites'])
         return result(exercise, WRONG, input=text, expected="x.grad = 1.5", obtained=f"x.grad = {x.grad}",
-                      diagnosis=key, why=slips.get(key, "a leaf output's gradient must grow by 1"))
+                      diagnosis='wrong', why="a leaf output's gradient must grow by 1 (d x/d x), added to what it has")
     text = VECTOR.text('backward()') + "   (u has shape (3,) and no grad= is given)"
     set_input(text)
     nodes = make(VECTOR, tensor)
