@@ -140,3 +140,40 @@ def test_the_topological_order_does_not_touch_gradients():
     z.backward()
     z._topological_order()
     assert (x.grad, y.grad, z.grad) == (12.0, 3.0, 1.0)  # zeroing is backward()'s job, not the sort's
+
+
+# --- micrograd/ops.py describes exactly the ops engine.py makes ---------------------------------------------
+
+def engine_ops():
+    """The methods of Value with a closure _backward of their own: the ops engine.py makes (not aliases)."""
+    found = set()
+    for name, f in vars(Value).items():
+        code = getattr(getattr(f, '__func__', f), '__code__', None)
+        if code and getattr(f, '__name__', name) == name and any(
+                getattr(c, 'co_name', '') == '_backward' for c in code.co_consts):
+            found.add(name)
+    return found
+
+
+def test_the_op_table_has_one_record_for_each_op_engine_py_makes():
+    from micrograd.ops import BY_METHOD
+    assert engine_ops() == set(BY_METHOD)
+
+
+def example(method):
+    x, y = Value(2.0), Value(3.0)
+    return Value.dot([x], [y]) if method == 'dot' else getattr(x, method)(*([y] if method.startswith('__') else []))
+
+
+@pytest.mark.parametrize('record', __import__('micrograd.ops', fromlist=['OPS']).OPS, ids=lambda op: op.name)
+def test_each_op_of_the_table_is_named_and_built_as_the_table_says(record):
+    out = example(record.method)
+    assert out._op == record.name
+    assert record.parents == 0 or len(out._prev) == record.parents
+    assert out._grad_fn.__qualname__ == f'Value.{record.method}.<locals>._backward'
+
+
+def test_the_sweeps_table_has_a_row_for_each_op():
+    from micrograd.ops import OPS
+    from tests.scalar_ops import OPS as ROWS
+    assert {f'Value.{op.method}' for op in OPS} <= {row.method for row in ROWS}
