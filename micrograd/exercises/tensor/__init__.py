@@ -57,7 +57,7 @@ def check(target: Any = '.', *, hint: bool = False, timeout: float = 10.0) -> Re
         report = check_workspace(Path(target), timeout=timeout)
     elif isinstance(target, types.ModuleType) and hasattr(target, 'Tensor'):
         report = Report(list(check_all(target, timeout=timeout)), EXERCISES, places=places(target),
-                        command='check(engine)', title=TITLE)
+                        command='check(my_tensor)', title=TITLE)
     else:
         raise TypeError(f"check: expected a workspace directory, my_tensor.py or the engine's module, got "
                         f"{type(target).__name__}")

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from micrograd.exercises.blame import learners, source_line, where
+from micrograd.exercises.blame import learners, where
 from micrograd.exercises.result import DONE, GENERIC, NOT_STARTED, WRONG, Result
 from micrograd.exercises.sandbox import guarded, set_input
 from micrograd.exercises.tensor.cases import Case
@@ -240,8 +240,14 @@ def place_of(module: Any, blank: str) -> str:
     start = body.body[1] if ast.get_docstring(body) and len(body.body) > 1 else body.body[0]
     qual = getattr(fn, '__qualname__', node.name)
     name = f"_backward in {qual}" if body is not node else qual
-    file = Path(inspect.getsourcefile(fn) or '?').name
+    file = _file(inspect.getsourcefile(fn) or '?')
     return f"{file}, line {first - 1 + start.lineno}: {name}"
+
+
+def _file(path: str) -> str:
+    """A file as the learner knows it: its name, or 'your cell' for a notebook's (Jupyter keeps a cell's code in
+    a file of a number's name)."""
+    return 'your cell' if 'ipykernel' in path or Path(path).stem.isdigit() else Path(path).name
 
 
 def _place(module: Any, exercise: Exercise, blank: str, run: Run, i: int) -> str:
@@ -251,7 +257,8 @@ def _place(module: Any, exercise: Exercise, blank: str, run: Run, i: int) -> str
         frames = learners(run.error)
         inner = [f for f in frames if f[0].co_name in ('_backward', 'unbroadcast', 'backward')] or frames
         if inner:
-            return source_line(*inner[-1])
+            code, line = inner[-1]
+            return f"{_file(code.co_filename)}, line {line}: {linecache.getline(code.co_filename, line).strip()}"
     if not blank and len(exercise.blanks) > 1:
         blank = _culprit(module, exercise, i)
     return place_of(module, blank or exercise.blanks[0])
