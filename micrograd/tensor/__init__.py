@@ -32,6 +32,7 @@ except ImportError:  # pragma: no cover - exercised in a subprocess by the tests
     raise ImportError("micrograd.tensor needs NumPy: pip install numpy "
                       "(or, in the clone's folder, pip install -e '.[tensor]')") from None
 
+from micrograd.architecture import ACTIVATIONS  # the activations a layer takes, by name (and micrograd.nn's)
 from micrograd.engine import no_grad  # one switch stops both Values and Tensors recording
 from micrograd.optim import SGD, Adam
 from micrograd.tensor.functional import (
@@ -43,7 +44,7 @@ from micrograd.tensor.functional import (
     rms_norm,
     scaled_dot_product_attention,
 )
-from micrograd.tensor.layers import ACTIVATIONS, MLP, CausalSelfAttention, Embedding, Linear, Module, RMSNorm
+from micrograd.tensor.layers import MLP, CausalSelfAttention, Embedding, Linear, Module, RMSNorm
 from micrograd.tensor.memory import keep_freed_memory
 from micrograd.tensor.tensor import Tensor, where
 

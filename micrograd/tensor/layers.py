@@ -2,18 +2,18 @@
 
 A Module finds its parameters in its attributes, so a layer only assigns its weights
 (self.weight = Tensor(..., requires_grad=True)) and says what forward() does with them.
-(micrograd.nn's Modules list their Values by hand, in parameters(): a list of Values has
-no attributes to search. Sizes are checked, and activations named, the same way in both.)
+micrograd.nn's Modules are named, saved and loaded by the same walker (micrograd/state.py),
+and both engines' layers check sizes and name activations by micrograd/architecture.py.
 """
 from __future__ import annotations
 
 import math
-import numbers
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from micrograd import architecture, state
 from micrograd.tensor.checks import number, real_array
 from micrograd.tensor.dtypes import Array
 from micrograd.tensor.functional import rms_norm, scaled_dot_product_attention
@@ -33,13 +33,7 @@ class Module:
 
     def named_parameters(self) -> list[tuple[str, Tensor]]:
         """('layers.0.weight', tensor) pairs, each parameter once: the names state_dict() uses."""
-        seen: set[int] = set()
-        named = []
-        for name, p in _named(self, '', ()):
-            if id(p) not in seen:
-                seen.add(id(p))
-                named.append((name, p))
-        return named
+        return list(state.first_names(_parameters(self)))
 
     def parameters(self) -> list[Tensor]:
         return [p for _, p in self.named_parameters()]
@@ -53,26 +47,24 @@ class Module:
         """name -> a copy of that parameter's array: save it with np.savez(path, **state).
         A shared parameter has an entry under each of its names, the same array in all."""
         copies: dict[int, Array] = {}
-        return {name: copies.setdefault(id(p), p.data.copy()) for name, p in _named(self, '', ())}
+        return {name: copies.setdefault(id(p), p.data.copy()) for name, p in _parameters(self)}
 
-    def load_state_dict(self, state: dict[str, Array]) -> None:
+    def load_state_dict(self, saved: Mapping[str, Array]) -> None:
         """Copy saved arrays into the parameters, in place (optimizers keep working).
 
         Every name of state_dict() must be there (a shared parameter's too, as in PyTorch; the
-        last one copied is what it holds). Every entry is checked before any is copied: a
-        refused state leaves the model as it was.
+        last one copied is what it holds), and no other (a KeyError names them). Every entry is
+        checked before any is copied: a refused state leaves the model as it was.
         """
-        where = f"{type(self).__name__}.load_state_dict"
-        params = dict(_named(self, '', ()))
-        missing, unexpected = params.keys() - state.keys(), state.keys() - params.keys()
-        if missing or unexpected:
-            raise ValueError(f"{where}: missing {sorted(missing)}, unexpected {sorted(unexpected)}")
-        values = {name: real_array(state[name], f"{where} ({name!r})") for name in params}
-        for name, p in params.items():
-            if values[name].shape != p.data.shape:
-                raise ValueError(f"{where}: {name!r} has shape {values[name].shape}, the model expects {p.data.shape}")
-        for name, p in params.items():
-            p.data[...] = values[name]
+        params = dict(_parameters(self))
+
+        def array(value: object, name: str, where: str) -> Array:  # a saved value, checked to fit its parameter
+            a = real_array(value, f"{where} ({name!r})")
+            if a.shape != params[name].data.shape:
+                raise ValueError(f"{where}: {name!r} has shape {a.shape}, the model expects {params[name].data.shape}")
+            return a
+        for name, values in state.checked_state(self, params, saved, array).items():
+            params[name].data[...] = values
 
     def __call__(self, x: Any) -> Tensor:
         return self.forward(x)
@@ -81,32 +73,10 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} must define forward(x), what the layer computes")
 
 
-def _named(value: object, name: str, path: tuple[int, ...]) -> Iterator[tuple[str, Tensor]]:
-    """Every (name, parameter: a tensor no op made) under value, a shared one under each of its names.
-    path: the ids of the Modules above, so that a Module that refers back to one of them is not searched again."""
-    if isinstance(value, Tensor):
-        if value.is_leaf:  # trainable or frozen (requires_grad=False); not an op's output kept by the module
-            yield name, value
-    elif isinstance(value, Module):
-        if id(value) in path:
-            return
-        for attr, v in vars(value).items():
-            yield from _named(v, f"{name}.{attr}" if name else attr, path + (id(value),))
-    elif isinstance(value, (list, tuple)):
-        for i, v in enumerate(value):
-            yield from _named(v, f"{name}.{i}", path)
-
-
-def _size(n: object, layer: str) -> int:
-    """A number of inputs, outputs, rows or heads: a whole number of at least 1 (not 3.5, '3' or 0),
-    the rule micrograd.nn's layers follow. A NumPy integer or 0-d integer array counts as its number."""
-    if isinstance(n, np.ndarray) and n.ndim == 0 and n.dtype.kind in 'iu':
-        n = n.item()
-    if not isinstance(n, numbers.Integral):
-        raise TypeError(f"{layer}: sizes are whole numbers, got {type(n).__name__} {n!r}")
-    if n < 1:
-        raise ValueError(f"{layer}: sizes must be at least 1, got {n}")
-    return int(n)
+def _parameters(model: Module) -> Iterator[tuple[str, Tensor]]:
+    """Every (name, parameter) of model, a shared one under each of its names: the tensors it holds that no op
+    made, trainable or frozen (requires_grad=False), not an op's output it keeps."""
+    return ((name, p) for name, p in state.named_leaves(model, Tensor, Module) if p.is_leaf)
 
 
 def _as_tensor(x: Tensor | Array, dtype: np.dtype[Any]) -> Tensor:
@@ -124,7 +94,7 @@ class Linear(Module):
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True,
                  rng: np.random.Generator | None = None):
-        in_features, out_features = _size(in_features, 'Linear'), _size(out_features, 'Linear')
+        in_features, out_features = architecture.size(in_features, 'Linear'), architecture.size(out_features, 'Linear')
         uniform = (rng or np.random).uniform
         k = 1 / math.sqrt(in_features)
         self.weight = Tensor(uniform(-k, k, (in_features, out_features)), requires_grad=True)
@@ -139,7 +109,6 @@ class Linear(Module):
         return f"Linear({n_in}, {n_out}{'' if self.bias is not None else ', bias=False'})"
 
 
-ACTIVATIONS = {'relu': 'ReLU', 'tanh': 'Tanh', 'sigmoid': 'Sigmoid', 'linear': 'Linear'}  # name: how a repr spells it
 _APPLY: dict[str, Callable[[Tensor], Tensor]] = {
     'relu': Tensor.relu, 'tanh': Tensor.tanh, 'sigmoid': Tensor.sigmoid, 'linear': lambda x: x}
 
@@ -153,15 +122,9 @@ class MLP(Module):
 
     def __init__(self, nin: int, nouts: Sequence[int], activation: str = 'relu',
                  rng: np.random.Generator | None = None, bias: bool = True):
-        if activation not in ACTIVATIONS:
-            raise ValueError(f"MLP: activation must be one of {tuple(ACTIVATIONS)}, got {activation!r}")
-        if isinstance(nouts, np.ndarray) and nouts.ndim == 1:  # sizes in an array: MLP(2, np.array([16, 1]))
-            nouts = list(nouts)
-        if isinstance(nouts, (str, bytes)) or not isinstance(nouts, Sequence) or not nouts:
-            raise ValueError(f"MLP: nouts must list the size of each layer, e.g. MLP(2, [16, 1]), got {nouts!r}")
-        sizes = [_size(nin, 'MLP')] + [_size(n, 'MLP') for n in nouts]
-        self.layers = [Linear(sizes[i], sizes[i + 1], bias=bias, rng=rng) for i in range(len(nouts))]
-        self.activation = activation
+        self.activation = architecture.activation(activation, 'MLP')  # one of ACTIVATIONS
+        sizes = [architecture.size(nin, 'MLP')] + architecture.sizes(nouts, 'MLP')
+        self.layers = [Linear(sizes[i], sizes[i + 1], bias=bias, rng=rng) for i in range(len(sizes) - 1)]
 
     def forward(self, x: Tensor | Array) -> Tensor:
         out = _as_tensor(x, self.layers[0].weight.data.dtype)
@@ -185,7 +148,8 @@ class Embedding(Module):
     """
 
     def __init__(self, num_embeddings: int, embedding_dim: int, rng: np.random.Generator | None = None):
-        num_embeddings, embedding_dim = _size(num_embeddings, 'Embedding'), _size(embedding_dim, 'Embedding')
+        num_embeddings = architecture.size(num_embeddings, 'Embedding')
+        embedding_dim = architecture.size(embedding_dim, 'Embedding')
         self.weight = Tensor((rng or np.random).normal(0.0, 1.0, (num_embeddings, embedding_dim)), requires_grad=True)
 
     def forward(self, indices: Tensor | Array | list[Any] | int) -> Tensor:
@@ -213,7 +177,7 @@ class RMSNorm(Module):
         given = number(eps, 'RMSNorm: eps')  # np.float64(1e-5) is 1e-5: it must not make a float32 model float64
         if not given >= 0:  # written so that nan fails too
             raise ValueError(f"RMSNorm: eps must be a number >= 0, got {eps!r}")
-        self.dim, self.eps = _size(dim, 'RMSNorm'), float(given)
+        self.dim, self.eps = architecture.size(dim, 'RMSNorm'), float(given)
         self.weight = Tensor(np.ones(self.dim), requires_grad=True) if elementwise_affine else None
 
     def forward(self, x: Tensor | Array) -> Tensor:
@@ -240,7 +204,8 @@ class CausalSelfAttention(Module):
     """
 
     def __init__(self, n_embd: int, n_head: int, rng: np.random.Generator | None = None):
-        n_embd, n_head = _size(n_embd, 'CausalSelfAttention'), _size(n_head, 'CausalSelfAttention')
+        n_embd = architecture.size(n_embd, 'CausalSelfAttention')
+        n_head = architecture.size(n_head, 'CausalSelfAttention')
         if n_embd % n_head:
             raise ValueError(f"CausalSelfAttention: n_embd={n_embd} channels do not split into n_head={n_head} "
                              f"heads of equal size")
