@@ -32,6 +32,10 @@ Order: `+`, `*`, `**`, `/`, `exp`, `tanh`, `log`, `relu`, `sigmoid`, `dot`, then
 `backward()`, and last a `Neuron`. Stuck? `check(Value, Neuron, hint=True)` gives a stronger hint and the
 formula. The library is the answer: `python -m micrograd.exercises solution tanh` prints its `tanh`.
 
+The idea is graded first: code that computes the right gradients the lecture's way (a recursive
+`build_topo`, `self.grad = 1`, a tanh neuron) is "correct ✓", and each of the library's own rules still to
+meet, stated in the exercise before you start, is named one by one.
+
 The same exercises as files, for your editor: `python -m micrograd.exercises start` (or `make exercises`),
 then `python -m micrograd.exercises check`."""
 
@@ -42,7 +46,9 @@ forward passes all work, so graphs can be built from the start), and the helper 
 FINALE = """\
 ## Done?
 
-With every exercise written, this is the lecture's first example on your own engine."""
+With every exercise written, this is the lecture's first example on your own engine. Next, the same engine
+over arrays, where the new difficulty is shapes: `python -m micrograd.exercises start --track tensor`
+(or `make exercises TRACK=tensor`)."""
 
 FINALE_CODE = """\
 a, b, c = Value(2.0), Value(-3.0), Value(10.0)

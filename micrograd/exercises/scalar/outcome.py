@@ -7,10 +7,10 @@ from typing import Any
 from micrograd.exercises.blame import where
 from micrograd.exercises.result import ABSENT, CORRECT, DONE, GENERIC, NOT_STARTED, WRONG, Result
 from micrograd.exercises.scalar.record import Exercise
+from micrograd.exercises.scalar.slips import RULES
 
 
 def explain(exercise: Exercise, key: str) -> str:
-    from micrograd.exercises.scalar.slips import RULES  # the derived slips' sentences (slips.py builds engines)
     return exercise.mistakes.get(key) or dict(exercise.rules).get(key) or RULES.get(key) or GENERIC.get(key, '')
 
 
