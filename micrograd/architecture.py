@@ -15,11 +15,20 @@ __all__ = ['ACTIVATIONS', 'activation', 'size', 'sizes']
 ACTIVATIONS = {'relu': 'ReLU', 'tanh': 'Tanh', 'sigmoid': 'Sigmoid', 'linear': 'Linear'}
 
 
-def activation(name: object, what: str) -> str:
-    """name, checked to be one of ACTIVATIONS ('linear': none)."""
+def activation(name: object, what: str, nonlin: object = True) -> str:
+    """The activation a layer applies: name, checked to be one of ACTIVATIONS, or 'linear' (none) where nonlin
+    (Karpathy's yes/no argument) is False. A nonlin that is no yes/no, as Neuron(2, 'tanh') makes it, is refused:
+    it would silently mean ReLU."""
     if not isinstance(name, str) or name not in ACTIVATIONS:
         raise ValueError(f"{what}: activation is one of {tuple(ACTIVATIONS)}: {name!r}?")
-    return name
+    yes_no = type(nonlin) is bool or getattr(getattr(nonlin, 'dtype', None), 'kind', '') == 'b' \
+        or (type(nonlin) is int and nonlin in (0, 1))
+    if not yes_no:
+        named = isinstance(nonlin, str) and nonlin in ACTIVATIONS
+        hint = f"; for {nonlin}, pass activation={nonlin!r}" if named else ''
+        raise TypeError(f"{what}: nonlin is True or False (whether to apply the activation), got "
+                        f"{type(nonlin).__name__} {nonlin!r}{hint}")
+    return name if nonlin else 'linear'
 
 
 def size(n: Any, what: str) -> int:

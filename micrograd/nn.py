@@ -39,7 +39,7 @@ class Neuron(Module):
     def __init__(self, nin: int, nonlin: bool = True, activation: str = 'relu'):
         self.w = [Value(random.uniform(-1, 1)) for _ in range(architecture.size(nin, 'Neuron'))]
         self.b = Value(0.0)
-        self.activation = architecture.activation(activation, 'Neuron') if nonlin else 'linear'
+        self.activation = architecture.activation(activation, 'Neuron', nonlin)  # or 'linear'
 
     def __call__(self, x: Sequence[Value | float] | Value | float) -> Value:
         x = numeric.inputs(x, len(self.w), self)  # a list of len(w) (one number: a list of one)

@@ -254,3 +254,20 @@ def test_a_numpy_learning_rate_keeps_data_and_grads_python_floats(optimizer, lr_
         assert all(type(p.data) is float and type(p.grad) is float for p in model.parameters())
     opt.zero_grad()
     assert all(p.grad == 0.0 and type(p.grad) is float for p in model.parameters())  # 0.0, not None
+
+
+@pytest.mark.parametrize('make', [lambda: Neuron(2, 'tanh'), lambda: Layer(2, 3, 'sigmoid'), lambda: Neuron(2, [1]),
+                                  lambda: Neuron(2, 2), lambda: Neuron(2, None)])
+def test_nonlin_that_is_no_yes_or_no_is_refused_it_would_silently_mean_relu(make):
+    with pytest.raises(TypeError, match=r"nonlin is True or False"):
+        make()
+
+
+def test_nonlin_takes_karpathys_yes_or_no_in_any_form():
+    import numpy as np
+    assert [repr(Neuron(1, nonlin)) for nonlin in (True, False, 1, 0, np.bool_(False))] == [
+        'ReLUNeuron(1)', 'LinearNeuron(1)', 'ReLUNeuron(1)', 'LinearNeuron(1)', 'LinearNeuron(1)']
+    with pytest.raises(TypeError, match=r"pass activation='tanh'"):
+        Neuron(2, 'tanh')
+    with pytest.raises(ValueError, match='activation'):
+        Neuron(2, nonlin=False, activation='softplus')  # checked even where it is not applied
