@@ -277,6 +277,17 @@ def test_data_that_becomes_a_function_of_a_parameter_joins_the_graph_as_in_pytor
     assert w.grad.tolist() == [1.0, 1.0]
 
 
+def test_matmul_assignment_makes_a_new_tensor_as_in_pytorch() -> None:
+    a = Tensor(np.ones((3, 4)), requires_grad=True)
+    b = a
+    b @= Tensor(np.ones(4))  # PyTorch has no matmul in place: b = b @ y, of another shape
+    assert b is not a and b.shape == (3,) and a.shape == (3, 4)
+    t = torch.ones(3, 4, requires_grad=True)
+    u = t
+    u @= torch.ones(4)
+    assert u is not t and tuple(u.shape) == (3,)
+
+
 def test_a_change_that_does_not_fit_names_the_op_and_changes_nothing() -> None:
     x = Tensor([1, 2], dtype=np.int64)
     with pytest.raises(TypeError, match=r"Tensor.\+=: the result is float64, which does not go into a tensor of int64"):

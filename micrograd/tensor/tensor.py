@@ -294,6 +294,7 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
         return self._lift(other, '@') @ self
 
     # --- in place, as PyTorch's: x += y, x.add_(y) (inplace.py has the rules, zero_, fill_, copy_ and [] =) ---
+    # (x @= y is x = x @ y, a new tensor, as in PyTorch, which has no matmul in place)
 
     def __iadd__(self, other: Tensor | ArrayLike) -> Tensor:  # self += other
         return self._in_place('+=', lambda t: t + other, other)
@@ -309,9 +310,6 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
 
     def __ipow__(self, other: Tensor | ArrayLike) -> Tensor:  # self **= other
         return self._in_place('**=', lambda t: t ** other, other)
-
-    def __imatmul__(self, other: Tensor | ArrayLike) -> Tensor:  # self @= other (the product keeps self's shape)
-        return self._in_place('@=', lambda t: t @ other, other)
 
     def __iand__(self, other: Tensor | ArrayLike) -> Tensor:  # self &= other
         return self._in_place('&=', lambda t: t & other, other)
