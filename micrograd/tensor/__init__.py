@@ -1,12 +1,13 @@
 """micrograd.tensor: the ideas of engine.py and nn.py over NumPy arrays.
 
-    tensor.py       the Tensor, its arithmetic and backward(): read it beside engine.py
+    tensor.py       the Tensor, its arithmetic (also in place: x += y) and backward(): read it beside engine.py
     node.py         what every op builds on: a tensor's fields, an op's output joining the graph, _add_grad
     the other op families of Tensor, one module each (mixins of it):
       comparisons.py  == != < <= > >=, & | ^ ~, any, all, in: bool results, no gradient
       reductions.py   sum, mean, max, min
       shapes.py       reshape, permute, transpose, swapaxes, indexing, masked_fill
       unary.py        exp, log, tanh, relu, abs, clamp, sigmoid, softmax, log_softmax, astype
+      inplace.py      changes in place with PyTorch's rules (x += y, zero_, fill_, copy_, t[i] = v)
       protocols.py    float(t), int(t), np.asarray(t), .shape, copy, pickle, repr
     dtypes.py       PyTorch's dtype rules: which dtype a result gets, and which it computes in (float16)
     checks.py       the checks of arguments: numbers, dtypes, data, sizes, axes, flags

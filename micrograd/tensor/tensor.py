@@ -18,7 +18,7 @@ the graph in topological order applying the chain rule. Three things are new:
   PyTorch's half-precision ops do.
 
 The other op families sit in modules of their own, each a mixin of Tensor (node.py says how):
-comparisons.py, reductions.py, shapes.py, unary.py, protocols.py.
+comparisons.py, reductions.py, shapes.py, unary.py, inplace.py (the rules of x += y), protocols.py.
 """
 from __future__ import annotations
 
