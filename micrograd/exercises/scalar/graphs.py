@@ -17,6 +17,7 @@ from micrograd.exercises.scalar import outcome
 from micrograd.exercises.scalar.drive import blank_of, order_of
 from micrograd.exercises.scalar.exercises import EXERCISES, find
 from micrograd.exercises.scalar.ops import expected
+from micrograd.exercises.scalar.places import line_with
 from micrograd.exercises.scalar.record import Exercise, Graph
 
 NUMBERS = range(1, len(EXERCISES) + 1)
@@ -190,10 +191,20 @@ def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: 
         value_class._topological_order = order_of
         note = f"checked with the library's sort, since exercise {find('sort').number} (sort) is not done yet"
     try:
-        return _check_backward(exercise, value_class, note, done)
+        result = _check_backward(exercise, value_class, note, done)
     finally:
         if own_sort is not None and not sort_done:
             value_class._topological_order = own_sort
+    if result.diagnosis in LINES and not result.place:  # the line that holds the slip, where there is one
+        result.place = next((found for needle in LINES[result.diagnosis]
+                             if (found := line_with(value_class, 'backward', needle))), '')
+    return result
+
+
+# For a slip in backward(), what its line holds: the seed, or the call that runs each node's backward.
+_CALLS = ('._backward(', '._grad_fn(')
+LINES = {'backward_seed_overwrites': ('self.grad =',), 'backward_not_reversed': _CALLS, 'backward_unit_grad': _CALLS,
+         'backward_not_called': ('._backward',)}
 
 
 def _run(exercise: Exercise, graph: Graph, value_class: Any, calls: int, text: str,
