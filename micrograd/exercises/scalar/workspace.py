@@ -131,9 +131,12 @@ _LAST, _NEURON = find('backward'), find('neuron')
 def engine_header(directory: str | Path = '.') -> str:
     """my_engine.py's first lines, with the commands for its folder as they run from anywhere."""
     where = Path(directory).resolve()
+    source, _ = library_source('micrograd.engine')
+    seen = dict.fromkeys(b.exercise.label for b in sorted(find_blanks(source), key=lambda b: b.start))
     return f"""\
 # my_engine.py: micrograd's engine.py with the backward of each op cut out, for you to write.
 # Fill in each EXERCISE in order, from 1 (+) to {_LAST.number} (backward); exercise {_NEURON.number} is in my_nn.py.
+# In the file they follow the lecture's order: {', '.join(seen)}.
 # Each op's _backward(grad) is handed the output's gradient: where the lecture writes out.grad, write grad.
 # After each one, check it (add --hint when you are stuck):
 #     {command('check', where)}
