@@ -137,7 +137,6 @@ def _name(graph: Graph, calls: int, seed: Array | None, got: dict[str, Any], sli
 
 
 def check_backward(exercise: Exercise, module: Any) -> Any:
-    from micrograd.exercises.tensor.grading import result
     slips = {s.key: s.says for s in exercise.slips}
     tensor = module.Tensor
     plan: list[tuple[Graph, int, Array | None, str]] = [
@@ -158,26 +157,25 @@ def check_backward(exercise: Exercise, module: Any) -> Any:
                 nodes[graph.root].backward() if seed is None else nodes[graph.root].backward(seed)
         except Exception as error:  # noqa: BLE001
             if is_blank_error(error) is not None:
-                return result(exercise, NOT_STARTED)
-            return result(exercise, WRONG, input=text, expected=shown, obtained=type(error).__name__,
-                          diagnosis='raises', why=GENERIC['raises'], detail=where(error))
+                return exercise.result(NOT_STARTED)
+            return exercise.result(WRONG, input=text, expected=shown, obtained=type(error).__name__,
+                                   diagnosis='raises', why=GENERIC['raises'], detail=where(error))
         got = _grads(nodes, names)
         root = got.get(graph.root)
         if root is not None and _same(got, want) and root.dtype != np.dtype(graph.dtype):
-            return result(exercise, WRONG, input=text, expected=f"{graph.root}.grad of dtype {graph.dtype}",
-                          obtained=f"{graph.root}.grad of dtype {root.dtype}", diagnosis='promoted',
-                          why=slips['promoted'])
+            return exercise.result(WRONG, input=text, expected=f"{graph.root}.grad of dtype {graph.dtype}",
+                                   obtained=f"{graph.root}.grad of dtype {root.dtype}", diagnosis='promoted',
+                                   why=slips['promoted'])
         if not _same(got, want):
             key, says = _name(graph, calls, seed, got, slips)
             obtained = '; '.join(summary(n, got[n]) for n in graph.leaves)
-            return result(exercise, WRONG, input=text, expected=shown, obtained=obtained, diagnosis=key, why=says)
-    return _rules(exercise, tensor, slips) or result(exercise, DONE)
+            return exercise.result(WRONG, input=text, expected=shown, obtained=obtained, diagnosis=key, why=says)
+    return _rules(exercise, tensor, slips) or exercise.result(DONE)
 
 
 def _rules(exercise: Exercise, tensor: Any, slips: dict[str, str]) -> Any:
     """The library's rules the task states, checked once the gradients are right: a leaf output adds to its
     gradient; a non-scalar output needs grad=."""
-    from micrograd.exercises.tensor.grading import result
     text = "x = Tensor(2.0, requires_grad=True); x.grad = np.array(0.5); x.backward()   (x is a leaf: it accumulates)"
     set_input(text)
     x = tensor(2.0, requires_grad=True)
@@ -185,15 +183,16 @@ def _rules(exercise: Exercise, tensor: Any, slips: dict[str, str]) -> Any:
     try:
         x.backward()
     except Exception as error:  # noqa: BLE001
-        return result(exercise, WRONG, input=text, expected="x.grad = 1.5", obtained=type(error).__name__,
-                      diagnosis='raises', why=GENERIC['raises'], detail=where(error))
+        return exercise.result(WRONG, input=text, expected="x.grad = 1.5", obtained=type(error).__name__,
+                               diagnosis='raises', why=GENERIC['raises'], detail=where(error))
     if not np.allclose(x.grad, 1.5):
         if np.allclose(x.grad, 1.0):  # the lecture's self.grad = 1: right on every graph an op made
-            return result(exercise, CORRECT, input=text, expected="x.grad = 1.5", obtained=f"x.grad = {x.grad}",
-                          diagnosis='backward_seed_overwrites', why="correct ✓ — every gradient is right; one "
-                          "step left to match the library: " + slips['backward_seed_overwrites'])
-        return result(exercise, WRONG, input=text, expected="x.grad = 1.5", obtained=f"x.grad = {x.grad}",
-                      diagnosis='wrong', why="a leaf output's gradient must grow by 1 (d x/d x), added to what it has")
+            return exercise.result(CORRECT, input=text, expected="x.grad = 1.5", obtained=f"x.grad = {x.grad}",
+                                   diagnosis='backward_seed_overwrites', why="correct ✓ — every gradient is right; one "
+                                   "step left to match the library: " + slips['backward_seed_overwrites'])
+        return exercise.result(WRONG, input=text, expected="x.grad = 1.5", obtained=f"x.grad = {x.grad}",
+                               diagnosis='wrong',
+                               why="a leaf output's gradient must grow by 1 (d x/d x), added to what it has")
     text = VECTOR.text('backward()') + "   (u has shape (3,) and no grad= is given)"
     set_input(text)
     nodes = make(VECTOR, tensor)
@@ -202,9 +201,9 @@ def _rules(exercise: Exercise, tensor: Any, slips: dict[str, str]) -> Any:
     except ValueError:
         return None
     except Exception as error:  # noqa: BLE001
-        return result(exercise, WRONG, input=text, expected="ValueError", obtained=type(error).__name__,
-                      diagnosis='raises', why=GENERIC['raises'], detail=where(error))
-    return result(exercise, CORRECT, input=text, expected="ValueError (a non-scalar output needs grad=)",
-                  obtained="no error", diagnosis='backward_nonscalar_seeded',
-                  why="correct ✓ — every gradient is right; one step left to match the library: "
-                      + slips['backward_nonscalar_seeded'])
+        return exercise.result(WRONG, input=text, expected="ValueError", obtained=type(error).__name__,
+                               diagnosis='raises', why=GENERIC['raises'], detail=where(error))
+    return exercise.result(CORRECT, input=text, expected="ValueError (a non-scalar output needs grad=)",
+                           obtained="no error", diagnosis='backward_nonscalar_seeded',
+                           why="correct ✓ — every gradient is right; one step left to match the library: "
+                               + slips['backward_nonscalar_seeded'])

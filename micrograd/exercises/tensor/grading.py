@@ -21,6 +21,7 @@ import numpy as np
 from micrograd.exercises.blame import learners, where
 from micrograd.exercises.result import DONE, GENERIC, NOT_STARTED, WRONG, Result
 from micrograd.exercises.sandbox import guarded, set_input
+from micrograd.exercises.tensor.backward import check_backward
 from micrograd.exercises.tensor.cases import Case
 from micrograd.exercises.tensor.naming import (
     GENERIC as DERIVED,
@@ -48,11 +49,6 @@ from micrograd.exercises.tensor.running import (
     torch_grads,
 )
 from micrograd.exercises.tensor.workspace import target
-
-
-def result(exercise: Exercise, status: str, **fields: Any) -> Result:
-    return Result(number=exercise.number, name=exercise.name, status=status, **fields)
-
 
 # --- one exercise --------------------------------------------------------------------------------------
 
@@ -95,13 +91,13 @@ def check_op(exercise: Exercise, module: Any) -> Result:
         if is_blank_error(run.error) is not None:
             runs.append(None)
             if unfinished is None and run.error is not None:
-                unfinished = result(exercise, WRONG, input=case.text(), obtained='NotImplementedError',
-                                    diagnosis='unfinished', why=GENERIC['unfinished'], detail=where(run.error))
+                unfinished = exercise.result(WRONG, input=case.text(), obtained='NotImplementedError',
+                                             diagnosis='unfinished', why=GENERIC['unfinished'], detail=where(run.error))
             continue
         if not run.built:  # the forward pass failed: something outside the blanks was changed
-            return result(exercise, WRONG, input=case.text(), obtained=type(run.error).__name__, diagnosis='raises',
-                          why="the forward pass raised (the checker builds each case with your Tensor)",
-                          detail=where(run.error) if run.error else '')
+            return exercise.result(WRONG, input=case.text(), obtained=type(run.error).__name__, diagnosis='raises',
+                                   why="the forward pass raised (the checker builds each case with your Tensor)",
+                                   detail=where(run.error) if run.error else '')
         runs.append(run)
         want, fd = expected(exercise.number, i)
         if run.error is not None or run.inplace or _wrong_leaf(run, want, fd, torch_grads(exercise.number, i), case):
@@ -111,17 +107,17 @@ def check_op(exercise: Exercise, module: Any) -> Result:
             note = (f"on `{case.text()}`, {names} is data (requires_grad=False) and got a .grad: harmless for the "
                     "gradients, but the library (as PyTorch) passes grad on only to operands with requires_grad")
     if all(r is None for r in runs):
-        return result(exercise, NOT_STARTED)
+        return exercise.result(NOT_STARTED)
     if failing:
         i = failing[0]
         wrong = runs[i]
         assert wrong is not None
         shown, obtained = _shown(exercise, i, wrong)
         key, why, blank = diagnose(exercise, runs, failing, module)
-        return result(exercise, WRONG, input=exercise.cases[i].text(), expected=shown, obtained=obtained,
-                      diagnosis=key, why=why, place=_place(module, exercise, blank, wrong, i),
-                      also='\n'.join(exercise.cases[j].text() for j in failing[1:4]))
-    return unfinished or result(exercise, DONE, note=note)
+        return exercise.result(WRONG, input=exercise.cases[i].text(), expected=shown, obtained=obtained,
+                               diagnosis=key, why=why, place=_place(module, exercise, blank, wrong, i),
+                               also='\n'.join(exercise.cases[j].text() for j in failing[1:4]))
+    return unfinished or exercise.result(DONE, note=note)
 
 
 def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int],
@@ -297,16 +293,14 @@ def _where_live(module: Any, blank: str) -> tuple[tuple[Any, str] | None, str]:
 
 def check_one(exercise: Exercise, module: Any, timeout: float | None = 10.0) -> Result:
     """One exercise, alone (the other exercises' bodies the library's), with a time limit."""
-    from micrograd.exercises.tensor.backward import check_backward
-
     def grade() -> Result:
         try:
             with alone(module, exercise), np.errstate(all='ignore'), warnings.catch_warnings():
                 warnings.simplefilter('ignore', RuntimeWarning)  # (the mean of an empty slice, in a slip)
                 return check_backward(exercise, module) if exercise.kind == 'backward' else check_op(exercise, module)
         except Exception as error:  # noqa: BLE001 -- the learner's module broke one of the checker's own steps
-            return result(exercise, WRONG, obtained=type(error).__name__, diagnosis='raises',
-                          why=GENERIC['raises'], detail=where(error))
+            return exercise.result(WRONG, obtained=type(error).__name__, diagnosis='raises',
+                                   why=GENERIC['raises'], detail=where(error))
     return guarded(exercise.number, exercise.name, grade, timeout)
 
 
