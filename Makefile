@@ -105,9 +105,9 @@ test: $(VENV)/.test-installed $(BIN)/dot
 	$(BIN)/mypy --strict micrograd
 	MICROGRAD_REQUIRE_TORCH=$(if $(filter $(PYVER),$(TORCH_PYTHON)),1,) $(BIN)/pytest $(PYTEST_ARGS)
 
-# bench/run.py finds every Python 3.10-3.13 on PATH or through pyenv and gives each its own throwaway
-# environment for the peers (bench/.venvs/); the project's environment only drives it (and runs the
-# tensor rows, where PyTorch is installed). `make bench QUICK=1`: a smoke run, tiny sizes, this Python only.
+# bench/run.py finds every Python 3.10-3.13 on PATH or through pyenv; the peers (pure Python) are installed once
+# into bench/.peers/, which each Python reads; the project's environment only drives it (and runs the tensor
+# rows, where PyTorch is installed). `make bench QUICK=1`: a smoke run, tiny sizes, this Python only.
 bench: $(VENV)/.test-installed
 	$(BIN)/python bench/run.py $(if $(QUICK),--quick)
 

@@ -4,10 +4,10 @@
     python bench/run.py --quick            # a smoke run: tiny sizes, one round, this Python only
     python bench/run.py --python 3.11,3.13 # only these Pythons
 
-Each Python gets a throwaway environment for the peers, bench/.venvs/<version>/ (made on first use,
-reused): Karpathy's micrograd 0.1.0 and strands-microgpt 0.1.0. The tensor rows run where PyTorch is
-installed, in the Python running this script. Losses and gradients are checked between engines; a
-failed check makes the exit status non-zero.
+The peers, Karpathy's micrograd 0.1.0 and strands-microgpt 0.1.0, are pure Python without dependencies:
+pip puts them once into bench/.peers/ (made on first use, reused), which every Python's workers read.
+The tensor rows run where PyTorch is installed, in the Python running this script. Losses and gradients
+are checked between engines; a failed check makes the exit status non-zero.
 """
 from __future__ import annotations
 
@@ -29,10 +29,10 @@ from harness import ONE_THREAD, REPO, Report, cell, interleaved, overhead_cell, 
 from scalar_workloads import make_moons, make_weights
 
 MINORS = ['3.10', '3.11', '3.12', '3.13']
-VENVS = Path(__file__).resolve().parent / '.venvs'
+PEERS = Path(__file__).resolve().parent / '.peers'
 # microgpt's package declares an agent framework as a dependency; the bench loads only its engine.py,
-# which needs nothing beyond the standard library, so it is installed without dependencies.
-PEERS = [['micrograd==0.1.0'], ['--no-deps', 'strands-microgpt==0.1.0']]
+# which needs nothing beyond the standard library, so the peers are installed without dependencies.
+PEER_PACKAGES = {'micrograd': '0.1.0', 'strands_microgpt': '0.1.0'}
 
 
 @dataclass
@@ -72,20 +72,14 @@ def find_pythons(only: list[str]) -> dict[str, str]:
     return found
 
 
-def peer_python(version: str, python: str) -> str:
-    """The interpreter of bench/.venvs/<version>, made and filled with the peers on first use."""
-    venv = VENVS / version
-    venv_python = str(venv / ('Scripts/python.exe' if os.name == 'nt' else 'bin/python'))
-    probe = "import importlib.metadata as m; print(m.version('micrograd'), m.version('strands-microgpt'))"
-    ready = Path(venv_python).exists() and subprocess.run([venv_python, '-I', '-c', probe], capture_output=True,
-                                                          text=True).stdout.split() == ['0.1.0', '0.1.0']
-    if not ready:
-        print(f"  preparing bench/.venvs/{version} with the peers (first run only) ...", flush=True)
-        subprocess.run([python, '-m', 'venv', '--clear', str(venv)], check=True)
-        for args in PEERS:
-            subprocess.run([venv_python, '-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', *args],
-                           check=True)
-    return venv_python
+def install_peers() -> None:
+    """bench/.peers/, filled with the peers on first use, by this Python's pip (one folder for every Python)."""
+    if all((PEERS / f'{name}-{version}.dist-info').is_dir() for name, version in PEER_PACKAGES.items()):
+        return
+    print("  installing the peers into bench/.peers (first run only) ...", flush=True)
+    subprocess.run([sys.executable, '-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps',
+                    '--upgrade', '--target', str(PEERS),
+                    *(f"{name.replace('_', '-')}=={version}" for name, version in PEER_PACKAGES.items())], check=True)
 
 
 def moons(python: str, cfg: Config, report: Report) -> None:
@@ -199,10 +193,10 @@ def main() -> int:
         except RuntimeError as e:  # a worker failed: report it and go on with the other workloads
             reports[version].checks.append((False, f"{workload.__name__} did not finish: {e}"))
         print(f"{time.perf_counter() - began:.0f} s", flush=True)
+    install_peers()
     for version, python in pythons.items():
-        peers = peer_python(version, python)
         for workload in (moons, microgpt):
-            run(version, peers, workload)
+            run(version, python, workload)
     torch = ''
     if importlib.util.find_spec('torch') and importlib.util.find_spec('sklearn'):
         torch = f"; PyTorch {importlib.metadata.version('torch')} on Python {platform.python_version()}"

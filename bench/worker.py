@@ -2,8 +2,8 @@
 
     python -I bench/worker.py KIND      (our micrograd is this checkout's)
 
-KIND is ours, karpathy or microgpt (scalar_workloads.py, run by each Python's peer environment),
-or tensor-ours or tensor-torch (tensor_workloads.py, run where PyTorch is installed). A fresh
+KIND is ours, karpathy or microgpt (scalar_workloads.py, run by each Python found, the peers read
+from bench/.peers/), or tensor-ours or tensor-torch (tensor_workloads.py, run where PyTorch is installed). A fresh
 process per engine means none pays garbage-collector time for another's heap, and Karpathy's
 package (also named `micrograd`) never meets ours. The collector keeps its default settings; it
 is only watched (timing.GCWatch, started here, for this process only).
@@ -16,14 +16,16 @@ from pathlib import Path
 from typing import Any
 
 BENCH = Path(__file__).resolve().parent
+PEERS = BENCH / '.peers'  # Karpathy's micrograd and strands-microgpt, pure Python (run.py installs them)
 
 
 def import_micrograd(checkout: Path, ours: bool) -> Any:
-    """Our micrograd from the checkout, or (ours=False) the one installed; either way, checked."""
+    """Our micrograd from the checkout, or (ours=False) Karpathy's from bench/.peers; either way, checked."""
     if ours:
         sys.path.insert(0, str(checkout))
     import micrograd
-    if (Path(micrograd.__file__).resolve().parent == checkout / 'micrograd') != ours:
+    expected = checkout / 'micrograd' if ours else PEERS / 'micrograd'
+    if Path(micrograd.__file__).resolve().parent != expected:
         raise ImportError(f"imported the wrong micrograd: {micrograd.__file__}")
     return micrograd
 
@@ -32,6 +34,8 @@ def serve(kind: str) -> None:
     """Read one JSON request per line, run it, answer with one JSON line."""
     replies, sys.stdout = sys.stdout, sys.stderr  # a stray print must not garble the replies
     sys.path.insert(0, str(BENCH))  # -I leaves the script's folder off sys.path
+    # a peer's worker finds the peers first; ours finds them last (microgpt's loop), after our micrograd
+    sys.path.insert(1 if kind in ('karpathy', 'microgpt') else len(sys.path), str(PEERS))
     from timing import GCWatch
     watch = GCWatch().start()
     if kind != 'microgpt':  # microgpt's Value is the module itself; it needs no micrograd

@@ -1,6 +1,6 @@
 """The benchmarks run end to end (tiny sizes, one round), so the harness cannot rot. No timing is checked.
 
-The quick run makes bench/.venvs/<this Python>/ with the peers on first use (from the package index).
+The quick run fills bench/.peers/ with the peers on first use (from the package index), once for every Python.
 """
 import json
 import subprocess

@@ -23,7 +23,7 @@ READERS_FILES = {'cities.txt', 'my.txt', 'book.txt', 'file.txt', 'FILE', 'FILE.n
                  'in.txt', 'out.txt', 'new.json', 'old.json', 'before.json', 'after.json', 'my_engine.py', 'my_nn.py',
                  'your.txt', 'words.txt', 'my-workspace', 'exercises-workspace', 'f.gif', 'f.html', 'f.png', 'f.svg',
                  'trace_graph.ipynb'}  # (the last: Karpathy's notebook, in his repository)
-WRITTEN = ('build/', '.venv', 'bench/.venvs', 'my-workspace/', 'exercises-workspace/')  # made by running things
+WRITTEN = ('build/', '.venv', 'bench/.peers', 'my-workspace/', 'exercises-workspace/')  # made by running things
 PATH_LIKE = re.compile(r"(?<![\w./-])((?:\.{0,2}/)?[\w.-]+(?:/[\w.-]+)*/?)")
 FILE_EXTENSIONS = ('.py', '.md', '.ipynb', '.txt', '.svg', '.gif', '.png', '.html', '.j2', '.json', '.toml',
                    '.cfg', '.npz', '.js', '.yml', '.yaml')
