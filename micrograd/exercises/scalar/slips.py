@@ -37,8 +37,8 @@ RULES: dict[str, str] = {
     'sign': "a sign flipped",
     'swapped': "the operands swapped: each parent's local derivative is the OTHER parent's data, used here the "
                "wrong way round",
-    'at_input': "derivative taken at the input: the derivative is written with the output, and you used the input",
-    'at_output': "derivative taken at the output: the derivative is written with the input, and you used the output",
+    'at_input': "derivative taken at the input, where it is written with the output",
+    'at_output': "derivative taken at the output, where it is written with the input",
     'applied_twice': "the function applied twice: the output is already f(x), and you took f of it again",
     'factor_dropped': "a factor dropped from the local derivative",
     'mul_for_div': "`*` where the derivative divides (or `/` where it multiplies)",
@@ -252,17 +252,17 @@ def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, l
         name = next(iter(context.outputs))
         yield 'at_input', _substitute(body, lambda n: isinstance(n, ast.Name) and n.id == name,
                                       ast.parse('self.data', mode='eval').body), \
-            f"`{name}` replaced by the input `self.data`"
+            f"`self.data` where the derivative has `{name}`"
         if formula is not None:
             again = _substitute_input(formula, ast.Name(name), context)
             yield 'applied_twice', _substitute(body, lambda n: isinstance(n, ast.Name) and n.id == name, again), \
                 f"`{_code(again)}` where the derivative has `{name}`"
     if output is not None and any(_is_input(n, context) for _, n in _rhs_nodes(body)):
         yield 'at_output', _substitute(body, lambda n: _is_input(n, context), output), \
-            f"`{_code(output)}` (the output) where the derivative has the input"
+            f"`{_code(output)}` where the derivative has the input"
         for index, line in enumerate(statements):  # in one line only
             yield 'at_output', _substitute(body, lambda n: _is_input(n, context), output, only=index), \
-                f"`{_code(output)}` (the output) where the derivative has the input, in `{_code(line)}`"
+                f"`{_code(output)}` where the derivative has the input, in `{_code(line)}`"
 
 
 def _substitute(body: list[ast.stmt], match: Callable[[ast.AST], bool], new: ast.expr | None,
