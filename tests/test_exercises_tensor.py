@@ -189,6 +189,7 @@ def test_the_command_line_starts_lists_checks_and_shows_a_solution(tmp_path):
     assert shown.returncode == 0 and 'def cross_entropy' in shown.stdout
 
 
+@pytest.mark.slow
 def test_a_learners_whole_track_solved_checks_in_under_a_minute(tmp_path):
     (tmp_path / 'my_tensor.py').write_text(header(tmp_path) + library_source())
     began = time.perf_counter()
@@ -198,6 +199,7 @@ def test_a_learners_whole_track_solved_checks_in_under_a_minute(tmp_path):
     assert took < 60
 
 
+@pytest.mark.slow
 def test_a_slip_in_the_workspace_file_is_reported_at_its_line(tmp_path):
     text = header(tmp_path) + library_source()
     text = text.replace("self._add_grad(sw * (g - (g * sw).sum(axis=ax, keepdims=True)))",
