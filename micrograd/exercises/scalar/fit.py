@@ -102,7 +102,8 @@ def story(leaf: str, samples: list[tuple[Env, float, float]], names: list[str], 
     scaled = len(ratios) == len(samples) and all(close(r, ratios[0]) for r in ratios)
     if scaled and close(ratios[0], -1.0):
         return f"`{leaf}` gets minus its gradient (a sign flipped)"
-    if scaled and any(close(ratios[0], c) for c in (2, 3, 4, 0.5, 1 / 3, 0.25, -2, -0.5)):
+    nice = scaled and any(close(ratios[0], c) for c in (2, 3, 4, 0.5, 1 / 3, 0.25, -2, -0.5))
+    if nice and len(samples) < 3:  # too few inputs to tell a formula: the factor is the story
         return f"`{leaf}` gets {number(round(ratios[0], 6))} times its gradient"
     for text, f in forms(names) if len(samples) > 1 else ():
         for chain, how in CHAIN:
@@ -110,7 +111,7 @@ def story(leaf: str, samples: list[tuple[Env, float, float]], names: list[str], 
                 return (f"`{leaf}` gets {chain.format(f=text)} on every input, where the derivative gives "
                         f"grad * ({right})")
     if scaled:
-        return f"`{leaf}` gets {number(round(ratios[0], 6))} times its gradient on these inputs"
+        return f"`{leaf}` gets {number(round(ratios[0], 6))} times its gradient" + ('' if nice else " on these inputs")
     return ''
 
 
