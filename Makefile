@@ -16,12 +16,13 @@ BIN := $(VENV)/bin
 TORCH ?= torch==2.13.0
 TORCH_PYTHON ?= 3.11
 
-.PHONY: demo notebook gpt sample check test bench lint exercises clean
+.PHONY: demo notebook gpt sample check test-env test bench lint exercises clean
 
 # Set-up is quiet: one line says what is being installed. Whatever pip still prints is its own (a warning
 # about an index location, say, comes from your pip configuration, not from this project). setuptools' note on
 # editable installs (a folder named like the package may be imported instead) is said in the README, once.
-PIP := PYTHONWARNINGS='ignore:Editable installation' $(BIN)/pip install --quiet --disable-pip-version-check
+# --no-compile: Python compiles a module when it is first imported, not every file of every package up front.
+PIP := PYTHONWARNINGS='ignore:Editable installation' $(BIN)/pip install --quiet --disable-pip-version-check --no-compile
 
 $(BIN)/python:
 	@test -n "$(PY)" || { echo "No runnable interpreter for PYTHON=$(PYTHON)"; exit 1; }
@@ -99,7 +100,10 @@ check: $(VENV)/.check-installed
 	$(BIN)/pytest -q -m 'not slow' $(CHECK_TESTS) $(PYTEST_ARGS)
 
 # PYTEST_ARGS narrows a run, e.g. PYTEST_ARGS='-m "not slow"' for the quick loop while editing.
-test: $(VENV)/.test-installed $(BIN)/dot
+# test-env only sets up what make test needs (CI sets up one environment at a time, then tests side by side).
+test-env: $(VENV)/.test-installed $(BIN)/dot
+
+test: test-env
 	@echo "Testing on Python $(PYVER) ($(PY)) in $(VENV)"
 	$(BIN)/ruff check .
 	$(BIN)/mypy --strict micrograd

@@ -19,6 +19,7 @@ import platform
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -72,14 +73,28 @@ def find_pythons(only: list[str]) -> dict[str, str]:
     return found
 
 
+def peers_installed() -> bool:
+    return all((PEERS / f'{name}-{version}.dist-info').is_dir() for name, version in PEER_PACKAGES.items())
+
+
 def install_peers() -> None:
-    """bench/.peers/, filled with the peers on first use, by this Python's pip (one folder for every Python)."""
-    if all((PEERS / f'{name}-{version}.dist-info').is_dir() for name, version in PEER_PACKAGES.items()):
+    """bench/.peers/, filled with the peers on first use, by this Python's pip (one folder for every Python).
+    pip fills a folder of its own, renamed to bench/.peers at the end: two runs at once cannot mix."""
+    if peers_installed():
         return
     print("  installing the peers into bench/.peers (first run only) ...", flush=True)
-    subprocess.run([sys.executable, '-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps',
-                    '--upgrade', '--target', str(PEERS),
-                    *(f"{name.replace('_', '-')}=={version}" for name, version in PEER_PACKAGES.items())], check=True)
+    fresh = Path(tempfile.mkdtemp(prefix='.peers-', dir=PEERS.parent))
+    try:
+        subprocess.run([sys.executable, '-m', 'pip', 'install', '--quiet', '--disable-pip-version-check',
+                        '--no-deps', '--target', str(fresh),
+                        *(f"{name.replace('_', '-')}=={version}" for name, version in PEER_PACKAGES.items())],
+                       check=True)
+        if PEERS.exists() and not peers_installed():
+            shutil.rmtree(PEERS)  # an older or unfinished folder
+        if not PEERS.exists():
+            fresh.rename(PEERS)
+    finally:  # left over when another run got there first
+        shutil.rmtree(fresh, ignore_errors=True)
 
 
 def moons(python: str, cfg: Config, report: Report) -> None:
