@@ -97,6 +97,8 @@ class Node:
     def _check_unchanged(self) -> None:
         """Refuse to run this op's backward if a tensor it reads was changed in place after the op ran: the gradient
         would come from the changed values (PyTorch: "modified by an inplace operation")."""
+        if self._ran_at == Node._clock:  # nothing anywhere was changed in place since the op ran
+            return
         read = self._inputs + ((self,) if self._op in READS_OUTPUT else ())
         for i, tensor in enumerate(read):
             change = tensor._last_change()
