@@ -103,7 +103,8 @@ def numbers_in(message: str) -> list[str]:
     return sorted(re.sub(r'\s', '', m) for m in re.findall(r'\([\d,\s]*\)|\b\d+\b', message))
 
 
-def reproduce(exercise: Exercise, runs: list[Run | None], failing: list[int], blank: str = '') -> Slip | None:
+def reproduce(exercise: Exercise, runs: list[Run | None], failing: list[int], blank: str = '',
+              everywhere_only: bool = False) -> Slip | None:
     """The slip whose gradients are the learner's: on every case both ran, else on the most failing cases. blank:
     the one blank found at fault (its slips only)."""
     scored = []
@@ -129,6 +130,8 @@ def reproduce(exercise: Exercise, runs: list[Run | None], failing: list[int], bl
                 agreed += 1
         everywhere = agreed == total
         scored.append((everywhere, sum(1 for i in failing if runs[i] is not None and i == first) + agreed, -n, slip))
+    if everywhere_only:
+        scored = [s for s in scored if s[0]]
     if not scored:
         return None
     return max(scored, key=lambda s: s[:3])[3]
@@ -147,21 +150,22 @@ def _skip(slip: Slip, exercise: Exercise, runs: list[Run | None], first: int) ->
 # --- what the numbers say, when no slip gives them -----------------------------------------------------
 
 def shape_story(name: str, got: Array, want: Array, out_shape: tuple[int, ...]) -> str:
-    """A gradient of the wrong shape, said in the operand's terms."""
+    """A gradient of the wrong shape, said in the operand's terms (name 'the result': unbroadcast's own)."""
+    grad, operand = (name, 'the operand') if name.startswith('the ') else (f"{name}.grad", name)
     if got.shape == tuple(out_shape) and want.shape != got.shape:
         axes = reduced_axes(tuple(out_shape), want.shape)
         if axes and np.broadcast_shapes(want.shape, tuple(out_shape)) == tuple(out_shape):
             over = f"axis {axes[0]}" if len(axes) == 1 else f"axes {axes}"
             keep = ", keepdims=True" if len(want.shape) == len(out_shape) else ""
-            return (f"the broadcast gradient is not reduced: {name}.grad has the output's shape {got.shape}; "
-                    f"{name} was {want.shape}: sum it over {over}{keep}")
+            return (f"the broadcast gradient is not reduced: {grad} has the output's shape {got.shape}; "
+                    f"{operand} was {want.shape}: sum it over {over}{keep}")
     if got.size == want.size and got.shape != want.shape:
-        return (f"{name}.grad has shape {got.shape}, {name} has shape {want.shape}: the same numbers of elements "
+        return (f"{grad} has shape {got.shape}, {operand} has shape {want.shape}: the same number of elements "
                 f"in another shape (a reshape or transpose left out, or the wrong one)")
     if got.ndim == want.ndim - 1 and want.shape[:got.ndim] == got.shape or got.shape == tuple(
             n for n in want.shape if n != 1):
-        return f"{name}.grad has shape {got.shape}, {name} has {want.shape}: keepdims lost (a size-1 axis dropped)"
-    return f"{name}.grad has shape {got.shape}, but {name} has shape {want.shape}: a gradient has its tensor's shape"
+        return f"{grad} has shape {got.shape}, {operand} has {want.shape}: keepdims lost (a size-1 axis dropped)"
+    return f"{grad} has shape {got.shape}, but {operand} has shape {want.shape}: a gradient has its tensor's shape"
 
 
 def factor_story(got: Array, want: Array, case: Case, out_shape: tuple[int, ...]) -> str:
@@ -234,7 +238,8 @@ def summed_story(g: Array, got: Array, want: Array) -> tuple[str, str]:
             for keep in (True, False):
                 with np.errstate(all='ignore'):
                     r = getattr(np, how)(g, axis=axes, keepdims=keep) if axes else g
-                r = r.reshape(want.shape) if keep and r.size == want.size and set(axes) == set(right) else r
+                if r.shape != got.shape and keep and r.size == want.size and set(axes) == set(right):
+                    r = r.reshape(want.shape)
                 if r.shape != got.shape or not np.allclose(r, got, equal_nan=True):
                     continue
                 said = f"over axes {axes}" if len(axes) != 1 else f"over axis {axes[0]}"
@@ -244,6 +249,10 @@ def summed_story(g: Array, got: Array, want: Array) -> tuple[str, str]:
                                             "gets the sum of its n gradients")
                 if not axes:
                     return 'not_reduced', f"the broadcast gradient is not reduced: sum it over {should}"
+                if set(axes) == set(right) and keep and got.shape != want.shape:
+                    return 'not_reshaped', (f"summed {said} with keepdims=True, so the result has shape {got.shape}: "
+                                            f"it must have exactly the operand's shape {want.shape} (reshape it, or "
+                                            "sum the leading axes without keepdims)")
                 if set(axes) == set(right) and not keep:
                     return 'keepdims_lost', (f"keepdims lost: summed {said} without keepdims, so the result has "
                                              f"shape {got.shape}, not {want.shape}")
@@ -256,7 +265,8 @@ def summed_story(g: Array, got: Array, want: Array) -> tuple[str, str]:
 
 
 def handed_story(run: Run, out_shape: tuple[int, ...] | None) -> str:
-    """The array of a shape _add_grad cannot reduce to its tensor's shape, said in the tensor's terms."""
+    """The array of a shape _add_grad cannot reduce to its tensor's shape, said in the tensor's terms (the
+    library's _add_grad reshapes an array of the same size: the numbers then land in the wrong places)."""
     for name, shape, given in reversed(run.handed):
         try:
             fits = given == shape or np.broadcast_shapes(shape, given) == given
@@ -276,6 +286,9 @@ def handed_story(run: Run, out_shape: tuple[int, ...] | None) -> str:
                 said += (f": it was summed over axis {lost[0][0] if len(lost[0]) == 1 else lost[0]} by hand. "
                          "_add_grad sums a gradient back to its tensor's shape itself: hand it grad times the "
                          "local derivative, with the output's shape")
+            elif len(given) >= 2 and given[-2:] == shape[-2:][::-1]:
+                said += (f": {given} is {who}'s shape with its last two axes swapped: a transpose too many, or the "
+                         "factors of a product in the wrong order")
             elif len(given) == len(shape) and given != shape:
                 said += ": the local derivative of another operand, or one without grad (the chain rule)?"
         return said

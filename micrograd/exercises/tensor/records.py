@@ -197,6 +197,8 @@ ELEMENTWISE = Exercise(
           note="relu'(0) = 0")),
     (Slip('exp_at_input', 'Tensor.exp', "self._add_grad(grad * self.data)",
           "derivative taken at the input: d e**x/dx is the output e**x (e), and you used x"),
+     Slip('exp_power_rule', 'Tensor.exp', "self._add_grad(grad * self.data * np.exp(self.data - 1))",
+          "the power rule used for e**x: x * e**(x-1) treats x as a base, but x is the exponent; d e**x/dx = e**x"),
      Slip('exp_at_output', 'Tensor.exp', "self._add_grad(grad * np.exp(e))",
           "exp applied twice: e is already e**x, its own derivative"),
      Slip('log_at_output', 'Tensor.log', "self._add_grad(grad / np.log(x))",
@@ -307,6 +309,10 @@ MAX = Exercise(
           "self._add_grad(grad * (is_top & (first == 1)))",
           "the whole gradient goes to one of the tied maxima (as argmax picks one): the task says ties share it "
           "evenly, as PyTorch's max() and amax do"),
+     Slip('ties_counted_everywhere', 'Tensor._extreme',
+          "grad = np.reshape(grad, top.shape)\nis_top = x == top\nself._add_grad(grad * is_top / is_top.sum())",
+          "the ties are counted over the whole tensor: each maximum shares its gradient with the ties of its own "
+          "row, counted along the reduced axes (is_top.sum(axis=ax, keepdims=True))"),
      Slip('keepdims_lost', 'Tensor._extreme',
           "is_top = x == top\nself._add_grad(grad * is_top / is_top.sum(axis=ax, keepdims=True))", KEEPDIMS),
      Slip('max_ungated', 'Tensor._extreme',
@@ -465,6 +471,8 @@ SOFTMAX = Exercise(
      Slip('log_softmax_diagonal', 'Tensor.log_softmax', "self._add_grad(grad * (1 - np.exp(out)))",
           "log_softmax's Jacobian reduced to its diagonal 1 - s: every output of a row depends on every input, "
           "dx = grad - softmax(x) * sum(grad, axis, keepdims=True)"),
+     Slip('softmax_sum_all', 'Tensor.log_softmax', "self._add_grad(grad - np.exp(out) * grad.sum())",
+          "summed over every axis: the sum runs along the softmax's axis only, one per row (keepdims=True)"),
      Slip('keepdims_lost', 'Tensor.log_softmax', "self._add_grad(grad - np.exp(out) * grad.sum(axis=ax))",
           KEEPDIMS)),
     math=(r"s = \mathrm{softmax}(x):\ \ \bar x_j = s_j \Big(G_j - \sum_i G_i s_i\Big); \qquad \ell = \log "
