@@ -43,9 +43,9 @@ MUTANTS = [
     ('*', '__mul__', "{x}.grad += {x}.data * grad\n{i}{y}.grad += {y}.data * grad", 'swapped'),
     ('*', '__mul__', "{x}.grad = {y}.data * grad\n{i}{y}.grad = {x}.data * grad", 'overwrite'),
     ('*', '__mul__', "{x}.grad += {y}.data\n{i}{y}.grad += {x}.data", 'upstream'),
-    ('*', '__mul__', "{x}.grad += grad\n{i}{y}.grad += grad", 'sum_rule_in_mul'),
+    ('*', '__mul__', "{x}.grad += grad\n{i}{y}.grad += grad", 'factor_dropped'),
     ('*', '__mul__', "{x}.grad -= {y}.data * grad\n{i}{y}.grad -= {x}.data * grad", 'sign'),
-    ('*', '__mul__', "{x}.grad += grad\n{i}{y}.grad += {x}.data * grad", 'mul_no_constant'),
+    ('*', '__mul__', "{x}.grad += grad\n{i}{y}.grad += {x}.data * grad", 'factor_dropped'),
     ('*', '__mul__', "{x}.grad += {y}.data * grad\n{i}{y}.grad += grad", 'factor_dropped'),
     ('*', '__mul__', "{x}.grad += {y}.data * grad", 'parent_dropped'),
     ('*', '__mul__', "pass", 'nothing'),
@@ -87,13 +87,13 @@ MUTANTS = [
     ('/', '__truediv__', "{x}.grad += 1.0 / {y}.data\n{i}{y}.grad -= q / {y}.data", 'upstream'),
     ('/', '__truediv__', "{x}.grad -= grad / {y}.data\n{i}{y}.grad += q / {y}.data * grad", 'sign'),
     ('/', '__truediv__', "{x}.grad += grad / {y}.data", 'parent_dropped'),
-    ('/', '__truediv__', "{x}.grad += grad\n{i}{y}.grad -= grad * q / {y}.data", 'div_no_constant'),
+    ('/', '__truediv__', "{x}.grad += grad\n{i}{y}.grad -= grad * q / {y}.data", 'factor_dropped'),
     ('/', '__truediv__', "{x}.grad += grad * {y}.data\n{i}{y}.grad -= grad * q / {y}.data", 'mul_for_div'),
     ('/', '__truediv__', "pass", 'nothing'),
     ('/', '__truediv__', "{x}.grad += out.grad / {y}.data\n{i}{y}.grad -= out.grad * q / {y}.data", 'out_undefined'),
     # the divisor's gradient written -(x/y)**2
     ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad += -({x}.data / {y}.data) ** 2 * grad",
-     'div_square_of_output'),
+     'factor_added'),
     # 5: exp
     ('exp', 'exp', "{x}.grad += {x}.data * grad", 'at_input'),
     ('exp', 'exp', "{x}.grad += {x}.data * math.exp({x}.data - 1) * grad", 'exp_power_rule'),
@@ -130,7 +130,7 @@ MUTANTS = [
     ('log', 'log', "pass", 'nothing'),
     # 8: relu
     ('relu', 'relu', "{x}.grad += grad if {x}.data >= 0 else 0.0", 'relu_at_zero'),
-    ('relu', 'relu', "{x}.grad += max(0.0, {x}.data) * grad", 'relu_value'),
+    ('relu', 'relu', "{x}.grad += max(0.0, {x}.data) * grad", 'factor_added'),
     ('relu', 'relu', "{x}.grad += grad", 'relu_ungated'),
     ('relu', 'relu', "{x}.grad += grad if {x}.data <= 0 else 0.0", 'relu_inverted'),
     ('relu', 'relu', "{x}.grad += ({x}.data < 0) * grad", 'relu_inverted'),
@@ -143,7 +143,7 @@ MUTANTS = [
     ('sigmoid', 'sigmoid', "{x}.grad += {x}.data * (1 - {x}.data) * grad", 'at_input'),
     ('sigmoid', 'sigmoid', "{x}.grad += s * grad", 'factor_dropped'),
     ('sigmoid', 'sigmoid', "{x}.grad += s * (1 - s)", 'upstream'),
-    ('sigmoid', 'sigmoid', "s2 = 1 / (1 + math.exp(-s))\n{i}{x}.grad += s2 * (1 - s2) * grad", 'sigmoid_at_output'),
+    ('sigmoid', 'sigmoid', "s2 = 1 / (1 + math.exp(-s))\n{i}{x}.grad += s2 * (1 - s2) * grad", 'applied_twice'),
     ('sigmoid', 'sigmoid', "{x}.grad = s * (1 - s) * grad", 'overwrite'),
     ('sigmoid', 'sigmoid', "{x}.grad -= s * (1 - s) * grad", 'sign'),
     ('sigmoid', 'sigmoid', "{x}.grad += s * (1 + s) * grad", 'sign'),
@@ -164,7 +164,7 @@ MUTANTS = [
     ('dot', 'dot', "pass", 'nothing'),
     # the bias treated like a weight; the weights paired with the inputs in reverse order
     ('dot', 'dot', "for w, x in zip(ws, xs):\n{i}    w.grad += x.data * grad\n{i}    x.grad += w.data * grad\n"
-                   "{i}b.grad += b.data * grad", 'dot_bias_weight'),
+                   "{i}b.grad += b.data * grad", 'factor_added'),
     ('dot', 'dot', "for w, x in zip(ws, xs[::-1]):\n{i}    w.grad += x.data * grad\n{i}    x.grad += w.data * grad\n"
                    "{i}b.grad += grad", 'dot_reversed'),
     ('dot', 'dot', "for w, x in zip(ws, xs):\n{i}    w.grad -= x.data * grad\n{i}    x.grad -= w.data * grad\n"

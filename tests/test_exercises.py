@@ -244,9 +244,15 @@ def test_a_slip_nobody_listed_is_named_by_the_rule_that_makes_it():
 
 def test_the_issues_slips_are_each_named():
     named = {(m[0], m[3]) for m in MUTANTS}
-    assert {('tanh', 'sign'), ('log', 'mul_for_div'), ('relu', 'relu_leaky'), ('/', 'div_square_of_output'),
-            ('+', 'reused_leaf'), ('dot', 'dot_bias_weight'), ('dot', 'dot_reversed'),
+    assert {('tanh', 'sign'), ('log', 'mul_for_div'), ('relu', 'relu_leaky'), ('/', 'factor_added'),
+            ('+', 'reused_leaf'), ('dot', 'factor_added'), ('dot', 'dot_reversed'),
             ('backward', 'backward_twice'), ('sort', 'sort_duplicate')} <= named
+    body = "for w, x in zip(ws, xs):\n{i}    w.grad += x.data * grad\n{i}    x.grad += w.data * grad\n{i}b.grad += "
+    bias = check_one(EXERCISE['dot'], mutant_engine('dot', 'dot', body + "b.data * grad").Value)
+    assert bias.diagnosis == 'factor_added' and "`b.grad += b.data * grad`" in bias.why
+    square = check_one(EXERCISE['/'], mutant_engine('/', '__truediv__', "{x}.grad += grad / {y}.data\n"
+                                                                         "{i}{y}.grad -= (q ** 2) * grad").Value)
+    assert square.diagnosis in ('factor_added', 'formula') and square.why
 
 
 def test_the_lectures_division_is_said_to_overflow_not_to_be_wrong():
