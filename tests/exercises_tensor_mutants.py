@@ -142,6 +142,45 @@ SLIPS = [
      "dp = grad @ np.swapaxes(vd, -1, -2)\nds = dp * p * (1 - p) * scale\n"
      "q._add_grad(ds @ kd)\nk._add_grad(np.swapaxes(ds, -1, -2) @ qd)\nv._add_grad(np.swapaxes(p, -1, -2) @ grad)",
      'attn_softmax_diagonal'),
+    # reductions by hand, fixed axes, factors, transposed shapes: said by their shapes and numbers
+    ('unbroadcast', 'unbroadcast',
+     "extra = grad.ndim - len(shape)\nreturn grad.sum(axis=tuple(range(extra)), keepdims=True)", 'not_reshaped'),
+    ('unbroadcast', 'unbroadcast', "if grad.shape == shape:\n    return grad\nreturn grad.sum(axis=0)", 'wrong_axis'),
+    ('+ *', 'Tensor.__add__', "self._add_grad(grad)\nother._add_grad(grad.sum(axis=0))", 'handed_wrong_shape'),
+    ('+ *', 'Tensor.__mul__', "self._add_grad((grad * y).sum(axis=0))\nother._add_grad((grad * x).sum(axis=0))",
+     'handed_wrong_shape'),
+    ('elementwise', 'Tensor.exp', "self._add_grad(grad * np.exp(self.data - 1) * self.data)", 'exp_power_rule'),
+    ('sum mean', 'Tensor.sum',
+     "self._add_grad(np.broadcast_to(np.expand_dims(grad, ax) if ax else grad, self.data.shape))", 'keepdims_ignored'),
+    ('sum mean', 'Tensor.mean', "if not keepdims and ax:\n    grad = np.expand_dims(grad, ax)\n"
+                                "self._add_grad(np.broadcast_to(grad, self.data.shape) / len(self.data))", 'factor'),
+    ('max', 'Tensor._extreme', "grad = np.reshape(grad, top.shape)\nis_top = x == top\n"
+                               "self._add_grad(grad * is_top / is_top.sum())", 'ties_counted_everywhere'),
+    ('getitem', 'Tensor.__getitem__', "full = np.zeros_like(self.data)\nfull[picked] = full[picked] + grad\n"
+                                      "self._add_grad(full)", 'index_overwritten'),
+    ('matmul', 'Tensor.__matmul__', "self._add_grad(grad @ b.swapaxes(-1, -2))\nother._add_grad(a.T @ grad)",
+     'batch_transpose'),
+    ('matmul', 'Tensor.__matmul__', "self._add_grad(grad @ b.swapaxes(-1, -2))\n"
+                                    "other._add_grad(grad.swapaxes(-1, -2) @ a)", 'handed_wrong_shape'),
+    ('matmul', 'Tensor.__matmul__', "self._add_grad(grad @ b.swapaxes(-1, -2))\n"
+                                    "other._add_grad((a.swapaxes(-1, -2) @ grad).sum(axis=0))", 'handed_wrong_shape'),
+    ('softmax', 'Tensor.softmax', "self._add_grad(s * (grad - (grad * s).sum(axis=0, keepdims=True)))", 'wrong_axis'),
+    ('softmax', 'Tensor.softmax', "self._add_grad(s * (grad - (grad * s).sum(axis=-1, keepdims=True)))",
+     'wrong_axis'),
+    ('softmax', 'Tensor.log_softmax', "self._add_grad(grad - np.exp(out) * grad.sum())", 'softmax_sum_all'),
+    ('cross_entropy', 'cross_entropy', "g = np.exp(log_probs)\ng[rows, picked] -= 1\ng[~counted] = 0\n"
+                                       "logits._add_grad(g * grad / n_counted / log_probs.shape[1])", 'factor'),
+    ('rms_norm', 'rms_norm', "x._add_grad(2 * r * (grad - y * (grad * y).mean(axis=-1, keepdims=True)))", 'factor'),
+    ('attention', 'scaled_dot_product_attention',
+     "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) / scale\n"
+     "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)", 'factor'),
+    ('attention', 'scaled_dot_product_attention',
+     "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
+     "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)", 'one_parent'),
+    ('backward', 'Tensor.backward()', "order = self._topological_order()\n"
+                                      "self._add_grad(np.ones_like(self.data) if grad is None else np.asarray(grad))\n"
+                                      "for node in reversed(order):\n    node._backward(node.grad)",
+     'backward_no_reset'),
 ]
 
 RIGHT = [
@@ -218,4 +257,39 @@ RIGHT = [
      "if grad.shape != self.data.shape:\n    raise ValueError('grad has the wrong shape')\n"
      "order = self._topological_order()\nfor node in order:\n    node.grad = None\nself._add_grad(grad)\n"
      "for i in range(len(order) - 1, -1, -1):\n    order[i]._backward(order[i].grad)"),
+    # and more written otherwise: x.data for the forward's names, a Jacobian, a recursive sort inside backward()
+    ('rms_norm', 'rms_norm',
+     "xd = x.data\nx._add_grad(r * grad - xd * r**3 * np.mean(grad * xd, axis=-1, keepdims=True))"),
+    ('elementwise', 'Tensor.relu', "self._add_grad(grad * (self.data > 0).astype(float))"),
+    ('elementwise', 'Tensor.relu', "self._add_grad(np.where(self.data > 0, grad, 0.0))"),
+    ('elementwise', 'Tensor.log', "self._add_grad(grad * self.data ** -1)"),
+    ('sum mean', 'Tensor.sum',
+     "g = grad if keepdims or ax is None else np.expand_dims(grad, ax)\nself._add_grad(np.ones_like(self.data) * g)"),
+    ('sum mean', 'Tensor.mean', "g = grad if keepdims or ax is None else np.expand_dims(grad, ax)\n"
+                                "self._add_grad(np.ones_like(self.data) * g * grad.size / self.data.size)"),
+    ('cross_entropy', 'cross_entropy', "one_hot = np.eye(log_probs.shape[1])[picked]\n"
+                                       "g = (np.exp(log_probs) - one_hot) * counted[:, None]\n"
+                                       "logits._add_grad(g * grad / n_counted)"),
+    ('reshape', 'Tensor.reshape', "self._add_grad(grad.reshape(self.shape))"),
+    ('max', 'Tensor._extreme',
+     "mask = x == top\nself._add_grad(mask * np.reshape(grad, top.shape) / mask.sum(axis=ax, keepdims=True))"),
+    ('matmul', 'Tensor.__matmul__', "self._add_grad(np.matmul(grad, np.swapaxes(b, -1, -2)))\n"
+                                    "other._add_grad(np.matmul(np.swapaxes(a, -1, -2), grad))"),
+    ('attention', 'scaled_dot_product_attention',
+     "dv = np.swapaxes(p, -1, -2) @ grad\ndp = grad @ np.swapaxes(v.data, -1, -2)\n"
+     "ds = p * (dp - (p * dp).sum(-1, keepdims=True))\nq._add_grad(ds @ k.data * scale)\n"
+     "k._add_grad(np.swapaxes(ds, -1, -2) @ q.data * scale)\nv._add_grad(dv)"),
+    ('softmax', 'Tensor.softmax', "g = np.moveaxis(grad, ax, -1)\nsm = np.moveaxis(s, ax, -1)\n"
+                                  "J = sm[..., :, None] * (np.eye(sm.shape[-1]) - sm[..., None, :])\n"
+                                  "dx = np.einsum('...ij,...i->...j', J, g)\nself._add_grad(np.moveaxis(dx, -1, ax))"),
+    ('unbroadcast', 'unbroadcast', "ndims_added = grad.ndim - len(shape)\nfor _ in range(ndims_added):\n"
+                                   "    grad = grad.sum(axis=0)\nfor i, dim in enumerate(shape):\n    if dim == 1:\n"
+                                   "        grad = grad.sum(axis=i, keepdims=True)\nreturn grad"),
+    ('backward', 'Tensor.backward()',
+     "topo, seen = [], set()\ndef build(v):\n    if id(v) not in seen:\n        seen.add(id(v))\n"
+     "        for p in v._prev:\n            build(p)\n        topo.append(v)\nbuild(self)\n"
+     "for v in topo:\n    if v._prev:\n        v.grad = None\nif grad is None:\n    if self.data.size != 1:\n"
+     "        raise ValueError('needs grad')\n    grad = np.ones_like(self.data)\n"
+     "self._add_grad(np.asarray(grad, dtype=self.data.dtype))\nfor v in reversed(topo):\n    if v._prev:\n"
+     "        v._backward(v.grad)"),
 ]
