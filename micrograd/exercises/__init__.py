@@ -11,7 +11,14 @@ In Jupyter or Colab: `from micrograd.exercises import check; check('my_engine.py
 for a Value class written in a notebook cell; the report shows as a table.
 
 An exercise is one record: its blanks, task, rules, hints, formula, the inputs it is checked on and the
-mistakes it can name, all in one place (scalar/exercises.py, tensor/). Adding an exercise is adding one record.
+mistakes it can name, all in one place (scalar/exercises.py, tensor/records.py). Adding an exercise is adding
+one record. The checker grades the idea first (right gradients, the lecture's way, are "correct ✓"), then the
+library's own rules, each stated in the task before the learner starts and named when missing.
+
+    scalar/       the scalar track: micrograd's engine.py and nn.py (its modules: scalar/__init__.py)
+    tensor/       the tensor track: micrograd.tensor
+    Each track offers EXERCISES, start(directory), check(target) -> Report, solution(name), and
+    check_files(paths, timeout, before) for the checking process.
 
 The machinery both tracks share, one idea per module:
     result.py     how one exercise stands: the Result record, its statuses, the diagnoses any exercise can get
