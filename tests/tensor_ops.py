@@ -149,6 +149,7 @@ OPS: list[Op] = [
 
     # --- shapes and indexing ---
     Op('reshape', lambda x: x.reshape(np.int64(4), 3), lambda t, x: x.reshape(4, 3), ((3, 4),), specials=False),
+    Op('clone', lambda x: x.clone(), lambda t, x: x.clone(), ((3, 4),)),
     Op('reshape numpy size', lambda x: x.reshape(np.prod(x.shape)), lambda t, x: x.reshape(-1), ((3, 4),),
        specials=False),
     Op('permute', lambda x: x.permute(np.int64(2), 0, 1), lambda t, x: x.permute(2, 0, 1), ((2, 3, 4),),

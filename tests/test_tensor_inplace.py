@@ -11,6 +11,7 @@ The cross product of dtypes and operand kinds is marked slow; the default run ke
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -177,18 +178,26 @@ def test_a_tensor_an_op_made_records_the_change_and_backpropagates_as_in_pytorch
             np.testing.assert_allclose(ours, theirs, rtol=1e-12, err_msg=name)
 
 
-# What took b before it changes in place, and whether PyTorch's backward() refuses then: it refuses where the
-# gradient reads b (b * b), not where it does not (b.sum()). Ours refuses both: a gradient taken across a change
-# in place is never computed here (for a tensor changed while recording, the op would also pass its gradient to
-# the new history instead of the old one).
-USES = {'b * b': (lambda b: (b * b).sum(), True), 'b.sum()': (lambda b: b.sum(), False)}
+# What took b before b changes in place, and what backward() does then. PyTorch refuses where the gradient reads b
+# (b * b), not where it does not (b.sum(), b.clone()): so do we for a change under no_grad(). A change made while
+# recording makes b a new node of the graph here (PyTorch keeps the old one apart): b.sum() would then pass its
+# gradient into b's new history, so that one we refuse where PyTorch computes.
+READS_B = r"'\*' reads its input 1 for its gradient, and that tensor was changed in place afterwards \(by "
+TOOK_B = r"'(sum|clone)' took its input 1, which was changed in place afterwards while recording \(by "
+USES: dict[str, tuple[Callable[[Any], Any], bool, str | None, str | None]] = {
+    # what took b: (the op, PyTorch refuses, our refusal under no_grad, our refusal when recorded; None: computes)
+    'b * b': (lambda b: (b * b).sum(), True, READS_B, READS_B),
+    'b.sum()': (lambda b: b.sum(), False, None, TOOK_B),
+    'b.clone()': (lambda b: (b.clone() * 2).sum(), False, None, TOOK_B),
+}
 
 
 @pytest.mark.parametrize('use', list(USES))
 @pytest.mark.parametrize('recorded', [False, True], ids=['under no_grad', 'recorded'])
 @pytest.mark.parametrize('name', GRAD_OPS)
-def test_backward_refuses_a_tensor_changed_in_place_after_an_op_took_it(name: str, recorded: bool, use: str) -> None:
-    op, (take, pytorch_refuses) = BY_NAME[name], USES[use]
+def test_backward_after_a_change_in_place_of_a_tensor_an_op_took(name: str, recorded: bool, use: str) -> None:
+    op, (take, pytorch_refuses, refused_under_no_grad, refused_recorded) = BY_NAME[name], USES[use]
+    refusal = refused_recorded if recorded else refused_under_no_grad
     a = torch.from_numpy(x_sample('float64')).requires_grad_(True)
     b = a * 1.5
     out = take(b)
@@ -197,18 +206,23 @@ def test_backward_refuses_a_tensor_changed_in_place_after_an_op_took_it(name: st
     if pytorch_refuses:
         with pytest.raises(RuntimeError, match='modified by an inplace operation'):
             out.backward()
-    a = Tensor(x_sample('float64'), requires_grad=True)
-    b = a * 1.5
+    else:
+        out.backward()
+    a_ours = Tensor(x_sample('float64'), requires_grad=True)
+    b = a_ours * 1.5
     out = take(b)
     if recorded:
         op.ours(b, operand(op, 'ours'))
     else:
         with no_grad():
             op.ours(b, operand(op, 'ours'))
-    with pytest.raises(RuntimeError, match=r"Tensor.backward: '(\*|sum)' took its input 1, and that tensor was "
-                                           r"changed in place afterwards \(by " + re_escape(name)):
+    if refusal is None:
         out.backward()
-    assert a.grad is None  # refused before any gradient changed
+        np.testing.assert_allclose(a_ours.grad, a.grad.numpy(), rtol=1e-12)  # PyTorch's gradient
+        return
+    with pytest.raises(RuntimeError, match=r"Tensor.backward: " + refusal + re_escape(name)):
+        out.backward()
+    assert a_ours.grad is None  # refused before any gradient changed
 
 
 def re_escape(name: str) -> str:
@@ -229,7 +243,7 @@ def test_the_output_of_an_op_whose_gradient_reads_it_cannot_be_changed_before_ba
     e = a.exp()
     with no_grad():
         op.ours(e, operand(op, 'ours'))
-    with pytest.raises(RuntimeError, match="'exp' took its output"):
+    with pytest.raises(RuntimeError, match="'exp' reads its output for its gradient"):
         e.sum().backward()
     e = a.exp()
     with pytest.raises(RuntimeError, match="output of 'exp', whose gradient is computed from it"):
@@ -257,7 +271,7 @@ def test_a_change_through_detach_or_a_reshape_is_seen_by_backward() -> None:
         with no_grad():
             alias(e).mul_(2)
         assert e.data[1, 1] == pytest.approx(2 * np.exp(4.0))  # the same memory
-        with pytest.raises(RuntimeError, match="'exp' took its output"):
+        with pytest.raises(RuntimeError, match="'exp' reads its output for its gradient"):
             e.sum().backward()
 
 
@@ -339,3 +353,45 @@ def test_the_manual_sgd_step_trains_the_model_as_in_pytorch(step: str, dtype: st
     assert not np.allclose(model.weight.data, w0)  # the model changed
     assert model.weight.data.dtype == np.dtype(dtype)
     np.testing.assert_allclose(model.weight.data, tw.detach().numpy(), rtol=1e-5 if dtype == 'float32' else 1e-12)
+
+
+# --- the PyTorch habits around changes in place: clone() first, copy.copy shares, requires_grad_ freezes ---
+
+def test_clone_keeps_the_old_values_and_the_graph_where_an_alias_would_change_with_the_tensor() -> None:
+    a = Tensor([1.0, 2.0], requires_grad=True)
+    kept, alias = a.clone(), a.detach()
+    with no_grad():
+        a += 1
+    assert kept.data.tolist() == [1.0, 2.0] and alias.data.tolist() == [2.0, 3.0]
+    (kept * 3).sum().backward()  # the copy was made before the change: its gradient is fine
+    assert a.grad.tolist() == [3.0, 3.0]
+
+
+def test_copy_copy_shares_the_data_and_its_changes_as_in_pytorch() -> None:
+    import copy
+    a = Tensor([1.0, 2.0], requires_grad=True)
+    b = copy.copy(a)
+    c = a * a
+    with pytest.raises(RuntimeError, match='a leaf that requires grad'):
+        b += 1  # b is a leaf that requires grad too
+    with no_grad():
+        b += 1
+    assert a.data.tolist() == [2.0, 3.0]  # the same memory, as torch's copy.copy
+    with pytest.raises(RuntimeError, match=r"'\*' reads its input 1 for its gradient, and that tensor was changed"):
+        c.sum().backward()
+
+
+def test_requires_grad_freezes_a_leaf_and_refuses_what_pytorch_refuses() -> None:
+    p = Tensor([1.0, 2.0], requires_grad=True)
+    assert p.requires_grad_(False) is p and not p.requires_grad
+    assert p.requires_grad_() is p and p.requires_grad
+    with pytest.raises(RuntimeError, match=r"only a leaf's requires_grad can change"):
+        (p * 2).requires_grad_(False)
+    with pytest.raises(TypeError, match='only floating-point tensors can require gradients'):
+        Tensor([1, 2], dtype=np.int64).requires_grad_()
+    with pytest.raises(TypeError, match='requires_grad must be True or False'):
+        p.requires_grad_('no')
+    for error, call in ((RuntimeError, lambda: (torch.ones(2, requires_grad=True) * 2).requires_grad_(False)),
+                        (RuntimeError, lambda: torch.tensor([1, 2]).requires_grad_())):
+        with pytest.raises(error):
+            call()

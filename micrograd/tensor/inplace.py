@@ -8,8 +8,8 @@ x.fill_(v), x.copy_(y), x[i] = v. The rules are PyTorch's, in `_in_place`:
   convert anything, as in PyTorch).
 - Recording (outside no_grad(), when the tensor or the other operand requires grad), the tensor
   becomes the op's output: its old values and history move to a new node, the op's parent.
-- Each change is noted by the tensor that owns the memory (node.py): an op recorded earlier that
-  took the tensor makes backward() refuse, rather than compute a gradient from the changed values.
+- Each change is noted by the tensor that owns the memory (node.py): an op recorded earlier whose
+  gradient reads the tensor makes backward() refuse, rather than compute it from the changed values.
 """
 from __future__ import annotations
 
@@ -41,8 +41,10 @@ class InPlace(Node):
         (see the module's docstring). Everything is checked before anything changes. converts=True writes any
         dtype (copy_, [] =); other is the other operand, if any: whether it requires grad decides recording."""
         owner = self if self._base is None else self._base
-        if engine.is_grad_enabled() and owner.requires_grad and not owner._prev and (owner is self or self._prev):
-            what = 'a leaf' if owner is self else 'a view of a leaf'
+        is_leaf = self.requires_grad and not self._prev
+        is_view_of_leaf = bool(self._prev) and owner is not self and owner.requires_grad and not owner._prev  # (p[0:2])
+        if engine.is_grad_enabled() and (is_leaf or is_view_of_leaf):
+            what = 'a leaf' if is_leaf else 'a view of a leaf'
             raise RuntimeError(f"Tensor.{op}: {what} that requires grad can be changed in place only under no_grad() "
                                f"(as in PyTorch: 'a leaf Variable that requires grad is being used in an in-place "
                                f"operation'): its gradient would no longer match its values. An update step is "
@@ -81,7 +83,8 @@ class InPlace(Node):
         with np.errstate(invalid='ignore', over='ignore'):  # (a cast as PyTorch's: nan into an integer, quietly)
             np.copyto(self.data, new.data, casting='unsafe')
         Node._clock += 1
-        owner._changed = (Node._clock, 1 if owner._changed is None else owner._changed[1] + 1, op)
+        count, recorded_at = (0, 0) if owner._changed is None else owner._changed[1::2]
+        owner._changed = (Node._clock, count + 1, op, Node._clock if recording else recorded_at)
         if recording:  # self is now the op's output
             self.requires_grad, self._prev, self._op, self._backward = (
                 new.requires_grad, new._prev, new._op, new._backward)

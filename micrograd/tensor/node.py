@@ -11,7 +11,9 @@ called on.
 Changes in place (x += 1, x.zero_(): inplace.py) are noted, as PyTorch counts them, by the tensor
 that owns the memory changed (a view, such as a reshape, a slice or detach(), names its owner). An
 op that joins the graph notes when it ran, and backward() refuses to compute a gradient from values
-changed since: those of its inputs, and of its output for the ops in READS_OUTPUT.
+changed since: those of its inputs (but for the ops in READS_NO_INPUT), and of its output for the
+ops in READS_OUTPUT. It also refuses an op whose input was changed while recording, which made that
+tensor a new node: the op would pass its gradient into the new history.
 """
 from __future__ import annotations
 
@@ -32,11 +34,17 @@ if TYPE_CHECKING:  # (typing_extensions for the type checker only: typing.Self i
 ArrayLike = Array | float | int | Sequence[Any]  # what a Tensor can be made from (besides a Tensor)
 Backward = Callable[[Array], None]
 
-# The ops whose backward reads their own output (e**x's slope is e**x), as PyTorch's do: changing that output in
-# place before backward() is refused. (Every op's backward may read its inputs: changing one of them is refused.)
+# What each op's backward reads, as PyTorch saves it for backward: changing it in place before backward() is refused.
+# Every op reads its inputs (x * y's slope is y), but for these, which read only shapes, masks or their output:
+READS_NO_INPUT = frozenset({'+', '-', 'neg', 'sum', 'mean', 'reshape', 'clone', 'permute', 'swapaxes', 'getitem',
+                            'masked_fill', 'astype', 'where', 'copy_', 'fill_', 'zero_', '__setitem__',
+                            'exp', 'tanh', 'relu', 'sigmoid', 'softmax', 'log_softmax'})
+# and these read their own output (e**x's slope is e**x):
 READS_OUTPUT = frozenset({'exp', 'tanh', 'relu', 'sigmoid', 'softmax', 'log_softmax', 'max', 'min'})
 
-Change = tuple[int, int, str]  # a change in place: the clock's tick, how many changes so far, the op that made it
+# The last change in place of a memory: the clock's tick, how many changes so far, the op that made it, and the
+# tick of the last one made while recording (0: none), which made the tensor a new node of the graph.
+Change = tuple[int, int, str, int]
 
 
 class Node:
@@ -99,17 +107,27 @@ class Node:
         would come from the changed values (PyTorch: "modified by an inplace operation")."""
         if self._ran_at == Node._clock:  # nothing anywhere was changed in place since the op ran
             return
-        read = self._inputs + ((self,) if self._op in READS_OUTPUT else ())
-        for i, tensor in enumerate(read):
+        reads_input = self._op not in READS_NO_INPUT
+        for i, tensor in enumerate(self._inputs):
             change = tensor._last_change()
-            if change is not None and change[0] > self._ran_at:
-                what = 'its output' if tensor is self else f'its input {i + 1}'
+            if change is not None and change[0] > self._ran_at and reads_input:
+                self._refuse(f'its input {i + 1}', change)
+            if change is not None and change[3] > self._ran_at:
                 raise RuntimeError(
-                    f"Tensor.backward: '{self._op}' took {what}, and that tensor was changed in place afterwards (by "
-                    f"{change[2]}: change {change[1]} of its memory), so its gradient would come from the changed "
-                    f"values (or history). PyTorch refuses it too where the gradient reads the tensor ('modified by an "
-                    f"inplace operation'); here every op does. Change it after backward(), or make a new tensor "
-                    f"(x = x + 1 instead of x += 1)")
+                    f"Tensor.backward: '{self._op}' took its input {i + 1}, which was changed in place afterwards "
+                    f"while recording (by {change[2]}): that made it a new node of the graph, so '{self._op}' would "
+                    f"pass its gradient into the new history (PyTorch keeps the two apart; here a tensor is one "
+                    f"node). Change it under no_grad(), or make a new tensor (x = x + y instead of x += y)")
+        change = self._last_change()
+        if self._op in READS_OUTPUT and change is not None and change[0] > self._ran_at:
+            self._refuse('its output', change)
+
+    def _refuse(self, what: str, change: Change) -> None:
+        raise RuntimeError(
+            f"Tensor.backward: '{self._op}' reads {what} for its gradient, and that tensor was changed in place "
+            f"afterwards (by {change[2]}: change {change[1]} of its memory), so the gradient would come from the "
+            f"changed values (PyTorch refuses it too: 'modified by an inplace operation'). Change it after "
+            f"backward(), or keep a copy first (x.clone())")
 
     def _lift(self, other: object, op: str) -> Self:
         """A number or an ndarray takes part in an op as a constant tensor.

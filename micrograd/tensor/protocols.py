@@ -72,8 +72,16 @@ class Protocols(Node):
         memo[id(self)] = copy
         return copy
 
+    def __copy__(self) -> Self:
+        """copy.copy(t): a new leaf sharing t's data and grad, requires_grad kept, as PyTorch's. It shares t's changes
+        in place too: changing one changes the other, and a gradient that read t's values is refused afterwards."""
+        copy = self._constant(self.data)
+        copy.grad, copy.requires_grad = self.grad, self.requires_grad
+        copy._base = self if self._base is None else self._base
+        return copy
+
     def __getstate__(self) -> dict[str, Any]:
-        """What pickle and copy.copy keep: data, grad and requires_grad, not the graph (an op's backward is a
+        """What pickle keeps: data, grad and requires_grad, not the graph (an op's backward is a
         closure, which pickle cannot store). A tensor an op made comes back as a leaf, as in PyTorch."""
         return {'data': self.data, 'grad': self.grad, 'requires_grad': self.requires_grad}
 

@@ -1,4 +1,4 @@
-"""Tensor's shapes, axes and indexing: reshape, permute, transpose, swapaxes, T, [], masked_fill, len, iter."""
+"""Tensor's shapes, axes and indexing: reshape, clone, permute, transpose, swapaxes, T, [], masked_fill, len, iter."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
@@ -31,6 +31,13 @@ class Shapes(Node):
         def _backward(grad: Array) -> None:  # the same numbers back in the old shape
             self._add_grad(grad.reshape(self.data.shape))
         return self._result(out, (self,), 'reshape', _backward)
+
+    def clone(self) -> Self:
+        """A copy of the numbers, with the gradient flowing back to self, as PyTorch's clone(): keep one before
+        changing a tensor in place (detach() shares the numbers and cuts the graph instead)."""
+        def _backward(grad: Array) -> None:  # d x/dx = 1
+            self._add_grad(grad)
+        return self._result(self.data.copy(), (self,), 'clone', _backward)
 
     def permute(self, *axes: int | Sequence[int]) -> Self:
         """The axes in a new order: axis i of the output is axis axes[i] of self (negative axes count

@@ -30,7 +30,7 @@ from typing import Any, TypeVar, cast
 import numpy as np
 import numpy.typing as npt
 
-from micrograd.tensor.checks import number, real_array, real_dtype, refuse_value
+from micrograd.tensor.checks import flag, number, real_array, real_dtype, refuse_value
 from micrograd.tensor.comparisons import Comparisons
 from micrograd.tensor.dtypes import (
     BOOL,
@@ -414,6 +414,19 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
         out = Tensor._constant(self.data)
         out._base = self if self._base is None else self._base  # (a change in place of either is seen by both)
         return out
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set requires_grad, in place, as PyTorch's (p.requires_grad_(False) freezes a parameter). Only a leaf's
+        can change (an op's output requires grad because its inputs do), and only a float tensor's can be True."""
+        wanted = flag(requires_grad, 'requires_grad', 'Tensor.requires_grad_')
+        if self._prev:
+            raise RuntimeError("Tensor.requires_grad_: only a leaf's requires_grad can change, as in PyTorch (this "
+                               "tensor is an op's output); for a copy without gradient, use t.detach()")
+        if wanted and self.data.dtype.kind != 'f':
+            raise TypeError(f"Tensor.requires_grad_: only floating-point tensors can require gradients, got dtype "
+                            f"{self.data.dtype}")
+        self.requires_grad = wanted
+        return self
 
 
 def where(condition: Array | Tensor, x: Tensor | ArrayLike, y: Tensor | ArrayLike) -> Tensor:
