@@ -13,7 +13,6 @@ x.fill_(v), x.copy_(y), x[i] = v. The rules are PyTorch's, in `_in_place`:
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -28,7 +27,16 @@ from micrograd.tensor.shapes import plain_index
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-_NAMED = re.compile(r'^(Tensor\.\S+|where): ')  # the name an error of the op doing the work starts with
+
+def _as_called(message: str, op: str) -> str:
+    """An error of the op doing the work ('Tensor.+: ...', 'unsupported operand for +: ...'), under the name
+    the user called (+=)."""
+    head, _, rest = message.partition(': ')
+    if head.startswith(('Tensor.', 'where')):
+        return f"Tensor.{op}: {rest}"
+    if head.startswith('unsupported operand for '):
+        return f"unsupported operand for {op}: {rest}"
+    return message
 
 
 class InPlace(Node):
@@ -69,7 +77,7 @@ class InPlace(Node):
         try:
             new = compute(source)
         except (ValueError, TypeError) as e:  # the error of the op doing the work, under the name the user called
-            raise type(e)(_NAMED.sub(f'Tensor.{op}: ', str(e))) from None
+            raise type(e)(_as_called(str(e), op)) from None
         if new.data.shape != self.data.shape:
             raise ValueError(f"Tensor.{op}: the result has shape {new.data.shape}, which is not the tensor's shape "
                              f"{self.data.shape} (as in PyTorch: an op in place keeps the tensor's shape)")
@@ -82,9 +90,7 @@ class InPlace(Node):
                              f"buffer): make it with np.array(...) to change it")
         with np.errstate(invalid='ignore', over='ignore'):  # (a cast as PyTorch's: nan into an integer, quietly)
             np.copyto(self.data, new.data, casting='unsafe')
-        Node._clock += 1
-        count, recorded_at = (0, 0) if owner._changed is None else owner._changed[1::2]
-        owner._changed = (Node._clock, count + 1, op, Node._clock if recording else recorded_at)
+        self._note_change(op, recording)
         if recording:  # self is now the op's output
             self.requires_grad, self._prev, self._op, self._backward = (
                 new.requires_grad, new._prev, new._op, new._backward)

@@ -102,6 +102,15 @@ class Node:
         """The last change in place of this tensor's memory, made through it or any view of it."""
         return (self if self._base is None else self._base)._changed
 
+    def _note_change(self, op: str, recorded: bool = False) -> None:
+        """Note a change in place of this tensor's memory, made by op (recorded: while recording, which made the
+        tensor a new node), for backward()'s check. inplace.py notes each of its changes; code that writes into
+        .data itself, such as an optimizer's step, may note its own."""
+        owner = self if self._base is None else self._base
+        Node._clock += 1
+        count, recorded_at = (0, 0) if owner._changed is None else owner._changed[1::2]
+        owner._changed = (Node._clock, count + 1, op, Node._clock if recorded else recorded_at)
+
     def _check_unchanged(self) -> None:
         """Refuse to run this op's backward if a tensor it reads was changed in place after the op ran: the gradient
         would come from the changed values (PyTorch: "modified by an inplace operation")."""
