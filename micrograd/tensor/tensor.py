@@ -80,7 +80,8 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
     holds the latest call's gradient only.
 
     A tensor with requires_grad=True gets its own copy of `data`, because optimizers
-    update it in place; a data tensor shares the array it was given (no copy).
+    update it in place; a data tensor shares the array it was given (no copy), so a
+    change in place of one (x += 1) is a change of the other, as with torch.from_numpy.
     dtype=None keeps the dtype of the data given (an int32 array stays int32).
     """
     __slots__ = ()  # (the fields are Node's: data, grad, requires_grad, _prev, _op, _backward)
