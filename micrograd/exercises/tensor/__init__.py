@@ -96,7 +96,8 @@ def check_workspace(path: Path, timeout: float = 10.0) -> Report:
     results, error = run_in_child(NAME, [file], EXERCISES, timeout, file.parent)
     if error:
         return Report(exercises=EXERCISES, error=error, command=again, title=TITLE)
-    return Report(results, EXERCISES, places=_file_places(file), command=again, title=TITLE,
+    places = _file_places(file) | {r.number: r.place for r in results if r.place}  # (a wrong one: its line)
+    return Report(results, EXERCISES, places=places, command=again, title=TITLE,
                   answer=command('solution', '--track', NAME, 'NAME'))
 
 

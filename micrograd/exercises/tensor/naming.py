@@ -57,12 +57,38 @@ def generic(blank: Blank) -> list[Slip]:
     return out
 
 
+def halves(slip: Slip, blank: Blank) -> list[Slip]:
+    """A slip in the gradients of several parents, made in one parent's only (the others' lines the library's):
+    x * y with other._add_grad(grad * y) is half of the swap."""
+    library = re.sub(r'[ \t]*#[^\n]*', '', blank.solution).split('\n')
+    plain = '\n'.join(library).replace('\n' + blank.indent, '\n').strip()
+    lines = [line.strip() for line in slip.body.split('\n') if line.strip()]
+    if not all(line.startswith('if ') or '._add_grad(' in line for line in lines):
+        return []  # (a slip with statements of its own, as grad *= y, is not split)
+    out = []
+    for target in dict.fromkeys(re.findall(r'(\w+)\._add_grad\(', slip.body)):
+        mine = [line.strip() for line in slip.body.split('\n') if f'{target}._add_grad(' in line]
+        theirs = [i for i, line in enumerate(library) if f'{target}._add_grad(' in line]
+        if len(mine) != 1 or len(theirs) != 1:
+            continue
+        lines = list(library)
+        line = lines[theirs[0]]
+        lines[theirs[0]] = line[:len(line) - len(line.lstrip())] + mine[0]
+        body = '\n'.join(lines).replace('\n' + blank.indent, '\n').strip()
+        if body not in (slip.body, plain):
+            out.append(Slip(slip.key, slip.blank, body, f"{slip.says} (here in {target}'s gradient)"))
+    return out
+
+
 def slips_of(exercise: Exercise) -> list[Slip]:
-    """Every slip the checker can name for an exercise: its record's first, then the generic ones."""
+    """Every slip the checker can name for an exercise: its record's first, each also in one parent's gradient
+    only, then the generic ones."""
     own = list(exercise.slips)
     if exercise.kind == 'op':
         for b in blanks():
             if b.exercise is exercise:
+                own += [half for slip in exercise.slips if slip.blank == b.name and len(
+                    set(re.findall(r'(\w+)\._add_grad\(', slip.body))) > 1 for half in halves(slip, b)]
                 own += generic(b)
     return own
 
