@@ -276,10 +276,6 @@ MUTANTS = [
                              "{i}self.grad += 1.0\n{i}for node in order:\n{i}    node._grad_fn(node.grad)",
      'backward_not_reversed'),
     ('backward', 'backward', "order = self._topological_order()\n{i}for node in order:\n{i}    node.grad = 0.0\n"
-                             "{i}    for p in node._prev:\n{i}        p.grad = 0.0\n{i}self.grad += 1.0\n"
-                             "{i}for node in reversed(order):\n{i}    node._grad_fn(node.grad)",
-     'backward_zeroes_leaves'),
-    ('backward', 'backward', "order = self._topological_order()\n{i}for node in order:\n{i}    node.grad = 0.0\n"
                              "{i}self.grad += 1.0\n{i}for node in reversed(order):\n{i}    node._grad_fn(1.0)",
      'backward_unit_grad'),
     ('backward', 'backward', "order = self._topological_order()\n{i}for node in order:\n{i}    node.grad = 0.0\n"
@@ -292,6 +288,9 @@ MUTANTS = [
                              "{i}    node._grad_fn(node.grad)", 'backward_twice'),
     ('backward', 'backward', "order = self._topological_order()\n{i}for node in order:\n{i}    node.grad = 0.0\n"
                              "{i}self.grad += 1.0\n{i}self._grad_fn(self.grad)", 'backward_not_reversed'),
+    ('backward', 'backward', "order = self._topological_order()\n{i}for node in order:\n{i}    node.grad = 0.0\n"
+                             "{i}for node in reversed(order):\n{i}    node._grad_fn(node.grad)\n{i}self.grad = 1.0",
+     'backward_not_called'),
     ('backward', 'backward', "order = self._topological_order()\n{i}for node in order:\n{i}    node.grad = 0.0\n"
                              "{i}self.grad += 1.0\n{i}for node in reversed(order):\n{i}    node._backward",
      'backward_not_called'),
@@ -326,6 +325,11 @@ RULES_LEFT = [
     ('backward', 'backward', "order = self._topological_order()\n{i}for node in order:\n{i}    node.grad = 0.0\n"
                              "{i}self.grad = 1.0\n{i}for node in reversed(order):\n{i}    node._grad_fn(node.grad)",
      ['backward_seed_overwrites']),
+    # zeroing the leaves too: one backward() is right, a second does not accumulate
+    ('backward', 'backward', "order = self._topological_order()\n{i}for node in order:\n{i}    node.grad = 0.0\n"
+                             "{i}    for p in node._prev:\n{i}        p.grad = 0.0\n{i}self.grad += 1.0\n"
+                             "{i}for node in reversed(order):\n{i}    node._grad_fn(node.grad)",
+     ['backward_no_zeroing']),
 ]
 
 # Right, though written otherwise than the library: each must be graded done. (exercise, method, body)

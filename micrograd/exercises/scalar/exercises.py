@@ -309,10 +309,9 @@ EXERCISES: tuple[Exercise, ...] = (
                                 "it: call node._backward(node.grad)",
             'backward_own_ops': "backward() works on the checker's graphs but not on a graph of your own ops",
             'backward_unit_grad': "each node is passed 1 instead of its own gradient: call node._grad_fn(node.grad)",
-            'backward_not_called': "no node's backward runs: call it, node._backward() (with the parentheses), or "
-                                   "node._grad_fn(node.grad)",
-            'backward_zeroes_leaves': "a second backward() does not accumulate: leaves were zeroed; zero only the "
-                                      "nodes in the order (the ones ops made), so leaves accumulate across calls"}),
+            'backward_not_called': "nothing passes from the root: no node's backward runs (node._backward without "
+                                   "its parentheses), or the root's gradient is set after the loop; seed the root "
+                                   "first, then call each: node._backward()"}),
     Exercise(
         13, 'neuron', 'neuron', 'nn', ('__call__', 'parameters'),
         ("return activation(w . x + b) as a Value built from self.w, x and self.b",

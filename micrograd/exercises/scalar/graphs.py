@@ -57,8 +57,9 @@ def _hand_backward(node: Any, parents: list[Any], local: list[float]) -> Callabl
 
 def simulate(graph: Graph, calls: int = 1, reverse: bool = True, seed: str = '+=', unit: bool = False,
              zero: str = 'order', repeat: int = 1, paths: bool = False) -> dict[str, float]:
-    """The gradients a backward() of a given kind leaves in graph: the library's by default. repeat: each node's
-    backward run that many times; paths: the order of a sort without a visited set (a node once per path)."""
+    """The gradients a backward() of a given kind leaves in graph: the library's by default. seed: '+=', '=',
+    '' (none) or 'late' (after the loop); repeat: each node's backward run that many times; paths: the order of a
+    sort without a visited set (a node once per path)."""
     data = dict(graph.leaves)
     local: dict[str, list[float]] = {}
     for name, op, parents in graph.nodes:
@@ -87,6 +88,8 @@ def simulate(graph: Graph, calls: int = 1, reverse: bool = True, seed: str = '+=
                 g = 1.0 if unit else result[name]
                 for p, d in zip(parents_of[name], local[name]):
                     result[p] += d * g
+        if seed == 'late':  # the root's gradient set after the loop: nothing was passed on
+            result[graph.root] = 1.0
     return result
 
 
@@ -168,9 +171,10 @@ def _all_grads(nodes: dict[str, Any]) -> dict[str, float]:
 
 
 def diagnose_backward(graph: Graph, calls: int, obtained: dict[str, float]) -> str:
-    kinds = [('backward_no_seed', {'seed': ''}), ('backward_not_reversed', {'reverse': False}),
+    kinds = [('backward_no_seed', {'seed': ''}), ('backward_not_called', {'repeat': 0}),
+             ('backward_not_called', {'seed': 'late'}), ('backward_not_reversed', {'reverse': False}),
              ('backward_unit_grad', {'unit': True}), ('backward_twice', {'repeat': 2}),
-             ('backward_twice', {'paths': True}), ('backward_not_called', {'repeat': 0})]
+             ('backward_twice', {'paths': True})]
     if calls > 1:
         kinds += [('backward_no_zeroing', {'zero': 'none'}), ('backward_no_zeroing', {'zero': 'none', 'seed': '='}),
                   ('backward_zeroes_leaves', {'zero': 'all'})]
@@ -230,7 +234,7 @@ def _run(exercise: Exercise, graph: Graph, value_class: Any, calls: int, text: s
         return None, ''
     key = diagnose_backward(graph, calls, got) if len(nodes) < 20 else 'wrong'
     fields = {'input': text, 'expected': grads(shown), 'obtained': grads({k: got[k] for k in shown}), 'note': note}
-    if key == 'backward_no_zeroing':
+    if key in ('backward_no_zeroing', 'backward_zeroes_leaves'):  # the zeroing rule: right on one call
         return None, key
     return outcome.wrong(exercise, key, **fields), ''
 
@@ -254,7 +258,8 @@ def _check_backward(exercise: Exercise, value_class: Any, note: str, done: froze
         return result
     if rule:
         want = simulate(reused, 2)
-        missing.append((rule, f"after `{twice}`, a = {number(want['a'])} is expected"))
+        said = "leaves were zeroed too, so they do not accumulate: " if rule == 'backward_zeroes_leaves' else ''
+        missing.append(('backward_no_zeroing', f"{said}after `{twice}`, a = {number(want['a'])} is expected"))
         shown = {'input': twice, 'expected': grads({k: want[k] for k in ('a', 'b')}),
                  'obtained': _twice_obtained(reused, value_class)}
     leaf = _leaf_root(exercise, value_class, note)
