@@ -142,12 +142,15 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int],
         told = where(run.error)
         story = handed_story(run, out_shape) or error_story(run.error, case, out_shape)
         if slip is not None:
-            return slip.key, f"{slip.says}. It raised {told}" + (f"\n{story}" if story else ''), slip.blank
+            shapes = ', '.join(f"{name} {shape}" for name, shape in case.leaves.items())
+            here = f"Here {shapes}" + (f", and grad (the output's gradient) is {out_shape}" if out_shape else '')
+            told = story if 'was handed' in story else told
+            return slip.key, f"{slip.says}.\n{here}. It raised {told}", slip.blank
         line = _raising_line(run.error)
         if '.T' in line and any(len(s) > 2 for s in case.leaves.values()):
             return 'batch_transpose', f"{BATCH_T}. It raised {told}", culprit
         if story and (name := reduction_story(case, out_shape)):
-            return 'keepdims_lost', (f"{KEEPDIMS}. Here {name} is {case.leaves[name]} and grad, the output's "
+            return 'keepdims_lost', (f"{KEEPDIMS}.\nHere {name} is {case.leaves[name]} and grad, the output's "
                                      f"gradient, is {out_shape}. It raised {told}"), culprit
         if story:
             return ('handed_wrong_shape' if 'was handed' in story else 'shape'), f"{story}\n{told}", culprit
