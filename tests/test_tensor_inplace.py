@@ -395,3 +395,12 @@ def test_requires_grad_freezes_a_leaf_and_refuses_what_pytorch_refuses() -> None
                         (RuntimeError, lambda: torch.tensor([1, 2]).requires_grad_())):
         with pytest.raises(error):
             call()
+
+
+def test_backward_refuses_an_integer_tensor_whose_requires_grad_was_set_by_hand() -> None:
+    t = Tensor([1, 2], dtype=np.int64)
+    t.requires_grad = True  # (PyTorch refuses this assignment; here backward() does, before any gradient changes)
+    w = Tensor([1.0, 1.0], requires_grad=True)
+    with pytest.raises(TypeError, match=r'a int64 tensor requires grad, but only floating-point tensors'):
+        (t * 1.5 + w).sum().backward()
+    assert t.grad is None and w.grad is None  # (its gradient would have been truncated: 1.5 to 1)

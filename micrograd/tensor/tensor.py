@@ -375,8 +375,13 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
                 raise ValueError(f"Tensor.backward: grad has shape {start.shape} but the output has shape "
                                  f"{self.data.shape}")
         order = self._topological_order()
-        for node in order:
-            node._check_unchanged()  # (before any gradient changes: a refusal leaves every .grad as it was)
+        for node in order:  # (checked before any gradient changes: a refusal leaves every .grad as it was)
+            node._check_unchanged()
+            for parent in node._prev:
+                if parent.data.dtype.kind != 'f':  # (requires_grad set by hand: its gradient would be truncated)
+                    raise TypeError(f"Tensor.backward: a {parent.data.dtype} tensor requires grad, but only "
+                                    f"floating-point tensors can have gradients, as in PyTorch (1.5 would be "
+                                    f"truncated to 1); make it with dtype=np.float64")
         for node in order:
             node.grad = None  # intermediates hold this call's gradient only
         self._add_grad(start)  # d(self)/d(self), or the gradient passed in
