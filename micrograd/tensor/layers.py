@@ -24,7 +24,8 @@ class Module:
     """Anything with parameters. parameters() finds them in the attributes: tensors that no
     op made, Modules, and lists or tuples of those, in the order they were assigned. A frozen
     parameter (p.requires_grad = False, to fine-tune the others) is still one, as in PyTorch:
-    listed, saved by state_dict() and loaded (optimizers skip it: it gets no gradient).
+    listed, saved by state_dict() and loaded (optimizers skip it: it gets no gradient). So is
+    a data tensor a module keeps (a mask, say): saved and loaded, as a PyTorch buffer is.
 
     A tensor reached under two names (weight tying: self.head = self.embed.weight) is one
     parameter: listed once, under its first name, so an optimizer steps it once. As in
