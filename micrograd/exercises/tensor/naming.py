@@ -1,12 +1,14 @@
 """Naming a slip: which mistake gives the learner's numbers (or the learner's error), said by its rule.
 
-Three ways, in order. (1) A slip of the exercise's record, or one every op can make (derived from the
-library's own body: the upstream gradient dropped, the sign flipped, one parent left out, the parents'
-gradients exchanged), planted in the library's engine and run on the same cases: when its gradients are
-the learner's on every case both ran, that is the name. (2) What the numbers themselves say: a gradient
-with the output's shape where the operand was broadcast ("sum it over axis 0"), a constant factor (the count
-a mean divides by, the batch size, the scale), a transpose. (3) A shape error from NumPy, said in the
-case's terms: which array had which shape, and what the operand's shape was.
+Three ways, in order. (1) A slip of the exercise's record (also made in one parent's gradient only), or one
+every op can make (derived from the library's own body: the upstream gradient dropped, the sign flipped, a
+fixed axis for the op's own, one parent left out, the parents' gradients exchanged), planted in the library's
+engine and run on the same cases: when its gradients are the learner's on every case both ran, that is the
+name. (2) What the numbers themselves say: the axes unbroadcast summed over, a gradient with the output's
+shape where the operand was broadcast ("sum it over axis 0"), an array handed to _add_grad that cannot reduce
+to its tensor's shape, a constant factor (the count a mean divides by, the batch size, the scale), a
+transpose. (3) A shape error from NumPy, said in the case's terms: which array had which shape, and what the
+operand's shape was.
 """
 from __future__ import annotations
 

@@ -11,8 +11,6 @@ import __future__
 import ast
 import contextlib
 import importlib
-import inspect
-import math
 import textwrap
 import types
 from collections.abc import Iterator
@@ -297,20 +295,9 @@ def summary(name: str, g: Any, limit: int = 8) -> str:
     return f"{name}.grad = [{numbers}] {shape}{dtype}" if name != 'out' else f"[{numbers}] {shape}{dtype}"
 
 
-def finite(*values: float) -> bool:
-    return all(math.isfinite(v) for v in values)
-
-
 def is_blank_error(error: BaseException | None) -> int | None:
     """For a NotImplementedError from a blank, the number of its exercise (0: the learner's own); else None."""
     if not isinstance(error, NotImplementedError):
         return None
     text = str(error)
     return next((e.number for e in EXERCISES if text.startswith(f'exercise {e.number} ')), 0)
-
-
-def signature_takes_grad(fn: Any) -> bool:
-    try:
-        return len(inspect.signature(fn).parameters) >= 1
-    except (TypeError, ValueError):
-        return True
