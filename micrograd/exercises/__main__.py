@@ -78,18 +78,20 @@ def main(argv: list[str] | None = None) -> int:
     p = with_track(commands.add_parser('solution', help="print the library's code for an exercise"))
     p.add_argument('name', help="the exercise's name (as `list` prints it), or its number")
     with_track(commands.add_parser('list', help="list the exercises"))
-    p = commands.add_parser('notebook', help="write exercises.ipynb from the library's source (after it changes)")
-    p.add_argument('path', nargs='?', default='exercises.ipynb')
+    p = with_track(commands.add_parser('notebook', help="write the track's notebook from the library's source "
+                                                        "(after it changes)"))
+    p.add_argument('path', nargs='?', help="default: exercises.ipynb, or exercises_tensor.ipynb for --track tensor")
     args = parser.parse_args(argv)
 
+    chosen = track(args.track, parser)
     if args.command == 'notebook':
-        path = Path(args.path)
+        path = Path(args.path or ('exercises.ipynb' if args.track == 'scalar' else f'exercises_{args.track}.ipynb'))
         if path.is_dir() or not path.parent.is_dir():
             parser.error(f"notebook: {path} is a folder" if path.is_dir() else f"notebook: no folder {path.parent}")
-        from micrograd.exercises.notebook import write_notebook  # needs nbformat (the demo extra)
+        module = 'micrograd.exercises.notebook' if args.track == 'scalar' else f'{chosen.__name__}.notebook'
+        write_notebook = importlib.import_module(module).write_notebook  # needs nbformat (the demo extra)
         print(f"Wrote {write_notebook(path)}")
         return 0
-    chosen = track(args.track, parser)
     flag = [] if args.track == 'scalar' else ['--track', args.track]
     if args.command == 'start':
         where = Path(args.dir)
