@@ -146,3 +146,19 @@ def test_a_frozen_tied_weight_keeps_both_names_in_the_state_dict():
     model = Tied()
     model.head.requires_grad = False
     assert list(model.state_dict()) == ['embed.weight', 'head'] and len(model.parameters()) == 1
+
+
+def test_a_data_tensor_a_module_keeps_is_saved_and_loaded_as_a_pytorch_buffer_and_gets_no_step():
+    class Masked(mt.Module):
+        def __init__(self):
+            self.linear = mt.Linear(3, 3, rng=np.random.default_rng(0))
+            self.mask = mt.Tensor(np.tril(np.ones((3, 3))))  # data: requires_grad=False
+
+        def forward(self, x):
+            return self.linear(x) * self.mask
+    model = Masked()
+    assert list(model.state_dict()) == ['linear.weight', 'linear.bias', 'mask']
+    optimizer = mt.SGD(model.parameters(), lr=0.1)
+    model(np.ones((3, 3))).sum().backward()
+    optimizer.step()
+    assert model.mask.grad is None and model.mask.data.tolist() == np.tril(np.ones((3, 3))).tolist()
