@@ -11,10 +11,12 @@ PyTorch runs with float64 as its default dtype (torch.set_default_dtype): ours i
 The sweeps over OPS: test_tensor_sweep.py (dtypes, gradients, special values, operands, empty shapes),
 test_tensor_half.py (float16 to 2 units in the last place, numbers with float16, counts past 65,504),
 test_tensor_zero_d.py and test_tensor_edges.py (0-d inputs), test_tensor_mixed.py (an input that is data).
-Three more tables, each with its sweep: ARGUMENTS, every numeric argument of the public functions and layer
+Four more tables, each with its sweep: ARGUMENTS, every numeric argument of the public functions and layer
 constructors (test_tensor_arguments.py: given as NumPy scalars and 0-d arrays); LAYERS, each layer with the
-PyTorch module holding its weights (test_tensor_layers.py); LOSSES, each loss with its targets
-(test_tensor_losses.py: targets that require grad, predictions that are data, 0-d and empty batches).
+PyTorch module holding its weights (test_tensor_layers.py; also each parameter frozen); LOSSES, each loss with
+its targets (test_tensor_losses.py: targets that require grad, predictions that are data, 0-d and empty batches);
+IN_PLACE, each change in place (test_tensor_inplace.py: every dtype by every kind of operand, and PyTorch's
+habits: leaves under and outside no_grad, recording, backward after a change).
 """
 from __future__ import annotations
 
