@@ -245,3 +245,25 @@ def test_make_exercises_twice_shows_where_the_learner_stands(tmp_path):
                            text=True, timeout=300)
     assert '5 of 13 done' in again.stdout and 'next: exercise 6 (tanh)' in again.stdout
     assert 'EXERCISE 1' not in again.stdout
+
+
+# --- Two tracks: --track picks the package, scalar the default ------------------------------------
+
+def test_track_picks_the_exercises_and_scalar_is_the_default(capsys):
+    assert main(['list']) == 0
+    scalar = capsys.readouterr().out
+    assert main(['list', '--track', 'scalar']) == 0 and capsys.readouterr().out == scalar
+    assert '13  neuron' in scalar
+    assert main(['list', '--track', 'tensor']) == 0
+    tensor = capsys.readouterr().out
+    assert tensor != scalar and 'matmul' in tensor
+
+
+def test_a_track_that_is_not_there_is_said_on_one_line(monkeypatch, capsys):
+    import micrograd.exercises.__main__ as cli
+    monkeypatch.setattr(cli, '_has', lambda name: name == 'scalar')
+    with pytest.raises(SystemExit) as exit_:
+        main(['list', '--track', 'tensor'])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count('\n') == 1
+    assert "the tensor track is not in this micrograd yet (the tracks here: scalar)" in err
