@@ -145,6 +145,13 @@ SLIPS = [
      "dp = grad @ np.swapaxes(vd, -1, -2)\nds = dp * p * (1 - p) * scale\n"
      "q._add_grad(ds @ kd)\nk._add_grad(np.swapaxes(ds, -1, -2) @ qd)\nv._add_grad(np.swapaxes(p, -1, -2) @ grad)",
      'attn_softmax_diagonal'),
+    # the lecture's habits: out.grad for grad, += on a .grad that is still None
+    ('+ *', 'Tensor.__mul__', "self._add_grad(out.grad * y)\nother._add_grad(out.grad * x)", 'out_undefined'),
+    ('elementwise', 'Tensor.exp', "self._add_grad(out.data * out.grad)", 'out_undefined'),
+    ('+ *', 'Tensor.__add__', "self.grad += grad\nother.grad += grad", 'grad_none'),
+    ('backward', 'Tensor.backward()', "order = self._topological_order()\nfor node in order:\n    node.grad = None\n"
+                                      "for node in reversed(order):\n    node._backward(node.grad)",
+     'backward_no_seed'),
     # reductions by hand, fixed axes, factors, transposed shapes: said by their shapes and numbers
     ('unbroadcast', 'unbroadcast',
      "extra = grad.ndim - len(shape)\nreturn grad.sum(axis=tuple(range(extra)), keepdims=True)", 'not_reshaped'),

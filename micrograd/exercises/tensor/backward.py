@@ -74,7 +74,7 @@ def _hand(op: str, parents: list[Any]) -> Any:
 
 
 def simulate(graph: Graph, calls: int = 1, seed: Array | None = None, reverse: bool = True, reset: bool = True,
-             unit: bool = False, ignore_seed: bool = False) -> dict[str, Array]:
+             unit: bool = False, ignore_seed: bool = False, seeded: bool = True) -> dict[str, Array]:
     """The gradients a backward() of a given kind leaves: the library's by default."""
     dtype = np.dtype(graph.dtype)
     data = {n: np.asarray(v, dtype=dtype) for n, v in graph.leaves.items()}
@@ -89,7 +89,8 @@ def simulate(graph: Graph, calls: int = 1, seed: Array | None = None, reverse: b
             for n in order:
                 grads[n] = None
         g0 = grads[graph.root]
-        grads[graph.root] = start.copy() if g0 is None else g0 + start
+        if seeded:
+            grads[graph.root] = start.copy() if g0 is None else g0 + start
         for n in (reversed(order) if reverse else order):
             g = grads[n]
             if g is None:
@@ -129,7 +130,8 @@ def _same(got: dict[str, Any], want: dict[str, Any]) -> bool:
 def _name(graph: Graph, calls: int, seed: Array | None, got: dict[str, Any], slips: dict[str, str]) -> tuple[str, str]:
     kinds: list[tuple[str, dict[str, bool]]] = [
         ('backward_not_reversed', {'reverse': False}), ('backward_unit_grad', {'unit': True}),
-        ('backward_ignores_grad', {'ignore_seed': True}), ('backward_no_reset', {'reset': False})]
+        ('backward_ignores_grad', {'ignore_seed': True}), ('backward_no_reset', {'reset': False}),
+        ('backward_no_seed', {'seeded': False})]
     for key, how in kinds:
         if _same(got, simulate(graph, calls, seed, **how)):
             return key, slips[key]

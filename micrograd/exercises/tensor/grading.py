@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import inspect
 import linecache
+import re
 import textwrap
 import warnings
 from collections.abc import Callable, Iterator
@@ -36,7 +37,7 @@ from micrograd.exercises.tensor.naming import (
     summed_story,
     transpose_story,
 )
-from micrograd.exercises.tensor.records import BATCH_T, EXERCISES, INPLACE, KEEPDIMS, Exercise
+from micrograd.exercises.tensor.records import BATCH_T, EXERCISES, GRAD_NONE, INPLACE, KEEPDIMS, OUT_UNDEFINED, Exercise
 from micrograd.exercises.tensor.running import (
     Run,
     alone,
@@ -147,6 +148,10 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int],
             told = story if 'was handed' in story else told
             return slip.key, f"{slip.says}.\n{here}. It raised {told}", slip.blank
         line = _raising_line(run.error)
+        if isinstance(run.error, (NameError, AttributeError)) and re.search(r'\bout\.(grad|data)\b', line):
+            return 'out_undefined', (f"{OUT_UNDEFINED}. It raised {told}"), culprit
+        if isinstance(run.error, TypeError) and 'NoneType' in str(run.error) and '.grad' in line:
+            return 'grad_none', f"{GRAD_NONE}. It raised {told}", culprit
         if '.T' in line and any(len(s) > 2 for s in case.leaves.values()):
             return 'batch_transpose', f"{BATCH_T}. It raised {told}", culprit
         if story and (name := reduction_story(case, out_shape)):

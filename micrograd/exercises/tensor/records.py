@@ -60,6 +60,11 @@ class Exercise:
 KEEPDIMS = ("keepdims lost: the reduced axis is gone from the gradient, so it cannot broadcast back over the "
             "input (a (4,) gradient for a (4, 3) input summed over axis 1 lines up with the wrong axis); put the "
             "axis back with np.expand_dims(grad, axis) (or reshape) before broadcasting")
+OUT_UNDEFINED = ("out is not the output here: each _backward(grad) is handed the output's gradient, so where the "
+                 "lecture writes out.grad, write grad (the output's value is the forward pass's own variable: e in "
+                 "exp, t in tanh, s in softmax)")
+GRAD_NONE = (".grad is None until a gradient arrives (not 0): add to it with tensor._add_grad(g), which starts it, "
+             "sums a broadcast gradient back to the tensor's shape, and keeps its dtype")
 BATCH_T = ".T on a batch reverses every axis, the batch axis too: transpose the last two with swapaxes(-1, -2)"
 INPLACE = ("a gradient array written in place: your backward changed `grad`, the array it was handed, while "
            "another node may still read it (x + y hands the same array to both parents); make a new array "
@@ -647,6 +652,9 @@ BACKWARD = Exercise(
      Slip('backward_seed_overwrites', 'Tensor.backward()', _backward_body(seed="self.grad = start"),
           "self.grad = start instead of self._add_grad(start): for an output that is a leaf holding a gradient "
           "already, that gradient is lost; backward() adds, as PyTorch's does"),
+     Slip('backward_no_seed', 'Tensor.backward()', _backward_body(seed="pass"),
+          "the output is never seeded: its gradient is d(out)/d(out), ones of its shape (or the grad given), "
+          "added with self._add_grad(start) before the loop; without it no node has a gradient to pass on"),
      Slip('backward_unit_grad', 'Tensor.backward()', _backward_body(call="node._backward(np.ones_like(node.grad))"),
           "each node is passed ones instead of its own gradient: call node._backward(node.grad)"),
      Slip('backward_nonscalar_seeded', 'Tensor.backward()', _backward_body(refuse=False),
