@@ -74,7 +74,8 @@ def _hand(op: str, parents: list[Any]) -> Any:
 
 
 def simulate(graph: Graph, calls: int = 1, seed: Array | None = None, reverse: bool = True, reset: bool = True,
-             unit: bool = False, ignore_seed: bool = False, seeded: bool = True) -> dict[str, Array]:
+             unit: bool = False, ignore_seed: bool = False, seeded: bool = True,
+             leaves_too: bool = False) -> dict[str, Array]:
     """The gradients a backward() of a given kind leaves: the library's by default."""
     dtype = np.dtype(graph.dtype)
     data = {n: np.asarray(v, dtype=dtype) for n, v in graph.leaves.items()}
@@ -86,7 +87,7 @@ def simulate(graph: Graph, calls: int = 1, seed: Array | None = None, reverse: b
     start = np.ones_like(data[graph.root]) if seed is None or ignore_seed else np.asarray(seed, dtype=dtype)
     for _ in range(calls):
         if reset:
-            for n in order:
+            for n in (list(grads) if leaves_too else order):
                 grads[n] = None
         g0 = grads[graph.root]
         if seeded:
@@ -131,7 +132,7 @@ def _name(graph: Graph, calls: int, seed: Array | None, got: dict[str, Any], sli
     kinds: list[tuple[str, dict[str, bool]]] = [
         ('backward_not_reversed', {'reverse': False}), ('backward_unit_grad', {'unit': True}),
         ('backward_ignores_grad', {'ignore_seed': True}), ('backward_no_reset', {'reset': False}),
-        ('backward_no_seed', {'seeded': False})]
+        ('backward_no_seed', {'seeded': False}), ('backward_resets_leaves', {'leaves_too': True})]
     for key, how in kinds:
         if _same(got, simulate(graph, calls, seed, **how)):
             return key, slips[key]

@@ -652,6 +652,12 @@ BACKWARD = Exercise(
      Slip('backward_seed_overwrites', 'Tensor.backward()', _backward_body(seed="self.grad = start"),
           "self.grad = start instead of self._add_grad(start): for an output that is a leaf holding a gradient "
           "already, that gradient is lost; backward() adds, as PyTorch's does"),
+     Slip('backward_resets_leaves', 'Tensor.backward()',
+          _backward_body().replace("for node in order:\n    node.grad = None\n",
+                                   "for node in order:\n    node.grad = None\n    for p in node._prev:\n"
+                                   "        p.grad = None\n"),
+          "the leaves' gradients are reset too: a second backward() must add to what the leaves hold (they "
+          "accumulate, as in PyTorch); reset only the nodes in the order, the ones ops made"),
      Slip('backward_no_seed', 'Tensor.backward()', _backward_body(seed="pass"),
           "the output is never seeded: its gradient is d(out)/d(out), ones of its shape (or the grad given), "
           "added with self._add_grad(start) before the loop; without it no node has a gradient to pass on"),
