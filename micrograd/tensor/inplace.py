@@ -84,7 +84,7 @@ class InPlace(Node):
         if not converts and not can_write(new.data.dtype, self.data.dtype):
             raise TypeError(f"Tensor.{op}: the result is {new.data.dtype}, which does not go into a tensor of "
                             f"{self.data.dtype} (as in PyTorch: 'result type can't be cast to the desired output "
-                            f"type'); make a new tensor instead, e.g. x = x {op.rstrip('=_')} y")
+                            f"type'); make a new tensor, which takes the result's dtype (x = x + y, not x += y)")
         if not self.data.flags.writeable:
             raise ValueError(f"Tensor.{op}: the tensor's memory is read-only (a broadcast array, or a read-only "
                              f"buffer): make it with np.array(...) to change it")
