@@ -32,8 +32,9 @@ square matrices, float32, random upstream gradients. When one is wrong it says o
 what it got, and which slip gives your numbers ("keepdims lost", "ties each given the full gradient", ...).
 
 A `_backward(grad)` is handed the output's gradient `grad`, an array of the output's shape, and passes it on with
-`parent._add_grad(...)`, which sums it back to the parent's shape (exercise 1) and adds it to `parent.grad`. In
-the formulas, $G$ is that upstream gradient and $\\bar x$ the gradient of the loss with respect to $x$.
+`parent._add_grad(...)`, which sums it back to the parent's shape (exercise 1) and adds it to `parent.grad`; it
+never writes into `grad`, which another node may hold too. In the formulas, $G$ is that upstream gradient and
+$\\bar x$ the gradient of the loss with respect to $x$.
 
 Stuck? `check(my_tensor, hint=True)` gives a stronger hint and the formula in words. The library is the answer:
 `python -m micrograd.exercises solution --track tensor softmax` prints its softmax. The same exercises as a file,
@@ -145,7 +146,7 @@ def markdown(text: str) -> str:
 
 def _about(exercise: Exercise) -> str:
     return (f"## Exercise {exercise.number}: {markdown(exercise.title)}\n\n{markdown(exercise.ask)}\n\n"
-            f"**Rules.** {markdown(exercise.rules)}\n\n**Checked on:** {markdown(exercise.shapes)}\n\n"
+            f"**Rules.** {markdown(exercise.all_rules)}\n\n**Checked on:** {markdown(exercise.shapes)}\n\n"
             f"$$ {exercise.math} $$\n\n**Hint.** {markdown(exercise.hint)}\n\n"
             f"(The library's answer: `python -m micrograd.exercises solution --track tensor {exercise.number}`.)")
 

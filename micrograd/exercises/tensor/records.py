@@ -54,9 +54,15 @@ class Exercise:
     @property
     def task(self) -> str:
         """What the report and the notebook say before anything else: what to write, its rules, its shapes."""
-        return f"{self.ask}\nRules: {self.rules}\nChecked on: {self.shapes}"
+        return f"{self.ask}\nRules: {self.all_rules}\nChecked on: {self.shapes}"
+
+    @property
+    def all_rules(self) -> str:
+        """The exercise's rules, and the one every op's backward keeps."""
+        return self.rules + (f" {NEVER_IN_PLACE}" if self.kind == 'op' else '')
 
 
+NEVER_IN_PLACE = "Never write into `grad` (another node may hold the same array): make a new array."
 KEEPDIMS = ("keepdims lost: the reduced axis is gone from the gradient, so it cannot broadcast back over the "
             "input (a (4,) gradient for a (4, 3) input summed over axis 1 lines up with the wrong axis); put the "
             "axis back with np.expand_dims(grad, axis) (or reshape) before broadcasting")
@@ -183,7 +189,7 @@ ELEMENTWISE = Exercise(
     "Write the `_backward` of `exp`, `log`, `tanh` and `relu`: each element of the input gets the same "
     "element of `grad` times the local derivative there.",
     "The forward pass's own arrays are there for you: `e` (exp's output), `x` (log's input), `t` (tanh's "
-    "output), `passes` (relu: where x > 0). relu'(0) = 0, as in PyTorch. Never write into `grad`: make a new array.",
+    "output), `passes` (relu: where x > 0). relu'(0) = 0, as in PyTorch.",
     "x (4, 3); x () [0-d]; x (2, 3) float32; a graph that hands one gradient array to two nodes",
     "`d e**x/dx = e**x`, `d log x/dx = 1/x`, `d tanh x/dx = 1 - tanh(x)**2`, `d relu x/dx = 1 if x > 0 else 0`.",
     "Use the outputs: `grad * e`, `grad / x`, `grad * (1 - t * t)`, `grad * passes`. `grad[~passes] = 0` would "

@@ -49,7 +49,7 @@ class Blank:
         lines = []
         if task and self.name == self.exercise.blanks[0]:
             e = self.exercise
-            for label, text in ((f"EXERCISE {n} ({name}):", e.ask), ("Rules:", e.rules), ("Checked on:", e.shapes)):
+            for label, text in ((f"EXERCISE {n} ({name}):", e.ask), ("Rules:", e.all_rules), ("Checked on:", e.shapes)):
                 lines += textwrap.wrap(f"{label} {text.replace('`', '')}", 108 - len(self.indent),
                                        initial_indent='# ', subsequent_indent='#     ')
         lines.append(f"# EXERCISE {n} ({name}), {PROMPTS.get(self.name, self.name)}")
@@ -229,7 +229,8 @@ def header(directory: str | Path = '.', lines: dict[int, int] | None = None) -> 
 # my_tensor.py: micrograd's tensor engine in one file, with the backward of each exercise cut out for you.
 # Fill in each EXERCISE in order, from 1 ({EXERCISES[0].name}) to {last.number} ({last.name}); each op's
 # _backward(grad) is handed the output's gradient, an array of the output's shape, and passes it on with
-# parent._add_grad(...), which sums it back to the parent's shape (exercise 1) and adds it to .grad.
+# parent._add_grad(...), which sums it back to the parent's shape (exercise 1) and adds it to .grad; it never
+# writes into grad, which another node may hold too.
 # The file follows the library's modules, so the exercises are not in order here; each one's line:
 {chr(10).join(index)}
 # After each one, check it (add --hint when you are stuck):
