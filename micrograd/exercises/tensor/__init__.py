@@ -56,7 +56,8 @@ def check(target: Any = '.', *, hint: bool = False, timeout: float = 10.0) -> Re
     if isinstance(target, (str, Path)):
         report = check_workspace(Path(target), timeout=timeout)
     elif isinstance(target, types.ModuleType) and hasattr(target, 'Tensor'):
-        report = Report(list(check_all(target, timeout=timeout)), EXERCISES, places=places(target),
+        results = list(check_all(target, timeout=timeout))
+        report = Report(results, EXERCISES, places=places(target) | {r.number: r.place for r in results if r.place},
                         command='check(my_tensor)', title=TITLE)
     else:
         raise TypeError(f"check: expected a workspace directory, my_tensor.py or the engine's module, got "
