@@ -145,6 +145,13 @@ SLIPS = [
      "dp = grad @ np.swapaxes(vd, -1, -2)\nds = dp * p * (1 - p) * scale\n"
      "q._add_grad(ds @ kd)\nk._add_grad(np.swapaxes(ds, -1, -2) @ qd)\nv._add_grad(np.swapaxes(p, -1, -2) @ grad)",
      'attn_softmax_diagonal'),
+    # one parent's gradient only: its sign, its chain factor
+    ('+ *', 'Tensor.__mul__', "self._add_grad(grad * y)\nother._add_grad(-grad * x)", 'sign'),
+    ('matmul', 'Tensor.__matmul__',
+     "self._add_grad(grad @ b.swapaxes(-1, -2))\nother._add_grad(a.swapaxes(-1, -2) @ np.ones_like(grad))", 'upstream'),
+    ('attention', 'scaled_dot_product_attention',
+     "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
+     "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(-p.swapaxes(-2, -1) @ grad)", 'sign'),
     # the lecture's habits: out.grad for grad, += on a .grad that is still None
     ('+ *', 'Tensor.__mul__', "self._add_grad(out.grad * y)\nother._add_grad(out.grad * x)", 'out_undefined'),
     ('elementwise', 'Tensor.exp', "self._add_grad(out.data * out.grad)", 'out_undefined'),

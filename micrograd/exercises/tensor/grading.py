@@ -8,6 +8,7 @@ wrong gradient; a data tensor that got a .grad is only noted (the gradients are 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
 import linecache
 import re
@@ -49,7 +50,7 @@ from micrograd.exercises.tensor.running import (
     summary,
     torch_grads,
 )
-from micrograd.exercises.tensor.workspace import target
+from micrograd.exercises.tensor.workspace import library_module, target
 
 # --- one exercise --------------------------------------------------------------------------------------
 
@@ -179,7 +180,9 @@ def _raising_line(error: BaseException) -> str:
 
 def _from_numbers(exercise: Exercise, case: Case, run: Run, want: Run,
                   out_shape: tuple[int, ...] | None) -> tuple[str, str]:
-    """What the numbers say when no slip gives them: a shape, a dtype, a factor, a transpose."""
+    """What the numbers say when no slip gives them: a shape, a dtype, the upstream gradient left out, a factor, a
+    transpose."""
+    ones = run_case(dataclasses.replace(case, ones=True), library_module()) if exercise.kind == 'op' else None
     for name, w in want.grads.items():
         g = run.grads.get(name)
         label = 'the result' if exercise.kind == 'function' else name
@@ -203,6 +206,9 @@ def _from_numbers(exercise: Exercise, case: Case, run: Run, want: Run,
             continue
         if not np.any(g) and np.any(w):
             return 'nothing', f"no gradient reaches {name}: {name}.grad is all zeros"
+        if ones is not None and not case.ones and close(g, ones.grads.get(name), case.dtype):
+            return 'upstream', (f"{DERIVED['upstream']}: {name}.grad is what an upstream gradient of ones gives "
+                                f"(grad is missing from {name}'s gradient)")
         for story in (factor_story(g, w, case, out_shape or ()), transpose_story(name, g, w)):
             if story:
                 key = 'sign' if story == DERIVED['sign'] else 'transpose' if 'transpose' in story else 'factor'

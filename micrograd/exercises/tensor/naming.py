@@ -56,6 +56,16 @@ def generic(blank: Blank) -> list[Slip]:
         for t in targets:
             dropped = re.sub(rf'{t}\._add_grad\(', '(lambda *a, **k: None)(', text)
             out.append(Slip('one_parent', blank.name, dropped, GENERIC['one_parent']))
+            lines = text.split('\n')
+            mine = [i for i, line in enumerate(lines) if f'{t}._add_grad(' in line]
+            if len(mine) != 1:
+                continue
+            line = lines[mine[0]]
+            for key, changed in (('sign', line.replace(f'{t}._add_grad(', f'{t}._add_grad(-1 * ')),
+                                 ('upstream', re.sub(r'(?<![.\w])grad\b', 'np.ones_like(grad)', line))):
+                if changed != line:
+                    body = '\n'.join(lines[:mine[0]] + [changed] + lines[mine[0] + 1:])
+                    out.append(Slip(key, blank.name, body, f"{GENERIC[key]} (in {t}'s gradient)"))
     return out
 
 
