@@ -29,7 +29,7 @@ The machinery both tracks share, one idea per module:
     numbers.py    comparing numbers and printing them as a learner reads them
     cutting.py    cutting bodies out of the library's source, and running the result
     commands.py   the commands printed for the learner to copy
-    notebook.py   exercises.ipynb, made from the scalar track
+    notebook.py   what a track's notebook is made of: Markdown that keeps formulas, a cell's free names
     __main__.py   the command line: start, check, list, solution, notebook; --track scalar|tensor
 """
 from micrograd.exercises.report import Report

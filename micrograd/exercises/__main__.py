@@ -88,8 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         path = Path(args.path or ('exercises.ipynb' if args.track == 'scalar' else f'exercises_{args.track}.ipynb'))
         if path.is_dir() or not path.parent.is_dir():
             parser.error(f"notebook: {path} is a folder" if path.is_dir() else f"notebook: no folder {path.parent}")
-        module = 'micrograd.exercises.notebook' if args.track == 'scalar' else f'{chosen.__name__}.notebook'
-        write_notebook = importlib.import_module(module).write_notebook  # needs nbformat (the demo extra)
+        write_notebook = importlib.import_module(f'{chosen.__name__}.notebook').write_notebook  # needs nbformat
         print(f"Wrote {write_notebook(path)}")
         return 0
     flag = [] if args.track == 'scalar' else ['--track', args.track]

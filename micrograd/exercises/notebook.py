@@ -1,145 +1,34 @@
-"""exercises.ipynb, made from the library's source like the workspace: one cell per exercise holding
-the methods it blanks, each put on the notebook's Value (or Neuron) when the cell runs, and a check
-after it. `python -m micrograd.exercises notebook` writes it again after the engine changes; a test
-checks that the committed notebook is the one this makes.
-"""
+"""What a track's notebook is made of, for either track: Markdown that keeps its formulas, the module-level
+names a cell's code reads, and the notebook itself (no outputs: it is for the learner to run), checked by
+nbformat (the demo extra) and written. Each track's notebook.py says what goes in its cells."""
 from __future__ import annotations
 
 import ast
 import builtins
 import importlib
 import re
-import textwrap
 from pathlib import Path
 from typing import Any
 
-from micrograd.exercises.cutting import class_node, library_source, splice
-from micrograd.exercises.scalar.exercises import EXERCISES
-from micrograd.exercises.scalar.record import Exercise
-from micrograd.exercises.scalar.workspace import CLASSES, find_blanks, methods_of
 
-INTRO = """\
-# Learn backpropagation by writing it
-
-Each code cell below holds methods of micrograd's `Value`, copied from `micrograd/engine.py`, with the
-body of each `_backward` cut out: the formula is in the comment above the blank, the closure's signature
-is there, and the body is `raise NotImplementedError(...)`. Write the body, run the cell (it puts the
-method on `Value`), then run the check under it. The check compares your gradients with the library's
-engine and with central differences, and when one is wrong it says on which input, what it expected,
-what it got, and which classic mistake gives your numbers.
-
-Order: `+`, `*`, `**`, `/`, `exp`, `tanh`, `log`, `relu`, `sigmoid`, `dot`, then the topological sort,
-`backward()`, and last a `Neuron`. Stuck? `check(Value, Neuron, hint=True)` gives a stronger hint and the
-formula. The library is the answer: `python -m micrograd.exercises solution tanh` prints its `tanh`.
-
-The idea is graded first: code that computes the right gradients the lecture's way (a recursive
-`build_topo`, `self.grad = 1`, a tanh neuron) is "correct ✓", and each of the library's own rules still to
-meet, stated in the exercise before you start, is named one by one.
-
-The same exercises as files, for your editor: `python -m micrograd.exercises start` (or `make exercises`),
-then `python -m micrograd.exercises check`."""
-
-SETUP_NOTE = """\
-Run this first. It makes a fresh copy of micrograd's engine in which every exercise is blank (the
-forward passes all work, so graphs can be built from the start), and the helper functions the ops call."""
-
-FINALE = """\
-## Done?
-
-With every exercise written, this is the lecture's first example on your own engine. Next, the same engine
-over arrays, where the new difficulty is shapes: `python -m micrograd.exercises start --track tensor`
-(or `make exercises TRACK=tensor`)."""
-
-FINALE_CODE = """\
-a, b, c = Value(2.0), Value(-3.0), Value(10.0)
-f = (a * b + c).relu() ** 2
-f.backward()
-print(f"df/da = {a.grad}, df/db = {b.grad}, df/dc = {c.grad}")  # -24.0 16.0 8.0"""
-
-CHECK = "check(Value, Neuron)"
+def markdown(text: str) -> str:
+    """text for a Markdown cell: `code` spans kept, and outside them the characters Markdown would take for
+    emphasis escaped (x ** k would turn bold and lose its exponent; w_i italic)."""
+    parts = re.split(r'(`[^`]*`)', text)
+    return ''.join(part if part.startswith('`') else re.sub(r'([*_\\])', r'\\\1', part) for part in parts)
 
 
-def _free_names(code: str, module_names: set[str]) -> list[str]:
-    """The module-level names code reads (the helpers an op calls, the names in its annotations)."""
+def free_names(code: str, names: set[str]) -> list[str]:
+    """The module-level names (of names) that code reads: the helpers an op calls, the names in its annotations."""
     tree = ast.parse(code)
     bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     bound |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments)
               for a in [*n.posonlyargs, *n.args, *n.kwonlyargs, n.vararg, n.kwarg] if a is not None}
     read = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
-    return sorted({name for name in read if name in module_names and name not in bound
-                   and not hasattr(builtins, name)})
+    return sorted({name for name in read if name in names and name not in bound and not hasattr(builtins, name)})
 
 
-def _aliases(cls: ast.ClassDef) -> dict[str, list[str]]:
-    """`__radd__ = __add__` in a class body: {'__add__': ['__radd__']}."""
-    out: dict[str, list[str]] = {}
-    for node in cls.body:
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    out.setdefault(node.value.id, []).append(target.id)
-    return out
-
-
-def exercise_cells(which: str, blank: bool = True) -> list[tuple[Exercise, str]]:
-    """(exercise, the code of its cell) for engine.py's or nn.py's exercises (blank=False: the library's)."""
-    source, _ = library_source(f'micrograd.{which}')
-    blanked = splice(source, {b: b.text() for b in find_blanks(source, which)}) if blank else source
-    lines, tree = blanked.splitlines(), ast.parse(blanked)
-    class_name = CLASSES[which]
-    cls = class_node(tree, class_name)
-    aliases = _aliases(cls)
-    cells = []
-    for exercise in EXERCISES:
-        if exercise.source != which:
-            continue
-        parts, attach = [], []
-        for method in methods_of(cls, exercise):
-            first = min([method.lineno] + [d.lineno for d in method.decorator_list])
-            assert method.end_lineno is not None
-            parts.append(textwrap.dedent('\n'.join(lines[first - 1:method.end_lineno])))
-            names = [f"{class_name}.{n}" for n in [method.name, *aliases.get(method.name, [])]]
-            attach.append(f"{' = '.join(names)} = {method.name}")
-        cells.append((exercise, '\n\n'.join(parts) + '\n\n' + '\n'.join(attach)))
-    return cells
-
-
-def fill(code: str) -> str:
-    """A cell's code with each blank replaced by the library's own body (for the test that runs it)."""
-    for which in ('engine', 'nn'):
-        for blank in find_blanks(library_source(f'micrograd.{which}')[0], which):
-            def dedent(text: str) -> str:
-                return text.replace('\n' + blank.indent, '\n' + blank.indent[4:])
-            code = code.replace(dedent(blank.text()), dedent(blank.solution))
-    return code
-
-
-def _setup() -> str:
-    engine_source, nn_source = library_source('micrograd.engine')[0], library_source('micrograd.nn')[0]
-    engine_names = {n for n in _module_names(engine_source)}
-    nn_names = {n for n in _module_names(nn_source)} - {'Value', 'Neuron'}
-    def used(which: str, names: set[str]) -> set[str]:  # what the blanks and the answers read
-        return {n for blank in (True, False) for _, code in exercise_cells(which, blank)
-                for n in _free_names(code, names)}
-    used_engine = sorted(used('engine', engine_names) - {'Value'})
-    used_nn = sorted(used('nn', nn_names) - set(used_engine))
-    lines = ["from micrograd.exercises import blank_engine, blank_nn, check", "",
-             "engine = blank_engine()  # micrograd/engine.py, every exercise blank: your Value",
-             "nn = blank_nn(engine)    # micrograd/nn.py on that Value: your Neuron",
-             "Value, Neuron = engine.Value, nn.Neuron"]
-    for module, names in (('engine', used_engine), ('nn', used_nn)):
-        if names:
-            lines.append(f"# what the {'ops call' if module == 'engine' else 'neuron calls'}, from the same {module}")
-            values = ', '.join(f'{module}.{n}' for n in names)
-            if len(names) == 1:
-                lines.append(f"{names[0]} = {values}")
-            else:
-                lines += [f"{', '.join(names)} = (",
-                          textwrap.fill(values, 96, initial_indent='    ', subsequent_indent='    ') + ')']
-    return '\n'.join(lines)
-
-
-def _module_names(source: str) -> set[str]:
+def module_names(source: str) -> set[str]:
     """The names a module binds at its top level (its functions, classes, imports, constants)."""
     names: set[str] = set()
     for node in ast.parse(source).body:
@@ -154,31 +43,9 @@ def _module_names(source: str) -> set[str]:
     return names
 
 
-def markdown(text: str) -> str:
-    """text for a Markdown cell: `code` spans kept, and outside them the characters Markdown would take for
-    emphasis escaped (x ** k would turn bold and lose its exponent; w_i italic)."""
-    parts = re.split(r'(`[^`]*`)', text)
-    return ''.join(part if part.startswith('`') else re.sub(r'([*_\\])', r'\\\1', part) for part in parts)
-
-
-def build_notebook() -> Any:
-    """The notebook, as an nbformat node (no outputs: it is for the learner to run)."""
+def assemble(cells: list[Any]) -> Any:
+    """The notebook of these cells, each with a stable id, for Python 3, validated."""
     nbformat: Any = importlib.import_module('nbformat')  # in the demo extra; untyped
-    new_code_cell, new_markdown_cell = nbformat.v4.new_code_cell, nbformat.v4.new_markdown_cell
-    cells = [new_markdown_cell(INTRO), new_markdown_cell(SETUP_NOTE), new_code_cell(_setup())]
-    for exercise, code in exercise_cells('engine') + exercise_cells('nn'):
-        where = 'micrograd/nn.py' if exercise.source == 'nn' else 'micrograd/engine.py'
-        rules = ''.join(f"{n}. {markdown(text)}\n" for n, (_, text) in enumerate(exercise.rules, 1))
-        if rules:
-            rules = ("Once your gradients are right, the library asks for more; each is checked, and named if "
-                     f"missing:\n\n{rules}\n")
-        cells += [new_markdown_cell(f"## Exercise {exercise.number}: {markdown(exercise.title)}\n\n"
-                                    f"{markdown(exercise.what)}\n\n{rules}"
-                                    f"{markdown(exercise.hint)}\n\n"
-                                    f"(From `{where}`; the library's answer: "
-                                    f"`python -m micrograd.exercises solution {exercise.name}`.)"),
-                  new_code_cell(code), new_code_cell(CHECK)]
-    cells += [new_markdown_cell(FINALE), new_code_cell(FINALE_CODE)]
     for i, cell in enumerate(cells):
         cell['id'] = f'cell-{i}'
     nb = nbformat.v4.new_notebook(cells=cells, metadata={
@@ -188,7 +55,6 @@ def build_notebook() -> Any:
     return nb
 
 
-def write_notebook(path: Path) -> Path:
-    nbformat: Any = importlib.import_module('nbformat')
-    nbformat.write(build_notebook(), str(path))
+def write(nb: Any, path: Path) -> Path:
+    importlib.import_module('nbformat').write(nb, str(path))
     return path

@@ -12,6 +12,8 @@ engine.py and nn.py for the learner to write.
     outcome.py    a Result made the same way by every grader
     places.py     where the learner wrote each exercise, and the line a diagnosis points at
     grade.py      every exercise in order, each under a time limit
+    fit.py        a wrong gradient no slip reproduces, named by the formula its numbers follow
+    notebook.py   exercises.ipynb: a cell per exercise, a check under each
 
 The track's interface, as every track has it: EXERCISES, start(directory), check(target) -> Report,
 solution(name), and check_files(paths, timeout, before) for the checking process (runner.py).

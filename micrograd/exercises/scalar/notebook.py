@@ -1,0 +1,152 @@
+"""exercises.ipynb, the scalar track in a notebook, made from the library's source like the workspace: one
+cell per exercise holding the methods it blanks, each put on the notebook's Value (or Neuron) when the cell
+runs, and a check after it. `python -m micrograd.exercises notebook` writes it again after the engine
+changes; a test checks that the committed notebook is the one this makes.
+"""
+from __future__ import annotations
+
+import ast
+import importlib
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from micrograd.exercises.cutting import class_node, library_source, splice
+from micrograd.exercises.notebook import assemble, free_names, markdown, module_names, write
+from micrograd.exercises.scalar.exercises import EXERCISES
+from micrograd.exercises.scalar.record import Exercise
+from micrograd.exercises.scalar.workspace import CLASSES, find_blanks, methods_of
+
+INTRO = """\
+# Learn backpropagation by writing it
+
+Each code cell below holds methods of micrograd's `Value`, copied from `micrograd/engine.py`, with the
+body of each `_backward` cut out: the formula is in the comment above the blank, the closure's signature
+is there, and the body is `raise NotImplementedError(...)`. Write the body, run the cell (it puts the
+method on `Value`), then run the check under it. The check compares your gradients with the library's
+engine and with central differences, and when one is wrong it says on which input, what it expected,
+what it got, and which classic mistake gives your numbers.
+
+Order: `+`, `*`, `**`, `/`, `exp`, `tanh`, `log`, `relu`, `sigmoid`, `dot`, then the topological sort,
+`backward()`, and last a `Neuron`. Stuck? `check(Value, Neuron, hint=True)` gives a stronger hint and the
+formula. The library is the answer: `python -m micrograd.exercises solution tanh` prints its `tanh`.
+
+The idea is graded first: code that computes the right gradients the lecture's way (a recursive
+`build_topo`, `self.grad = 1`, a tanh neuron) is "correct ✓", and each of the library's own rules still to
+meet, stated in the exercise before you start, is named one by one.
+
+The same exercises as files, for your editor: `python -m micrograd.exercises start` (or `make exercises`),
+then `python -m micrograd.exercises check`."""
+
+SETUP_NOTE = """\
+Run this first. It makes a fresh copy of micrograd's engine in which every exercise is blank (the
+forward passes all work, so graphs can be built from the start), and the helper functions the ops call."""
+
+FINALE = """\
+## Done?
+
+With every exercise written, this is the lecture's first example on your own engine. Next, the same engine
+over arrays, where the new difficulty is shapes: `python -m micrograd.exercises start --track tensor`
+(or `make exercises TRACK=tensor`)."""
+
+FINALE_CODE = """\
+a, b, c = Value(2.0), Value(-3.0), Value(10.0)
+f = (a * b + c).relu() ** 2
+f.backward()
+print(f"df/da = {a.grad}, df/db = {b.grad}, df/dc = {c.grad}")  # -24.0 16.0 8.0"""
+
+CHECK = "check(Value, Neuron)"
+
+
+def _aliases(cls: ast.ClassDef) -> dict[str, list[str]]:
+    """`__radd__ = __add__` in a class body: {'__add__': ['__radd__']}."""
+    out: dict[str, list[str]] = {}
+    for node in cls.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    out.setdefault(node.value.id, []).append(target.id)
+    return out
+
+
+def exercise_cells(which: str, blank: bool = True) -> list[tuple[Exercise, str]]:
+    """(exercise, the code of its cell) for engine.py's or nn.py's exercises (blank=False: the library's)."""
+    source, _ = library_source(f'micrograd.{which}')
+    blanked = splice(source, {b: b.text() for b in find_blanks(source, which)}) if blank else source
+    lines, tree = blanked.splitlines(), ast.parse(blanked)
+    class_name = CLASSES[which]
+    cls = class_node(tree, class_name)
+    aliases = _aliases(cls)
+    cells = []
+    for exercise in EXERCISES:
+        if exercise.source != which:
+            continue
+        parts, attach = [], []
+        for method in methods_of(cls, exercise):
+            first = min([method.lineno] + [d.lineno for d in method.decorator_list])
+            assert method.end_lineno is not None
+            parts.append(textwrap.dedent('\n'.join(lines[first - 1:method.end_lineno])))
+            names = [f"{class_name}.{n}" for n in [method.name, *aliases.get(method.name, [])]]
+            attach.append(f"{' = '.join(names)} = {method.name}")
+        cells.append((exercise, '\n\n'.join(parts) + '\n\n' + '\n'.join(attach)))
+    return cells
+
+
+def fill(code: str) -> str:
+    """A cell's code with each blank replaced by the library's own body (for the test that runs it)."""
+    for which in ('engine', 'nn'):
+        for blank in find_blanks(library_source(f'micrograd.{which}')[0], which):
+            def dedent(text: str) -> str:
+                return text.replace('\n' + blank.indent, '\n' + blank.indent[4:])
+            code = code.replace(dedent(blank.text()), dedent(blank.solution))
+    return code
+
+
+def _setup() -> str:
+    engine_source, nn_source = library_source('micrograd.engine')[0], library_source('micrograd.nn')[0]
+    engine_names = {n for n in module_names(engine_source)}
+    nn_names = {n for n in module_names(nn_source)} - {'Value', 'Neuron'}
+    def used(which: str, names: set[str]) -> set[str]:  # what the blanks and the answers read
+        return {n for blank in (True, False) for _, code in exercise_cells(which, blank)
+                for n in free_names(code, names)}
+    used_engine = sorted(used('engine', engine_names) - {'Value'})
+    used_nn = sorted(used('nn', nn_names) - set(used_engine))
+    lines = ["from micrograd.exercises import blank_engine, blank_nn, check", "",
+             "engine = blank_engine()  # micrograd/engine.py, every exercise blank: your Value",
+             "nn = blank_nn(engine)    # micrograd/nn.py on that Value: your Neuron",
+             "Value, Neuron = engine.Value, nn.Neuron"]
+    for module, names in (('engine', used_engine), ('nn', used_nn)):
+        if names:
+            lines.append(f"# what the {'ops call' if module == 'engine' else 'neuron calls'}, from the same {module}")
+            values = ', '.join(f'{module}.{n}' for n in names)
+            if len(names) == 1:
+                lines.append(f"{names[0]} = {values}")
+            else:
+                lines += [f"{', '.join(names)} = (",
+                          textwrap.fill(values, 96, initial_indent='    ', subsequent_indent='    ') + ')']
+    return '\n'.join(lines)
+
+
+def build_notebook() -> Any:
+    """The notebook, as an nbformat node (no outputs: it is for the learner to run)."""
+    nbformat: Any = importlib.import_module('nbformat')  # in the demo extra; untyped
+    new_code_cell, new_markdown_cell = nbformat.v4.new_code_cell, nbformat.v4.new_markdown_cell
+    cells = [new_markdown_cell(INTRO), new_markdown_cell(SETUP_NOTE), new_code_cell(_setup())]
+    for exercise, code in exercise_cells('engine') + exercise_cells('nn'):
+        where = 'micrograd/nn.py' if exercise.source == 'nn' else 'micrograd/engine.py'
+        rules = ''.join(f"{n}. {markdown(text)}\n" for n, (_, text) in enumerate(exercise.rules, 1))
+        if rules:
+            rules = ("Once your gradients are right, the library asks for more; each is checked, and named if "
+                     f"missing:\n\n{rules}\n")
+        cells += [new_markdown_cell(f"## Exercise {exercise.number}: {markdown(exercise.title)}\n\n"
+                                    f"{markdown(exercise.what)}\n\n{rules}"
+                                    f"{markdown(exercise.hint)}\n\n"
+                                    f"(From `{where}`; the library's answer: "
+                                    f"`python -m micrograd.exercises solution {exercise.name}`.)"),
+                  new_code_cell(code), new_code_cell(CHECK)]
+    cells += [new_markdown_cell(FINALE), new_code_cell(FINALE_CODE)]
+    return assemble(cells)
+
+
+def write_notebook(path: Path) -> Path:
+    return write(build_notebook(), path)
