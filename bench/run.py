@@ -222,7 +222,8 @@ def main() -> int:
     versions = sorted(reports, key=lambda v: tuple(map(int, v.split('.'))))
     git = ['git', '-C', str(REPO)]
     commit = subprocess.run([*git, 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run([*git, 'status', '--porcelain', '--', 'micrograd', 'examples', 'bench'],
+    dirty = subprocess.run([*git, 'status', '--porcelain', '--untracked-files=no', '--', 'micrograd', 'examples',
+                            'bench'],
                            capture_output=True, text=True).stdout.strip()
     print(f"\nmicrograd at commit {commit or 'unknown'}{' + uncommitted changes' if dirty else ''}; "
           f"{platform.machine()}, {os.cpu_count()} cores; {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC{torch}; "
