@@ -223,8 +223,7 @@ def main() -> int:
     git = ['git', '-C', str(REPO)]
     commit = subprocess.run([*git, 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run([*git, 'status', '--porcelain', '--untracked-files=no', '--', 'micrograd', 'examples',
-                            'bench'],
-                           capture_output=True, text=True).stdout.strip()
+                            'bench'], capture_output=True, text=True).stdout.strip()
     print(f"\nmicrograd at commit {commit or 'unknown'}{' + uncommitted changes' if dirty else ''}; "
           f"{platform.machine()}, {os.cpu_count()} cores; {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC{torch}; "
           f"{cfg.rounds} interleaved rounds after a warm-up{' (QUICK: tiny sizes, not figures to quote)' * args.quick}")
