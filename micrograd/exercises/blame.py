@@ -76,8 +76,3 @@ def line_of(error: BaseException) -> str:
     code, line = frames[-1]
     return f"the blank in {function(code)}, {Path(code.co_filename).name} line {line}"
 
-
-def source_line(code: types.CodeType, line: int) -> str:
-    """'my_engine.py, line 47: other.grad += self.data * grad' (the file's name only: the learner knows where)."""
-    text = linecache.getline(code.co_filename, line).strip()
-    return f"{Path(code.co_filename).name}, line {line}: {text}"
