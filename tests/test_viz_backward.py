@@ -13,7 +13,7 @@ from micrograd import Value
 from micrograd.ops import BY_NAME
 from micrograd.viz import HIGHLIGHT, MAX_NODES, BackwardPass, draw_backward, draw_dot, trace
 from micrograd.viz.graph import number
-from tests.graphs import graphs, micrograd_graph
+from tests.support.graphs import graphs, micrograd_graph
 
 
 def labelled(value, label):

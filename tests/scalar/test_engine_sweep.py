@@ -25,8 +25,7 @@ from hypothesis import strategies as st
 
 from micrograd import Value
 from tests.conftest import TORCH_SKIP_REASON
-from tests.graphs import graphs, micrograd_graph
-from tests.scalar_ops import (
+from tests.scalar.scalar_ops import (
     BY_NAME,
     DIFFERENCES,
     NOT_NUMBERS,
@@ -40,6 +39,7 @@ from tests.scalar_ops import (
     central_differences,
     operands,
 )
+from tests.support.graphs import graphs, micrograd_graph
 
 try:
     import torch

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from micrograd import Value
 from tests.conftest import TORCH_SKIP_REASON
-from tests.graphs import graphs, micrograd_graph
-from tests.scalar_ops import OPS, operands, samples
+from tests.scalar.scalar_ops import OPS, operands, samples
+from tests.support.graphs import graphs, micrograd_graph
 
 torch = pytest.importorskip('torch', reason=TORCH_SKIP_REASON)
 
@@ -22,7 +22,7 @@ def tensor(x):
 
 
 def torch_graph(recipe):
-    from tests.graphs import build
+    from tests.support.graphs import build
     return build(recipe, tensor, lambda ws, xs: ws[0] * xs[0] + ws[1] * xs[1])
 
 

@@ -10,16 +10,23 @@ Numbers agree to the last few bits: his tanh is (e**2x - 1)/(e**2x + 1) and his 
 import io
 import math
 import random
+import re
 from contextlib import redirect_stdout
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from micrograd.engine import Value
-from tests.lecture_cells import FIRST_HALF, SECOND_HALF
 
 pytest.importorskip('graphviz')  # his draw_dot builds a graphviz.Digraph (no rendering)
 pytest.importorskip('matplotlib')
+
+
+def cells_of(half: str) -> list[str]:
+    """The code cells of one notebook, kept as text in data/lecture_<half>_half.txt, each after a line '# %%'."""
+    text = (Path(__file__).parent / 'data' / f'lecture_{half}_half.txt').read_text(encoding='utf-8')
+    return re.split(r'^# %%\n', text, flags=re.M)[1:]  # (what comes before the first cell says where they are from)
 
 
 def without_value_class(cell: str) -> str:
@@ -58,8 +65,9 @@ def close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) or (math.isnan(a) and math.isnan(b))
 
 
-@pytest.mark.parametrize('cells', [FIRST_HALF, SECOND_HALF], ids=['first half', 'second half'])
-def test_every_cell_leaves_every_value_as_the_lectures_own_engine_does(cells, monkeypatch):
+@pytest.mark.parametrize('half', ['first', 'second'], ids=['first half', 'second half'])
+def test_every_cell_leaves_every_value_as_the_lectures_own_engine_does(half, monkeypatch):
+    cells = cells_of(half)
     import matplotlib
     matplotlib.use('Agg')
     if any('import torch' in cell for cell in cells):

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from tests.graphs import graphs, largest_magnitude, micrograd_graph
-from tests.scalar_ops import OPS, central_differences, operands, samples
+from tests.scalar.scalar_ops import OPS, central_differences, operands, samples
+from tests.support.graphs import graphs, largest_magnitude, micrograd_graph
 
 H = 1e-6
 

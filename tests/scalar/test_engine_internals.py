@@ -175,5 +175,5 @@ def test_each_op_of_the_table_is_named_and_built_as_the_table_says(record):
 
 def test_the_sweeps_table_has_a_row_for_each_op():
     from micrograd.ops import OPS
-    from tests.scalar_ops import OPS as ROWS
+    from tests.scalar.scalar_ops import OPS as ROWS
     assert {f'Value.{op.method}' for op in OPS} <= {row.method for row in ROWS}

@@ -13,7 +13,7 @@ import pytest
 
 from micrograd import Value
 from micrograd.nn import Neuron
-from tests.scalar_ops import NOT_NUMBERS, NUMBERS
+from tests.scalar.scalar_ops import NOT_NUMBERS, NUMBERS
 
 EVERY_OP = {
     'x * y': lambda x, y: x * y, 'y * x': lambda x, y: y * x, 'x + y': lambda x, y: x + y,

@@ -1,0 +1,1 @@
+"""What tests of several areas share: random scalar graphs built alike in micrograd and PyTorch (graphs.py)."""
