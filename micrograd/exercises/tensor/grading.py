@@ -223,7 +223,9 @@ def _with_shape(says: str, run: Run, want: Run, out_shape: tuple[int, ...] | Non
         g = run.grads.get(name)
         if isinstance(g, np.ndarray) and isinstance(w, np.ndarray) and g.shape != w.shape:
             label = 'the result' if exercise.kind == 'function' else name
-            return f"{says}. Here {shape_story(label, g, w, out_shape or g.shape)}"
+            story = shape_story(label, g, w, out_shape or g.shape).removeprefix(
+                "the broadcast gradient is not reduced: ")
+            return f"{says}. Here {story}"
     return says
 
 

@@ -142,7 +142,7 @@ ADD_MUL = Exercise(
     "exercise 1) and adds it to what is there.",
     "Call `_add_grad` only for operands with `requires_grad` (a number or a data tensor gets no `.grad`). "
     "`x` and `y` are the operands' data as the forward pass used them.",
-    "x (4, 3) + b (3,); x (4, 3) * w (4, 1); x (2, 3) * s () [0-d]; x * 2.5; a * a; x (0, 3) + b (3,); "
+    "x (4, 3) + b (3,); x (4, 3) * w (4, 1); x (2, 3) * s () [0-d]; x * 2.5; a * a; a + a; x (0, 3) + b (3,); "
     "float32",
     "`d(x+y)/dx = 1`, `d(x*y)/dx = y`: each operand gets `grad` times its local derivative, elementwise.",
     "In `__mul__`: `self._add_grad(grad * y)` and `other._add_grad(grad * x)`; the broadcasting is `_add_grad`'s "
@@ -154,6 +154,7 @@ ADD_MUL = Exercise(
      case('x 2,3; s -', "out = x * s", seed=2, note="s is 0-d"),
      case('x 4,3', "out = x * 2.5", seed=3),
      case('a 3,2', "out = a * a", seed=4, note="one tensor, both operands"),
+     case('a 2,3', "out = a + a", seed=9, note="one tensor, both operands"),
      case('x 0,3; b 3', "out = x + b * x", seed=5, note="empty"),
      case('x 3,4; w 4', "out = x * w + x", dtype='float32', seed=6),
      case('x 2,3', "c = Tensor(np.arange(6.0).reshape(2, 3))\nout = (x + c) * c", seed=7,
@@ -172,6 +173,14 @@ ADD_MUL = Exercise(
           "if self.requires_grad:\n    self._add_grad(grad * y)\n"
           "if other.requires_grad:\n    other._add_grad(grad * x)",
           "the derivative of * used for +: d(x+y)/dx is 1, not y"),
+     Slip('not_reduced', 'Tensor.__add__', "self.grad = grad if self.grad is None else self.grad + grad\n"
+                                           "other.grad = grad if other.grad is None else other.grad + grad",
+          "the broadcast gradient is not reduced: .grad is added to without _add_grad, which sums a gradient of the "
+          "output's shape back to the operand's"),
+     Slip('not_reduced', 'Tensor.__mul__', "self.grad = grad * y if self.grad is None else self.grad + grad * y\n"
+                                           "other.grad = grad * x if other.grad is None else other.grad + grad * x",
+          "the broadcast gradient is not reduced: .grad is added to without _add_grad, which sums a gradient of the "
+          "output's shape back to the operand's"),
      Slip('bypassed_add_grad', 'Tensor.__add__', "self.grad = grad\nother.grad = grad",
           "the gradient is set, not added with _add_grad: it is neither summed back to a broadcast operand's "
           "shape nor added to what is there (a tensor used twice keeps only one share)"),
