@@ -22,6 +22,12 @@ solution(name), and check_files(paths, timeout, before) for the checking process
 """
 from __future__ import annotations
 
+try:
+    import numpy  # noqa: F401  (checked first, so that the error says what to install)
+except ImportError:  # pragma: no cover - a Python without NumPy
+    raise ImportError("the tensor track needs NumPy: pip install numpy (in the clone's folder: pip install -e "
+                      "'.[tensor]'; make exercises TRACK=tensor installs it)") from None
+
 import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
