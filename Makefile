@@ -126,6 +126,7 @@ TRACK ?= scalar
 EXERCISES ?= exercises-workspace$(if $(filter-out scalar,$(TRACK)),/$(TRACK))
 exercises: | $(BIN)/python
 	@$(BIN)/python -m pip show --quiet micrograd-edu >/dev/null 2>&1 || $(PIP) --no-deps -e .
+	@$(if $(filter tensor,$(TRACK)),$(BIN)/python -c 'import numpy' 2>/dev/null || $(PIP) -e '.[tensor]')
 	@ls '$(EXERCISES)'/my_*.py >/dev/null 2>&1 || $(BIN)/python -m micrograd.exercises start --track $(TRACK) '$(EXERCISES)'
 	@$(BIN)/python -m micrograd.exercises check --track $(TRACK) '$(EXERCISES)' || true
 
