@@ -1,4 +1,4 @@
-"""Every op of tests/tensor_ops.py's table on 0-d inputs, in every dtype, and on each special value (0, -0, inf,
+"""Every op of tensor_ops.py's table on 0-d inputs, in every dtype, and on each special value (0, -0, inf,
 -inf, nan) alone as a 0-d float: PyTorch's value, dtype and gradients, and always ndarrays, never NumPy scalars
 (test_tensor_edges.py has the gradients of 0-d inputs in float64 and float16 and a 0-d leaf's accumulation)."""
 from __future__ import annotations
@@ -6,20 +6,20 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.tensor_ops import DTYPES, OPS, Op
-from tests.test_tensor_sweep import (
+from tests.tensor.sweep import (
     Refused,
     assert_same,
     needs_torch,
     run_ours,
     run_torch,
     samples,
-    torch_in_float64,  # noqa: F401  (the fixture: PyTorch in float64)
 )
+from tests.tensor.tensor_ops import DTYPES, OPS, Op
 
 # inf - inf and inf * 0 are nan in a forward op, as in PyTorch; NumPy also warns there (the engine does not pay
 # for np.errstate around every small product and sum to silence it). The results are what is checked.
-pytestmark = pytest.mark.filterwarnings('ignore:invalid value encountered:RuntimeWarning')
+pytestmark = [pytest.mark.filterwarnings('ignore:invalid value encountered:RuntimeWarning'),
+              pytest.mark.usefixtures('torch_in_float64')]
 
 SHAPED = {  # rows whose table arguments are made for their (3, 4) sample, so that at 0-d they ask another thing
     'reshape numpy size': "np.prod(()) is the float 1.0, a size we refuse, as NumPy and PyTorch do",

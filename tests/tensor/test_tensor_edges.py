@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 import micrograd.tensor as mt
-from tests.tensor_ops import OPS, Op
-from tests.test_tensor_sweep import (
+from tests.tensor.sweep import (
     Refused,
     assert_same,
     needs_torch,
@@ -19,8 +18,10 @@ from tests.test_tensor_sweep import (
     run_torch,
     samples,
     torch,
-    torch_in_float64,  # noqa: F401  (the fixture: PyTorch in float64)
 )
+from tests.tensor.tensor_ops import OPS, Op
+
+pytestmark = pytest.mark.usefixtures('torch_in_float64')  # PyTorch computing in float64, as ours
 
 # Ops whose table arguments are made for their table's shapes (an index, a mask, sizes, two axes) are left out:
 # at 0-d they ask something else of each engine.

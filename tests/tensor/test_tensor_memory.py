@@ -1,6 +1,5 @@
 """micrograd.tensor leaves the host process alone at import; keep_freed_memory() is the explicit call that keeps the
 memory NumPy frees for the next training step."""
-import os
 import resource
 import subprocess
 import sys
@@ -10,8 +9,7 @@ import pytest
 
 import micrograd.tensor as mt
 from micrograd.tensor.memory import keep_freed_memory
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tests import ROOT
 
 
 def test_importing_micrograd_tensor_leaves_the_c_allocator_alone() -> None:

@@ -1,4 +1,4 @@
-"""Every layer of tests/tensor_ops.py's LAYERS against the PyTorch module holding the same weights, in float64,
+"""Every layer of tensor_ops.py's LAYERS against the PyTorch module holding the same weights, in float64,
 float32 and float16 (the parameters converted as a user converts a model) and on 0-d inputs: the output's
 values, dtype and kind (an ndarray, never a NumPy scalar), the input's gradient and every parameter's."""
 from __future__ import annotations
@@ -9,14 +9,15 @@ import numpy as np
 import pytest
 
 import micrograd.tensor as mt
-from tests.tensor_ops import LAYERS, Layer
-from tests.test_tensor_sweep import (
+from tests.tensor.sweep import (
     REFUSALS,
     needs_torch,
     tolerance,
     torch,
-    torch_in_float64,  # noqa: F401  (the fixture: PyTorch in float64)
 )
+from tests.tensor.tensor_ops import LAYERS, Layer
+
+pytestmark = pytest.mark.usefixtures('torch_in_float64')  # PyTorch computing in float64, as ours
 
 DTYPES = ('float64', 'float32', 'float16')
 

@@ -1,4 +1,4 @@
-"""Every loss of tests/tensor_ops.py's LOSSES against PyTorch's: in float64, float32 and float16; on a batch, a
+"""Every loss of tensor_ops.py's LOSSES against PyTorch's: in float64, float32 and float16; on a batch, a
 0-d (or one-row) input and an empty batch; with the target given as an array, as a tensor, and as a tensor that
 requires gradients (which then gets PyTorch's gradient); the prediction requiring gradients, or data (which then
 gets none). The loss's value, dtype and kind (an ndarray, never a NumPy scalar) and both gradients."""
@@ -10,14 +10,15 @@ import numpy as np
 import pytest
 
 import micrograd.tensor as mt
-from tests.tensor_ops import LOSSES, Loss
-from tests.test_tensor_sweep import (
+from tests.tensor.sweep import (
     REFUSALS,
     needs_torch,
     tolerance,
     torch,
-    torch_in_float64,  # noqa: F401  (the fixture: PyTorch in float64)
 )
+from tests.tensor.tensor_ops import LOSSES, Loss
+
+pytestmark = pytest.mark.usefixtures('torch_in_float64')  # PyTorch computing in float64, as ours
 
 TARGETS = ('array', 'tensor', 'tensor requiring grad')
 CASES = [pytest.param(loss, shape, dtype, target, pred, id=f"{loss.name}-{shape}-{dtype}-{target}-prediction {pred}")

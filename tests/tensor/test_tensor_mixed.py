@@ -6,15 +6,16 @@ import numpy as np
 import pytest
 
 import micrograd.tensor as mt
-from tests.tensor_ops import OPS
-from tests.test_tensor_sweep import (
+from tests.tensor.sweep import (
     needs_torch,
     samples,
     tolerance,
     torch,
-    torch_in_float64,  # noqa: F401  (the fixture: PyTorch in float64)
     upstream_like,
 )
+from tests.tensor.tensor_ops import OPS
+
+pytestmark = pytest.mark.usefixtures('torch_in_float64')  # PyTorch computing in float64, as ours
 
 CASES = [pytest.param(op, dtype, i, id=f"{op.name}-{dtype}-input {i} data")
          for op in OPS if op.grad and len(op.shapes) > 1 for dtype in ('float64', 'float16') if dtype in op.dtypes

@@ -20,7 +20,7 @@ import pytest
 import micrograd.tensor as mt
 from micrograd.tensor import Tensor, no_grad
 from tests.conftest import TORCH_SKIP_REASON
-from tests.tensor_ops import DTYPES, FLOATS, IN_PLACE, IN_PLACE_NAMES, InPlace
+from tests.tensor.tensor_ops import DTYPES, FLOATS, IN_PLACE, IN_PLACE_NAMES, InPlace
 
 try:
     import torch
@@ -28,7 +28,8 @@ except ImportError:
     torch = None
 
 pytestmark = [pytest.mark.skipif(torch is None, reason=TORCH_SKIP_REASON),
-              pytest.mark.filterwarnings('ignore:invalid value encountered:RuntimeWarning')]
+              pytest.mark.filterwarnings('ignore:invalid value encountered:RuntimeWarning'),
+              pytest.mark.usefixtures('torch_in_float64')]
 REFUSALS = (TypeError, ValueError, OverflowError, IndexError, RuntimeError)
 BY_NAME = {op.name: op for op in IN_PLACE}
 GRAD_OPS = [op.name for op in IN_PLACE if op.grad]
@@ -87,20 +88,6 @@ def assert_as_pytorch(op: InPlace, dtype: str, kind: str) -> None:
     assert ours[1] == theirs[1], f"{what}: dtype {ours[1]}, PyTorch's {theirs[1]}"
     tol = dict(rtol=2e-3, atol=2e-3) if dtype == 'float16' else dict(rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(ours[0].astype(float), theirs[0].astype(float), err_msg=what, **tol)
-
-
-@pytest.fixture(autouse=True, scope='module')
-def torch_in_float64():
-    """PyTorch with float64 as its default dtype (ours), on one thread (the tensors are tiny)."""
-    if torch is None:
-        yield
-        return
-    dtype, threads = torch.get_default_dtype(), torch.get_num_threads()
-    torch.set_default_dtype(torch.float64)
-    torch.set_num_threads(1)
-    yield
-    torch.set_default_dtype(dtype)
-    torch.set_num_threads(threads)
 
 
 # --- on data: values, dtypes and refusals ---

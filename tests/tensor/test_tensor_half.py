@@ -1,4 +1,4 @@
-"""float16 as PyTorch computes it: every op of tests/tensor_ops.py's table on float16 samples, special values
+"""float16 as PyTorch computes it: every op of tensor_ops.py's table on float16 samples, special values
 and 0-d inputs, against PyTorch's float16 results within 2 units in the last place (test_tensor_sweep allows 2e-2
 for any float16 difference; this is the check that an op computes in float32 and rounds once, as PyTorch's
 half ops do, rather than rounding every step), and every result and gradient an ndarray of float16."""
@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 import micrograd.tensor as mt
-from tests.tensor_ops import OPS, Op
-from tests.test_tensor_sweep import (
+from tests.tensor.sweep import (
     Refused,
     needs_torch,
     run_ours,
@@ -17,13 +16,14 @@ from tests.test_tensor_sweep import (
     samples,
     specials,
     torch,
-    torch_in_float64,  # noqa: F401  (the fixture: PyTorch in float64)
 )
+from tests.tensor.tensor_ops import OPS, Op
 
 HALF_OPS = [op for op in OPS if 'float16' in op.dtypes]
 # inf - inf and inf * 0 are nan in a forward op, as in PyTorch; NumPy also warns there (the engine does not pay
 # for np.errstate around every small product and sum to silence it). The results are what is checked.
-pytestmark = pytest.mark.filterwarnings('ignore:invalid value encountered:RuntimeWarning')
+pytestmark = [pytest.mark.filterwarnings('ignore:invalid value encountered:RuntimeWarning'),
+              pytest.mark.usefixtures('torch_in_float64')]
 ULPS = dict(rtol=2e-3, atol=1e-5)
 ZERO_D_DIFFERS = {  # rows whose table arguments are made for their (3, 4) sample, so that at 0-d they ask another thing
     'reshape numpy size': "np.prod(()) is the float 1.0, a size we refuse, as NumPy and PyTorch do",

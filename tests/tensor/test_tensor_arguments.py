@@ -1,4 +1,4 @@
-"""Every numeric argument of every public tensor function and layer constructor (tests/tensor_ops.py's
+"""Every numeric argument of every public tensor function and layer constructor (tensor_ops.py's
 ARGUMENTS), given as each NumPy scalar type and as a 0-d array, behaves exactly as the Python number it
 stands for: the same values, dtype and gradients, on float16, float32 and float64 inputs. NumPy's own
 promotion would otherwise let np.float64(1e-5) make a float32 result float64, or compare in float64."""
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import micrograd.tensor as mt
-from tests.tensor_ops import ARGUMENTS, BOOL_FORMS, FLOAT_FORMS, INT_FORMS, Argument
+from tests.tensor.tensor_ops import ARGUMENTS, BOOL_FORMS, FLOAT_FORMS, INT_FORMS, Argument
 
 REFUSALS = (TypeError, ValueError, IndexError, OverflowError)
 
