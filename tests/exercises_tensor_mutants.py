@@ -152,6 +152,11 @@ SLIPS = [
     ('attention', 'scaled_dot_product_attention',
      "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
      "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(-p.swapaxes(-2, -1) @ grad)", 'sign'),
+    # a fixed axis where the op's own belongs
+    ('sum mean', 'Tensor.sum', "if not keepdims and ax:\n    grad = np.expand_dims(grad, -1)\n"
+                               "self._add_grad(np.broadcast_to(grad, self.data.shape))", 'wrong_axis'),
+    ('sum mean', 'Tensor.mean', "if not keepdims and ax:\n    grad = np.expand_dims(grad, 0)\n"
+                                "self._add_grad(np.broadcast_to(grad / n, self.data.shape))", 'wrong_axis'),
     # the lecture's habits: out.grad for grad, += on a .grad that is still None
     ('+ *', 'Tensor.__mul__', "self._add_grad(out.grad * y)\nother._add_grad(out.grad * x)", 'out_undefined'),
     ('elementwise', 'Tensor.exp', "self._add_grad(out.data * out.grad)", 'out_undefined'),

@@ -31,8 +31,8 @@ GENERIC: dict[str, str] = {
     'nothing': "no gradient reaches the input: the _backward must pass grad on with parent._add_grad(...)",
     'one_parent': "only one operand gets a gradient: every parent that requires gradients gets its share",
     'exchanged': "the operands' gradients are exchanged: each operand got the other's",
-    'wrong_axis': "reduced over the wrong axis: the sum runs along the op's own axis, ax (a fixed axis=-1 or axis=0 "
-                  "is right for one of the cases only)",
+    'wrong_axis': "the wrong axis: a sum runs along the op's own axes, ax, and a reduced axis goes back where it "
+                  "was (np.expand_dims(grad, ax)); a fixed axis=-1 or axis=0 is right for some cases only",
 }
 
 
@@ -45,9 +45,10 @@ def generic(blank: Blank) -> list[Slip]:
     out = [Slip('upstream', blank.name, "grad = np.ones_like(grad)\n" + text, GENERIC['upstream']),
            Slip('sign', blank.name, "grad = -grad\n" + text, GENERIC['sign']),
            Slip('nothing', blank.name, "pass", GENERIC['nothing'])]
-    if 'axis=ax' in text:
-        out += [Slip('wrong_axis', blank.name, text.replace('axis=ax', f'axis={a}'), GENERIC['wrong_axis'])
-                for a in (-1, 0)]
+    for fixed in ('axis=ax', 'expand_dims(grad, ax)'):
+        if fixed in text:
+            out += [Slip('wrong_axis', blank.name, text.replace(fixed, fixed.replace('ax', str(a))),
+                         GENERIC['wrong_axis']) for a in (-1, 0)]
     targets = list(dict.fromkeys(re.findall(r'(\w+)\._add_grad\(', text)))
     if len(targets) >= 2:
         a, b = targets[:2]
