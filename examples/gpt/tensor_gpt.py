@@ -71,7 +71,7 @@ class Block(Module):
 
         The fused op (scaled_dot_product_attention) keeps its weights to itself; spelled out, the
         weights shown are the very ones this forward pass uses, and the output is the fused op's
-        (tests/test_gpt_attention.py checks both).
+        (tests/gpt/test_gpt_attention.py checks both).
         """
         if attention is None:
             return self.attn(x)

@@ -6,26 +6,23 @@ import importlib
 import math
 import random
 import re
-import sys
 import warnings
-from pathlib import Path
 
 import pytest
 
+from tests.gpt.examples import WORDS, example
+
 np = pytest.importorskip('numpy', reason="the tensor GPT runs on micrograd.tensor, which needs NumPy")
 
-GPT_DIR = Path(__file__).resolve().parent.parent / 'examples' / 'gpt'
-sys.path.insert(0, str(GPT_DIR))  # the examples are scripts: import them the way running them does
-plan = importlib.import_module('plan')
-validation = importlib.import_module('validation')
-verdict = importlib.import_module('verdict')
-checkpoint = importlib.import_module('checkpoint')
-data = importlib.import_module('data')
-tensor_gpt = importlib.import_module('tensor_gpt')
-scalar_gpt = importlib.import_module('scalar_gpt')
-sample = importlib.import_module('sample')
+plan = example('plan')
+validation = example('validation')
+verdict = example('verdict')
+checkpoint = example('checkpoint')
+data = example('data')
+tensor_gpt = example('tensor_gpt')
+scalar_gpt = example('scalar_gpt')
+sample = example('sample')
 
-WORDS = Path(__file__).resolve().parent / 'data' / 'made_up_words.txt'
 SMALL = ['--n-embd', '32', '--n-head', '4', '--n-layer', '1', '--block-size', '16']
 
 
@@ -202,7 +199,7 @@ def test_the_scalar_gpt_ends_with_a_verdict_too(tmp_path, capsys):
 
 
 def test_the_loss_curve_shows_every_validation_point_however_high(tmp_path):
-    pictures = importlib.import_module('pictures')
+    pictures = example('pictures')
     losses = 3.0 * np.exp(-np.arange(300) / 40) + 0.5
     points = [(0, 3.0), (50, 1.5), (100, 2.5), (300, 4.9)]  # rising far above the training loss and the baselines
     figure = pictures.loss_figure(losses, uniform=3.0, bigram=2.17, val_points=points, kept_step=50)

@@ -6,7 +6,7 @@ r s t v z: -ex). Predicting a vowel or the ending needs the start of the word, n
 the letter before: a GPT that reads the whole word should beat the bigram model. Run it
 from the repository root to write the file again (the seed makes it the same file):
 
-    python tests/data/make_words.py
+    python tests/gpt/data/make_words.py
 """
 import random
 from pathlib import Path

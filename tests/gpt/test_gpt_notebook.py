@@ -4,16 +4,17 @@ The notebook reads GPT_NOTEBOOK_STEPS (how long to train) and GPT_NOTEBOOK_OUT (
 the model and the pictures); the committed file is only read, never written.
 """
 import copy
-from pathlib import Path
 
 import pytest
+
+from tests.gpt.examples import GPT_DIR
 
 nbformat = pytest.importorskip('nbformat')
 nbclient = pytest.importorskip('nbclient')
 pytest.importorskip('names', reason="the notebook learns the census names of the `names` package")
 pytest.importorskip('matplotlib', reason="the notebook draws the attention maps with matplotlib")
 
-NOTEBOOK = Path(__file__).resolve().parent.parent / 'examples' / 'gpt' / 'gpt.ipynb'
+NOTEBOOK = GPT_DIR / 'gpt.ipynb'
 
 
 @pytest.fixture(scope='module')

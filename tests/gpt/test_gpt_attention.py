@@ -5,21 +5,19 @@ later position has weight exactly 0. The tensor GPT records the weights it multi
 values by and still computes the fused op's logits; the scalar GPT records them from its
 key/value cache; from the same weights both record the same maps.
 """
-import importlib
 import re
-import sys
-from pathlib import Path
 
 import pytest
 
+from tests.gpt.examples import example
+
 np = pytest.importorskip('numpy', reason="the tensor GPT runs on micrograd.tensor, which needs NumPy")
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'examples' / 'gpt'))  # the examples are scripts
-look_inside = importlib.import_module('look_inside')
-options = importlib.import_module('options')
-data = importlib.import_module('data')
-tensor_gpt = importlib.import_module('tensor_gpt')
-scalar_gpt = importlib.import_module('scalar_gpt')
+look_inside = example('look_inside')
+options = example('options')
+data = example('data')
+tensor_gpt = example('tensor_gpt')
+scalar_gpt = example('scalar_gpt')
 
 TOKENIZER = data.Tokenizer(['abcdefghijklmnopqrstuvwxyz'])
 WORDS = ['emma', 'christopher', 'a']
@@ -118,7 +116,7 @@ def test_show_refuses_a_word_the_model_cannot_read(tmp_path, word, message):
 
 
 def test_the_loss_curve_draws_the_losses_with_both_baselines(tmp_path):
-    pictures = importlib.import_module('pictures')
+    pictures = example('pictures')
     losses = 3.0 * np.exp(-np.arange(200) / 80) + 1.2
     figure = pictures.loss_figure(losses, uniform=3.3, bigram=2.4, val_loss=1.9, resumed_at=[100])
     ax = figure.axes[0]
@@ -130,7 +128,7 @@ def test_the_loss_curve_draws_the_losses_with_both_baselines(tmp_path):
 
 
 def test_a_large_vocabulary_is_narrowed_to_the_tokens_that_matter_in_the_next_token_picture():
-    pictures = importlib.import_module('pictures')
+    pictures = example('pictures')
     probs = np.full((3, 60), 0.001)
     probs[:, 5] = probs[0, 7] = 0.3  # two tokens that matter, and target 50 which the model missed
     figure = pictures.next_token_figure(probs / probs.sum(axis=1, keepdims=True), ['BOS', 'x', 'y'],

@@ -5,23 +5,20 @@ names at once, on micrograd.tensor) are one model: from the same weights they co
 same loss. The building blocks themselves (Embedding, RMSNorm, CausalSelfAttention,
 cross_entropy) are tested with the tensor module; here, what the examples put together.
 """
-import importlib
 import math
 import random
-import sys
-from pathlib import Path
 
 import pytest
+
+from tests.gpt.examples import example
 
 np = pytest.importorskip('numpy', reason="the tensor GPT runs on micrograd.tensor, which needs NumPy")
 pytest.importorskip('names', reason="the GPT examples learn the census names of the `names` package "
                                     "(pip install names)")
 
-# The examples are scripts, not a package: import them the way running them does.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'examples' / 'gpt'))
-data = importlib.import_module('data')
-scalar_gpt = importlib.import_module('scalar_gpt')
-tensor_gpt = importlib.import_module('tensor_gpt')
+data = example('data')
+scalar_gpt = example('scalar_gpt')
+tensor_gpt = example('tensor_gpt')
 
 EMBEDDINGS = ('wte', 'wpe')  # tables of rows in both models; every other matrix is stored transposed
 

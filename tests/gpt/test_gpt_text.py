@@ -1,8 +1,8 @@
 """The GPT examples on a text of your own: reading it, cutting it into documents, refusing what
 cannot be learned from, and learning more than letter pairs from it.
 
-tests/data/made_up_words.txt holds 400 made-up words whose vowels and endings depend on the
-start of the word (tests/data/make_words.py writes it): a GPT that reads the whole word beats
+tests/gpt/data/made_up_words.txt holds 400 made-up words whose vowels and endings depend on the
+start of the word (tests/gpt/data/make_words.py writes it): a GPT that reads the whole word beats
 the bigram model there within seconds.
 """
 import argparse
@@ -17,16 +17,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.gpt.examples import GPT_DIR, WORDS, example
+
 np = pytest.importorskip('numpy', reason="the tensor GPT runs on micrograd.tensor, which needs NumPy")
 
-# The examples are scripts, not a package: import them the way running them does.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'examples' / 'gpt'))
-data = importlib.import_module('data')
-options = importlib.import_module('options')
-tensor_gpt = importlib.import_module('tensor_gpt')
-scalar_gpt = importlib.import_module('scalar_gpt')
+data = example('data')
+options = example('options')
+tensor_gpt = example('tensor_gpt')
+scalar_gpt = example('scalar_gpt')
 
-WORDS = Path(__file__).resolve().parent / 'data' / 'made_up_words.txt'
 SMALL = ['--n-embd', '32', '--n-head', '4', '--n-layer', '1', '--block-size', '12']  # a model that trains in a second
 
 
@@ -39,7 +38,7 @@ def write(tmp_path, content, name='text.txt'):
 # --- reading a file ---
 
 def test_the_test_words_are_the_ones_their_script_writes():
-    make_words = importlib.import_module('tests.data.make_words')
+    make_words = importlib.import_module('tests.gpt.data.make_words')
     assert WORDS.read_text(encoding='utf-8').split() == make_words.words()
 
 
@@ -95,12 +94,12 @@ def test_a_pipe_is_read_as_a_file_as_the_shells_process_substitution_gives_one(t
     finally:
         os.close(read)
     assert '360 training lines, 40 validation lines' in out
-    assert importlib.import_module('checkpoint').load(tmp_path / 'p.npz').training['data'] == path  # as named
+    assert example('checkpoint').load(tmp_path / 'p.npz').training['data'] == path  # as named
 
 
 @pytest.mark.skipif(sys.platform == 'win32', reason="/dev/stdin")
 def test_the_training_script_reads_its_data_from_standard_input(tmp_path):
-    script = Path(__file__).resolve().parent.parent / 'examples' / 'gpt' / 'tensor_gpt.py'
+    script = GPT_DIR / 'tensor_gpt.py'
     argv = ['--data', '/dev/stdin', *SMALL, '--steps', '2', '--samples', '0', '--out', str(tmp_path / 's.npz')]
     result = subprocess.run([sys.executable, str(script), *argv], input=WORDS.read_text(encoding='utf-8'),
                             capture_output=True, text=True, timeout=120)
@@ -237,7 +236,7 @@ def test_the_scalar_gpt_takes_the_same_option_and_writes_the_same_kind_of_file(t
                                 '--steps', '30', '--out', str(tmp_path / 's.npz'), '--samples', '3'], capsys)
     assert 'GPT on scalar Values' in out and '360 training lines' in out
     assert 'bigram baseline val loss' in out
-    ck = importlib.import_module('checkpoint').load(tmp_path / 's.npz')
+    ck = example('checkpoint').load(tmp_path / 's.npz')
     assert ck.step == 30 and ck.training['engine'] == 'scalar' and ck.config['n_embd'] == 8
 
 
@@ -246,4 +245,4 @@ def test_blocks_train_on_the_whole_text_and_sample_blocks(tmp_path, capsys):
     out = run(tensor_gpt.main, ['--data', str(text), '--split', 'blocks', *SMALL, '--steps', '60',
                                 '--out', str(tmp_path / 'b.npz'), '--samples', '2'], capsys)
     assert 'training blocks' in out and '2 blocks of text the model made up' in out
-    assert importlib.import_module('checkpoint').load(tmp_path / 'b.npz').config['split'] == 'blocks'
+    assert example('checkpoint').load(tmp_path / 'b.npz').config['split'] == 'blocks'

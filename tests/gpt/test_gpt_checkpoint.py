@@ -4,24 +4,21 @@ The file (examples/gpt/checkpoint.py) holds the weights under microgpt's names, 
 vocabulary, the config, the loss of every step and Adam's moments, in an .npz read with
 allow_pickle=False.
 """
-import importlib
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
+from tests.gpt.examples import GPT_DIR, WORDS, example
+
 np = pytest.importorskip('numpy', reason="the tensor GPT runs on micrograd.tensor, which needs NumPy")
 
-GPT_DIR = Path(__file__).resolve().parent.parent / 'examples' / 'gpt'
-sys.path.insert(0, str(GPT_DIR))  # the examples are scripts: import them the way running them does
-checkpoint = importlib.import_module('checkpoint')
-plan = importlib.import_module('plan')
-data = importlib.import_module('data')
-tensor_gpt = importlib.import_module('tensor_gpt')
-scalar_gpt = importlib.import_module('scalar_gpt')
+checkpoint = example('checkpoint')
+plan = example('plan')
+data = example('data')
+tensor_gpt = example('tensor_gpt')
+scalar_gpt = example('scalar_gpt')
 
-WORDS = Path(__file__).resolve().parent / 'data' / 'made_up_words.txt'
 CONFIG = {'n_embd': 16, 'n_head': 4, 'n_layer': 1, 'block_size': 12}
 SMALL = ['--n-embd', '16', '--n-head', '4', '--n-layer', '1', '--block-size', '12']
 

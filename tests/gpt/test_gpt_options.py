@@ -7,29 +7,27 @@ line on stderr naming the option and a non-zero exit, before the data is read or
 or it is a value the row accepts (a seed of 0, a file name '-1' for --out), listed in the row.
 The table runs in-process; a few real runs prove the one-line contract from the shell.
 """
-import importlib
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.gpt.examples import GPT_DIR, WORDS, example
+
 np = pytest.importorskip('numpy', reason="the tensor GPT runs on micrograd.tensor, which needs NumPy")
 pytest.importorskip('names', reason="the GPT scripts learn the census names of the `names` package by default")
 
-GPT_DIR = Path(__file__).resolve().parent.parent / 'examples' / 'gpt'
-sys.path.insert(0, str(GPT_DIR))  # the examples are scripts: import them the way running them does
-options = importlib.import_module('options')
-plan = importlib.import_module('plan')
-training = importlib.import_module('training')
-validation = importlib.import_module('validation')
-checkpoint = importlib.import_module('checkpoint')
-data = importlib.import_module('data')
-tensor_gpt = importlib.import_module('tensor_gpt')
-scalar_gpt = importlib.import_module('scalar_gpt')
-sample = importlib.import_module('sample')
+options = example('options')
+plan = example('plan')
+training = example('training')
+validation = example('validation')
+checkpoint = example('checkpoint')
+data = example('data')
+tensor_gpt = example('tensor_gpt')
+scalar_gpt = example('scalar_gpt')
+sample = example('sample')
 
-WORDS = Path(__file__).resolve().parent / 'data' / 'made_up_words.txt'
 SCRIPTS = {'tensor_gpt.py': tensor_gpt, 'scalar_gpt.py': scalar_gpt, 'sample.py': sample}
 
 # The bad values every row gets; '{folder}', '{missing}' and '{file}' are filled in per test.

@@ -1,0 +1,1 @@
+"""The GPT examples (examples/gpt): the model on both engines, its options, training, checkpoints and notebook."""
