@@ -45,9 +45,9 @@ def generic(blank: Blank) -> list[Slip]:
     out = [Slip('upstream', blank.name, "grad = np.ones_like(grad)\n" + text, GENERIC['upstream']),
            Slip('sign', blank.name, "grad = -grad\n" + text, GENERIC['sign']),
            Slip('nothing', blank.name, "pass", GENERIC['nothing'])]
-    for fixed in ('axis=ax', 'expand_dims(grad, ax)'):
-        if fixed in text:
-            out += [Slip('wrong_axis', blank.name, text.replace(fixed, fixed.replace('ax', str(a))),
+    for fixed in ('axis={}', 'expand_dims(grad, {})'):
+        if fixed.format('ax') in text:
+            out += [Slip('wrong_axis', blank.name, text.replace(fixed.format('ax'), fixed.format(a)),
                          GENERIC['wrong_axis']) for a in (-1, 0)]
     targets = list(dict.fromkeys(re.findall(r'(\w+)\._add_grad\(', text)))
     if len(targets) >= 2:
