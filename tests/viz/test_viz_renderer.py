@@ -9,7 +9,7 @@ import pytest
 from graphviz.backend import dot_command
 
 from micrograd.viz import RendererNotFound, draw_dot, renderer
-from tests.test_viz import PNG_SIGNATURE, labelled_f
+from tests.viz.samples import PNG_SIGNATURE, labelled_f
 
 pytestmark = pytest.mark.skipif(sys.platform == 'win32', reason='fake programs are shell scripts')
 

@@ -9,7 +9,7 @@ import pytest
 from micrograd import Value
 from micrograd.viz import draw_backward
 from tests.browser import Page
-from tests.test_viz import labelled_f
+from tests.viz.samples import labelled_f
 
 pytestmark = pytest.mark.slow  # a browser takes a second or two to start
 

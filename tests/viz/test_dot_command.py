@@ -11,11 +11,12 @@ import subprocess
 import sys
 import sysconfig
 import textwrap
-from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parent.parent / 'scripts' / 'dot'
+from tests import ROOT
+
+SCRIPT = ROOT / 'scripts' / 'dot'
 GRAPHVIZ_PURE = shutil.which('graphviz-pure') or shutil.which('graphviz-pure', path=sysconfig.get_path('scripts'))
 pytestmark = pytest.mark.skipif(GRAPHVIZ_PURE is None, reason='graphviz-pure is not installed (the viz extra)')
 

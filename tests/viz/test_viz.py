@@ -9,20 +9,8 @@ import pytest
 
 from micrograd import Value
 from micrograd.viz import MAX_NODES, draw_dot, trace
-
-PNG_SIGNATURE = b'\x89PNG\r\n\x1a\n'
-
-
-def labelled_f():
-    """f = (a*b + c)**2 at a=2, b=-3, c=10: e = a*b = -6, d = e + c = 4, f = 16."""
-    a, b, c = Value(2.0, label='a'), Value(-3.0, label='b'), Value(10.0, label='c')
-    e = a * b
-    e.label = 'e'
-    d = e + c
-    d.label = 'd'
-    f = d ** 2
-    f.label = 'f'
-    return f
+from tests import ROOT
+from tests.viz.samples import PNG_SIGNATURE, labelled_f
 
 
 def dot_nodes(source):
@@ -346,7 +334,7 @@ def test_the_wheel_ships_the_players_script(tmp_path):
     # The player reads player.js from the installed package: setup.py must ship it (package_data).
     import shutil
     import zipfile
-    root, source = Path(__file__).resolve().parent.parent, tmp_path / 'source'
+    root, source = ROOT, tmp_path / 'source'
     shutil.copytree(root / 'micrograd', source / 'micrograd', ignore=shutil.ignore_patterns('__pycache__'))
     for name in ('setup.py', 'README.md'):
         shutil.copy(root / name, source / name)
