@@ -87,10 +87,10 @@ notebook: $(VENV)/.demo-installed
 	NotebookClient(nb, timeout=300, record_timing=False, coalesce_streams=True).execute(); \
 	nbformat.write(nb, 'demo.ipynb')"
 
-# A quick check for a learner, in seconds: the scalar engine's, nn's and the lecture's tests without the slow ones,
-# with nothing heavier than NumPy, pytest and hypothesis installed.
-CHECK_TESTS ?= $(or $(wildcard tests/scalar),tests/test_engine.py tests/test_engine_internals.py tests/test_nn.py \
-	tests/test_nn_state_dict.py tests/test_lecture.py tests/test_scalar_arguments.py tests/test_finite_differences.py)
+# A quick check for a learner, in seconds: the scalar engine's, nn's and the lecture's tests without the slow ones
+# (the sweeps against PyTorch and the rest are make test's), with nothing heavier than NumPy, pytest and hypothesis.
+CHECK_TESTS ?= $(addprefix tests/scalar/,test_engine.py test_engine_habits.py test_nn.py test_nn_state_dict.py \
+	test_lecture.py)
 $(VENV)/.check-installed: setup.py | $(BIN)/python
 	@echo "Installing micrograd, NumPy and the test runner into $(VENV)..."
 	@$(PIP) -e '.[check]'
