@@ -26,9 +26,7 @@ from micrograd.exercises.sandbox import guarded, set_input
 from micrograd.exercises.tensor.backward import check_backward
 from micrograd.exercises.tensor.cases import Case
 from micrograd.exercises.tensor.naming import (
-    GENERIC as DERIVED,
-)
-from micrograd.exercises.tensor.naming import (
+    DERIVED,
     error_story,
     factor_story,
     handed_story,

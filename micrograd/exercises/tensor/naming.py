@@ -24,7 +24,8 @@ from micrograd.exercises.tensor.records import Exercise, Slip
 from micrograd.exercises.tensor.running import Run, close, run_case
 from micrograd.exercises.tensor.workspace import Blank, blanks, with_bodies
 
-GENERIC: dict[str, str] = {
+# The sentences of the slips derived from the library's own bodies (generic() below), by key.
+DERIVED: dict[str, str] = {
     'upstream': "the upstream gradient is dropped: multiply the local derivative by grad (the chain rule); with "
                 "an all-ones upstream gradient, as many tests use, this slip does not show",
     'sign': "sign error: the gradient is minus the right one",
@@ -42,21 +43,21 @@ def generic(blank: Blank) -> list[Slip]:
     lines = [line[len(blank.indent):] if line.startswith(blank.indent) else line.lstrip()
              for line in body.split('\n')]
     text = '\n'.join(lines)
-    out = [Slip('upstream', blank.name, "grad = np.ones_like(grad)\n" + text, GENERIC['upstream']),
-           Slip('sign', blank.name, "grad = -grad\n" + text, GENERIC['sign']),
-           Slip('nothing', blank.name, "pass", GENERIC['nothing'])]
+    out = [Slip('upstream', blank.name, "grad = np.ones_like(grad)\n" + text, DERIVED['upstream']),
+           Slip('sign', blank.name, "grad = -grad\n" + text, DERIVED['sign']),
+           Slip('nothing', blank.name, "pass", DERIVED['nothing'])]
     for fixed in ('axis={}', 'expand_dims(grad, {})'):
         if fixed.format('ax') in text:
             out += [Slip('wrong_axis', blank.name, text.replace(fixed.format('ax'), fixed.format(a)),
-                         GENERIC['wrong_axis']) for a in (-1, 0)]
+                         DERIVED['wrong_axis']) for a in (-1, 0)]
     targets = list(dict.fromkeys(re.findall(r'(\w+)\._add_grad\(', text)))
     if len(targets) >= 2:
         a, b = targets[:2]
         swapped = text.replace(f'{a}._add_grad(', '\0').replace(f'{b}._add_grad(', f'{a}._add_grad(')
-        out.append(Slip('exchanged', blank.name, swapped.replace('\0', f'{b}._add_grad('), GENERIC['exchanged']))
+        out.append(Slip('exchanged', blank.name, swapped.replace('\0', f'{b}._add_grad('), DERIVED['exchanged']))
         for t in targets:
             dropped = re.sub(rf'{t}\._add_grad\(', '(lambda *a, **k: None)(', text)
-            out.append(Slip('one_parent', blank.name, dropped, GENERIC['one_parent']))
+            out.append(Slip('one_parent', blank.name, dropped, DERIVED['one_parent']))
             lines = text.split('\n')
             mine = [i for i, line in enumerate(lines) if f'{t}._add_grad(' in line]
             if len(mine) != 1:
@@ -66,7 +67,7 @@ def generic(blank: Blank) -> list[Slip]:
                                  ('upstream', re.sub(r'(?<![.\w])grad\b', 'np.ones_like(grad)', line))):
                 if changed != line:
                     body = '\n'.join(lines[:mine[0]] + [changed] + lines[mine[0] + 1:])
-                    out.append(Slip(key, blank.name, body, f"{GENERIC[key]} (in {t}'s gradient)"))
+                    out.append(Slip(key, blank.name, body, f"{DERIVED[key]} (in {t}'s gradient)"))
     return out
 
 
@@ -217,7 +218,7 @@ def factor_story(got: Array, want: Array, case: Case, out_shape: tuple[int, ...]
     if not np.allclose(ratios, c, rtol=1e-5) or not np.allclose(got[~mask], 0, atol=1e-9):
         return ''
     if abs(c + 1) < 1e-6:
-        return GENERIC['sign']
+        return DERIVED['sign']
     if abs(c) < 1e-12 or abs(c - 1) < 1e-6:
         return ''
     d = case.leaves['q'][-1] if 'q' in case.leaves else 0
