@@ -1,13 +1,12 @@
 """Checking exercise 13, backward(), on graphs whose nodes the checker makes: each node's _backward is the
 checker's, so backward() is checked before (and whatever) the ops' exercises are.
 
-Each graph is a few leaves and nodes (name, op, parents): '*' elementwise, '+' elementwise, 'sum' to 0-d.
-The checker knows the gradients each kind of backward() leaves (the right one and each slip's), computes
+The graphs are the record's (records.py): a few leaves and nodes (name, op, parents), '*' and '+' elementwise and
+'sum' to 0-d. The checker knows the gradients each kind of backward() leaves (the right one and each slip's), computes
 them itself, and names the slip whose numbers the learner's are.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -15,24 +14,9 @@ import numpy as np
 from micrograd.exercises.blame import where
 from micrograd.exercises.result import CORRECT, DONE, GENERIC, NOT_STARTED, WRONG
 from micrograd.exercises.sandbox import set_input
-from micrograd.exercises.tensor.cases import Array
+from micrograd.exercises.tensor.cases import Array, Graph
 from micrograd.exercises.tensor.records import Exercise
 from micrograd.exercises.tensor.running import is_blank_error, summary
-
-
-@dataclass(frozen=True)
-class Graph:
-    leaves: dict[str, list[float] | float]
-    nodes: tuple[tuple[str, str, tuple[str, ...]], ...]   # (name, op, parents), each after its parents
-    root: str
-    dtype: str = 'float64'
-
-    def text(self, call: str) -> str:
-        dtype = '' if self.dtype == 'float64' else f", dtype=np.{self.dtype}"
-        lines = [f"{n} = Tensor({v!r}, requires_grad=True{dtype})" for n, v in self.leaves.items()]
-        for name, op, parents in self.nodes:
-            lines.append(f"{name} = {parents[0]}.sum()" if op == 'sum' else f"{name} = {f' {op} '.join(parents)}")
-        return '; '.join(lines) + f"; {self.root}.{call}"
 
 
 def _forward(op: str, values: list[Array]) -> Array:
@@ -103,16 +87,6 @@ def simulate(graph: Graph, calls: int = 1, seed: Array | None = None, reverse: b
     return {n: g for n, g in grads.items() if g is not None}
 
 
-V, W = [0.5, -1.5, 2.0], [1.25, 0.75, -0.5]
-PRODUCT = Graph({'x': V, 'w': W}, (('m', '*', ('x', 'w')), ('s', 'sum', ('m',))), 's')
-# m is used twice, and reaching it first through u: a walk from the leaves runs u before m has all of its gradient
-REUSED = Graph({'x': V, 'w': W}, (('m', '*', ('x', 'w')), ('u', '*', ('m', 'm')), ('z', '+', ('u', 'm')),
-                                  ('s', 'sum', ('z',))), 's')
-VECTOR = Graph({'x': V, 'w': W}, (('m', '*', ('x', 'w')), ('u', '+', ('m', 'x'))), 'u')
-HALFWAY = Graph({'x': V, 'w': W}, (('m', '*', ('x', 'w')), ('s', 'sum', ('m',))), 's', 'float32')
-SEED = np.array([0.5, -2.0, 1.5])
-
-
 def _grads(nodes: dict[str, Any], names: list[str]) -> dict[str, Array | None]:
     return {n: (None if nodes[n].grad is None else np.array(nodes[n].grad)) for n in names}
 
@@ -142,14 +116,9 @@ def _name(graph: Graph, calls: int, seed: Array | None, got: dict[str, Any], sli
 def check_backward(exercise: Exercise, module: Any) -> Any:
     slips = {s.key: s.says for s in exercise.slips}
     tensor = module.Tensor
-    plan: list[tuple[Graph, int, Array | None, str]] = [
-        (PRODUCT, 1, None, PRODUCT.text('backward()')),
-        (REUSED, 1, None, REUSED.text('backward()')),
-        (VECTOR, 1, SEED, VECTOR.text(f'backward({SEED.tolist()})')),
-        (REUSED, 2, None, REUSED.text('backward()') + '; s.backward()   (a second time)'),
-        (HALFWAY, 1, None, HALFWAY.text('backward()')),
-    ]
-    for graph, calls, seed, text in plan:
+    for graph in exercise.graphs:
+        calls, text = graph.calls, graph.text()
+        seed = None if graph.seed is None else np.array(graph.seed)
         set_input(text)
         nodes = make(graph, tensor)
         want = simulate(graph, calls, seed)
@@ -196,9 +165,10 @@ def _rules(exercise: Exercise, tensor: Any, slips: dict[str, str]) -> Any:
         return exercise.result(WRONG, input=text, expected="x.grad = 1.5", obtained=f"x.grad = {x.grad}",
                                diagnosis='wrong',
                                why="a leaf output's gradient must grow by 1 (d x/d x), added to what it has")
-    text = VECTOR.text('backward()') + "   (u has shape (3,) and no grad= is given)"
+    vector = next(g for g in exercise.graphs if g.seed is not None)
+    text = vector.text('backward()') + f"   ({vector.root} has shape {vector.shape} and no grad= is given)"
     set_input(text)
-    nodes = make(VECTOR, tensor)
+    nodes = make(vector, tensor)
     try:
         nodes['u'].backward()
     except ValueError:

@@ -75,6 +75,32 @@ class Case:
         return f"{text}   [{self.note}]" if self.note else text
 
 
+@dataclass(frozen=True)
+class Graph:
+    leaves: dict[str, list[float] | float]
+    nodes: tuple[tuple[str, str, tuple[str, ...]], ...]   # (name, op, parents), each after its parents
+    root: str
+    dtype: str = 'float64'
+    calls: int = 1                                  # backward() called this many times
+    seed: tuple[float, ...] | None = None           # backward(grad=seed), for a root that is no scalar
+    note: str = ''
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return () if any(op == 'sum' for name, op, _ in self.nodes if name == self.root) else (
+            len(next(iter(self.leaves.values()))),)  # type: ignore[arg-type]
+
+    def text(self, call: str = '') -> str:
+        """The graph as a learner can paste it, and the backward() call(s) the check makes."""
+        dtype = '' if self.dtype == 'float64' else f", dtype=np.{self.dtype}"
+        lines = [f"{n} = Tensor({v!r}, requires_grad=True{dtype})" for n, v in self.leaves.items()]
+        for name, op, parents in self.nodes:
+            lines.append(f"{name} = {parents[0]}.sum()" if op == 'sum' else f"{name} = {f' {op} '.join(parents)}")
+        call = call or f"backward({list(self.seed) if self.seed is not None else ''})"
+        text = '; '.join(lines) + f"; {self.root}.{call}" + f"; {self.root}.{call}" * (self.calls - 1)
+        return text + (f"   [{self.note}]" if self.note else '')
+
+
 def _shape(shape: tuple[int, ...]) -> str:
     return '()' if not shape else f"({shape[0]},)" if len(shape) == 1 else str(tuple(shape))
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from micrograd.exercises.result import Result
-from micrograd.exercises.tensor.cases import Case, case
+from micrograd.exercises.tensor.cases import Case, Graph, case
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,7 @@ class Exercise:
     blanks: tuple[str, ...]
     cases: tuple[Case, ...]
     slips: tuple[Slip, ...] = ()
+    graphs: tuple[Graph, ...] = ()  # exercise 13: graphs whose nodes the checker makes, for backward()
     kind: str = 'op'     # 'op': cases are graphs; 'function': unbroadcast called directly; 'backward'
     math: str = ''       # the rule in LaTeX, for the notebook (G is the output's gradient)
 
@@ -630,6 +631,11 @@ def _backward_body(seed: str = "self._add_grad(start)", start: str = "np.ones_li
             f"{shape}order = self._topological_order()\n{zero}{seed}\nfor node in {walk}:\n    {call}")
 
 
+V, W = [0.5, -1.5, 2.0], [1.25, 0.75, -0.5]
+PRODUCT = (('m', '*', ('x', 'w')), ('s', 'sum', ('m',)))
+# m is used twice, and reached first through u: a walk from the leaves runs u before m has all of its gradient
+REUSED = (('m', '*', ('x', 'w')), ('u', '*', ('m', 'm')), ('z', '+', ('u', 'm')), ('s', 'sum', ('z',)))
+
 BACKWARD = Exercise(
     13, 'backward', "backward(): the chain rule over the graph, from a seed of any shape",
     "Write the body of `Tensor.backward(grad=None)`: sort the graph (`self._topological_order()`, written for "
@@ -681,6 +687,12 @@ BACKWARD = Exercise(
      Slip('backward_nonscalar_seeded', 'Tensor.backward()', _backward_body(refuse=False),
           "a non-scalar output without grad= is seeded with ones instead of refused: that computes the gradient "
           "of out.sum(), which is not what was asked; raise ValueError, as PyTorch does")),
+    graphs=(Graph({'x': V, 'w': W}, PRODUCT, 's'),
+            Graph({'x': V, 'w': W}, REUSED, 's', note="m is used twice"),
+            Graph({'x': V, 'w': W}, (('m', '*', ('x', 'w')), ('u', '+', ('m', 'x'))), 'u', seed=(0.5, -2.0, 1.5),
+                  note="u is no scalar: its gradient is given"),
+            Graph({'x': V, 'w': W}, REUSED, 's', calls=2, note="a second backward(): the leaves accumulate"),
+            Graph({'x': V, 'w': W}, PRODUCT, 's', 'float32')),
     kind='backward',
     math=(r"\bar{\mathrm{out}} \mathrel{+}= \mathrm{seed};\quad \text{for each node } v \text{ from the output "
           r"down: } \bar p \mathrel{+}= \frac{\partial v}{\partial p}^{\!\top} \bar v \ \text{ for each parent "
