@@ -152,6 +152,11 @@ SLIPS = [
     ('attention', 'scaled_dot_product_attention',
      "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
      "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(-p.swapaxes(-2, -1) @ grad)", 'sign'),
+    # a local derivative read off the numbers, as a formula
+    ('elementwise', 'Tensor.tanh', "self._add_grad(grad * (1 - np.tanh(t) ** 2))", 'local_derivative'),
+    ('elementwise', 'Tensor.log', "self._add_grad(grad * -1 / x ** 2)", 'local_derivative'),
+    ('elementwise', 'Tensor.relu', "self._add_grad(grad * np.sign(self.data))", 'local_derivative'),
+    ('elementwise', 'Tensor.tanh', "self._add_grad(grad * 2 * self.data)", 'local_derivative'),
     # a fixed axis where the op's own belongs
     ('sum mean', 'Tensor.sum', "if not keepdims and ax:\n    grad = np.expand_dims(grad, -1)\n"
                                "self._add_grad(np.broadcast_to(grad, self.data.shape))", 'wrong_axis'),

@@ -30,6 +30,7 @@ from micrograd.exercises.tensor.naming import (
     error_story,
     factor_story,
     handed_story,
+    local_story,
     reduction_story,
     reproduce,
     shape_story,
@@ -204,6 +205,8 @@ def _from_numbers(exercise: Exercise, case: Case, run: Run, want: Run,
             continue
         if not np.any(g) and np.any(w):
             return 'nothing', f"no gradient reaches {name}: {name}.grad is all zeros"
+        if story := local_story(case, g, case.upstream(g.shape)):
+            return 'local_derivative', story
         if ones is not None and not case.ones and close(g, ones.grads.get(name), case.dtype):
             return 'upstream', (f"{DERIVED['upstream']}: {name}.grad is what an upstream gradient of ones gives "
                                 f"(grad is missing from {name}'s gradient)")

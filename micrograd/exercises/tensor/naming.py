@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import types
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -332,6 +333,44 @@ def handed_story(run: Run, out_shape: tuple[int, ...] | None) -> str:
             elif len(given) == len(shape) and given != shape:
                 said += ": the local derivative of another operand, or one without grad (the chain rule)?"
         return said
+    return ''
+
+
+# An elementwise op's local derivative, as a learner may write it: each a function of the input x and output y.
+LOCAL: dict[str, Callable[[Array, Array], Array]] = {
+    '1': lambda x, y: np.ones_like(x), 'x': lambda x, y: x, 'the output': lambda x, y: y, '1/x': lambda x, y: 1 / x,
+    '1/output': lambda x, y: 1 / y, '-1/x**2': lambda x, y: -1 / x ** 2, '1/x**2': lambda x, y: 1 / x ** 2,
+    'exp(x)': lambda x, y: np.exp(x), 'exp(output)': lambda x, y: np.exp(y), 'log(x)': lambda x, y: np.log(np.abs(x)),
+    'x * exp(x - 1)': lambda x, y: x * np.exp(x - 1), '1 - x**2': lambda x, y: 1 - x ** 2,
+    '1 - tanh(x)**2': lambda x, y: 1 - np.tanh(x) ** 2, '1 - output**2': lambda x, y: 1 - y ** 2,
+    '1 - output': lambda x, y: 1 - y, '1 + output**2': lambda x, y: 1 + y ** 2, '2 * x': lambda x, y: 2 * x,
+    '1 - tanh(output)**2': lambda x, y: 1 - np.tanh(y) ** 2, 'x > 0': lambda x, y: (x > 0) * 1.0,
+    'x >= 0': lambda x, y: (x >= 0) * 1.0, 'x < 0 (or x <= 0)': lambda x, y: (x <= 0) * 1.0,
+    'relu(x)': lambda x, y: np.maximum(x, 0), 'sign(x)': lambda x, y: np.sign(x),
+}
+RIGHT_LOCAL = {'exp': 'exp(x)', 'log': '1/x', 'tanh': '1 - tanh(x)**2', 'relu': 'x > 0'}
+
+
+def local_story(case: Case, got: Array, upstream: Array) -> str:
+    """For one elementwise op (out = x.exp()), the local derivative the learner's gradient implies, read off as a
+    formula: 'your local derivative is 1 - x**2; d tanh(x)/dx = 1 - tanh(x)**2'."""
+    m = re.fullmatch(r'out = x\.(exp|log|tanh|relu)\(\)', case.code)
+    seen = upstream != 0  # (where the upstream gradient is 0, the local derivative does not show)
+    if m is None or got.shape != upstream.shape or not seen.any():
+        return ''
+    op = m.group(1)
+    x = case.data()['x'].astype(np.float64)
+    forward: dict[str, Callable[[Array], Array]] = {'exp': np.exp, 'log': np.log, 'tanh': np.tanh,
+                                                     'relu': lambda v: np.maximum(v, 0)}
+    y = forward[op](x)
+    implied = got[seen].astype(np.float64) / upstream[seen].astype(np.float64)
+    right: Array = LOCAL[RIGHT_LOCAL[op]](x, y)[seen]
+    for said, f in LOCAL.items():
+        with np.errstate(all='ignore'):
+            candidate: Array = np.broadcast_to(f(x, y), x.shape)[seen]
+        if np.allclose(implied, candidate, rtol=1e-4, atol=1e-6) and not np.allclose(candidate, right):
+            return (f"the local derivative is {said} here, where d {op}(x)/dx = {RIGHT_LOCAL[op]} (x the input, "
+                    f"the output {op}(x))")
     return ''
 
 
