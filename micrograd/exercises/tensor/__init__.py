@@ -7,15 +7,17 @@ the library's own tensor engine for the learner to write, and graded as the scal
 
 In a notebook: `from micrograd.exercises.tensor import blank_tensor, check`, then check(module).
 
-    records.py    the thirteen exercises, one record each (task, rules, shapes, hints, formula, cases, slips):
-                  adding an exercise is adding a record
-    cases.py      what a case is: tensors of given shapes and dtype, a line of code, a random upstream gradient
+    records.py    the thirteen exercises, one record each (task, rules, shapes, hints, formula, cases or graphs,
+                  slips): adding an exercise is adding a record (and its blank's one-line prompt, in workspace.py)
+    cases.py      what a case is: tensors of given shapes and dtype, a line of code, a random upstream gradient;
+                  and a graph for backward(), made node by node
     workspace.py  my_tensor.py: the library's tensor engine in one file, each exercise's body cut out
     running.py    a case run with any engine and backpropagated by the checker's own loop; the right answer
                   (the library, central differences, PyTorch where installed); each exercise checked alone
     naming.py     the slip named: planted in the library and run, or read off the numbers and the shapes
     grading.py    one exercise graded: the idea first, then the library's rules; the learner's line
     backward.py   exercise 13, backward(), on graphs the checker makes
+    notebook.py   exercises_tensor.ipynb, made from the records and the library's source
 
 The track's interface, as every track has it: EXERCISES, start(directory), check(target) -> Report,
 solution(name), and check_files(paths, timeout, before) for the checking process.
