@@ -8,7 +8,8 @@ the library's own tensor engine for the learner to write, and graded as the scal
 In a notebook: `from micrograd.exercises.tensor import blank_tensor, check`, then check(module).
 
     records.py    the thirteen exercises, one record each (task, rules, shapes, hints, formula, cases or graphs,
-                  slips): adding an exercise is adding a record (and its blank's one-line prompt, in workspace.py)
+                  slips, a prompt above each blank): adding an exercise is adding a record
+    record.py     what a record holds: an Exercise and its Slips
     cases.py      what a case is: tensors of given shapes and dtype, a line of code, a random upstream gradient;
                   and a graph for backward(), made node by node
     workspace.py  my_tensor.py: the library's tensor engine in one file, each exercise's body cut out

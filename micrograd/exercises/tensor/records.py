@@ -1,11 +1,10 @@
 """The tensor track's exercises, easiest first: one record each, holding everything about it.
 
-A record says which bodies of the library's tensor engine the learner writes (`blanks`), what the task
-is, its rules and its shapes (stated before the learner starts: no rule a task does not state may fail a
-learner), a hint, a stronger hint and the formula, the cases it is checked on, and the slips it can name:
-each slip is the body a learner might type in place of the library's, and the sentence that names it.
-Adding an exercise is adding a record here (and, if its body is new to the workspace, nothing else: the
-workspace finds blanks by name).
+A record (record.py says what it holds) names the bodies of the library's tensor engine the learner writes
+(`blanks`), the task, its rules and its shapes (stated before the learner starts: no rule a task does not state
+may fail a learner), a hint, a stronger hint and the formula, the cases it is checked on, and the slips it can
+name: each slip is the body a learner might type in place of the library's, and the sentence that names it.
+Adding an exercise is adding a record here: the workspace finds its blanks by name.
 
 Blanks are named 'unbroadcast' (a function: its whole body), 'Tensor.__add__' (the `_backward` closure in
 that method), 'Tensor.backward()' (a method's whole body) or 'cross_entropy' (the closure in a function).
@@ -13,57 +12,13 @@ Slip bodies read the names the library's forward pass binds (x, y, e, t, passes,
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 import numpy as np
 
-from micrograd.exercises.result import Result
-from micrograd.exercises.tensor.cases import Case, Graph, case
+from micrograd.exercises.tensor.cases import Graph, case
+from micrograd.exercises.tensor.record import NEVER_IN_PLACE, Exercise, Slip
 
+__all__ = ['EXERCISES', 'Exercise', 'Slip', 'find', 'NEVER_IN_PLACE']
 
-@dataclass(frozen=True)
-class Slip:
-    key: str      # how tests and reports refer to it: 'keepdims_lost'
-    blank: str    # the blank it fills
-    body: str     # what the learner typed there
-    says: str     # the sentence that names it
-
-
-@dataclass(frozen=True, eq=False)
-class Exercise:
-    number: int
-    name: str
-    title: str
-    ask: str        # what to write
-    rules: str
-    shapes: str
-    hint: str
-    stronger: str
-    formula: str
-    blanks: tuple[str, ...]
-    cases: tuple[Case, ...]
-    slips: tuple[Slip, ...] = ()
-    graphs: tuple[Graph, ...] = ()  # exercise 13: graphs whose nodes the checker makes, for backward()
-    kind: str = 'op'     # 'op': cases are graphs; 'function': unbroadcast called directly; 'backward'
-    math: str = ''       # the rule in LaTeX, for the notebook (G is the output's gradient)
-
-    def result(self, status: str, **fields: Any) -> Result:
-        """How this exercise stands, as both tracks report it."""
-        return Result(number=self.number, name=self.name, status=status, **fields)
-
-    @property
-    def task(self) -> str:
-        """What the report and the notebook say before anything else: what to write, its rules, its shapes."""
-        return f"{self.ask}\nRules: {self.all_rules}\nChecked on: {self.shapes}"
-
-    @property
-    def all_rules(self) -> str:
-        """The exercise's rules, and the one every op's backward keeps."""
-        return self.rules + (f" {NEVER_IN_PLACE}" if self.kind == 'op' else '')
-
-
-NEVER_IN_PLACE = "Never write into `grad` (another node may hold the same array): make a new array."
 KEEPDIMS = ("keepdims lost: the reduced axis is gone from the gradient, so it cannot broadcast back over the "
             "input (a (4,) gradient for a (4, 3) input summed over axis 1 lines up with the wrong axis); put the "
             "axis back with np.expand_dims(grad, axis) (or reshape) before broadcasting")
@@ -133,6 +88,7 @@ UNBROADCAST = Exercise(
           "float32 promoted to float64: the numbers are right, but the gradient of a float32 tensor must stay "
           "float32 (np.zeros(shape) is float64: give it dtype=grad.dtype)")),
     kind='function',
+    prompts=('return grad summed over the axes broadcasting stretched: an array of `shape`',),
     math=r"x_{ij} + b_j:\quad \frac{\partial L}{\partial b_j} = \sum_i G_{ij}"
          r"\qquad\text{and for } w_{i1}:\quad \frac{\partial L}{\partial w_{i1}} = \sum_j G_{ij}")
 
@@ -191,6 +147,8 @@ ADD_MUL = Exercise(
      Slip('inplace', 'Tensor.__mul__',
           "if other.requires_grad:\n    other._add_grad(grad * x)\nif self.requires_grad:\n"
           "    grad *= y\n    self._add_grad(grad)", INPLACE)),
+    prompts=('x + y: pass grad on to each operand that requires gradients',
+             'x * y: each operand that requires gradients gets grad times its local derivative'),
     math=(r"x + y:\ \ \bar x = G,\ \bar y = G; \qquad x \odot y:\ \ \bar x = G \odot y,\ \bar y = G \odot x "
           r"\qquad\text{(each summed back to its operand's shape)}"))
 
@@ -248,6 +206,10 @@ ELEMENTWISE = Exercise(
           "a leaky slope below zero: relu's derivative is exactly 0 where x <= 0"),
      Slip('inplace', 'Tensor.relu', "grad[~passes] = 0\nself._add_grad(grad)", INPLACE),
      Slip('inplace', 'Tensor.exp', "grad *= e\nself._add_grad(grad)", INPLACE)),
+    prompts=('exp: self gets grad times d e**x/dx (e is the output)',
+             'log: self gets grad times d log(x)/dx (x is the input)',
+             'tanh: self gets grad times d tanh(x)/dx (t is the output)',
+             'relu: grad passes where x > 0 (passes), 0 elsewhere; do not write into grad'),
     math=(r"\frac{d\,e^x}{dx} = e^x,\quad \frac{d \log x}{dx} = \frac{1}{x},\quad \frac{d \tanh x}{dx} = 1 - "
           r"\tanh^2 x,\quad \frac{d\,\mathrm{relu}(x)}{dx} = [x > 0]"))
 
@@ -296,6 +258,8 @@ REDUCE = Exercise(
           "if not keepdims and ax:\n    grad = np.expand_dims(grad, ax)\n"
           "self._add_grad(np.broadcast_to(grad * n, self.data.shape))",
           "multiplied by the count instead of divided: d(mean x)/dx_i = 1/n")),
+    prompts=('sum: every summed element gets the gradient of its sum (ax, keepdims)',
+             'mean: as sum, divided by n, the number of elements averaged'),
     math=(r"y_i = \sum_j x_{ij}:\ \ \bar x_{ij} = G_i; \qquad y_i = \frac{1}{n}\sum_j x_{ij}:\ \ \bar x_{ij} = "
           r"\frac{G_i}{n}"))
 
@@ -343,6 +307,7 @@ MAX = Exercise(
           "grad = np.reshape(grad, top.shape)\nis_top = x == top\n"
           "self._add_grad(grad * top * is_top / is_top.sum(axis=ax, keepdims=True))",
           "multiplied by the maximum's value: d max/dx_i is 1 (shared among ties) at the maximum, not its value")),
+    prompts=('max (and min): the extremes share their gradient evenly (top, ax, x)',),
     math=r"m = \max_k x_k:\quad \bar x_i = \frac{[x_i = m]}{\#\{k : x_k = m\}}\; G")
 
 SHAPES = Exercise(
@@ -375,6 +340,8 @@ SHAPES = Exercise(
      Slip('not_moved_back', 'Tensor.permute', "self._add_grad(grad.reshape(self.data.shape))",
           "reshaped instead of transposed back: reshape keeps the order of the numbers in memory, a permute "
           "moves them; transpose grad by the inverse order")),
+    prompts=("reshape: the same numbers back in self's shape",
+             'permute: every number back to its axis (order, undo)'),
     math=(r"\bar x = \mathrm{reshape}(G, \mathrm{shape}(x)); \qquad y = \mathrm{permute}_\sigma(x):\ \ \bar x = "
           r"\mathrm{permute}_{\sigma^{-1}}(G)"))
 
@@ -411,6 +378,7 @@ INDEX = Exercise(
      Slip('index_dense', 'Tensor.__getitem__', "self._add_grad(grad)",
           "the gradient is passed on as it is: it has the shape of the picked part, and must be put back into "
           "an array of the input's shape at the picked places (zeros elsewhere)")),
+    prompts=("x[index]: the picked elements get their copies' gradients, added (picked)",),
     math=r"y_i = x_{\mathrm{idx}_i}:\quad \bar x_k = \sum_{i\,:\,\mathrm{idx}_i = k} G_i")
 
 MATMUL = Exercise(
@@ -452,6 +420,8 @@ MATMUL = Exercise(
           "g = grad.reshape(n_rows, b.shape[1])\nself._add_grad((rows.T @ g).reshape(a.shape))\n"
           "other._add_grad(g @ b.T)",
           "matmul's gradients swapped: A's formula is grad @ B^T, B's is A^T @ grad")),
+    prompts=('A @ B: A gets grad @ B^T, B gets A^T @ grad (a, b; batched: the last two axes)',
+             '(..., K) @ (K, N) as one (rows, K) @ (K, N) product (rows, n_rows, b)'),
     math=r"C = AB:\quad \bar A = G B^\top,\quad \bar B = A^\top G")
 
 SOFTMAX = Exercise(
@@ -496,6 +466,8 @@ SOFTMAX = Exercise(
           "summed over every axis: the sum runs along the softmax's axis only, one per row (keepdims=True)"),
      Slip('keepdims_lost', 'Tensor.log_softmax', "self._add_grad(grad - np.exp(out) * grad.sum(axis=ax))",
           KEEPDIMS)),
+    prompts=('softmax along ax: each input gets a sum over its row (s is the output)',
+             'log_softmax along ax (out is the output; softmax = exp(out))'),
     math=(r"s = \mathrm{softmax}(x):\ \ \bar x_j = s_j \Big(G_j - \sum_i G_i s_i\Big); \qquad \ell = \log "
           r"\mathrm{softmax}(x):\ \ \bar x_j = G_j - s_j \sum_i G_i"))
 
@@ -540,6 +512,7 @@ CROSS_ENTROPY = Exercise(
           "g = log_probs.copy()\ng[rows, picked] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad / n_counted)",
           "log-probabilities used where probabilities belong: dL/dlogits = softmax(logits) - one_hot, and "
           "softmax = exp(log_probs)")),
+    prompts=('the logits get (softmax - one_hot) / n_counted * grad; ignored rows 0',),
     math=(r"L = \frac{1}{n}\sum_r -\log \mathrm{softmax}(z_r)_{t_r}:\quad \bar z_r = "
           r"\frac{G}{n}\big(\mathrm{softmax}(z_r) - \mathrm{onehot}(t_r)\big)"))
 
@@ -570,6 +543,7 @@ RMS_NORM = Exercise(
           "reduced over the wrong axis: rms_norm normalizes each vector along the last axis"),
      Slip('rms_sign', 'rms_norm', "x._add_grad(r * (grad + y * (grad * y).mean(axis=-1, keepdims=True)))",
           "the sign of the second term: r falls as x grows, dx = r (grad - y mean(grad y))")),
+    prompts=('x gets r (grad - y mean(grad y)) along the last axis',),
     math=(r"y = x\,r,\ \ r = \Big(\tfrac{1}{n}\sum_j x_j^2 + \epsilon\Big)^{-1/2}:\quad \bar x = r\,\Big(G - "
           r"y\,\tfrac{1}{n}\sum_j G_j y_j\Big)"))
 
@@ -612,6 +586,7 @@ ATTENTION = Exercise(
           "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1)) * scale\n"
           "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)",
           KEEPDIMS)),
+    prompts=('q, k, v get their gradients through p @ v, the softmax and q @ k^T * scale',),
     math=(r"S = \tfrac{QK^\top}{\sqrt d},\ P = \mathrm{softmax}(S),\ O = PV:\ \ \bar V = P^\top G,\ \bar P = G "
           r"V^\top,\ \bar S = P \odot \big(\bar P - \textstyle\sum_s P \odot \bar P\big),\ \bar Q = \tfrac{\bar "
           r"S K}{\sqrt d},\ \bar K = \tfrac{\bar S^\top Q}{\sqrt d}"))
@@ -694,6 +669,7 @@ BACKWARD = Exercise(
             Graph({'x': V, 'w': W}, REUSED, 's', calls=2, note="a second backward(): the leaves accumulate"),
             Graph({'x': V, 'w': W}, PRODUCT, 's', 'float32')),
     kind='backward',
+    prompts=("seed self, then run each node's _backward(node.grad), the output first",),
     math=(r"\bar{\mathrm{out}} \mathrel{+}= \mathrm{seed};\quad \text{for each node } v \text{ from the output "
           r"down: } \bar p \mathrel{+}= \frac{\partial v}{\partial p}^{\!\top} \bar v \ \text{ for each parent "
           r"} p"))

@@ -52,35 +52,11 @@ class Blank:
             for label, text in ((f"EXERCISE {n} ({name}):", e.ask), ("Rules:", e.all_rules), ("Checked on:", e.shapes)):
                 lines += textwrap.wrap(f"{label} {text.replace('`', '')}", 108 - len(self.indent),
                                        initial_indent='# ', subsequent_indent='#     ')
-        lines.append(f"# EXERCISE {n} ({name}), {PROMPTS.get(self.name, self.name)}")
+        lines.append(f"# EXERCISE {n} ({name}), {self.exercise.prompt(self.name)}")
         lines.append(f"raise NotImplementedError('exercise {n} ({name}): not written yet')")
         return '\n'.join(lines)
 
 
-# What each body does, in a line above it (the formula is on the closure's own line, as in the library).
-PROMPTS = {
-    'unbroadcast': "return grad summed over the axes broadcasting stretched: an array of `shape`",
-    'Tensor.__add__': "x + y: pass grad on to each operand that requires gradients",
-    'Tensor.__mul__': "x * y: each operand that requires gradients gets grad times its local derivative",
-    'Tensor.exp': "exp: self gets grad times d e**x/dx (e is the output)",
-    'Tensor.log': "log: self gets grad times d log(x)/dx (x is the input)",
-    'Tensor.tanh': "tanh: self gets grad times d tanh(x)/dx (t is the output)",
-    'Tensor.relu': "relu: grad passes where x > 0 (passes), 0 elsewhere; do not write into grad",
-    'Tensor.sum': "sum: every summed element gets the gradient of its sum (ax, keepdims)",
-    'Tensor.mean': "mean: as sum, divided by n, the number of elements averaged",
-    'Tensor._extreme': "max (and min): the extremes share their gradient evenly (top, ax, x)",
-    'Tensor.reshape': "reshape: the same numbers back in self's shape",
-    'Tensor.permute': "permute: every number back to its axis (order, undo)",
-    'Tensor.__getitem__': "x[index]: the picked elements get their copies' gradients, added (picked)",
-    'Tensor.__matmul__': "A @ B: A gets grad @ B^T, B gets A^T @ grad (a, b; batched: the last two axes)",
-    'Tensor._matmul_rows': "(..., K) @ (K, N) as one (rows, K) @ (K, N) product (rows, n_rows, b)",
-    'Tensor.softmax': "softmax along ax: each input gets a sum over its row (s is the output)",
-    'Tensor.log_softmax': "log_softmax along ax (out is the output; softmax = exp(out))",
-    'cross_entropy': "the logits get (softmax - one_hot) / n_counted * grad; ignored rows 0",
-    'rms_norm': "x gets r (grad - y mean(grad y)) along the last axis",
-    'scaled_dot_product_attention': "q, k, v get their gradients through p @ v, the softmax and q @ k^T * scale",
-    'Tensor.backward()': "seed self, then run each node's _backward(node.grad), the output first",
-}
 
 
 # --- the library's engine as one file ----------------------------------------------------------------
