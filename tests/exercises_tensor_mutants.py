@@ -152,6 +152,11 @@ SLIPS = [
     ('attention', 'scaled_dot_product_attention',
      "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
      "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(-p.swapaxes(-2, -1) @ grad)", 'sign'),
+    # the forward pass's arrays written in place
+    ('elementwise', 'Tensor.exp', "np.multiply(e, grad, out=e)\nself._add_grad(e)", 'inplace_data'),
+    ('elementwise', 'Tensor.tanh', "t[...] = 1 - t * t\nself._add_grad(grad * t)", 'inplace_data'),
+    ('softmax', 'Tensor.softmax', "np.multiply(s, grad - (grad * s).sum(axis=ax, keepdims=True), out=s)\n"
+                                  "self._add_grad(s)", 'inplace_data'),
     # a local derivative read off the numbers, as a formula
     ('elementwise', 'Tensor.tanh', "self._add_grad(grad * (1 - np.tanh(t) ** 2))", 'local_derivative'),
     ('elementwise', 'Tensor.log', "self._add_grad(grad * -1 / x ** 2)", 'local_derivative'),

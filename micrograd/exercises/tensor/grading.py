@@ -37,8 +37,18 @@ from micrograd.exercises.tensor.naming import (
     summed_story,
     transpose_story,
 )
-from micrograd.exercises.tensor.records import BATCH_T, EXERCISES, GRAD_NONE, INPLACE, KEEPDIMS, OUT_UNDEFINED, Exercise
+from micrograd.exercises.tensor.records import (
+    BATCH_T,
+    EXERCISES,
+    GRAD_NONE,
+    INPLACE,
+    INPLACE_DATA,
+    KEEPDIMS,
+    OUT_UNDEFINED,
+    Exercise,
+)
 from micrograd.exercises.tensor.running import (
+    DATA,
     Run,
     alone,
     close,
@@ -129,6 +139,8 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int],
     assert run is not None
     want, _ = expected(exercise.number, i)
     out_shape = None if want.out is None else tuple(want.out.shape)
+    if run.inplace.endswith(DATA):
+        return 'inplace_data', f"{INPLACE_DATA} (here in the backward of '{run.inplace.removesuffix(DATA)}')", ''
     if run.inplace:
         return 'inplace', f"{INPLACE} (here in the backward of '{run.inplace}')", ''
     culprit = _culprit(module, exercise, i) if module is not None and len(exercise.blanks) > 1 else ''

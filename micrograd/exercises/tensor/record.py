@@ -7,7 +7,8 @@ from typing import Any
 from micrograd.exercises.result import Result
 from micrograd.exercises.tensor.cases import Case, Graph
 
-NEVER_IN_PLACE = "Never write into `grad` (another node may hold the same array): make a new array."
+NEVER_IN_PLACE = ("Never write into `grad` or into the forward pass's arrays (another node may hold the same "
+                  "array): make a new one.")
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,9 @@ from micrograd.exercises.tensor.record import NEVER_IN_PLACE, Exercise, Slip
 
 __all__ = ['EXERCISES', 'Exercise', 'Slip', 'find', 'NEVER_IN_PLACE']
 
+INPLACE_DATA = ("the forward pass's data written in place: your backward changed an array of the graph (the output's "
+                "or an input's data, as e or t), which must stay as the forward pass left it: a second backward() and "
+                "every other node read it; make a new array")
 KEEPDIMS = ("keepdims lost: the reduced axis is gone from the gradient, so it cannot broadcast back over the "
             "input (a (4,) gradient for a (4, 3) input summed over axis 1 lines up with the wrong axis); put the "
             "axis back with np.expand_dims(grad, axis) (or reshape) before broadcasting")

@@ -59,13 +59,18 @@ def order_of(root: Any) -> list[Any]:
     return order
 
 
+DATA = ", into a tensor's data"  # (said after the op whose backward wrote into the graph's data)
+
+
 def backpropagate(out: Any, upstream: Array) -> str:
     """The chain rule from out, seeded with upstream; returns the op of a node whose backward wrote into the
-    gradient it was handed ('' when none did)."""
+    gradient it was handed, or into the data of a tensor of the graph ('' when none did)."""
     order = order_of(out)
     for node in order:
         node.grad = None
     out.grad = upstream.copy()
+    tensors = {id(t): t for node in order for t in (node, *node._prev)}
+    data = {key: np.array(t.data, copy=True) for key, t in tensors.items()}
     wrote = ''
     with np.errstate(all='ignore'):
         for node in reversed(order):
@@ -74,6 +79,8 @@ def backpropagate(out: Any, upstream: Array) -> str:
             node._backward(grad)
             if not wrote and not np.array_equal(before, grad, equal_nan=True):
                 wrote = node._op or '?'
+            if not wrote and any(not np.array_equal(data[key], tensors[key].data, equal_nan=True) for key in data):
+                wrote = f"{node._op or '?'}{DATA}"
     return wrote
 
 
