@@ -107,7 +107,7 @@ def _shape(shape: tuple[int, ...]) -> str:
 
 def _given(v: Any) -> str:
     if isinstance(v, np.ndarray):
-        text = np.array2string(v, separator=', ')
+        text = str(v.tolist()) if v.dtype.kind in 'iub' else np.array2string(v, separator=', ')
         return text if len(text) < 60 else f"array of shape {_shape(v.shape)}"
     return repr(v)
 
