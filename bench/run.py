@@ -148,8 +148,12 @@ def microgpt(python: str, cfg: Config, report: Report) -> None:
 
 
 def tensor(python: str, cfg: Config, report: Report) -> None:
-    """micrograd.tensor vs PyTorch, one thread each: digits epoch; GPT step and its overhead above the floor."""
-    with team(python, 'tensor-ours', 'tensor-torch', env={**os.environ, **ONE_THREAD}) as workers:
+    """micrograd.tensor vs PyTorch, one thread each: digits epoch; GPT step and its overhead above the floor.
+    Each workload, and each batch size and dtype of the GPT, in fresh workers: none inherits the heap of another
+    (after the digits and the batch-32 runs, our batch-128 float64 step measured 58 ms in the same worker, 32 ms
+    in a fresh one)."""
+    env = {**os.environ, **ONE_THREAD}
+    with team(python, 'tensor-ours', 'tensor-torch', env=env) as workers:
         for w in workers.values():
             w('digits_setup', dtype='float64')
         runs = interleaved(workers, cfg.rounds, lambda name, w: w('digits_epochs', epochs=cfg.digits_epochs))
@@ -157,20 +161,21 @@ def tensor(python: str, cfg: Config, report: Report) -> None:
         report.cells['digits'] = time_cell(ours, theirs)
         report.check("digits: the loss of every batch, micrograd.tensor vs PyTorch", returned(ours), returned(theirs),
                      1e-9)
-        for batch in cfg.batches:
-            for dtype in ('float64', 'float32'):
-                what, f64 = f"tensor GPT, batch {batch}, {dtype}: the loss", dtype == 'float64'
+    for batch in cfg.batches:
+        for dtype in ('float64', 'float32'):
+            what, f64 = f"tensor GPT, batch {batch}, {dtype}: the loss", dtype == 'float64'
+            with team(python, 'tensor-ours', 'tensor-torch', env=env) as workers:
                 first = [w('gpt_setup', batch_size=batch, dtype=dtype, steps=(cfg.rounds + 1) * cfg.tensor_steps)
                          for w in workers.values()]
                 report.check(f"{what} before training vs PyTorch's", first[:1], first[1:], 1e-12 if f64 else 1e-6)
                 runs = interleaved(workers, cfg.rounds, lambda name, w: w('gpt_steps', steps=cfg.tensor_steps))
-                ours, theirs = runs.values()
-                report.cells[f'gpt {batch} {dtype}'] = time_cell(ours, theirs)
-                report.cells[f'over {batch} {dtype}'] = overhead_cell(ours, theirs)
-                # in float32 the two trainings drift apart (rounding, amplified by Adam): about 1e-2 after 80
-                # steps at batch 128; a wrong float32 step would be off by far more than 3e-2
-                report.check(f"{what} of every step vs PyTorch's", returned(ours), returned(theirs),
-                             1e-9 if f64 else 3e-2)
+            ours, theirs = runs.values()
+            report.cells[f'gpt {batch} {dtype}'] = time_cell(ours, theirs)
+            report.cells[f'over {batch} {dtype}'] = overhead_cell(ours, theirs)
+            # in float32 the two trainings drift apart (rounding, amplified by Adam): about 1e-2 after 80
+            # steps at batch 128; a wrong float32 step would be off by far more than 3e-2
+            report.check(f"{what} of every step vs PyTorch's", returned(ours), returned(theirs),
+                         1e-9 if f64 else 3e-2)
 
 
 ROWS = {'moons': "moons step, each engine's own MLP: ours (Value.dot) / Karpathy's micrograd 0.1.0 (plain + and *)",
