@@ -157,6 +157,32 @@ SLIPS = [
     ('elementwise', 'Tensor.tanh', "t[...] = 1 - t * t\nself._add_grad(grad * t)", 'inplace_data'),
     ('softmax', 'Tensor.softmax', "np.multiply(s, grad - (grad * s).sum(axis=ax, keepdims=True), out=s)\n"
                                   "self._add_grad(s)", 'inplace_data'),
+    # the harder ops' own slips, and two at once
+    ('softmax', 'Tensor.softmax', "self._add_grad(grad - np.sum(s * grad, axis=ax, keepdims=True))", 'softmax_outer_s'),
+    ('softmax', 'Tensor.softmax', "self._add_grad(s * (grad - np.mean(grad * s, axis=ax, keepdims=True)))",
+     'softmax_mean'),
+    ('softmax', 'Tensor.log_softmax',
+     "p = np.exp(out)\nself._add_grad(grad - p * grad - p * np.sum(grad, axis=ax, keepdims=True))",
+     'log_softmax_double'),
+    ('cross_entropy', 'cross_entropy', "p = np.exp(log_probs)\np[rows, picked] += 1\np[~counted] = 0\n"
+                                       "logits._add_grad(p * grad / n_counted)", 'ce_one_hot_sign'),
+    ('cross_entropy', 'cross_entropy', "p = np.exp(log_probs) / n_counted\np[rows, picked] -= 1\np[~counted] = 0\n"
+                                       "logits._add_grad(p * grad)", 'ce_half_averaged'),
+    ('rms_norm', 'rms_norm', "x._add_grad(r * grad - y * np.mean(grad * y, axis=-1, keepdims=True))", 'rms_x_for_y'),
+    ('attention', 'scaled_dot_product_attention',
+     "dp = grad @ vd.swapaxes(-2, -1)\nds = (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
+     "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)",
+     'attn_softmax_no_p'),
+    ('attention', 'scaled_dot_product_attention',
+     "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
+     "q._add_grad(ds @ kd)\nk._add_grad(ds @ qd)\nv._add_grad(p @ grad)", 'attn_k_untransposed'),
+    ('attention', 'scaled_dot_product_attention',
+     "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
+     "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad * scale)",
+     'factor'),
+    ('matmul', 'Tensor._matmul_rows',
+     "g = grad.reshape(n_rows, b.shape[1])\nself._add_grad((g @ b.T).reshape(a.shape))\n"
+     "other._add_grad(rows.T @ g / n_rows)", 'factor'),
     # a local derivative read off the numbers, as a formula
     ('elementwise', 'Tensor.tanh', "self._add_grad(grad * (1 - np.tanh(t) ** 2))", 'local_derivative'),
     ('elementwise', 'Tensor.log', "self._add_grad(grad * -1 / x ** 2)", 'local_derivative'),

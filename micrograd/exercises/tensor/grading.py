@@ -31,6 +31,7 @@ from micrograd.exercises.tensor.naming import (
     factor_story,
     handed_story,
     local_story,
+    per_leaf,
     reduction_story,
     reproduce,
     shape_story,
@@ -176,6 +177,9 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int],
         return slip.key, _with_shape(slip.says, run, want, out_shape, exercise), slip.blank
     if story := handed_story(run, out_shape):
         return 'handed_wrong_shape', story, culprit
+    if len(found := per_leaf(exercise, runs, failing, culprit)) > 1:  # two slips at once, one in each leaf
+        said = '; '.join(f"{leaf}: {slip.says}" for leaf, slip in found)
+        return found[0][1].key, f"two slips: {said}", found[0][1].blank
     key, why = _from_numbers(exercise, case, run, want, out_shape)
     return key, why, culprit
 

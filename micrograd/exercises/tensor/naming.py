@@ -23,7 +23,7 @@ import numpy as np
 from micrograd.exercises.tensor.cases import Array, Case, reduced_axes
 from micrograd.exercises.tensor.records import Exercise, Slip
 from micrograd.exercises.tensor.running import Run, close, run_case
-from micrograd.exercises.tensor.workspace import Blank, blanks, with_bodies
+from micrograd.exercises.tensor.workspace import Blank, blanks, library_module, with_bodies
 
 # The sentences of the slips derived from the library's own bodies (generic() below), by key.
 DERIVED: dict[str, str] = {
@@ -178,6 +178,31 @@ def reproduce(exercise: Exercise, runs: list[Run | None], failing: list[int], bl
     return max(scored, key=lambda s: s[:3])[3]
 
 
+def per_leaf(exercise: Exercise, runs: list[Run | None], failing: list[int], blank: str = '') -> list[tuple[str, Slip]]:
+    """For a learner who made two slips at once (k's and v's gradients both untransposed): for each leaf wrong on the
+    first failing case, the slip that gives that leaf's gradient on every case (the other leaves aside)."""
+    first = failing[0]
+    mine = runs[first]
+    if mine is None or mine.error is not None:
+        return []
+    want = run_case(exercise.cases[first], library_module())
+    wrong = [k for k, g in mine.grads.items() if not close(g, want.grads.get(k), exercise.cases[first].dtype)]
+    found: list[tuple[str, Slip]] = []
+    for leaf in wrong:
+        for n, slip in enumerate(slips_of(exercise)):
+            if (blank and slip.blank != blank) or _skip(slip, exercise, runs, first):
+                continue
+            module = planted(exercise.number, n)
+            if module is None:
+                continue
+            if all(r is None or r.error is not None or close(
+                    r.grads.get(leaf), (t := run_case(c, module)).grads.get(leaf), c.dtype) and t.error is None
+                   for c, r in zip(exercise.cases, runs)):
+                found.append((leaf, slip))
+                break
+    return found if len(found) == len(wrong) else []
+
+
 def _skip(slip: Slip, exercise: Exercise, runs: list[Run | None], first: int) -> bool:
     """A slip of a blank the first failing case does not go through cannot be the one (saves a build)."""
     code = exercise.cases[first].code
@@ -228,9 +253,13 @@ def factor_story(got: Array, want: Array, case: Case, out_shape: tuple[int, ...]
                 "instead of multiplied)")
     if d > 1 and abs(c - np.sqrt(d)) < 1e-6 * c:
         return f"the gradient is sqrt(d) = {np.sqrt(d):.4g} times too large: the scale 1/sqrt(d) is missing"
+    if d > 1 and abs(c - 1 / np.sqrt(d)) < 1e-6:
+        return (f"the gradient is scale = 1/sqrt(d) = {1 / np.sqrt(d):.4g} times the right one: the scale belongs to "
+                "the scores' gradients (q's and k's), not here")
     counts = {}
     for name, shape in case.leaves.items():
-        counts.update({int(np.prod(shape)): f"the number of elements of {name}",
+        counts.update({int(np.prod(shape[:-1])): f"the number of rows of {name} (all its axes but the last)",
+                       int(np.prod(shape)): f"the number of elements of {name}",
                        int(shape[0]) if shape else 1: f"the length of {name}'s first axis (the batch)",
                        int(shape[-1]) if shape else 1: f"the length of {name}'s last axis"})
     counts.setdefault(int(np.prod(out_shape)), "the number of elements of the output")

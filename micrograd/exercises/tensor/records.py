@@ -456,6 +456,17 @@ SOFTMAX = Exercise(
      Slip('softmax_unweighted', 'Tensor.softmax',
           "self._add_grad(s * (grad - grad.sum(axis=ax, keepdims=True)))",
           "the row's sum is missing its weights: it is sum_j grad_j * s_j, not sum_j grad_j"),
+     Slip('softmax_outer_s', 'Tensor.softmax', "self._add_grad(grad - (grad * s).sum(axis=ax, keepdims=True))",
+          "the outer factor s is missing: dx = s * (grad - sum(grad * s, axis, keepdims=True))"),
+     Slip('softmax_mean', 'Tensor.softmax', "self._add_grad(s * (grad - (grad * s).mean(axis=ax, keepdims=True)))",
+          "a mean where the sum belongs: the row's term is sum_j grad_j s_j, not its mean"),
+     Slip('softmax_mean', 'Tensor.log_softmax',
+          "self._add_grad(grad - np.exp(out) * grad.mean(axis=ax, keepdims=True))",
+          "a mean where the sum belongs: the row's term is softmax(x) * sum_j grad_j, not its mean"),
+     Slip('log_softmax_double', 'Tensor.log_softmax',
+          "s = np.exp(out)\nself._add_grad(grad * (1 - s) - s * grad.sum(axis=ax, keepdims=True))",
+          "the diagonal counted twice: d out_i/dx_j = 1[i=j] - s_j, and the sum over the row already holds j = i; "
+          "dx = grad - s * sum(grad)"),
      Slip('softmax_sum_all', 'Tensor.softmax', "self._add_grad(s * (grad - (grad * s).sum()))",
           "summed over every axis: the sum runs along the softmax's axis only, one per row (keepdims=True)"),
      Slip('log_softmax_no_exp', 'Tensor.log_softmax',
@@ -507,6 +518,13 @@ CROSS_ENTROPY = Exercise(
      Slip('ce_no_one_hot', 'cross_entropy',
           "g = np.exp(log_probs)\ng[~counted] = 0\nlogits._add_grad(g * grad / n_counted)",
           "the one-hot target is not subtracted: dL/dlogits = softmax - one_hot(target)"),
+     Slip('ce_one_hot_sign', 'cross_entropy',
+          "g = np.exp(log_probs)\ng[rows, picked] += 1\ng[~counted] = 0\nlogits._add_grad(g * grad / n_counted)",
+          "the one-hot target is added: dL/dlogits = softmax - one_hot (the target's logit is pushed up, its "
+          "gradient goes down by 1)"),
+     Slip('ce_half_averaged', 'cross_entropy',
+          "g = np.exp(log_probs) / n_counted\ng[rows, picked] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad)",
+          "only the softmax is divided by the batch size: (softmax - one_hot) / n_counted, the one-hot too"),
      Slip('ce_columns', 'cross_entropy',
           "g = np.exp(log_probs)\ng[:, picked] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad / n_counted)",
           "g[:, picked] subtracts 1 in every row at every target's column: index one element per row, "
@@ -544,6 +562,9 @@ RMS_NORM = Exercise(
      Slip('keepdims_lost', 'rms_norm', "x._add_grad(r * (grad - y * (grad * y).mean(axis=-1)))", KEEPDIMS),
      Slip('rms_wrong_axis', 'rms_norm', "x._add_grad(r * (grad - y * (grad * y).mean(axis=0, keepdims=True)))",
           "reduced over the wrong axis: rms_norm normalizes each vector along the last axis"),
+     Slip('rms_x_for_y', 'rms_norm', "x._add_grad(r * (grad - x.data * (grad * y).mean(axis=-1, keepdims=True)))",
+          "one factor r too few in the second term: dx = r (grad - y mean(grad y)) with y = x r; r grad - "
+          "y mean(grad y), or x in the place of y, leaves one r out"),
      Slip('rms_sign', 'rms_norm', "x._add_grad(r * (grad + y * (grad * y).mean(axis=-1, keepdims=True)))",
           "the sign of the second term: r falls as x grows, dx = r (grad - y mean(grad y))")),
     prompts=('x gets r (grad - y mean(grad y)) along the last axis',),
@@ -577,6 +598,10 @@ ATTENTION = Exercise(
           "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True))\n"
           "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)",
           "the scale is missing: the scores were q @ k^T * scale, so dq and dk carry the factor scale = 1/sqrt(d)"),
+     Slip('attn_softmax_no_p', 'scaled_dot_product_attention',
+          "dp = grad @ vd.swapaxes(-2, -1)\nds = (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
+          "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)",
+          "softmax's backward is missing its factor p: dscores = p * (dp - sum(p * dp, axis=-1, keepdims=True))"),
      Slip('attn_v_untransposed', 'scaled_dot_product_attention',
           "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
           "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p @ grad)",
