@@ -14,8 +14,7 @@ if os.environ.get('CI'):
 # Why the PyTorch cross-checks may skip: said once, for every test module that needs torch.
 TORCH_SKIP_REASON = ("PyTorch is not installed: `make test` installs its CPU build (the Makefile's TORCH) only on the "
                      "Python it exists for here (the Makefile's TORCH_PYTHON); on other interpreters the "
-                     "cross-checks against PyTorch "
-                     "are skipped and everything else runs")
+                     "cross-checks against PyTorch are skipped and everything else runs")
 
 
 def pytest_configure(config: pytest.Config) -> None:
