@@ -1,8 +1,8 @@
 """What the READMEs cite exists: every repository path, every `make` target, every option of our scripts.
 
-The READMEs (README.md, examples/gpt/README.md, bench/README.md) are read as a new user reads them:
-a link or a path in code (`examples/gpt/cli.py`, [bench/README.md](bench/README.md)) must name a
-file or folder of the repository; `make X` in code must be a target of the Makefile; an option
+The READMEs (README.md, examples/gpt/README.md, bench/README.md) and CONTRIBUTING.md are read as a new
+user reads them: a link or a path in code (`examples/gpt/cli.py`, [bench/README.md](bench/README.md)) must
+name a file or folder of the repository; `make X` in code must be a target of the Makefile; an option
 given to one of our scripts (`python examples/gpt/sample.py ... --engine scalar`,
 `GPT_ARGS='--split blocks'`, or in examples/gpt/README.md any `--option` in code) must be one
 that script takes.
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = ['README.md', 'examples/gpt/README.md', 'bench/README.md']
+DOCS = ['README.md', 'examples/gpt/README.md', 'bench/README.md', 'CONTRIBUTING.md']
 
 # Names in the READMEs that stand for the reader's own files or for files the tools write, not for
 # files of the repository: the text given to make gpt DATA=..., the exercises' workspace, a pyperf result.
