@@ -216,7 +216,7 @@ def test_the_committed_notebook_is_the_one_the_library_makes_today():
     from micrograd.exercises.tensor.notebook import build_notebook
     committed = nbformat.read(str(ROOT / 'exercises_tensor.ipynb'), as_version=4)
     assert json.dumps(committed['cells'], sort_keys=True) == json.dumps(build_notebook()['cells'], sort_keys=True), \
-        "run `python -m micrograd.exercises.tensor.notebook` and commit exercises_tensor.ipynb"
+        "run `python -m micrograd.exercises notebook --track tensor` and commit exercises_tensor.ipynb"
 
 
 @pytest.mark.slow

@@ -1,6 +1,6 @@
 """exercises_tensor.ipynb, made from the records and the library's source like the workspace: per exercise, its
 task, rules, shapes, hint and formula, a cell with the functions and methods it blanks (each put on the engine
-when the cell runs), and a check. `python -m micrograd.exercises.tensor.notebook [PATH]` writes it again after
+when the cell runs), and a check. `python -m micrograd.exercises notebook --track tensor` writes it again after
 the engine changes; a test checks that the committed notebook is the one this makes.
 """
 from __future__ import annotations
