@@ -9,7 +9,6 @@ import ast
 import builtins
 import importlib
 import re
-import sys
 import textwrap
 from functools import cache
 from pathlib import Path
@@ -17,8 +16,6 @@ from typing import Any
 
 from micrograd.exercises.tensor.records import EXERCISES, Exercise
 from micrograd.exercises.tensor.workspace import _where, blanks, library_module, library_source, splice
-
-PATH = 'exercises_tensor.ipynb'
 
 INTRO = """\
 # Build the tensor engine yourself: backpropagation over arrays
@@ -174,6 +171,3 @@ def write_notebook(path: Path) -> Path:
     nbformat.write(build_notebook(), str(path))
     return path
 
-
-if __name__ == '__main__':
-    print(f"Wrote {write_notebook(Path(sys.argv[1] if len(sys.argv) > 1 else PATH))}")
