@@ -131,4 +131,4 @@ exercises: | $(BIN)/python
 	@$(BIN)/python -m micrograd.exercises check --track $(TRACK) '$(EXERCISES)' || true
 
 clean:
-	rm -rf .venv .venv-3.* build *.egg-info .pytest_cache .hypothesis .mypy_cache
+	rm -rf .venv .venv-3.* build *.egg-info .pytest_cache .hypothesis .mypy_cache bench/.peers
