@@ -1,4 +1,4 @@
-"""The demo notebook's text stays true to the code, without running it (fast; tests/test_demo.py runs it).
+"""The demo notebook's text stays true to the code, without running it (fast; tests/docs/test_demo.py runs it).
 
 A quote of our code in the notebook's text is a ```python block whose first line names its file,
 `# micrograd/engine.py`; the lines after it are that file's, in order and together, indented as they
@@ -6,12 +6,12 @@ like (a line `...` skips some). Every path the text names exists, and every pict
 """
 import re
 import textwrap
-from pathlib import Path
 
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests import ROOT
+
 NOTEBOOK = nbformat.read(ROOT / 'demo.ipynb', as_version=4)
 MARKDOWN = [cell.source for cell in NOTEBOOK.cells if cell.cell_type == 'markdown']
 FENCE = re.compile(r'^```(\w*)\n(.*?)^```', re.MULTILINE | re.DOTALL)

@@ -10,11 +10,11 @@ that script takes.
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests import ROOT
+
 DOCS = ['README.md', 'examples/gpt/README.md', 'bench/README.md', 'CONTRIBUTING.md']
 
 # Names in the READMEs that stand for the reader's own files or for files the tools write, not for

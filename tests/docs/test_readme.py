@@ -1,4 +1,4 @@
-"""README.md's examples run as printed, and print what it shows (conventions: tests/readme_blocks.py).
+"""README.md's examples run as printed, and print what it shows (conventions: tests/docs/readme_blocks.py).
 
 When a change alters what an example prints, refresh the README's shown outputs and read the diff:
     .venv/bin/python -m tests.readme_blocks --update
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import TORCH_SKIP_REASON
-from tests.readme_blocks import CONTINUES, README, blocks, groups, rewrite, run
+from tests.docs.readme_blocks import CONTINUES, README, blocks, groups, rewrite, run
 
 ROOT = README.parent
 TEXT = README.read_text(encoding='utf-8')

@@ -11,9 +11,10 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from tests import ROOT
 from tests.browser import Page
 
-NOTEBOOK = Path(__file__).resolve().parent.parent / 'demo.ipynb'
+NOTEBOOK = ROOT / 'demo.ipynb'
 PAGE_TEMPLATE = NOTEBOOK.parent / 'docs' / 'demo-page.html.j2'  # what `make demo` exports with
 CELL_TIMEOUT = 180  # seconds; the slowest cell (training the MLP) takes well under a minute
 

@@ -5,11 +5,10 @@ The quick run fills bench/.peers/ with the peers on first use (from the package 
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests import ROOT
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -10,7 +10,7 @@ The conventions README.md follows, so that every example runs as printed:
 - No statement raises: a block runs as printed, from its first line to its last.
 - Any other comment is prose. A statement that prints without showing what, in its comment, fails.
 
-A README example that drifts from the code fails tests/test_readme.py. After a change that alters
+A README example that drifts from the code fails tests/docs/test_readme.py. After a change that alters
 what an example prints, rewrite the shown outputs from what the code prints now, and read the diff:
 
     .venv/bin/python -m tests.readme_blocks --update
@@ -29,7 +29,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-README = Path(__file__).resolve().parent.parent / 'README.md'
+from tests import ROOT
+
+README = ROOT / 'README.md'
 CONTINUES = '# continues the block above'
 FENCE = re.compile(r'^```python[ \t]*\n(.*?)^```[ \t]*$', re.MULTILINE | re.DOTALL)
 
