@@ -80,11 +80,13 @@ sample: $(VENV)/.gpt-installed
 	$(BIN)/python examples/gpt/sample.py $(if $(MODEL),'$(MODEL)',$(if $(DATA),--data '$(DATA)')) \
 		$(if $(SHOW),--show '$(SHOW)') $(SAMPLE_ARGS)
 
-# Re-execute demo.ipynb in place and keep its outputs (commit it after changing the engine or the tour).
+# Re-execute demo.ipynb in place and keep its outputs (commit it after changing the engine or the tour); the kernel
+# talks over a local socket file, as for `make demo`.
 notebook: $(VENV)/.demo-installed
-	$(BIN)/python -c "import nbformat; from nbclient import NotebookClient; \
-	nb = nbformat.read('demo.ipynb', as_version=4); \
-	NotebookClient(nb, timeout=300, record_timing=False, coalesce_streams=True).execute(); \
+	$(BIN)/python -c "import nbformat; from nbclient import NotebookClient; from traitlets.config import Config; \
+	nb, config = nbformat.read('demo.ipynb', as_version=4), Config(); \
+	config.KernelManager.transport = 'ipc'; \
+	NotebookClient(nb, config=config, timeout=300, record_timing=False, coalesce_streams=True).execute(); \
 	nbformat.write(nb, 'demo.ipynb')"
 
 # A quick check for a learner, in seconds: the scalar engine's, nn's and the lecture's tests without the slow ones
