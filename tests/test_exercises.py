@@ -10,6 +10,7 @@ import ast
 import copy
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -85,7 +86,7 @@ def test_a_started_workspace_points_at_the_next_exercise():
     report = check(module.Value)
     assert [r.status for r in report.results[:5]] == [DONE, DONE, DONE, NOT_STARTED, NOT_STARTED]
     assert "3 of 12 done" in str(report)
-    assert "next: exercise 4 (/)" in str(report)
+    assert "next: exercise 4 (tanh)" in str(report)
 
 
 # --- One exercise, one record ----------------------------------------------------------------------
@@ -116,6 +117,18 @@ def test_every_rule_is_stated_in_the_task_and_above_the_blank_before_the_learner
             assert ' '.join(text.split()) in flat, text
 
 
+def test_my_engine_read_top_to_bottom_meets_the_ops_in_the_order_of_their_numbers():
+    """The ops are numbered as engine.py holds them (the lecture's order); the sort and backward() keep 11 and 12,
+    and the header says where they stand."""
+    text = engine_header() + splice(library_source('micrograd.engine')[0],
+                                    {b: b.text() for b in find_blanks(library_source('micrograd.engine')[0])})
+    met = [int(n) for n in re.findall(r'# EXERCISE (\d+) ', text)]
+    ops = [n for n in met if EXERCISES[n - 1].kind == 'op']
+    assert ops == list(range(1, len(ops) + 1)) and sorted(set(met) - set(ops)) == [11, 12]
+    assert "# The ops stand in the file in that order: 1 +, 2 *, 3 **, 4 tanh, 5 exp, 6 relu, 7 /, 8 log, " \
+           "9 sigmoid, 10 dot,\n# with the lecture's 11 sort and 12 backward between 7 / and 8 log.\n" in text
+
+
 # --- The workspace: the library's source with exactly the exercises' bodies cut out --------------
 
 def test_start_writes_the_library_with_each_blank_one_raise(tmp_path):
@@ -144,7 +157,7 @@ def test_start_writes_the_library_with_each_blank_one_raise(tmp_path):
 def test_every_op_exercise_blanks_each_backward_it_defines():
     source, _ = library_source('micrograd.engine')
     names = [(b.exercise.name, b.method) for b in find_blanks(source)]
-    assert [e.name for e in OPS] == ['+', '*', '**', '/', 'exp', 'tanh', 'log', 'relu', 'sigmoid', 'dot']
+    assert [e.name for e in OPS] == ['+', '*', '**', 'tanh', 'exp', 'relu', '/', 'log', 'sigmoid', 'dot']
     assert len(names) == len(set(names))  # one closure per op: a number in x + 2 is a leaf Value
     parents = {b.exercise.name: b.parents for b in find_blanks(source) if b.exercise.kind == 'op'}
     assert {parents[n] for n in ('+', '*', '**', '/')} == {('self', 'other')}
@@ -192,7 +205,7 @@ def test_solution_prints_the_library_method():
     assert 'def __call__' in solution('neuron') and 'def parameters' in solution('13')
     division = solution('/')
     assert 'def __truediv__' in division and 'def __rtruediv__' not in division
-    assert solution('div') == solution('truediv') == solution('4') == division
+    assert solution('div') == solution('truediv') == solution('7') == division
     with pytest.raises(KeyError, match="no exercise 'softmax'"):
         solution('softmax')
 
@@ -264,7 +277,8 @@ def test_the_lectures_division_is_said_to_overflow_not_to_be_wrong():
     assert "your x / y is the lecture's x * y**-1: right in form, but for y = 1e-170" in result.note
     assert "-(x/y)/y stays finite" in result.note
     lecture = check(LectureValue)
-    assert lecture.results[3].status == DONE and "x * y**-1" in lecture.results[3].note
+    division = lecture.results[EXERCISE['/'].number - 1]
+    assert division.status == DONE and "x * y**-1" in division.note
 
 
 def test_the_line_pointed_at_is_the_wrong_one():
@@ -359,7 +373,7 @@ def test_the_extreme_inputs_and_which_naive_formulas_pass_them():
                                           "{i}{x}.grad += (1 - t2 ** 2) * grad")
     result = check_one(EXERCISE['tanh'], naive.Value, strict=True)
     assert result.status == DONE and 'OverflowError' in result.note
-    assert "exercise 6 (tanh) is done; on `x = Value(400.0)" in str(check(naive.Value))
+    assert "exercise 4 (tanh) is done; on `x = Value(400.0)" in str(check(naive.Value))
     library = check_one(EXERCISE['tanh'], micrograd.engine.Value, strict=True)
     assert library.status == DONE and not library.note
 
@@ -381,7 +395,7 @@ def test_one_mistake_leaves_every_other_exercise_done():
 def test_the_report_shows_input_expected_obtained_diagnosis_line_and_hint():
     module = mutant_engine('tanh', 'tanh', "{x}.grad += (1 - {x}.data ** 2) * grad")
     text = str(check(module.Value))
-    assert "exercise 6 (tanh) is wrong" in text
+    assert "exercise 4 (tanh) is wrong" in text
     rows = {line.split(':', 1)[0].strip(): line.split(':', 1)[1].strip() for line in text.splitlines()
             if line.startswith('  ') and ':' in line and not line.strip()[0].isdigit()}
     assert rows['input'] == "x = Value(0.5); out = x.tanh()"

@@ -1,4 +1,5 @@
-"""The thirteen scalar exercises, easiest first, one record each: adding an exercise is adding a record here.
+"""The thirteen scalar exercises, one record each: adding an exercise is adding a record here. The ops are
+numbered in the order my_engine.py (engine.py) shows them, then come the sort, backward() and the neuron.
 
 Formulas and code are written between backticks: Markdown (the notebook) shows them as code, where `*` and `**`
 would otherwise turn into italics and bold and the exponent of the power rule would vanish. A hand-written slip
@@ -118,28 +119,22 @@ EXERCISES: tuple[Exercise, ...] = (
                                          "{i}    {y}.grad += math.log({x}.data) * grad")),
         aliases=('pow',)),
     Exercise(
-        4, '/', 'op', 'engine', ('__truediv__',),
-        (f"x / y {_LEAF.format(op='/')}: add grad * d(x/y)/dx to self.grad and grad * d(x/y)/dy to other.grad",),
-        "backward of x / y and x / k",
-        "Write the body of `_backward(grad)` in `Value.__truediv__`.",
-        "`d(x/y)/dx = 1/y` and `d(x/y)/dy = -x/y**2`: the divisor's local derivative carries a minus sign.",
-        "`self.grad` gets `grad / other.data`. For `other`, `-x/y**2` is `-(x/y)/y`: written so, it does not "
-        "overflow for a tiny `y` (`1e-170`), where `y**2` underflows to 0 and `y**-2` is too large for a float. In "
-        "`x / 4` the 4 is a leaf `Value(4.0)`: `x.grad` gets `grad / 4`.",
-        "self.grad += grad / other.data;  other.grad -= grad * (self.data / other.data) / other.data",
-        cases=(case('x=3.0 y=2.0', 'out = x / y'),
-               case('x=3.0 y=2.0', 'out = x / y', grad=-2.0),
-               case('x=1.5', 'out = x / 4.0', grad=3.0),
-               case('x=2.0 y=-0.5', 'out = x / y'),
-               case('a=1.5', 'out = a / a'),
-               case('x=3.0 y=2.0', 'out = x / y', prior='y=0.5'),
-               case('x=1.5', 'out = x / 4.0', prior='x=0.25'),
-               case('x=3e-170 y=1e-170', 'out = x / y', extreme=True)),
-        mistakes={
-            'div_as_mul': "the derivative of * used for /: d(x/y)/dx = 1/y, not y, and d(x/y)/dy = -x/y**2, not x "
-                          "(for x / k: 1/k, not k)"},
-        slips=(('div_as_mul', "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data * grad"),),
-        aliases=('div', 'truediv')),
+        4, 'tanh', 'op', 'engine', ('tanh',),
+        ("tanh(x), x being self: add grad * d(tanh x)/dx to self.grad",),
+        "backward of tanh(x)",
+        "Write the body of `_backward(grad)` in `Value.tanh`.",
+        "`d tanh(x)/dx = 1 - tanh(x)**2`: written with the output `t`, not with the input `x`.",
+        "`t` is `tanh(x)`, already computed in the forward pass; `1 - x**2` is a different function. "
+        "Recomputing `tanh` from `exp(2*x)` overflows for `x` above 355.",
+        "self.grad += (1 - t**2) * grad   where t = tanh(self.data)",
+        cases=(case('x=0.5', 'out = x.tanh()'),
+               case('x=-1.2', 'out = x.tanh()', grad=2.0),
+               case('x=5.0', 'out = x.tanh()'),
+               case('x=20.0', 'out = x.tanh()'),
+               case('x=0.5', 'out = x.tanh()', prior='x=0.25'),
+               case('x=400.0', 'out = x.tanh()', extreme=True)),
+        mistakes={'tanh_sigmoid_rule': "sigmoid's derivative used for tanh: d tanh(x)/dx = 1 - t**2, not t * (1 - t)"},
+        slips=(('tanh_sigmoid_rule', "{x}.grad += t * (1 - t) * grad"),)),
     Exercise(
         5, 'exp', 'op', 'engine', ('exp',),
         ("exp(x), x being self: add grad * d(e**x)/dx to self.grad",),
@@ -157,40 +152,7 @@ EXERCISES: tuple[Exercise, ...] = (
                                     "exponent; d e**x/dx = e**x, the output itself"},
         slips=(('exp_power_rule', "{x}.grad += {x}.data * math.exp({x}.data - 1) * grad"),)),
     Exercise(
-        6, 'tanh', 'op', 'engine', ('tanh',),
-        ("tanh(x), x being self: add grad * d(tanh x)/dx to self.grad",),
-        "backward of tanh(x)",
-        "Write the body of `_backward(grad)` in `Value.tanh`.",
-        "`d tanh(x)/dx = 1 - tanh(x)**2`: written with the output `t`, not with the input `x`.",
-        "`t` is `tanh(x)`, already computed in the forward pass; `1 - x**2` is a different function. "
-        "Recomputing `tanh` from `exp(2*x)` overflows for `x` above 355.",
-        "self.grad += (1 - t**2) * grad   where t = tanh(self.data)",
-        cases=(case('x=0.5', 'out = x.tanh()'),
-               case('x=-1.2', 'out = x.tanh()', grad=2.0),
-               case('x=5.0', 'out = x.tanh()'),
-               case('x=20.0', 'out = x.tanh()'),
-               case('x=0.5', 'out = x.tanh()', prior='x=0.25'),
-               case('x=400.0', 'out = x.tanh()', extreme=True)),
-        mistakes={'tanh_sigmoid_rule': "sigmoid's derivative used for tanh: d tanh(x)/dx = 1 - t**2, not t * (1 - t)"},
-        slips=(('tanh_sigmoid_rule', "{x}.grad += t * (1 - t) * grad"),)),
-    Exercise(
-        7, 'log', 'op', 'engine', ('log',),
-        ("log(x), x being self: add grad * d(log x)/dx to self.grad",),
-        "backward of log(x)",
-        "Write the body of `_backward(grad)` in `Value.log`.",
-        "`d log(x)/dx = 1/x`, at the input `x`.",
-        "Divide the upstream `grad` by the input `x` (`self.data`), not by the output `log(x)`.",
-        "self.grad += grad / x   where x = self.data",
-        cases=(case('x=2.0', 'out = x.log()'),
-               case('x=0.25', 'out = x.log()', grad=3.0),
-               case('x=10.0', 'out = x.log()'),
-               case('x=2.0', 'out = x.log()', prior='x=0.25')),
-        mistakes={'log_function': "the function instead of its derivative: d log(x)/dx = 1/x",
-                  'log_squared': "d log(x)/dx = 1/x, not 1/x**2 (that is the derivative of -1/x)"},
-        slips=(('log_function', "{x}.grad += math.log({x}.data) * grad"),
-               ('log_squared', "{x}.grad += grad / {x}.data ** 2"))),
-    Exercise(
-        8, 'relu', 'op', 'engine', ('relu',),
+        6, 'relu', 'op', 'engine', ('relu',),
         ("relu(x), x being self: add grad * d(relu x)/dx to self.grad",),
         "backward of relu(x)",
         "Write the body of `_backward(grad)` in `Value.relu`.",
@@ -213,6 +175,45 @@ EXERCISES: tuple[Exercise, ...] = (
                ('relu_ungated', "{x}.grad += grad"),
                ('relu_value', "{x}.grad += {x}.data * grad")),
         aliases=('ReLU',)),
+    Exercise(
+        7, '/', 'op', 'engine', ('__truediv__',),
+        (f"x / y {_LEAF.format(op='/')}: add grad * d(x/y)/dx to self.grad and grad * d(x/y)/dy to other.grad",),
+        "backward of x / y and x / k",
+        "Write the body of `_backward(grad)` in `Value.__truediv__`.",
+        "`d(x/y)/dx = 1/y` and `d(x/y)/dy = -x/y**2`: the divisor's local derivative carries a minus sign.",
+        "`self.grad` gets `grad / other.data`. For `other`, `-x/y**2` is `-(x/y)/y`: written so, it does not "
+        "overflow for a tiny `y` (`1e-170`), where `y**2` underflows to 0 and `y**-2` is too large for a float. In "
+        "`x / 4` the 4 is a leaf `Value(4.0)`: `x.grad` gets `grad / 4`.",
+        "self.grad += grad / other.data;  other.grad -= grad * (self.data / other.data) / other.data",
+        cases=(case('x=3.0 y=2.0', 'out = x / y'),
+               case('x=3.0 y=2.0', 'out = x / y', grad=-2.0),
+               case('x=1.5', 'out = x / 4.0', grad=3.0),
+               case('x=2.0 y=-0.5', 'out = x / y'),
+               case('a=1.5', 'out = a / a'),
+               case('x=3.0 y=2.0', 'out = x / y', prior='y=0.5'),
+               case('x=1.5', 'out = x / 4.0', prior='x=0.25'),
+               case('x=3e-170 y=1e-170', 'out = x / y', extreme=True)),
+        mistakes={
+            'div_as_mul': "the derivative of * used for /: d(x/y)/dx = 1/y, not y, and d(x/y)/dy = -x/y**2, not x "
+                          "(for x / k: 1/k, not k)"},
+        slips=(('div_as_mul', "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data * grad"),),
+        aliases=('div', 'truediv')),
+    Exercise(
+        8, 'log', 'op', 'engine', ('log',),
+        ("log(x), x being self: add grad * d(log x)/dx to self.grad",),
+        "backward of log(x)",
+        "Write the body of `_backward(grad)` in `Value.log`.",
+        "`d log(x)/dx = 1/x`, at the input `x`.",
+        "Divide the upstream `grad` by the input `x` (`self.data`), not by the output `log(x)`.",
+        "self.grad += grad / x   where x = self.data",
+        cases=(case('x=2.0', 'out = x.log()'),
+               case('x=0.25', 'out = x.log()', grad=3.0),
+               case('x=10.0', 'out = x.log()'),
+               case('x=2.0', 'out = x.log()', prior='x=0.25')),
+        mistakes={'log_function': "the function instead of its derivative: d log(x)/dx = 1/x",
+                  'log_squared': "d log(x)/dx = 1/x, not 1/x**2 (that is the derivative of -1/x)"},
+        slips=(('log_function', "{x}.grad += math.log({x}.data) * grad"),
+               ('log_squared', "{x}.grad += grad / {x}.data ** 2"))),
     Exercise(
         9, 'sigmoid', 'op', 'engine', ('sigmoid',),
         ("sigmoid(x), x being self: add grad * d(sigmoid x)/dx to self.grad",),

@@ -128,16 +128,26 @@ def methods_of(cls: ast.ClassDef, exercise: Exercise) -> list[ast.FunctionDef]:
 _LAST, _NEURON = find('backward'), find('neuron')
 
 
+def file_order(source: str) -> str:
+    """Where the exercises stand in engine.py: the ops (numbered in the order the file shows them), and the
+    lecture's sort and backward() between two of them."""
+    exercises = list(dict.fromkeys(b.exercise for b in sorted(find_blanks(source), key=lambda b: b.start)))
+    ops = ', '.join(e.label for e in exercises if e.kind == 'op')
+    first = next(i for i, e in enumerate(exercises) if e.kind != 'op')
+    later = next(e for e in exercises[first:] if e.kind == 'op')
+    others = ' and '.join(e.label for e in sorted(exercises[first:exercises.index(later)], key=lambda e: e.number))
+    return f"# The ops stand in the file in that order: {ops},\n# with the lecture's {others} between " \
+           f"{exercises[first - 1].label} and {later.label}.\n"
+
+
 def engine_header(directory: str | Path = '.') -> str:
     """my_engine.py's first lines, with the commands for its folder as they run from anywhere."""
     where = Path(directory).resolve()
-    source, _ = library_source('micrograd.engine')
-    seen = dict.fromkeys(b.exercise.label for b in sorted(find_blanks(source), key=lambda b: b.start))
+    order = file_order(library_source('micrograd.engine')[0])
     return f"""\
 # my_engine.py: micrograd's engine.py with the backward of each op cut out, for you to write.
 # Fill in each EXERCISE in order, from 1 (+) to {_LAST.number} (backward); exercise {_NEURON.number} is in my_nn.py.
-# In the file they follow the lecture's order: {', '.join(seen)}.
-# Each op's _backward(grad) is handed the output's gradient: where the lecture writes out.grad, write grad.
+{order}# Each op's _backward(grad) is handed the output's gradient: where the lecture writes out.grad, write grad.
 # After each one, check it (add --hint when you are stuck):
 #     {command('check', where)}
 # The library's answer, when you want to compare:
