@@ -1,7 +1,7 @@
 """micrograd.exercises, the scalar track: the workspace is the library with holes, the checker grades the idea
 first and then the library's rules, and names every slip.
 
-The mutants (tests/exercises_mutants.py) are the library's engine with one body written the way learners write
+The mutants (tests/exercises/exercises_mutants.py) are the library's engine with one body written the way learners write
 it; each must be caught by its own exercise, with its own name; the right ones written otherwise must be done;
 the lecture's own code must be graded correct, with each rule it misses named. They run in this process; the
 command-line tests run the learner's code in a child process.
@@ -13,7 +13,6 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -29,7 +28,8 @@ from micrograd.exercises.scalar.notebook import build_notebook, fill
 from micrograd.exercises.scalar.ops import expected
 from micrograd.exercises.scalar.slips import RULES, derive, variants
 from micrograd.exercises.scalar.workspace import blanks_of, engine_header, find_blanks, nn_header
-from tests.exercises_mutants import (
+from tests import ROOT
+from tests.exercises.exercises_mutants import (
     LECTURE_BUILD_TOPO,
     LECTURE_DIVISION,
     LECTURE_STYLE,
@@ -44,7 +44,6 @@ from tests.exercises_mutants import (
     rewritten_engine,
 )
 
-ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / 'exercises.ipynb'
 OPS = [e for e in EXERCISES if e.kind == 'op']
 

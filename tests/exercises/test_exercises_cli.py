@@ -5,7 +5,6 @@ import os
 import shlex
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -17,9 +16,8 @@ from micrograd.exercises.scalar.drive import order_of
 from micrograd.exercises.scalar.exercises import BY_NAME as EXERCISE
 from micrograd.exercises.scalar.grade import check_one
 from micrograd.exercises.scalar.workspace import engine_header, find_blanks
-from tests.exercises_mutants import mutant_engine, rewritten_engine
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests import ROOT
+from tests.exercises.exercises_mutants import mutant_engine, rewritten_engine
 
 
 def blank(path, number, name, body):

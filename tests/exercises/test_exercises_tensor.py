@@ -4,7 +4,6 @@ import json
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,9 +22,9 @@ from micrograd.exercises.tensor.workspace import (
     splice,
     with_bodies,
 )
-from tests.exercises_tensor_mutants import RIGHT, SLIPS
+from tests import ROOT
+from tests.exercises.exercises_tensor_mutants import RIGHT, SLIPS
 
-ROOT = Path(__file__).resolve().parents[1]
 RECORDED = [(e.name, s.blank, s.body, s.key) for e in EXERCISES for s in e.slips]
 
 
