@@ -4,7 +4,7 @@ import os
 import pytest
 from hypothesis import settings
 
-from tests.browser import CHROMIUM_ARGS, INSTALL_CHROMIUM, chromium_path, missing
+from tests.support.browser import CHROMIUM_ARGS, INSTALL_CHROMIUM, chromium_path, missing
 
 # In CI, the same examples every run: a failure there is reproducible, never a fluke of the draw.
 settings.register_profile('ci', derandomize=True, print_blob=True)

@@ -12,7 +12,7 @@ import pytest
 from nbclient import NotebookClient
 
 from tests import ROOT
-from tests.browser import Page
+from tests.support.browser import Page
 
 NOTEBOOK = ROOT / 'demo.ipynb'
 PAGE_TEMPLATE = NOTEBOOK.parent / 'docs' / 'demo-page.html.j2'  # what `make demo` exports with

@@ -1,1 +1,2 @@
-"""What tests of several areas share: random scalar graphs built alike in micrograd and PyTorch (graphs.py)."""
+"""What tests of several areas share: random scalar graphs built alike in micrograd and PyTorch (graphs.py),
+and a real Chromium to look at pages with (browser.py: the viz player and the demo page)."""

@@ -8,7 +8,7 @@ import pytest
 
 from micrograd import Value
 from micrograd.viz import draw_backward
-from tests.browser import Page
+from tests.support.browser import Page
 from tests.viz.samples import labelled_f
 
 pytestmark = pytest.mark.slow  # a browser takes a second or two to start

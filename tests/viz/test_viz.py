@@ -273,7 +273,7 @@ def wide_graph(terms=40):
 
 @pytest.mark.slow
 def test_a_graph_wider_than_the_page_is_shown_whole_in_a_browser(browser, tmp_path):
-    from tests.browser import Page
+    from tests.support.browser import Page
     svg = draw_dot(wide_graph())._repr_mimebundle_()['image/svg+xml']
     width_pt, height_pt = (float(n) for n in re.search(r'viewBox="0\.00 0\.00 ([\d.]+) ([\d.]+)"', svg).groups())
     assert width_pt * 4 / 3 > 1280  # in CSS pixels, wider than the page
