@@ -38,11 +38,11 @@ from tests.exercises.exercises_mutants import (
     NEURON_RULES_LEFT,
     RIGHT,
     RULES_LEFT,
-    LectureValue,
     mutant_engine,
     mutant_nn,
     rewritten_engine,
 )
+from tests.support.lecture import LectureValue
 
 NOTEBOOK = ROOT / 'exercises.ipynb'
 OPS = [e for e in EXERCISES if e.kind == 'op']

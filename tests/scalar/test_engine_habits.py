@@ -11,7 +11,6 @@ lecture's backward() twice on one graph would double its inner gradients: the bu
 """
 import asyncio
 import copy
-import math
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -19,76 +18,7 @@ from typing import Any
 import pytest
 
 from micrograd import Value, no_grad
-
-
-class LectureValue:
-    """The Value of Karpathy's lecture (its second half), as he wrote it, with exp and relu in his style."""
-
-    def __init__(self, data, _children=(), _op='', label=''):
-        self.data = data
-        self.grad = 0.0
-        self._backward = lambda: None
-        self._prev = set(_children)
-        self._op = _op
-        self.label = label
-
-    def __add__(self, other):
-        other = other if isinstance(other, LectureValue) else LectureValue(other)
-        out = LectureValue(self.data + other.data, (self, other), '+')
-
-        def _backward():
-            self.grad += 1.0 * out.grad
-            other.grad += 1.0 * out.grad
-        out._backward = _backward
-        return out
-
-    def __mul__(self, other):
-        other = other if isinstance(other, LectureValue) else LectureValue(other)
-        out = LectureValue(self.data * other.data, (self, other), '*')
-
-        def _backward():
-            self.grad += other.data * out.grad
-            other.grad += self.data * out.grad
-        out._backward = _backward
-        return out
-
-    def __pow__(self, other):
-        out = LectureValue(self.data**other, (self,), f'**{other}')
-
-        def _backward():
-            self.grad += other * (self.data ** (other - 1)) * out.grad
-        out._backward = _backward
-        return out
-
-    def __rmul__(self, other):
-        return self * other
-
-    def __radd__(self, other):
-        return self + other
-
-    def tanh(self):
-        t = math.tanh(self.data)
-        out = LectureValue(t, (self,), 'tanh')
-
-        def _backward():
-            self.grad += (1 - t**2) * out.grad
-        out._backward = _backward
-        return out
-
-    def backward(self):
-        topo = []
-        visited = set()
-
-        def build_topo(v):
-            if v not in visited:
-                visited.add(v)
-                for child in v._prev:
-                    build_topo(child)
-                topo.append(v)
-        build_topo(self)
-        self.grad = 1.0
-        for node in reversed(topo):
-            node._backward()
+from tests.support.lecture import LectureValue
 
 
 def minus(V, a, b):
