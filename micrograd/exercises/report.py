@@ -171,16 +171,22 @@ class Report:
                  f"<tbody>{cells}</tbody></table>") if self.results else ''
         code = ('input', 'expected', 'obtained', 'also wrong', 'printed', 'stuck?', 'formula', 'line')
         rows = ''.join(f"<tr><th style='text-align:left;vertical-align:top'>{e(label)}</th>"
-                       f"<td style='text-align:left'><code style='white-space:pre-wrap'>{e(text)}</code></td></tr>"
-                       if label in code else
+                       f"<td style='text-align:left'><code style='white-space:pre-wrap'>{_breaks(e(text))}</code>"
+                       f"</td></tr>" if label in code else
                        f"<tr><th style='text-align:left;vertical-align:top'>{e(label)}</th>"
-                       f"<td style='text-align:left;white-space:pre-wrap'>{_code_spans(e(text))}</td></tr>"
+                       f"<td style='text-align:left;white-space:pre-wrap'>{_breaks(_code_spans(e(text)))}</td></tr>"
                        for label, text in self.details())
         focus = self.focus
         status = DONE if self.passed else WRONG if self.error else focus.status if focus else NOT_STARTED
         return (f"<div class='micrograd-exercises'><p><b>{e(self.title)}: {e(self.summary())}</b></p>{table}"
                 f"<p style='color:{COLOURS[status]}'><b>{e(self.headline())}</b></p>"
                 f"{f'<table>{rows}</table>' if rows else ''}</div>")
+
+
+def _breaks(text: str) -> str:
+    """The text's line breaks as <br>, which every page keeps (a notebook may drop the white-space style, and
+    the lines of a task, its Rules and what it is Checked on, would run together)."""
+    return text.replace('\n', '<br>')
 
 
 def _code_spans(text: str) -> str:

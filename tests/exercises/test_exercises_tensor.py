@@ -1,6 +1,8 @@
 """The tensor track of the exercises: the workspace, the grading of every exercise, and its mutation test (every
 planted slip caught and named, every right answer written otherwise graded done)."""
+import html
 import json
+import re
 import subprocess
 import sys
 import time
@@ -8,7 +10,8 @@ import time
 import numpy as np
 import pytest
 
-from micrograd.exercises.result import CORRECT, DONE, NOT_STARTED, WRONG
+from micrograd.exercises.report import Report
+from micrograd.exercises.result import CORRECT, DONE, NOT_STARTED, WRONG, Result
 from micrograd.exercises.tensor import EXERCISES, check, find, solution, start
 from micrograd.exercises.tensor.grading import check_one
 from micrograd.exercises.tensor.naming import slips_of
@@ -208,6 +211,14 @@ def test_a_slip_in_the_workspace_file_is_reported_at_its_line(tmp_path):
     [wrong] = [r for r in report.results if r.status == WRONG]
     assert wrong.name == 'softmax' and wrong.diagnosis == 'softmax_diagonal'
     assert 'my_tensor.py, line' in wrong.place and 'softmax' in wrong.place
+
+
+def test_the_html_report_keeps_the_lines_of_a_task_apart():
+    first = EXERCISES[0]
+    page = Report([Result(number=first.number, name=first.name, status=NOT_STARTED)], EXERCISES)._repr_html_()
+    task = html.escape(first.task).split('\n')
+    assert len(task) == 3 and task[1].startswith('Rules: ') and task[2].startswith('Checked on: ')
+    assert '<br>'.join(task) in re.sub(r'</?code>', '`', page)  # each on its own line, not run together
 
 
 def test_the_committed_notebook_is_the_one_the_library_makes_today():
