@@ -40,8 +40,12 @@ def seconds(text: str) -> float:
 
 
 def track(name: str, parser: Parser) -> types.ModuleType:
-    """The track's module: micrograd.exercises.scalar or micrograd.exercises.tensor."""
-    module = importlib.import_module(f'micrograd.exercises.{name}') if _has(name) else None
+    """The track's module: micrograd.exercises.scalar or micrograd.exercises.tensor (one without what it needs
+    installed, NumPy for the tensor track, is said on one line: exit status 1)."""
+    try:
+        module = importlib.import_module(f'micrograd.exercises.{name}') if _has(name) else None
+    except ImportError as error:
+        parser.exit(1, f"{parser.prog}: {error}\n")
     if module is None or not all(hasattr(module, a) for a in API):
         ready = ', '.join(t for t in TRACKS if t == 'scalar' or _has(t) and t != name)
         parser.exit(2, f"{parser.prog}: the {name} track is not in this micrograd yet (the tracks here: {ready})\n")

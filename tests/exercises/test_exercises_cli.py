@@ -84,6 +84,15 @@ def test_every_bad_option_is_one_line_on_stderr_and_nothing_is_done(tmp_path, mo
         assert sorted(str(p) for p in tmp_path.rglob('*')) == before, argv  # nothing written
 
 
+def test_the_tensor_track_without_numpy_says_what_to_install_on_one_line(tmp_path):
+    code = ("import sys; sys.modules['numpy'] = None  # (a Python without NumPy)\n"
+            "from micrograd.exercises.__main__ import main; sys.exit(main(sys.argv[1:]))")
+    done = subprocess.run([sys.executable, '-c', code, 'check', '--track', 'tensor', str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and done.stdout == ''
+    assert done.stderr.count('\n') == 1 and 'the tensor track needs NumPy: pip install numpy' in done.stderr
+
+
 def test_good_values_work_with_spaces_in_the_path(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(['start', 'my work']) == 0
