@@ -24,6 +24,7 @@ The machinery both tracks share, one idea per module:
     result.py     how one exercise stands: the Result record, its statuses, the diagnoses any exercise can get
     report.py     what the checker says: the progress table and why, as text and as HTML
     runner.py     running a learner's files in a child process (a track plugs in with check_files)
+    graph.py      the library's sort, on any engine's nodes: the checker backpropagates with it
     sandbox.py    running the learner's code for one exercise: a time limit, its printing kept aside
     blame.py      the learner's line in a traceback
     numbers.py    comparing numbers and printing them as a learner reads them

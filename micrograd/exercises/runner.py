@@ -21,15 +21,26 @@ import signal
 import subprocess
 import sys
 import tempfile
+import types
 from collections.abc import Sequence
 from pathlib import Path
 
+from micrograd.exercises.blame import where
+from micrograd.exercises.cutting import load_file
 from micrograd.exercises.report import Described
 from micrograd.exercises.result import UNCHECKED, WRONG, Result
 
 
 class ImportFailed(Exception):
     """A learner's file could not be imported; the message says why, and where."""
+
+
+def import_learners(name: str, path: Path) -> types.ModuleType:
+    """In the checking process: the learner's file imported as module name, or ImportFailed saying why."""
+    try:
+        return load_file(name, path)
+    except BaseException as error:  # noqa: BLE001 -- whatever the learner's module does at import
+        raise ImportFailed(f"importing {path.name} failed: {where(error)}") from None
 
 
 def compile_error(path: Path) -> str:

@@ -26,12 +26,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from micrograd.exercises.blame import where
 from micrograd.exercises.commands import command
-from micrograd.exercises.cutting import load_file
 from micrograd.exercises.report import Report
 from micrograd.exercises.result import Result
-from micrograd.exercises.runner import ImportFailed, run_in_child
+from micrograd.exercises.runner import import_learners, run_in_child
 from micrograd.exercises.scalar.exercises import EXERCISES, find
 from micrograd.exercises.scalar.grade import check_all
 from micrograd.exercises.scalar.places import class_places, places_in
@@ -101,10 +99,7 @@ def check_files(paths: list[Path], timeout: float = 10.0,
     sys.path.insert(0, str(paths[0].parent))
     modules: dict[str, types.ModuleType] = {}
     for name, path in zip(('my_engine', 'my_nn'), paths):
-        try:
-            modules[name] = load_file(name, path)
-        except BaseException as error:  # noqa: BLE001 -- whatever the learner's module does at import
-            raise ImportFailed(f"importing {path.name} failed: {where(error)}") from None
+        modules[name] = import_learners(name, path)
     nn = modules.get('my_nn')
     yield from check_all(modules['my_engine'].Value, getattr(nn, 'Neuron', None), strict=True, timeout=timeout,
                          before=before)

@@ -8,6 +8,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from micrograd.exercises.graph import order_of
+
 
 def takes_grad(fn: Callable[..., Any]) -> bool:
     """Whether a node's _backward wants the output's grad (this library) or reads out.grad (the lecture)."""
@@ -16,20 +18,6 @@ def takes_grad(fn: Callable[..., Any]) -> bool:
     except (TypeError, ValueError):
         return True
     return any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in parameters)
-
-
-def order_of(root: Any) -> list[Any]:
-    """The library's sort, on any Value-like object: nodes with parents, each after its parents."""
-    order, visited, stack = [], set(), [(root, False)]
-    while stack:
-        node, placed = stack.pop()
-        if placed:
-            order.append(node)
-        elif id(node) not in visited and node._prev:
-            visited.add(id(node))
-            stack.append((node, True))
-            stack.extend((parent, False) for parent in node._prev)
-    return order
 
 
 def backpropagate(out: Any, grad: float = 1.0) -> None:

@@ -10,11 +10,12 @@ from collections.abc import Callable
 from typing import Any
 
 from micrograd.exercises.blame import where
+from micrograd.exercises.graph import order_of
 from micrograd.exercises.numbers import close, grads, number, same
 from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
-from micrograd.exercises.scalar.drive import blank_of, order_of
+from micrograd.exercises.scalar.drive import blank_of
 from micrograd.exercises.scalar.exercises import EXERCISES, find
 from micrograd.exercises.scalar.ops import expected
 from micrograd.exercises.scalar.places import line_with

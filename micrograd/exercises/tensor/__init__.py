@@ -36,12 +36,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from micrograd.exercises.blame import where
 from micrograd.exercises.commands import command
-from micrograd.exercises.cutting import load_file
 from micrograd.exercises.report import Report
 from micrograd.exercises.result import Result
-from micrograd.exercises.runner import ImportFailed, run_in_child
+from micrograd.exercises.runner import import_learners, run_in_child
 from micrograd.exercises.tensor.grading import check_all, place_of
 from micrograd.exercises.tensor.records import EXERCISES, find
 from micrograd.exercises.tensor.workspace import TENSOR_FILE, blank_tensor, solution, start
@@ -115,7 +113,7 @@ def _file_places(file: Path) -> dict[int, str]:
     """The places in the learner's file, found without importing it (in this process)."""
     import ast
 
-    from micrograd.exercises.tensor.workspace import _where, target
+    from micrograd.exercises.tensor.workspace import locate, target
     try:
         tree = ast.parse(file.read_text(encoding='utf-8'))
     except (SyntaxError, OSError):
@@ -123,7 +121,7 @@ def _file_places(file: Path) -> dict[int, str]:
     out = {}
     for exercise in EXERCISES:
         try:
-            fn, owner = _where(tree, exercise.blanks[0])
+            fn, owner = locate(tree, exercise.blanks[0])
             body = target(fn, exercise.blanks[0])
         except LookupError:
             continue
@@ -136,8 +134,4 @@ def _file_places(file: Path) -> dict[int, str]:
 def check_files(paths: list[Path], timeout: float = 10.0,
                 before: Callable[[int], None] | None = None) -> Iterator[Result]:
     """In the checking process: import my_tensor.py and check every exercise."""
-    try:
-        module = load_file('my_tensor', paths[0])
-    except BaseException as error:  # noqa: BLE001 -- whatever the learner's module does at import
-        raise ImportFailed(f"importing {paths[0].name} failed: {where(error)}") from None
-    yield from check_all(module, timeout=timeout, before=before)
+    yield from check_all(import_learners('my_tensor', paths[0]), timeout=timeout, before=before)

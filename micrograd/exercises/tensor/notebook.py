@@ -8,14 +8,14 @@ from __future__ import annotations
 import ast
 import builtins
 import importlib
-import re
 import textwrap
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from micrograd.exercises.notebook import assemble, markdown, module_names, write
 from micrograd.exercises.tensor.records import EXERCISES, Exercise
-from micrograd.exercises.tensor.workspace import _where, blanks, library_module, library_source, splice
+from micrograd.exercises.tensor.workspace import blanks, library_module, library_source, locate, splice
 
 INTRO = """\
 # Build the tensor engine yourself: backpropagation over arrays
@@ -61,20 +61,6 @@ for T, ce in ((Tensor, cross_entropy), (mt.Tensor, mt.cross_entropy)):
 CHECK = "check(my_tensor)"
 
 
-def _free_names(code: str, module_names: set[str]) -> list[str]:
-    """The engine's names a cell reads (the helpers its code calls, the names in its annotations)."""
-    tree = ast.parse(code)
-    annotations = [a for n in ast.walk(tree) for a in (
-        [n.returns, *(x.annotation for x in [*n.args.args, *n.args.kwonlyargs, *n.args.posonlyargs,
-                                             n.args.vararg, n.args.kwarg] if x is not None)]
-        if isinstance(n, ast.FunctionDef) else [n.annotation] if isinstance(n, ast.AnnAssign) else []) if a]
-    unread = {id(n) for a in annotations for n in ast.walk(a)}  # (annotations stay text: see the setup cell)
-    bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-            and id(n) not in unread}
-    return sorted(n for n in read if n in module_names and n not in bound and not hasattr(builtins, n))
-
-
 def _holder(owner: str) -> str:
     """Where a cell's function goes: 'my_tensor.Unary' for 'Unary.exp', 'my_tensor' for a function."""
     return f"my_tensor.{owner.rpartition('.')[0]}" if '.' in owner else 'my_tensor'
@@ -90,7 +76,7 @@ def exercise_cells(blank: bool = True) -> list[tuple[Exercise, str]]:
     for exercise in EXERCISES:
         parts, attach, seen = [], [], set()
         for name in exercise.blanks:
-            fn, owner = _where(tree, name)
+            fn, owner = locate(tree, name)
             if owner in seen:
                 continue
             seen.add(owner)
@@ -109,21 +95,7 @@ def exercise_cells(blank: bool = True) -> list[tuple[Exercise, str]]:
 @cache
 def _helpers() -> set[str]:
     """The engine's module-level names."""
-    return {n for n in _module_names(library_source()) if hasattr(library_module(), n)}
-
-
-def _module_names(source: str) -> set[str]:
-    names: set[str] = set()
-    for node in ast.parse(source).body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names |= {(a.asname or a.name).split('.')[0] for a in node.names}
-        elif isinstance(node, ast.Assign):
-            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-        elif isinstance(node, ast.If):  # TYPE_CHECKING: Self, for the annotations
-            names |= {(a.asname or a.name) for n in node.body if isinstance(n, ast.ImportFrom) for a in n.names}
-    return names
+    return {n for n in module_names(library_source()) if hasattr(library_module(), n)}
 
 
 def _setup() -> str:
@@ -133,12 +105,6 @@ def _setup() -> str:
         "my_tensor = blank_tensor()  # micrograd.tensor in one module, every exercise blank: your engine",
         "# The cells below are copied from that module: they read its names (Tensor, unbroadcast, wide, ...)",
         "globals().update((name, value) for name, value in vars(my_tensor).items() if not name.startswith('__'))"])
-
-
-def markdown(text: str) -> str:
-    """text for a Markdown cell: `code` spans kept; outside them, what Markdown would take for emphasis escaped."""
-    parts = re.split(r'(`[^`]*`)', text)
-    return ''.join(part if part.startswith('`') else re.sub(r'([*_\\])', r'\\\1', part) for part in parts)
 
 
 def _about(exercise: Exercise) -> str:
@@ -156,18 +122,9 @@ def build_notebook(blank: bool = True) -> Any:
     cells = [text(INTRO), text(SETUP_NOTE), code(_setup())]
     for exercise, cell in exercise_cells(blank):
         cells += [text(_about(exercise)), code(cell), code(CHECK)]
-    cells += [text(FINALE), code(FINALE_CODE)]
-    for i, cell in enumerate(cells):
-        cell['id'] = f'cell-{i}'
-    nb = nbformat.v4.new_notebook(cells=cells, metadata={
-        'kernelspec': {'display_name': 'Python 3', 'language': 'python', 'name': 'python3'},
-        'language_info': {'name': 'python'}})
-    nbformat.validate(nb)
-    return nb
+    return assemble(cells + [text(FINALE), code(FINALE_CODE)])
 
 
 def write_notebook(path: Path) -> Path:
-    nbformat: Any = importlib.import_module('nbformat')
-    nbformat.write(build_notebook(), str(path))
-    return path
+    return write(build_notebook(), path)
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from micrograd.exercises.graph import order_of
 from micrograd.exercises.tensor.cases import Array, Case
 from micrograd.exercises.tensor.records import EXERCISES, Exercise
 from micrograd.exercises.tensor.workspace import FUNCTIONS, blanks, library_module, library_source
@@ -43,20 +44,6 @@ def functional(module: Any) -> types.SimpleNamespace:
     """F in a case's code: the fused ops of the engine being run."""
     return types.SimpleNamespace(cross_entropy=module.cross_entropy, rms_norm=module.rms_norm,
                                  scaled_dot_product_attention=module.scaled_dot_product_attention)
-
-
-def order_of(root: Any) -> list[Any]:
-    """The nodes ops made on the way to root, each after its parents (the library's sort, on any engine)."""
-    order, visited, stack = [], set(), [(root, False)]
-    while stack:
-        node, placed = stack.pop()
-        if placed:
-            order.append(node)
-        elif id(node) not in visited and getattr(node, '_prev', None):
-            visited.add(id(node))
-            stack.append((node, True))
-            stack.extend((parent, False) for parent in node._prev)
-    return order
 
 
 DATA = ", into a tensor's data"  # (said after the op whose backward wrote into the graph's data)

@@ -140,7 +140,7 @@ def _import_line(module: str, names: list[str]) -> str:
 
 # --- the blanks ---------------------------------------------------------------------------------------
 
-def _where(tree: ast.Module, name: str) -> tuple[ast.FunctionDef, str]:
+def locate(tree: ast.Module, name: str) -> tuple[ast.FunctionDef, str]:
     """The function or method a blank's name points to, and its owner's name as the file has it."""
     bare = name.removesuffix('()').split('.')[-1]
     for node in tree.body:
@@ -168,7 +168,7 @@ def find_blanks(source: str) -> list[Blank]:
     tree, starts, out = ast.parse(source), offsets(source), []
     for exercise in EXERCISES:
         for name in exercise.blanks:
-            fn, owner = _where(tree, name)
+            fn, owner = locate(tree, name)
             body = target(fn, name)
             start, end, indent = body_span(source, starts, body)
             line = body.body[1 if ast.get_docstring(body) and len(body.body) > 1 else 0].lineno
@@ -250,7 +250,7 @@ def solution(name: str) -> str:
         lines = text.splitlines()
         for bname in exercise.blanks:
             try:
-                fn, owner = _where(tree, bname)
+                fn, owner = locate(tree, bname)
             except LookupError:
                 continue
             if bname in FUNCTIONS and module.__name__ != f'{PACKAGE}.kernels':
