@@ -280,6 +280,23 @@ def test_any_attribute_may_be_set_on_a_value_as_on_karpathys():
         Value(1.0).color  # noqa: B018  (read before it is set: an AttributeError, as on any object)
 
 
+def run_alone(main: Callable[[], Any]) -> None:
+    """asyncio.run(main()) in a thread of its own: the browser tests' Playwright keeps an event loop running in
+    pytest's thread, where asyncio.run() refuses to start another."""
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(main())
+        except BaseException as error:  # raised again in the test's thread
+            errors.append(error)
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    if errors:
+        raise errors[0]
+
+
 def test_one_no_grad_instance_works_across_asyncio_tasks():
     ng = no_grad()
     seen = {}
@@ -299,7 +316,7 @@ def test_one_no_grad_instance_works_across_asyncio_tasks():
         await t
         seen['main end'] = bool((Value(1.0) * 2)._prev)
 
-    asyncio.run(main())
+    run_alone(main)
     # the task was created inside main's no_grad(): it starts not recording, and gets back what it found
     assert seen == {'task inside': (), 'task after': False, 'main after': True, 'main end': True}
 
@@ -340,5 +357,5 @@ def test_no_grad_on_an_async_function_covers_its_whole_run_and_no_other_task():
     async def main():
         await asyncio.gather(evaluate(), train())
 
-    asyncio.run(main())
+    run_alone(main)
     assert seen == {'evaluate': False, 'train': True}
