@@ -54,13 +54,7 @@ def subclass(V):
 def lecture_subclass(V):
     """A subclass whose __init__ is the lecture's own (it never calls ours) and whose * is written his way."""
     class Mine(V):
-        def __init__(self, data, _children=(), _op='', label=''):
-            self.data = data
-            self.grad = 0.0
-            self._backward = lambda: None
-            self._prev = set(_children)
-            self._op = _op
-            self.label = label
+        __init__ = LectureValue.__init__  # sets _backward before _prev, and never calls V's
 
         def __mul__(self, other):
             other = other if isinstance(other, V) else Mine(other)
