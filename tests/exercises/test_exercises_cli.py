@@ -17,7 +17,7 @@ from micrograd.exercises.scalar.exercises import BY_NAME as EXERCISE
 from micrograd.exercises.scalar.grade import check_one
 from micrograd.exercises.scalar.workspace import engine_header, find_blanks
 from tests import ROOT
-from tests.exercises.exercises_mutants import mutant_engine, rewritten_engine
+from tests.exercises.exercises_mutants import LECTURE_STYLE, mutant_engine, rewritten_engine
 
 
 def blank(path, number, name, body):
@@ -225,17 +225,7 @@ def test_backward_without_the_gradient_is_caught_on_the_learners_own_ops():
 
 
 def test_a_lecture_style_op_runs_under_the_learners_backward():
-    module = rewritten_engine('__mul__', """\
-    def __mul__(self, other):
-        other = other if isinstance(other, Value) else Value(other)
-        out = Value(self.data * other.data, (self, other), '*')
-
-        def _backward():
-            self.grad += other.data * out.grad
-            other.grad += self.data * out.grad
-        out._backward = _backward
-        return out
-""")
+    module = rewritten_engine('__mul__', next(text for _, method, text in LECTURE_STYLE if method == '__mul__'))
     a, b = module.Value(3.0), module.Value(-4.0)
     (a * b).backward()
     assert (a.grad, b.grad) == (-4.0, 3.0)

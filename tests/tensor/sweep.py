@@ -21,6 +21,11 @@ except ImportError:  # the checks that need no PyTorch still run
     torch = None
 
 needs_torch = pytest.mark.skipif(torch is None, reason=TORCH_SKIP_REASON)
+# The marks of a module that sweeps special values against PyTorch in float64. inf - inf and inf * 0 are nan
+# in a forward op, as in PyTorch; NumPy also warns there (the engine does not pay for np.errstate around every
+# small product and sum to silence it). The results are what is checked.
+SPECIAL_VALUE_MARKS = [pytest.mark.filterwarnings('ignore:invalid value encountered:RuntimeWarning'),
+                       pytest.mark.usefixtures('torch_in_float64')]
 REFUSALS = (TypeError, ValueError, OverflowError, IndexError, RuntimeError)
 
 

@@ -9,6 +9,7 @@ import pytest
 
 import micrograd.tensor as mt
 from tests.tensor.sweep import (
+    SPECIAL_VALUE_MARKS,
     Refused,
     needs_torch,
     run_ours,
@@ -20,10 +21,7 @@ from tests.tensor.sweep import (
 from tests.tensor.tensor_ops import OPS, Op
 
 HALF_OPS = [op for op in OPS if 'float16' in op.dtypes]
-# inf - inf and inf * 0 are nan in a forward op, as in PyTorch; NumPy also warns there (the engine does not pay
-# for np.errstate around every small product and sum to silence it). The results are what is checked.
-pytestmark = [pytest.mark.filterwarnings('ignore:invalid value encountered:RuntimeWarning'),
-              pytest.mark.usefixtures('torch_in_float64')]
+pytestmark = SPECIAL_VALUE_MARKS  # inf and nan in forward ops; PyTorch in float64
 ULPS = dict(rtol=2e-3, atol=1e-5)
 ZERO_D_DIFFERS = {  # rows whose table arguments are made for their (3, 4) sample, so that at 0-d they ask another thing
     'reshape numpy size': "np.prod(()) is the float 1.0, a size we refuse, as NumPy and PyTorch do",

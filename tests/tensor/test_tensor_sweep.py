@@ -24,6 +24,7 @@ import micrograd.tensor as mt
 from micrograd.optim import SGD, Adam
 from tests.tensor.sweep import (
     REFUSALS,
+    SPECIAL_VALUE_MARKS,
     Refused,
     assert_same,
     needs_torch,
@@ -35,10 +36,7 @@ from tests.tensor.sweep import (
 )
 from tests.tensor.tensor_ops import BY_NAME, DTYPES, FLOATS, NOT_NUMBERS, NUMBER_OPERANDS, OP_NAMES, OPS, Op
 
-# inf - inf and inf * 0 are nan in a forward op, as in PyTorch; NumPy also warns there (the engine does not pay
-# for np.errstate around every small product and sum to silence it). The results are what is checked.
-pytestmark = [pytest.mark.filterwarnings('ignore:invalid value encountered:RuntimeWarning'),
-              pytest.mark.usefixtures('torch_in_float64')]
+pytestmark = SPECIAL_VALUE_MARKS  # inf and nan in forward ops; PyTorch in float64
 COMPLEX_REFUSED = "complex numbers are refused (TypeError); PyTorch computes in complex"
 
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from tests.tensor.sweep import (
+    SPECIAL_VALUE_MARKS,
     Refused,
     assert_same,
     needs_torch,
@@ -16,10 +17,7 @@ from tests.tensor.sweep import (
 )
 from tests.tensor.tensor_ops import DTYPES, OPS, Op
 
-# inf - inf and inf * 0 are nan in a forward op, as in PyTorch; NumPy also warns there (the engine does not pay
-# for np.errstate around every small product and sum to silence it). The results are what is checked.
-pytestmark = [pytest.mark.filterwarnings('ignore:invalid value encountered:RuntimeWarning'),
-              pytest.mark.usefixtures('torch_in_float64')]
+pytestmark = SPECIAL_VALUE_MARKS  # inf and nan in forward ops; PyTorch in float64
 
 SHAPED = {  # rows whose table arguments are made for their (3, 4) sample, so that at 0-d they ask another thing
     'reshape numpy size': "np.prod(()) is the float 1.0, a size we refuse, as NumPy and PyTorch do",
