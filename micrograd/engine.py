@@ -105,8 +105,8 @@ class Value:
             node = stack.pop()
             if node is None:
                 topo.append(stack.pop())  # the node beneath the None: its parents are listed
-            elif node._prev and node not in visited:  # a leaf takes no place: it only receives
-                visited.add(node)
+            elif node._prev and id(node) not in visited:  # a leaf takes no place: it only receives
+                visited.add(id(node))
                 stack += node, None, *node._prev
         return topo
 
@@ -148,3 +148,6 @@ class Value:
     __deepcopy__ = copying.deepcopy  # copy.deepcopy() copies leaves only, as PyTorch's does
     __array_ufunc__ = None  # so `np.float64(2) * v` asks Value.__rmul__ instead of NumPy
     __slots__ = ('data', 'grad', 'label', '_prev', '_op', '_grad_fn', '__dict__')  # v.color = 'red'
+
+
+topological_order = Value._topological_order  # the one sort, for any engine's nodes (with ._prev)
