@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from importlib import resources
 
-from micrograd.viz.graph import HIGHLIGHT
+from micrograd.viz.drawing import HIGHLIGHT
 
 __all__ = ['player_html', 'page_html']
 

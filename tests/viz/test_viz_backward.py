@@ -12,7 +12,7 @@ from PIL import Image
 from micrograd import Value
 from micrograd.ops import BY_NAME
 from micrograd.viz import HIGHLIGHT, MAX_NODES, BackwardPass, draw_backward, draw_dot, trace
-from micrograd.viz.graph import number
+from micrograd.viz.drawing import number
 from tests.support.graphs import graphs, micrograd_graph
 
 
@@ -418,7 +418,7 @@ def made_by_the_engine():
 @pytest.mark.parametrize('op, out', list(made_by_the_engine()), ids=lambda v: getattr(v, '_op', ''))
 def test_each_backward_line_of_the_table_computes_what_the_engines_closure_adds(op, out):
     """The captions quote micrograd.ops's lines; run as Python, each gives the engine's gradient, bit for bit."""
-    from micrograd.viz.ops import engine_op, exponent
+    from micrograd.viz.which_op import engine_op, exponent
     assert engine_op(out) is op
     grad = 0.37
     for parent in out._prev:

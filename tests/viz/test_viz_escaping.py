@@ -11,7 +11,7 @@ from micrograd import Value
 
 pytest.importorskip('graphviz')
 from micrograd.viz import draw_backward, draw_dot  # noqa: E402
-from micrograd.viz.graph import number  # noqa: E402
+from micrograd.viz.drawing import number  # noqa: E402
 from micrograd.viz.renderer import RendererNotFound  # noqa: E402
 
 NASTY = {

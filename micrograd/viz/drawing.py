@@ -5,8 +5,8 @@ import math
 from collections.abc import Iterable, Mapping
 
 from micrograd.engine import Value
-from micrograd.viz.ops import engine_op
 from micrograd.viz.renderer import Digraph, literal, shown
+from micrograd.viz.which_op import engine_op
 
 __all__ = ['trace', 'draw_dot', 'number', 'MAX_NODES', 'HIGHLIGHT']
 

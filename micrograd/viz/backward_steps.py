@@ -6,7 +6,7 @@ them (`x.grad += y * grad`), each name put for what it stands for in this graph 
 and then for its number (`-3.0000 * 8.0000`), so that a learner can check the sum. The numbers all come
 from the graph: the gradient a node passes on, its parents' .data, its own .data (t for tanh, e for exp, s
 for sigmoid), the exponent k of x ** k as the user wrote it (`**2`), and each parent's .grad read before and
-after the _backward ran; they are written as the boxes write them (graph.number: four decimals). An op the
+after the _backward ran; they are written as the boxes write them (drawing.number: four decimals). An op the
 engine does not have (a Value built by hand, or a custom op written the lecture's way) is shown by what its
 _backward did to each parent's grad.
 """
@@ -21,11 +21,11 @@ from pathlib import Path
 from micrograd import numeric
 from micrograd.engine import Value
 from micrograd.ops import Op
+from micrograd.viz.drawing import MAX_NODES, box_fields, box_width, checked_trace, draw_graph, largest_grad, number
 from micrograd.viz.gif import write_gif
-from micrograd.viz.graph import MAX_NODES, box_fields, box_width, checked_trace, draw_graph, largest_grad, number
-from micrograd.viz.ops import engine_op, exponent
 from micrograd.viz.player import page_html, player_html
 from micrograd.viz.renderer import Digraph, shown
+from micrograd.viz.which_op import engine_op, exponent
 
 __all__ = ['draw_backward', 'BackwardPass', 'Step', 'GradChange']
 
