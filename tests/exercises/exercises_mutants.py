@@ -10,7 +10,7 @@ output (t in tanh, e in exp, s in sigmoid, q in /, out in **) and exponent (y in
 import ast
 
 from micrograd.exercises.cutting import library_source, load, splice
-from micrograd.exercises.scalar.workspace import find_blanks
+from micrograd.exercises.scalar.blanks import find_blanks
 
 # x ** k and x ** y: the exponent's half of the backward, right, after a base's half (wrong or right).
 EXPONENT = "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += out * math.log({x}.data) * grad"

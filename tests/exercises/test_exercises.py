@@ -22,12 +22,12 @@ import micrograd.nn
 from micrograd.exercises import EXERCISES, blank_engine, blank_nn, check, solution, start
 from micrograd.exercises.cutting import library_source, load, splice
 from micrograd.exercises.result import CORRECT, DONE, GENERIC, NOT_STARTED, WRONG
+from micrograd.exercises.scalar.blanks import blanks_of, engine_header, find_blanks, nn_header
 from micrograd.exercises.scalar.exercises import BY_NAME as EXERCISE
+from micrograd.exercises.scalar.exercises_ipynb import build_notebook, fill
 from micrograd.exercises.scalar.grade import check_all, check_one
-from micrograd.exercises.scalar.notebook import build_notebook, fill
-from micrograd.exercises.scalar.ops import expected
+from micrograd.exercises.scalar.op_grading import expected
 from micrograd.exercises.scalar.slips import RULES, derive, variants
-from micrograd.exercises.scalar.workspace import blanks_of, engine_header, find_blanks, nn_header
 from tests import ROOT
 from tests.exercises.exercises_mutants import (
     LECTURE_BUILD_TOPO,

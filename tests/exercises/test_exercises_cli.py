@@ -12,10 +12,10 @@ from micrograd.exercises import check, start
 from micrograd.exercises.__main__ import main
 from micrograd.exercises.cutting import library_source, splice
 from micrograd.exercises.result import DONE, GENERIC, WRONG
+from micrograd.exercises.scalar.blanks import engine_header, find_blanks
 from micrograd.exercises.scalar.drive import order_of
 from micrograd.exercises.scalar.exercises import BY_NAME as EXERCISE
 from micrograd.exercises.scalar.grade import check_one
-from micrograd.exercises.scalar.workspace import engine_header, find_blanks
 from tests import ROOT
 from tests.exercises.exercises_mutants import LECTURE_STYLE, mutant_engine, rewritten_engine
 

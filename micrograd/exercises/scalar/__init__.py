@@ -1,19 +1,19 @@
 """The scalar track: each op's backward, the sort and backward(), and a neuron, cut out of micrograd's own
 engine.py and nn.py for the learner to write.
 
-    exercises.py  the thirteen exercises, one record each: adding an exercise is adding a record
-    record.py     what a record holds: the Exercise, its Cases (ops) and Graphs (sort, backward())
-    workspace.py  my_engine.py and my_nn.py cut from the library; the library's answer to an exercise
-    drive.py      backpropagating through any Value-like class, the workspace's convention or the lecture's
-    ops.py        grading an op's backward on its cases, the slip named, its line pointed at
-    slips.py      the wrong backwards derived from the library's own by rules every op shares
-    graphs.py     grading the sort and backward(): the idea first, then the library's rules
-    neuron.py     grading the neuron: the idea first, then the library's rules
-    outcome.py    a Result made the same way by every grader
-    places.py     where the learner wrote each exercise, and the line a diagnosis points at
-    grade.py      every exercise in order, each under a time limit
-    fit.py        a wrong gradient no slip reproduces, named by the formula its numbers follow
-    notebook.py   exercises.ipynb: a cell per exercise, a check under each
+    exercises.py      the exercises, one record each (adding one is adding a record; its number is its place),
+                      and what a record holds: the Exercise, its Cases (ops) and Graphs (sort, backward())
+    blanks.py         the bodies cut out of engine.py and nn.py: my_engine.py, my_nn.py, the library's answer
+    drive.py          backpropagating through any Value-like class, the workspace's convention or the lecture's
+    op_grading.py     grading an op's backward on its cases, the slip named, its line pointed at
+    slips.py          the wrong backwards derived from the library's own by rules every op shares
+    backprop_grading.py  grading the sort and backward(): the idea first, then the library's rules
+    neuron_grading.py grading the neuron: the idea first, then the library's rules
+    outcome.py        a Result made the same way by every grader
+    places.py         where the learner wrote each exercise, and the line a diagnosis points at
+    grade.py          every exercise in order, each under a time limit
+    fit.py            a wrong gradient no slip reproduces, named by the formula its numbers follow
+    exercises_ipynb.py  exercises.ipynb: a cell per exercise, a check under each
 
 The track's interface, as every track has it: EXERCISES, start(directory), check(target) -> Report,
 solution(name), and check_files(paths, timeout, before) for the checking process (runner.py).
@@ -30,13 +30,13 @@ from micrograd.exercises.commands import command
 from micrograd.exercises.report import Report
 from micrograd.exercises.result import Result
 from micrograd.exercises.runner import import_learners, run_in_child
+from micrograd.exercises.scalar.blanks import ENGINE_FILE, NN_FILE, blank_engine, blank_nn, solution, start
 from micrograd.exercises.scalar.exercises import EXERCISES, find
 from micrograd.exercises.scalar.grade import check_all
 from micrograd.exercises.scalar.places import class_places, places_in
-from micrograd.exercises.scalar.workspace import ENGINE_FILE, NN_FILE, blank_engine, blank_nn, solution, start
 
 __all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'check_files', 'missing', 'blank_engine', 'blank_nn',
-           'FILES']
+           'write_notebook', 'FILES']
 FILES = (ENGINE_FILE, NN_FILE)
 NAME = 'scalar'
 
@@ -103,3 +103,9 @@ def check_files(paths: list[Path], timeout: float = 10.0,
     nn = modules.get('my_nn')
     yield from check_all(modules['my_engine'].Value, getattr(nn, 'Neuron', None), strict=True, timeout=timeout,
                          before=before)
+
+
+def write_notebook(path: Path) -> Path:
+    """Write exercises.ipynb (the track's notebook) to path; needs nbformat, imported only here."""
+    from micrograd.exercises.scalar.exercises_ipynb import write_notebook as write
+    return write(path)

@@ -1,5 +1,7 @@
-"""The thirteen scalar exercises, one record each: adding an exercise is adding a record here. The ops are
-numbered in the order my_engine.py (engine.py) shows them, then come the sort, backward() and the neuron.
+"""The scalar exercises, one record each: adding an exercise is adding a record to EXERCISES, and its number is
+its place there. The ops come in the order my_engine.py (engine.py) shows them, then the sort, backward() and the
+neuron. Above the records, what a record holds: the Exercise, and the two kinds of input, a Case for an op and a
+Graph for the sort and backward().
 
 Formulas and code are written between backticks: Markdown (the notebook) shows them as code, where `*` and `**`
 would otherwise turn into italics and bold and the exponent of the power rule would vanish. A hand-written slip
@@ -8,7 +10,129 @@ for the indentation of a following line; most slips are not written here but der
 """
 from __future__ import annotations
 
-from micrograd.exercises.scalar.record import Exercise, Graph, case, chain
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Case:
+    """A few leaves and a line of code building `out` from them, read as a learner would type it. The checker
+    runs it with the learner's Value and with the library's and compares the leaves' gradients after
+    backpropagating `grad` from out (a grad other than 1 shows a forgotten chain factor; a leaf with a grad
+    already, left from an earlier backward(), shows `=` for `+=`)."""
+    leaves: dict[str, float]
+    code: str                  # statements that end by binding out
+    grad: float = 1.0          # the gradient arriving at out
+    kink: bool = False         # at a kink: no finite differences (relu at 0)
+    prior: dict[str, float] = field(default_factory=dict)  # leaf grads left from an earlier backward()
+    # An input where naive formulas overflow (tanh at 400, a divisor of 1e-170). A right formula that raises
+    # OverflowError or ZeroDivisionError there (the textbook -x/y**2: y**2 underflows to 0) is accepted with a
+    # note: Python refuses rather than answering wrong. A wrong number there (inf, nan, 0) is wrong.
+    extreme: bool = False
+
+    def text(self) -> str:
+        """The case as code a learner can paste."""
+        lines = [f"{name} = Value({data!r})" for name, data in self.leaves.items()]
+        lines += [f"{name}.grad = {g!r}  # left from an earlier backward()" for name, g in self.prior.items()]
+        lines += self.code.split('\n')
+        text = '; '.join(line.split('  #')[0] for line in lines)
+        if self.grad != 1.0:
+            text += f"   (backpropagating out.grad = {self.grad!r})"
+        elif self.prior:
+            text += f"   ({' and '.join(f'{name}.grad' for name in self.prior)} was not 0: gradients accumulate)"
+        return text
+
+    def build(self, value_class: Any, data: dict[str, float] | None = None) -> tuple[dict[str, Any], Any]:
+        """The leaves (as value_class) and out."""
+        leaves = {name: value_class(v) for name, v in (data or self.leaves).items()}
+        for name, g in self.prior.items():
+            leaves[name].grad = g
+        namespace: dict[str, Any] = {'Value': value_class, **leaves}
+        exec(self.code, namespace)
+        return leaves, namespace['out']
+
+    @property
+    def reuses(self) -> bool:
+        """Whether a leaf is used twice (a + a): where `=` for `+=`, and a special case for it, show."""
+        return any(len(re.findall(rf'\b{name}\b', self.code)) > 1 for name in self.leaves)
+
+
+def case(leaves: str, code: str, grad: float = 1.0, kink: bool = False, prior: str = '',
+         extreme: bool = False) -> Case:
+    """case('x=2.0 y=-3.0', 'out = x + y', ...): the leaves as name=value pairs."""
+    def pairs(text: str) -> dict[str, float]:
+        return {name: float(v) for name, v in (p.split('=') for p in text.split())}
+    return Case(pairs(leaves), code, grad, kink, pairs(prior), extreme)
+
+
+@dataclass(frozen=True)
+class Graph:
+    """A graph for the sort and backward(), made node by node with the learner's own Value(data, children, op)
+    and a backward the checker writes, so it works before (and whatever) the ops' exercises are."""
+    leaves: dict[str, float]
+    nodes: list[tuple[str, str, tuple[str, ...]]]  # (name, op, parents), each after its parents
+    root: str
+
+    def text(self, call: str) -> str:
+        if len(self.nodes) > 20:
+            return f"x = Value(0.5); n = x; then {len(self.nodes):,} times: n = n + 1; n.{call}"
+        lines = [f"{n} = Value({v!r})" for n, v in self.leaves.items()]
+        for name, op, parents in self.nodes:
+            lines.append(f"{name} = {parents[0]} + 1" if op == '+1' else f"{name} = {f' {op} '.join(parents)}")
+        return '; '.join(lines) + f"; {self.root}.{call}"
+
+
+def chain(depth: int) -> Graph:
+    """x, then depth nodes each adding 1 to the one before: deeper than Python's recursion limit."""
+    nodes: list[tuple[str, str, tuple[str, ...]]] = [(f'n{i + 1}', '+1', (f'n{i}' if i else 'x',))
+                                                     for i in range(depth)]
+    return Graph({'x': 0.5}, nodes, f'n{depth}')
+
+
+@dataclass(frozen=True, eq=False)  # compared by identity: one record per exercise
+class Exercise:
+    """One exercise, everything about it in one place. Its kind says how it is graded: 'op' (a backward
+    closure, on cases), 'sort' and 'backward' (on graphs), 'neuron' (in nn.py). Its number is its place in
+    EXERCISES."""
+    name: str        # what the table and the command line call it: '+', 'tanh', 'sort', ...
+    kind: str        # 'op', 'sort', 'backward' or 'neuron'
+    source: str      # the library module it is cut from: 'engine' (my_engine.py) or 'nn' (my_nn.py)
+    methods: tuple[str, ...]   # the methods of Value (or Neuron) it lives in
+    prompts: tuple[str, ...]   # the one line above each blank, a method each
+    title: str       # one line for the table
+    what: str        # what to write; the task, shown before the learner starts, adds the rules
+    hint: str        # shown with the first wrong (or the next) exercise
+    stronger: str    # shown by check --hint
+    formula: str     # shown by check --hint, after the stronger hint
+    # The library's own rules beyond the idea, each stated in the task: (key, sentence). Code whose gradients are
+    # right but misses one is graded 'correct', with the rule named.
+    rules: tuple[tuple[str, str], ...] = ()
+    cases: tuple[Case, ...] = ()     # an op's inputs
+    graphs: tuple[Graph, ...] = ()   # the sort's and backward()'s graphs
+    mistakes: dict[str, str] = field(default_factory=dict)  # what each mistake it can name means
+    slips: tuple[tuple[str, str], ...] = ()  # wrong bodies the shared rules (slips.py) cannot derive
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def number(self) -> int:
+        return EXERCISES.index(self) + 1  # (by identity: records are compared so)
+
+    @property
+    def label(self) -> str:
+        return f"{self.number} {self.name}"
+
+    @property
+    def attribute(self) -> str:
+        return self.methods[0]
+
+    @property
+    def task(self) -> str:
+        """What to write, and the library's rules it will be held to once its gradients are right."""
+        if not self.rules:
+            return self.what
+        rules = ' '.join(f"({n}) {text}." for n, (_, text) in enumerate(self.rules, 1))
+        return f"{self.what} Once that is right, the library's rules: {rules}"
 
 # A number in x + 2, x * 2 or x / 2 arrives as a leaf Value(2.0), so one closure serves both.
 _LEAF = "(and x {op} k: other is then a leaf Value(k))"
@@ -36,7 +160,7 @@ NO_RECURSION = ("no recursion: walk the graph with a stack (a list you append to
 
 EXERCISES: tuple[Exercise, ...] = (
     Exercise(
-        1, '+', 'op', 'engine', ('__add__',),
+        '+', 'op', 'engine', ('__add__',),
         (f"x + y {_LEAF.format(op='+')}: add grad * (local derivative) to self.grad and other.grad",),
         "backward of x + y and x + k",
         "Write the body of `_backward(grad)` in `Value.__add__`: add each parent's share of `grad` to its `.grad`.",
@@ -58,7 +182,7 @@ EXERCISES: tuple[Exercise, ...] = (
                ('add_split', "{x}.grad += grad / 2\n{i}{y}.grad += grad / 2")),
         aliases=('add',)),
     Exercise(
-        2, '*', 'op', 'engine', ('__mul__',),
+        '*', 'op', 'engine', ('__mul__',),
         (f"x * y {_LEAF.format(op='*')}: each parent's .grad grows by grad times its local derivative",),
         "backward of x * y and x * k",
         "Write the body of `_backward(grad)` in `Value.__mul__`.",
@@ -75,7 +199,7 @@ EXERCISES: tuple[Exercise, ...] = (
                case('x=3.0 y=-4.0', 'out = x * y', prior='y=0.5')),
         aliases=('mul',)),
     Exercise(
-        3, '**', 'op', 'engine', ('__pow__',),
+        '**', 'op', 'engine', ('__pow__',),
         ("x ** k and x ** y: self.grad gets the power rule times grad; when other is a Value (x ** y), "
          "other.grad gets its share too",),
         "backward of x ** k and x ** y",
@@ -119,7 +243,7 @@ EXERCISES: tuple[Exercise, ...] = (
                                          "{i}    {y}.grad += math.log({x}.data) * grad")),
         aliases=('pow',)),
     Exercise(
-        4, 'tanh', 'op', 'engine', ('tanh',),
+        'tanh', 'op', 'engine', ('tanh',),
         ("tanh(x), x being self: add grad * d(tanh x)/dx to self.grad",),
         "backward of tanh(x)",
         "Write the body of `_backward(grad)` in `Value.tanh`.",
@@ -136,7 +260,7 @@ EXERCISES: tuple[Exercise, ...] = (
         mistakes={'tanh_sigmoid_rule': "sigmoid's derivative used for tanh: d tanh(x)/dx = 1 - t**2, not t * (1 - t)"},
         slips=(('tanh_sigmoid_rule', "{x}.grad += t * (1 - t) * grad"),)),
     Exercise(
-        5, 'exp', 'op', 'engine', ('exp',),
+        'exp', 'op', 'engine', ('exp',),
         ("exp(x), x being self: add grad * d(e**x)/dx to self.grad",),
         "backward of exp(x)",
         "Write the body of `_backward(grad)` in `Value.exp`.",
@@ -152,7 +276,7 @@ EXERCISES: tuple[Exercise, ...] = (
                                     "exponent; d e**x/dx = e**x, the output itself"},
         slips=(('exp_power_rule', "{x}.grad += {x}.data * math.exp({x}.data - 1) * grad"),)),
     Exercise(
-        6, 'relu', 'op', 'engine', ('relu',),
+        'relu', 'op', 'engine', ('relu',),
         ("relu(x), x being self: add grad * d(relu x)/dx to self.grad",),
         "backward of relu(x)",
         "Write the body of `_backward(grad)` in `Value.relu`.",
@@ -176,7 +300,7 @@ EXERCISES: tuple[Exercise, ...] = (
                ('relu_value', "{x}.grad += {x}.data * grad")),
         aliases=('ReLU',)),
     Exercise(
-        7, '/', 'op', 'engine', ('__truediv__',),
+        '/', 'op', 'engine', ('__truediv__',),
         (f"x / y {_LEAF.format(op='/')}: add grad * d(x/y)/dx to self.grad and grad * d(x/y)/dy to other.grad",),
         "backward of x / y and x / k",
         "Write the body of `_backward(grad)` in `Value.__truediv__`.",
@@ -199,7 +323,7 @@ EXERCISES: tuple[Exercise, ...] = (
         slips=(('div_as_mul', "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data * grad"),),
         aliases=('div', 'truediv')),
     Exercise(
-        8, 'log', 'op', 'engine', ('log',),
+        'log', 'op', 'engine', ('log',),
         ("log(x), x being self: add grad * d(log x)/dx to self.grad",),
         "backward of log(x)",
         "Write the body of `_backward(grad)` in `Value.log`.",
@@ -215,7 +339,7 @@ EXERCISES: tuple[Exercise, ...] = (
         slips=(('log_function', "{x}.grad += math.log({x}.data) * grad"),
                ('log_squared', "{x}.grad += grad / {x}.data ** 2"))),
     Exercise(
-        9, 'sigmoid', 'op', 'engine', ('sigmoid',),
+        'sigmoid', 'op', 'engine', ('sigmoid',),
         ("sigmoid(x), x being self: add grad * d(sigmoid x)/dx to self.grad",),
         "backward of sigmoid(x)",
         "Write the body of `_backward(grad)` in `Value.sigmoid`.",
@@ -230,7 +354,7 @@ EXERCISES: tuple[Exercise, ...] = (
                                        "1 - s**2"},
         slips=(('sigmoid_tanh_rule', "{x}.grad += (1 - s * s) * grad"),)),
     Exercise(
-        10, 'dot', 'op', 'engine', ('dot',),
+        'dot', 'op', 'engine', ('dot',),
         ("dot: each w in ws, each x in xs and the bias b get their share of grad",),
         "backward of Value.dot(ws, xs, bias)",
         "Write the body of `_backward(grad)` in `Value.dot`: every weight, every input and the bias.",
@@ -250,7 +374,7 @@ EXERCISES: tuple[Exercise, ...] = (
                                 "{i}    x.grad += w.data * grad\n{i}b.grad += grad"),),
         aliases=('Value.dot',)),
     Exercise(
-        11, 'sort', 'sort', 'engine', ('_topological_order',),
+        'sort', 'sort', 'engine', ('_topological_order',),
         ("return the nodes ops made on the way to self, each after its parents",),
         "the topological sort",
         "Write `Value._topological_order()`: the nodes on the way to self, each after all of its parents, each "
@@ -276,7 +400,7 @@ EXERCISES: tuple[Exercise, ...] = (
             'sort_foreign': "the order holds Values that are not part of this graph"},
         aliases=('topo', 'topological_order', '_topological_order', 'build_topo')),
     Exercise(
-        12, 'backward', 'backward', 'engine', ('backward',),
+        'backward', 'backward', 'engine', ('backward',),
         ("sort, zero, seed self.grad, then pass each node's grad on to its parents, root first",),
         "backward(): the chain rule over the sorted graph",
         "Write `Value.backward()`: sort the graph, set the root's gradient to 1, then run each node's backward, "
@@ -314,7 +438,7 @@ EXERCISES: tuple[Exercise, ...] = (
                                    "its parentheses), or the root's gradient is set after the loop; seed the root "
                                    "first, then call each: node._backward()"}),
     Exercise(
-        13, 'neuron', 'neuron', 'nn', ('__call__', 'parameters'),
+        'neuron', 'neuron', 'nn', ('__call__', 'parameters'),
         ("return activation(w . x + b) as a Value built from self.w, x and self.b",
          "return the neuron's weights and its bias, as one list"),
         "Neuron.__call__ and parameters() in my_nn.py",

@@ -7,11 +7,10 @@ from typing import Any
 
 from micrograd.exercises.result import CORRECT, DONE, Result
 from micrograd.exercises.sandbox import guarded
-from micrograd.exercises.scalar.exercises import EXERCISES
-from micrograd.exercises.scalar.graphs import check_backward, check_sort
-from micrograd.exercises.scalar.neuron import check_neuron
-from micrograd.exercises.scalar.ops import check_op
-from micrograd.exercises.scalar.record import Exercise
+from micrograd.exercises.scalar.backprop_grading import check_backward, check_sort
+from micrograd.exercises.scalar.exercises import EXERCISES, Exercise
+from micrograd.exercises.scalar.neuron_grading import check_neuron
+from micrograd.exercises.scalar.op_grading import check_op
 
 
 def check_one(exercise: Exercise, value_class: Any, neuron_class: Any = None, *, strict: bool = False,

@@ -21,9 +21,8 @@ from functools import cache
 from typing import cast
 
 from micrograd.exercises.cutting import library_source, load, splice
-from micrograd.exercises.scalar.exercises import find
-from micrograd.exercises.scalar.record import Exercise
-from micrograd.exercises.scalar.workspace import Blank, blanks_of, enclosing
+from micrograd.exercises.scalar.blanks import Blank, blanks_of, enclosing
+from micrograd.exercises.scalar.exercises import Exercise, find
 
 # What each rule's key means, for the report (a rule's own sentence adds the lines it changed).
 RULES: dict[str, str] = {

@@ -13,9 +13,8 @@ from typing import Any
 
 from micrograd.exercises.cutting import class_node, library_source, splice
 from micrograd.exercises.notebook import assemble, free_names, markdown, module_names, write
-from micrograd.exercises.scalar.exercises import EXERCISES
-from micrograd.exercises.scalar.record import Exercise
-from micrograd.exercises.scalar.workspace import CLASSES, find_blanks, methods_of
+from micrograd.exercises.scalar.blanks import CLASSES, find_blanks, methods_of
+from micrograd.exercises.scalar.exercises import EXERCISES, Exercise
 
 INTRO = """\
 # Learn backpropagation by writing it

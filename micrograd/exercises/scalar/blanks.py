@@ -27,8 +27,7 @@ from micrograd.exercises.cutting import (
     position,
     splice,
 )
-from micrograd.exercises.scalar.exercises import EXERCISES, find
-from micrograd.exercises.scalar.record import Exercise
+from micrograd.exercises.scalar.exercises import EXERCISES, Exercise, find
 
 ENGINE_FILE, NN_FILE = 'my_engine.py', 'my_nn.py'
 FILES = {'engine': ENGINE_FILE, 'nn': NN_FILE}

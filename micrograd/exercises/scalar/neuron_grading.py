@@ -15,9 +15,8 @@ from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
 from micrograd.exercises.scalar.drive import blank_of, reaches
-from micrograd.exercises.scalar.exercises import BIAS, EXERCISES, NEGATIVE, POSITIVE, WEIGHTS
+from micrograd.exercises.scalar.exercises import BIAS, EXERCISES, NEGATIVE, POSITIVE, WEIGHTS, Exercise
 from micrograd.exercises.scalar.places import line_with, method_place
-from micrograd.exercises.scalar.record import Exercise
 
 NUMBERS = range(1, len(EXERCISES) + 1)
 SETTING = f"n = Neuron(3); weights {list(WEIGHTS)}, bias {BIAS} (set on n.w[i].data, n.b.data)"

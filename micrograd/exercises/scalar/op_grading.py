@@ -16,12 +16,11 @@ from micrograd.exercises.numbers import close, grads, number, same
 from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import fit, outcome
+from micrograd.exercises.scalar.blanks import blanks_of
 from micrograd.exercises.scalar.drive import backpropagate, blank_of
-from micrograd.exercises.scalar.exercises import EXERCISES, find
+from micrograd.exercises.scalar.exercises import EXERCISES, Case, Exercise, find
 from micrograd.exercises.scalar.places import grad_line
-from micrograd.exercises.scalar.record import Case, Exercise
 from micrograd.exercises.scalar.slips import variants
-from micrograd.exercises.scalar.workspace import blanks_of
 
 NUMBERS = range(1, len(EXERCISES) + 1)
 

@@ -16,10 +16,9 @@ from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
 from micrograd.exercises.scalar.drive import blank_of
-from micrograd.exercises.scalar.exercises import EXERCISES, find
-from micrograd.exercises.scalar.ops import expected
+from micrograd.exercises.scalar.exercises import EXERCISES, Exercise, Graph, find
+from micrograd.exercises.scalar.op_grading import expected
 from micrograd.exercises.scalar.places import line_with
-from micrograd.exercises.scalar.record import Exercise, Graph
 
 NUMBERS = range(1, len(EXERCISES) + 1)
 
