@@ -10,7 +10,7 @@ written otherwise than the checker's own copy of the slip, or is one no record l
 """
 
 SLIPS = [
-    # 1: unbroadcast
+    # unbroadcast
     ('unbroadcast', 'unbroadcast', "return grad.copy()", 'not_reduced'),
     ('unbroadcast', 'unbroadcast', "return np.array(grad)", 'not_reduced'),
     ('unbroadcast', 'unbroadcast', "while grad.ndim > len(shape):\n    grad = grad.sum(axis=0)\nreturn grad",
@@ -32,7 +32,7 @@ SLIPS = [
      "total = np.zeros(shape)\nextra = grad.ndim - len(shape)\n"
      "axes = tuple(range(extra)) + tuple(extra + i for i, n in enumerate(shape) if n == 1)\n"
      "total += grad.sum(axis=axes, keepdims=True).reshape(shape)\nreturn total", 'promoted'),
-    # 2: + and *
+    # + and *
     ('+ *', 'Tensor.__mul__', "self._add_grad(grad * x)\nother._add_grad(grad * y)", 'mul_swapped'),
     ('+ *', 'Tensor.__mul__', "if self.requires_grad:\n    self._add_grad(grad)\nif other.requires_grad:\n"
                               "    other._add_grad(grad)", 'sum_rule_in_mul'),
@@ -49,7 +49,7 @@ SLIPS = [
     ('+ *', 'Tensor.__add__', "self._add_grad(np.ones_like(grad))\nother._add_grad(np.ones_like(grad))", 'upstream'),
     ('+ *', 'Tensor.__add__', "self.grad = grad\nif other.requires_grad:\n    other.grad = grad", 'bypassed_add_grad'),
     ('+ *', 'Tensor.__add__', "self._add_grad(grad * y)\nother._add_grad(grad * x)", 'product_rule_in_add'),
-    # 3: elementwise
+    # elementwise
     ('elementwise', 'Tensor.exp', "self._add_grad(self.data * grad)", 'exp_at_input'),
     ('elementwise', 'Tensor.exp', "self._add_grad(e)", 'upstream'),
     ('elementwise', 'Tensor.log', "self._add_grad(grad * np.log(self.data))", 'log_function'),
@@ -64,7 +64,7 @@ SLIPS = [
     ('elementwise', 'Tensor.relu', "grad *= passes\nself._add_grad(grad)", 'inplace'),
     ('elementwise', 'Tensor.relu', "np.multiply(grad, passes, out=grad)\nself._add_grad(grad)", 'inplace'),
     ('elementwise', 'Tensor.tanh', "grad *= 1 - t * t\nself._add_grad(grad)", 'inplace'),
-    # 4: sum and mean
+    # sum and mean
     ('sum mean', 'Tensor.sum', "self._add_grad(grad * np.ones_like(self.data))", 'keepdims_lost'),
     ('sum mean', 'Tensor.sum', "self._add_grad(np.ones_like(self.data))", 'upstream'),
     ('sum mean', 'Tensor.mean', "self._add_grad(grad * np.ones_like(self.data) / n)", 'keepdims_lost'),
@@ -74,22 +74,22 @@ SLIPS = [
     ('sum mean', 'Tensor.mean',
      "g = grad if keepdims or not ax else np.expand_dims(grad, ax)\n"
      "self._add_grad(g * np.ones_like(self.data) / self.data.size)", 'mean_whole_size'),
-    # 5: max
+    # max
     ('max', 'Tensor._extreme', "g = np.reshape(grad, top.shape)\nself._add_grad(np.where(x == top, g, 0))",
      'ties_full'),
     ('max', 'Tensor._extreme', "is_top = (x == top)\nself._add_grad(np.where(is_top, grad, 0))", 'keepdims_lost'),
     ('max', 'Tensor._extreme', "self._add_grad(np.reshape(grad, top.shape) * np.ones_like(x))", 'max_ungated'),
-    # 6: reshape and permute
+    # reshape and permute
     ('reshape', 'Tensor.reshape', "self._add_grad(np.transpose(grad))", 'reshape_transposed'),
     ('reshape', 'Tensor.permute', "self._add_grad(np.transpose(grad, order))", 'permute_not_inverted'),
     ('reshape', 'Tensor.permute', "self._add_grad(np.transpose(grad))", 'permute_all_reversed'),
     ('reshape', 'Tensor.permute', "self._add_grad(np.reshape(grad, self.data.shape))", 'not_moved_back'),
-    # 7: indexing
+    # indexing
     ('getitem', 'Tensor.__getitem__', "g = np.zeros(self.data.shape)\ng[picked] += grad\nself._add_grad(g)",
      'index_overwritten'),
     ('getitem', 'Tensor.__getitem__',
      "full = np.zeros_like(self.data)\nfull.__setitem__(picked, grad)\nself._add_grad(full)", 'index_overwritten'),
-    # 8: matmul
+    # matmul
     ('matmul', 'Tensor.__matmul__', "self._add_grad(np.matmul(grad, b))\nother._add_grad(np.matmul(a, grad))",
      'matmul_untransposed'),
     ('matmul', 'Tensor.__matmul__', "self._add_grad(grad @ b.T)\nother._add_grad(a.T @ grad)", 'batch_transpose'),
@@ -101,7 +101,7 @@ SLIPS = [
     ('matmul', 'Tensor._matmul_rows',
      "g = grad.reshape(n_rows, -1)\nself._add_grad((g @ b).reshape(a.shape))\nother._add_grad(rows @ g)",
      'matmul_untransposed'),
-    # 9: softmax and log_softmax
+    # softmax and log_softmax
     ('softmax', 'Tensor.softmax', "self._add_grad(s * (1 - s) * grad)", 'softmax_diagonal'),
     ('softmax', 'Tensor.softmax', "self._add_grad(grad * (s - s * s))", 'softmax_diagonal'),
     ('softmax', 'Tensor.softmax', "dot = (grad * s).sum(axis=ax)\nself._add_grad(s * grad - s * dot)",
@@ -113,7 +113,7 @@ SLIPS = [
     ('softmax', 'Tensor.log_softmax', "self._add_grad(grad - np.exp(out) * np.sum(grad, axis=ax))",
      'keepdims_lost'),
     ('softmax', 'Tensor.log_softmax', "p = np.exp(out)\nself._add_grad(grad * (1 - p))", 'log_softmax_diagonal'),
-    # 10: cross_entropy
+    # cross_entropy
     ('cross_entropy', 'cross_entropy',
      "p = np.exp(log_probs)\np[rows, picked] -= 1\np[~counted] = 0\nlogits._add_grad(p * grad)", 'ce_not_averaged'),
     ('cross_entropy', 'cross_entropy',
@@ -127,12 +127,12 @@ SLIPS = [
      'ce_columns'),
     ('cross_entropy', 'cross_entropy',
      "p = np.exp(log_probs)\np[rows, picked] -= 1\np[~counted] = 0\nlogits._add_grad(p / n_counted)", 'upstream'),
-    # 11: rms_norm
+    # rms_norm
     ('rms_norm', 'rms_norm', "x._add_grad(r * grad)", 'rms_constant'),
     ('rms_norm', 'rms_norm', "x._add_grad(r * (grad - y * np.sum(grad * y, axis=-1, keepdims=True)))",
      'rms_not_divided'),
     ('rms_norm', 'rms_norm', "x._add_grad(r * (grad - y * np.mean(grad * y, axis=-1)))", 'keepdims_lost'),
-    # 12: attention
+    # attention
     ('attention', 'scaled_dot_product_attention',
      "dp = grad @ np.swapaxes(vd, -1, -2)\nds = p * (dp - np.sum(p * dp, axis=-1, keepdims=True))\n"
      "q._add_grad(ds @ kd)\nk._add_grad(np.swapaxes(ds, -1, -2) @ qd)\nv._add_grad(np.swapaxes(p, -1, -2) @ grad)",
@@ -242,7 +242,7 @@ SLIPS = [
 ]
 
 RIGHT = [
-    # 1: unbroadcast, a loop and with reshape instead of keepdims
+    # unbroadcast, a loop and with reshape instead of keepdims
     ('unbroadcast', 'unbroadcast',
      "while grad.ndim > len(shape):\n    grad = grad.sum(axis=0)\n"
      "for i, n in enumerate(shape):\n    if n == 1 and grad.shape[i] != 1:\n"
@@ -254,60 +254,60 @@ RIGHT = [
     ('unbroadcast', 'unbroadcast',
      "out = np.zeros(shape, dtype=grad.dtype)\nnp.add(out, grad.sum(axis=tuple(range(grad.ndim - len(shape)))"
      ").sum(axis=tuple(i for i, n in enumerate(shape) if n == 1), keepdims=True), out=out)\nreturn out"),
-    # 2: + and *
+    # + and *
     ('+ *', 'Tensor.__mul__', "for t, d in ((self, y), (other, x)):\n    if t.requires_grad:\n"
                               "        t._add_grad(np.multiply(grad, d))"),
     ('+ *', 'Tensor.__mul__', "if self.requires_grad:\n    self._add_grad(unbroadcast(grad * y, self.data.shape))\n"
                               "if other.requires_grad:\n    other._add_grad(unbroadcast(x * grad, other.data.shape))"),
     ('+ *', 'Tensor.__add__', "for t in (self, other):\n    if t.requires_grad:\n        t._add_grad(grad.copy())"),
-    # 3: elementwise
+    # elementwise
     ('elementwise', 'Tensor.exp', "self._add_grad(grad * np.exp(self.data))"),
     ('elementwise', 'Tensor.log', "self._add_grad(np.divide(grad, self.data))"),
     ('elementwise', 'Tensor.tanh', "self._add_grad(grad * (1 - np.tanh(self.data) ** 2))"),
     ('elementwise', 'Tensor.tanh', "self._add_grad(grad / np.cosh(self.data) ** 2)"),
     ('elementwise', 'Tensor.relu', "self._add_grad(np.where(self.data > 0, grad, 0))"),
     ('elementwise', 'Tensor.relu', "self._add_grad(grad * (self.data > 0))"),
-    # 4: sum and mean, with reshape instead of expand_dims
+    # sum and mean, with reshape instead of expand_dims
     ('sum mean', 'Tensor.sum',
      "shape = [1 if ax is None or i in ax else n for i, n in enumerate(self.data.shape)]\n"
      "self._add_grad(np.reshape(grad, shape) * np.ones_like(self.data))"),
     ('sum mean', 'Tensor.mean',
      "shape = [1 if ax is None or i in ax else n for i, n in enumerate(self.data.shape)]\n"
      "self._add_grad(np.broadcast_to(np.reshape(grad, shape), self.data.shape) / n)"),
-    # 5: max
+    # max
     ('max', 'Tensor._extreme',
      "g = np.reshape(grad, top.shape)\nmask = (x == top).astype(x.dtype)\n"
      "self._add_grad(g * mask / mask.sum(axis=ax, keepdims=True))"),
-    # 6: reshape and permute
+    # reshape and permute
     ('reshape', 'Tensor.reshape', "self._add_grad(np.reshape(grad, self.data.shape))"),
     ('reshape', 'Tensor.permute', "self._add_grad(np.transpose(grad, np.argsort(order)))"),
     ('reshape', 'Tensor.permute', "self._add_grad(np.moveaxis(grad, range(len(order)), order))"),
-    # 7: indexing
+    # indexing
     ('getitem', 'Tensor.__getitem__',
      "full = np.zeros(self.data.shape, dtype=grad.dtype)\nnp.add.at(full, picked, grad)\nself._add_grad(full)"),
-    # 8: matmul with einsum, and with tensordot for the rows
+    # matmul with einsum, and with tensordot for the rows
     ('matmul', 'Tensor.__matmul__', "self._add_grad(np.einsum('...ij,...kj->...ik', grad, b))\n"
                                     "other._add_grad(np.einsum('...ij,...ik->...jk', a, grad))"),
     ('matmul', 'Tensor._matmul_rows',
      "self._add_grad(grad @ b.T)\n"
      "other._add_grad(np.tensordot(a, grad, axes=(list(range(a.ndim - 1)), list(range(a.ndim - 1)))))"),
-    # 9: softmax
+    # softmax
     ('softmax', 'Tensor.softmax', "dot = np.sum(grad * s, axis=ax, keepdims=True)\nself._add_grad(s * grad - s * dot)"),
     ('softmax', 'Tensor.log_softmax',
      "p = np.exp(out)\nself._add_grad(grad - p * np.sum(grad, axis=ax, keepdims=True))"),
-    # 10: cross_entropy with a one-hot matrix
+    # cross_entropy with a one-hot matrix
     ('cross_entropy', 'cross_entropy',
      "one_hot = np.zeros_like(log_probs)\none_hot[rows, picked] = 1\n"
      "g = (np.exp(log_probs) - one_hot) * counted[:, None]\nlogits._add_grad(g * grad / n_counted)"),
-    # 11: rms_norm
+    # rms_norm
     ('rms_norm', 'rms_norm', "x._add_grad(r * grad - y * r * np.mean(grad * y, axis=-1, keepdims=True))"),
-    # 12: attention with einsum
+    # attention with einsum
     ('attention', 'scaled_dot_product_attention',
      "dp = np.einsum('...td,...sd->...ts', grad, vd)\n"
      "ds = p * (dp - np.einsum('...ts,...ts->...t', p, dp)[..., None]) * scale\n"
      "q._add_grad(np.einsum('...ts,...sd->...td', ds, kd))\nk._add_grad(np.einsum('...ts,...td->...sd', ds, qd))\n"
      "v._add_grad(np.einsum('...ts,...td->...sd', p, grad))"),
-    # 13: backward() with the seed made by hand and the walk by index
+    # backward() with the seed made by hand and the walk by index
     ('backward', 'Tensor.backward()',
      "if grad is None:\n    if self.data.size != 1:\n        raise ValueError('a non-scalar output needs grad=')\n"
      "    grad = np.ones(self.data.shape, dtype=self.data.dtype)\n"

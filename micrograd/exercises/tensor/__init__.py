@@ -7,21 +7,24 @@ the library's own tensor engine for the learner to write, and graded as the scal
 
 In a notebook: `from micrograd.exercises.tensor import blank_tensor, check`, then check(module).
 
-    records.py    the thirteen exercises, one record each (task, rules, shapes, hints, formula, cases or graphs,
-                  slips, a prompt above each blank): adding an exercise is adding a record
-    record.py     what a record holds: an Exercise and its Slips
-    cases.py      what a case is: tensors of given shapes and dtype, a line of code, a random upstream gradient;
-                  and a graph for backward(), made node by node
-    workspace.py  my_tensor.py: the library's tensor engine in one file, each exercise's body cut out
-    running.py    a case run with any engine and backpropagated by the checker's own loop; the right answer
-                  (the library, central differences, PyTorch where installed); each exercise checked alone
-    naming.py     the slip named: planted in the library and run, or read off the numbers and the shapes
-    grading.py    one exercise graded: the idea first, then the library's rules; the learner's line
-    backward.py   exercise 13, backward(), on graphs the checker makes
-    notebook.py   exercises_tensor.ipynb, made from the records and the library's source
+    op_exercises.py         the exercises on the ops (broadcasting to matmul), one record each (task, rules,
+                            shapes, hints, formula, cases, slips, a prompt above each blank): an exercise is a record
+    network_exercises.py    the same for softmax, cross_entropy, RMS norm and attention
+    backward_exercise.py    the same for backward(), checked on graphs
+    exercise_list.py        the exercises in order (a number is a place in it), and find()
+    array_exercise.py       what a record holds: an Exercise and its Slips; the sentences several share
+    cases.py                what a case is: tensors of given shapes and dtype, a line of code, a random upstream
+                            gradient; and a graph for backward(), made node by node
+    my_tensor_file.py       my_tensor.py: the library's tensor engine in one file, each exercise's body cut out
+    running.py              a case run with any engine and backpropagated by the checker's own loop; the right
+                            answer (the library, central differences, PyTorch where installed); each exercise alone
+    naming.py               the slip named: planted in the library and run, or read off the numbers and the shapes
+    grading.py              one exercise graded: the idea first, then the library's rules; the learner's line
+    backward_on_graphs.py   the backward() exercise, on graphs the checker makes
+    exercises_tensor_ipynb.py  exercises_tensor.ipynb, made from the records and the library's source
 
 The track's interface, as every track has it: EXERCISES, start(directory), check(target) -> Report,
-solution(name), and check_files(paths, timeout, before) for the checking process.
+solution(name), write_notebook(path), and check_files(paths, timeout, before) for the checking process.
 """
 from __future__ import annotations
 
@@ -40,11 +43,12 @@ from micrograd.exercises.commands import command
 from micrograd.exercises.report import Report
 from micrograd.exercises.result import Result
 from micrograd.exercises.runner import import_learners, run_in_child
+from micrograd.exercises.tensor.exercise_list import EXERCISES, find
 from micrograd.exercises.tensor.grading import check_all, place_of
-from micrograd.exercises.tensor.records import EXERCISES, find
-from micrograd.exercises.tensor.workspace import TENSOR_FILE, blank_tensor, solution, start
+from micrograd.exercises.tensor.my_tensor_file import TENSOR_FILE, blank_tensor, solution, start
 
-__all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'check_files', 'missing', 'blank_tensor', 'FILES']
+__all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'check_files', 'missing', 'blank_tensor', 'FILES',
+           'write_notebook']
 FILES = (TENSOR_FILE,)
 NAME = 'tensor'
 TITLE = 'micrograd exercises, tensor track'
@@ -113,7 +117,7 @@ def _file_places(file: Path) -> dict[int, str]:
     """The places in the learner's file, found without importing it (in this process)."""
     import ast
 
-    from micrograd.exercises.tensor.workspace import locate, target
+    from micrograd.exercises.tensor.my_tensor_file import locate, target
     try:
         tree = ast.parse(file.read_text(encoding='utf-8'))
     except (SyntaxError, OSError):
@@ -135,3 +139,9 @@ def check_files(paths: list[Path], timeout: float = 10.0,
                 before: Callable[[int], None] | None = None) -> Iterator[Result]:
     """In the checking process: import my_tensor.py and check every exercise."""
     yield from check_all(import_learners('my_tensor', paths[0]), timeout=timeout, before=before)
+
+
+def write_notebook(path: Path) -> Path:
+    """Write exercises_tensor.ipynb to path (it needs nbformat, of the demo extra: imported only here)."""
+    from micrograd.exercises.tensor.exercises_tensor_ipynb import write_notebook as write
+    return write(path)

@@ -23,8 +23,19 @@ import numpy as np
 from micrograd.exercises.blame import learners, where
 from micrograd.exercises.result import DONE, GENERIC, NOT_STARTED, WRONG, Result
 from micrograd.exercises.sandbox import guarded, set_input
-from micrograd.exercises.tensor.backward import check_backward
+from micrograd.exercises.tensor.array_exercise import (
+    BATCH_T,
+    GRAD_NONE,
+    INPLACE,
+    INPLACE_DATA,
+    KEEPDIMS,
+    OUT_UNDEFINED,
+    Exercise,
+)
+from micrograd.exercises.tensor.backward_on_graphs import check_backward
 from micrograd.exercises.tensor.cases import Case
+from micrograd.exercises.tensor.exercise_list import EXERCISES
+from micrograd.exercises.tensor.my_tensor_file import library_module, target
 from micrograd.exercises.tensor.naming import (
     DERIVED,
     error_story,
@@ -38,16 +49,6 @@ from micrograd.exercises.tensor.naming import (
     summed_story,
     transpose_story,
 )
-from micrograd.exercises.tensor.records import (
-    BATCH_T,
-    EXERCISES,
-    GRAD_NONE,
-    INPLACE,
-    INPLACE_DATA,
-    KEEPDIMS,
-    OUT_UNDEFINED,
-    Exercise,
-)
 from micrograd.exercises.tensor.running import (
     DATA,
     Run,
@@ -60,7 +61,6 @@ from micrograd.exercises.tensor.running import (
     summary,
     torch_grads,
 )
-from micrograd.exercises.tensor.workspace import library_module, target
 
 # --- one exercise --------------------------------------------------------------------------------------
 

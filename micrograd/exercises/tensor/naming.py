@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
+from micrograd.exercises.tensor.array_exercise import Exercise, Slip
 from micrograd.exercises.tensor.cases import Array, Case, reduced_axes
-from micrograd.exercises.tensor.records import Exercise, Slip
+from micrograd.exercises.tensor.my_tensor_file import Blank, blanks, library_module, with_bodies
 from micrograd.exercises.tensor.running import Run, close, run_case
-from micrograd.exercises.tensor.workspace import Blank, blanks, library_module, with_bodies
 
 # The sentences of the slips derived from the library's own bodies (generic() below), by key.
 DERIVED: dict[str, str] = {
@@ -111,7 +111,7 @@ def slips_of(exercise: Exercise) -> list[Slip]:
 @cache
 def planted(number: int, index: int) -> types.ModuleType | None:
     """The library's engine with slip `index` of exercise `number` planted (None: it does not fit)."""
-    from micrograd.exercises.tensor.records import EXERCISES
+    from micrograd.exercises.tensor.exercise_list import EXERCISES
     slip = slips_of(EXERCISES[number - 1])[index]
     try:
         return with_bodies({slip.blank: slip.body}, f'tensor_slip_{number}_{index}')

@@ -1,8 +1,8 @@
 """Running a case: build its tensors with some engine (the learner's, the library's, a slip planted in the
 library's), backpropagate a random upstream gradient with the checker's own loop, and keep what came out.
 
-The loop is the checker's, not the learner's backward(): each op is checked before (and whatever) exercise
-13 is. It watches one more thing: a node's `_backward` must not write into the gradient array it is
+The loop is the checker's, not the learner's backward(): each op is checked before (and whatever) the
+backward() exercise is. It watches one more thing: a node's `_backward` must not write into the gradient array it is
 handed, since another node may hold that same array (x + y hands one array to both parents).
 """
 from __future__ import annotations
@@ -21,10 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from micrograd.exercises.graph import order_of
+from micrograd.engine import topological_order
+from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.cases import Array, Case
-from micrograd.exercises.tensor.records import EXERCISES, Exercise
-from micrograd.exercises.tensor.workspace import FUNCTIONS, blanks, library_module, library_source
+from micrograd.exercises.tensor.exercise_list import EXERCISES
+from micrograd.exercises.tensor.my_tensor_file import FUNCTIONS, blanks, library_module, library_source
 
 
 @dataclass
@@ -52,7 +53,7 @@ DATA = ", into a tensor's data"  # (said after the op whose backward wrote into 
 def backpropagate(out: Any, upstream: Array) -> str:
     """The chain rule from out, seeded with upstream; returns the op of a node whose backward wrote into the
     gradient it was handed, or into the data of a tensor of the graph ('' when none did)."""
-    order = order_of(out)
+    order = topological_order(out)
     for node in order:
         node.grad = None
     out.grad = upstream.copy()
@@ -74,7 +75,7 @@ def backpropagate(out: Any, upstream: Array) -> str:
 def run_case(case: Case, module: Any) -> Run:
     """case built with module's Tensor, backpropagated from its upstream gradient."""
     data = case.data()
-    if 'unbroadcast' in case.code:  # exercise 1: a function of arrays
+    if 'unbroadcast' in case.code:  # unbroadcast: a function of arrays
         namespace = {'unbroadcast': module.unbroadcast, 'np': np, **data}
         try:
             exec(case.code, namespace)

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from micrograd.exercises.notebook import assemble, markdown, module_names, write
-from micrograd.exercises.tensor.records import EXERCISES, Exercise
-from micrograd.exercises.tensor.workspace import blanks, library_module, library_source, locate, splice
+from micrograd.exercises.tensor.array_exercise import Exercise
+from micrograd.exercises.tensor.exercise_list import EXERCISES
+from micrograd.exercises.tensor.my_tensor_file import blanks, library_module, library_source, locate, splice
 
 INTRO = """\
 # Build the tensor engine yourself: backpropagation over arrays
@@ -29,7 +30,7 @@ square matrices, float32, random upstream gradients. When one is wrong it says o
 what it got, and which slip gives your numbers ("keepdims lost", "ties each given the full gradient", ...).
 
 A `_backward(grad)` is handed the output's gradient `grad`, an array of the output's shape, and passes it on with
-`parent._add_grad(...)`, which sums it back to the parent's shape (exercise 1) and adds it to `parent.grad`; it
+`parent._add_grad(...)`, which sums it back to the parent's shape (your `unbroadcast`) and adds it to `parent.grad`; it
 never writes into `grad`, which another node may hold too. In the formulas, $G$ is that upstream gradient and
 $\\bar x$ the gradient of the loss with respect to $x$.
 

@@ -4,7 +4,7 @@ body cut out.
 The library keeps Tensor in a few modules (the node, then one mixin per family of ops, then tensor.py)
 and the fused ops in functional.py. my_tensor.py puts them one after the other, in the order Python
 needs them, each under a line naming its file: the node, the families, Tensor, the functional ops, and
-first of all `unbroadcast`, the function every op's `_add_grad` calls (exercise 1). Imports between those
+first of all `unbroadcast`, the function every op's `_add_grad` calls (the first exercise). Imports between those
 modules are dropped (what they import is now in the file); the rest (dtype rules, checks, NumPy kernels)
 is still imported from the library. It is made from the library's source every time, so it never drifts;
 `ast` finds where each body is and the text is cut by those positions, so every comment stays.
@@ -23,7 +23,8 @@ from pathlib import Path
 from micrograd.exercises import cutting
 from micrograd.exercises.commands import command
 from micrograd.exercises.cutting import body_span, offsets
-from micrograd.exercises.tensor.records import EXERCISES, Exercise, find
+from micrograd.exercises.tensor.array_exercise import Exercise
+from micrograd.exercises.tensor.exercise_list import EXERCISES, find
 
 TENSOR_FILE = 'my_tensor.py'
 PACKAGE = 'micrograd.tensor'
@@ -198,15 +199,15 @@ def blank(name: str) -> Blank:
 def header(directory: str | Path = '.', lines: dict[int, int] | None = None) -> str:
     """my_tensor.py's first lines: what it is, where each exercise is (lines: exercise number: line), the commands."""
     where = Path(directory).resolve()
-    last = EXERCISES[-1]
+    first, last = EXERCISES[0], EXERCISES[-1]
     items = [f"{e.number} {e.name}: line {(lines or {}).get(e.number, 0)}" for e in EXERCISES]
     index = ['#   ' + ';  '.join(items[i:i + 4]) for i in range(0, len(items), 4)]
     return f"""\
 # my_tensor.py: micrograd's tensor engine in one file, with the backward of each exercise cut out for you.
-# Fill in each EXERCISE in order, from 1 ({EXERCISES[0].name}) to {last.number} ({last.name}); each op's
+# Fill in each EXERCISE in order, from {first.number} ({first.name}) to {last.number} ({last.name}); each op's
 # _backward(grad) is handed the output's gradient, an array of the output's shape, and passes it on with
-# parent._add_grad(...), which sums it back to the parent's shape (exercise 1) and adds it to .grad; it never
-# writes into grad, which another node may hold too.
+# parent._add_grad(...), which sums it back to the parent's shape (your {first.name}) and adds it to .grad;
+# it never writes into grad, which another node may hold too.
 # The file follows the library's modules, so the exercises are not in order here; each one's line:
 {chr(10).join(index)}
 # After each one, check it (add --hint when you are stuck):

@@ -1,9 +1,9 @@
-"""Checking exercise 13, backward(), on graphs whose nodes the checker makes: each node's _backward is the
+"""Checking the backward() exercise on graphs whose nodes the checker makes: each node's _backward is the
 checker's, so backward() is checked before (and whatever) the ops' exercises are.
 
-The graphs are the record's (records.py): a few leaves and nodes (name, op, parents), '*' and '+' elementwise and
-'sum' to 0-d. The checker knows the gradients each kind of backward() leaves (the right one and each slip's), computes
-them itself, and names the slip whose numbers the learner's are.
+The graphs are the record's (backward_exercise.py): a few leaves and nodes (name, op, parents), '*' and '+'
+elementwise and 'sum' to 0-d. The checker knows the gradients each kind of backward() leaves (the right one and each
+slip's), computes them itself, and names the slip whose numbers the learner's are.
 """
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import numpy as np
 from micrograd.exercises.blame import where
 from micrograd.exercises.result import CORRECT, DONE, GENERIC, NOT_STARTED, WRONG
 from micrograd.exercises.sandbox import set_input
+from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.cases import Array, Graph
-from micrograd.exercises.tensor.records import Exercise
 from micrograd.exercises.tensor.running import is_blank_error, summary
 
 

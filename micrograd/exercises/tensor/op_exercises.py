@@ -1,10 +1,12 @@
-"""The tensor track's exercises, easiest first: one record each, holding everything about it.
+"""The tensor track's exercises on the ops themselves, easiest first: broadcasting, arithmetic, elementwise
+functions, reductions, max, shapes, indexing, matmul. One record each, holding everything about it.
 
-A record (record.py says what it holds) names the bodies of the library's tensor engine the learner writes
-(`blanks`), the task, its rules and its shapes (stated before the learner starts: no rule a task does not state
-may fail a learner), a hint, a stronger hint and the formula, the cases it is checked on, and the slips it can
-name: each slip is the body a learner might type in place of the library's, and the sentence that names it.
-Adding an exercise is adding a record here: the workspace finds its blanks by name.
+A record (array_exercise.py says what it holds) names the bodies of the library's tensor engine the learner
+writes (`blanks`), the task, its rules and its shapes (stated before the learner starts: no rule a task does not
+state may fail a learner), a hint, a stronger hint and the formula, the cases it is checked on, and the slips it
+can name: each slip is the body a learner might type in place of the library's, and the sentence that names it.
+Adding an exercise is adding a record (here, or in network_exercises.py) and its place in exercise_list.py: the
+workspace finds its blanks by name.
 
 Blanks are named 'unbroadcast' (a function: its whole body), 'Tensor.__add__' (the `_backward` closure in
 that method), 'Tensor.backward()' (a method's whole body) or 'cross_entropy' (the closure in a function).
@@ -14,29 +16,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from micrograd.exercises.tensor.cases import Graph, case
-from micrograd.exercises.tensor.record import NEVER_IN_PLACE, Exercise, Slip
-
-__all__ = ['EXERCISES', 'Exercise', 'Slip', 'find', 'NEVER_IN_PLACE']
-
-INPLACE_DATA = ("the forward pass's data written in place: your backward changed an array of the graph (the output's "
-                "or an input's data, as e or t), which must stay as the forward pass left it: a second backward() and "
-                "every other node read it; make a new array")
-KEEPDIMS = ("keepdims lost: the reduced axis is gone from the gradient, so it cannot broadcast back over the "
-            "input (a (4,) gradient for a (4, 3) input summed over axis 1 lines up with the wrong axis); put the "
-            "axis back with np.expand_dims(grad, axis) (or reshape) before broadcasting")
-OUT_UNDEFINED = ("out is not the output here: each _backward(grad) is handed the output's gradient, so where the "
-                 "lecture writes out.grad, write grad (the output's value is the forward pass's own variable: e in "
-                 "exp, t in tanh, s in softmax)")
-GRAD_NONE = (".grad is None until a gradient arrives (not 0): add to it with tensor._add_grad(g), which starts it, "
-             "sums a broadcast gradient back to the tensor's shape, and keeps its dtype")
-BATCH_T = ".T on a batch reverses every axis, the batch axis too: transpose the last two with swapaxes(-1, -2)"
-INPLACE = ("a gradient array written in place: your backward changed `grad`, the array it was handed, while "
-           "another node may still read it (x + y hands the same array to both parents); make a new array "
-           "(grad * mask, not grad[mask] = 0; g = g * y, not g *= y)")
+from micrograd.exercises.tensor.array_exercise import BATCH_T, INPLACE, KEEPDIMS, Exercise, Slip
+from micrograd.exercises.tensor.cases import case
 
 UNBROADCAST = Exercise(
-    1, 'unbroadcast', "sum a broadcast gradient back to an operand's shape",
+    'unbroadcast', "sum a broadcast gradient back to an operand's shape",
     "Write `unbroadcast(grad, shape)`: `grad` has the shape of an op's output, `shape` is the shape of an operand "
     "that broadcasting stretched to it; return the gradient of that operand. Every op's `_add_grad` calls it.",
     "Return an array of exactly `shape`, in `grad`'s dtype (a float32 gradient stays float32). An operand that "
@@ -96,10 +80,10 @@ UNBROADCAST = Exercise(
          r"\qquad\text{and for } w_{i1}:\quad \frac{\partial L}{\partial w_{i1}} = \sum_j G_{ij}")
 
 ADD_MUL = Exercise(
-    2, '+ *', "backward of x + y and x * y, with broadcasting",
+    '+ *', "backward of x + y and x * y, with broadcasting",
     "Write the `_backward` of `__add__` and of `__mul__`: pass `grad` (the output's gradient) on to each operand "
     "that requires gradients, with `operand._add_grad(...)`, which sums it back to the operand's shape (your "
-    "exercise 1) and adds it to what is there.",
+    "`unbroadcast`) and adds it to what is there.",
     "Call `_add_grad` only for operands with `requires_grad` (a number or a data tensor gets no `.grad`). "
     "`x` and `y` are the operands' data as the forward pass used them.",
     "x (4, 3) + b (3,); x (4, 3) * w (4, 1); x (2, 3) * s () [0-d]; x * 2.5; a * a; a + a; x (0, 3) + b (3,); "
@@ -156,7 +140,7 @@ ADD_MUL = Exercise(
           r"\qquad\text{(each summed back to its operand's shape)}"))
 
 ELEMENTWISE = Exercise(
-    3, 'elementwise', "backward of exp, log, tanh and relu, elementwise",
+    'elementwise', "backward of exp, log, tanh and relu, elementwise",
     "Write the `_backward` of `exp`, `log`, `tanh` and `relu`: each element of the input gets the same "
     "element of `grad` times the local derivative there.",
     "The forward pass's own arrays are there for you: `e` (exp's output), `x` (log's input), `t` (tanh's "
@@ -217,7 +201,7 @@ ELEMENTWISE = Exercise(
           r"\tanh^2 x,\quad \frac{d\,\mathrm{relu}(x)}{dx} = [x > 0]"))
 
 REDUCE = Exercise(
-    4, 'sum mean', "backward of sum and mean over axes, with and without keepdims",
+    'sum mean', "backward of sum and mean over axes, with and without keepdims",
     "Write the `_backward` of `sum` and of `mean`: every element that was summed gets the gradient of the sum "
     "it went into (divided by the count, for mean).",
     "`ax` is the tuple of reduced axes (None: all of them), `keepdims` whether the output kept them (with "
@@ -267,7 +251,7 @@ REDUCE = Exercise(
           r"\frac{G_i}{n}"))
 
 MAX = Exercise(
-    5, 'max', "backward of max, where ties share the gradient",
+    'max', "backward of max, where ties share the gradient",
     "Write the `_backward` of `max` (`_extreme`, which min shares): the gradient of each maximum goes to the "
     "element(s) that were the maximum; the others get 0.",
     "Tied maxima share the gradient evenly, as PyTorch's `x.max()` and `torch.amax` do: with 2 ties, each gets "
@@ -314,7 +298,7 @@ MAX = Exercise(
     math=r"m = \max_k x_k:\quad \bar x_i = \frac{[x_i = m]}{\#\{k : x_k = m\}}\; G")
 
 SHAPES = Exercise(
-    6, 'reshape', "backward of reshape and permute (transpose)",
+    'reshape', "backward of reshape and permute (transpose)",
     "Write the `_backward` of `reshape` and of `permute` (which `transpose` and `.T` call): the same numbers go "
     "back where they came from.",
     "`permute`'s output axis i is input axis `order[i]`; `undo` is the order that sends them back. The gradient "
@@ -349,7 +333,7 @@ SHAPES = Exercise(
           r"\mathrm{permute}_{\sigma^{-1}}(G)"))
 
 INDEX = Exercise(
-    7, 'getitem', "backward of indexing, with repeated indices",
+    'getitem', "backward of indexing, with repeated indices",
     "Write the `_backward` of `__getitem__`: the elements picked get the gradient of their copies; the others 0. "
     "An element picked twice gets both.",
     "`picked` is the index as NumPy takes it; `looks_up_rows` says it is an integer array picking rows (an "
@@ -385,7 +369,7 @@ INDEX = Exercise(
     math=r"y_i = x_{\mathrm{idx}_i}:\quad \bar x_k = \sum_{i\,:\,\mathrm{idx}_i = k} G_i")
 
 MATMUL = Exercise(
-    8, 'matmul', "backward of matmul, 2-D and batched",
+    'matmul', "backward of matmul, 2-D and batched",
     "Write the `_backward` of `__matmul__` (and of `_matmul_rows`, the fast path for a batch of rows times one "
     "matrix): for `out = A @ B`, `A` gets `grad @ B^T` and `B` gets `A^T @ grad`.",
     "`a` and `b` are the operands' data (`rows` and `n_rows`: `a` folded to (rows, K) in `_matmul_rows`). "
@@ -426,302 +410,3 @@ MATMUL = Exercise(
     prompts=('A @ B: A gets grad @ B^T, B gets A^T @ grad (a, b; batched: the last two axes)',
              '(..., K) @ (K, N) as one (rows, K) @ (K, N) product (rows, n_rows, b)'),
     math=r"C = AB:\quad \bar A = G B^\top,\quad \bar B = A^\top G")
-
-SOFTMAX = Exercise(
-    9, 'softmax', "backward of softmax and log_softmax",
-    "Write the `_backward` of `softmax` and of `log_softmax` along axis `ax`: every output of a row depends on "
-    "every input of that row, so each input's gradient is a sum over the row.",
-    "`s` is softmax's output, `out` log_softmax's; `ax` the axis. Keep the summed axis (keepdims=True) so that it "
-    "broadcasts back over the row.",
-    "x (4, 5) along the last axis; (3, 3) along axis 0 [square]; (2, 3, 4) along axis 1; upstream gradients "
-    "random (with all ones, softmax's gradient is 0 and most slips hide); float32",
-    "`ds_i/dx_j = s_i (1[i=j] - s_j)`: the diagonal `s * (1 - s)` is only part of it; every `j` in the row "
-    "contributes.",
-    "softmax: `s * (grad - (grad * s).sum(axis=ax, keepdims=True))`. log_softmax: `d out_i/dx_j = 1[i=j] - s_j` "
-    "with `s = exp(out)`: `grad - exp(out) * grad.sum(axis=ax, keepdims=True)`.",
-    "softmax: dx = s * (g - sum(g * s));   log_softmax: dx = g - softmax(x) * sum(g)   (sums along the axis)",
-    ('Tensor.softmax', 'Tensor.log_softmax'),
-    (case('x 4,5', "out = x.softmax(axis=-1)", torch="out = x.softmax(dim=-1)"),
-     case('x 3,3', "out = x.softmax(axis=0)", seed=1, torch="out = x.softmax(dim=0)", note="square"),
-     case('x 2,3,4', "out = x.softmax(axis=1)", seed=2, torch="out = x.softmax(dim=1)"),
-     case('x 4,5', "out = x.log_softmax(axis=-1)", seed=3, torch="out = x.log_softmax(dim=-1)"),
-     case('x 3,3', "out = x.log_softmax(axis=0)", seed=4, torch="out = x.log_softmax(dim=0)", note="square"),
-     case('x 2,3,4', "out = x.log_softmax(axis=1)", seed=5, torch="out = x.log_softmax(dim=1)"),
-     case('x 3,4', "out = x.softmax(axis=-1) * x.log_softmax(axis=-1)", dtype='float32', seed=6,
-          torch="out = x.softmax(dim=-1) * x.log_softmax(dim=-1)")),
-    (Slip('softmax_diagonal', 'Tensor.softmax', "self._add_grad(grad * s * (1 - s))",
-          "softmax's Jacobian reduced to its diagonal s * (1 - s): every s_i depends on every x_j of its row, "
-          "ds_i/dx_j = s_i (1[i=j] - s_j), so dx = s * (grad - sum(grad * s, axis, keepdims=True))"),
-     Slip('keepdims_lost', 'Tensor.softmax', "self._add_grad(s * (grad - (grad * s).sum(axis=ax)))", KEEPDIMS),
-     Slip('softmax_unweighted', 'Tensor.softmax',
-          "self._add_grad(s * (grad - grad.sum(axis=ax, keepdims=True)))",
-          "the row's sum is missing its weights: it is sum_j grad_j * s_j, not sum_j grad_j"),
-     Slip('softmax_outer_s', 'Tensor.softmax', "self._add_grad(grad - (grad * s).sum(axis=ax, keepdims=True))",
-          "the outer factor s is missing: dx = s * (grad - sum(grad * s, axis, keepdims=True))"),
-     Slip('softmax_mean', 'Tensor.softmax', "self._add_grad(s * (grad - (grad * s).mean(axis=ax, keepdims=True)))",
-          "a mean where the sum belongs: the row's term is sum_j grad_j s_j, not its mean"),
-     Slip('softmax_mean', 'Tensor.log_softmax',
-          "self._add_grad(grad - np.exp(out) * grad.mean(axis=ax, keepdims=True))",
-          "a mean where the sum belongs: the row's term is softmax(x) * sum_j grad_j, not its mean"),
-     Slip('log_softmax_double', 'Tensor.log_softmax',
-          "s = np.exp(out)\nself._add_grad(grad * (1 - s) - s * grad.sum(axis=ax, keepdims=True))",
-          "the diagonal counted twice: d out_i/dx_j = 1[i=j] - s_j, and the sum over the row already holds j = i; "
-          "dx = grad - s * sum(grad)"),
-     Slip('softmax_sum_all', 'Tensor.softmax', "self._add_grad(s * (grad - (grad * s).sum()))",
-          "summed over every axis: the sum runs along the softmax's axis only, one per row (keepdims=True)"),
-     Slip('log_softmax_no_exp', 'Tensor.log_softmax',
-          "self._add_grad(grad - out * grad.sum(axis=ax, keepdims=True))",
-          "log-probabilities used where probabilities belong: d out_i/dx_j = 1[i=j] - softmax(x)_j, and "
-          "softmax(x) = exp(out)"),
-     Slip('log_softmax_diagonal', 'Tensor.log_softmax', "self._add_grad(grad * (1 - np.exp(out)))",
-          "log_softmax's Jacobian reduced to its diagonal 1 - s: every output of a row depends on every input, "
-          "dx = grad - softmax(x) * sum(grad, axis, keepdims=True)"),
-     Slip('softmax_sum_all', 'Tensor.log_softmax', "self._add_grad(grad - np.exp(out) * grad.sum())",
-          "summed over every axis: the sum runs along the softmax's axis only, one per row (keepdims=True)"),
-     Slip('keepdims_lost', 'Tensor.log_softmax', "self._add_grad(grad - np.exp(out) * grad.sum(axis=ax))",
-          KEEPDIMS)),
-    prompts=('softmax along ax: each input gets a sum over its row (s is the output)',
-             'log_softmax along ax (out is the output; softmax = exp(out))'),
-    math=(r"s = \mathrm{softmax}(x):\ \ \bar x_j = s_j \Big(G_j - \sum_i G_i s_i\Big); \qquad \ell = \log "
-          r"\mathrm{softmax}(x):\ \ \bar x_j = G_j - s_j \sum_i G_i"))
-
-CROSS_ENTROPY = Exercise(
-    10, 'cross_entropy', "backward of cross_entropy, fused",
-    "Write the `_backward` of `cross_entropy(logits, targets)`, the mean over rows of "
-    "`-log softmax(logits)[target]`, as one op: its gradient with respect to the logits.",
-    "`log_probs` is log_softmax of the logits (n, classes), `rows` = arange(n), `picked` the targets, `counted` the "
-    "rows whose target is not `ignore_index`, `n_counted` how many. Ignored rows get 0 and do not count in the "
-    "mean. `grad` is the loss's upstream gradient, a 0-d array.",
-    "logits (4, 5) with targets [1, 0, 4, 1]; (6, 3) with two rows ignored (target -100); float32",
-    "For one row: `softmax(logits) - one_hot(target)`. The loss is a mean over the counted rows: divide by "
-    "`n_counted`, and multiply by `grad`.",
-    "`g = np.exp(log_probs)`, `g[rows, picked] -= 1` (one element per row; `g[:, picked]` would hit every row), "
-    "`g[~counted] = 0`, then `logits._add_grad(g * grad / n_counted)`.",
-    "dL/dlogits = (softmax(logits) - one_hot(targets)) / n_counted * grad",
-    ('cross_entropy',),
-    (case('z 4,5', "out = F.cross_entropy(z, t)", given={'t': np.array([1, 0, 4, 1])},
-          torch="out = F.cross_entropy(z, torch.tensor(t))"),
-     case('z 6,3', "out = F.cross_entropy(z, t)", given={'t': np.array([2, -100, 0, 1, -100, 2])}, seed=1,
-          torch="out = F.cross_entropy(z, torch.tensor(t))", note="rows 1 and 4 are ignored"),
-     case('z 3,4', "out = F.cross_entropy(z, t)", given={'t': np.array([3, 3, 0])}, dtype='float32', seed=2,
-          torch="out = F.cross_entropy(z, torch.tensor(t))")),
-    (Slip('ce_not_averaged', 'cross_entropy',
-          "g = np.exp(log_probs)\ng[rows, picked] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad)",
-          "cross-entropy not divided by the batch size: the loss is a mean over the counted rows, so each row's "
-          "gradient is divided by n_counted"),
-     Slip('ce_all_rows', 'cross_entropy',
-          "g = np.exp(log_probs)\ng[rows, picked] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad / len(rows))",
-          "divided by every row: ignored rows do not count in the mean, so divide by n_counted"),
-     Slip('ce_ignored_rows', 'cross_entropy',
-          "g = np.exp(log_probs)\ng[rows, picked] -= 1\nlogits._add_grad(g * grad / n_counted)",
-          "ignored rows get a gradient: a row whose target is ignore_index takes no part in the loss"),
-     Slip('ce_no_one_hot', 'cross_entropy',
-          "g = np.exp(log_probs)\ng[~counted] = 0\nlogits._add_grad(g * grad / n_counted)",
-          "the one-hot target is not subtracted: dL/dlogits = softmax - one_hot(target)"),
-     Slip('ce_one_hot_sign', 'cross_entropy',
-          "g = np.exp(log_probs)\ng[rows, picked] += 1\ng[~counted] = 0\nlogits._add_grad(g * grad / n_counted)",
-          "the one-hot target is added: dL/dlogits = softmax - one_hot (the target's logit is pushed up, its "
-          "gradient goes down by 1)"),
-     Slip('ce_half_averaged', 'cross_entropy',
-          "g = np.exp(log_probs) / n_counted\ng[rows, picked] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad)",
-          "only the softmax is divided by the batch size: (softmax - one_hot) / n_counted, the one-hot too"),
-     Slip('ce_columns', 'cross_entropy',
-          "g = np.exp(log_probs)\ng[:, picked] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad / n_counted)",
-          "g[:, picked] subtracts 1 in every row at every target's column: index one element per row, "
-          "g[rows, picked]"),
-     Slip('ce_log_probs', 'cross_entropy',
-          "g = log_probs.copy()\ng[rows, picked] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad / n_counted)",
-          "log-probabilities used where probabilities belong: dL/dlogits = softmax(logits) - one_hot, and "
-          "softmax = exp(log_probs)")),
-    prompts=('the logits get (softmax - one_hot) / n_counted * grad; ignored rows 0',),
-    math=(r"L = \frac{1}{n}\sum_r -\log \mathrm{softmax}(z_r)_{t_r}:\quad \bar z_r = "
-          r"\frac{G}{n}\big(\mathrm{softmax}(z_r) - \mathrm{onehot}(t_r)\big)"))
-
-RMS_NORM = Exercise(
-    11, 'rms_norm', "backward of RMS norm",
-    "Write the `_backward` of `rms_norm(x)`: `y = x * r` with `r = 1 / sqrt(mean(x**2) + eps)` over the last "
-    "axis. `r` depends on every element of the vector, so each input's gradient has a term from the whole vector.",
-    "`y` is the output, `r` the factor (one per vector, shape (..., 1)), `n` the vector length. Work along the "
-    "last axis with keepdims=True.",
-    "x (4, 6); x (2, 3, 5); float32",
-    "`dr/dx_j = -r**3 x_j / n`. Collect both paths: through `x` directly and through `r`.",
-    "`dx = r * (grad - y * mean(grad * y, axis=-1, keepdims=True))`.",
-    "dx = r (g - y mean(g y))   along the last axis",
-    ('rms_norm',),
-    (case('x 4,6', "out = F.rms_norm(x)", torch="out = F.rms_norm(x, (x.shape[-1],), eps=1e-5)"),
-     case('x 2,3,5', "out = F.rms_norm(x)", seed=1, torch="out = F.rms_norm(x, (x.shape[-1],), eps=1e-5)"),
-     case('x 3,3', "out = F.rms_norm(x)", seed=2, torch="out = F.rms_norm(x, (x.shape[-1],), eps=1e-5)",
-          note="square"),
-     case('x 3,4', "out = F.rms_norm(x)", dtype='float32', seed=3,
-          torch="out = F.rms_norm(x, (x.shape[-1],), eps=1e-5)")),
-    (Slip('rms_constant', 'rms_norm', "x._add_grad(grad * r)",
-          "r treated as a constant: r = 1/rms(x) depends on every x_j of the vector, so "
-          "dx = r (grad - y mean(grad y)), not r grad"),
-     Slip('rms_not_divided', 'rms_norm', "x._add_grad(r * (grad - y * (grad * y).sum(axis=-1, keepdims=True)))",
-          "a sum where the mean belongs: dx = r (grad - y mean(grad y)), the mean over the n elements"),
-     Slip('keepdims_lost', 'rms_norm', "x._add_grad(r * (grad - y * (grad * y).mean(axis=-1)))", KEEPDIMS),
-     Slip('rms_wrong_axis', 'rms_norm', "x._add_grad(r * (grad - y * (grad * y).mean(axis=0, keepdims=True)))",
-          "reduced over the wrong axis: rms_norm normalizes each vector along the last axis"),
-     Slip('rms_x_for_y', 'rms_norm', "x._add_grad(r * (grad - x.data * (grad * y).mean(axis=-1, keepdims=True)))",
-          "one factor r too few in the second term: dx = r (grad - y mean(grad y)) with y = x r; r grad - "
-          "y mean(grad y), or x in the place of y, leaves one r out"),
-     Slip('rms_sign', 'rms_norm', "x._add_grad(r * (grad + y * (grad * y).mean(axis=-1, keepdims=True)))",
-          "the sign of the second term: r falls as x grows, dx = r (grad - y mean(grad y))")),
-    prompts=('x gets r (grad - y mean(grad y)) along the last axis',),
-    math=(r"y = x\,r,\ \ r = \Big(\tfrac{1}{n}\sum_j x_j^2 + \epsilon\Big)^{-1/2}:\quad \bar x = r\,\Big(G - "
-          r"y\,\tfrac{1}{n}\sum_j G_j y_j\Big)"))
-
-ATTENTION = Exercise(
-    12, 'attention', "backward of scaled dot-product attention with a causal mask",
-    "Write the `_backward` of `scaled_dot_product_attention(q, k, v)`: `out = p @ v` with "
-    "`p = softmax(q @ k^T * scale)` (masked: query t sees keys 0..t). Backpropagate through the three steps.",
-    "`qd`, `kd`, `vd` are the data, `p` the attention weights (0 where masked), `scale` = 1/sqrt(d). Batch axes "
-    "lead; transpose the last two only.",
-    "q, k, v (4, 3) causal and not; (2, 2, 4, 3) [batch, heads]; v (4, 2); float32",
-    "Three steps backwards: `dp = grad @ v^T` and `dv = p^T @ grad`; then softmax's backward per row; then "
-    "`dq = dscores @ k * scale`, `dk = dscores^T @ q * scale`.",
-    "`dscores = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale`; the masked entries need nothing "
-    "special, since p is 0 there.",
-    "dv = p^T g;  dp = g v^T;  ds = p (dp - sum(p dp)) scale;  dq = ds k;  dk = ds^T q",
-    ('scaled_dot_product_attention',),
-    (case('q 4,3; k 4,3; v 4,3', "out = F.scaled_dot_product_attention(q, k, v, is_causal=True)"),
-     case('q 4,3; k 4,3; v 4,2', "out = F.scaled_dot_product_attention(q, k, v)", seed=1),
-     case('q 2,2,4,3; k 2,2,4,3; v 2,2,4,3', "out = F.scaled_dot_product_attention(q, k, v, is_causal=True)",
-          seed=2),
-     case('q 5,2; k 5,2; v 5,2', "out = F.scaled_dot_product_attention(q, k, v, is_causal=True)",
-          dtype='float32', seed=3)),
-    (Slip('attn_softmax_diagonal', 'scaled_dot_product_attention',
-          "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (1 - p) * dp * scale\nq._add_grad(ds @ kd)\n"
-          "k._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)",
-          "softmax's Jacobian reduced to s * (1 - s): dscores = p * (dp - sum(p * dp, axis=-1, keepdims=True))"),
-     Slip('attn_no_scale', 'scaled_dot_product_attention',
-          "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True))\n"
-          "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)",
-          "the scale is missing: the scores were q @ k^T * scale, so dq and dk carry the factor scale = 1/sqrt(d)"),
-     Slip('attn_softmax_no_p', 'scaled_dot_product_attention',
-          "dp = grad @ vd.swapaxes(-2, -1)\nds = (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
-          "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)",
-          "softmax's backward is missing its factor p: dscores = p * (dp - sum(p * dp, axis=-1, keepdims=True))"),
-     Slip('attn_v_untransposed', 'scaled_dot_product_attention',
-          "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
-          "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p @ grad)",
-          "v's gradient untransposed: out = p @ v, so dv = p^T @ grad"),
-     Slip('attn_k_untransposed', 'scaled_dot_product_attention',
-          "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
-          "q._add_grad(ds @ kd)\nk._add_grad(ds @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)",
-          "k's gradient untransposed: scores = q @ k^T, so dk = dscores^T @ q"),
-     Slip('keepdims_lost', 'scaled_dot_product_attention',
-          "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1)) * scale\n"
-          "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)",
-          KEEPDIMS)),
-    prompts=('q, k, v get their gradients through p @ v, the softmax and q @ k^T * scale',),
-    math=(r"S = \tfrac{QK^\top}{\sqrt d},\ P = \mathrm{softmax}(S),\ O = PV:\ \ \bar V = P^\top G,\ \bar P = G "
-          r"V^\top,\ \bar S = P \odot \big(\bar P - \textstyle\sum_s P \odot \bar P\big),\ \bar Q = \tfrac{\bar "
-          r"S K}{\sqrt d},\ \bar K = \tfrac{\bar S^\top Q}{\sqrt d}"))
-
-
-def _backward_body(seed: str = "self._add_grad(start)", start: str = "np.ones_like(self.data)",
-                   walk: str = "reversed(order)", reset: bool = True, call: str = "node._backward(node.grad)",
-                   refuse: bool = True) -> str:
-    """A body of Tensor.backward(), the library's by default, with one thing changed (the slips below)."""
-    check = ("    if self.data.size != 1:\n        raise ValueError('backward: a non-scalar output needs grad=')\n"
-             if refuse else "")
-    shape = ("    if start.shape != self.data.shape:\n        raise ValueError('backward: grad has the wrong shape')\n"
-             if refuse else "")
-    zero = "for node in order:\n    node.grad = None\n" if reset else ""
-    return (f"if grad is None:\n{check}    start = {start}\nelse:\n"
-            f"    start = np.asarray(grad.data if isinstance(grad, Tensor) else grad, dtype=self.data.dtype)\n"
-            f"{shape}order = self._topological_order()\n{zero}{seed}\nfor node in {walk}:\n    {call}")
-
-
-V, W = [0.5, -1.5, 2.0], [1.25, 0.75, -0.5]
-PRODUCT = (('m', '*', ('x', 'w')), ('s', 'sum', ('m',)))
-# m is used twice, and reached first through u: a walk from the leaves runs u before m has all of its gradient
-REUSED = (('m', '*', ('x', 'w')), ('u', '*', ('m', 'm')), ('z', '+', ('u', 'm')), ('s', 'sum', ('z',)))
-
-BACKWARD = Exercise(
-    13, 'backward', "backward(): the chain rule over the graph, from a seed of any shape",
-    "Write the body of `Tensor.backward(grad=None)`: sort the graph (`self._topological_order()`, written for "
-    "you), reset the gradients of the nodes in the order, seed `self` with its gradient, then call each node's "
-    "`_backward(node.grad)`, the output first.",
-    "A one-element output needs no `grad` (the seed is ones); any other output needs `grad=` of its own shape, "
-    "and without it backward() raises ValueError, as PyTorch does. Reset only the nodes in the order: leaves "
-    "accumulate across calls. Seed with `self._add_grad(start)`, so a float32 output keeps a float32 gradient "
-    "and a leaf output adds to the gradient it holds.",
-    "graphs of tensors (3,) and () whose nodes the checker makes (so your ops need not be done); a second "
-    "backward(); a float32 graph; out (3,) with grad= given; a leaf as the output",
-    "The seed is d(out)/d(out): ones of out's shape for a scalar, or the `grad` given. Then walk "
-    "`reversed(order)`: a node's gradient is complete once every node made from it has passed its share on.",
-    "`for node in order: node.grad = None`; `self._add_grad(start)`; `for node in reversed(order): "
-    "node._backward(node.grad)`. Check `grad`'s shape against `self.data.shape`.",
-    "seed: out.grad += (ones or grad);  for node in reversed(topological order): node._backward(node.grad)",
-    ('Tensor.backward()',),
-    (),
-    (Slip('backward_not_reversed', 'Tensor.backward()', _backward_body(walk="order"),
-          "the order is walked from the leaves: run the output's _backward first (for node in reversed(order)), "
-          "else a node passes its gradient on before it has received all of it"),
-     Slip('backward_ignores_grad', 'Tensor.backward()',
-          _backward_body().replace("    start = np.asarray(grad.data if isinstance(grad, Tensor) else grad, "
-                                   "dtype=self.data.dtype)\n", "    start = np.ones_like(self.data)\n"),
-          "the upstream gradient passed to backward(grad) is ignored: a non-scalar output is seeded with the "
-          "grad given, not with ones"),
-     Slip('backward_no_reset', 'Tensor.backward()', _backward_body(reset=False),
-          "the nodes' gradients are not reset: a second backward() adds to what the first left in the "
-          "intermediate nodes, and the leaves get more than twice the gradient; set node.grad = None for the "
-          "nodes in the order first"),
-     Slip('promoted', 'Tensor.backward()', _backward_body(seed="self.grad = np.ones(self.data.shape) if grad "
-                                                               "is None else start"),
-          "float32 promoted to float64: np.ones(shape) is float64, so a float32 output's gradient became float64; "
-          "seed with np.ones_like(self.data) through self._add_grad"),
-     Slip('backward_seed_overwrites', 'Tensor.backward()', _backward_body(seed="self.grad = start"),
-          "self.grad = start instead of self._add_grad(start): for an output that is a leaf holding a gradient "
-          "already, that gradient is lost; backward() adds, as PyTorch's does"),
-     Slip('backward_resets_leaves', 'Tensor.backward()',
-          _backward_body().replace("for node in order:\n    node.grad = None\n",
-                                   "for node in order:\n    node.grad = None\n    for p in node._prev:\n"
-                                   "        p.grad = None\n"),
-          "the leaves' gradients are reset too: a second backward() must add to what the leaves hold (they "
-          "accumulate, as in PyTorch); reset only the nodes in the order, the ones ops made"),
-     Slip('backward_no_seed', 'Tensor.backward()', _backward_body(seed="pass"),
-          "the output is never seeded: its gradient is d(out)/d(out), ones of its shape (or the grad given), "
-          "added with self._add_grad(start) before the loop; without it no node has a gradient to pass on"),
-     Slip('backward_unit_grad', 'Tensor.backward()', _backward_body(call="node._backward(np.ones_like(node.grad))"),
-          "each node is passed ones instead of its own gradient: call node._backward(node.grad)"),
-     Slip('backward_nonscalar_seeded', 'Tensor.backward()', _backward_body(refuse=False),
-          "a non-scalar output without grad= is seeded with ones instead of refused: that computes the gradient "
-          "of out.sum(), which is not what was asked; raise ValueError, as PyTorch does")),
-    graphs=(Graph({'x': V, 'w': W}, PRODUCT, 's'),
-            Graph({'x': V, 'w': W}, REUSED, 's', note="m is used twice"),
-            Graph({'x': V, 'w': W}, (('m', '*', ('x', 'w')), ('u', '+', ('m', 'x'))), 'u', seed=(0.5, -2.0, 1.5),
-                  note="u is no scalar: its gradient is given"),
-            Graph({'x': V, 'w': W}, REUSED, 's', calls=2, note="a second backward(): the leaves accumulate"),
-            Graph({'x': V, 'w': W}, PRODUCT, 's', 'float32')),
-    kind='backward',
-    prompts=("seed self, then run each node's _backward(node.grad), the output first",),
-    math=(r"\bar{\mathrm{out}} \mathrel{+}= \mathrm{seed};\quad \text{for each node } v \text{ from the output "
-          r"down: } \bar p \mathrel{+}= \frac{\partial v}{\partial p}^{\!\top} \bar v \ \text{ for each parent "
-          r"} p"))
-
-EXERCISES: tuple[Exercise, ...] = (UNBROADCAST, ADD_MUL, ELEMENTWISE, REDUCE, MAX, SHAPES, INDEX, MATMUL, SOFTMAX,
-                                   CROSS_ENTROPY, RMS_NORM, ATTENTION, BACKWARD)
-assert [e.number for e in EXERCISES] == list(range(1, len(EXERCISES) + 1))
-
-ALIASES = {'broadcast': 'unbroadcast', 'add': '+ *', 'mul': '+ *', '+': '+ *', '*': '+ *', 'exp': 'elementwise',
-           'log': 'elementwise', 'tanh': 'elementwise', 'relu': 'elementwise', 'sum': 'sum mean', 'mean': 'sum mean',
-           'permute': 'reshape', 'transpose': 'reshape', 'index': 'getitem', 'indexing': 'getitem',
-           '@': 'matmul', 'log_softmax': 'softmax', 'rms': 'rms_norm', 'sdpa': 'attention',
-           'scaled_dot_product_attention': 'attention'}
-
-
-def find(name: str) -> Exercise:
-    """An exercise by its name ('softmax'), one of its ops ('tanh', 'mul') or its number ('3')."""
-    key = str(name).strip().lower()
-    if key.isdigit() and 1 <= int(key) <= len(EXERCISES):
-        return EXERCISES[int(key) - 1]
-    key = ALIASES.get(key, key)
-    for e in EXERCISES:
-        if key in (e.name, e.name.replace(' ', '-'), e.name.replace(' ', '_')):
-            return e
-    names = ', '.join(repr(e.name) for e in EXERCISES)
-    raise KeyError(f"no exercise {name!r} in the tensor track: choose one of {names}, an op ('tanh', 'mean'), or "
-                   f"a number, 1-{len(EXERCISES)}")

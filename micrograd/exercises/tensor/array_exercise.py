@@ -1,0 +1,81 @@
+"""What a record of the tensor track holds: an Exercise, and the Slips it can name; and the sentences that several
+records and the grader share. An exercise's number is its place in the list (exercise_list.py), given by numbered().
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from micrograd.exercises.result import Result
+from micrograd.exercises.tensor.cases import Case, Graph
+
+NEVER_IN_PLACE = ("Never write into `grad` or into the forward pass's arrays (another node may hold the same "
+                  "array): make a new one.")
+
+INPLACE_DATA = ("the forward pass's data written in place: your backward changed an array of the graph (the output's "
+                "or an input's data, as e or t), which must stay as the forward pass left it: a second backward() and "
+                "every other node read it; make a new array")
+KEEPDIMS = ("keepdims lost: the reduced axis is gone from the gradient, so it cannot broadcast back over the "
+            "input (a (4,) gradient for a (4, 3) input summed over axis 1 lines up with the wrong axis); put the "
+            "axis back with np.expand_dims(grad, axis) (or reshape) before broadcasting")
+OUT_UNDEFINED = ("out is not the output here: each _backward(grad) is handed the output's gradient, so where the "
+                 "lecture writes out.grad, write grad (the output's value is the forward pass's own variable: e in "
+                 "exp, t in tanh, s in softmax)")
+GRAD_NONE = (".grad is None until a gradient arrives (not 0): add to it with tensor._add_grad(g), which starts it, "
+             "sums a broadcast gradient back to the tensor's shape, and keeps its dtype")
+BATCH_T = ".T on a batch reverses every axis, the batch axis too: transpose the last two with swapaxes(-1, -2)"
+INPLACE = ("a gradient array written in place: your backward changed `grad`, the array it was handed, while "
+           "another node may still read it (x + y hands the same array to both parents); make a new array "
+           "(grad * mask, not grad[mask] = 0; g = g * y, not g *= y)")
+
+
+@dataclass(frozen=True)
+class Slip:
+    key: str      # how tests and reports refer to it: 'keepdims_lost'
+    blank: str    # the blank it fills
+    body: str     # what the learner typed there
+    says: str     # the sentence that names it
+
+
+@dataclass(frozen=True, eq=False)
+class Exercise:
+    name: str
+    title: str
+    ask: str        # what to write
+    rules: str
+    shapes: str
+    hint: str
+    stronger: str
+    formula: str
+    blanks: tuple[str, ...]
+    cases: tuple[Case, ...]
+    slips: tuple[Slip, ...] = ()
+    graphs: tuple[Graph, ...] = ()  # backward()'s exercise: graphs whose nodes the checker makes, for backward()
+    prompts: tuple[str, ...] = ()   # a line above each blank: what that body does (the formula is on its def line)
+    kind: str = 'op'     # 'op': cases are graphs; 'function': unbroadcast called directly; 'backward'
+    math: str = ''       # the rule in LaTeX, for the notebook (G is the output's gradient)
+    number: int = 0      # its place in the list, from 1: given by numbered(), never written by hand
+
+    def prompt(self, blank: str) -> str:
+        """What the body of one of this exercise's blanks does, in a line."""
+        return self.prompts[self.blanks.index(blank)] if len(self.prompts) == len(self.blanks) else self.title
+
+    def result(self, status: str, **fields: Any) -> Result:
+        """How this exercise stands, as both tracks report it."""
+        return Result(number=self.number, name=self.name, status=status, **fields)
+
+    @property
+    def task(self) -> str:
+        """What the report and the notebook say before anything else: what to write, its rules, its shapes."""
+        return f"{self.ask}\nRules: {self.all_rules}\nChecked on: {self.shapes}"
+
+    @property
+    def all_rules(self) -> str:
+        """The exercise's rules, and the one every op's backward keeps."""
+        return self.rules + (f" {NEVER_IN_PLACE}" if self.kind == 'op' else '')
+
+
+def numbered(*exercises: Exercise) -> tuple[Exercise, ...]:
+    """The exercises in order, each numbered by its place (from 1)."""
+    return tuple(dataclasses.replace(e, number=i) for i, e in enumerate(exercises, 1))

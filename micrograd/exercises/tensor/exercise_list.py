@@ -1,0 +1,43 @@
+"""The tensor track's exercises in order: an exercise's number is its place in this list, and every count is its
+length. find() looks one up by name, op or number.
+"""
+from __future__ import annotations
+
+from micrograd.exercises.tensor.array_exercise import Exercise, numbered
+from micrograd.exercises.tensor.backward_exercise import BACKWARD
+from micrograd.exercises.tensor.network_exercises import ATTENTION, CROSS_ENTROPY, RMS_NORM, SOFTMAX
+from micrograd.exercises.tensor.op_exercises import (
+    ADD_MUL,
+    ELEMENTWISE,
+    INDEX,
+    MATMUL,
+    MAX,
+    REDUCE,
+    SHAPES,
+    UNBROADCAST,
+)
+
+__all__ = ['EXERCISES', 'find']
+
+EXERCISES: tuple[Exercise, ...] = numbered(UNBROADCAST, ADD_MUL, ELEMENTWISE, REDUCE, MAX, SHAPES, INDEX, MATMUL,
+                                           SOFTMAX, CROSS_ENTROPY, RMS_NORM, ATTENTION, BACKWARD)
+
+ALIASES = {'broadcast': 'unbroadcast', 'add': '+ *', 'mul': '+ *', '+': '+ *', '*': '+ *', 'exp': 'elementwise',
+           'log': 'elementwise', 'tanh': 'elementwise', 'relu': 'elementwise', 'sum': 'sum mean', 'mean': 'sum mean',
+           'permute': 'reshape', 'transpose': 'reshape', 'index': 'getitem', 'indexing': 'getitem',
+           '@': 'matmul', 'log_softmax': 'softmax', 'rms': 'rms_norm', 'sdpa': 'attention',
+           'scaled_dot_product_attention': 'attention'}
+
+
+def find(name: str) -> Exercise:
+    """An exercise by its name ('softmax'), one of its ops ('tanh', 'mul') or its number ('3')."""
+    key = str(name).strip().lower()
+    if key.isdigit() and 1 <= int(key) <= len(EXERCISES):
+        return EXERCISES[int(key) - 1]
+    key = ALIASES.get(key, key)
+    for e in EXERCISES:
+        if key in (e.name, e.name.replace(' ', '-'), e.name.replace(' ', '_')):
+            return e
+    names = ', '.join(repr(e.name) for e in EXERCISES)
+    raise KeyError(f"no exercise {name!r} in the tensor track: choose one of {names}, an op ('tanh', 'mean'), or "
+                   f"a number, 1-{len(EXERCISES)}")
