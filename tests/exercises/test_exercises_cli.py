@@ -13,7 +13,7 @@ from micrograd.exercises.__main__ import main
 from micrograd.exercises.cutting import library_source, splice
 from micrograd.exercises.result import DONE, GENERIC, WRONG
 from micrograd.exercises.scalar.blanks import engine_header, find_blanks
-from micrograd.exercises.scalar.drive import order_of
+from micrograd.engine import topological_order
 from micrograd.exercises.scalar.exercises import BY_NAME as EXERCISE
 from micrograd.exercises.scalar.grade import check_one
 from tests import ROOT
@@ -209,7 +209,7 @@ def test_backward_without_the_gradient_is_caught_on_the_learners_own_ops():
             return out
 
         def _topological_order(self):
-            return order_of(self)
+            return topological_order(self)
 
         def backward(self):
             order = self._topological_order()

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from micrograd.exercises.blame import where
-from micrograd.exercises.graph import order_of
+from micrograd.engine import topological_order
 from micrograd.exercises.numbers import close, grads, number, same
 from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import set_input
@@ -192,7 +192,7 @@ def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: 
     note = ''
     own_sort = getattr(value_class, '_topological_order', None)
     if own_sort is not None and not sort_done:  # the sort is not done: check backward() on the library's sort
-        value_class._topological_order = order_of
+        value_class._topological_order = topological_order
         note = f"checked with the library's sort, since exercise {find('sort').number} (sort) is not done yet"
     try:
         result = _check_backward(exercise, value_class, note, done)

@@ -8,7 +8,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from micrograd.exercises.graph import order_of
+from micrograd.engine import topological_order
 
 
 def takes_grad(fn: Callable[..., Any]) -> bool:
@@ -22,7 +22,7 @@ def takes_grad(fn: Callable[..., Any]) -> bool:
 
 def backpropagate(out: Any, grad: float = 1.0) -> None:
     """The chain rule from out, calling each node's _backward in whichever convention it has."""
-    order = order_of(out)
+    order = topological_order(out)
     for node in order:
         node.grad = 0.0
     out.grad = grad
