@@ -14,8 +14,6 @@ from micrograd.exercises.report import Report
 from micrograd.exercises.result import CORRECT, DONE, NOT_STARTED, WRONG, Result
 from micrograd.exercises.tensor import EXERCISES, check, find, solution, start
 from micrograd.exercises.tensor.grading import check_one
-from micrograd.exercises.tensor.naming import slips_of
-from micrograd.exercises.tensor.running import central_differences, close, expected, torch_grads
 from micrograd.exercises.tensor.my_tensor_file import (
     blank_tensor,
     blanks,
@@ -25,16 +23,18 @@ from micrograd.exercises.tensor.my_tensor_file import (
     splice,
     with_bodies,
 )
+from micrograd.exercises.tensor.naming import slips_of
+from micrograd.exercises.tensor.running import central_differences, close, expected, torch_grads
 from tests import ROOT
 from tests.exercises.exercises_tensor_mutants import RIGHT, SLIPS
 
 RECORDED = [(e.name, s.blank, s.body, s.key) for e in EXERCISES for s in e.slips]
 
 
-def grade(exercise_name, replacements):
+def grade(exercise_name, replacements, timeout=None):
     exercise = find(exercise_name)
     module = with_bodies(replacements, f"planted_{abs(hash(tuple(replacements.items())))}")
-    return check_one(exercise, module, timeout=None)
+    return check_one(exercise, module, timeout=timeout)
 
 
 # --- the track as a learner meets it --------------------------------------------------------------------
@@ -240,6 +240,30 @@ def test_the_notebook_runs_with_the_library_bodies_and_every_check_passes(tmp_pa
     last = checks[-1].outputs[0]['data']['text/plain']
     assert f"{len(EXERCISES)} of {len(EXERCISES)} done" in last
     assert nbformat.validate(nb) is None
+
+
+def test_the_time_limit_counts_the_learners_code_only(tmp_path):
+    # In a fresh Python, PyTorch is not imported yet: importing it (5 s on a loaded machine) is the checker's work,
+    # and must not count against a time limit of 1 s on the library's own answer.
+    script = ("from micrograd.exercises.tensor import find\n"
+              "from micrograd.exercises.tensor.grading import check_one\n"
+              "from micrograd.exercises.tensor.my_tensor_file import library_module\n"
+              "print(check_one(find('+ *'), library_module(), timeout=1).status)\n")
+    done = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True, cwd=tmp_path,
+                          env={'PYTHONPATH': str(ROOT), 'PATH': '/usr/bin:/bin'})
+    assert done.stdout.split() == [DONE], done.stderr[-2000:]
+
+
+def test_an_endless_loop_in_a_backward_is_stopped_by_the_time_limit():
+    result = grade('elementwise', {'Tensor.exp': "while True:\n    pass"}, timeout=1)
+    assert result.status == WRONG and result.diagnosis == 'timeout' and 'x.exp()' in result.input
+
+
+@pytest.mark.slow
+def test_the_solved_workspace_is_all_done_with_a_time_limit_of_2_s(tmp_path):
+    (tmp_path / 'my_tensor.py').write_text(header(tmp_path) + library_source())
+    checked = run('check', '--track', 'tensor', '--timeout', '2', str(tmp_path), cwd=tmp_path)
+    assert checked.returncode == 0 and 'all done' in checked.stdout, checked.stdout[-3000:]
 
 
 def test_central_differences_are_the_checkers_own():

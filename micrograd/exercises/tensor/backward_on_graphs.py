@@ -16,7 +16,7 @@ from micrograd.exercises.result import CORRECT, DONE, GENERIC, NOT_STARTED, WRON
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.cases import Array, Graph
-from micrograd.exercises.tensor.running import is_blank_error, summary
+from micrograd.exercises.tensor.running import is_blank_error, learners_time, summary
 
 
 def _forward(op: str, values: list[Array]) -> Array:
@@ -114,6 +114,11 @@ def _name(graph: Graph, calls: int, seed: Array | None, got: dict[str, Any], sli
 
 
 def check_backward(exercise: Exercise, module: Any) -> Any:
+    with learners_time(module):  # (nearly all of it is the learner's backward(): the time limit covers it all)
+        return _check(exercise, module)
+
+
+def _check(exercise: Exercise, module: Any) -> Any:
     slips = {s.key: s.says for s in exercise.slips}
     tensor = module.Tensor
     for graph in exercise.graphs:

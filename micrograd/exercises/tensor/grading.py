@@ -57,8 +57,10 @@ from micrograd.exercises.tensor.running import (
     expected,
     is_blank_error,
     library_body,
+    prepare,
     run_case,
     summary,
+    timed,
     torch_grads,
 )
 
@@ -333,20 +335,22 @@ def _where_live(module: Any, blank: str) -> tuple[tuple[Any, str] | None, str]:
 # --- the driver ----------------------------------------------------------------------------------------
 
 def check_one(exercise: Exercise, module: Any, timeout: float | None = 10.0) -> Result:
-    """One exercise, alone (the other exercises' bodies the library's), with a time limit."""
+    """One exercise, alone (the other exercises' bodies the library's), with a time limit on the learner's code."""
     def grade() -> Result:
         try:
-            with alone(module, exercise), np.errstate(all='ignore'), warnings.catch_warnings():
+            with timed(module, timeout), alone(module, exercise), np.errstate(all='ignore'), \
+                    warnings.catch_warnings():
                 warnings.simplefilter('ignore', RuntimeWarning)  # (the mean of an empty slice, in a slip)
                 return check_backward(exercise, module) if exercise.kind == 'backward' else check_op(exercise, module)
         except Exception as error:  # noqa: BLE001 -- the learner's module broke one of the checker's own steps
             return exercise.result(WRONG, obtained=type(error).__name__, diagnosis='raises',
                                    why=GENERIC['raises'], detail=where(error))
-    return guarded(exercise.number, exercise.name, grade, timeout)
+    return guarded(exercise.number, exercise.name, grade, None)  # (the time limit: learners_time in running.py)
 
 
 def check_all(module: Any, timeout: float | None = 10.0,
               before: Callable[[int], None] | None = None) -> Iterator[Result]:
+    prepare()
     for exercise in EXERCISES:
         if before is not None:
             before(exercise.number)

@@ -12,6 +12,7 @@ import ast
 import contextlib
 import importlib
 import textwrap
+import time
 import types
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from micrograd.engine import topological_order
+from micrograd.exercises.sandbox import time_limit
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.cases import Array, Case
 from micrograd.exercises.tensor.exercise_list import EXERCISES
@@ -74,6 +76,11 @@ def backpropagate(out: Any, upstream: Array) -> str:
 
 def run_case(case: Case, module: Any) -> Run:
     """case built with module's Tensor, backpropagated from its upstream gradient."""
+    with learners_time(module):
+        return _run(case, module)
+
+
+def _run(case: Case, module: Any) -> Run:
     data = case.data()
     if 'unbroadcast' in case.code:  # unbroadcast: a function of arrays
         namespace = {'unbroadcast': module.unbroadcast, 'np': np, **data}
@@ -123,6 +130,56 @@ def _watching(tensor: Any, handed: list[tuple[str, tuple[int, ...], tuple[int, .
         yield
     finally:
         holder._add_grad = original
+
+
+# --- the time limit: the learner's code only ---------------------------------------------------------
+
+@dataclass
+class _Clock:
+    module: Any = None           # the learner's engine, while one of its exercises is checked
+    left: float | None = None    # the seconds its code has left (None: no limit)
+    inside: bool = False
+
+
+_CLOCK = _Clock()
+
+
+@contextlib.contextmanager
+def timed(module: Any, seconds: float | None) -> Iterator[None]:
+    """While one exercise is checked: module's code has `seconds` in all, counted by learners_time()."""
+    _CLOCK.module, _CLOCK.left = module, seconds
+    try:
+        yield
+    finally:
+        _CLOCK.module, _CLOCK.left = None, None
+
+
+@contextlib.contextmanager
+def learners_time(module: Any) -> Iterator[None]:
+    """A block that runs the learner's code (module is the learner's engine), under what is left of the exercise's
+    time limit; the checker's own work (the library's runs, central differences, PyTorch, naming) is not counted."""
+    if module is not _CLOCK.module or _CLOCK.left is None or _CLOCK.inside:
+        yield
+        return
+    began = time.perf_counter()
+    _CLOCK.inside = True
+    try:
+        with time_limit(max(_CLOCK.left, 1e-3)):
+            yield
+    finally:
+        _CLOCK.inside = False
+        _CLOCK.left -= time.perf_counter() - began
+
+
+def prepare() -> None:
+    """What the checker needs, made before any clock starts: PyTorch imported where it is installed (5 s on a
+    loaded machine), the library's engine as one module, its blanks."""
+    try:
+        importlib.import_module('torch')
+    except Exception:  # noqa: BLE001 -- not installed, or broken: central differences check every case alone
+        pass
+    library_module()
+    blanks()
 
 
 # --- each exercise on its own: the other exercises' bodies are the library's ---------------------------
