@@ -85,7 +85,9 @@ class TensorEngine:
         """The example's GPT and Adam (or the same in PyTorch), and the first `steps` batches of names.
         Returns the loss on the first batch before any step."""
         import tensor_gpt
+        import training
         from data import Tokenizer, load_names
+        from options import default
         names = load_names()
         tokenizer = Tokenizer(names)
         token_lists = [tokenizer.encode(name) for name in names]
@@ -107,12 +109,12 @@ class TensorEngine:
         if self.kind == 'ours':
             for p in ours.parameters():
                 p.data = p.data.astype(dtype)
-            self.model, self.optimizer = ours, tensor_gpt.adam(ours)
+            self.model, self.optimizer = ours, training.adam(ours, default('lr'))
             self.loss_of = self.model.loss
             return float(self.loss_of(*self.batches[0]).item())
         self.model = torch_gpt(self.torch, ours, tensor_gpt.CONFIG, getattr(self.torch, dtype))
-        self.optimizer = self.torch.optim.Adam(self.model.parameters(), lr=tensor_gpt.LEARNING_RATE,
-                                               betas=(0.85, 0.99), eps=1e-8)
+        self.optimizer = self.torch.optim.Adam(self.model.parameters(), lr=default('lr'), betas=(0.85, 0.99),
+                                               eps=1e-8)  # training.adam's
         self.loss_of = self.model
         return float(self.loss_of(*self.batches[0]).item())
 

@@ -5,9 +5,11 @@ keeps its defaults in one block: each default is written there and nowhere else.
 differ (the tensor GPT is wider and trains longer than microgpt's), the row's default or help is a
 dict keyed by script ('tensor', 'scalar', 'sample'; 'train' for both training scripts).
 
-Adding an option touches two places: its row here, and the code that reads it (`args.<name>`, or
-`plan.settings['<name>']` for a row with `saved_as`). The parser, --help, the check of its value and,
-with `saved_as`, saving it in the model's file and taking it back on --resume all come from the row.
+Adding an option touches two places: its row here, and the code that reads it: `settings['<name>']`
+in training.train, the loop both GPTs share, for a row with `saved_as`; `args.<name>` otherwise. The
+parser, --help, the check of its value and, with `saved_as`, saving it in the model's file, taking it
+back on --resume and handing it to the loop (plan.Plan.settings, or settings() from Python) all come
+from the row.
 
 Every value is checked by its type before any work starts; a bad one is refused on one line
 naming the option ('tensor_gpt.py: error: argument --seed: ...', exit status 2).
@@ -226,6 +228,14 @@ def default(name: str, script: str = 'tensor') -> Any:
 def config(script: str) -> dict[str, int]:
     """The model a training script builds unless told otherwise: {'n_embd': 64, 'n_head': 4, ...}."""
     return {name: default(name, script) for name in MODEL_OPTIONS}
+
+
+def settings(script: str, **given: Any) -> dict[str, Any]:
+    """The settings of a training script's run (every row with saved_as: steps, lr, seed, ...), at the
+    table's defaults unless given: what plan.Plan.settings holds and training.train reads, for a run
+    made from Python (the notebook, the tests): settings('tensor', steps=40)."""
+    return {option.name: option.default_for(script) for option in OPTIONS
+            if option.saved_as and script in option.scripts} | given
 
 
 # --- the parser, built from the table ---

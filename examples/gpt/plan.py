@@ -17,7 +17,7 @@ import checkpoint
 import numpy as np
 from checkpoint import MODEL_KEYS, Checkpoint, CheckpointError
 from data import Tokenizer
-from options import MODEL_OPTIONS, OPTIONS, UsageError
+from options import MODEL_OPTIONS, OPTIONS, UsageError, settings
 
 
 def model_path(prefix: str, data: str | None) -> str:
@@ -102,7 +102,7 @@ class Plan:
 def plan(args: argparse.Namespace, engine: str, prefix: str) -> Plan:
     """The run the options ask for; with --resume, the saved file's config, data and settings (each
     unless given again), refusing options that contradict the file."""
-    kept = [option.name for option in OPTIONS if option.saved_as and engine in option.scripts]
+    kept = list(settings(engine))
     if args.resume is None:
         return Plan(engine, {name: getattr(args, name) for name in MODEL_OPTIONS},
                     {name: getattr(args, name) for name in kept},
@@ -121,17 +121,17 @@ def plan(args: argparse.Namespace, engine: str, prefix: str) -> Plan:
     if ck.adam_m is None:
         raise UsageError(f"argument --resume: {args.resume} has no optimizer state (Adam's moments) to resume from")
     saved = dict(ck.training, split=ck.config['split'])
-    settings = {}
+    resumed = {}
     for option in OPTIONS:
         if option.name in kept:
             given = getattr(args, option.name)
-            settings[option.name] = given if given is not None else saved.get(option.saved_as or option.name,
+            resumed[option.name] = given if given is not None else saved.get(option.saved_as or option.name,
                                                                                option.default_for(engine))
-    if int(settings['steps']) <= ck.step:
+    if int(resumed['steps']) <= ck.step:
         raise UsageError(f"argument --steps: the model in {args.resume} has taken {ck.step} steps already; pass "
                          f"--steps N with N > {ck.step} to train it further")
     saved_points = saved.get('val_losses', [])
-    return Plan(engine, {name: ck.config[name] for name in MODEL_OPTIONS}, settings, out=Path(args.out or args.resume),
+    return Plan(engine, {name: ck.config[name] for name in MODEL_OPTIONS}, resumed, out=Path(args.out or args.resume),
                 checkpoint=ck, start_step=ck.step, losses=ck.losses.tolist(),
                 resumed_at=list(saved.get('resumed_at', [])) + [ck.step],
                 val_points=[(int(s), float(v)) for s, v in saved_points])

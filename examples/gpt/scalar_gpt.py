@@ -7,7 +7,8 @@ cache, the loss and the sampling are the same, line for line, and so are the num
 - `Value.dot(ws, xs)`: every weighted sum (a row of a linear layer, an attention score, an
   attention-weighted value, RMSNorm's sum of squares) is one node whose backward loops
   over its inputs, where `sum(w * x for ...)` makes two nodes per term.
-- `micrograd.optim.Adam` instead of a hand-written update loop.
+- `micrograd.optim.Adam` instead of a hand-written update (training.py's loop, shared with
+  tensor_gpt.py, steps it).
 - Clear errors: a name longer than the context, a token outside the vocabulary.
 
 Run it from the repository root (about half a minute):
@@ -17,17 +18,18 @@ Run it from the repository root (about half a minute):
 
 It takes tensor_gpt.py's options (--help lists them) and saves to the same kind of file
 (build/scalar_gpt-names.npz, named after its data), which sample.py reads with either engine.
-The run itself (options, data, validation, saving, the verdict) is training.py's, shared with
-tensor_gpt.py; this file keeps the model and its training loop, and needs neither NumPy nor the
-files beside it until main() runs. The seed, the learning rate and the temperature are the
-callers' to give: their defaults are the command line's (options.py).
+The run itself (options, data, the training loop, validation, saving, the verdict) is
+training.py's, shared with tensor_gpt.py; this file keeps the model, and what a training step
+reads (microgpt's one document per step, in order), and needs neither NumPy nor the files beside
+it until main() runs. The seed and the temperature are the callers' to give: their defaults are
+the command line's (options.py).
 """
 from __future__ import annotations
 
+import itertools
 import math
 import random
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from micrograd.engine import Value, no_grad
@@ -259,42 +261,12 @@ def evaluate(model: GPT, token_lists: Sequence[Sequence[int]]) -> float:
     return total / count
 
 
-def adam(model: GPT, learning_rate: float) -> Adam:
-    """microgpt's optimizer: Adam with betas (0.85, 0.99)."""
-    return Adam(model.parameters(), lr=learning_rate, betas=(0.85, 0.99), eps=1e-8)
-
-
-def train(model: GPT, token_lists: Sequence[Sequence[int]], num_steps: int, learning_rate: float,
-          log_every: int = 100, optimizer: Adam | None = None, start_step: int = 0,
-          stop: Callable[[int], bool] | None = None, after_step: Callable[[int], None] | None = None) -> list[float]:
-    """microgpt's training loop, steps start_step..num_steps-1: one document per step, in order
-    (step s reads token_lists[s % len]), Adam with a learning rate decaying linearly to 0 at
-    num_steps. Returns the losses. stop(step), if given, is asked before each step; after_step(n)
-    after each, with the number of steps done. A loss that is not a number ends training."""
-    if not token_lists:
-        raise ValueError("train: the document list is empty: there is nothing to learn from")
-    optimizer = optimizer or adam(model, learning_rate)
-    losses = []
-    start = time.perf_counter()
-    for step in range(start_step, num_steps):
-        if stop is not None and stop(step):
-            break
-        loss = model.loss(token_lists[step % len(token_lists)])
-        if not math.isfinite(loss.data):  # a step this far off would put NaNs in every weight
-            print(f"step {step + 1}: the loss is {loss.data}: training diverged and stops here "
-                  f"(a smaller learning rate may help)", flush=True)
-            break
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.lr = learning_rate * (1 - step / num_steps)
-        optimizer.step()
-        losses.append(loss.data)
-        if log_every and ((step + 1) % log_every == 0 or step in (start_step, num_steps - 1)):
-            print(f"step {step + 1:4d} / {num_steps} | loss {loss.data:.4f} | {time.perf_counter() - start:4.1f}s",
-                  flush=True)
-        if after_step is not None:
-            after_step(step + 1)
-    return losses
+def batches(token_lists: Sequence[Sequence[int]], settings: Mapping[str, Any], start_step: int,
+            block_size: int) -> Iterator[tuple[Sequence[int]]]:
+    """What steps start_step, start_step + 1, ... read (training.train's loop asks): microgpt's one
+    document per step, in order (step s reads token_lists[s % len]), as model.loss's argument."""
+    for step in itertools.count(start_step):
+        yield (token_lists[step % len(token_lists)],)
 
 
 def adam_state(model: GPT, optimizer: Adam) -> tuple[dict[str, list[list[float]]], dict[str, list[list[float]]], int]:
@@ -346,7 +318,7 @@ EVAL_DOCS = 100
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Train as the command line says (training.py's run, with this file's model and loop)."""
+    """Train as the command line says (training.py's run, with this file's model and batches)."""
     # training.py sits beside this script (Python puts a script's folder first on sys.path); the
     # model above needs neither it nor NumPy, so the class can be imported without them.
     import training
@@ -354,10 +326,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         'scalar', prefix='scalar_gpt', title='GPT on scalar Values',
         description="Train microgpt's GPT on micrograd's scalar Value, on the census first names\n"
                     "or on your own text, save it, sample from it, and look inside.",
-        model=GPT, adam=adam, adam_state=adam_state, load_adam_state=load_adam_state, evaluate=evaluate,
-        train=lambda model, docs, plan, **loop: train(model, docs, plan.num_steps, plan.settings['lr'], **loop),
-        make_up=make_up, parameters=lambda model: len(model.parameters()), eval_docs=EVAL_DOCS, train_docs=500),
-        argv)
+        model=GPT, batches=batches, adam_state=adam_state, load_adam_state=load_adam_state, evaluate=evaluate,
+        make_up=make_up, parameters=lambda model: len(model.parameters()), eval_docs=EVAL_DOCS, train_docs=500,
+        step_digits=4), argv)  # microgpt prints 'step    1 / 1000'
 
 
 if __name__ == '__main__':

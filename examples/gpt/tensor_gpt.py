@@ -14,14 +14,15 @@ with the letter-pair (bigram) model's, says whether it learned, saves the model 
 build/gpt-names.npz (named after its data), draws the loss curve, invents 20 names and, with
 --show emma, shows what the attention heads look at.
 `python examples/gpt/tensor_gpt.py --help` lists the options. The run itself (options, data,
-validation, saving, the verdict) is training.py's, shared with scalar_gpt.py; this file keeps the
-model and its training loop.
+the training loop, validation, saving, the verdict) is training.py's, shared with scalar_gpt.py;
+this file keeps the model, and what a training step reads: a shuffled batch of documents.
 """
 from __future__ import annotations
 
+import itertools
 import math
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 import checkpoint
 import numpy as np
@@ -44,9 +45,9 @@ from micrograd.tensor import (
 IGNORE = -100  # the target of a padded position: cross_entropy leaves it out of the mean
 
 # What `make gpt` trains, as options.py's table has it: wider and deeper than microgpt's defaults (n_embd=16,
-# n_layer=1), on batches of names; the seed, learning rate and temperature are the command line's defaults too.
+# n_layer=1), on batches of names; the seed and temperature are the command line's defaults too.
 CONFIG = options.config('tensor')
-SEED, LEARNING_RATE, TEMPERATURE = options.default('seed'), options.default('lr'), options.default('temperature')
+SEED, TEMPERATURE = options.default('seed'), options.default('temperature')
 EMBEDDINGS = ('wte', 'wpe')  # tables of rows in both engines; every other matrix is stored transposed here
 
 
@@ -255,56 +256,24 @@ def evaluate(model: GPT, token_lists: Sequence[Sequence[int]], batch_size: int =
     return total / count
 
 
-def adam(model: GPT, learning_rate: float = LEARNING_RATE) -> Adam:
-    """microgpt's optimizer: Adam with betas (0.85, 0.99)."""
-    return Adam(model.parameters(), lr=learning_rate, betas=(0.85, 0.99), eps=1e-8)
+def batches(token_lists: Sequence[Sequence[int]], settings: Mapping[str, Any], start_step: int,
+            block_size: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """What steps start_step, start_step + 1, ... read (training.train's loop asks): batches of
+    settings['batch_size'] documents drawn without replacement, as (inputs, targets).
 
-
-def train(model: GPT, token_lists: Sequence[Sequence[int]], num_steps: int, batch_size: int,
-          learning_rate: float = LEARNING_RATE, seed: int = SEED, log_every: int = 100, optimizer: Adam | None = None,
-          start_step: int = 0, stop: Callable[[int], bool] | None = None,
-          after_step: Callable[[int], None] | None = None) -> list[float]:
-    """Steps start_step..num_steps-1 of Adam with the learning rate decaying linearly to 0 at
-    num_steps, on batches of documents drawn without replacement. Returns their losses.
-
-    The batches of a step depend only on the seed and the step number (pass p shuffles with
-    the seed [seed, p]), so a run resumed from a saved model at step s, with its optimizer,
-    takes the very steps the uninterrupted run would have. stop(step), if given, is asked
-    before each step; True ends training there (Ctrl-C, or a test stopping halfway).
-    after_step(n), if given, is called after each step with the number of steps done (the
-    validation loss is measured there). A loss that is not a number ends training (diverged).
+    The batches of a step depend only on the seed and the step number (pass p shuffles with the
+    seed [seed, p]), so a run resumed from a saved model at step s, with its optimizer, takes the
+    very steps the uninterrupted run would have.
     """
-    if not token_lists:
-        raise ValueError("train: the document list is empty: there is nothing to learn from")
-    optimizer = optimizer or adam(model, learning_rate)
-    batch_size = min(batch_size, len(token_lists))  # a small file: every document in every batch
+    batch_size = min(int(settings['batch_size']), len(token_lists))  # a small file: every document in every batch
     steps_per_pass = len(token_lists) // batch_size
-    order, order_pass, losses = np.arange(0), -1, []
-    start = time.perf_counter()
-    for step in range(start_step, num_steps):
-        if stop is not None and stop(step):
-            break
+    order, order_pass = np.arange(0), -1
+    for step in itertools.count(start_step):
         n_pass, i = divmod(step, steps_per_pass)
         if n_pass != order_pass:  # a new pass over the documents
-            order, order_pass = np.random.default_rng([seed, n_pass]).permutation(len(token_lists)), n_pass
+            order, order_pass = np.random.default_rng([settings['seed'], n_pass]).permutation(len(token_lists)), n_pass
         picked = order[i * batch_size:(i + 1) * batch_size]
-        inputs, targets = batch([token_lists[j] for j in picked], model.block_size)
-        loss = model.loss(inputs, targets)
-        if not math.isfinite(loss.item()):  # a step this far off would put NaNs in every weight
-            print(f"step {step + 1}: the loss is {loss.item()}: training diverged and stops here "
-                  f"(a smaller learning rate may help)", flush=True)
-            break
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.lr = learning_rate * (1 - step / num_steps)
-        optimizer.step()
-        losses.append(loss.item())
-        if log_every and ((step + 1) % log_every == 0 or step in (start_step, num_steps - 1)):
-            print(f"step {step + 1:5d} / {num_steps} | loss {loss.item():.4f} | "
-                  f"{time.perf_counter() - start:4.1f}s", flush=True)
-        if after_step is not None:
-            after_step(step + 1)
-    return losses
+        yield batch([token_lists[j] for j in picked], block_size)
 
 
 def adam_state(model: GPT, optimizer: Adam) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], int]:
@@ -344,15 +313,13 @@ def make_up(model: GPT, n: int, bos: int, seed: int, temperature: float) -> list
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Train as the command line says (training.py's run, with this file's model and loop)."""
+    """Train as the command line says (training.py's run, with this file's model and batches)."""
     import training
     training.main(training.Engine(
         'tensor', prefix='gpt', title='GPT on micrograd.tensor',
         description="Train the GPT on micrograd.tensor on the census first names or\n"
                     "on your own text, save it, sample from it, and look inside.",
-        model=GPT, adam=adam, adam_state=adam_state, load_adam_state=load_adam_state, evaluate=evaluate,
-        train=lambda model, docs, plan, **loop: train(model, docs, plan.num_steps, plan.batch_size,
-                                                      plan.settings['lr'], seed=plan.settings['seed'], **loop),
+        model=GPT, batches=batches, adam_state=adam_state, load_adam_state=load_adam_state, evaluate=evaluate,
         make_up=make_up, parameters=lambda model: sum(p.data.size for p in model.parameters())), argv)
 
 

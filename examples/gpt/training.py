@@ -1,18 +1,24 @@
 """One training run, the same for both GPTs: what tensor_gpt.py and scalar_gpt.py do when run.
 
 main(engine, argv) reads the options (options.py), plans the run (plan.py), reads the data
-(data.py), builds the model and its Adam optimizer, trains it with the engine's own loop while
-measuring the validation loss (validation.py), saves the model where that loss was lowest, says
-whether it learned (verdict.py), makes up documents and looks inside (look_inside.py).
+(data.py), builds the model and its Adam optimizer, trains it with the loop below while measuring
+the validation loss (validation.py), saves the model where that loss was lowest, says whether it
+learned (verdict.py), makes up documents and looks inside (look_inside.py).
 
-What differs between the engines is one Engine record, which each model file fills in with its
-own model, optimizer, loop and sampling: the orchestration is written once, here.
+The training loop is written once, here, for both engines: train(model, documents, settings, ...)
+takes the run's settings whole (options.py's rows with `saved_as`: steps, lr, seed, ...), builds
+the optimizer from them (adam) and decays the learning rate step by step. What differs between
+the engines is one Engine record, which each model file fills in with its model and a few small
+functions: what a step reads (batches), Adam's state in the file's layout, the loss over many
+documents, sampling. None of them reads the learning rate.
 """
 from __future__ import annotations
 
+import math
 import signal
 import threading
-from collections.abc import Callable, Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +31,12 @@ from plan import Plan, plan
 from validation import Validation
 from verdict import report
 
+from micrograd.optim import Adam
+
+Documents = Sequence[Sequence[int]]  # token ids, one list per document
+# batches(documents, settings, start_step, block_size): the model.loss arguments of each step from start_step on
+Batches = Callable[[Documents, Mapping[str, Any], int, int], Iterator[tuple[Any, ...]]]
+
 
 @dataclass(frozen=True)
 class Engine:
@@ -34,15 +46,15 @@ class Engine:
     description: str             # the top of --help
     title: str                   # 'GPT on micrograd.tensor'
     model: Callable[..., Any]    # GPT(vocab_size, seed=..., **config)
-    adam: Callable[[Any, float], Any]
-    adam_state: Callable[[Any, Any], tuple[dict[str, Any], dict[str, Any], int]]
+    batches: Batches             # what each step reads: one document in order, or a shuffled batch
+    adam_state: Callable[[Any, Adam], tuple[dict[str, Any], dict[str, Any], int]]
     load_adam_state: Callable[..., None]
-    evaluate: Callable[[Any, Sequence[Sequence[int]]], float]
-    train: Callable[..., list[float]]  # (model, documents, plan, optimizer=, start_step=, stop=, after_step=)
+    evaluate: Callable[[Any, Documents], float]
     make_up: Callable[[Any, int, int, int, float], list[list[int]]]  # (model, n, bos, seed, temperature)
     parameters: Callable[[Any], int]   # how many numbers the model learns
     eval_docs: int | None = None       # measure the validation loss on the first N documents (None: all)
     train_docs: int | None = None      # the train loss reported: on the first N training documents
+    step_digits: int = 5               # the width of the step number in the log ('step     1 / 1500')
 
 
 def epilog(prefix: str) -> str:
@@ -69,6 +81,53 @@ Training stops early once it has not improved for --patience measurements in a r
 Ctrl-C stops training after the current step and saves; --resume continues from there."""
 
 
+def adam(model: Any, lr: float) -> Adam:
+    """microgpt's optimizer: Adam with betas (0.85, 0.99), over either engine's weights."""
+    return Adam(model.parameters(), lr=lr, betas=(0.85, 0.99), eps=1e-8)
+
+
+def train(model: Any, documents: Documents, settings: Mapping[str, Any], batches: Batches,
+          optimizer: Adam | None = None, start_step: int = 0, stop: Callable[[int], bool] | None = None,
+          after_step: Callable[[int], None] | None = None, log_every: int = 100, step_digits: int = 5) -> list[float]:
+    """Steps start_step..settings['steps']-1 of Adam, the learning rate settings['lr'] decaying
+    linearly to 0 at settings['steps']; each step's loss is model.loss of what batches gives
+    (batches(documents, settings, start_step, model.block_size)). Returns the losses.
+
+    optimizer: Adam's state to go on from (a resumed run's); None: a fresh adam(model, settings['lr']).
+    stop(step), if given, is asked before each step; True ends training there (Ctrl-C, early
+    stopping, a test stopping halfway). after_step(n), if given, is called after each step with
+    the number of steps done (the validation loss is measured there). A loss that is not a
+    number ends training (diverged): a step this far off would put NaNs in every weight.
+    """
+    if not documents:
+        raise ValueError("train: the document list is empty: there is nothing to learn from")
+    num_steps, lr = int(settings['steps']), float(settings['lr'])
+    optimizer = optimizer or adam(model, lr)
+    inputs = batches(documents, settings, start_step, model.block_size)
+    losses: list[float] = []
+    start = time.perf_counter()
+    for step in range(start_step, num_steps):
+        if stop is not None and stop(step):
+            break
+        loss = model.loss(*next(inputs))
+        value = float(loss.data)
+        if not math.isfinite(value):
+            print(f"step {step + 1}: the loss is {value}: training diverged and stops here "
+                  f"(a smaller learning rate may help)", flush=True)
+            break
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.lr = lr * (1 - step / num_steps)
+        optimizer.step()
+        losses.append(value)
+        if log_every and ((step + 1) % log_every == 0 or step in (start_step, num_steps - 1)):
+            print(f"step {step + 1:{step_digits}d} / {num_steps} | loss {value:.4f} | "
+                  f"{time.perf_counter() - start:4.1f}s", flush=True)
+        if after_step is not None:
+            after_step(step + 1)
+    return losses
+
+
 def parse_args(engine: Engine, argv: Sequence[str] | None = None) -> Any:
     """The command line, every option checked: a bad one exits with one line on stderr, before any work."""
     return options.parse_training(engine.name, engine.description, engine.prefix, epilog(engine.prefix), argv)
@@ -86,7 +145,7 @@ def start(the_plan: Plan, engine: Engine, show_word: str | None = None) -> tuple
     if show_word is not None:
         check_word(show_word, corpus.tokenizer, the_plan.config['block_size'])
     model = engine.model(corpus.tokenizer.vocab_size, seed=settings['seed'], **the_plan.config)
-    optimizer = engine.adam(model, settings['lr'])
+    optimizer = adam(model, settings['lr'])
     if ck:
         model.load_microgpt(ck.weights)
         engine.load_adam_state(model, optimizer, ck.adam_m or {}, ck.adam_v or {}, ck.adam_t)
@@ -149,8 +208,9 @@ def main(engine: Engine, argv: Sequence[str] | None = None) -> None:
                                 run.val_points, run.start_step, patience=args.patience)
         validation.measure(run.start_step)  # the model before this run's steps: kept if none does better
         with ctrl_c_stops_training() as ctrl_c:
-            new_losses = engine.train(model, corpus.train, run, optimizer=optimizer, start_step=run.start_step,
-                                      stop=lambda step: ctrl_c(step) or validation.stop(step), after_step=validation)
+            new_losses = train(model, corpus.train, run.settings, engine.batches, optimizer, run.start_step,
+                               stop=lambda step: ctrl_c(step) or validation.stop(step), after_step=validation,
+                               step_digits=engine.step_digits)
         last_step, losses = run.start_step + len(new_losses), run.losses + new_losses
         validation.measure(last_step)
         if validation.stopped_early_at is not None:

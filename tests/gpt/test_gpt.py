@@ -19,6 +19,8 @@ pytest.importorskip('names', reason="the GPT examples learn the census names of 
 data = example('data')
 scalar_gpt = example('scalar_gpt')
 tensor_gpt = example('tensor_gpt')
+options = example('options')
+training = example('training')
 
 EMBEDDINGS = ('wte', 'wpe')  # tables of rows in both models; every other matrix is stored transposed
 
@@ -133,7 +135,8 @@ def test_a_few_tensor_steps_lower_the_loss_and_samples_are_strings_of_the_traini
     token_lists = [tokenizer.encode(name) for name in names[:256]]
     model = tensor_gpt.GPT(tokenizer.vocab_size, n_embd=16, n_head=4, block_size=16)
     before = tensor_gpt.evaluate(model, token_lists)
-    losses = tensor_gpt.train(model, token_lists, num_steps=20, batch_size=32, log_every=0)
+    losses = training.train(model, token_lists, options.settings('tensor', steps=20, batch_size=32),
+                            tensor_gpt.batches, log_every=0)
     assert len(losses) == 20
     assert tensor_gpt.evaluate(model, token_lists) < before - 0.2
     samples = [tokenizer.decode(ids) for ids in model.sample(20, tokenizer.bos, np.random.default_rng(0))]
@@ -155,7 +158,8 @@ def test_an_empty_name_list_is_refused_with_a_clear_error(tokenizer):
     with pytest.raises(ValueError, match='empty'):
         data.split([], seed=42)
     with pytest.raises(ValueError, match='empty'):
-        tensor_gpt.train(tensor_gpt.GPT(tokenizer.vocab_size), [], num_steps=1, batch_size=4)
+        training.train(tensor_gpt.GPT(tokenizer.vocab_size), [], options.settings('tensor', steps=1, batch_size=4),
+                       tensor_gpt.batches)
 
 
 def test_a_sequence_longer_than_the_block_size_is_refused_by_both_models(tokenizer):

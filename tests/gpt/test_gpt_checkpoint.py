@@ -18,14 +18,16 @@ plan = example('plan')
 data = example('data')
 tensor_gpt = example('tensor_gpt')
 scalar_gpt = example('scalar_gpt')
+options = example('options')
+training = example('training')
 
 CONFIG = {'n_embd': 16, 'n_head': 4, 'n_layer': 1, 'block_size': 12}
 SMALL = ['--n-embd', '16', '--n-head', '4', '--n-layer', '1', '--block-size', '12']
 
 
-def settings(**changes):
-    """A plan's settings: the command line's defaults for a tensor run on the census names, with changes."""
-    return {'data': None, 'split': 'lines', 'steps': 40, 'batch_size': 32, 'lr': 0.01, 'seed': 42} | changes
+def settings(engine='tensor', **changes):
+    """A plan's settings: the command line's defaults for a run on the census names, with changes."""
+    return options.settings(engine, steps=40) | changes
 
 
 @pytest.fixture(scope='module')
@@ -39,8 +41,8 @@ def saved(tmp_path_factory, corpus):
     path = tmp_path_factory.mktemp('gpt') / 'words.npz'
     run = plan.Plan('tensor', dict(CONFIG), settings(data=str(WORDS), steps=40, batch_size=32), path)
     model = tensor_gpt.GPT(corpus.tokenizer.vocab_size, **CONFIG)
-    optimizer = tensor_gpt.adam(model)
-    losses = tensor_gpt.train(model, corpus.train, 40, 32, optimizer=optimizer, log_every=0)
+    optimizer = training.adam(model, run.settings['lr'])
+    losses = training.train(model, corpus.train, run.settings, tensor_gpt.batches, optimizer, log_every=0)
     run.save(corpus.tokenizer, 40, losses, model.microgpt_state(), *tensor_gpt.adam_state(model, optimizer))
     return path, model, losses
 
@@ -108,10 +110,10 @@ def test_either_engine_runs_either_engines_file_and_computes_the_same_loss(saved
 
 def test_a_scalar_file_reloads_into_both_engines(tmp_path, corpus):
     model = scalar_gpt.GPT(corpus.tokenizer.vocab_size, n_embd=8, n_head=2, block_size=12, seed=42)
-    optimizer = scalar_gpt.adam(model, 0.01)
-    losses = scalar_gpt.train(model, corpus.train, 5, 0.01, optimizer=optimizer, log_every=0)
-    run = plan.Plan('scalar', {'n_embd': 8, 'n_head': 2, 'n_layer': 1, 'block_size': 12}, settings(steps=5),
-                    tmp_path / 's.npz')
+    run = plan.Plan('scalar', {'n_embd': 8, 'n_head': 2, 'n_layer': 1, 'block_size': 12},
+                    settings('scalar', steps=5), tmp_path / 's.npz')
+    optimizer = training.adam(model, run.settings['lr'])
+    losses = training.train(model, corpus.train, run.settings, scalar_gpt.batches, optimizer, log_every=0)
     run.save(corpus.tokenizer, 5, losses, model.microgpt_state(), *scalar_gpt.adam_state(model, optimizer))
     ck = checkpoint.load(tmp_path / 's.npz')
     assert scalar_gpt.from_checkpoint(ck).microgpt_state() == model.microgpt_state()
@@ -128,21 +130,21 @@ def test_a_resumed_run_takes_the_very_steps_the_uninterrupted_run_takes(tmp_path
     depends only on the seed and the step: stopping halfway and resuming changes nothing."""
     gpt, config = (tensor_gpt, CONFIG) if engine == 'tensor' else (scalar_gpt, dict(CONFIG, n_embd=8, n_head=2))
     extra = {'batch_size': 16} if engine == 'tensor' else {}
-    steps = 30 if engine == 'tensor' else 12
+    run = plan.Plan(engine, config, settings(engine, steps=30 if engine == 'tensor' else 12, **extra),
+                    tmp_path / 'half.npz')
 
     def fresh():
         model = gpt.GPT(corpus.tokenizer.vocab_size, **config, seed=42)
-        return model, gpt.adam(model, 0.01)
-    args = (corpus.train, steps) + ((16,) if engine == 'tensor' else (0.01,))  # a batch size, or the learning rate
+        return model, training.adam(model, run.settings['lr'])
+    args = (corpus.train, run.settings, gpt.batches)
 
     model, optimizer = fresh()
-    straight = gpt.train(model, *args, optimizer=optimizer, log_every=0)
+    straight = training.train(model, *args, optimizer, log_every=0)
 
     model, optimizer = fresh()
-    half = steps // 2
-    first = gpt.train(model, *args, optimizer=optimizer, log_every=0, stop=lambda step: step >= half)
+    half = run.num_steps // 2
+    first = training.train(model, *args, optimizer, log_every=0, stop=lambda step: step >= half)
     assert len(first) == half
-    run = plan.Plan(engine, config, settings(steps=steps, **extra), tmp_path / 'half.npz')
     state = model.microgpt_state()
     run.save(corpus.tokenizer, half, first, state, *gpt.adam_state(model, optimizer))
 
@@ -150,7 +152,7 @@ def test_a_resumed_run_takes_the_very_steps_the_uninterrupted_run_takes(tmp_path
     model, optimizer = fresh()
     model.load_microgpt(ck.weights)
     gpt.load_adam_state(model, optimizer, ck.adam_m, ck.adam_v, ck.adam_t)
-    second = gpt.train(model, *args, optimizer=optimizer, log_every=0, start_step=ck.step)
+    second = training.train(model, *args, optimizer, ck.step, log_every=0)
     np.testing.assert_allclose(first + second, straight, rtol=0, atol=1e-12)
 
 

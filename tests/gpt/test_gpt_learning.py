@@ -22,6 +22,8 @@ data = example('data')
 tensor_gpt = example('tensor_gpt')
 scalar_gpt = example('scalar_gpt')
 sample = example('sample')
+options = example('options')
+training = example('training')
 
 SMALL = ['--n-embd', '32', '--n-head', '4', '--n-layer', '1', '--block-size', '16']
 
@@ -214,7 +216,8 @@ def test_a_diverging_run_stops_before_its_weights_become_nan(capsys):
     tokenizer = data.Tokenizer(['ab'])
     model = tensor_gpt.GPT(tokenizer.vocab_size, n_embd=8, n_head=2)
     model.lm_head.weight.data[0, 0] = np.nan
-    losses = tensor_gpt.train(model, [tokenizer.encode('ab'), tokenizer.encode('ba')], 10, 2, log_every=0)
+    losses = training.train(model, [tokenizer.encode('ab'), tokenizer.encode('ba')],
+                            options.settings('tensor', steps=10, batch_size=2), tensor_gpt.batches, log_every=0)
     assert losses == [] and 'training diverged' in capsys.readouterr().out
 
 
