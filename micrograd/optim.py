@@ -88,6 +88,14 @@ class Optimizer:
             p.data = float(p.data - step)
         else:
             p.data -= step
+            self._changed(p)
+
+    def _changed(self, p: Parameter) -> None:
+        """A Tensor's step is a change in place, counted as PyTorch counts it: a backward() through a graph made
+        before the step refuses (its gradient would come from the new weights and the old activations)."""
+        note = getattr(p, '_note_change', None)
+        if note is not None:
+            note(f'{type(self).__name__}.step')
 
     def step(self) -> None:
         raise NotImplementedError(f"{type(self).__name__} must define step(), the update rule")
@@ -96,7 +104,7 @@ class Optimizer:
 def _at_least(x: object, low: float, what: str, name: str) -> float:
     """A hyperparameter as a Python float: a real number >= low (written so that nan is refused too, as PyTorch
     refuses it). NumPy numbers and 0-d arrays are converted, so every step computes in Python's float64."""
-    if isinstance(x, bool) or not numeric.is_number(x):
+    if isinstance(x, bool) or not numeric.is_real(x):
         raise TypeError(f"{name}: the {what} must be a number, got {type(x).__name__} {x!r}")
     number = numeric.real(x, name)
     if not number >= low:
@@ -195,6 +203,7 @@ class Adam(Optimizer):
         step = np.divide(m, denom, out=scratch)
         step *= self.lr / (1 - beta1 ** t)
         p.data -= step
+        self._changed(p)
 
     def __repr__(self) -> str:
         return f"Adam(lr={self.lr}, betas={self.betas}, eps={self.eps}, params={len(self.params)})"
@@ -207,6 +216,6 @@ def _betas(betas: object) -> tuple[float, float]:
     except TypeError:
         pair = []
     if isinstance(betas, (str, bytes, set, frozenset, dict)) or len(pair) != 2 or \
-            not all(numeric.is_number(b) and not isinstance(b, bool) and 0 <= float(b) < 1 for b in pair):
+            not all(numeric.is_real(b) and not isinstance(b, bool) and 0 <= float(b) < 1 for b in pair):
         raise ValueError(f"Adam: betas must be two numbers in [0, 1), got {betas!r}")  # (nan fails too)
     return numeric.real(pair[0], 'Adam'), numeric.real(pair[1], 'Adam')

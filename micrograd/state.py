@@ -22,7 +22,9 @@ P = TypeVar('P')
 def named_leaves(model: object, leaf: type[P], module: type) -> Iterator[tuple[str, P]]:
     """Every instance of leaf under model, named by the path to it: the attributes of each instance of module
     (in the order they were set) and the items of lists and tuples (by index). A leaf reached under two names
-    comes under each (a state_dict has both); a module or list that holds one above it is not entered again."""
+    comes under each (a state_dict has both); a module or list that holds one above it is not entered again.
+    Parameters are leaves: an instance an op made (one with parents, such as a neuron's `self.out` kept from
+    its last call) is no parameter, and is left out, as PyTorch leaves out a tensor a module keeps."""
     above: set[int] = set()  # the modules and lists on the path to where the walk is
     stack: list[tuple[str, object] | int] = [('', model)]  # what to walk, and ids to leave behind
     while stack:
@@ -32,7 +34,8 @@ def named_leaves(model: object, leaf: type[P], module: type) -> Iterator[tuple[s
             continue
         name, obj = entry
         if isinstance(obj, leaf):
-            yield name, obj
+            if not getattr(obj, '_prev', ()):  # (an op's output has parents: not a parameter)
+                yield name, obj
         elif isinstance(obj, (module, list, tuple)) and id(obj) not in above:
             above.add(id(obj))
             items = enumerate(obj) if isinstance(obj, (list, tuple)) else vars(obj).items()
@@ -53,7 +56,8 @@ def checked_state(model: object, names: Iterable[str], state: object,
                   convert: Callable[[object, str, str], Any]) -> dict[str, Any]:
     """The value state (a state_dict, or what np.load gave back for it) holds for each of names, converted by
     convert(value, name, where), every one of them before the caller sets any: a model loads all or none.
-    A missing or unexpected name is a KeyError naming them and the model; convert raises for a bad value."""
+    A missing or unexpected name is a ValueError naming them and the model, as a value of the wrong shape is (a
+    KeyError would print its message in quotes); convert raises for a bad value."""
     where = f"{type(model).__name__}.load_state_dict"
     if not isinstance(state, Mapping):
         raise TypeError(f"{where}: expected a mapping of names to values (a state_dict()), "
@@ -62,7 +66,7 @@ def checked_state(model: object, names: Iterable[str], state: object,
     known = set(mine)
     missing, extra = [n for n in mine if n not in state], [n for n in state if n not in known]
     if missing or extra:
-        raise KeyError(f"{where}: {_names(missing, 'missing')}{'; ' if missing and extra else ''}"
+        raise ValueError(f"{where}: {_names(missing, 'missing')}{'; ' if missing and extra else ''}"
                        f"{_names(extra, 'unexpected')}: a state_dict of a model of other sizes? "
                        f"This one is {model!r}")
     return {name: convert(state[name], name, where) for name in mine}

@@ -16,7 +16,7 @@ import numpy as np
 from micrograd.tensor.checks import index, real_array, refuse_value
 from micrograd.tensor.dtypes import Array, is_number, wide
 from micrograd.tensor.kernels import log_softmax, row_dot, scale_rows, sigmoid, softmax
-from micrograd.tensor.node import ArrayLike
+from micrograd.tensor.node import OUTPUT, ArrayLike
 from micrograd.tensor.tensor import Tensor
 
 
@@ -32,7 +32,15 @@ def _target(target: Tensor | ArrayLike, like: Tensor, loss: str) -> Array:
     t = real_array(given, loss).astype(like.data.dtype, copy=False)
     if t.shape != like.data.shape:
         raise ValueError(f"{loss}: target shape {t.shape} differs from input shape {like.data.shape}")
-    return t
+    if isinstance(target, Tensor):  # (its version is checked: see _read)
+        return t
+    return like._kept(t) if np.may_share_memory(t, given) else t  # an array: a copy, if it may change before backward
+
+
+def _read(target: object) -> tuple[Tensor, ...]:
+    """What a loss's backward reads of its target: a Tensor's array, whose version is checked (an array is
+    copied by _target instead)."""
+    return (target,) if isinstance(target, Tensor) else ()
 
 
 def _wanting_gradients(target: object) -> Tensor | None:
@@ -91,7 +99,7 @@ def binary_cross_entropy(probs: Tensor, target: Tensor | ArrayLike) -> Tensor:
             with np.errstate(divide='ignore'):
                 wanted._add_grad(g * -(np.log(p) - np.log1p(-p)))
     parents = (probs,) if wanted is None else (probs, wanted)
-    return Tensor._result(loss, parents, 'binary_cross_entropy', _backward)
+    return Tensor._result(loss, parents, 'binary_cross_entropy', _backward, reads=((probs, *_read(target)), (probs,)))
 
 
 def binary_cross_entropy_with_logits(logits: Tensor, target: Tensor | ArrayLike) -> Tensor:
@@ -118,7 +126,8 @@ def binary_cross_entropy_with_logits(logits: Tensor, target: Tensor | ArrayLike)
         if wanted is not None:  # dL/dy = -z / n
             wanted._add_grad(-g * z)
     parents = (logits,) if wanted is None else (logits, wanted)
-    return Tensor._result(loss, parents, 'binary_cross_entropy_with_logits', _backward)
+    return Tensor._result(loss, parents, 'binary_cross_entropy_with_logits', _backward,
+                          reads=((logits, *_read(target)), (logits,)))
 
 
 def cross_entropy(logits: Tensor, targets: Tensor | Array | Sequence[int], ignore_index: int = -100) -> Tensor:
@@ -177,7 +186,8 @@ def cross_entropy(logits: Tensor, targets: Tensor | Array | Sequence[int], ignor
         g[~counted] = 0
         g *= wide(grad) / max(n_counted, 1)
         logits._add_grad(g)
-    return Tensor._result(loss, (logits,), 'cross_entropy', _backward)
+    # (the backward reads its own arrays, made from targets: a target tensor is checked as PyTorch checks it)
+    return Tensor._result(loss, (logits,), 'cross_entropy', _backward, reads=(_read(targets),))
 
 
 def _as_row(targets: Tensor | Array | Sequence[int]) -> Tensor | Array:
@@ -201,7 +211,7 @@ def _soft_cross_entropy(logits: Tensor, targets: Tensor | Array | Sequence[int])
         if wanted is not None:
             wanted._add_grad(-g * log_probs)
     parents = (logits,) if wanted is None else (logits, wanted)
-    return Tensor._result(loss, parents, 'cross_entropy', _backward)
+    return Tensor._result(loss, parents, 'cross_entropy', _backward, reads=(_read(targets), ()))
 
 
 # --- normalization and attention: each one op, with its gradient derived by hand ---
@@ -230,12 +240,13 @@ def rms_norm(x: Tensor, eps: float = 1e-5) -> Tensor:
     y = scale_rows(data, r)  # x * r
 
     def _backward(grad: Array) -> None:  # y = x r with dr/dx_j = -r**3 x_j / n: dx = r (grad - y mean(grad y))
+        y = scale_rows(data, r)  # (again, from x: the output may have been changed in place since, as x may not)
         grad = grad.astype(y.dtype, copy=False)
         dx = scale_rows(y, row_dot(grad, y) / n)  # y mean(grad y)
         np.subtract(grad, dx, out=dx)  # (in dx's memory: one new array instead of three)
         dx *= r
         x._add_grad(dx, own=dx.dtype == x.data.dtype)
-    return Tensor._result(y.astype(x.data.dtype, copy=False), (x,), 'rms_norm', _backward)
+    return Tensor._result(y.astype(x.data.dtype, copy=False), (x,), 'rms_norm', _backward, reads=((x,),))
 
 
 def causal_mask(size: int) -> Array:
@@ -317,7 +328,9 @@ def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, is_causal: boo
             k._add_grad(_product_laid_out_as(k, dscores.swapaxes(-2, -1), qd), own=True)
         if v.requires_grad:
             v._add_grad(_product_laid_out_as(v, p.swapaxes(-2, -1), grad), own=True)
-    return Tensor._result(out, (q, k, v), 'scaled_dot_product_attention', _backward)
+    # (its backward reads q, k and v, and p, its own; PyTorch's reads its output too, and refuses it changed)
+    reads = (q, k, v, OUTPUT)
+    return Tensor._result(out, (q, k, v), 'scaled_dot_product_attention', _backward, reads=(reads, reads, reads))
 
 
 def _product_laid_out_as(t: Tensor, a: Array, b: Array) -> Array:

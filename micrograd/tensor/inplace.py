@@ -20,9 +20,9 @@ import numpy as np
 
 from micrograd import engine
 from micrograd.tensor.dtypes import Array, can_write
-from micrograd.tensor.kernels import select
-from micrograd.tensor.node import READS_OUTPUT, Node, fill_value
-from micrograd.tensor.shapes import plain_index
+from micrograd.tensor.kernels import select, view_positions
+from micrograd.tensor.node import Node, fill_value
+from micrograd.tensor.shapes import index_tensors, plain_index
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -39,6 +39,19 @@ def _as_called(message: str, op: str) -> str:
     return message
 
 
+def _replaced(base: Node, before: Node, at: Array, new: Node) -> Node:
+    """base's history after a view of it was changed in place while recording: before (the base as it was)
+    with the view's places (at: flat positions in base) replaced by new (the view's new values)."""
+    def _backward(grad: Array) -> None:  # d base/d before = 1 but at the view's places; d base/d new = 1 there
+        if before.requires_grad:
+            kept = np.array(grad)
+            np.put(kept, at, 0)
+            before._add_grad(kept, own=True)
+        if new.requires_grad:
+            new._add_grad(np.take(grad, at))
+    return base._result(base.data, (before, new), 'copy_slices', _backward, reads=())
+
+
 class InPlace(Node):
     """The machinery of every change in place (`_in_place`), and the changes that are no arithmetic."""
     __slots__ = ()
@@ -48,32 +61,23 @@ class InPlace(Node):
         """self changed in place to compute(self) (for x += y, compute is `lambda t: t + y`), by PyTorch's rules
         (see the module's docstring). Everything is checked before anything changes. converts=True writes any
         dtype (copy_, [] =); other is the other operand, if any: whether it requires grad decides recording."""
-        owner = self if self._base is None else self._base
+        view_of = self._view_of
         is_leaf = self.requires_grad and not self._prev
-        is_view_of_leaf = bool(self._prev) and owner is not self and owner.requires_grad and not owner._prev  # (p[0:2])
-        if engine.is_grad_enabled() and (is_leaf or is_view_of_leaf):
+        is_view_of_leaf = view_of is not None and view_of.requires_grad and not view_of._prev  # (p[0:2])
+        grad_mode = engine.is_grad_enabled()
+        if grad_mode and (is_leaf or is_view_of_leaf):
             what = 'a leaf' if is_leaf else 'a view of a leaf'
             raise RuntimeError(f"Tensor.{op}: {what} that requires grad can be changed in place only under no_grad() "
                                f"(as in PyTorch: 'a leaf Variable that requires grad is being used in an in-place "
                                f"operation'): its gradient would no longer match its values. An update step is "
                                f"`with no_grad(): p -= lr * p.grad`")
-        recording = engine.is_grad_enabled() and (
-            self.requires_grad or (isinstance(other, Node) and other.requires_grad))
-        if recording and self._base is not None:
-            raise RuntimeError(f"Tensor.{op}: this tensor is a view of another's memory (a slice, a reshape), and "
-                               f"changing it in place while recording would change the other tensor's values behind "
-                               f"its history; do it under no_grad(), or make a new tensor (x = x + y)")
-        if recording and self._op in READS_OUTPUT:
-            raise RuntimeError(f"Tensor.{op}: this tensor is the output of '{self._op}', whose gradient is computed "
-                               f"from it: changed in place, it would give a wrong gradient (PyTorch's backward() "
-                               f"refuses it: 'modified by an inplace operation'); make a new tensor (x = x + y)")
-        source = self
-        if recording:  # self as it is now, values and history, becomes a new node: the parent of the op
-            source = self._constant(self.data.copy())
-            source.requires_grad, source._prev, source._op, source._backward = (
-                self.requires_grad, self._prev, self._op, self._backward)
-            if self._prev:
-                source._inputs, source._ran_at = self._inputs, self._ran_at
+        if grad_mode and view_of is not None and view_of._rebased_at > self._ran_at:
+            self._follow_base()  # (its base was changed while recording: first the view's new history)
+        recording = grad_mode and (self.requires_grad or (isinstance(other, Node) and other.requires_grad))
+        # Recording, self as it is now (values and history) becomes a new node, the op's input; for a view, its
+        # base's history changes too (the base's old self, with the view's places replaced: PyTorch's CopySlices)
+        source = self._snapshot(self.data.copy()) if recording else self
+        base = view_of if recording else None
         try:
             new = compute(source)
         except (ValueError, TypeError) as e:  # the error of the op doing the work, under the name the user called
@@ -88,13 +92,17 @@ class InPlace(Node):
         if not self.data.flags.writeable:
             raise ValueError(f"Tensor.{op}: the tensor's memory is read-only (a broadcast array, or a read-only "
                              f"buffer): make it with np.array(...) to change it")
+        if base is not None:
+            at = view_positions(self.data, base.data)
+            base_before = base._snapshot(base.data.copy())
         with np.errstate(invalid='ignore', over='ignore'):  # (a cast as PyTorch's: nan into an integer, quietly)
             np.copyto(self.data, new.data, casting='unsafe')
-        self._note_change(op, recording)
-        if recording:  # self is now the op's output
-            self.requires_grad, self._prev, self._op, self._backward = (
-                new.requires_grad, new._prev, new._op, new._backward)
-            self._inputs, self._ran_at = new._inputs, new._ran_at
+        self._note_change(op)
+        if base is not None:  # the base is its old self with the view's places replaced; the view follows it
+            base._become(_replaced(base, base_before, at, new), base_before)
+            self._follow_base()
+        elif recording:  # self is now the op's output
+            self._become(new, source)
         return self
 
     def zero_(self) -> Self:
@@ -112,7 +120,7 @@ class InPlace(Node):
         def compute(t: Self) -> Self:
             def _backward(grad: Array) -> None:  # the old values are gone: d out/d old = 0
                 t._add_grad(np.zeros_like(grad))
-            return t._result(np.full(t.data.shape, fill, dtype=t.data.dtype), (t,), op, _backward)
+            return t._result(np.full(t.data.shape, fill, dtype=t.data.dtype), (t,), op, _backward, reads=())
         return self._in_place(op, compute)
 
     def copy_(self, src: object) -> Self:
@@ -131,17 +139,19 @@ class InPlace(Node):
                     t._add_grad(np.zeros_like(grad))
                 if s.requires_grad:
                     s._add_grad(grad)
-            return t._result(out, (t, s), 'copy_', _backward)
+            return t._result(out, (t, s), 'copy_', _backward, reads=())
         return self._in_place('copy_', compute, src, converts=True)
 
     def __setitem__(self, index: object, value: object) -> None:
         """t[index] = value, in place, as in PyTorch: value (a number, an array or a tensor) broadcast to the shape
         of t[index] and converted to t's dtype. The gradient goes to value from the places written, to the old
         t from the others."""
-        picked = plain_index(index)
+        plain_index(index)  # (refused before anything else, if it is no index)
 
         def compute(t: Self) -> Self:
             v = t._lift(value, '__setitem__')
+            # (an array in the index copied, if it may be changed before backward, which reads it)
+            picked = plain_index(index, (v if v.requires_grad else t)._kept)
             out = t.data.copy()
             kept = np.ones(t.data.shape, dtype=bool)
             try:
@@ -156,5 +166,6 @@ class InPlace(Node):
                 if v.requires_grad:
                     written = grad[picked]
                     v._add_grad(written.reshape((1,) * (v.data.ndim - written.ndim) + written.shape))
-            return t._result(out, (t, v), '__setitem__', _backward)
+            read = index_tensors(index)
+            return t._result(out, (t, v), '__setitem__', _backward, reads=(read, read))
         self._in_place('__setitem__', compute, value, converts=True)

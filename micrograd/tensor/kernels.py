@@ -149,3 +149,24 @@ def select(mask: Array, grad: Array) -> Array:
     if np.isnan(np.vdot(out, out)):
         out = np.where(mask, grad, 0)
     return out
+
+
+def view_positions(view: Array, base: Array) -> Array:
+    """For each element of view, an array that shows part of base's memory (a slice, a reshape, a transpose
+    of it), the flat index (in C order) of base's element at the same address: view's numbers are
+    base.reshape(-1)[view_positions(view, base)]."""
+    def addresses(a: Array) -> Array:
+        at = np.full(a.shape, a.__array_interface__['data'][0], dtype=np.intp)
+        for axis, (n, stride) in enumerate(zip(a.shape, a.strides)):
+            at += (np.arange(n, dtype=np.intp) * stride).reshape((1,) * axis + (n,) + (1,) * (a.ndim - axis - 1))
+        return at
+    if view.size == 0:
+        return np.zeros(view.shape, dtype=np.intp)
+    where = addresses(base).reshape(-1)
+    order = np.argsort(where, kind='stable')
+    wanted = addresses(view)
+    found = order[np.minimum(np.searchsorted(where[order], wanted), where.size - 1)]
+    if not np.array_equal(where[found], wanted):
+        raise ValueError("view_positions: the view's elements are not all elements of the base")
+    positions: Array = found
+    return positions

@@ -54,7 +54,7 @@ class Module:
         """Copy saved arrays into the parameters, in place (optimizers keep working).
 
         Every name of state_dict() must be there (a shared parameter's too, as in PyTorch; the
-        last one copied is what it holds), and no other (a KeyError names them). Every entry is
+        last one copied is what it holds), and no other (a ValueError names them). Every entry is
         checked before any is copied: a refused state leaves the model as it was.
         """
         params = dict(_parameters(self))
@@ -66,6 +66,7 @@ class Module:
             return a
         for name, values in state.checked_state(self, params, saved, array).items():
             params[name].data[...] = values
+            params[name]._note_change('load_state_dict')  # (a graph made before reads the old values: see node.py)
 
     def __call__(self, x: Any) -> Tensor:
         return self.forward(x)

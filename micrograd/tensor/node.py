@@ -8,16 +8,28 @@ joining the graph if a parent needs gradients) and `_add_grad` (a gradient added
 over the axes broadcasting stretched). The op families return `Self`, which is the Tensor they were
 called on.
 
-Changes in place (x += 1, x.zero_(): inplace.py) are noted, as PyTorch counts them, by the tensor
-that owns the memory changed (a view, such as a reshape, a slice or detach(), names its owner). An
-op that joins the graph notes when it ran, and backward() refuses to compute a gradient from values
-changed since: those of its inputs (but for the ops in READS_NO_INPUT), and of its output for the
-ops in READS_OUTPUT. It also refuses an op whose input was changed while recording, which made that
-tensor a new node: the op would pass its gradient into the new history.
+Changes in place (x += 1, x.zero_(): inplace.py) follow PyTorch's rules, in three parts:
+
+- Versions. A change in place is noted by the tensor that owns the memory changed (a view, such as a
+  reshape, a slice or detach(), names its owner), at a tick of one clock. backward() refuses to compute
+  a gradient from values changed since the op ran (PyTorch: "modified by an inplace operation").
+- What a backward reads, the one rule: every array an op's backward reads is either a tensor's, which
+  the op names in `reads=` when it makes its output (`_result`), and backward() checks its version; or
+  a copy of the op's own. An op's output is made in one place, `_result`, whose `reads=` has no default:
+  no op can leave it out. An ndarray given to an op (an operand, a condition, an index, a target) has no
+  version to check (its owner may change it with NumPy), so it is copied when the op records
+  (`_lift` and `_kept`).
+- Histories. A tensor changed in place while recording becomes the output of that change, a new node;
+  the node it was before is kept (`_older`), and an op that took the tensor before the change gets it
+  (`_as_of`): its gradient goes into the old history, as PyTorch keeps the versions apart. A view (a
+  slice, a reshape: `_view_of`) changed in place while recording changes its base's history too (the
+  base becomes its old self with the view's places replaced, PyTorch's CopySlices), and a view whose
+  base was so changed follows it the next time it is used (`_follow_base`).
 """
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -26,7 +38,7 @@ import numpy as np
 from micrograd import engine
 from micrograd.tensor.checks import real_array, refuse_value
 from micrograd.tensor.dtypes import BOOL, Array, is_number, number_operand
-from micrograd.tensor.kernels import unbroadcast
+from micrograd.tensor.kernels import unbroadcast, view_positions
 
 if TYPE_CHECKING:  # (typing_extensions for the type checker only: typing.Self is new in Python 3.11)
     from typing_extensions import Self
@@ -34,62 +46,81 @@ if TYPE_CHECKING:  # (typing_extensions for the type checker only: typing.Self i
 ArrayLike = Array | float | int | Sequence[Any]  # what a Tensor can be made from (besides a Tensor)
 Backward = Callable[[Array], None]
 
-# What each op's backward reads, as PyTorch saves it for backward: changing it in place before backward() is refused.
-# Every op reads its inputs (x * y's slope is y), but for these, which read only shapes, masks or their output:
-READS_NO_INPUT = frozenset({'+', '-', 'neg', 'sum', 'mean', 'reshape', 'clone', 'permute', 'swapaxes', 'getitem',
-                            'masked_fill', 'astype', 'where', 'copy_', 'fill_', 'zero_', '__setitem__',
-                            'exp', 'tanh', 'relu', 'sigmoid', 'softmax', 'log_softmax'})
-# and these read their own output (e**x's slope is e**x):
-READS_OUTPUT = frozenset({'exp', 'tanh', 'relu', 'sigmoid', 'softmax', 'log_softmax', 'max', 'min'})
+# In an op's reads=: its backward reads its own output (e**x's slope is e**x).
+OUTPUT = 'output'
+# What an op's backward reads, for each of its parents in turn: what the gradient of that parent needs (x * y:
+# x's gradient reads y, y's reads x, so reads=((y,), (x,))). Only what the parents that need gradients need
+# is checked, as PyTorch saves only that. () for an op whose backward reads nothing of its tensors (x + y).
+Reads = tuple[tuple['Node | str', ...], ...]
 
-# The last change in place of a memory: the clock's tick, how many changes so far, the op that made it, and the
-# tick of the last one made while recording (0: none), which made the tensor a new node of the graph.
-Change = tuple[int, int, str, int]
+# The last change in place of a memory: the clock's tick, how many changes so far, and the op that made it.
+Change = tuple[int, int, str]
 
 
 class Node:
     """An ndarray, its gradient, and the op and parents that produced it (see Tensor)."""
-    __slots__ = ('data', 'grad', 'requires_grad', '_prev', '_op', '_backward', '_base', '_changed', '_inputs',
-                 '_ran_at')
+    __slots__ = ('data', 'grad', 'requires_grad', '_prev', '_op', '_backward', '_base', '_changed', '_reads',
+                 '_reads_out', '_ran_at', '_view_of', '_older', '_rebased_at', '_stale')
     data: Array
     grad: Array | None
     requires_grad: bool
     _prev: tuple[Self, ...]
     _op: str
     _backward: Backward | None
-    # Changes in place. The tensor that owns a memory notes the last one; a view (a reshape, a slice, detach())
-    # names the owner. An op that joins the graph keeps all its inputs and the clock's tick when it ran.
+    # Versions (see the module's docstring). The tensor that owns a memory notes its last change in place;
+    # a view (a reshape, a slice, detach()) names the owner. An op notes when it ran and what it reads.
     _base: Node | None  # for a view, the tensor whose memory it shows; None: its own memory
     _changed: Change | None  # on the owner: the last change in place of its memory (None: never changed)
-    _inputs: tuple[Node, ...]  # every input of the op, requiring grad or not (set only if it joined the graph)
-    _ran_at: int  # the clock's tick when the op ran (set only if it joined the graph)
+    _reads: tuple[Node, ...]  # the tensors whose arrays the backward reads (the op's reads=, as needed)
+    _reads_out: bool  # whether the backward reads the output's own memory
+    _ran_at: int  # the clock's tick when the op that made it ran (0 for a leaf)
+    _stale: Change | None  # for an old node (_older) whose backward read its output: the change that hit it
+    # Histories: what an op that took this tensor earlier sees, if it was changed in place while recording since.
+    _view_of: Node | None  # for a view an op made (a slice, a reshape), the tensor it shows: its history's base
+    _older: Self | None  # the node this tensor was before its last change in place while recording
+    _rebased_at: int  # the tick of that change (0: none)
     _clock: ClassVar[int] = 0  # ticks once for every change in place, of any tensor
+    _reading: ClassVar[int] = sys.maxsize  # while backward() runs an op's _backward, the tick when that op ran
+
+    def _fields(self, data: Array) -> None:
+        """The fields of a tensor that no op made: data, no gradient, no history, its own memory."""
+        self.data, self.grad, self.requires_grad, self._prev, self._op, self._backward = data, None, False, (), '', None
+        self._base, self._changed, self._reads, self._reads_out, self._ran_at = None, None, (), False, 0
+        self._stale, self._view_of, self._older, self._rebased_at = None, None, None, 0
 
     @classmethod
-    def _result(cls, data: Array | np.generic, parents: tuple[Self, ...], op: str, backward: Backward) -> Self:
-        """The output of an op. It joins the graph only if a parent needs gradients (and not under no_grad())."""
+    def _result(cls, data: Array | np.generic, parents: tuple[Self, ...], op: str, backward: Backward, *,
+                reads: Reads) -> Self:
+        """The output of an op. It joins the graph only if a parent needs gradients (and not under no_grad()).
+        reads= says which tensors its backward reads, for each parent's gradient (see Reads): no default, so
+        that no op can leave it out."""
+        recording = engine.is_grad_enabled()
+        if recording:
+            for p in parents:  # a view whose base was changed in place while recording: first its new history
+                if p._view_of is not None and p._view_of._rebased_at > p._ran_at:
+                    p._follow_base()
         out = cls.__new__(cls)  # data is already an ndarray of the right dtype: skip __init__'s checks
-        out.data = data if type(data) is np.ndarray else np.asarray(data)  # 0-d results come back as NumPy scalars
-        out.grad = None
-        tracked = tuple(p for p in parents if p.requires_grad) if engine.is_grad_enabled() else ()
-        out.requires_grad = bool(tracked)
-        out._prev, out._op, out._backward = tracked, (op if tracked else ''), (backward if tracked else None)
-        out._base, out._changed = None, None
+        out._fields(data if type(data) is np.ndarray else np.asarray(data))  # (0-d results come as NumPy scalars)
+        tracked = tuple(p for p in parents if p.requires_grad) if recording else ()
         if out.data.base is not None:  # a view (a reshape, a slice): if of a parent's memory, it names its owner
             for p in parents:
                 if np.may_share_memory(out.data, p.data):
                     out._base = p if p._base is None else p._base
+                    out._view_of = p if p._view_of is None else p._view_of
                     break
-        if tracked:  # for backward(), which refuses if one of them was changed in place since
-            out._inputs, out._ran_at = parents, Node._clock
+        out._ran_at = Node._clock
+        if tracked:
+            out.requires_grad, out._prev, out._op, out._backward = True, tracked, op, backward
+            read = [r for p, needs in zip(parents, reads) if p.requires_grad for r in needs]
+            out._reads = tuple(r for r in read if isinstance(r, Node))
+            out._reads_out = OUTPUT in read
         return out
 
     @classmethod
     def _constant(cls, data: Array) -> Self:
         """A tensor that is data: no gradient, no parents (skips __init__'s checks: data is a real array)."""
         out = cls.__new__(cls)
-        out.data, out.grad, out.requires_grad, out._prev, out._op, out._backward = data, None, False, (), '', None
-        out._base, out._changed = None, None
+        out._fields(data)
         return out
 
     @property
@@ -98,37 +129,38 @@ class Node:
         A leaf accumulates gradients across backward() calls; a tensor an op made holds the latest call's only."""
         return not self._prev
 
+    def _kept(self, array: Array) -> Array:
+        """An ndarray given to an op that joins the graph with self, as its backward may read it: a copy, as its
+        owner may change it with NumPy, which no version counts. (A tensor's array is checked instead.)"""
+        return array.copy() if self.requires_grad and engine.is_grad_enabled() else array
+
+    # --- versions: what backward() refuses ---
+
     def _last_change(self) -> Change | None:
         """The last change in place of this tensor's memory, made through it or any view of it."""
         return (self if self._base is None else self._base)._changed
 
-    def _note_change(self, op: str, recorded: bool = False) -> None:
-        """Note a change in place of this tensor's memory, made by op (recorded: while recording, which made the
-        tensor a new node), for backward()'s check. inplace.py notes each of its changes; code that writes into
-        .data itself, such as an optimizer's step, may note its own."""
+    def _note_change(self, op: str) -> None:
+        """Note a change in place of this tensor's memory, made by op, for backward()'s check. inplace.py notes each
+        of its changes; code that writes into .data itself, such as an optimizer's step, notes its own."""
         owner = self if self._base is None else self._base
         Node._clock += 1
-        count, recorded_at = (0, 0) if owner._changed is None else owner._changed[1::2]
-        owner._changed = (Node._clock, count + 1, op, Node._clock if recorded else recorded_at)
+        owner._changed = (Node._clock, 1 if owner._changed is None else owner._changed[1] + 1, op)
 
     def _check_unchanged(self) -> None:
-        """Refuse to run this op's backward if a tensor it reads was changed in place after the op ran: the gradient
+        """Refuse to run this op's backward if an array it reads was changed in place after the op ran: the gradient
         would come from the changed values (PyTorch: "modified by an inplace operation")."""
+        if self._stale is not None:
+            self._refuse('its output', self._stale)
         if self._ran_at == Node._clock:  # nothing anywhere was changed in place since the op ran
             return
-        reads_input = self._op not in READS_NO_INPUT
-        for i, tensor in enumerate(self._inputs):
+        for tensor in self._reads:
             change = tensor._last_change()
-            if change is not None and change[0] > self._ran_at and reads_input:
-                self._refuse(f'its input {i + 1}', change)
-            if change is not None and change[3] > self._ran_at:
-                raise RuntimeError(
-                    f"Tensor.backward: '{self._op}' took its input {i + 1}, which was changed in place afterwards "
-                    f"while recording (by {change[2]}): that made it a new node of the graph, so '{self._op}' would "
-                    f"pass its gradient into the new history (PyTorch keeps the two apart; here a tensor is one "
-                    f"node). Change it under no_grad(), or make a new tensor (x = x + y instead of x += y)")
+            if change is not None and change[0] > self._ran_at:
+                where = [i for i, p in enumerate(self._prev) if p is tensor]
+                self._refuse(f'its input {where[0] + 1}' if where else 'a tensor (not one it differentiates)', change)
         change = self._last_change()
-        if self._op in READS_OUTPUT and change is not None and change[0] > self._ran_at:
+        if self._reads_out and change is not None and change[0] > self._ran_at:
             self._refuse('its output', change)
 
     def _refuse(self, what: str, change: Change) -> None:
@@ -137,6 +169,79 @@ class Node:
             f"afterwards (by {change[2]}: change {change[1]} of its memory), so the gradient would come from the "
             f"changed values (PyTorch refuses it too: 'modified by an inplace operation'). Change it after "
             f"backward(), or keep a copy first (x.clone())")
+
+    # --- histories: a tensor changed in place while recording, and the ops that took it before ---
+
+    def _as_of(self, tick: int) -> Self:
+        """The node this tensor was at tick: itself, or the one it was before a change in place while recording."""
+        node = self
+        while node._rebased_at > tick:
+            assert node._older is not None
+            node = node._older
+        return node
+
+    def _parents(self) -> tuple[Self, ...]:
+        """The tensors this op took, each as it was when the op ran."""
+        if all(p._rebased_at <= self._ran_at for p in self._prev):
+            return self._prev
+        return tuple(p._as_of(self._ran_at) for p in self._prev)
+
+    def _keep_versions_apart(self) -> None:
+        """If a tensor this op took was changed in place while recording since, point the op at the node the tensor
+        was then: its parents, and its backward, whose gradient for that tensor _add_grad passes on to that node
+        (the closure holds the tensor, so the tick when the op ran tells which node it meant). backward() calls it
+        before it runs any backward; it changes nothing the second time."""
+        parents = self._parents()
+        if parents is self._prev:
+            return
+        backward, tick = self._backward, self._ran_at
+        assert backward is not None
+
+        def routed(grad: Array) -> None:
+            Node._reading = tick
+            try:
+                backward(grad)
+            finally:
+                Node._reading = sys.maxsize
+        self._prev, self._backward = parents, routed  # type: ignore[assignment]  # (the same class of node)
+
+    def _snapshot(self, data: Array) -> Self:
+        """A new node holding this tensor's history as it is now, with data as its values: what the tensor was,
+        for the ops that took it before the change in place about to be made."""
+        old = self._constant(data)
+        old.requires_grad, old._prev, old._op, old._backward = self.requires_grad, self._prev, self._op, self._backward
+        old._reads, old._reads_out, old._ran_at, old._stale = self._reads, False, self._ran_at, self._stale
+        old._older, old._rebased_at = self._older, self._rebased_at
+        return old
+
+    def _become(self, node: Self, older: Self) -> None:
+        """This tensor is now node's output (its history, not its data); older is what it was before. Called after
+        the change is noted: if the old backward read this memory, it is refused if backward() reaches it."""
+        if self._reads_out:
+            older._stale = self._last_change()
+        self.requires_grad, self._prev, self._op, self._backward = (
+            node.requires_grad, node._prev, node._op, node._backward)
+        self._reads, self._reads_out, self._ran_at, self._stale = node._reads, False, node._ran_at, None
+        self._older, self._rebased_at = older, Node._clock
+        self._keep_versions_apart()  # (x += x: the op took x as it was before)
+
+    def _follow_base(self) -> None:
+        """This view's base was changed in place while recording since the view was made: the view's numbers are
+        the base's new ones at the same places, and so is its history from now on (as PyTorch regenerates a
+        view's grad_fn). Ops that took the view before keep its old history."""
+        base = self._view_of
+        assert base is not None
+        at = view_positions(self.data, base.data)
+        older = self._snapshot(self.data)
+        Node._clock += 1
+
+        def _backward(grad: Array) -> None:  # the view's numbers are the base's at those places: d view/d base = 1
+            full = np.zeros(base.data.shape, dtype=grad.dtype)
+            np.put(full, at, grad)
+            base._add_grad(full, own=True)
+        node = self._result(self.data, (base,), 'view', _backward, reads=())
+        self._become(node, older)
+        self._ran_at = Node._clock
 
     def _lift(self, other: object, op: str) -> Self:
         """A number or an ndarray takes part in an op as a constant tensor.
@@ -148,7 +253,8 @@ class Node:
         if isinstance(other, Node):
             return other  # type: ignore[return-value]  # (a Node is always a Tensor)
         if isinstance(other, np.ndarray):
-            return self._constant(real_array(other, f"Tensor.{op}"))
+            array = real_array(other, f"Tensor.{op}")
+            return self._constant(self._kept(array) if np.may_share_memory(array, other) else array)
         if not is_number(other):
             refuse_value(other, f"Tensor.{op}")  # (a micrograd Value, or a list of them: by name, with a hint)
             raise TypeError(f"unsupported operand for {op}: Tensor and {type(other).__name__} ({other!r})")
@@ -163,6 +269,9 @@ class Node:
         alone, as a weight's gradient from matmul is: a leaf may then keep it without a copy,
         and a second gradient is added into it instead of into a new array.
         """
+        if self._rebased_at > Node._reading:  # a gradient for what this tensor was before a change in place
+            self._as_of(Node._reading)._add_grad(grad, own)
+            return
         if type(grad) is not np.ndarray:  # a 0-d result of NumPy arithmetic is a NumPy scalar: an array again
             grad = np.asarray(grad)
         if grad.shape != self.data.shape:

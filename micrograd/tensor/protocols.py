@@ -86,9 +86,8 @@ class Protocols(Node):
         return {'data': self.data, 'grad': self.grad, 'requires_grad': self.requires_grad}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.data, self.grad, self.requires_grad = state['data'], state['grad'], state['requires_grad']
-        self._prev, self._op, self._backward = (), '', None
-        self._base, self._changed = None, None
+        self._fields(state['data'])
+        self.grad, self.requires_grad = state['grad'], state['requires_grad']
 
     def __repr__(self) -> str:
         body = np.array2string(self.data, separator=', ', prefix='Tensor(')

@@ -9,7 +9,7 @@ import numpy as np
 from micrograd.tensor.checks import Axis, axes, flag
 from micrograd.tensor.dtypes import Array, accumulator, compute_dtype, wide
 from micrograd.tensor.kernels import select
-from micrograd.tensor.node import Node
+from micrograd.tensor.node import OUTPUT, Node
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -35,7 +35,7 @@ class Reductions(Node):
         if acc != self.data.dtype and self.data.dtype.kind == 'f':
             with np.errstate(over='ignore'):
                 total = total.astype(self.data.dtype)  # float16 again (inf if it does not fit, quietly, as PyTorch)
-        return self._result(total, (self,), 'sum', _backward)
+        return self._result(total, (self,), 'sum', _backward, reads=())
 
     def mean(self, axis: Axis = None, keepdims: bool = False) -> Self:
         """sum / the number of elements averaged. The mean of nothing is nan, as in PyTorch;
@@ -57,7 +57,7 @@ class Reductions(Node):
         with np.errstate(divide='ignore', invalid='ignore'):  # 0 / 0 = nan: the mean of nothing
             total = np.sum(self.data, axis=ax, keepdims=cast(Any, keepdims), dtype=acc)  # (cast: as in sum)
             out = np.asarray(total / n).astype(self.data.dtype)
-        return self._result(out, (self,), 'mean', _backward)
+        return self._result(out, (self,), 'mean', _backward, reads=())
 
     def max(self, axis: Axis = None, keepdims: bool = False) -> Self:
         """The largest element(s). Tied maxima share the gradient evenly, as with torch.max(x)
@@ -89,4 +89,4 @@ class Reductions(Node):
             ties = is_top.sum(axis=ax, keepdims=True, dtype=compute_dtype(x.dtype))
             self._add_grad(select(is_top, wide(grad) / ties))
         out = top if keepdims else top.reshape([n for i, n in enumerate(x.shape) if ax is not None and i not in ax])
-        return self._result(out, (self,), op, _backward)
+        return self._result(out, (self,), op, _backward, reads=((self, OUTPUT),))

@@ -1,7 +1,7 @@
 """Tensor's shapes, axes and indexing: reshape, clone, permute, transpose, swapaxes, T, [], masked_fill, len, iter."""
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -30,14 +30,14 @@ class Shapes(Node):
 
         def _backward(grad: Array) -> None:  # the same numbers back in the old shape
             self._add_grad(grad.reshape(self.data.shape))
-        return self._result(out, (self,), 'reshape', _backward)
+        return self._result(out, (self,), 'reshape', _backward, reads=())
 
     def clone(self) -> Self:
         """A copy of the numbers, with the gradient flowing back to self, as PyTorch's clone(): keep one before
         changing a tensor in place (detach() shares the numbers and cuts the graph instead)."""
         def _backward(grad: Array) -> None:  # d x/dx = 1
             self._add_grad(grad)
-        return self._result(self.data.copy(), (self,), 'clone', _backward)
+        return self._result(self.data.copy(), (self,), 'clone', _backward, reads=())
 
     def permute(self, *axes: int | Sequence[int]) -> Self:
         """The axes in a new order: axis i of the output is axis axes[i] of self (negative axes count
@@ -47,7 +47,7 @@ class Shapes(Node):
 
         def _backward(grad: Array) -> None:  # every number goes back to where it came from
             self._add_grad(grad.transpose(undo))
-        return self._result(self.data.transpose(order), (self,), 'permute', _backward)
+        return self._result(self.data.transpose(order), (self,), 'permute', _backward, reads=())
 
     def transpose(self, *axes: int | Sequence[int]) -> Self:
         """As ndarray.transpose: no axes reverses them all, otherwise the same as permute(*axes).
@@ -72,7 +72,7 @@ class Shapes(Node):
 
         def _backward(grad: Array) -> None:  # swapping the same two axes again puts every number back
             self._add_grad(grad.swapaxes(a1, a2))
-        return self._result(self.data.swapaxes(a1, a2), (self,), 'swapaxes', _backward)
+        return self._result(self.data.swapaxes(a1, a2), (self,), 'swapaxes', _backward, reads=())
 
     @property
     def T(self) -> Self:
@@ -85,7 +85,7 @@ class Shapes(Node):
         The gradient goes back to the elements picked (the others get 0); an element picked
         twice gets both.
         """
-        picked = plain_index(index)
+        picked = plain_index(index, self._kept)  # (an array in it copied, if it may be changed before backward)
         looks_up_rows = isinstance(picked, np.ndarray) and picked.dtype.kind in 'iu' and self.data.ndim > 0
 
         def _backward(grad: Array) -> None:
@@ -97,9 +97,11 @@ class Shapes(Node):
             self._add_grad(full)
         try:
             out = self.data[picked]
+            if not isinstance(out, np.ndarray):  # one element: NumPy gives a copy, PyTorch a view (its changes seen)
+                out = self.data[(*picked, ...) if isinstance(picked, tuple) else (picked, ...)]
         except (IndexError, ValueError) as e:  # NumPy's words, with the op and the shape they are about
             raise type(e)(f"Tensor.__getitem__: {e} (the tensor has shape {self.data.shape})") from None
-        return self._result(out, (self,), 'getitem', _backward)
+        return self._result(out, (self,), 'getitem', _backward, reads=(index_tensors(index),))
 
     def masked_fill(self, mask: Array | Node, value: float | Node) -> Self:
         """value where mask is True, self where it is False, as torch's masked_fill.
@@ -129,7 +131,8 @@ class Shapes(Node):
 
         def _backward(grad: Array) -> None:  # d out/dx = 1 where kept, 0 where filled
             self._add_grad(select(keep, grad))
-        return self._result(np.where(hide, fill, self.data), (self,), 'masked_fill', _backward)
+        read = (mask,) if isinstance(mask, Node) else ()  # (an array's mask is read as keep, a copy)
+        return self._result(np.where(hide, fill, self.data), (self,), 'masked_fill', _backward, reads=(read,))
 
     def __len__(self) -> int:
         if self.data.ndim == 0:
@@ -142,9 +145,10 @@ class Shapes(Node):
         return (self[i] for i in range(len(self.data)))
 
 
-def plain_index(index: object) -> Any:  # what ndarray[...] takes
+def plain_index(index: object, kept: Callable[[Array], Array] | None = None) -> Any:  # what ndarray[...] takes
     """Tensors used as indices become their arrays: indices carry no gradient. A float array or Tensor is
-    refused by name (Tensor([0, 2]) is float64 unless made with dtype=np.int64)."""
+    refused by name (Tensor([0, 2]) is float64 unless made with dtype=np.int64). kept (Node._kept), if given,
+    is applied to each array (a list of numbers becomes one): a backward that reads the index reads that."""
     parts = index if isinstance(index, tuple) else (index,)
     plain = tuple(i.data if isinstance(i, Node) else i for i in parts)
     for i in plain:
@@ -154,4 +158,20 @@ def plain_index(index: object) -> Any:  # what ndarray[...] takes
         if isinstance(i, (float, np.floating)) or (isinstance(i, list) and any(isinstance(v, float) for v in i)):
             raise IndexError(f"Tensor.__getitem__: indices must be integers, slices, None or integer or boolean "
                              f"arrays, got {i!r}, a float")
+    if kept is not None:
+        plain = tuple(kept(_as_array(i)) if isinstance(i, (np.ndarray, list)) else i for i in plain)
     return plain if isinstance(index, tuple) else plain[0]
+
+
+def _as_array(part: Array | list[Any]) -> Array:
+    """A list of numbers in an index as the array NumPy would make of it (a list the user may change after)."""
+    try:
+        array = np.asarray(part)
+    except ValueError:  # (a ragged list: NumPy refuses it as an index too, with its own words)
+        return part  # type: ignore[return-value]
+    return array if array.dtype.kind in 'biu' or isinstance(part, np.ndarray) else part  # type: ignore[return-value]
+
+
+def index_tensors(index: object) -> tuple[Node, ...]:
+    """The tensors in an index: what a backward that reads the index reads, as PyTorch saves them."""
+    return tuple(i for i in (index if isinstance(index, tuple) else (index,)) if isinstance(i, Node))

@@ -30,6 +30,7 @@ from typing import Any, TypeVar, cast
 import numpy as np
 import numpy.typing as npt
 
+from micrograd import engine
 from micrograd.tensor.checks import flag, number, real_array, real_dtype, refuse_value
 from micrograd.tensor.comparisons import Comparisons
 from micrograd.tensor.dtypes import (
@@ -98,15 +99,10 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
                             f"got {type(data).__name__}")
         array = real_array(data, 'Tensor')
         kind = array.dtype if dtype is None else real_dtype(dtype, 'Tensor')
-        self.data = np.array(array, dtype=kind) if requires_grad else np.asarray(array, dtype=kind)
+        self._fields(np.array(array, dtype=kind) if requires_grad else np.asarray(array, dtype=kind))
         if requires_grad and self.data.dtype.kind != 'f':
             raise TypeError(f"Tensor: only floating-point tensors can require gradients, got dtype {self.data.dtype}")
-        self.grad = None
         self.requires_grad = requires_grad
-        self._prev = ()
-        self._op = ''
-        self._backward = None
-        self._base, self._changed = None, None
         if isinstance(given, Tensor) and self.data is given.data:  # the same memory: a view of the given tensor's
             self._base = given if given._base is None else given._base
 
@@ -122,7 +118,7 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
                 self._add_grad(grad)
             if other.requires_grad:
                 other._add_grad(grad)
-        return Tensor._result(x + y, (self, other), '+', _backward)
+        return Tensor._result(x + y, (self, other), '+', _backward, reads=())
 
     @_named('-')
     def __sub__(self, other: Tensor | ArrayLike) -> Tensor:
@@ -138,7 +134,7 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
                 self._add_grad(grad)
             if other.requires_grad:
                 other._add_grad(-grad)
-        return Tensor._result(x - y, (self, other), '-', _backward)
+        return Tensor._result(x - y, (self, other), '-', _backward, reads=())
 
     @_named('*')
     def __mul__(self, other: Tensor | ArrayLike) -> Tensor:
@@ -150,7 +146,7 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
                 self._add_grad(grad * y)
             if other.requires_grad:
                 other._add_grad(grad * x)
-        return Tensor._result(round_to(x * y, rounded), (self, other), '*', _backward)
+        return Tensor._result(round_to(x * y, rounded), (self, other), '*', _backward, reads=((other,), (self,)))
 
     @_named('/')
     def __truediv__(self, other: Tensor | ArrayLike) -> Tensor:  # self / other; dividing by 0 gives inf, as in NumPy
@@ -163,7 +159,8 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
             if other.requires_grad:
                 other._add_grad(-grad * x / (y * y))
         with np.errstate(divide='ignore', invalid='ignore'):  # 1/0 = inf and 0/0 = nan, as PyTorch
-            return Tensor._result(round_to(x / y, rounded), (self, other), '/', _backward)
+            return Tensor._result(round_to(x / y, rounded), (self, other), '/', _backward,
+                                  reads=((other,), (self, other)))
 
     @_named('**')
     def __pow__(self, other: Tensor | ArrayLike) -> Tensor:  # self ** other
@@ -180,9 +177,6 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
         if x.dtype.kind in 'iu' and np.any(k < 0):
             raise ValueError("Tensor.__pow__: integers to negative integer powers are not integers "
                              "(as in PyTorch); use a float tensor or exponent")
-        if other.requires_grad and np.any(x <= 0):
-            raise ValueError(f"Tensor.__pow__: a tensor exponent needs a base > 0 (its gradient is "
-                             f"base**k * log(base)), got a base of {x.min()}")
         with np.errstate(divide='ignore', over='ignore'):  # 0 ** -1 = inf, as PyTorch
             if rounded is None:
                 out = power(x, k, rounded).astype(x.dtype, copy=False)  # (NumPy's bool ** bool is int8)
@@ -198,9 +192,10 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
                 with np.errstate(divide='ignore', invalid='ignore'):  # 0 ** (k-1) is inf for k < 1 ...
                     slope = k * power(x, k - 1, rounded)
                 self._add_grad(grad * np.where(k == 0, 0, slope))  # ... but x**0 is constant: slope 0, as PyTorch
-            if other.requires_grad:
-                other._add_grad(grad * powered * np.log(x))
-        return Tensor._result(out, (self, other), '**', _backward)
+            if other.requires_grad:  # (0 at base 0 for k >= 0, where log is -inf, as PyTorch; nan below 0)
+                with np.errstate(divide='ignore', invalid='ignore'):
+                    other._add_grad(grad * np.where((x == 0) & (k >= 0), 0, powered * np.log(x)))
+        return Tensor._result(out, (self, other), '**', _backward, reads=((self, other), (self,)))
 
     def __neg__(self) -> Tensor:  # -self
         if self.data.dtype == BOOL:
@@ -209,7 +204,7 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
 
         def _backward(grad: Array) -> None:  # d(-x)/dx = -1
             self._add_grad(-grad)
-        return Tensor._result(-self.data, (self,), 'neg', _backward)
+        return Tensor._result(-self.data, (self,), 'neg', _backward, reads=())
 
     def __pos__(self) -> Tensor:  # +t is t, as in PyTorch (which refuses it for bools too)
         if self.data.dtype == BOOL:
@@ -247,7 +242,7 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
                 self._add_grad(unbroadcast(g @ b2.swapaxes(-1, -2), a2.shape).reshape(a.shape), own=True)
             if other.requires_grad:
                 other._add_grad(unbroadcast(a2.swapaxes(-1, -2) @ g, b2.shape).reshape(b.shape), own=True)
-        return Tensor._result(round_to(out, rounded), (self, other), '@', _backward)
+        return Tensor._result(round_to(out, rounded), (self, other), '@', _backward, reads=((other,), (self,)))
 
     def _matmul_rows(self, other: Tensor, a: Array, b: Array, rounded: np.dtype[Any] | None) -> Tensor:
         """self @ other for self of shape (..., K) and a matrix other (K, N): a Linear on a batch of sequences.
@@ -267,7 +262,7 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
             if other.requires_grad:
                 other._add_grad(rows.T @ g, own=True)
         out = (rows @ b).reshape(*a.shape[:-1], b.shape[1])
-        return Tensor._result(round_to(out, rounded), (self, other), '@', _backward)
+        return Tensor._result(round_to(out, rounded), (self, other), '@', _backward, reads=((other,), (self,)))
 
     def matmul(self, other: Tensor | ArrayLike) -> Tensor:
         return self @ other
@@ -356,6 +351,8 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
           .grad, so call zero_grad() between training steps.
         - Intermediate tensors hold the gradients of the latest call only.
         """
+        if self._view_of is not None and self._view_of._rebased_at > self._ran_at and engine.is_grad_enabled():
+            self._follow_base()  # a view whose base was changed in place while recording: its new history
         if not self.requires_grad:
             raise ValueError("Tensor.backward: this tensor does not require gradients (it was made from tensors "
                              "with requires_grad=False, or under no_grad()), so there is nothing to backpropagate")
@@ -377,6 +374,7 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
         order = self._topological_order()
         for node in order:  # (checked before any gradient changes: a refusal leaves every .grad as it was)
             node._check_unchanged()
+            node._keep_versions_apart()
             for parent in node._prev:
                 if parent.data.dtype.kind != 'f':  # (requires_grad set by hand: its gradient would be truncated)
                     raise TypeError(f"Tensor.backward: a {parent.data.dtype} tensor requires grad, but only "
@@ -407,7 +405,7 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
                 visited.add(id(node))
                 stack.append(node)
                 stack.append(None)
-                stack.extend(node._prev)
+                stack.extend(node._parents())  # (its parents as they were when it ran: see node.py)
         return order
 
     # --- housekeeping ---
@@ -448,6 +446,7 @@ def where(condition: Array | Tensor, x: Tensor | ArrayLike, y: Tensor | ArrayLik
     cond = condition.data if isinstance(condition, Tensor) else condition
     if cond.dtype != BOOL:
         raise TypeError(f"where: the condition must be boolean, got dtype {cond.dtype}")
+    read = (condition,) if isinstance(condition, Tensor) else ()  # what the backward reads: checked, or a copy
     if isinstance(x, Tensor):
         a, b = x, x._lift(y, 'where')  # a number takes part as in x's ops
     elif isinstance(y, Tensor):
@@ -456,6 +455,8 @@ def where(condition: Array | Tensor, x: Tensor | ArrayLike, y: Tensor | ArrayLik
         a = Tensor._constant(real_array(x, 'where'))
         b = a._lift(y, 'where')
     xs, ys = promoted(a.data, b.data)
+    if not read:
+        cond = (a if a.requires_grad else b)._kept(cond)
     try:
         out = np.where(cond, xs, ys)
     except ValueError:
@@ -466,4 +467,4 @@ def where(condition: Array | Tensor, x: Tensor | ArrayLike, y: Tensor | ArrayLik
             a._add_grad(select(cond, grad))
         if b.requires_grad:
             b._add_grad(select(~cond, grad))
-    return Tensor._result(out, (a, b), 'where', _backward)
+    return Tensor._result(out, (a, b), 'where', _backward, reads=(read, read))

@@ -10,6 +10,7 @@ import numpy.typing as npt
 from micrograd.tensor.checks import number, one_axis, real_dtype
 from micrograd.tensor.dtypes import BOOL, HALF, Array, float_dtype, result_dtype, wide
 from micrograd.tensor.kernels import log_softmax, select, sigmoid, softmax
+from micrograd.tensor.node import OUTPUT
 from micrograd.tensor.shapes import Shapes
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ class Unary(Shapes):
 
         def _backward(grad: Array) -> None:  # d e**x/dx = e**x
             self._add_grad(grad * e)
-        return self._result(e, (self,), 'exp', _backward)
+        return self._result(e, (self,), 'exp', _backward, reads=((OUTPUT,),))
 
     def log(self) -> Self:
         x = self.data.astype(float_dtype(self.data.dtype), copy=False)
@@ -36,7 +37,7 @@ class Unary(Shapes):
 
         def _backward(grad: Array) -> None:  # d log(x)/dx = 1/x
             self._add_grad(grad / x)
-        return self._result(np.log(x), (self,), 'log', _backward)
+        return self._result(np.log(x), (self,), 'log', _backward, reads=((self,),))
 
     def tanh(self) -> Self:
         t = np.tanh(self.data, dtype=float_dtype(self.data.dtype))
@@ -47,7 +48,7 @@ class Unary(Shapes):
                 self._add_grad(wide(grad) * (1 - tw * tw))
             else:
                 self._add_grad(grad * (1 - t * t))
-        return self._result(t, (self,), 'tanh', _backward)
+        return self._result(t, (self,), 'tanh', _backward, reads=((OUTPUT,),))
 
     def relu(self) -> Self:
         if self.data.dtype == BOOL:
@@ -62,7 +63,7 @@ class Unary(Shapes):
 
         def _backward(grad: Array) -> None:  # 1 for x > 0, 0 for x <= 0 (also at 0, as in PyTorch; nan passes)
             self._add_grad(select(passes, grad), own=True)
-        return self._result(out, (self,), 'relu', _backward)
+        return self._result(out, (self,), 'relu', _backward, reads=((OUTPUT,),))  # (as PyTorch's)
 
     def abs(self) -> Self:
         x = self.data
@@ -71,7 +72,7 @@ class Unary(Shapes):
 
         def _backward(grad: Array) -> None:  # d|x|/dx = 1 for x > 0, -1 for x < 0, 0 at 0 (and at nan)
             self._add_grad(select(x > 0, grad) - select(x < 0, grad))
-        return self._result(np.abs(x), (self,), 'abs', _backward)
+        return self._result(np.abs(x), (self,), 'abs', _backward, reads=((self,),))
 
     def __abs__(self) -> Self:  # abs(t), as t.abs()
         return self.abs()
@@ -101,7 +102,7 @@ class Unary(Shapes):
 
         def _backward(grad: Array) -> None:  # 1 where min <= x <= max, 0 where clamped (and at nan, as PyTorch)
             self._add_grad(select(inside, grad))
-        return self._result(out, (self,), 'clamp', _backward)
+        return self._result(out, (self,), 'clamp', _backward, reads=((self,),))  # (as PyTorch's)
 
     def clip(self, min: float | None = None, max: float | None = None) -> Self:
         """NumPy's name for clamp."""
@@ -115,7 +116,7 @@ class Unary(Shapes):
         def _backward(grad: Array) -> None:  # d sigmoid(x)/dx = s (1 - s)
             sw = wide(s)
             self._add_grad(wide(grad) * sw * (1 - sw))
-        return self._result(s, (self,), 'sigmoid', _backward)
+        return self._result(s, (self,), 'sigmoid', _backward, reads=((OUTPUT,),))
 
     def softmax(self, axis: int = -1) -> Self:
         """exp(x_i) / sum_j exp(x_j) along axis. An entry of -inf gets probability 0; a row of
@@ -129,7 +130,7 @@ class Unary(Shapes):
         def _backward(grad: Array) -> None:  # ds_i/dx_j = s_i (1[i=j] - s_j)
             sw, g = wide(s), wide(grad)
             self._add_grad(sw * (g - (g * sw).sum(axis=ax, keepdims=True)))
-        return self._result(s, (self,), 'softmax', _backward)
+        return self._result(s, (self,), 'softmax', _backward, reads=((OUTPUT,),))
 
     def log_softmax(self, axis: int = -1) -> Self:
         """x_i - log(sum_j exp(x_j)) along axis, without overflow for large x."""
@@ -142,7 +143,7 @@ class Unary(Shapes):
         def _backward(grad: Array) -> None:  # d out_i/dx_j = 1[i=j] - softmax(x)_j
             g = wide(grad)
             self._add_grad(g - np.exp(wide(out)) * g.sum(axis=ax, keepdims=True))
-        return self._result(out, (self,), 'log_softmax', _backward)
+        return self._result(out, (self,), 'log_softmax', _backward, reads=((OUTPUT,),))
 
     def astype(self, dtype: npt.DTypeLike) -> Self:
         """The same numbers in another dtype, as NumPy's astype (PyTorch: x.to(dtype)). Between float
@@ -155,4 +156,4 @@ class Unary(Shapes):
             out = self.data.astype(target)
         if target.kind != 'f':
             return self._constant(out)
-        return self._result(out, (self,), 'astype', _backward)
+        return self._result(out, (self,), 'astype', _backward, reads=())

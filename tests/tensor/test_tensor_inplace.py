@@ -166,16 +166,14 @@ def test_a_tensor_an_op_made_records_the_change_and_backpropagates_as_in_pytorch
 
 
 # What took b before b changes in place, and what backward() does then. PyTorch refuses where the gradient reads b
-# (b * b), not where it does not (b.sum(), b.clone()): so do we for a change under no_grad(). A change made while
-# recording makes b a new node of the graph here (PyTorch keeps the old one apart): b.sum() would then pass its
-# gradient into b's new history, so that one we refuse where PyTorch computes.
+# (b * b), not where it does not (b.sum(), b.clone()): so do we, for a change under no_grad() and one made while
+# recording (which makes b a new node: what took b before keeps the old one, as PyTorch keeps the versions apart).
 READS_B = r"'\*' reads its input 1 for its gradient, and that tensor was changed in place afterwards \(by "
-TOOK_B = r"'(sum|clone)' took its input 1, which was changed in place afterwards while recording \(by "
 USES: dict[str, tuple[Callable[[Any], Any], bool, str | None, str | None]] = {
     # what took b: (the op, PyTorch refuses, our refusal under no_grad, our refusal when recorded; None: computes)
     'b * b': (lambda b: (b * b).sum(), True, READS_B, READS_B),
-    'b.sum()': (lambda b: b.sum(), False, None, TOOK_B),
-    'b.clone()': (lambda b: (b.clone() * 2).sum(), False, None, TOOK_B),
+    'b.sum()': (lambda b: b.sum(), False, None, None),
+    'b.clone()': (lambda b: (b.clone() * 2).sum(), False, None, None),
 }
 
 
@@ -232,9 +230,17 @@ def test_the_output_of_an_op_whose_gradient_reads_it_cannot_be_changed_before_ba
         op.ours(e, operand(op, 'ours'))
     with pytest.raises(RuntimeError, match="'exp' reads its output for its gradient"):
         e.sum().backward()
+    a = torch.from_numpy(x_sample('float64')).requires_grad_(True)
     e = a.exp()
-    with pytest.raises(RuntimeError, match="output of 'exp', whose gradient is computed from it"):
-        op.ours(e, operand(op, 'ours'))  # recording, refused at once (PyTorch: at backward())
+    op.theirs(e, operand(op, 'torch'))  # recording: e becomes the change's output, and exp's is refused at backward()
+    with pytest.raises(RuntimeError, match='output 0 of Exp'):
+        e.sum().backward()
+    a = Tensor(x_sample('float64'), requires_grad=True)
+    e = a.exp()
+    op.ours(e, operand(op, 'ours'))
+    with pytest.raises(RuntimeError, match="'exp' reads its output for its gradient"):
+        e.sum().backward()
+    assert a.grad is None
 
 
 # --- views: a slice, a reshape and detach() share the memory they show ---
@@ -262,12 +268,20 @@ def test_a_change_through_detach_or_a_reshape_is_seen_by_backward() -> None:
             e.sum().backward()
 
 
-def test_changing_a_view_while_recording_is_refused() -> None:
-    a, w = Tensor([1.0, 2.0], requires_grad=True), Tensor([5.0], requires_grad=True)
-    b = a * 2
-    with pytest.raises(RuntimeError, match='is a view of another'):
-        b[0:1] += w  # (PyTorch rewrites b's history; here b would keep a history that no longer gives its values)
-    assert b.data.tolist() == [2.0, 4.0]
+def test_changing_a_view_while_recording_rewrites_its_bases_history_as_in_pytorch() -> None:
+    grads = []
+    for lib, make in ((torch, lambda v: torch.tensor(v, requires_grad=True)), (None, param)):
+        a, w = make([1.0, 2.0]), make([5.0])
+        b = a * 2
+        b[0:1] += w * a[1]  # b = [2 a0 + w a1, 2 a1]
+        (b * b).sum().backward()
+        grads.append([np.asarray(t.grad) for t in (a, w)])
+    for ours, theirs in zip(*grads[::-1]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+
+
+def param(values: list[float]) -> Tensor:
+    return Tensor(values, requires_grad=True)
 
 
 def test_data_that_becomes_a_function_of_a_parameter_joins_the_graph_as_in_pytorch() -> None:
