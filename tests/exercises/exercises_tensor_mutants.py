@@ -239,6 +239,42 @@ SLIPS = [
                                       "self._add_grad(np.ones_like(self.data) if grad is None else np.asarray(grad))\n"
                                       "for node in reversed(order):\n    node._backward(node.grad)",
      'backward_no_reset'),
+    # graded done before: a gradient whose shape only the library's _add_grad made right, min, a saved array written
+    ('matmul', 'Tensor._matmul_rows',
+     "g = grad.reshape(n_rows, -1)\nself._add_grad(g @ b.T)\nother._add_grad(rows.T @ g)", 'not_reshaped'),
+    ('reshape', 'Tensor.reshape', "self._add_grad(grad.copy())", 'not_reshaped'),
+    ('max', 'Tensor._extreme', "g = np.reshape(grad, top.shape)\nm = x == np.max(x, axis=ax, keepdims=True)\n"
+                               "self._add_grad(g * m / m.sum(axis=ax, keepdims=True))", 'extreme_max_only'),
+    ('cross_entropy', 'cross_entropy', "np.exp(log_probs, out=log_probs)\nlog_probs[rows, picked] -= 1\n"
+                                       "log_probs[~counted] = 0\nlogits._add_grad(log_probs * grad / n_counted)",
+     'inplace_saved'),
+    # caught before, but not named (or misnamed)
+    ('reshape', 'Tensor.reshape', "self._add_grad(np.reshape(grad, self.data.shape, order='F'))", 'reshape_fortran'),
+    ('softmax', 'Tensor.softmax',
+     "xs = self.data\nself._add_grad(xs * (grad - np.sum(grad * xs, axis=ax, keepdims=True)))", 'softmax_at_input'),
+    ('cross_entropy', 'cross_entropy', "p = np.exp(log_probs)\np[rows, picked - 1] -= 1\np[~counted] = 0\n"
+                                       "logits._add_grad(p * grad / n_counted)", 'ce_one_hot_off_by_one'),
+    ('attention', 'scaled_dot_product_attention',
+     "dp = grad @ np.swapaxes(vd, -1, -2)\nds = p * (dp - np.sum(p * dp, axis=-1, keepdims=True)) * scale\n"
+     "q._add_grad(ds @ qd)\nk._add_grad(np.swapaxes(ds, -1, -2) @ qd)\nv._add_grad(np.swapaxes(p, -1, -2) @ grad)",
+     'attn_dq_operand'),
+    ('backward', 'Tensor.backward()',
+     "topo = []\ndef build(v):\n    for p in v._prev:\n        build(p)\n    topo.append(v)\nbuild(self)\n"
+     "for v in topo:\n    if v._prev:\n        v.grad = None\nif grad is None:\n    grad = np.ones_like(self.data)\n"
+     "self._add_grad(np.asarray(grad, dtype=self.data.dtype))\nfor v in reversed(topo):\n    if v._prev:\n"
+     "        v._backward(v.grad)", 'backward_sort_revisits'),
+    ('matmul', 'Tensor.__matmul__',
+     "self._add_grad(grad @ a.swapaxes(-1, -2))\nother._add_grad(a.swapaxes(-1, -2) @ grad)", 'matmul_wrong_operand'),
+    ('matmul', 'Tensor.__matmul__', "self._add_grad(grad @ np.swapaxes(b, -1, -2))\n"
+                                    "other._add_grad(np.swapaxes(b, -1, -2) @ grad)", 'matmul_wrong_operand'),
+    ('unbroadcast', 'unbroadcast',
+     "axes = [i for i, n in enumerate(shape) if n == 1] + list(range(len(shape), grad.ndim))\n"
+     "return grad.sum(axis=tuple(axes), keepdims=True).reshape(shape)", 'left_aligned'),
+    ('matmul', 'Tensor.__matmul__',
+     "self._add_grad(grad @ np.swapaxes(b, 0, 1))\nother._add_grad(np.swapaxes(a, 0, 1) @ grad)", 'matmul_batch_axes'),
+    ('sum mean', 'Tensor.mean', "if not keepdims and ax:\n    grad = np.expand_dims(grad, ax)\n"
+                                "self._add_grad(np.broadcast_to(grad / self.data.shape[-1], self.data.shape))",
+     'factor'),
 ]
 
 RIGHT = [
@@ -350,4 +386,12 @@ RIGHT = [
      "        raise ValueError('needs grad')\n    grad = np.ones_like(self.data)\n"
      "self._add_grad(np.asarray(grad, dtype=self.data.dtype))\nfor v in reversed(topo):\n    if v._prev:\n"
      "        v._backward(v.grad)"),
+    # min as well as max; a reshape and a product reshaped back; the exp written into a copy of its own
+    ('max', 'Tensor._extreme', "g = np.reshape(grad, top.shape)\nhit = np.equal(x, top)\n"
+                               "self._add_grad(np.where(hit, g / hit.sum(axis=ax, keepdims=True, dtype=x.dtype), 0))"),
+    ('reshape', 'Tensor.reshape', "self._add_grad(np.reshape(grad, self.data.shape, order='C'))"),
+    ('matmul', 'Tensor._matmul_rows',
+     "g = grad.reshape(-1, grad.shape[-1])\nself._add_grad(np.reshape(g @ b.T, a.shape))\nother._add_grad(rows.T @ g)"),
+    ('cross_entropy', 'cross_entropy', "lp = log_probs.copy()\nnp.exp(lp, out=lp)\nlp[rows, picked] -= 1\n"
+                                       "lp[~counted] = 0\nlogits._add_grad(lp * grad / n_counted)"),
 ]

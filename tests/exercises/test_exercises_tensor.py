@@ -168,6 +168,26 @@ def test_backward_that_seeds_a_non_scalar_output_with_ones_is_correct_with_a_rul
     assert result.status == CORRECT and 'correct ✓' in result.why and 'ValueError' in result.why
 
 
+def test_a_mean_divided_by_the_wrong_count_says_which_axis_it_divided_by():
+    result = grade('sum mean', {'Tensor.mean': "if not keepdims and ax:\n    grad = np.expand_dims(grad, ax)\n"
+                                               "self._add_grad(np.broadcast_to(grad / self.data.shape[-1], "
+                                               "self.data.shape))"})
+    assert result.input.startswith('x (4, 3): out = x.mean()')
+    assert "divided by 3, the length of x's last axis, axis 1" in result.why and 'n = 12' in result.why
+    assert 'batch' not in result.why
+
+
+def test_an_array_the_forward_pass_saved_written_in_place_is_named_with_its_name():
+    result = grade('cross_entropy', {'cross_entropy': "np.exp(log_probs, out=log_probs)\nlog_probs[rows, picked] -= 1\n"
+                                                      "log_probs[~counted] = 0\n"
+                                                      "logits._add_grad(log_probs * grad / n_counted)"})
+    assert result.diagnosis == 'inplace_saved' and '`log_probs`' in result.why
+
+
+def test_min_is_checked_as_well_as_max():
+    assert any('.min(' in c.code for c in find('max').cases)
+
+
 def test_a_gradient_written_in_place_is_named_with_the_op():
     result = grade('elementwise', {'Tensor.relu': "grad[~passes] = 0\nself._add_grad(grad)"})
     assert result.diagnosis == 'inplace' and "'relu'" in result.why

@@ -16,6 +16,9 @@ NEVER_IN_PLACE = ("Never write into `grad` or into the forward pass's arrays (an
 INPLACE_DATA = ("the forward pass's data written in place: your backward changed an array of the graph (the output's "
                 "or an input's data, as e or t), which must stay as the forward pass left it: a second backward() and "
                 "every other node read it; make a new array")
+INPLACE_SAVED = ("an array the forward pass saved written in place: your backward changed an array the forward pass "
+                 "computed and left for it, which must stay as it was: a second backward() reads it again; make a new "
+                 "array (np.exp(a), not np.exp(a, out=a); g = g - 1, not g -= 1 on it)")
 KEEPDIMS = ("keepdims lost: the reduced axis is gone from the gradient, so it cannot broadcast back over the "
             "input (a (4,) gradient for a (4, 3) input summed over axis 1 lines up with the wrong axis); put the "
             "axis back with np.expand_dims(grad, axis) (or reshape) before broadcasting")

@@ -72,6 +72,13 @@ BACKWARD = Exercise(
      Slip('backward_no_seed', 'Tensor.backward()', _backward_body(seed="pass"),
           "the output is never seeded: its gradient is d(out)/d(out), ones of its shape (or the grad given), "
           "added with self._add_grad(start) before the loop; without it no node has a gradient to pass on"),
+     Slip('backward_sort_revisits', 'Tensor.backward()',
+          _backward_body().replace("order = self._topological_order()\n",
+                                   "order = []\ndef build(v):\n    for p in v._prev:\n        build(p)\n"
+                                   "    if v._prev:\n        order.append(v)\nbuild(self)\n"),
+          "the sort has no visited set: a node reached along two paths is listed twice, and its _backward runs "
+          "twice, passing its gradient on twice (the second time with more); keep a set of the nodes visited "
+          "(by id), as the lecture's build_topo does"),
      Slip('backward_unit_grad', 'Tensor.backward()', _backward_body(call="node._backward(np.ones_like(node.grad))"),
           "each node is passed ones instead of its own gradient: call node._backward(node.grad)"),
      Slip('backward_nonscalar_seeded', 'Tensor.backward()', _backward_body(refuse=False),

@@ -43,7 +43,8 @@ def make(graph: Graph, tensor: Any) -> dict[str, Any]:
     for name, op, parent_names in graph.nodes:
         parents = [nodes[p] for p in parent_names]
         data = _forward(op, [p.data for p in parents])
-        nodes[name] = tensor._result(np.asarray(data, dtype=dtype), tuple(parents), op, _hand(op, parents))
+        nodes[name] = tensor._result(np.asarray(data, dtype=dtype), tuple(parents), op, _hand(op, parents),
+                                     reads=())
     return nodes
 
 
@@ -59,15 +60,16 @@ def _hand(op: str, parents: list[Any]) -> Any:
 
 def simulate(graph: Graph, calls: int = 1, seed: Array | None = None, reverse: bool = True, reset: bool = True,
              unit: bool = False, ignore_seed: bool = False, seeded: bool = True,
-             leaves_too: bool = False) -> dict[str, Array]:
-    """The gradients a backward() of a given kind leaves: the library's by default."""
+             leaves_too: bool = False, revisit: bool = False) -> dict[str, Array]:
+    """The gradients a backward() of a given kind leaves: the library's by default (revisit: a sort without a
+    visited set, which lists a node once for every path to it)."""
     dtype = np.dtype(graph.dtype)
     data = {n: np.asarray(v, dtype=dtype) for n, v in graph.leaves.items()}
     for name, op, parents in graph.nodes:
         data[name] = _forward(op, [data[p] for p in parents]).astype(dtype)
     grads: dict[str, Array | None] = {n: None for n in data}
-    order = [n for n, _, _ in graph.nodes]
     parents_of = {n: (op, ps) for n, op, ps in graph.nodes}
+    order = [n for n, _, _ in graph.nodes] if not revisit else _every_path(graph.root, parents_of)
     start = np.ones_like(data[graph.root]) if seed is None or ignore_seed else np.asarray(seed, dtype=dtype)
     for _ in range(calls):
         if reset:
@@ -85,6 +87,13 @@ def simulate(graph: Graph, calls: int = 1, seed: Array | None = None, reverse: b
                 gp = grads[p]
                 grads[p] = share.astype(dtype) if gp is None else gp + share
     return {n: g for n, g in grads.items() if g is not None}
+
+
+def _every_path(node: str, parents_of: dict[str, tuple[str, tuple[str, ...]]]) -> list[str]:
+    """The nodes below node in a depth-first order without a visited set: each once for every path to it."""
+    if node not in parents_of:
+        return []
+    return [n for p in parents_of[node][1] for n in _every_path(p, parents_of)] + [node]
 
 
 def _grads(nodes: dict[str, Any], names: list[str]) -> dict[str, Array | None]:
@@ -106,7 +115,8 @@ def _name(graph: Graph, calls: int, seed: Array | None, got: dict[str, Any], sli
     kinds: list[tuple[str, dict[str, bool]]] = [
         ('backward_not_reversed', {'reverse': False}), ('backward_unit_grad', {'unit': True}),
         ('backward_ignores_grad', {'ignore_seed': True}), ('backward_no_reset', {'reset': False}),
-        ('backward_no_seed', {'seeded': False}), ('backward_resets_leaves', {'leaves_too': True})]
+        ('backward_no_seed', {'seeded': False}), ('backward_resets_leaves', {'leaves_too': True}),
+        ('backward_sort_revisits', {'revisit': True})]
     for key, how in kinds:
         if _same(got, simulate(graph, calls, seed, **how)):
             return key, slips[key]

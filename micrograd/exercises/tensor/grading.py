@@ -28,6 +28,7 @@ from micrograd.exercises.tensor.array_exercise import (
     GRAD_NONE,
     INPLACE,
     INPLACE_DATA,
+    INPLACE_SAVED,
     KEEPDIMS,
     OUT_UNDEFINED,
     Exercise,
@@ -50,7 +51,6 @@ from micrograd.exercises.tensor.naming import (
     transpose_story,
 )
 from micrograd.exercises.tensor.running import (
-    DATA,
     Run,
     alone,
     close,
@@ -114,7 +114,8 @@ def check_op(exercise: Exercise, module: Any) -> Result:
                                    detail=where(run.error) if run.error else '')
         runs.append(run)
         want, fd = expected(exercise.number, i)
-        if run.error is not None or run.inplace or _wrong_leaf(run, want, fd, torch_grads(exercise.number, i), case):
+        if (run.error is not None or run.inplace or run.misshaped
+                or _wrong_leaf(run, want, fd, torch_grads(exercise.number, i), case)):
             failing.append(i)
         elif not note and any(t.grad is not None for t in run.given.values()):
             names = ', '.join(k for k, t in run.given.items() if t.grad is not None)
@@ -142,10 +143,10 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int],
     assert run is not None
     want, _ = expected(exercise.number, i)
     out_shape = None if want.out is None else tuple(want.out.shape)
-    if run.inplace.endswith(DATA):
-        return 'inplace_data', f"{INPLACE_DATA} (here in the backward of '{run.inplace.removesuffix(DATA)}')", ''
     if run.inplace:
-        return 'inplace', f"{INPLACE} (here in the backward of '{run.inplace}')", ''
+        said = {'inplace': INPLACE, 'inplace_data': INPLACE_DATA, 'inplace_saved': INPLACE_SAVED}[run.inplace]
+        array = f"`{run.inplace_name}` " if run.inplace_name and run.inplace_name != 'grad' else ''
+        return run.inplace, f"{said} (here {array}in the backward of '{run.inplace_op}')", ''
     culprit = _culprit(module, exercise, i) if module is not None and len(exercise.blanks) > 1 else ''
     slip = reproduce(exercise, runs, failing, culprit, everywhere_only=True)
     got, right = run.grads.get('out'), want.grads.get('out')
@@ -238,6 +239,8 @@ def _from_numbers(exercise: Exercise, case: Case, run: Run, want: Run,
 
 def _with_shape(says: str, run: Run, want: Run, out_shape: tuple[int, ...] | None, exercise: Exercise) -> str:
     """A slip's sentence, with this case's shapes when a gradient came out in the wrong shape."""
+    if run.misshaped:
+        return f"{says}.\nHere {handed_story(run, out_shape)}"
     for name, w in want.grads.items():
         g = run.grads.get(name)
         if isinstance(g, np.ndarray) and isinstance(w, np.ndarray) and g.shape != w.shape:
@@ -317,7 +320,7 @@ def _culprit(module: Any, exercise: Exercise, i: int) -> str:
             run = run_case(case, module)
         finally:
             setattr(holder, attr, saved)
-        if run.error is None and not run.inplace and not _wrong_leaf(run, want, fd, None, case):
+        if run.error is None and not run.inplace and not run.misshaped and not _wrong_leaf(run, want, fd, None, case):
             return name
     return ''
 

@@ -124,7 +124,7 @@ def agree(mine: Run, theirs: Run, dtype: Any) -> bool:
     if mine.error is not None or theirs.error is not None:
         return (mine.error is not None and theirs.error is not None and type(mine.error) is type(theirs.error)
                 and numbers_in(str(mine.error)) == numbers_in(str(theirs.error)))
-    if bool(mine.inplace) != bool(theirs.inplace):
+    if mine.inplace != theirs.inplace or bool(mine.misshaped) != bool(theirs.misshaped):
         return False
     if mine.grads.keys() != theirs.grads.keys():
         return False
@@ -208,7 +208,7 @@ def _skip(slip: Slip, exercise: Exercise, runs: list[Run | None], first: int) ->
     code = exercise.cases[first].code
     op = slip.blank.removesuffix('()').split('.')[-1]
     uses: tuple[str, ...] = {'__add__': ('+',), '__mul__': ('*',), '__matmul__': ('@',), '_matmul_rows': ('@',),
-                             '_extreme': ('.max(',), '__getitem__': ('[',),
+                             '_extreme': ('.max(', '.min('), '__getitem__': ('[',),
                              'permute': ('.T', 'transpose', 'permute')}.get(op, (op,))
     return not any(u in code for u in uses)
 
@@ -260,9 +260,17 @@ def factor_story(got: Array, want: Array, case: Case, out_shape: tuple[int, ...]
     for name, shape in case.leaves.items():
         counts.update({int(np.prod(shape[:-1])): f"the number of rows of {name} (all its axes but the last)",
                        int(np.prod(shape)): f"the number of elements of {name}",
-                       int(shape[0]) if shape else 1: f"the length of {name}'s first axis (the batch)",
-                       int(shape[-1]) if shape else 1: f"the length of {name}'s last axis"})
+                       int(shape[0]) if shape else 1: f"the length of {name}'s axis 0",
+                       int(shape[-1]) if shape else 1: f"the length of {name}'s last axis, axis {len(shape) - 1}"})
     counts.setdefault(int(np.prod(out_shape)), "the number of elements of the output")
+    if (mean := re.fullmatch(r'out = (\w+)\.mean\((.*)\)', case.code)) and mean.group(1) in case.leaves:
+        shape = case.leaves[mean.group(1)]
+        n = int(np.prod(shape)) // max(1, int(np.prod(out_shape)))
+        over = f"over {mean.group(2).split(',')[0].strip()}" if mean.group(2) else "over every axis"
+        for b, used in counts.items():
+            if b > 1 and b != n and abs(c - n / b) < 1e-6 * c:
+                return (f"the gradient is {n}/{b} of the right one: divided by {b}, {used}, where this mean "
+                        f"({over}) averages n = {n} elements into each output: divide by n")
     for n, what in counts.items():
         if n > 1 and abs(c - n) < 1e-6 * n:
             return f"the gradient is {n} times too large: {n} is {what}, a count something was to be divided by"

@@ -34,6 +34,14 @@ SOFTMAX = Exercise(
           "softmax's Jacobian reduced to its diagonal s * (1 - s): every s_i depends on every x_j of its row, "
           "ds_i/dx_j = s_i (1[i=j] - s_j), so dx = s * (grad - sum(grad * s, axis, keepdims=True))"),
      Slip('keepdims_lost', 'Tensor.softmax', "self._add_grad(s * (grad - (grad * s).sum(axis=ax)))", KEEPDIMS),
+     Slip('softmax_at_input', 'Tensor.softmax',
+          "self._add_grad(self.data * (grad - (grad * self.data).sum(axis=ax, keepdims=True)))",
+          "derivative taken at the input: ds_i/dx_j = s_i (1[i=j] - s_j) is written with the output s = "
+          "softmax(x), and you used x"),
+     Slip('softmax_at_input', 'Tensor.log_softmax',
+          "self._add_grad(grad - np.exp(self.data) * grad.sum(axis=ax, keepdims=True))",
+          "derivative taken at the input: d out_i/dx_j = 1[i=j] - softmax(x)_j, with softmax(x) = exp(out) from "
+          "the output, and you used exp(x)"),
      Slip('softmax_unweighted', 'Tensor.softmax',
           "self._add_grad(s * (grad - grad.sum(axis=ax, keepdims=True)))",
           "the row's sum is missing its weights: it is sum_j grad_j * s_j, not sum_j grad_j"),
@@ -106,6 +114,14 @@ CROSS_ENTROPY = Exercise(
      Slip('ce_half_averaged', 'cross_entropy',
           "g = np.exp(log_probs) / n_counted\ng[rows, picked] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad)",
           "only the softmax is divided by the batch size: (softmax - one_hot) / n_counted, the one-hot too"),
+     Slip('ce_one_hot_off_by_one', 'cross_entropy',
+          "g = np.exp(log_probs)\ng[rows, picked - 1] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad / n_counted)",
+          "the one-hot is off by one: class indices count from 0, so a row's 1 goes in its target's own column, "
+          "g[rows, picked], not the one beside it"),
+     Slip('ce_one_hot_off_by_one', 'cross_entropy',
+          "g = np.exp(log_probs)\ng[rows, picked + 1] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad / n_counted)",
+          "the one-hot is off by one: class indices count from 0, so a row's 1 goes in its target's own column, "
+          "g[rows, picked], not the one beside it (the last class has no column after it)"),
      Slip('ce_columns', 'cross_entropy',
           "g = np.exp(log_probs)\ng[:, picked] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad / n_counted)",
           "g[:, picked] subtracts 1 in every row at every target's column: index one element per row, "
@@ -187,6 +203,16 @@ ATTENTION = Exercise(
           "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
           "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p @ grad)",
           "v's gradient untransposed: out = p @ v, so dv = p^T @ grad"),
+     Slip('attn_dq_operand', 'scaled_dot_product_attention',
+          "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
+          "q._add_grad(ds @ qd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)",
+          "q's gradient from the wrong operand: scores = q @ k^T, so dq = dscores @ k, the other factor of the "
+          "product (with the scale), not q itself"),
+     Slip('attn_dk_operand', 'scaled_dot_product_attention',
+          "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
+          "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ kd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)",
+          "k's gradient from the wrong operand: scores = q @ k^T, so dk = dscores^T @ q, the other factor of the "
+          "product (with the scale), not k itself"),
      Slip('attn_k_untransposed', 'scaled_dot_product_attention',
           "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
           "q._add_grad(ds @ kd)\nk._add_grad(ds @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)",

@@ -54,6 +54,12 @@ UNBROADCAST = Exercise(
           "return grad.sum(axis=tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1))",
           "keepdims lost: the size-1 axes are summed away, so a (4, 1) operand gets a (4,) gradient; sum with "
           "keepdims=True (or reshape to shape at the end)"),
+     Slip('left_aligned', 'unbroadcast',
+          "axes = tuple(i for i, n in enumerate(shape) if n == 1) + tuple(range(len(shape), grad.ndim))\n"
+          "return grad.sum(axis=axes, keepdims=True).reshape(shape)",
+          "shapes lined up at the left: broadcasting lines them up at the right, so the axes grad has and shape "
+          "lacks are the leading ones, range(grad.ndim - len(shape)), and shape's axis i is grad's axis "
+          "i + grad.ndim - len(shape)"),
      Slip('wrong_axis', 'unbroadcast', "return grad.sum(axis=tuple(range(len(shape), grad.ndim)))",
           "reduced over the wrong axis: shapes line up at the right, so (3,) against (4, 3) is (1, 3), stretched "
           "along axis 0 (the trailing axes are the operand's own)"),
@@ -255,8 +261,10 @@ MAX = Exercise(
     "Write the `_backward` of `max` (`_extreme`, which min shares): the gradient of each maximum goes to the "
     "element(s) that were the maximum; the others get 0.",
     "Tied maxima share the gradient evenly, as PyTorch's `x.max()` and `torch.amax` do: with 2 ties, each gets "
-    "half. `top` is the maximum with the reduced axes kept (length 1), `ax` the reduced axes, `x` the input.",
-    "x (4, 3) without ties, max over all and over axis 1; x (4, 5) of small integers [ties]; keepdims=True",
+    "half. `top` is the maximum (for min, the minimum) with the reduced axes kept "
+    "(length 1), `ax` the reduced axes, `x` the input.",
+    "x (4, 3) without ties, max over all and over axis 1; x (4, 5) of small integers [ties]; keepdims=True; "
+    "min, with and without ties",
     "`is_top = x == top` marks the maxima; `grad` (reshaped to `top.shape`) goes to them.",
     "Count the ties along the reduced axes, `is_top.sum(axis=ax, keepdims=True)`, and give each maximum "
     "`grad / ties`. Without reshaping `grad` to `top.shape`, a max over axis 1 lines up with the wrong axis.",
@@ -270,8 +278,15 @@ MAX = Exercise(
           note="ties in a row"),
      case('x 2,3,4', "out = x.max(axis=(0, 2), keepdims=True)", values='ties', kink=True, seed=5,
           torch="out = x.amax(dim=(0, 2), keepdim=True)"),
-     case('x 4,3', "out = x.max(axis=0)", dtype='float32', seed=6)),
-    (Slip('ties_full', 'Tensor._extreme',
+     case('x 4,3', "out = x.max(axis=0)", dtype='float32', seed=6),
+     case('x 4,3', "out = x.min(axis=1)", seed=7, note="min shares max's backward"),
+     case('x 4,5', "out = x.min()", values='ties', kink=True, seed=8, torch="out = x.amin()", note="ties at the min")),
+    (Slip('extreme_max_only', 'Tensor._extreme',
+          "grad = np.reshape(grad, top.shape)\nis_top = x == x.max(axis=ax, keepdims=True)\n"
+          "self._add_grad(grad * is_top / is_top.sum(axis=ax, keepdims=True))",
+          "the maxima found again where min asked for the minima: min shares this backward, and top is the "
+          "extreme the forward pass found (the max or the min): compare x with top"),
+     Slip('ties_full', 'Tensor._extreme',
           "grad = np.reshape(grad, top.shape)\nself._add_grad(grad * (x == top))",
           "ties each given the full gradient: with k tied maxima each gets grad / k, as PyTorch's max() does "
           "(the total stays grad)"),
@@ -319,6 +334,12 @@ SHAPES = Exercise(
     (Slip('reshape_transposed', 'Tensor.reshape', "self._add_grad(grad.T)",
           "reshape is not a transpose: (2, 3) -> (3, 2) keeps the reading order of the numbers; reshape grad "
           "back to the input's shape"),
+     Slip('not_reshaped', 'Tensor.reshape', "self._add_grad(grad)",
+          "the gradient is not reshaped back: it has the output's shape, and a gradient has its tensor's shape, "
+          "grad.reshape(self.data.shape) (the library's _add_grad would reshape it for you and hide this)"),
+     Slip('reshape_fortran', 'Tensor.reshape', "self._add_grad(grad.reshape(self.data.shape, order='F'))",
+          "reshaped back in Fortran order (order='F', column by column): the forward reshape read the numbers "
+          "row by row (NumPy's C order), so the way back must too: grad.reshape(self.data.shape)"),
      Slip('permute_not_inverted', 'Tensor.permute', "self._add_grad(grad.transpose(order))",
           "permuted again by the same order instead of its inverse: output axis i is input axis order[i], so "
           "grad goes back with np.argsort(order) (the same only when the order is its own inverse, as a swap)"),
@@ -391,6 +412,14 @@ MATMUL = Exercise(
      case('A 5,2; B 2,4', "out = A @ B", dtype='float32', seed=5)),
     (Slip('matmul_untransposed', 'Tensor.__matmul__', "self._add_grad(grad @ b)\nother._add_grad(a @ grad)",
           "matmul's gradients untransposed: A gets grad @ B^T and B gets A^T @ grad"),
+     Slip('matmul_wrong_operand', 'Tensor.__matmul__',
+          "self._add_grad(grad @ a.swapaxes(-1, -2))\nother._add_grad(b.swapaxes(-1, -2) @ grad)",
+          "the wrong matrix transposed: out = A @ B, so A's gradient is grad @ B^T, with the other operand B, "
+          "not A^T; and B's is A^T @ grad, not B^T"),
+     Slip('matmul_batch_axes', 'Tensor.__matmul__',
+          "self._add_grad(grad @ b.swapaxes(0, 1))\nother._add_grad(a.swapaxes(0, 1) @ grad)",
+          "the wrong axes transposed: swapaxes(0, 1) transposes a matrix, but on a batch (..., n, k) axis 0 is "
+          "the batch; transpose the last two, swapaxes(-1, -2)"),
      Slip('matmul_order', 'Tensor.__matmul__',
           "self._add_grad(b.swapaxes(-1, -2) @ grad)\nother._add_grad(grad @ a.swapaxes(-1, -2))",
           "matmul's factors in the wrong order: A gets grad @ B^T (grad on the left) and B gets A^T @ grad "
@@ -400,6 +429,11 @@ MATMUL = Exercise(
           "matmul's gradients swapped: A's formula is grad @ B^T, B's is A^T @ grad"),
      Slip('batch_transpose', 'Tensor.__matmul__', "self._add_grad(grad @ b.T)\nother._add_grad(a.T @ grad)",
           BATCH_T),
+     Slip('not_reshaped', 'Tensor._matmul_rows',
+          "g = grad.reshape(n_rows, b.shape[1])\nself._add_grad(g @ b.T)\nother._add_grad(rows.T @ g)",
+          "A's gradient is not reshaped back: g @ B^T is (rows, K), A's rows folded into one axis, and a gradient "
+          "has its tensor's shape: (g @ b.T).reshape(a.shape) (the library's _add_grad would reshape it for you "
+          "and hide this)"),
      Slip('matmul_untransposed', 'Tensor._matmul_rows',
           "g = grad.reshape(n_rows, b.shape[1])\nself._add_grad((g @ b).reshape(a.shape))\nother._add_grad(rows @ g)",
           "matmul's gradients untransposed: A gets grad @ B^T and B gets A^T @ grad"),

@@ -37,10 +37,27 @@ class Run:
     out: Array | None = None          # the output's data
     error: BaseException | None = None
     built: bool = True                # False: the forward pass raised (nothing to compare)
-    inplace: str = ''                 # the op whose _backward wrote into the grad it was handed
+    inplace: str = ''                 # a write in place by a _backward: 'inplace' (into the grad it was handed),
+    inplace_op: str = ''              # 'inplace_data' (a tensor's data), 'inplace_saved' (an array the forward
+    inplace_name: str = ''            # pass saved for it); the op, and the name the closure gives the array
     handed: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = field(default_factory=list)
     # ^ each _add_grad call: (the tensor's name, or its shape in brackets; its shape; the shape of the array handed)
     given: dict[str, Any] = field(default_factory=dict)   # data tensors of the case: any .grad they got
+
+    @property
+    def misshaped(self) -> tuple[str, tuple[int, ...], tuple[int, ...]] | None:
+        """The first array handed to _add_grad that does not reduce to its tensor's shape (a gradient has its
+        tensor's shape, or one broadcasting made from it): the library's _add_grad would reshape one of the same
+        size, and hide it."""
+        return next((h for h in self.handed if not fits(h[1], h[2])), None)
+
+
+def fits(shape: tuple[int, ...], given: tuple[int, ...]) -> bool:
+    """Whether an array of shape `given` is a gradient for a tensor of `shape`, as it is or broadcast."""
+    try:
+        return given == shape or np.broadcast_shapes(shape, given) == given
+    except ValueError:
+        return False
 
 
 def functional(module: Any) -> types.SimpleNamespace:
@@ -49,29 +66,47 @@ def functional(module: Any) -> types.SimpleNamespace:
                                  scaled_dot_product_attention=module.scaled_dot_product_attention)
 
 
-DATA = ", into a tensor's data"  # (said after the op whose backward wrote into the graph's data)
+def _saved(backward: Any) -> dict[str, Array]:
+    """The arrays a _backward closure holds (what the forward pass saved for it), by the closure's names."""
+    code, cells = getattr(backward, '__code__', None), getattr(backward, '__closure__', None) or ()
+    names = code.co_freevars if code is not None else ()
+    out = {}
+    for name, cell in zip(names, cells):
+        try:
+            value = cell.cell_contents
+        except ValueError:  # (a cell not filled yet)
+            continue
+        if isinstance(value, np.ndarray):
+            out[name] = value
+    return out
 
 
-def backpropagate(out: Any, upstream: Array) -> str:
-    """The chain rule from out, seeded with upstream; returns the op of a node whose backward wrote into the
-    gradient it was handed, or into the data of a tensor of the graph ('' when none did)."""
+def backpropagate(out: Any, upstream: Array) -> tuple[str, str, str]:
+    """The chain rule from out, seeded with upstream. Returns the first write in place a node's backward made:
+    (kind, op, the closure's name for the array), kind 'inplace' into the gradient it was handed, 'inplace_data'
+    into the data of a tensor of the graph, 'inplace_saved' into an array the forward pass saved; ('', '', '')."""
     order = topological_order(out)
     for node in order:
         node.grad = None
     out.grad = upstream.copy()
     tensors = {id(t): t for node in order for t in (node, *node._prev)}
     data = {key: np.array(t.data, copy=True) for key, t in tensors.items()}
-    wrote = ''
     with np.errstate(all='ignore'):
         for node in reversed(order):
-            grad = node.grad
+            grad, op = node.grad, node._op or '?'
             before = grad.copy()
+            saved = _saved(node._backward)
+            kept = {name: np.array(a, copy=True) for name, a in saved.items()}
             node._backward(grad)
-            if not wrote and not np.array_equal(before, grad, equal_nan=True):
-                wrote = node._op or '?'
-            if not wrote and any(not np.array_equal(data[key], tensors[key].data, equal_nan=True) for key in data):
-                wrote = f"{node._op or '?'}{DATA}"
-    return wrote
+            if not np.array_equal(before, grad, equal_nan=True):
+                return 'inplace', op, 'grad'
+            for name, a in saved.items():
+                if not np.array_equal(kept[name], a, equal_nan=True):
+                    of_data = any(np.shares_memory(a, t.data) for t in tensors.values())
+                    return ('inplace_data' if of_data else 'inplace_saved'), op, name
+            if any(not np.array_equal(data[key], tensors[key].data, equal_nan=True) for key in data):
+                return 'inplace_data', op, ''
+    return '', '', ''
 
 
 def run_case(case: Case, module: Any) -> Run:
@@ -104,11 +139,11 @@ def _run(case: Case, module: Any) -> Run:
     handed: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = []
     try:
         with _watching(Tensor, handed, names):
-            wrote = backpropagate(out, case.upstream(out.data.shape))
+            kind, op, array = backpropagate(out, case.upstream(out.data.shape))
     except Exception as error:  # noqa: BLE001
         return Run(out=out.data, error=error, given=given, handed=handed)
     grads = {name: (None if t.grad is None else np.array(t.grad)) for name, t in leaves.items()}
-    return Run(grads, out.data, inplace=wrote, given=given, handed=handed)
+    return Run(grads, out.data, inplace=kind, inplace_op=op, inplace_name=array, given=given, handed=handed)
 
 
 @contextlib.contextmanager
