@@ -5,19 +5,19 @@ rules, each stated in the task before the learner starts (no recursion, leaves o
 a second backward(), `+= 1` on the root), each named when missing."""
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
 from typing import Any
 
-from micrograd.exercises.blame import where
 from micrograd.engine import topological_order
+from micrograd.exercises.blame import where
 from micrograd.exercises.numbers import close, grads, number, same
 from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
-from micrograd.exercises.scalar.drive import blank_of
+from micrograd.exercises.scalar.drive import blank_of, hand_node
 from micrograd.exercises.scalar.exercises import EXERCISES, Exercise, Graph, find
 from micrograd.exercises.scalar.op_grading import expected
+from micrograd.exercises.scalar.op_wiring import build, probes
+from micrograd.exercises.scalar.op_wiring import text as wired_text
 from micrograd.exercises.scalar.places import line_with
 
 NUMBERS = range(1, len(EXERCISES) + 1)
@@ -38,21 +38,8 @@ def make(graph: Graph, value_class: Any) -> dict[str, Any]:
     for name, op, parent_names in graph.nodes:
         parents = [nodes[p] for p in parent_names]
         data, local = _forward(op, [p.data for p in parents])
-        node = value_class(data, tuple(parents), '+' if op == '+1' else op)
-        if isinstance(inspect.getattr_static(value_class, '_backward', None), property):
-            node._grad_fn = _hand_backward(node, parents, local)  # the workspace's: it takes the grad it is given
-        else:
-            node._backward = _hand_backward(node, parents, local)
-        nodes[name] = node
+        nodes[name] = hand_node(value_class, data, parents, local, '+' if op == '+1' else op)
     return nodes
-
-
-def _hand_backward(node: Any, parents: list[Any], local: list[float]) -> Callable[..., None]:
-    def _backward(*grad: float) -> None:  # either convention: _backward(grad) or _backward()
-        g = grad[0] if grad else node.grad
-        for parent, d in zip(parents, local):
-            parent.grad += d * g
-    return _backward
 
 
 def simulate(graph: Graph, calls: int = 1, reverse: bool = True, seed: str = '+=', unit: bool = False,
@@ -200,8 +187,9 @@ def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: 
         if own_sort is not None and not sort_done:
             value_class._topological_order = own_sort
     if result.diagnosis in LINES and not result.place:  # the line that holds the slip, where there is one
+        loop = result.diagnosis == 'backward_not_reversed'  # the order walked: the `for` line, where there is one
         result.place = next((found for needle in LINES[result.diagnosis]
-                             if (found := line_with(value_class, 'backward', needle))), '')
+                             if (found := line_with(value_class, 'backward', needle, loop))), '')
     return result
 
 
@@ -316,25 +304,31 @@ def _leaf_root(exercise: Exercise, value_class: Any, note: str) -> Result | str:
 
 
 def _own_ops(exercise: Exercise, value_class: Any, note: str, done: frozenset[str]) -> Result | None:
-    """backward() on a graph of each of the learner's ops that is done: the checker's graphs accept either way of
-    calling a node's backward, the learner's own closures may take only one."""
+    """backward() on the learner's own ops that are done, each in every form it takes, its operands made by an
+    op (so that the whole engine runs: each op's parents in the graph, its closure attached, the learner's sort):
+    the checker's graphs accept either way of calling a node's backward, the learner's own closures may take
+    only one."""
     for op in (e for e in EXERCISES if e.kind == 'op' and e.name in done):
-        index, case = next((i, c) for i, c in enumerate(op.cases)
-                           if c.grad == 1.0 and not c.prior and not c.extreme)  # what out.backward() does
-        text = case.text() + "; out.backward()"
-        set_input(text)
-        want = expected(op.name, index)[0].grads
-        leaves, out = case.build(value_class)
-        try:
-            out.backward()
-        except RecursionError:
-            continue  # the deep chain names it
-        except Exception as error:  # noqa: BLE001
-            key = _call_mismatch(error) or 'backward_own_ops'
-            return outcome.wrong(exercise, key, input=text, expected=grads(want), obtained=type(error).__name__,
-                                 detail=where(error), note=note)
-        got = {k: leaf.grad for k, leaf in leaves.items()}
-        if not same(got, want):
-            return outcome.wrong(exercise, 'backward_own_ops', input=text, expected=grads(want), obtained=grads(got),
-                                 note=note)
+        for index, case in probes(op):
+            if case.grad != 1.0:  # what out.backward() does
+                continue
+            text = wired_text(case, then="out.backward()")
+            set_input(text)
+            want = {f"{k}0": g for k, g in (expected(op.name, index)[0].grads or {}).items()}
+            try:
+                roots, _, out = build(case, value_class)
+            except Exception:  # noqa: BLE001 -- a Value that does not take this input: its op says so
+                continue
+            try:
+                out.backward()
+            except RecursionError:
+                continue  # the deep chain names it
+            except Exception as error:  # noqa: BLE001
+                key = _call_mismatch(error) or 'backward_own_ops'
+                return outcome.wrong(exercise, key, input=text, expected=grads(want), obtained=type(error).__name__,
+                                     detail=where(error), note=note)
+            got = {f"{k}0": root.grad for k, root in roots.items()}
+            if not same(got, want):
+                return outcome.wrong(exercise, 'backward_own_ops', input=text, expected=grads(want),
+                                     obtained=grads(got), note=note)
     return None

@@ -19,7 +19,8 @@ from micrograd.exercises.scalar import fit, outcome
 from micrograd.exercises.scalar.blanks import blanks_of
 from micrograd.exercises.scalar.drive import backpropagate, blank_of
 from micrograd.exercises.scalar.exercises import EXERCISES, Case, Exercise, find
-from micrograd.exercises.scalar.places import grad_line
+from micrograd.exercises.scalar.op_wiring import probes, through_the_graph, wiring
+from micrograd.exercises.scalar.places import grad_line, lines_run
 from micrograd.exercises.scalar.slips import variants
 
 NUMBERS = range(1, len(EXERCISES) + 1)
@@ -243,9 +244,14 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
                 differences = ', '.join(number(round(v, 8)) for v in fd.values())
                 shown += f"   (the library's engine; central differences give {differences})"
             parents = next((b.parents for b in blanks_of(exercise)), ('self',))
-            place = grad_line(value_class, exercise.attribute, _roles(case, bad, parents))
+            ran = lines_run(lambda: run_case(case, value_class))  # noqa: B023 -- called at once
+            place = grad_line(value_class, exercise.methods, _roles(case, bad, parents), ran)
             wrong.append((i, outcome.wrong(exercise, input=text, expected=shown, obtained=grads(run.grads),
                                            place=place)))
+    if wrong or unfinished is None:  # an output left out of the graph explains any gradient: said first
+        wired = wiring(exercise, value_class)
+        if wired is not None:
+            return wired
     if wrong:
         first = wrong[0][1]
         if not first.diagnosis:
@@ -255,5 +261,7 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
         return first
     if unfinished is not None:
         return unfinished
-    return outcome.done(exercise, note='\n'.join(notes))
+    behind = through_the_graph(exercise, value_class, {i: expected(exercise.name, i)[0].grads or {}
+                                                       for i, _ in probes(exercise)})
+    return behind or outcome.done(exercise, note='\n'.join(notes))
 

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import ast
 import inspect
+import sys
 import textwrap
+import types
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from micrograd.exercises.blame import NOT_LEARNERS
 from micrograd.exercises.scalar.exercises import EXERCISES
 
 
@@ -44,8 +48,7 @@ def places_in(path: Path, class_name: str, source: str) -> dict[int, str]:
 
 def _source(cls: Any, method: str) -> tuple[ast.FunctionDef, int, str] | None:
     """A method's syntax tree, the line it starts on, and its file's name; None where there is no source."""
-    fn = cls.__dict__.get(method) if isinstance(cls, type) else None
-    fn = getattr(fn, '__func__', fn)
+    fn = _function(cls, method)
     if fn is None:
         return None
     try:
@@ -56,7 +59,7 @@ def _source(cls: Any, method: str) -> tuple[ast.FunctionDef, int, str] | None:
     node = tree.body[0]
     if not isinstance(node, ast.FunctionDef):
         return None
-    return node, first - len(node.decorator_list), Path(inspect.getsourcefile(fn) or '?').name
+    return node, first, Path(inspect.getsourcefile(fn) or '?').name  # (first: a decorator's line, if any)
 
 
 def class_places(value_class: Any, neuron: Any) -> dict[int, str]:
@@ -86,38 +89,41 @@ def method_place(cls: Any, method: str) -> str:
     return f"{file}, line {first - 1 + node.lineno}: {cls.__name__}.{method}"
 
 
-def grad_line(cls: Any, method: str, roles: list[str]) -> str:
-    """The learner's line in method's backward closure that adds to the .grad of the first of roles (the
-    parent names as the library writes them: 'other', or 'w' for a weight in dot): 'my_engine.py, line 47:
-    other.grad -= ...'. '' where it cannot be told."""
-    found = _source(cls, method)
-    if found is None:
-        return ''
-    node, first, file = found
-    lines = inspect.getsourcelines(getattr(cls.__dict__[method], '__func__', cls.__dict__[method]))[0]
-    statements = [(s, _code(s)) for s in ast.walk(node) if isinstance(s, (ast.AugAssign, ast.Assign))
-                  and _base(s) is not None]
+def grad_line(cls: Any, methods: tuple[str, ...], roles: list[str], ran: Ran = frozenset()) -> str:
+    """The learner's line in the methods' backward closures that adds to the .grad of the first of roles (the
+    parent names as the library writes them: 'other', or 'w' for a weight in dot), of those that ran when ran
+    is given (a closure with two branches: the one the case took): 'my_engine.py, line 47: other.grad -= ...'.
+    '' where it cannot be told."""
+    found = [(f, _function(cls, m)) for m in methods if (f := _source(cls, m)) is not None]
+    statements = [(s, first, file, fn) for (node, first, file), fn in found
+                  for s in ast.walk(node) if isinstance(s, (ast.AugAssign, ast.Assign)) and _base(s) is not None]
+    statements = [s for s in statements if _ran(s[0], s[1], s[3].__code__.co_filename, ran)] or statements
     for role in roles:
         for exact in (True, False):
-            for statement, _ in statements:
+            for statement, first, file, fn in statements:
                 base = _base(statement) or ''
                 if base == role if exact else base[:1] == role[:1]:
-                    text = lines[statement.lineno - 1].strip()
+                    text = inspect.getsourcelines(fn)[0][statement.lineno - 1].strip()
                     return f"{file}, line {first - 1 + statement.lineno}: {text}"
     return ''
 
 
-def line_with(cls: Any, method: str, needle: str) -> str:
+def line_with(cls: Any, method: str, needle: str, loop: bool = False) -> str:
     """The learner's first line in method that holds needle ('.tanh('): 'my_nn.py, line 49: out = act.tanh()';
-    '' where there is none."""
-    found = _source(cls, method)
-    if found is None:
+    with loop, the `for` line of the loop that holds it, where there is one. '' where there is none."""
+    found, fn = _source(cls, method), _function(cls, method)
+    if found is None or fn is None:
         return ''
-    _, first, file = found
-    fn = cls.__dict__[method]
-    lines = inspect.getsourcelines(getattr(fn, '__func__', fn))[0]
-    return next((f"{file}, line {first + n}: {line.strip()}" for n, line in enumerate(lines)
-                 if needle in line and not line.strip().startswith('#')), '')
+    node, first, file = found
+    lines = inspect.getsourcelines(fn)[0]
+    at = next((n for n, line in enumerate(lines, 1) if needle in line and not line.strip().startswith('#')), None)
+    if at is None:
+        return ''
+    if loop:  # the innermost loop around it
+        loops = [s for s in ast.walk(node) if isinstance(s, (ast.For, ast.While))
+                 and s.lineno < at <= (s.end_lineno or 0)]
+        at = max((s.lineno for s in loops), default=at)
+    return f"{file}, line {first - 1 + at}: {lines[at - 1].strip()}"
 
 
 def _base(statement: ast.stmt) -> str | None:
@@ -130,5 +136,90 @@ def _base(statement: ast.stmt) -> str | None:
     return value.id if isinstance(value, ast.Name) else None
 
 
-def _code(node: ast.AST) -> str:
-    return ast.unparse(node)
+Ran = set[tuple[str, int]]  # (file, line) of each line of the learner's code that ran
+
+
+_LEARNERS: dict[str, bool] = {}  # a file's name: whether it is the learner's
+
+
+def lines_run(call: Callable[[], object]) -> Ran:
+    """The lines of the learner's code that ran while call() did (an exception it raises is let through)."""
+    seen: Ran = set()
+
+    def line(frame: types.FrameType, event: str, arg: object) -> Any:
+        if event == 'line':
+            seen.add((frame.f_code.co_filename, frame.f_lineno))
+        return line
+
+    def enter(frame: types.FrameType, event: str, arg: object) -> Any:
+        name = frame.f_code.co_filename
+        if name not in _LEARNERS:
+            _LEARNERS[name] = not (name.startswith('<frozen') or str(Path(name).resolve()).startswith(NOT_LEARNERS))
+        return line if _LEARNERS[name] else None
+    previous = sys.gettrace()
+    sys.settrace(enter)
+    try:
+        call()
+    finally:
+        sys.settrace(previous)
+    return seen
+
+
+def _function(cls: Any, method: str) -> Any:
+    """The function of cls's method, its own or inherited (a staticmethod's function)."""
+    fn = inspect.getattr_static(cls, method, None) if isinstance(cls, type) else None
+    return getattr(fn, '__func__', fn)
+
+
+def _ran(node: ast.stmt, first: int, file: str, ran: Ran) -> bool:
+    """Whether any line of statement node (at lines counted from first) ran."""
+    end = node.end_lineno or node.lineno
+    return any((file, first - 1 + n) in ran for n in range(node.lineno, end + 1))
+
+
+def _own_statements(method: ast.FunctionDef) -> list[ast.stmt]:
+    """The statements of method, nested ones (in an if, a for) too, but not those of a function inside it."""
+    out, stack = [], list(reversed(method.body))
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack += reversed([n for field in ('body', 'orelse', 'finalbody', 'handlers')
+                               for n in getattr(node, field, []) if isinstance(n, ast.stmt)])
+    return out
+
+
+def output_line(cls: Any, methods: tuple[str, ...], ran: Ran, returned: bool = False) -> str:
+    """The learner's line in the methods that made the op's output Value ('my_engine.py, line 40: return
+    Value(...)'), or with returned the return statement: of those that can, the one that ran ('' where it cannot
+    be told)."""
+    makers = {cls.__name__, 'Value', 'cls'}
+
+    def makes(statement: ast.stmt) -> bool:
+        calls = [n for n in ast.walk(statement) if isinstance(n, ast.Call)]
+        return any(isinstance(c.func, ast.Name) and c.func.id in makers or ast.unparse(c.func) in
+                   ('type(self)', 'self.__class__') for c in calls)
+    statements = []
+    for method in methods:
+        found, fn = _source(cls, method), _function(cls, method)
+        if found is None or fn is None:
+            continue
+        node, first, file = found
+        lines = inspect.getsourcelines(fn)[0]
+        own = [s for s in _own_statements(node) if (isinstance(s, ast.Return) if returned else
+                                                    not isinstance(s, (ast.If, ast.For, ast.While, ast.With))
+                                                    and makes(s))]
+        if not returned:  # the Value made last: the output, not an operand converted first (other = Value(other))
+            own = [s for s in own if not _converts_operand(s)] or own
+        statements += [(s, first, file, lines, fn.__code__.co_filename) for s in own]
+    if not statements:
+        return ''
+    s, first, file, lines, code_file = next((t for t in reversed(statements) if _ran(t[0], t[1], t[4], ran)),
+                                            statements[-1])
+    return f"{file}, line {first - 1 + s.lineno}: {lines[s.lineno - 1].strip()}"
+
+
+def _converts_operand(statement: ast.stmt) -> bool:
+    """other = other if isinstance(other, Value) else Value(other): a number made a leaf, not the output."""
+    return isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == 'other'
+                                                     for t in statement.targets)

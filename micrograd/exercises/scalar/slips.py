@@ -54,6 +54,8 @@ RULES: dict[str, str] = {
                      "float): the closure is handed the output's gradient, so here `grad` is the lecture's "
                      "`out.grad`, and the output's value is the forward pass's own variable",
     'forward': "the forward value is wrong (out.data), so its derivative cannot be right either",
+    'through_ops': "right on leaves, wrong where an operand was made by an op: the gradient must reach what made "
+                   "it, through the graph",
 }
 
 

@@ -1,0 +1,164 @@
+"""Whether an op wires its output into the graph: every operand among the output's parents (its `_prev`), the
+op's name as the library gives it (`_op`), and its backward closure attached. The checker's own cases build `out`
+from leaves, where a parent left out of `_prev` still gets its gradient from the closure; here each operand is
+made by an op instead (a node of the checker's, `x = x0 + 0`), so only a graph that holds it passes the gradient
+on to x0. An op of the lecture's written as other ops (x / y as x * y**-1) holds its operands further up: its
+label and closure are those ops' own, and are not asked for here."""
+from __future__ import annotations
+
+import inspect
+import types
+from typing import Any
+
+from micrograd import ops
+from micrograd.exercises.numbers import grads, same
+from micrograd.exercises.result import Result
+from micrograd.exercises.sandbox import set_input
+from micrograd.exercises.scalar import outcome
+from micrograd.exercises.scalar.blanks import blanks_of
+from micrograd.exercises.scalar.drive import backpropagate, closure_of, hand_node, reaches, workspace_convention
+from micrograd.exercises.scalar.exercises import Case, Exercise
+from micrograd.exercises.scalar.fit import roles_of
+from micrograd.exercises.scalar.places import lines_run, output_line
+
+
+def probes(exercise: Exercise) -> list[tuple[int, Case]]:
+    """The cases an op is wired on: one of each form (x OP y, x OP k, x.f(), the dot), none with a Value used
+    twice, a gradient left over, or an extreme input."""
+    out, seen = [], set()
+    for i, case in enumerate(exercise.cases):
+        if case.prior or case.extreme or case.reuses or _roles(case) is None or case.code in seen:
+            continue
+        seen.add(case.code)
+        out.append((i, case))
+    return out
+
+
+def _roles(case: Case) -> dict[str, str] | None:
+    """Which leaf is which operand: {'x': 'x', 'y': 'y'}, or for the dot each leaf its own ('w1', 'b')."""
+    if case.code.startswith('out = Value.dot('):
+        return {leaf: leaf for leaf in case.leaves}
+    return roles_of(case.code, list(case.leaves))
+
+
+def text(case: Case, then: str = '') -> str:
+    """The case with each leaf made by an op, as a learner can paste it (then: a statement after it)."""
+    made = '; '.join(f"{name}0 = Value({v!r}); {name} = {name}0 + 0" for name, v in case.leaves.items())
+    code = '; '.join(case.code.split('\n') + ([then] if then else []))
+    said = ' and '.join(case.leaves)
+    grad = f", backpropagating out.grad = {case.grad!r}" if case.grad != 1.0 else ''
+    return f"{made}; {code}   ({said} made by an op, not leaves{grad})"
+
+
+def build(case: Case, value_class: Any) -> tuple[dict[str, Any], dict[str, Any], Any]:
+    """The leaves x0, y0 (as value_class), the operands made from them by a node of the checker's, and out."""
+    roots = {name: value_class(v) for name, v in case.leaves.items()}
+    made = {name: hand_node(value_class, v, [roots[name]], [1.0], '+') for name, v in case.leaves.items()}
+    namespace: dict[str, Any] = {'Value': value_class, **made}
+    exec(case.code, namespace)
+    return roots, made, namespace['out']
+
+
+def _name(role: str, exercise: Exercise) -> str:
+    """An operand as the library's code calls it: self, other; for the dot a weight in ws, an input in xs, b."""
+    if exercise.attribute == 'dot':
+        return {'w': 'a weight in `ws`', 'x': 'an input in `xs`', 'b': 'the bias `b`'}[role[:1]]
+    return f"`{role}`"
+
+
+def wiring(exercise: Exercise, value_class: Any) -> Result | None:
+    """What is wrong with how the op puts its output in the graph, named, at the learner's line that made the
+    output (or returned it); None when nothing is, or when it cannot be told here."""
+    parents = next((b.parents for b in blanks_of(exercise)), ('self',))
+    for _, case in probes(exercise):
+        input_ = text(case)
+        set_input(input_)
+        try:
+            ran = lines_run(lambda: build(case, value_class))  # noqa: B023 -- called at once
+            _, made, out = build(case, value_class)
+        except Exception:  # noqa: BLE001 -- a Value that does not take this input: its cases say so
+            continue
+        roles = _roles(case) or {}
+        operands = [(leaf, made[leaf]) for leaf in case.leaves]
+        fields = {'input': input_, 'place': output_line(value_class, exercise.methods, ran)}
+        prev = list(getattr(out, '_prev', ()) or ())
+        lost = [leaf for leaf, node in operands if not reaches(out, [node])]
+        if lost:
+            names = list(dict.fromkeys(_name(_role(roles[leaf], parents), exercise) for leaf in lost))
+            said = ' and '.join(names)
+            return outcome.wrong(exercise, 'not_in_graph', why=(
+                f"your `{exercise.name}` leaves {said} out of the graph: the output's parents (`_prev`) must hold "
+                f"every operand, or backward() never reaches what made {said}"),
+                expected=f"out._prev holding {', '.join(case.leaves)}",
+                obtained=f"out._prev = ({', '.join(_who(p, made) for p in prev)}{',' if len(prev) == 1 else ''})",
+                **fields)
+        closure, own = closure_of(out), _closures(value_class, exercise.methods)
+        if getattr(closure, '__code__', None) not in own and (closure is not None or not own):
+            continue  # made by other ops (the lecture's x * y**-1): their labels and closures are theirs
+        if closure is None:
+            return outcome.wrong(exercise, 'closure_not_attached', why=_unattached(value_class),
+                                 expected="out with its _backward", obtained="out with none",
+                                 **fields | {'place': output_line(value_class, exercise.methods, ran, True)})
+        label, want = getattr(out, '_op', None), _label(exercise, case)
+        if label is not None and want and label != want:
+            return outcome.wrong(exercise, 'op_label', why=(
+                f"your `{exercise.name}` labels its output {label!r}, where the library's is {want!r}: `_op` "
+                "names the op that made a node, as the drawings show it"),
+                expected=f"out._op = {want!r}", obtained=f"out._op = {label!r}", **fields)
+    return None
+
+
+def through_the_graph(exercise: Exercise, value_class: Any, want: dict[int, dict[str, float]]) -> Result | None:
+    """The op's gradients reach leaves behind its operands (the checker backpropagates): None when they do.
+    want: the library's gradients for each case, by its index."""
+    for i, case in probes(exercise):
+        input_ = text(case)
+        set_input(input_)
+        try:
+            roots, _, out = build(case, value_class)
+            backpropagate(out, case.grad)
+        except Exception:  # noqa: BLE001 -- said by the cases with leaves
+            continue
+        got = {f"{name}0": root.grad for name, root in roots.items()}
+        right = {f"{name}0": g for name, g in want[i].items()}
+        if not same(got, right):
+            return outcome.wrong(exercise, 'through_ops', input=input_, expected=grads(right), obtained=grads(got))
+    return None
+
+
+def _closures(value_class: Any, methods: tuple[str, ...]) -> set[types.CodeType]:
+    """The code of the functions defined inside the methods (their backward closures)."""
+    out = set()
+    for method in methods:
+        fn = inspect.getattr_static(value_class, method, None)
+        code = getattr(getattr(fn, '__func__', fn), '__code__', None)
+        out |= {c for c in getattr(code, 'co_consts', ()) if isinstance(c, types.CodeType)}
+    return out
+
+
+def _role(role: str, parents: tuple[str, ...]) -> str:
+    """The closure's name for an operand: x is self (the first parent), y is other; dot's leaves keep theirs."""
+    return {'x': parents[0], 'y': parents[-1]}.get(role, role)
+
+
+def _who(node: Any, made: dict[str, Any]) -> str:
+    return next((name for name, m in made.items() if m is node), type(node).__name__)
+
+
+def _label(exercise: Exercise, case: Case) -> str:
+    """The library's _op for the output of this case: the op table's name; x ** k as '**k', k as written."""
+    op = ops.BY_METHOD.get(exercise.attribute)
+    if op is None:
+        return ''
+    exponent = case.code.split('**')[-1].strip() if exercise.attribute == '__pow__' else ''
+    if exponent and exponent not in case.leaves:
+        return f"{op.name}{exponent}"
+    return op.name
+
+
+def _unattached(value_class: Any) -> str:
+    """The closure never attached, said in the convention the learner's Value has."""
+    if workspace_convention(value_class):
+        return ("`_grad_fn=_backward` is missing from the `Value(...)` that makes the output: the closure is never "
+                "attached, so backward() has nothing to run for this op")
+    return "`out._backward = _backward` is missing: the closure is never attached"
