@@ -55,6 +55,24 @@ def track(name: str, parser: Parser) -> types.ModuleType:
 API = ('EXERCISES', 'start', 'check', 'solution')  # what a track's package offers
 
 
+def held(path: Path) -> str:
+    """The track whose workspace path is (its folder, or one of its files): the first whose files are there;
+    scalar when none is (its message says what is missing)."""
+    for name in TRACKS:
+        files = _files(name) if _has(name) else ()
+        if path.name in files if path.suffix == '.py' else any((path / f).is_file() for f in files[:1]):
+            return name
+    return 'scalar'
+
+
+def _files(name: str) -> tuple[str, ...]:
+    """A track's workspace files, or none when it cannot be loaded here (say, the tensor track without NumPy)."""
+    try:
+        return tuple(importlib.import_module(f'micrograd.exercises.{name}').FILES)
+    except ImportError:
+        return ()
+
+
 def _has(name: str) -> bool:
     return importlib.util.find_spec(f'micrograd.exercises.{name}') is not None
 
@@ -67,15 +85,16 @@ def main(argv: list[str] | None = None) -> int:
                     description="Write each op's backward yourself; the checker says what is wrong.")
     commands = parser.add_subparsers(dest='command', required=True)
 
-    def with_track(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
-        p.add_argument('--track', choices=TRACKS, default='scalar',
-                       help="scalar (micrograd's engine.py, the default) or tensor (micrograd.tensor)")
+    def with_track(p: argparse.ArgumentParser, found: bool = False) -> argparse.ArgumentParser:
+        p.add_argument('--track', choices=TRACKS, default=None if found else 'scalar',
+                       help="scalar (micrograd's engine.py) or tensor (micrograd.tensor); default: "
+                            + ("the one whose files the workspace holds" if found else "scalar"))
         return p
     p = with_track(commands.add_parser('start', help="write the workspace, every exercise a blank"))
     p.add_argument('dir', nargs='?', default='.', help="where (default: here)")
     p.add_argument('--force', action='store_true', help="overwrite an existing workspace (your work is lost)")
     p = with_track(commands.add_parser('check', help="check the workspace; exit status 0 only when every exercise "
-                                                     "is done"))
+                                                     "is done"), found=True)
     p.add_argument('dir', nargs='?', default='.', help="the workspace, or its file (default: here)")
     p.add_argument('--hint', action='store_true', help="a stronger hint, then the formula")
     p.add_argument('--timeout', type=seconds, default=10.0, help="seconds per exercise (default 10)")
@@ -87,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument('path', nargs='?', help="default: exercises.ipynb, or exercises_tensor.ipynb for --track tensor")
     args = parser.parse_args(argv)
 
+    if args.track is None:  # check: the track whose files the workspace holds
+        args.track = held(Path(args.dir))
     chosen = track(args.track, parser)
     if args.command == 'notebook':
         path = Path(args.path or ('exercises.ipynb' if args.track == 'scalar' else f'exercises_{args.track}.ipynb'))

@@ -8,8 +8,10 @@ one more, enforced from outside: when it expires the child is killed and the exe
 not finishing.
 
 A track plugs in with one function, `check_files(paths, timeout, before)`: it imports the learner's files
-(raising ImportFailed with the reason when one fails) and yields a Result per exercise, calling before(number)
-as each begins.
+(import_learners: raising ImportFailed with the reason when one fails) and yields a Result per exercise, calling
+before(number) as each begins. A track may offer `warm_up()`: the child calls it before the learner's files are
+imported, so that what the checker itself needs (a library imported, the right answers computed) is ready before
+any time limit starts: a limit measures the learner's code only.
 """
 from __future__ import annotations
 
@@ -29,24 +31,34 @@ from micrograd.exercises.blame import where
 from micrograd.exercises.cutting import load_file
 from micrograd.exercises.report import Described
 from micrograd.exercises.result import UNCHECKED, WRONG, Result
+from micrograd.exercises.sandbox import Timeout, time_limit
 
 
 class ImportFailed(Exception):
     """A learner's file could not be imported; the message says why, and where."""
 
 
-def import_learners(name: str, path: Path) -> types.ModuleType:
-    """In the checking process: the learner's file imported as module name, or ImportFailed saying why."""
+def import_learners(name: str, path: Path, timeout: float | None = None) -> types.ModuleType:
+    """In the checking process: the learner's file imported as module name, within timeout seconds (where a
+    timer signal allows it), or ImportFailed saying why."""
     try:
-        return load_file(name, path)
+        with time_limit(timeout):
+            return load_file(name, path)
+    except Timeout:
+        raise ImportFailed(_unfinished(path.name, f"{timeout:g} s")) from None
     except BaseException as error:  # noqa: BLE001 -- whatever the learner's module does at import
         raise ImportFailed(f"importing {path.name} failed: {where(error)}") from None
 
 
+def _unfinished(file: str, limit: str) -> str:
+    return (f"importing {file} did not finish in {limit}: look for a loop that never ends at the top level of the "
+            "file (outside any function)")
+
+
 def compile_error(path: Path) -> str:
     """The learner's file as the report names a syntax error in it, or '' when it compiles."""
-    try:
-        compile(path.read_text(encoding='utf-8'), str(path), 'exec')
+    try:  # its bytes: Python reads a `# -*- coding: ... -*-` line, as an import does
+        compile(path.read_bytes(), str(path), 'exec')
     except SyntaxError as error:
         text = f"{path.name}, line {error.lineno}: {type(error).__name__}: {error.msg}"
         if error.text:
@@ -78,7 +90,7 @@ def run_in_child(track: str, paths: Sequence[Path], exercises: Sequence[Describe
             problem = ('timeout', f"the whole check ran out of time ({limit:g} s) and was stopped")
         lines = channel.read_text(encoding='utf-8').split('\n') if channel.exists() else []
     results: list[Result] = []
-    current = 0
+    current = -1  # the exercise the child is in: 0 while it imports the learner's files
     for line in lines:
         kind, _, payload = line.partition(' ')
         if kind == 'begin':
@@ -87,8 +99,12 @@ def run_in_child(track: str, paths: Sequence[Path], exercises: Sequence[Describe
             results.append(Result(**json.loads(payload)))
         elif kind == 'error':
             return [], json.loads(payload)
+    if not results and current <= 0:  # it stopped before any exercise: importing the learner's files, or before
+        files = ' and '.join(p.name for p in paths)
+        if current == 0 and problem[0] == 'timeout':
+            return [], _unfinished(files, f"{limit:g} s")
+        return [], f"{f'importing {files}' if current == 0 else 'the checker'} stopped: {problem[1]}"
     if len(results) < len(exercises):  # the child died, or was stopped, in the middle of exercise `current`
-        current = current or len(results) + 1
         results = [r for r in results if r.number < current]
         stopped = next(e for e in exercises if e.number == current)
         results.append(Result(number=current, name=stopped.name, status=WRONG, obtained='no result',
@@ -133,6 +149,8 @@ def worker(track: str, timeout: float, channel: str, paths: list[str]) -> int:
         out.flush()
 
     module = importlib.import_module(f'micrograd.exercises.{track}')
+    getattr(module, 'warm_up', lambda: None)()  # what the checker needs, before any clock starts
+    say('begin', 0)  # importing the learner's files
     try:
         for result in module.check_files([Path(p) for p in paths], timeout=timeout,
                                          before=lambda number: say('begin', number)):

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from micrograd.engine import topological_order
-from micrograd.exercises import check, start
+from micrograd.exercises import EXERCISES, check, start
 from micrograd.exercises.__main__ import main
 from micrograd.exercises.cutting import library_source, splice
 from micrograd.exercises.result import DONE, GENERIC, WRONG
@@ -264,3 +264,51 @@ def test_a_track_that_is_not_there_is_said_on_one_line(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and err.count('\n') == 1
     assert "the tensor track is not in this micrograd yet (the tracks here: scalar)" in err
+
+
+# --- The checker's own edges: what is not a workspace is said on one line, never as a traceback -----
+
+def test_check_finds_the_track_from_the_files_the_workspace_holds(tmp_path):
+    assert run('start', '--track', 'tensor', 'tws', cwd=tmp_path).returncode == 0
+    for target in ('tws', 'tws/my_tensor.py'):
+        done = run('check', target, cwd=tmp_path)
+        assert "tensor track: 0 of" in done.stdout and 'no my_engine.py' not in done.stdout + done.stderr, target
+
+
+def test_check_on_my_nn_checks_the_workspace_it_belongs_to(tmp_path):
+    start(tmp_path / 'ws')
+    done = run('check', 'ws/my_nn.py', cwd=tmp_path)
+    assert f"0 of {len(EXERCISES)} done" in done.stdout and 'circular' not in done.stdout + done.stderr
+
+
+def test_a_learner_file_in_latin_1_is_read_as_python_reads_it(tmp_path):
+    start(tmp_path)
+    engine = tmp_path / 'my_engine.py'
+    engine.write_bytes(b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + engine.read_bytes())
+    done = run('check', '.', cwd=tmp_path)
+    assert f"0 of {len(EXERCISES)} done" in done.stdout and 'Traceback' not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize('where', ['ws', 'ws/my_engine.py'])
+def test_a_folder_named_my_engine_py_is_said_on_one_line(tmp_path, where):
+    (tmp_path / 'ws' / 'my_engine.py').mkdir(parents=True)
+    done = run('check', where, cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == '' and done.stderr.count('\n') == 1
+    assert "my_engine.py is a folder, not a Python file" in done.stderr
+
+
+def test_an_endless_loop_at_import_is_said_as_such_not_blamed_on_exercise_1(tmp_path):
+    start(tmp_path)
+    with (tmp_path / 'my_engine.py').open('a') as engine:
+        engine.write("\nwhile True:\n    pass\n")
+    done = run('check', '.', '--timeout', '1', cwd=tmp_path)
+    assert "importing my_engine.py did not finish in 1 s" in done.stdout
+    assert "exercise 1" not in done.stdout and "nothing checked" in done.stdout
+
+
+def test_an_empty_my_engine_py_is_said_to_have_no_value_class(tmp_path):
+    start(tmp_path)
+    (tmp_path / 'my_engine.py').write_text('')
+    done = run('check', '.', cwd=tmp_path)
+    assert "my_engine.py has no class `Value`" in done.stdout
+    assert "exited" not in done.stdout and "Traceback" not in done.stdout + done.stderr

@@ -29,14 +29,15 @@ from typing import Any
 from micrograd.exercises.commands import command
 from micrograd.exercises.report import Report
 from micrograd.exercises.result import Result
-from micrograd.exercises.runner import import_learners, run_in_child
+from micrograd.exercises.runner import ImportFailed, import_learners, run_in_child
 from micrograd.exercises.scalar.blanks import ENGINE_FILE, NN_FILE, blank_engine, blank_nn, solution, start
 from micrograd.exercises.scalar.exercises import EXERCISES, find
 from micrograd.exercises.scalar.grade import check_all
+from micrograd.exercises.scalar.op_grading import expected
 from micrograd.exercises.scalar.places import class_places, places_in
 
-__all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'check_files', 'missing', 'blank_engine', 'blank_nn',
-           'write_notebook', 'FILES']
+__all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'check_files', 'missing', 'warm_up', 'blank_engine',
+           'blank_nn', 'write_notebook', 'FILES']
 FILES = (ENGINE_FILE, NN_FILE)
 NAME = 'scalar'
 
@@ -70,17 +71,25 @@ def missing(path: Path) -> str:
         if path.suffix == '.py':
             return f"no file {path}"
         return f"no folder {path}: make the workspace there with `{command('start', path)}`"
+    if path.is_dir() and path.suffix == '.py':
+        return f"{path} is a folder, not a Python file: give the workspace's folder, or its {ENGINE_FILE}"
+    if path.is_dir() and (path / ENGINE_FILE).is_dir():
+        return f"{path / ENGINE_FILE} is a folder, not a Python file: the workspace's {ENGINE_FILE} is a file"
     if path.is_dir() and not (path / ENGINE_FILE).exists():
         return f"no {ENGINE_FILE} in {path}: make a workspace there with `{command('start', path)}`"
     if path.is_file() and path.suffix != '.py':
         return f"{path} is not a Python file: give the workspace's folder, or its {ENGINE_FILE}"
+    if path.name == NN_FILE and not (path.parent / ENGINE_FILE).is_file():
+        return f"no {ENGINE_FILE} beside {path}: {NN_FILE} runs on it"
     return ''
 
 
 def check_workspace(path: Path, timeout: float = 10.0) -> Report:
-    engine = path / ENGINE_FILE if path.is_dir() else path
+    """Check a workspace: its folder, or one of its files (my_nn.py checks the workspace it belongs to), or any
+    Python file holding a Value class."""
+    engine = path / ENGINE_FILE if path.is_dir() else path.parent / ENGINE_FILE if path.name == NN_FILE else path
     nn = engine.parent / NN_FILE
-    paths = [engine] + ([nn] if nn.exists() and nn != engine else [])
+    paths = [engine] + ([nn] if nn.is_file() and nn != engine else [])
     again = command('check', *([path] if str(path) != '.' else []))
     if absent := missing(path):
         return Report(exercises=EXERCISES, error=absent, command=again)
@@ -93,16 +102,23 @@ def check_workspace(path: Path, timeout: float = 10.0) -> Report:
     return Report(results, EXERCISES, places=places, command=again, answer=command('solution', 'NAME'))
 
 
+def warm_up() -> None:
+    """In the checking process, before any time limit: the library's answer to every op's case."""
+    for exercise in EXERCISES:
+        for index in range(len(exercise.cases)):
+            expected(exercise.name, index)
+
+
 def check_files(paths: list[Path], timeout: float = 10.0,
                 before: Callable[[int], None] | None = None) -> Iterator[Result]:
     """In the checking process: import my_engine.py (and my_nn.py, when given) and check every exercise."""
     sys.path.insert(0, str(paths[0].parent))
-    modules: dict[str, types.ModuleType] = {}
-    for name, path in zip(('my_engine', 'my_nn'), paths):
-        modules[name] = import_learners(name, path)
-    nn = modules.get('my_nn')
-    yield from check_all(modules['my_engine'].Value, getattr(nn, 'Neuron', None), strict=True, timeout=timeout,
-                         before=before)
+    value = getattr(import_learners('my_engine', paths[0], timeout), 'Value', None)
+    if not isinstance(value, type):
+        raise ImportFailed(f"{paths[0].name} has no class `Value` (is it empty?): the exercises are methods of "
+                           f"micrograd's Value, in the {ENGINE_FILE} that `{command('start', 'NEW_FOLDER')}` writes")
+    nn = import_learners('my_nn', paths[1], timeout) if len(paths) > 1 else None
+    yield from check_all(value, getattr(nn, 'Neuron', None), strict=True, timeout=timeout, before=before)
 
 
 def write_notebook(path: Path) -> Path:

@@ -14,7 +14,7 @@ from micrograd import ops
 from micrograd.exercises.blame import learners, line_of, where
 from micrograd.exercises.numbers import close, grads, number, same
 from micrograd.exercises.result import Result
-from micrograd.exercises.sandbox import set_input
+from micrograd.exercises.sandbox import paused, set_input
 from micrograd.exercises.scalar import fit, outcome
 from micrograd.exercises.scalar.blanks import blanks_of
 from micrograd.exercises.scalar.drive import backpropagate, blank_of
@@ -255,7 +255,8 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
     if wrong:
         first = wrong[0][1]
         if not first.diagnosis:
-            first.diagnosis, first.why = diagnose(exercise, runs, [i for i, _ in wrong])
+            with paused():  # the checker's own work: not the learner's time
+                first.diagnosis, first.why = diagnose(exercise, runs, [i for i, _ in wrong])
             first.why = first.why or outcome.explain(exercise, first.diagnosis)
         first.also = '\n'.join(r.input for _, r in wrong[1:])
         return first

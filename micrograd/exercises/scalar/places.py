@@ -34,7 +34,7 @@ def places_in(path: Path, class_name: str, source: str) -> dict[int, str]:
     """Where each exercise is written in a file: {number: 'my_engine.py, line 46: _backward in Value.__add__'}."""
     methods, out = method_numbers(source), dict[int, str]()
     try:
-        tree = ast.parse(path.read_text(encoding='utf-8'))
+        tree = ast.parse(path.read_bytes())  # (bytes: a `# -*- coding: ... -*-` line is honoured)
     except (SyntaxError, OSError):
         return out
     for node in tree.body:
