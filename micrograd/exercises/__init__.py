@@ -18,21 +18,24 @@ and named when missing.
 
     scalar/       the scalar track: micrograd's engine.py and nn.py (its modules: scalar/__init__.py)
     tensor/       the tensor track: micrograd.tensor
-    Each track offers EXERCISES, start(directory), check(target) -> Report, solution(name), and
-    check_files(paths, timeout, before) for the checking process.
+    Each track offers EXERCISES, FILES (its workspace's), start(directory), check(target) -> Report,
+    solution(name), write_notebook(path), and check_files(paths, timeout, before) and warm_up() for the
+    checking process (runner.py). Both backpropagate with the engine's own sort (engine.topological_order).
 
 The machinery both tracks share, one idea per module:
     result.py     how one exercise stands: the Result record, its statuses, the diagnoses any exercise can get
     report.py     what the checker says: the progress table and why, as text and as HTML
-    runner.py     running a learner's files in a child process (a track plugs in with check_files)
-    graph.py      the library's sort, on any engine's nodes: the checker backpropagates with it
-    sandbox.py    running the learner's code for one exercise: a time limit, its printing kept aside
+    runner.py     running a learner's files in a child process (a track plugs in with check_files), importing
+                  them within a time limit
+    sandbox.py    running the learner's code for one exercise: a time limit (paused for the checker's own
+                  work), its printing kept aside
     blame.py      the learner's line in a traceback
     numbers.py    comparing numbers and printing them as a learner reads them
     cutting.py    cutting bodies out of the library's source, and running the result
     commands.py   the commands printed for the learner to copy
     notebook.py   what a track's notebook is made of: Markdown that keeps formulas, a cell's free names
-    __main__.py   the command line: start, check, list, solution, notebook; --track scalar|tensor
+    __main__.py   the command line: start, check, list, solution, notebook; --track scalar|tensor (check finds
+                  it from the workspace's files)
 """
 from micrograd.exercises.report import Report
 from micrograd.exercises.result import Result

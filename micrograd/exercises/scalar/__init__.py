@@ -6,6 +6,7 @@ engine.py and nn.py for the learner to write.
     blanks.py         the bodies cut out of engine.py and nn.py: my_engine.py, my_nn.py, the library's answer
     drive.py          backpropagating through any Value-like class, the workspace's convention or the lecture's
     op_grading.py     grading an op's backward on its cases, the slip named, its line pointed at
+    op_wiring.py      whether an op puts its output in the graph: its parents, its _op, its closure attached
     slips.py          the wrong backwards derived from the library's own by rules every op shares
     backprop_grading.py  grading the sort and backward(): the idea first, then the library's rules
     neuron_grading.py grading the neuron: the idea first, then the library's rules
@@ -15,8 +16,9 @@ engine.py and nn.py for the learner to write.
     fit.py            a wrong gradient no slip reproduces, named by the formula its numbers follow
     exercises_ipynb.py  exercises.ipynb: a cell per exercise, a check under each
 
-The track's interface, as every track has it: EXERCISES, start(directory), check(target) -> Report,
-solution(name), and check_files(paths, timeout, before) for the checking process (runner.py).
+The track's interface, as every track has it: EXERCISES, FILES, start(directory), check(target) -> Report,
+solution(name), write_notebook(path), and check_files(paths, timeout, before) and warm_up() for the checking
+process (runner.py).
 """
 from __future__ import annotations
 
