@@ -1,4 +1,4 @@
-"""Copying a Value: `copy.deepcopy` copies leaves only, as PyTorch does.
+"""Copying a Value: `copy.deepcopy` copies leaves only, as PyTorch does; pickle gives back a leaf.
 
 An op's Value holds a backward that writes into its parents. A deep copy of it would still write into the
 original graph's leaves, not the copies' (the backward closes over the originals), so it is refused. A copy
@@ -6,6 +6,10 @@ of a model is a copy of its leaves (its parameters), which deepcopy makes as exp
 
 A copy is of the leaf's own class, with its attributes (a subclass's too, deep-copied), made without calling
 its __init__, as PyTorch copies a tensor subclass: a subclass whose __init__ takes other arguments copies.
+
+pickle (and so multiprocessing, or a saved notebook session) gives back a leaf of the same class, data, grad,
+label and attributes, cut off from the graph that made it, as PyTorch gives back a tensor without its grad_fn:
+a backward closure is code, not data.
 """
 from __future__ import annotations
 
@@ -28,6 +32,22 @@ def deepcopy(v: Any, memo: dict[int, Any] | None = None) -> Any:
             object.__setattr__(new, name, copy.deepcopy(getattr(v, name), memo))
     for name, attribute in getattr(v, '__dict__', {}).items():
         object.__setattr__(new, name, copy.deepcopy(attribute, memo))
+    return new
+
+
+def reduce_ex(v: Any, protocol: object = None) -> tuple[Any, ...]:
+    """For pickle: rebuild v as a leaf (no parents, no op, no backward) with its data, grad, label and the
+    other attributes of its class."""
+    state = {name: getattr(v, name) for name in _slots(type(v)) if hasattr(v, name)}
+    state.update(_prev=(), _op='', _grad_fn=None)
+    state.update(getattr(v, '__dict__', {}))
+    return _rebuilt, (type(v), state)
+
+
+def _rebuilt(cls: Any, state: dict[str, Any]) -> Any:
+    new = cls.__new__(cls)
+    for name, value in state.items():
+        object.__setattr__(new, name, value)
     return new
 
 

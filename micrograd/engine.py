@@ -1,14 +1,15 @@
-"""Karpathy's micrograd engine, changed where a comment says why; numeric.py checks numbers."""
+"""Karpathy's micrograd engine, op for op: read it instead of his. Comments say where it differs."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from micrograd import copying, grad_mode, numeric
-from micrograd.grad_mode import is_grad_enabled, no_grad
+from micrograd import copying, habits, ieee, weighted_sum
+from micrograd.grad_mode import is_grad_enabled, no_grad, recording
+from micrograd.numeric import checked, real
 
-__all__ = ['Value', 'no_grad', 'is_grad_enabled']
+__all__ = ['Value', 'no_grad', 'is_grad_enabled', 'topological_order']
 
 
 class Value:
@@ -16,40 +17,36 @@ class Value:
     op's _backward is given out's grad (his reads out.grad), so it never holds out: no cycles."""
     def __init__(self, data: float, _children: Iterable[Value] = (), _op: str = '', label: str = '',
                  *, _grad_fn: Any = None):  # _grad_fn(grad): the op's _backward
-        self.data = data if type(data) is float else numeric.data(data, _children, _op, _grad_fn)
-        self.grad, self.label, self._op = 0.0, label, _op
-        recording = grad_mode.recording.get()  # False inside `with no_grad():`: build no graph
-        self._prev = tuple(_children) if recording else ()  # not a set: a*a keeps both edges
-        self._grad_fn: Any = _grad_fn if recording else None  # (a leaf has none)
+        # the one check (numeric.py): data that is no float made one (3, np.float32(3)), or refused
+        self.data = data if type(data) is float else checked(data, _children, _op, _grad_fn)
+        self._prev = tuple(_children) if recording.get() else ()  # not a set: a*a keeps both edges
+        self._grad_fn = _grad_fn if self._prev else None  # (inside `with no_grad():` no graph)
+        self.grad, self._op, self.label = 0.0, _op, label
 
     def __repr__(self) -> str:
         return f"Value(data={self.data}, grad={self.grad})"
 
     def __add__(self, other: Value | float) -> Value:
-        other = other if isinstance(other, Value) else Value(numeric.real(other, '__add__'))
+        other = other if isinstance(other, Value) else Value(other)
         def _backward(grad: float) -> None:  # grad: the output's, the lecture's out.grad
             self.grad += grad  # d(x+y)/dx = 1
             other.grad += grad  # d(x+y)/dy = 1
         return Value(self.data + other.data, (self, other), '+', _grad_fn=_backward)
 
     def __mul__(self, other: Value | float) -> Value:
-        other = other if isinstance(other, Value) else Value(numeric.real(other, '__mul__'))
+        other = other if isinstance(other, Value) else Value(other)
         def _backward(grad: float) -> None:
             self.grad += other.data * grad  # d(xy)/dx = y
             other.grad += self.data * grad  # d(xy)/dy = x
         return Value(self.data * other.data, (self, other), '*', _grad_fn=_backward)
 
-    def __pow__(self, other: Value | float) -> Value:  # x ** k, the lecture's; or x ** y of Values
-        x = numeric.real(self.data, '__pow__')
-        y = numeric.real(other.data if isinstance(other, Value) else other, '__pow__')
-        out = numeric.checked_pow(x, y)  # x ** y, checked: a real, finite number (or an error)
-        def _backward(grad: float) -> None:  # d(x**y)/dx = y * x**(y-1) (0 for y = 0: PyTorch's)
-            self.grad += y * numeric.ieee_pow(x, y - 1) * grad if y else 0.0  # (inf, not an error)
-            if isinstance(other, Value):  # d(x**y)/dy = x**y * log(x), 0 at x = 0 as in PyTorch
-                other.grad += numeric.times_log(out, x) * grad
-        if isinstance(other, Value):
-            return Value(out, (self, other), '**', _grad_fn=_backward)
-        return Value(out, (self,), f'**{other}', _grad_fn=_backward)  # k as the user wrote it
+    def __pow__(self, other: Value | float) -> Value:
+        if isinstance(other, Value) or type(other) not in (int, float) or not other >= 1:
+            return self._power(other)  # x ** y of Values, and k < 1, whose slope is inf at x = 0
+        x, k = self.data, other  # the lecture's x ** k of an int or float k
+        def _backward(grad: float) -> None:
+            self.grad += k * x**(k - 1) * grad  # d x**k/dx = k * x**(k-1)
+        return Value(x**k, (self,), f'**{k}', _grad_fn=_backward)
 
     def tanh(self) -> Value:
         t = math.tanh(self.data)  # the lecture's (e**2x - 1)/(e**2x + 1) overflows for x > 355
@@ -58,7 +55,7 @@ class Value:
         return Value(t, (self,), 'tanh', _grad_fn=_backward)
 
     def exp(self) -> Value:
-        e = numeric.checked(math.exp, self.data, 'Value.exp')  # an overflow names the op
+        e = math.exp(self.data)  # (an OverflowError for x > 709.78, as Python's math.exp)
         def _backward(grad: float) -> None:
             self.grad += e * grad  # d e**x/dx = e**x
         return Value(e, (self,), 'exp', _grad_fn=_backward)
@@ -72,21 +69,18 @@ class Value:
         return self * -1.0
     __radd__ = __add__  # other + self is self + other
     __rmul__ = __mul__  # other * self is self * other
-    def __sub__(self, other: Value | float) -> Value:  # self - other (-k as a float: -uint8 wraps)
-        return self + (-other if isinstance(other, Value) else -numeric.real(other, '__sub__'))
+    def __sub__(self, other: Value | float) -> Value:  # self + (-other), a number as a float first
+        return self + (-other if isinstance(other, Value) else -Value(other).data)  # (-uint8 wraps)
     def __rsub__(self, other: float) -> Value:  # other - self
-        return Value(numeric.real(other, '__rsub__')) - self
-
-    def __truediv__(self, other: Value | float) -> Value:  # self / other, as its own op: see below
-        other = other if isinstance(other, Value) else Value(numeric.real(other, '__truediv__'))
-        q = self.data / numeric.divisor(other.data, self.data)  # (x / 0 is an error naming /)
-        def _backward(grad: float) -> None:  # the lecture's self * other**-1 overflows at 1e-310
+        return -self + other
+    def __truediv__(self, other: Value | float) -> Value:  # self / other, its own op (y = 0: error)
+        other = other if isinstance(other, Value) else Value(other)
+        def _backward(grad: float) -> None:  # (the lecture's self * other**-1 overflows at 1e-310)
             self.grad += grad / other.data  # d(x/y)/dx = 1/y
             other.grad -= grad * (self.data / other.data / other.data)  # -x/y**2, as (x/y)/y
-        return Value(q, (self, other), '/', _grad_fn=_backward)
+        return Value(self.data / other.data, (self, other), '/', _grad_fn=_backward)
     def __rtruediv__(self, other: float) -> Value:  # other / self
-        return Value(numeric.real(other, '__rtruediv__')) / self
-
+        return Value(other) / self
     def backward(self) -> None:  # d(self)/d(node) into each node's .grad (leaves add to theirs)
         topo = self._topological_order()
         for node in topo:
@@ -97,8 +91,7 @@ class Value:
                 node._grad_fn(node.grad)  # the chain rule: grad * local derivative, to parents
 
     def _topological_order(self) -> list[Value]:  # the nodes ops made, each after its parents
-        # The lecture's build_topo, its recursion a stack (so any depth works): a node goes back on
-        # the stack under a None and its parents; when the None comes off, they are all listed.
+        # The lecture's build_topo, with a stack (any depth): a node goes back under a None marker
         topo, visited = [], set()
         stack: list[Any] = [self]  # Values, and the None markers
         while stack:
@@ -110,9 +103,21 @@ class Value:
                 stack += node, None, *node._prev
         return topo
 
-    # --- the rest: beyond the lecture (out._backward = f and o._backward() are at the end) -----
+    # --- the rest: beyond the lecture -------------------------------------------------------------
+    def _power(self, other: Value | float) -> Value:  # x ** y: a slope Python refuses is inf
+        x = real(self.data, 'Value.__pow__')  # (a number written into .data is taken as its float)
+        y = real(other.data if isinstance(other, Value) else other, 'Value.__pow__')
+        out = ieee.checked_pow(x, y)  # x ** y, or an error naming ** (not real, 0 ** -1, too large)
+        def _backward(grad: float) -> None:  # d(x**y)/dx = y * x**(y-1) (0 for y = 0: PyTorch's)
+            self.grad += y * ieee.power(x, y - 1) * grad if y else 0.0  # (inf at x = 0 for y < 1)
+            if isinstance(other, Value):  # d(x**y)/dy = x**y * log(x), 0 at x = 0 as in PyTorch
+                other.grad += ieee.times_log(out, x) * grad
+        parents, op = ((self, other), '**') if isinstance(other, Value) else ((self,), f'**{other}')
+        return Value(out, parents, op, _grad_fn=_backward)  # (k as the user wrote it)
+    def __rpow__(self, other: float) -> Value:  # other ** self
+        return Value(other) ** self
     def log(self) -> Value:
-        x = numeric.positive(self.data, 'Value.log')  # log is defined only for x > 0
+        x = ieee.positive(self.data, 'Value.log')  # log is defined only for x > 0
         def _backward(grad: float) -> None:
             self.grad += grad / x  # d log(x)/dx = 1/x
         return Value(math.log(x), (self,), 'log', _grad_fn=_backward)
@@ -124,30 +129,22 @@ class Value:
         return Value(s, (self,), 'sigmoid', _grad_fn=_backward)
     @staticmethod  # bias + w1*x1 + w2*x2 + ... as one node (sum() makes 2n): nn.Neuron's fast path
     def dot(ws: Sequence[Any], xs: Sequence[Any], bias: Value | float | None = None) -> Value:
-        ws, xs, b, total = numeric.dot(ws, xs, bias, Value)  # Values, and b + w1*x1 + w2*x2 + ...
+        ws, xs, b, total = weighted_sum.operands(ws, xs, bias, Value)  # b + w1*x1 + w2*x2 + ...
         def _backward(grad: float) -> None:
             for w, x in zip(ws, xs):
                 w.grad += x.data * grad  # d/dw_i = x_i
                 x.grad += w.data * grad  # d/dx_i = w_i
             b.grad += grad  # d/dbias = 1
         return Value(total, (*ws, *xs, b), 'dot', _grad_fn=_backward)
-    def __rpow__(self, other: float) -> Value:  # other ** self
-        return Value(numeric.real(other, '__rpow__')) ** self
 
-    @property  # the lecture's o._backward() by hand: runs the op's backward as it is right now
-    def _backward(self) -> Callable[[], None]:  # (so a wrapper may call the one it replaced)
-        fn = getattr(self, '_grad_fn', None)  # getattr: a subclass's own __init__ may skip ours
-        return (lambda: fn(self.grad)) if fn else (lambda: None)  # a leaf's does nothing
-    @_backward.setter  # the lecture's out._backward = f: f reads out.grad (holds out: gc frees it)
-    def _backward(self, backward: Callable[[], None]) -> None:  # a leaf keeps none (no_grad's too)
-        self._grad_fn = (lambda grad: backward()) if getattr(self, '_prev', ()) else None
+    _backward = habits.backward  # the lecture's o._backward() by hand, and out._backward = f
     def detach(self) -> Value:  # a new leaf with the same data, cut off from this graph
         return Value(self.data)
     def item(self) -> float:
         return self.data
     __deepcopy__ = copying.deepcopy  # copy.deepcopy() copies leaves only, as PyTorch's does
+    __reduce_ex__ = copying.reduce_ex  # pickle gives back a leaf of the same number, as PyTorch's
     __array_ufunc__ = None  # so `np.float64(2) * v` asks Value.__rmul__ instead of NumPy
     __slots__ = ('data', 'grad', 'label', '_prev', '_op', '_grad_fn', '__dict__')  # v.color = 'red'
-
 
 topological_order = Value._topological_order  # the one sort, for any engine's nodes (with ._prev)

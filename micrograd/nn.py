@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Mapping, Sequence
 
-from micrograd import architecture, numeric, state  # sizes and activations; parameters by name
+from micrograd import architecture, numeric, state, weighted_sum  # sizes, activations; by name
 from micrograd.engine import Value
 
 
@@ -42,7 +42,7 @@ class Neuron(Module):
         self.activation = architecture.activation(activation, 'Neuron', nonlin)  # or 'linear'
 
     def __call__(self, x: Sequence[Value | float] | Value | float) -> Value:
-        x = numeric.inputs(x, len(self.w), self)  # a list of len(w) (one number: a list of one)
+        x = weighted_sum.inputs(x, len(self.w), self)  # a list of len(w) (a number: a list of one)
         act = Value.dot(self.w, x, self.b)  # the lecture's sum((wi*xi ...), self.b), as one node
         return act if self.activation == 'linear' else getattr(act, self.activation)()  # act.relu()
 

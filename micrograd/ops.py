@@ -25,6 +25,12 @@ class Op:
     # output's grad; for Value.dot, w and x for a weight and its input, b for the bias.
     backward: tuple[str, ...] = ()
     saved: str = ''    # the name engine.py's _backward gives the output's .data (t for tanh), if any
+    rest: str = ''     # the method below engine.py's marked line that makes it where the lecture's does not
+
+    @property
+    def methods(self) -> tuple[str, ...]:
+        """Every method of Value whose _backward closure computes this op."""
+        return (self.method, self.rest) if self.rest else (self.method,)
 
 
 # In the order engine.py defines them: the lecture's ops first, then log, sigmoid and dot. x ** k of a
@@ -36,7 +42,8 @@ OPS: tuple[Op, ...] = (
     Op('*', '__mul__', 2, 'x * y', ('y', 'x'),
        backward=('x.grad += y * grad', 'y.grad += x * grad')),
     Op('**', '__pow__', 2, 'x ** y', ('y * x**(y-1)', 'x**y * log(x)'),
-       backward=('x.grad += y * x**(y - 1) * grad if y else 0.0', 'y.grad += out * log(x) * grad')),
+       backward=('x.grad += y * x**(y - 1) * grad if y else 0.0', 'y.grad += out * log(x) * grad'),
+       rest='_power'),  # the lecture's __pow__ takes x ** k for k >= 1; _power x ** y and k < 1
     Op('tanh', 'tanh', 1, 'tanh(x)', ('1 - out**2',),
        backward=('x.grad += (1 - t * t) * grad',), saved='t'),
     Op('exp', 'exp', 1, 'exp(x)', ('out',),
@@ -54,4 +61,4 @@ OPS: tuple[Op, ...] = (
 )
 
 BY_NAME = {op.name: op for op in OPS}
-BY_METHOD = {op.method: op for op in OPS}
+BY_METHOD = {method: op for op in OPS for method in op.methods}

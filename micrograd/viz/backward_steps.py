@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from micrograd import numeric
+from micrograd import ieee
 from micrograd.engine import Value
 from micrograd.ops import Op
 from micrograd.viz.drawing import MAX_NODES, box_fields, box_width, checked_trace, draw_graph, largest_grad, number
@@ -247,9 +247,9 @@ def _engine_rule(node: Value, op: Op, names: Mapping[Value, str], grad: str) -> 
     if op.saved:  # 't = tanh(n.data) = 0.7071'
         held.append(f'{op.saved} = {_put(op.forward, {"x": f"{names[parents[0]]}.data"})} = {number(node.data)}')
     terms = [_term(line, role, words, numbers, names) for line, role in lines]
-    if op.name == '**' and len(parents) == 2 and not parents[0].data > 0:  # numeric.times_log, as in PyTorch
+    if op.name == '**' and len(parents) == 2 and not parents[0].data > 0:  # ieee.times_log, as in PyTorch
         x, y = parents
-        counts = numeric.times_log(node.data, x.data)
+        counts = ieee.times_log(node.data, x.data)
         held.append(f'{names[x]}.data is {number(x.data)}, not > 0: {out}.data * log({names[x]}.data) counts as '
                     f'{number(counts)}, as in PyTorch')
         terms[1] = (y, terms[1][1], f'{number(counts)} * {numbers["grad"]}')

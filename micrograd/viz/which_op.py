@@ -35,7 +35,7 @@ def engine_op(v: Value) -> Op | None:
         return None
     k = exponent(op)
     record = BY_NAME.get('**' if k is not None else op)
-    if record is None or not _made_by(v, record.method):
+    if record is None or not any(_made_by(v, method) for method in record.methods):
         return None
     if k is not None:
         return record if parents == 1 else None

@@ -33,9 +33,11 @@ class ScalarOp:
     ours: Callable[[Any, Any], Value]
     reference: Callable[[float, float], float]  # plain Python floats and math: raises where Python refuses
     theirs: Callable[[Any, Any, Any], Any]  # (torch, a, b): a Value's place holds a float64 tensor, a number's a float
-    method: str  # the Value method whose name a refused operand's TypeError carries
+    method: str  # the Value method it calls
     refuses: Callable[[float, float], Refusal] = lambda a, b: None  # our domain: the error for these operands
-    errors_name: str = ''  # a regular expression for the method a domain error names (default: method)
+    errors_name: str = ''  # a regular expression for what a domain error says (default: method)
+    operand_named: str = r'Value\(\)'  # a regular expression for what a refused operand's error names: a number
+    # operand k becomes Value(k), whose one check names the constructor; x ** k and Value.dot name themselves
     interval: tuple[float, float] = (-3.0, 3.0)  # ordinary samples of x (and y): inside the domain
     number_interval: tuple[float, float] = (-3.0, 3.0)  # ordinary samples of k
     kinks: tuple[float, ...] = ()  # where the derivative jumps: no difference quotient there
@@ -119,6 +121,12 @@ TORCH_RECIPROCAL = ("k / x is float division; PyTorch computes it as x.reciproca
                     "underflows (x = 1e-170, 1e300)")
 
 DIVISION_DIFFERS = {'refuses': (ZERO_DIVISION,)}
+# What Python's float arithmetic refuses in the lecture's ops is Python's own error, raised in the op's line:
+# its message says what went wrong, and the traceback's last line is the op's.
+PYTHONS_DIVISION = r'division by zero'
+PYTHONS_POW = r'Value\.__pow__|out of range'  # x ** k for k >= 1 is the lecture's: an overflow is Python's
+PYTHONS_EXP = r'math range error'
+PYTHONS_POW_OPERAND = r'Value\.__pow__|int too large to convert to float'  # (x ** 10**400: Python's own)
 NEGATIVE_ZERO_SLOPE = ("at x = -0.0 the slope k * x**(k-1) of x ** k (k < 1, not an integer) is +inf, as IEEE "
                        "pow(-0.0, k-1) gives it; PyTorch gives -inf")
 POW_DIFFERS = {'refuses': (FRACTIONAL, ZERO_TO_NEGATIVE, POW_OVERFLOW), 'grad': (NEGATIVE_ZERO_SLOPE,)}
@@ -148,20 +156,24 @@ OPS: list[ScalarOp] = [
     ScalarOp('x * k', 'number', lambda a, b: a * b, lambda a, b: a * b, lambda t, a, b: a * b, 'Value.__mul__'),
     ScalarOp('k * x', 'rnumber', lambda a, b: a * b, lambda a, b: a * b, lambda t, a, b: a * b, 'Value.__mul__'),
     ScalarOp('x / y', 'values', lambda a, b: a / b, lambda a, b: a / b, lambda t, a, b: a / b, 'Value.__truediv__',
-             refuses=lambda a, b: _divisor(b), interval=(0.5, 3.0), differs=DIVISION_DIFFERS),
+             refuses=lambda a, b: _divisor(b), errors_name=PYTHONS_DIVISION, interval=(0.5, 3.0),
+             differs=DIVISION_DIFFERS),
     ScalarOp('x / k', 'number', lambda a, b: a / b, lambda a, b: a / b, lambda t, a, b: a / b, 'Value.__truediv__',
-             refuses=lambda a, b: _divisor(b), number_interval=(0.5, 3.0), differs=DIVISION_DIFFERS),
+             refuses=lambda a, b: _divisor(b), errors_name=PYTHONS_DIVISION, number_interval=(0.5, 3.0),
+             differs=DIVISION_DIFFERS),
     ScalarOp('k / x', 'rnumber', lambda a, b: a / b, lambda a, b: a / b, lambda t, a, b: a / b,
-             'Value.__rtruediv__', refuses=lambda a, b: _divisor(b), errors_name=r'Value\.__r?truediv__',
+             'Value.__rtruediv__', refuses=lambda a, b: _divisor(b), errors_name=PYTHONS_DIVISION,
              interval=(0.5, 3.0), ulps=1, torch_differs=_reciprocal_overflows,
              differs={**DIVISION_DIFFERS, 'forward': (TORCH_RECIPROCAL,), 'grad': (TORCH_RECIPROCAL,)}),
     ScalarOp('x ** y', 'values', lambda a, b: a ** b, _pow, lambda t, a, b: a ** b, 'Value.__pow__',
              refuses=_pow_refusal, interval=(0.5, 3.0), differs=VALUE_POW_DIFFERS, torch_differs=_at_negative_zero),
     ScalarOp('x ** k', 'number', lambda a, b: a ** b, _pow, lambda t, a, b: a ** b, 'Value.__pow__',
-             refuses=_pow_refusal, interval=(0.5, 3.0), differs=POW_DIFFERS,
+             refuses=_pow_refusal, errors_name=PYTHONS_POW, operand_named=PYTHONS_POW_OPERAND, interval=(0.5, 3.0),
+             differs=POW_DIFFERS,
              torch_differs=_at_negative_zero),
     ScalarOp('x ** 3', 'unary', lambda a, b: a ** 3, lambda a, b: _pow(a, 3), lambda t, a, b: a ** 3,
-             'Value.__pow__', refuses=lambda a, b: _pow_refusal(a, 3.0), differs=INTEGER_POW_DIFFERS),
+             'Value.__pow__', refuses=lambda a, b: _pow_refusal(a, 3.0), errors_name=PYTHONS_POW,
+             differs=INTEGER_POW_DIFFERS),
     ScalarOp('x ** -2', 'unary', lambda a, b: a ** -2, lambda a, b: _pow(a, -2), lambda t, a, b: a ** -2,
              'Value.__pow__', refuses=lambda a, b: _pow_refusal(a, -2.0), interval=(0.5, 3.0),
              differs=INTEGER_POW_DIFFERS),
@@ -178,7 +190,7 @@ OPS: list[ScalarOp] = [
     ScalarOp('tanh', 'unary', lambda a, b: a.tanh(), lambda a, b: math.tanh(a), lambda t, a, b: a.tanh(),
              'Value.tanh'),
     ScalarOp('exp', 'unary', lambda a, b: a.exp(), lambda a, b: math.exp(a), lambda t, a, b: a.exp(), 'Value.exp',
-             refuses=lambda a, b: _exp_refusal(a), differs={'refuses': (EXP_OVERFLOW,)}),
+             refuses=lambda a, b: _exp_refusal(a), errors_name=PYTHONS_EXP, differs={'refuses': (EXP_OVERFLOW,)}),
     ScalarOp('log', 'unary', lambda a, b: a.log(), lambda a, b: math.log(a), lambda t, a, b: a.log(), 'Value.log',
              refuses=lambda a, b: None if a > 0 else ValueError, interval=(0.5, 3.0),
              differs={'refuses': (LOG_DOMAIN,)}),
@@ -187,9 +199,11 @@ OPS: list[ScalarOp] = [
     ScalarOp('dot([x, y], [y, x])', 'values', lambda a, b: Value.dot([a, b], [b, a]), _dot2,
              lambda t, a, b: 0.0 + a * b + b * a, 'Value.dot'),
     ScalarOp('dot([x], [k])', 'number', lambda a, b: Value.dot([a], [b]), lambda a, b: 0.0 + a * b,
-             lambda t, a, b: 0.0 + a * b, 'Value.dot'),
+             lambda t, a, b: 0.0 + a * b, 'Value.dot',
+             operand_named=r'Value\.dot'),
     ScalarOp('dot([x], [2], bias=k)', 'number', lambda a, b: Value.dot([a], [2.0], b),
-             lambda a, b: b + a * 2.0, lambda t, a, b: b + a * 2.0, 'Value.dot'),
+             lambda a, b: b + a * 2.0, lambda t, a, b: b + a * 2.0, 'Value.dot',
+             operand_named=r'Value\.dot'),
 ]
 
 BY_NAME = {op.name: op for op in OPS}

@@ -170,7 +170,7 @@ def test_each_op_of_the_table_is_named_and_built_as_the_table_says(record):
     out = example(record.method)
     assert out._op == record.name
     assert record.parents == 0 or len(out._prev) == record.parents
-    assert out._grad_fn.__qualname__ == f'Value.{record.method}.<locals>._backward'
+    assert out._grad_fn.__qualname__ in {f'Value.{method}.<locals>._backward' for method in record.methods}
 
 
 def test_the_sweeps_table_has_a_row_for_each_op():
