@@ -7,9 +7,9 @@ of a model is a copy of its leaves (its parameters), which deepcopy makes as exp
 A copy is of the leaf's own class, with its attributes (a subclass's too, deep-copied), made without calling
 its __init__, as PyTorch copies a tensor subclass: a subclass whose __init__ takes other arguments copies.
 
-pickle (and so multiprocessing, or a saved notebook session) gives back a leaf of the same class, data, grad,
-label and attributes, cut off from the graph that made it, as PyTorch gives back a tensor without its grad_fn:
-a backward closure is code, not data.
+pickle (and so multiprocessing, or a saved notebook session) gives back a leaf of the same class, data, label
+and attributes, cut off from the graph that made it and with a zero grad, as PyTorch gives back a tensor without
+its grad_fn and its .grad: a backward closure is code, not data.
 """
 from __future__ import annotations
 
@@ -36,10 +36,10 @@ def deepcopy(v: Any, memo: dict[int, Any] | None = None) -> Any:
 
 
 def reduce_ex(v: Any, protocol: object = None) -> tuple[Any, ...]:
-    """For pickle: rebuild v as a leaf (no parents, no op, no backward) with its data, grad, label and the
+    """For pickle: rebuild v as a leaf (no parents, no op, no backward, grad 0) with its data, label and the
     other attributes of its class."""
     state = {name: getattr(v, name) for name in _slots(type(v)) if hasattr(v, name)}
-    state.update(_prev=(), _op='', _grad_fn=None)
+    state.update(grad=0.0, _prev=(), _op='', _grad_fn=None)
     state.update(getattr(v, '__dict__', {}))
     return _rebuilt, (type(v), state)
 

@@ -512,6 +512,24 @@ def test_deepcopy_of_a_value_an_op_made_is_refused_as_in_pytorch():
         copy.deepcopy(x * 3)  # a copy would still send its gradients into x
 
 
+class Labelled(Value):  # a subclass pickle can find by name
+    pass
+
+
+def test_pickle_gives_back_a_leaf_of_the_same_number_as_pytorchs_does():
+    import pickle
+    a = Labelled(1.5, label='a')
+    a.color = 'red'
+    out = a * 2
+    out.backward()
+    back = pickle.loads(pickle.dumps(out))  # PyTorch: a leaf, no grad_fn, no .grad
+    assert (back.data, back.grad, back._prev, back._op, back._grad_fn) == (3.0, 0.0, (), '', None)
+    leaf = pickle.loads(pickle.dumps(a))
+    assert type(leaf) is Labelled and (leaf.data, leaf.label, leaf.color, leaf.grad) == (1.5, 'a', 'red', 0.0)
+    leaf.backward()  # a leaf of its own: it takes part in new graphs
+    assert leaf.grad == 1.0 and a.grad == 2.0
+
+
 def test_deepcopy_of_a_model_gives_independent_parameters():
     model = MLP(2, [2, 1])
     twin = copy.deepcopy(model)
