@@ -14,9 +14,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from micrograd.tensor.checks import index, real_array, refuse_value
-from micrograd.tensor.dtypes import Array, is_number, wide
+from micrograd.tensor.dtypes import Array, is_number, promoted, wide
 from micrograd.tensor.kernels import log_softmax, row_dot, scale_rows, sigmoid, softmax
-from micrograd.tensor.node import OUTPUT, ArrayLike
+from micrograd.tensor.node import ArrayLike
 from micrograd.tensor.tensor import Tensor
 
 
@@ -62,10 +62,26 @@ def mse_loss(pred: Tensor, target: Tensor | ArrayLike) -> Tensor:
     """mean((pred - target)**2). A target tensor that requires gradients gets them too.
     An empty batch gives nan, as in PyTorch."""
     if not isinstance(target, Tensor) or not isinstance(pred, Tensor):
-        target = _target(target, pred, 'mse_loss')
+        target = Tensor._constant(_target(target, pred, 'mse_loss'))
     elif target.shape != pred.shape:
         raise ValueError(f"mse_loss: target shape {target.shape} differs from input shape {pred.shape}")
-    return ((pred - target) ** 2).mean()
+    if pred.data.dtype.kind != 'f' and target.data.dtype.kind != 'f':
+        return ((pred - target) ** 2).mean()  # (refused by mean, naming it, as PyTorch refuses integers)
+    p, t = promoted(pred.data, target.data)
+    dtype = p.dtype
+    p, t = wide(p), wide(t)  # float16 computes in float32 and rounds once
+    with np.errstate(invalid='ignore', over='ignore'):  # an empty batch: 0 / 0 = nan, as in PyTorch
+        diff = p - t
+        loss = np.asarray(np.sum(diff * diff, dtype=p.dtype) / diff.size).astype(dtype)
+
+    def _backward(grad: Array) -> None:  # d mean((p - t)**2)/dp = 2 (p - t) / n = -d/dt
+        g = wide(grad) * (2 / max(p.size, 1)) * (p - t)
+        if pred.requires_grad:  # (the target may be the one that does)
+            pred._add_grad(g)
+        if target.requires_grad:
+            target._add_grad(-g)
+    # One node whose backward reads pred and target, as PyTorch's: a change of either before backward() is refused
+    return Tensor._result(loss, (pred, target), 'mse_loss', _backward, reads=((pred, target), (pred, target)))
 
 
 _BCE_EPSILON = float(np.float32(1e-12))  # PyTorch's floor under p (1 - p) in the gradient: 1e-12 as a float32
@@ -156,7 +172,7 @@ def cross_entropy(logits: Tensor, targets: Tensor | Array | Sequence[int], ignor
                              f"index (an integer) or {logits.shape[0]} probabilities, got shape {t.shape} of "
                              f"dtype {t.dtype}")
         return cross_entropy(logits.reshape(1, -1), t.reshape(1), ignore_index)
-    if t.shape == logits.shape and t.dtype.kind == 'f':  # probabilities, as PyTorch tells them from indices
+    if t.shape == logits.shape and t.dtype.kind == 'f' and t.ndim:  # probabilities, as PyTorch tells them apart
         return _soft_cross_entropy(logits, targets)
     if t.size == 0 and t.dtype.kind == 'f':  # [] is float64 to NumPy: an empty batch of class indices
         t = t.astype(np.int64)
@@ -293,6 +309,9 @@ def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, is_causal: boo
     scale = 1 / math.sqrt(q.shape[-1])  # keeps the scores O(1) however many channels d there are
     dtype = np.result_type(q.data, k.data, v.data)
     qd, kd, vd = wide(q.data), wide(k.data), wide(v.data)  # float16 computes in float32 and rounds once, as PyTorch
+    # q's gradient reads k, and k's q: copies of their own, as PyTorch's (which scales both first), so that q and
+    # k may change in place before backward(); v is read as it is, and checked (PyTorch saves it too)
+    qd, kd = k._kept(qd), q._kept(kd)
     try:
         scores = qd @ kd.swapaxes(-2, -1)  # (..., T, S): how well query t matches key s
     except ValueError:
@@ -328,9 +347,7 @@ def scaled_dot_product_attention(q: Tensor, k: Tensor, v: Tensor, is_causal: boo
             k._add_grad(_product_laid_out_as(k, dscores.swapaxes(-2, -1), qd), own=True)
         if v.requires_grad:
             v._add_grad(_product_laid_out_as(v, p.swapaxes(-2, -1), grad), own=True)
-    # (its backward reads q, k and v, and p, its own; PyTorch's reads its output too, and refuses it changed)
-    reads = (q, k, v, OUTPUT)
-    return Tensor._result(out, (q, k, v), 'scaled_dot_product_attention', _backward, reads=(reads, reads, reads))
+    return Tensor._result(out, (q, k, v), 'scaled_dot_product_attention', _backward, reads=((v,), (v,), ()))
 
 
 def _product_laid_out_as(t: Tensor, a: Array, b: Array) -> Array:

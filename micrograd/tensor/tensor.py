@@ -47,7 +47,7 @@ from micrograd.tensor.dtypes import (
 )
 from micrograd.tensor.inplace import InPlace
 from micrograd.tensor.kernels import power, select, unbroadcast
-from micrograd.tensor.node import ArrayLike
+from micrograd.tensor.node import OUTPUT, ArrayLike
 from micrograd.tensor.protocols import Protocols
 from micrograd.tensor.reductions import Reductions
 from micrograd.tensor.unary import Unary
@@ -184,8 +184,7 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
                 # gradient the number as given (1e-4): so the value here, and the gradient below from x and k
                 x32, k32 = round_to(x, HALF).astype(np.float32), round_to(k, HALF).astype(np.float32)
                 out = round_to(power(x32, k32, rounded), rounded)
-        # The exponent's gradient reads x**k: a copy of its own, as the output may be changed in place before backward
-        powered = out.astype(compute_dtype(out.dtype)) if other.requires_grad else out
+        powered = out.astype(compute_dtype(out.dtype), copy=False)  # the exponent's gradient reads x**k (float16: wide)
 
         def _backward(grad: Array) -> None:  # d(x**k)/dx = k x**(k-1), d(x**k)/dk = x**k log(x)
             if self.requires_grad:
@@ -195,7 +194,7 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
             if other.requires_grad:  # (0 at base 0 for k >= 0, where log is -inf, as PyTorch; nan below 0)
                 with np.errstate(divide='ignore', invalid='ignore'):
                     other._add_grad(grad * np.where((x == 0) & (k >= 0), 0, powered * np.log(x)))
-        return Tensor._result(out, (self, other), '**', _backward, reads=((self, other), (self,)))
+        return Tensor._result(out, (self, other), '**', _backward, reads=((self, other), (self, other, OUTPUT)))
 
     def __neg__(self) -> Tensor:  # -self
         if self.data.dtype == BOOL:
@@ -281,6 +280,8 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
         return self * other
 
     def __rtruediv__(self, other: ArrayLike) -> Tensor:  # other / self
+        if is_number(other) and self.requires_grad:  # PyTorch's is reciprocal(self) * other, whose gradient reads
+            return self._lift(other, '/') / self.clone()  # a copy of its own, so self may change before backward()
         return self._lift(other, '/') / self
 
     def __rpow__(self, other: ArrayLike) -> Tensor:  # other ** self

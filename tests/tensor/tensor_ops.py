@@ -37,6 +37,24 @@ NUMBERS = ALL - {'bool'}
 
 
 @dataclass(frozen=True)
+class Operand:
+    """An array an op's backward reads that is no input it differentiates (a condition, an index, a mask; the
+    losses' targets are LOSSES'), given to the op as an argument so that a sweep can change it after the forward
+    (test_tensor_versions.py): ours(operand, *inputs) and theirs(torch, operand, *inputs) are the op."""
+    what: str
+    make: Callable[[tuple[int, ...]], np.ndarray]  # the operand, from the first input's shape
+    change: Callable[[np.ndarray], np.ndarray]  # other values of it, to write into it after the forward
+    ours: Callable[..., Any]
+    theirs: Callable[..., Any]
+
+
+def _first_flipped(a: np.ndarray) -> np.ndarray:
+    out = a.copy()
+    out.reshape(-1)[0] = ~out.reshape(-1)[0] if a.dtype == bool else out.reshape(-1)[0] + 1
+    return out
+
+
+@dataclass(frozen=True)
 class Op:
     name: str
     ours: Callable[..., Any]
@@ -51,6 +69,7 @@ class Op:
     masks: bool = False  # backward selects (mask or branch): an inf/nan upstream gives 0 where PyTorch gives 0
     empty: tuple[tuple[int, ...], ...] = ()  # shapes with a 0 to try (one per tensor input)
     differs: dict[str, str] = field(default_factory=dict)  # check -> why we deliberately differ from PyTorch
+    operand: Operand | None = None  # an array its backward reads besides the inputs (the op given it as an argument)
 
     def torch_takes(self, dtype: str) -> bool:
         return dtype in (self.dtypes if self.torch_dtypes is None else self.torch_dtypes)
@@ -124,7 +143,9 @@ OPS: list[Op] = [
     Op('xor', lambda x, y: x ^ y, lambda t, x, y: x ^ y, ((3, 4), (4,)), dtypes=frozenset({'bool', 'int32', 'int64'}),
        grad=False, binary=True, specials=False),
     Op('where', lambda x, y: mt.where(x > 0, x, y), lambda t, x, y: t.where(x > 0, x, y), ((3, 4), (4,)),
-       masks=True, binary=True),
+       masks=True, binary=True,
+       operand=Operand('condition', lambda shape: np.arange(np.prod(shape)).reshape(shape) % 3 == 0, _first_flipped,
+                       lambda c, x, y: mt.where(c, x, y), lambda t, c, x, y: t.where(c, x, y))),
     Op('matmul', lambda x, y: x @ y, lambda t, x, y: x @ y, ((3, 4), (4, 2)), dtypes=NUMBERS,
        empty=((0, 4), (4, 2)), differs={'operands': MIXED_MATMUL}),
     Op('matmul batched', lambda x, y: x @ y, lambda t, x, y: x @ y, ((2, 3, 4), (4,)), dtypes=NUMBERS),
@@ -162,10 +183,13 @@ OPS: list[Op] = [
     Op('getitem int', lambda x: x[1], lambda t, x: x[1], ((3, 4),), masks=True),
     Op('getitem slice', lambda x: x[1:, ::2], lambda t, x: x[1:, ::2], ((3, 4),), masks=True),
     Op('getitem rows', lambda x: x[np.array([0, 2, 0, -1])], lambda t, x: x[t.tensor([0, 2, 0, -1])], ((3, 4),),
-       masks=True),
+       masks=True, operand=Operand('index', lambda shape: np.array([0, 2, 0, -1]), _first_flipped,
+                                   lambda i, x: x[i], lambda t, i, x: x[i])),
     Op('getitem mask', lambda x: x[x > 0], lambda t, x: x[x > 0], ((3, 4),), masks=True, specials=False),
     Op('masked_fill', lambda x: x.masked_fill(np.array([True, False, False, True]), 0),
-       lambda t, x: x.masked_fill(t.tensor([True, False, False, True]), 0), ((3, 4),), masks=True),
+       lambda t, x: x.masked_fill(t.tensor([True, False, False, True]), 0), ((3, 4),), masks=True,
+       operand=Operand('mask', lambda shape: np.array([True, False, False, True]), _first_flipped,
+                       lambda m, x: x.masked_fill(m, 0), lambda t, m, x: x.masked_fill(m, 0))),
     Op('masked_fill -inf', lambda x: x.masked_fill(x > 1, -np.inf),
        lambda t, x: x.masked_fill(x > 1, -np.inf), ((3, 4),), dtypes=FLOATS, torch_dtypes=FLOATS | {'bool'}, masks=True,
        differs={'dtypes': FILL_FITS}),
