@@ -17,7 +17,7 @@ EXPONENT = "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += out * math.log({
 BASE = "{x}.grad += y * {x}.data ** (y - 1) * grad"
 
 MUTANTS = [
-    # 1: x + y (x + 2 makes 2 a leaf Value: the same closure)
+    # x + y (x + 2 makes 2 a leaf Value: the same closure)
     ('+', '__add__', "{x}.grad = grad\n{i}{y}.grad = grad", 'overwrite'),
     ('+', '__add__', "{x}.grad += grad\n{i}{y}.grad = grad", 'overwrite'),
     ('+', '__add__', "{x}.grad += 1.0\n{i}{y}.grad += 1.0", 'upstream'),
@@ -37,7 +37,7 @@ MUTANTS = [
      'reused_leaf'),
     ('+', '__add__', "{x}.grad += {x}.data * grad\n{i}{y}.grad += grad", 'factor_added'),
     ('+', '__add__', "{x}.grad += grad / 2\n{i}{y}.grad += grad / 2", 'add_split'),
-    # 2: x * y (x * 3 makes 3 a leaf Value)
+    # x * y (x * 3 makes 3 a leaf Value)
     ('*', '__mul__', "{x}.grad = {x}.grad + {x}.data * grad\n{i}{y}.grad = {y}.grad + {y}.data * grad", 'swapped'),
     ('*', '__mul__', "{x}.grad += {x}.data * grad\n{i}{y}.grad += {y}.data * grad", 'swapped'),
     ('*', '__mul__', "{x}.grad = {y}.data * grad\n{i}{y}.grad = {x}.data * grad", 'overwrite'),
@@ -54,7 +54,7 @@ MUTANTS = [
     ('*', '__mul__', "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data", 'upstream'),
     ('*', '__mul__', "{x}.grad += {y}.grad * grad\n{i}{y}.grad += {x}.grad * grad", 'grad_for_data'),
     ('*', '__mul__', "{x}.grad += {y} * grad\n{i}{y}.grad += {x} * grad", 'grad_not_number'),
-    # 3: x ** k and x ** y
+    # x ** k and x ** y
     ('**', '__pow__', "{x}.grad += y * {x}.data ** y * grad" + EXPONENT, 'exponent_off'),
     ('**', '__pow__', "{x}.grad += y * {x}.data ** (y - 2) * grad" + EXPONENT, 'exponent_off'),
     ('**', '__pow__', "{x}.grad += {x}.data ** (y - 1) * grad" + EXPONENT, 'factor_dropped'),
@@ -76,7 +76,7 @@ MUTANTS = [
     ('**', '__pow__', BASE + "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += out * grad", 'pow_exponent_no_log'),
     ('**', '__pow__', BASE + "\n{i}if isinstance({y}, Value):\n"
                       "{i}    {y}.grad += {y}.data * {x}.data ** ({y}.data - 1) * grad", 'pow_rule_for_exponent'),
-    # 4: x / y (x / 4 makes 4 a leaf Value)
+    # x / y (x / 4 makes 4 a leaf Value)
     ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad += grad * q / {y}.data", 'sign'),
     ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= grad / {y}.data ** 2", 'factor_dropped'),
     ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= {x}.data / {y}.data * grad", 'factor_dropped'),
@@ -93,7 +93,7 @@ MUTANTS = [
     # the divisor's gradient written -(x/y)**2
     ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad += -({x}.data / {y}.data) ** 2 * grad",
      'factor_added'),
-    # 5: exp
+    # exp
     ('exp', 'exp', "{x}.grad += {x}.data * grad", 'at_input'),
     ('exp', 'exp', "{x}.grad += {x}.data * math.exp({x}.data - 1) * grad", 'exp_power_rule'),
     ('exp', 'exp', "{x}.grad += e", 'upstream'),
@@ -104,7 +104,7 @@ MUTANTS = [
     ('exp', 'exp', "{x}.grad += out.data * out.grad", 'out_undefined'),
     ('exp', 'exp', "{x}.grad += e * grad\n{i}{x}.grad += e * grad", 'parent_twice'),
     ('exp', 'exp', "{x}.grad += {x}.data * e * grad", 'factor_added'),
-    # 6: tanh
+    # tanh
     ('tanh', 'tanh', "{x}.grad += (1 - {x}.data ** 2) * grad", 'at_input'),
     ('tanh', 'tanh', "{x}.grad = (1 - t ** 2) * grad", 'overwrite'),
     ('tanh', 'tanh', "{x}.grad += (t ** 2 - 1) * grad", 'sign'),
@@ -117,7 +117,7 @@ MUTANTS = [
     ('tanh', 'tanh', "{x}.grad += (1 - t ** 2) / grad", 'mul_for_div'),
     ('tanh', 'tanh', "{x}.grad += 1 - t ** 2 * grad", 'precedence'),
     ('tanh', 'tanh', "{x}.grad += t * (1 - t) * grad", 'tanh_sigmoid_rule'),
-    # 7: log
+    # log
     ('log', 'log', "{x}.grad += grad / math.log({x}.data)", 'at_output'),
     ('log', 'log', "{x}.grad += math.log({x}.data) * grad", 'log_function'),
     ('log', 'log', "{x}.grad += -grad / {x}.data", 'sign'),
@@ -127,7 +127,7 @@ MUTANTS = [
     ('log', 'log', "{x}.grad += out.grad / {x}.data", 'out_undefined'),
     ('log', 'log', "{x}.grad += grad * {x}.data", 'mul_for_div'),  # times x, not divided by it
     ('log', 'log', "pass", 'nothing'),
-    # 8: relu
+    # relu
     ('relu', 'relu', "{x}.grad += grad if {x}.data >= 0 else 0.0", 'relu_at_zero'),
     ('relu', 'relu', "{x}.grad += max(0.0, {x}.data) * grad", 'factor_added'),
     ('relu', 'relu', "{x}.grad += grad", 'relu_ungated'),
@@ -138,7 +138,7 @@ MUTANTS = [
     ('relu', 'relu', "{x}.grad += (out.data > 0) * out.grad", 'out_undefined'),
     ('relu', 'relu', "{x}.grad += grad if {x}.data > 0 else 0.01 * grad", 'relu_leaky'),
     ('relu', 'relu', "{x}.grad += (1.0 if {x}.data > 0 else 0.2) * grad", 'relu_leaky'),
-    # 9: sigmoid
+    # sigmoid
     ('sigmoid', 'sigmoid', "{x}.grad += {x}.data * (1 - {x}.data) * grad", 'at_input'),
     ('sigmoid', 'sigmoid', "{x}.grad += s * grad", 'factor_dropped'),
     ('sigmoid', 'sigmoid', "{x}.grad += s * (1 - s)", 'upstream'),
@@ -150,7 +150,7 @@ MUTANTS = [
     ('sigmoid', 'sigmoid', "{x}.grad += s * 1 - s * grad", 'precedence'),
     ('sigmoid', 'sigmoid', "{x}.grad += (1 - s ** 2) * grad", 'sigmoid_tanh_rule'),
     ('relu', 'relu', "{x}.grad += {x}.data * grad", 'relu_value'),
-    # 10: dot (ws and xs, and the bias b: always a Value)
+    # dot (ws and xs, and the bias b: always a Value)
     ('dot', 'dot', "for w, x in zip(ws, xs):\n{i}    w.grad += x.data * grad\n{i}    x.grad += w.data * grad",
      'parent_dropped'),
     ('dot', 'dot', "for w, x in zip(ws, xs):\n{i}    w.grad += w.data * grad\n{i}    x.grad += x.data * grad\n"
@@ -241,7 +241,7 @@ MUTANTS = [
                    '{i}b.grad += grad', 'factor_dropped'),
     ('dot', 'dot', 'for w, x in zip(ws[1:], xs[1:]):\n' '{i}    w.grad += x.data * grad\n'
                    '{i}    x.grad += w.data * grad\n' '{i}b.grad += grad', 'formula'),
-    # 11: the sort (wrong in its idea)
+    # the sort (wrong in its idea)
     ('sort', '_topological_order', "order, stack = [], [(self, False)]\n{i}while stack:\n"
                                    "{i}    node, placed = stack.pop()\n"
                                    "{i}    if placed:\n{i}        order.append(node)\n{i}    elif node._prev:\n"
@@ -270,7 +270,7 @@ MUTANTS = [
                                    "{i}        stack.append((node, True))\n"
                                    "{i}        stack.extend((p, False) for p in node._prev)\n"
                                    "{i}return order[:-1]", 'sort_missing_root'),
-    # 12: backward() (wrong in its idea)
+    # backward() (wrong in its idea)
     ('backward', 'backward', "order = self._topological_order()\n{i}for node in order:\n{i}    node.grad = 0.0\n"
                              "{i}self.grad += 1.0\n{i}for node in order:\n{i}    node._grad_fn(node.grad)",
      'backward_not_reversed'),
@@ -418,7 +418,7 @@ LECTURE_DIVISION = """\
         return self * other**-1
 """
 
-# 13: the neuron, in nn.py (Value is the library's): (method, body, diagnosis).
+# the neuron, in nn.py (Value is the library's): (method, body, diagnosis).
 NEURON_MUTANTS = [
     ('parameters', "return self.w", 'params_no_bias'),
     ('parameters', "return iter(self.w + [self.b])", 'params_not_list'),

@@ -19,6 +19,7 @@ import pytest
 
 import micrograd.engine
 import micrograd.nn
+from micrograd import ops
 from micrograd.exercises import EXERCISES, blank_engine, blank_nn, check, solution, start
 from micrograd.exercises.cutting import library_source, load, splice
 from micrograd.exercises.result import CORRECT, DONE, GENERIC, NOT_STARTED, WRONG
@@ -46,15 +47,21 @@ from tests.support.lecture import LectureValue
 
 NOTEBOOK = ROOT / 'exercises.ipynb'
 OPS = [e for e in EXERCISES if e.kind == 'op']
+N = len(EXERCISES)  # how many there are: counted, never written
+
+
+def number(name):
+    """An exercise's number: its place in the list."""
+    return EXERCISE[name].number
 
 
 # --- The library itself passes; an untouched workspace has nothing started -----------------------
 
 def test_the_library_passes_every_exercise():
     report = check(micrograd.engine.Value, micrograd.nn.Neuron)
-    assert [r.status for r in report.results] == [DONE] * 13
+    assert [r.status for r in report.results] == [DONE] * N
     assert report.passed
-    assert "13 of 13 done" in str(report) and "all done" in str(report)
+    assert f"{N} of {N} done" in str(report) and "all done" in str(report)
 
 
 @pytest.mark.parametrize('exercise', OPS, ids=[e.name for e in OPS])
@@ -70,22 +77,24 @@ def test_the_library_agrees_with_central_differences_on_every_case(exercise):
 def test_an_untouched_workspace_has_nothing_started():
     engine = blank_engine()
     report = check(engine.Value, blank_nn(engine).Neuron)
-    assert [r.status for r in report.results] == [NOT_STARTED] * 13
+    assert [r.status for r in report.results] == [NOT_STARTED] * N
     assert not report.passed
     text = str(report)
-    assert "0 of 13 done" in text
-    assert "nothing started yet: begin with `+`" in text
+    assert f"0 of {N} done" in text
+    assert f"nothing started yet: begin with `{EXERCISES[0].name}`" in text
     assert "Traceback" not in text
 
 
 def test_a_started_workspace_points_at_the_next_exercise():
     source, _ = library_source('micrograd.engine')
-    solved = {b: b.text() for b in find_blanks(source) if b.exercise.number > 3}  # +, * and ** are written
+    written = number('**')  # the exercises up to ** are written, as the library writes them
+    solved = {b: b.text() for b in find_blanks(source) if b.exercise.number > written}
     module = load(engine_header() + splice(source, solved), 'partly', '<partly>')
-    report = check(module.Value)
-    assert [r.status for r in report.results[:5]] == [DONE, DONE, DONE, NOT_STARTED, NOT_STARTED]
-    assert "3 of 12 done" in str(report)
-    assert "next: exercise 4 (tanh)" in str(report)
+    report = check(module.Value)  # no Neuron: the neuron's exercise is not in this class
+    assert [r.status for r in report.results[:written + 2]] == [DONE] * written + [NOT_STARTED] * 2
+    assert f"{written} of {N - 1} done" in str(report)
+    after = EXERCISES[written]
+    assert f"next: exercise {after.number} ({after.name})" in str(report)
 
 
 # --- One exercise, one record ----------------------------------------------------------------------
@@ -93,13 +102,19 @@ def test_a_started_workspace_points_at_the_next_exercise():
 def test_every_exercise_is_one_record_with_everything_about_it():
     """Its blanks, task, rules, hints, formula, inputs and the mistakes it can name are fields of one record, and
     every mistake it can name (its record's, or a rule's) has a sentence."""
-    assert [e.number for e in EXERCISES] == list(range(1, 14))
+    assert [e.number for e in EXERCISES] == list(range(1, N + 1))  # its place in the list
     for e in EXERCISES:
         assert e.title and e.task and e.hint and e.stronger and e.formula and len(e.prompts) == len(e.methods)
         assert (e.cases != ()) == (e.kind == 'op') and (e.graphs != ()) == (e.kind in ('sort', 'backward'))
         assert all(key in e.mistakes or key in RULES for key, _ in e.slips)
         for slip, _ in variants(e.name) if e.kind == 'op' else ():
             assert slip.says and (slip.key in e.mistakes or slip.key in RULES)
+
+
+def test_every_op_in_the_op_table_has_an_exercise():
+    """An op added to micrograd/ops.py (and engine.py) is an exercise too: its record in scalar/exercises.py."""
+    written = {method for e in EXERCISES if e.kind == 'op' for method in e.methods}
+    assert [op.method for op in ops.OPS if op.method not in written] == []
 
 
 def test_every_rule_is_stated_in_the_task_and_above_the_blank_before_the_learner_starts():
@@ -117,15 +132,20 @@ def test_every_rule_is_stated_in_the_task_and_above_the_blank_before_the_learner
 
 
 def test_my_engine_read_top_to_bottom_meets_the_ops_in_the_order_of_their_numbers():
-    """The ops are numbered as engine.py holds them (the lecture's order); the sort and backward() keep 11 and 12,
-    and the header says where they stand."""
+    """The ops are numbered as engine.py holds them (the lecture's order), then the sort and backward(); the
+    header says where they stand."""
     text = engine_header() + splice(library_source('micrograd.engine')[0],
                                     {b: b.text() for b in find_blanks(library_source('micrograd.engine')[0])})
-    met = [int(n) for n in re.findall(r'# EXERCISE (\d+) ', text)]
+    met = list(dict.fromkeys(int(n) for n in re.findall(r'# EXERCISE (\d+) ', text)))  # (a blank's first)
     ops = [n for n in met if EXERCISES[n - 1].kind == 'op']
-    assert ops == list(range(1, len(ops) + 1)) and sorted(set(met) - set(ops)) == [11, 12]
-    assert "# The ops stand in the file in that order: 1 +, 2 *, 3 **, 4 tanh, 5 exp, 6 relu, 7 /, 8 log, " \
-           "9 sigmoid, 10 dot,\n# with the lecture's 11 sort and 12 backward between 7 / and 8 log.\n" in text
+    lecture = [number('sort'), number('backward')]
+    assert ops == list(range(1, len(ops) + 1)) and sorted(set(met) - set(ops)) == lecture
+    where = [met.index(n) for n in lecture]  # side by side in the file, between two ops
+    before, after = met[min(where) - 1], met[max(where) + 1]
+    header = ' '.join(line.lstrip('# ') for line in engine_header().splitlines())
+    assert f"The ops stand in the file in that order: {', '.join(e.label for e in OPS)}, with the lecture's " \
+           f"{lecture[0]} sort and {lecture[1]} backward between {EXERCISES[before - 1].label} and " \
+           f"{EXERCISES[after - 1].label}." in header
 
 
 # --- The workspace: the library's source with exactly the exercises' bodies cut out --------------
@@ -182,7 +202,7 @@ def test_a_fresh_workspace_imports_and_builds_graphs(tmp_path, monkeypatch):
     assert my_engine.Value.dot([a], [b]).data == -6.0
     model = my_nn.MLP(2, [3, 1])
     assert my_nn.Value is my_engine.Value and len(model.layers) == 2
-    with pytest.raises(NotImplementedError, match=r"exercise 12 \(backward\)"):
+    with pytest.raises(NotImplementedError, match=rf"exercise {number('backward')} \(backward\)"):
         out.backward()
 
 
@@ -193,7 +213,7 @@ def test_start_refuses_to_overwrite_a_workspace(tmp_path):
         start(tmp_path)
     assert (tmp_path / 'my_engine.py').read_text() == "# my work\n"
     start(tmp_path, force=True)
-    assert "EXERCISE 1 (+)" in (tmp_path / 'my_engine.py').read_text()
+    assert f"EXERCISE 1 ({EXERCISES[0].name})" in (tmp_path / 'my_engine.py').read_text()
 
 
 def test_solution_prints_the_library_method():
@@ -201,10 +221,10 @@ def test_solution_prints_the_library_method():
     library = (ROOT / 'micrograd' / 'engine.py').read_text()
     body = text.split('\n', 2)[2].rstrip('\n')
     assert body in library and 'def tanh(self)' in body
-    assert 'def __call__' in solution('neuron') and 'def parameters' in solution('13')
+    assert 'def __call__' in solution('neuron') and 'def parameters' in solution(str(number('neuron')))
     division = solution('/')
     assert 'def __truediv__' in division and 'def __rtruediv__' not in division
-    assert solution('div') == solution('truediv') == solution('7') == division
+    assert solution('div') == solution('truediv') == solution(str(number('/'))) == division
     with pytest.raises(KeyError, match="no exercise 'softmax'"):
         solution('softmax')
 
@@ -318,7 +338,7 @@ def test_the_tanh_neuron_says_first_that_the_forward_value_differs_and_why():
     body = "act = sum((wi * xi for wi, xi in zip(self.w, x)), self.b)\n{i}return act.tanh()"
     report = check(micrograd.engine.Value, mutant_nn('__call__', body).Neuron)
     text = str(report)
-    assert "exercise 13 (neuron) is correct ✓" in text
+    assert f"exercise {number('neuron')} (neuron) is correct ✓" in text
     rows = [line.split(':', 1)[0].strip() for line in text.splitlines() if line.startswith('  ') and ':' in line]
     assert rows.index('expected') < rows.index('verdict')
     assert "out.data = 3.25   (relu of w . x + b = 3.25)" in text and "out.data = 0.996997635487" in text
@@ -340,7 +360,8 @@ def test_a_value_from_the_lecture_is_checked_on_the_ops_it_has():
     backward = report.results[EXERCISE['backward'].number - 1]
     assert backward.status == CORRECT  # right gradients; it never zeroes, sets the root's grad, recurses
     assert backward.diagnosis == 'backward_no_zeroing' and "3 steps left" in backward.why
-    assert "7 of 8 done, 1 correct" in str(report)
+    present = N - 5  # log, sigmoid, dot, sort and neuron are not in the lecture's class
+    assert f"{present - 1} of {present} done, 1 correct" in str(report)
 
 
 def test_a_lecture_value_with_eq_for_plus_eq_is_caught_on_a_times_a():
@@ -372,7 +393,7 @@ def test_the_extreme_inputs_and_which_naive_formulas_pass_them():
                                           "{i}{x}.grad += (1 - t2 ** 2) * grad")
     result = check_one(EXERCISE['tanh'], naive.Value, strict=True)
     assert result.status == DONE and 'OverflowError' in result.note
-    assert "exercise 4 (tanh) is done; on `x = Value(400.0)" in str(check(naive.Value))
+    assert f"exercise {number('tanh')} (tanh) is done; on `x = Value(400.0)" in str(check(naive.Value))
     library = check_one(EXERCISE['tanh'], micrograd.engine.Value, strict=True)
     assert library.status == DONE and not library.note
 
@@ -394,7 +415,7 @@ def test_one_mistake_leaves_every_other_exercise_done():
 def test_the_report_shows_input_expected_obtained_diagnosis_line_and_hint():
     module = mutant_engine('tanh', 'tanh', "{x}.grad += (1 - {x}.data ** 2) * grad")
     text = str(check(module.Value))
-    assert "exercise 4 (tanh) is wrong" in text
+    assert f"exercise {number('tanh')} (tanh) is wrong" in text
     rows = {line.split(':', 1)[0].strip(): line.split(':', 1)[1].strip() for line in text.splitlines()
             if line.startswith('  ') and ':' in line and not line.strip()[0].isdigit()}
     assert rows['input'] == "x = Value(0.5); out = x.tanh()"
@@ -410,7 +431,7 @@ def test_the_report_shows_input_expected_obtained_diagnosis_line_and_hint():
 def test_the_report_shows_as_html_in_jupyter():
     module = mutant_engine('*', '__mul__', "{x}.grad = {y}.data * grad\n{i}{y}.grad = {x}.data * grad")
     page = check(module.Value)._repr_html_()
-    assert page.count('<tr>') >= 13 and 'WRONG' in page
+    assert page.count('<tr>') >= N and 'WRONG' in page
     assert 'a Value used twice (as in a * a, a / a, or b = a + a; c = b + b)' in page
     assert '<code>+=</code>' in page  # a hint's `code`, as code
     assert 'a = Value(3.0); out = a * a' in page
@@ -447,11 +468,11 @@ def run(*args, cwd):
                           capture_output=True, text=True, timeout=120)
 
 
-def write(path, number, name, body):
+def write(path, name, body):
     """A blank of a workspace file written (its marker, rules and raise replaced by body)."""
     text = path.read_text()
-    marker = f"# EXERCISE {number} ({name})"
-    raise_ = f"raise NotImplementedError('exercise {number} ({name}): not written yet')"
+    marker = f"# EXERCISE {number(name)} ({name})"
+    raise_ = f"raise NotImplementedError('exercise {number(name)} ({name}): not written yet')"
     start_, end = text.index(marker), text.index(raise_, text.index(marker)) + len(raise_)
     path.write_text(text[:start_] + body + text[end:])
 
@@ -464,12 +485,12 @@ def test_the_command_line(tmp_path):
 
     fresh = run('check', 'ws', cwd=tmp_path)
     assert fresh.returncode == 1
-    assert "0 of 13 done" in fresh.stdout and "nothing started yet: begin with `+`" in fresh.stdout
+    assert f"0 of {N} done" in fresh.stdout and "nothing started yet: begin with `+`" in fresh.stdout
     assert "Traceback" not in fresh.stdout + fresh.stderr
 
     engine = tmp_path / 'ws' / 'my_engine.py'
     text = engine.read_text()
-    engine.write_text(text.replace("raise NotImplementedError('exercise 1 (+): not written yet')",
+    engine.write_text(text.replace(f"raise NotImplementedError('exercise {number('+')} (+): not written yet')",
                                    "self.grad += grad +", 1))
     broken = run('check', 'ws', cwd=tmp_path)
     line = 1 + engine.read_text()[:engine.read_text().index("self.grad += grad +")].count('\n')
@@ -478,14 +499,14 @@ def test_the_command_line(tmp_path):
     library, _ = library_source('micrograd.engine')
     engine.write_text(engine_header() + library)  # every exercise written as the library writes it
     nn = tmp_path / 'ws' / 'my_nn.py'
-    write(nn, 13, 'neuron', "return self.w + [self.b]")  # parameters() written, __call__ not yet
+    write(nn, 'neuron', "return self.w + [self.b]")  # parameters() written, __call__ not yet
     almost = run('check', 'ws', cwd=tmp_path)
-    assert almost.returncode == 1 and "12 of 13 done" in almost.stdout
+    assert almost.returncode == 1 and f"{N - 1} of {N} done" in almost.stdout
 
     nn.write_text(nn_header() + library_source("micrograd.nn")[0].replace("from micrograd.engine import",
                                                                           "from my_engine import"))
     finished = run('check', 'ws', cwd=tmp_path)
-    assert finished.returncode == 0 and "13 of 13 done" in finished.stdout
+    assert finished.returncode == 0 and f"{N} of {N} done" in finished.stdout
 
     shown = run('solution', '**', cwd=tmp_path)
     assert shown.returncode == 0 and 'def __pow__' in shown.stdout
@@ -502,18 +523,20 @@ def test_a_learner_writes_the_lectures_sort_backward_and_neuron_and_is_told_corr
     engine.write_text(engine_header(tmp_path) + splice(source, {b: b.text() for b in find_blanks(source)
                                                                 if b.exercise.kind != 'op'}))
     i = ' ' * 8
-    write(engine, 11, 'sort', LECTURE_BUILD_TOPO.format(i=i) + f"{i}return topo")
-    write(engine, 12, 'backward', "topo = self._topological_order()\n"
+    write(engine, 'sort', LECTURE_BUILD_TOPO.format(i=i) + f"{i}return topo")
+    write(engine, 'backward', "topo = self._topological_order()\n"
                                   f"{i}self.grad = 1.0\n{i}for node in reversed(topo):\n{i}    node._backward()")
-    write(nn, 13, 'neuron', "act = self.b\n"
+    write(nn, 'neuron', "act = self.b\n"
                             f"{i}for wi, xi in zip(self.w, x):\n{i}    act = act + wi * xi\n{i}return act.tanh()")
-    write(nn, 13, 'neuron', "return self.w + [self.b]")
+    write(nn, 'neuron', "return self.w + [self.b]")
     report = check(tmp_path)
-    assert [r.status for r in report.results] == [DONE] * 10 + [CORRECT] * 3, [r.why for r in report.results]
+    ops = len(OPS)  # the ops come first, then the sort, backward() and the neuron
+    assert [r.status for r in report.results] == [DONE] * ops + [CORRECT] * 3, [r.why for r in report.results]
     text = str(report)
-    assert "10 of 13 done, 3 correct with a rule of the library's left" in text
-    assert "exercise 11 (sort) is correct ✓" in text and "correct ✓ — every node once, after its parents" in text
-    for r in report.results[10:]:
+    assert f"{ops} of {N} done, 3 correct with a rule of the library's left" in text
+    assert f"exercise {number('sort')} (sort) is correct ✓" in text
+    assert "correct ✓ — every node once, after its parents" in text
+    for r in report.results[ops:]:
         assert r.why.startswith("correct ✓ — ") and "left to match the library" in r.why
 
 
@@ -546,9 +569,9 @@ def test_the_notebook_runs_with_the_library_solutions_and_every_check_passes():
                    resources={'metadata': {'path': str(NOTEBOOK.parent)}}).execute()
     reports = [out for cell in nb.cells if cell.cell_type == 'code' for out in cell.outputs
                if out.output_type == 'execute_result' and 'micrograd exercises' in out.data.get('text/plain', '')]
-    assert len(reports) == 13
+    assert len(reports) == N
     assert all('WRONG' not in r.data['text/plain'] for r in reports)
-    assert "13 of 13 done" in reports[-1].data['text/plain'] and '<table>' in reports[-1].data['text/html']
+    assert f"{N} of {N} done" in reports[-1].data['text/plain'] and '<table>' in reports[-1].data['text/html']
 
 
 def test_the_notebooks_formulas_survive_markdown():

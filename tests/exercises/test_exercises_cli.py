@@ -19,20 +19,23 @@ from micrograd.exercises.scalar.grade import check_one
 from tests import ROOT
 from tests.exercises.exercises_mutants import LECTURE_STYLE, mutant_engine, rewritten_engine
 
+N = len(EXERCISES)  # how many there are: counted, never written
 
-def blank(path, number, name, body):
-    """Write exercise number's blank in a workspace's my_engine.py (its marker and raise replaced by body)."""
+
+def blank(path, name, body):
+    """Write an exercise's blank in a workspace's my_engine.py (its marker and raise replaced by body)."""
     engine = path / 'my_engine.py'
     text = engine.read_text()
-    marker = f"raise NotImplementedError('exercise {number} ({name}): not written yet')"
+    marker = f"raise NotImplementedError('exercise {EXERCISE[name].number} ({name}): not written yet')"
     assert marker in text
     engine.write_text(text.replace(marker, body, 1))
 
 
 def solved(path, upto):
-    """Write exercises 1..upto as the library does (the library's engine, with the later blanks kept)."""
+    """Write the exercises up to the one named upto as the library does (the library's engine, with the later
+    blanks kept)."""
     source, _ = library_source('micrograd.engine')
-    later = {b: b.text() for b in find_blanks(source) if b.exercise.number > upto}
+    later = {b: b.text() for b in find_blanks(source) if b.exercise.number > EXERCISE[upto].number}
     (path / 'my_engine.py').write_text(engine_header(path) + splice(source, later))
 
 
@@ -59,7 +62,7 @@ def bad_values(tmp):
         (['start', str(file / 'ws')], 'is a file, not a folder'),
         (['solution', 'softmax'], "no exercise 'softmax'"),
         (['solution', '0'], "no exercise '0'"),
-        (['solution', '14'], "no exercise '14'"),
+        (['solution', str(N + 1)], f"no exercise '{N + 1}'"),
         (['solution'], 'the following arguments are required: name'),
         (['notebook', str(tmp / 'empty')], 'is a folder'),
         (['notebook', str(tmp / 'missing' / 'ex.ipynb')], 'no folder'),
@@ -100,7 +103,7 @@ def test_good_values_work_with_spaces_in_the_path(tmp_path, monkeypatch, capsys)
     assert f"{shlex.quote(sys.executable)} -m micrograd.exercises check 'my work'" in out
     assert main(['check', 'my work', '--timeout', '2.5']) == 1
     out = capsys.readouterr().out
-    assert '0 of 13 done' in out and "check 'my work'" in out
+    assert f'0 of {N} done' in out and "check 'my work'" in out
     assert main(['check', 'my work/my_engine.py', '--hint']) == 1
     assert main(['notebook', 'my work/ex.ipynb']) == 0 and (tmp_path / 'my work' / 'ex.ipynb').exists()
     assert main(['solution', 'div']) == 0 and main(['list']) == 0
@@ -114,7 +117,7 @@ def test_the_command_in_the_workspace_header_works_as_printed_from_anywhere(tmp_
     env['PATH'] = '/usr/bin:/bin'  # no virtual environment's python first on PATH
     done = subprocess.run(['sh', '-c', line[len('#     '):]], cwd='/', env=env, capture_output=True, text=True,
                           timeout=120)
-    assert 'No module named' not in done.stderr and '0 of 13 done' in done.stdout, done.stderr
+    assert 'No module named' not in done.stderr and f'0 of {N} done' in done.stdout, done.stderr
 
 
 # --- The learner's code, in the child process ------------------------------------------------------
@@ -132,38 +135,38 @@ def run(*args, cwd):
 ])
 def test_what_the_learner_writes_does_not_swallow_a_result(tmp_path, body):
     start(tmp_path)
-    blank(tmp_path, 1, '+', "import os, sys; " + body)
+    blank(tmp_path, '+', "import os, sys; " + body)
     done = run('check', '.', cwd=tmp_path)
-    assert "1 of 13 done" in done.stdout and "died" not in done.stdout, done.stdout
+    assert f"1 of {N} done" in done.stdout and "died" not in done.stdout, done.stdout
     lines = [line for line in done.stdout.splitlines() if line[:5].strip().isdigit()]
-    assert len(lines) == 13
+    assert len(lines) == N
 
 
 def test_sys_exit_in_learner_code_is_named_and_the_others_still_checked(tmp_path):
     start(tmp_path)
-    blank(tmp_path, 1, '+', "import sys; sys.exit()")
+    blank(tmp_path, '+', "import sys; sys.exit()")
     done = run('check', '.', cwd=tmp_path)
-    assert "exercise 1 (+) is wrong" in done.stdout and GENERIC['exits'] in done.stdout
-    assert "stack overflowed" not in done.stdout and "0 of 13 done" in done.stdout
+    assert f"exercise {EXERCISE['+'].number} (+) is wrong" in done.stdout and GENERIC['exits'] in done.stdout
+    assert "stack overflowed" not in done.stdout and f"0 of {N} done" in done.stdout
     assert "not checked" not in done.stdout  # the child went on to the other exercises
 
 
 def test_os_exit_in_learner_code_is_an_exit_not_a_crash(tmp_path):
     start(tmp_path)
-    blank(tmp_path, 2, '*', "import os; os._exit(3)")
-    solved(tmp_path, 1)
-    blank(tmp_path, 2, '*', "import os; os._exit(3)")
+    blank(tmp_path, '*', "import os; os._exit(3)")
+    solved(tmp_path, EXERCISES[EXERCISE['*'].number - 2].name)  # the exercises before * written
+    blank(tmp_path, '*', "import os; os._exit(3)")
     done = run('check', '.', cwd=tmp_path)
-    assert "exercise 2 (*) is wrong" in done.stdout and "exited with status 3" in done.stdout
+    assert f"exercise {EXERCISE['*'].number} (*) is wrong" in done.stdout and "exited with status 3" in done.stdout
     assert GENERIC['exited'] in done.stdout and "stack overflowed" not in done.stdout
 
 
 def test_the_lectures_out_grad_is_translated_and_the_closure_named(tmp_path):
     start(tmp_path)
-    blank(tmp_path, 1, '+', "self.grad += out.grad\n            other.grad += out.grad")
+    blank(tmp_path, '+', "self.grad += out.grad\n            other.grad += out.grad")
     report = check(tmp_path)
     focus = report.focus
-    assert (focus.number, focus.diagnosis) == (1, 'out_undefined')
+    assert (focus.name, focus.diagnosis) == ('+', 'out_undefined')
     assert "here `grad` is the lecture's `out.grad`" in str(report)
     line = 1 + (tmp_path / 'my_engine.py').read_text().split('self.grad += out.grad')[0].count('\n')
     assert f"(in _backward in Value.__add__, my_engine.py line {line}: self.grad += out.grad)" in focus.detail
@@ -179,7 +182,7 @@ def test_an_error_inside_micrograd_is_placed_at_the_learners_line():
 
 
 def test_a_renamed_method_in_a_workspace_is_not_done(tmp_path):
-    solved(tmp_path, 12)
+    solved(tmp_path, 'backward')
     engine = tmp_path / 'my_engine.py'
     engine.write_text(engine.read_text().replace('def __truediv__(', 'def __div__('))
     start(tmp_path / 'other')  # my_nn.py
@@ -236,11 +239,12 @@ def test_make_exercises_twice_shows_where_the_learner_stands(tmp_path):
     folder = tmp_path / 'my ws'
     made = subprocess.run(['make', '-s', 'exercises', f'EXERCISES={folder}'], cwd=ROOT, capture_output=True,
                           text=True, timeout=300)
-    assert '0 of 13 done' in made.stdout and 'begin with `+`' in made.stdout, made.stdout + made.stderr
-    solved(folder, 5)
+    assert f'0 of {N} done' in made.stdout and 'begin with `+`' in made.stdout, made.stdout + made.stderr
+    solved(folder, 'exp')
     again = subprocess.run(['make', '-s', 'exercises', f'EXERCISES={folder}'], cwd=ROOT, capture_output=True,
                            text=True, timeout=300)
-    assert '5 of 13 done' in again.stdout and 'next: exercise 6 (relu)' in again.stdout
+    written, after = EXERCISE['exp'].number, EXERCISES[EXERCISE['exp'].number]
+    assert f'{written} of {N} done' in again.stdout and f'next: exercise {after.number} ({after.name})' in again.stdout
     assert 'EXERCISE 1' not in again.stdout
 
 
@@ -250,7 +254,7 @@ def test_track_picks_the_exercises_and_scalar_is_the_default(capsys):
     assert main(['list']) == 0
     scalar = capsys.readouterr().out
     assert main(['list', '--track', 'scalar']) == 0 and capsys.readouterr().out == scalar
-    assert '13  neuron' in scalar
+    assert f'{N}  {EXERCISES[-1].name}' in scalar
     assert main(['list', '--track', 'tensor']) == 0
     tensor = capsys.readouterr().out
     assert tensor != scalar and 'matmul' in tensor

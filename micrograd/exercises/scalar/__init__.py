@@ -48,7 +48,7 @@ def check(target: Any = '.', neuron: Any = None, *, hint: bool = False, timeout:
     """Check the exercises and return a Report (printable; shown as a table in Jupyter).
 
     target: a workspace directory, its my_engine.py, a Value class, or a module holding one. neuron: a
-    Neuron class to check exercise 13 on (a workspace's my_nn.py, or a module's own Neuron, is found).
+    Neuron class to check the neuron's exercise on (a workspace's my_nn.py, or a module's own Neuron, is found).
     hint: add the stronger hint and the formula for the first exercise that is wrong or not started.
     """
     if isinstance(target, (str, Path)):

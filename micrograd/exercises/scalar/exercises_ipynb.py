@@ -26,9 +26,9 @@ method on `Value`), then run the check under it. The check compares your gradien
 engine and with central differences, and when one is wrong it says on which input, what it expected,
 what it got, and which classic mistake gives your numbers.
 
-Order: `+`, `*`, `**`, `/`, `exp`, `tanh`, `log`, `relu`, `sigmoid`, `dot`, then the topological sort,
-`backward()`, and last a `Neuron`. Stuck? `check(Value, Neuron, hint=True)` gives a stronger hint and the
-formula. The library is the answer: `python -m micrograd.exercises solution tanh` prints its `tanh`.
+Order: {order}.
+Stuck? `check(Value, Neuron, hint=True)` gives a stronger hint and the formula. The library is the answer:
+`python -m micrograd.exercises solution tanh` prints its `tanh`.
 
 The idea is graded first: code that computes the right gradients the lecture's way (a recursive
 `build_topo`, `self.grad = 1`, a tanh neuron) is "correct ✓", and each of the library's own rules still to
@@ -130,7 +130,8 @@ def build_notebook() -> Any:
     """The notebook, as an nbformat node (no outputs: it is for the learner to run)."""
     nbformat: Any = importlib.import_module('nbformat')  # in the demo extra; untyped
     new_code_cell, new_markdown_cell = nbformat.v4.new_code_cell, nbformat.v4.new_markdown_cell
-    cells = [new_markdown_cell(INTRO), new_markdown_cell(SETUP_NOTE), new_code_cell(_setup())]
+    order = ', '.join(f"`{e.name}`" for e in EXERCISES)  # as the list has them
+    cells = [new_markdown_cell(INTRO.replace('{order}', order)), new_markdown_cell(SETUP_NOTE), new_code_cell(_setup())]
     for exercise, code in exercise_cells('engine') + exercise_cells('nn'):
         where = 'micrograd/nn.py' if exercise.source == 'nn' else 'micrograd/engine.py'
         rules = ''.join(f"{n}. {markdown(text)}\n" for n, (_, text) in enumerate(exercise.rules, 1))
