@@ -210,3 +210,39 @@ def test_a_shared_module_is_saved_under_each_name_and_loaded_from_them():
     assert [name for name, _ in model.named_parameters()] == ['first.w.0', 'first.b']
     model.load_state_dict({name: 0.25 for name in saved})
     assert [p.data for p in model.parameters()] == [0.25, 0.25]
+
+
+class KeepsItsOutput(Neuron):
+    """makemore's habit: a neuron that keeps its last output, for a look at it later."""
+
+    def __call__(self, x):
+        self.out = super().__call__(x)
+        return self.out
+
+
+def test_a_kept_output_is_no_parameter_and_a_fresh_model_loads_the_state():
+    random.seed(0)
+    trained = KeepsItsOutput(2)
+    trained([1.0, 2.0]).backward()
+    names = ['w.0', 'w.1', 'b']
+    assert [name for name, _ in trained.named_parameters()] == names  # not 'out': an op made it (not a leaf)
+    assert list(trained.state_dict()) == names
+    fresh = KeepsItsOutput(2)
+    fresh.load_state_dict(trained.state_dict())
+    assert [p.data for p in fresh.parameters()] == [p.data for p in trained.parameters()]
+
+
+def test_a_kept_output_of_a_tensor_module_is_no_parameter_either():
+    mt = pytest.importorskip('micrograd.tensor')
+
+    class KeepsItsOutputToo(mt.Linear):
+        def forward(self, x):
+            self.out = super().forward(x)
+            return self.out
+
+    trained = KeepsItsOutputToo(2, 3, rng=np.random.default_rng(0))
+    trained(np.ones((1, 2))).sum().backward()
+    assert [name for name, _ in trained.named_parameters()] == ['weight', 'bias']
+    fresh = KeepsItsOutputToo(2, 3, rng=np.random.default_rng(1))
+    fresh.load_state_dict(trained.state_dict())
+    assert np.array_equal(fresh.weight.data, trained.weight.data)
