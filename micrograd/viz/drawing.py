@@ -4,11 +4,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 
-from micrograd.engine import Value
+from micrograd.engine import Value, topological_order
 from micrograd.viz.renderer import Digraph, literal, shown
 from micrograd.viz.which_op import engine_op
 
-__all__ = ['trace', 'draw_dot', 'number', 'MAX_NODES', 'HIGHLIGHT']
+__all__ = ['trace', 'draw_dot', 'number', 'MAX_NODES', 'HIGHLIGHT', 'TEXT_POINTS']
 
 # Layout time grows faster than the graph. Measured with graphviz-pure: one sample through an MLP,
 # 300 Values, lays out in 0.2 s; the slowest shape, one Value used by every step of a chain
@@ -19,28 +19,25 @@ MAX_NODES = 300
 HIGHLIGHT = '#e67700'  # the node whose gradient is being passed on, and the arrows it flows along
 HIGHLIGHT_FILL = '#ffe8cc'  # the op that passes it on
 UNKNOWN_FILL = '#eeeeee'  # a grad backward() has not computed yet
+TEXT_POINTS = 11  # the size of the boxes' text (label, data, grad); an op's name is 10 points, an arrow's label 9
 POSITIVE, NEGATIVE = (66, 133, 244), (219, 68, 55)  # blue for grad > 0, red for grad < 0, at full strength
 
 
 def trace(root: Value) -> tuple[list[Value], list[tuple[Value, Value]]]:
     """The Values root was made from (root included) and the edges (parent, child) between them.
 
-    Nodes come in topological order, each after the Values it was made from, and the order is
-    the same every time for the same graph. Edges keep multiplicity: `a*a` has two edges (a, a*a).
+    Nodes come in backward()'s order (the engine's topological_order), each after the Values it was
+    made from, a leaf just before the first Value made from it; the order is the same every time for
+    the same graph. Edges keep multiplicity: `a*a` has two edges (a, a*a).
     """
-    # Depth-first with an explicit stack, not recursion, so long chains (an RNN, a 10,000-step
-    # sum) do not hit Python's recursion limit. (node, True) means "all parents of node are done".
     order: list[Value] = []
-    visited: set[Value] = set()
-    stack: list[tuple[Value, bool]] = [(root, False)]
-    while stack:
-        node, parents_done = stack.pop()
-        if parents_done:
-            order.append(node)
-        elif node not in visited:
-            visited.add(node)
-            stack.append((node, True))
-            stack.extend((parent, False) for parent in reversed(node._prev))  # the first parent is visited first
+    listed: set[int] = set()  # ids, as the engine's sort keys nodes
+    for node in topological_order(root) or [root]:  # the Values ops made; a leaf root alone
+        for parent in node._prev:  # the leaves are the parents the sort does not list
+            if not parent._prev and id(parent) not in listed:
+                listed.add(id(parent))
+                order.append(parent)
+        order.append(node)
     edges = [(parent, child) for child in order for parent in child._prev]
     return order, edges
 
@@ -65,7 +62,7 @@ def draw_dot(root: Value, format: str = 'svg', rankdir: str = 'LR', *,
                      rankdir=rankdir, color=color, scale=largest_grad(grads.values()))
     if len(nodes) > 1 and all(v.grad == 0.0 for v in nodes):  # the classic "forgot backward()"
         dot.attr(label='all grads are 0: call backward() on the output first to fill them in',
-                 labelloc='b', fontname='Helvetica', fontsize='11', fontcolor='#b03030')
+                 labelloc='b', fontname='Helvetica', fontsize=str(TEXT_POINTS), fontcolor='#b03030')
     return dot
 
 
@@ -95,9 +92,11 @@ def draw_graph(nodes: list[Value], grads: Mapping[Value, float | None], descript
     name = {v: f'v{i}' for i, v in enumerate(nodes)}
     # nslimit caps the network-simplex passes that place nodes. Uncapped, a Value reused by many steps
     # (x in `y = y * x` repeated 100 times) takes minutes to place; capped, under a second, and
-    # small graphs come out the same.
-    dot = Digraph(description, len(nodes), format=format, graph_attr={'rankdir': rankdir, 'nslimit': '2'},
-                  node_attr={'fontname': 'Helvetica', 'fontsize': '11'},
+    # small graphs come out the same. ordering=in draws an op's operands in the order of _prev (the
+    # first on top, or on the left), whatever order the nodes are listed in.
+    dot = Digraph(description, len(nodes), format=format,
+                  graph_attr={'rankdir': rankdir, 'nslimit': '2', 'ordering': 'in'},
+                  node_attr={'fontname': 'Helvetica', 'fontsize': str(TEXT_POINTS)},
                   edge_attr={'arrowsize': '0.7', 'fontname': 'Helvetica', 'fontsize': '9', 'fontcolor': '#555555'})
     receiving = set(focus._prev) if focus is not None and flow else set()
     flow_style = {'color': HIGHLIGHT, 'penwidth': '2'}  # the op and the arrows the gradient flows along
@@ -213,7 +212,7 @@ _HELVETICA = {ch: width for width, chars in (
 
 
 def box_width(fields: list[str]) -> float:
-    """The width in inches of a record box with these fields in 11-point Helvetica (8 points of margin each side)."""
-    points = sum(max(sum(_HELVETICA.get(ch, 1000) for ch in line) for line in field.split('\n')) * 11 / 1000 + 16
-                 for field in fields)
+    """The width in inches of a record box with these fields in TEXT_POINTS Helvetica (8 points of margin each side)."""
+    points = sum(max(sum(_HELVETICA.get(ch, 1000) for ch in line) for line in field.split('\n')) * TEXT_POINTS / 1000
+                 + 16 for field in fields)
     return math.ceil(points / 72 * 100 + 1) / 100  # rounded up to the 0.01 inch the DOT text gives

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from micrograd import Value
+from micrograd.engine import topological_order
 from micrograd.viz import MAX_NODES, draw_dot, trace
 from tests import ROOT
 from tests.viz.samples import PNG_SIGNATURE, labelled_f
@@ -36,6 +37,16 @@ def test_trace_lists_each_value_once_after_its_parents_and_one_edge_per_use():
     nodes, edges = trace(d)
     assert nodes == [a, b, c, d]
     assert edges == [(a, c), (b, c), (c, d), (a, d)]
+
+
+def test_trace_lists_the_values_ops_made_in_backwards_order_each_leaf_before_its_first_use():
+    a, b, c, d = (Value(x, label=name) for x, name in ((1.0, 'a'), (2.0, 'b'), (3.0, 'c'), (4.0, 'd')))
+    p, q = a * b, c * d
+    s = p + q
+    y = s * a
+    nodes, _ = trace(y)
+    assert [v for v in nodes if v._prev] == topological_order(y)  # the engine's sort, the one backward() uses
+    assert nodes == [c, d, q, a, b, p, s, y]
 
 
 def test_trace_keeps_both_edges_of_a_value_used_twice():
@@ -239,6 +250,28 @@ def test_svg_has_one_node_group_per_value_and_op():
     assert len(groups) == len(nodes) + sum(1 for v in nodes if v._op) == 7 + 2  # w1 w2 x1 x2 b, 2 results; 2 ops
     texts = {t.text for t in ET.fromstring(svg).iter('{http://www.w3.org/2000/svg}text')}
     assert {'w1', 'data -3.0000', 'w1*x1 + w2*x2 + b', 'tanh'} <= texts
+
+
+def text_places(svg):
+    """{text: (x, y)} of every text the SVG shows, y growing downwards."""
+    return {t.text: (float(t.get('x')), float(t.get('y')))
+            for t in ET.fromstring(svg).iter('{http://www.w3.org/2000/svg}text')}
+
+
+@pytest.mark.parametrize('rankdir', ['LR', 'TB'])
+def test_an_ops_first_operand_is_drawn_first_whatever_order_trace_lists_them(rankdir):
+    """Above the second in a drawing from left to right, left of it from top to bottom: x * s has x first,
+    though trace lists s's Values first; p + q has p (made first from a and b) above, though trace lists q first."""
+    a, b, c, d, x = (Value(v, label=name) for v, name in ((1.0, 'a'), (2.0, 'b'), (3.0, 'c'), (4.0, 'd'), (5.0, 'x')))
+    p, q = a * b, c * d
+    p.label, q.label = 'p', 'q'
+    s = p + q
+    s.label = 's'
+    y = x * s
+    places = text_places(draw_dot(y, rankdir=rankdir).pipe(format='svg', encoding='utf-8'))
+    across = 1 if rankdir == 'LR' else 0  # the coordinate that tells first from second
+    for first, second in (('x', 's'), ('p', 'q'), ('a', 'b'), ('c', 'd')):
+        assert places[first][across] < places[second][across], (first, second)
 
 
 def test_png_output_is_a_png():
