@@ -18,10 +18,10 @@ function startPlayer(player) {
   var play = player.querySelector('[data-go=play]');
   var last = frames.length - 1, current = -1, timer = null;
   var SECONDS_PER_FRAME = 1.5;
-  // A drawing wider than the player is either scaled down to fit its width or drawn 1:1 (its text 11 points,
-  // as Graphviz sets it) and panned. Until the reader picks one, it fits if scaling keeps at least 3/4 of
-  // its size (the text then at least 11 pixels high): a drawing a little too wide is shown whole.
-  var FIT_LEAST_SCALE = 0.75;
+  // A drawing wider than the player is either scaled down to fit its width or drawn 1:1 and panned. Until the
+  // reader picks one, it fits if its text stays readable: scaled by no less than the player's
+  // data-fit-least-scale (player.py says why).
+  var FIT_LEAST_SCALE = Number(player.getAttribute('data-fit-least-scale')) || 1;
   var chosen = null;  // 'fit' or '1:1' once the reader has picked
 
   // One count: the caption's ('step 2/3 · ...') moves beside the buttons, where the slider is.

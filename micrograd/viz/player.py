@@ -15,9 +15,15 @@ import re
 from collections.abc import Sequence
 from importlib import resources
 
-from micrograd.viz.drawing import HIGHLIGHT
+from micrograd.viz.drawing import HIGHLIGHT, TEXT_POINTS
 
-__all__ = ['player_html', 'page_html']
+__all__ = ['player_html', 'page_html', 'FIT_LEAST_SCALE']
+
+# A drawing wider than the player opens scaled down to its width when the boxes' text stays at least 9 pixels
+# high: in Chromium at 1280 pixels the lecture's neuron, fitted, shows its boxes' text at 9.7 pixels, every
+# digit and minus sign clear; at 8.3 pixels the digits still read but the ops' names (a point smaller) blur.
+READABLE_PX = 9
+FIT_LEAST_SCALE = READABLE_PX / (TEXT_POINTS * 96 / 72)  # 0.61: a point is 96/72 CSS pixels at 1:1
 
 _player_numbers = itertools.count()  # ids unique on a page, and the same each time a notebook is run
 
@@ -29,11 +35,12 @@ def player_html(svgs: Sequence[str], captions: Sequence[Sequence[str]], descript
 
     A drawing wider than the player is shown in one of two ways, picked with two buttons beside the
     others: 'fit width', the whole drawing scaled down to the player's width, or '1:1', at its own size
-    (its text 11 points, as Graphviz sets it), panned at every step so that what the step highlights (the
-    node, its op and the parents its gradient flows to) is in view, and dragged sideways with the mouse.
-    Until the reader picks, it fits when that keeps at least 3/4 of its size, its text at least 11 pixels
-    high: a drawing a little too wide (f = (a*b + c)**2 at 1280 pixels) is shown whole, a wide one (the
-    lecture's neuron) at 1:1. A drawing that fits at its own size is never enlarged and shows no buttons.
+    (its boxes' text TEXT_POINTS, as Graphviz sets it), panned at every step so that what the step
+    highlights (the node, its op and the parents its gradient flows to) is in view, and dragged sideways
+    with the mouse. Until the reader picks, it fits when the boxes' text stays readable, at least
+    READABLE_PX high (a scale of FIT_LEAST_SCALE): at 1280 pixels f = (a*b + c)**2 and the lecture's tanh
+    neuron are shown whole; at 800 pixels, where the neuron's text would be under 6 pixels, at 1:1. A
+    drawing that fits at its own size is never enlarged and shows no buttons.
     """
     player_id = f'micrograd-backward-{next(_player_numbers)}'
     figures = []
@@ -48,7 +55,8 @@ def player_html(svgs: Sequence[str], captions: Sequence[Sequence[str]], descript
             f'<figcaption style="font: 13px/1.5 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; '
             f'color: #222; margin-top: 4px">{text}</figcaption>\n</figure>')
     script = resources.files('micrograd.viz').joinpath('player.js').read_text(encoding='utf-8')
-    return f"""<div id="{player_id}" class="micrograd-backward" tabindex="0" style="outline: none">
+    return f"""<div id="{player_id}" class="micrograd-backward" tabindex="0" style="outline: none"
+ data-fit-least-scale="{FIT_LEAST_SCALE:.4f}">
 <div class="mg-controls" hidden
  style="display: none; flex-wrap: wrap; gap: 8px; align-items: center; margin: 4px 0 8px; font: 13px sans-serif">
 <button type="button" data-go="prev">&#9664; previous</button>
@@ -110,7 +118,7 @@ def page_html(title: str, body: str) -> str:
 
 def _svg_image(svg: str, description: str) -> str:
     """An SVG drawing as an image inside the page itself (a data: URL), drawn at its own size, so that its
-    text is as large as Graphviz set it (11 points), in a box that scrolls sideways when the drawing is wider
+    text is as large as Graphviz set it (TEXT_POINTS), in a box that scrolls sideways when the drawing is wider
     than the page. player.js may scale it down to fit instead (see player_html); without the script, in a
     notebook JupyterLab does not trust, it stays at its own size.
 

@@ -4,10 +4,15 @@ Needs Chromium (Debian/Ubuntu: `sudo apt-get install chromium`) and the playwrig
 the test extra; its own browser download is not needed). Without them these tests are
 skipped on a developer's machine and fail in CI (where the CI variable is set).
 """
+import math
+import re
+
 import pytest
 
 from micrograd import Value
 from micrograd.viz import draw_backward
+from micrograd.viz.drawing import TEXT_POINTS
+from micrograd.viz.player import FIT_LEAST_SCALE, READABLE_PX
 from tests.support.browser import Page
 from tests.viz.samples import labelled_f
 
@@ -136,30 +141,90 @@ def test_no_blank_space_is_kept_under_a_short_caption(browser, saved_player):
     page.close()
 
 
+def text_px(frame):
+    """How high the boxes' text (label, data, grad) is drawn on the screen, in CSS pixels."""
+    return frame['scale'] * TEXT_POINTS * 96 / 72
+
+
+def fitted_text_px(page):
+    """How high the boxes' text would be, the drawing fitted to the player's width."""
+    return text_px({'scale': page.player().evaluate(
+        "p => p.querySelector('.mg-drawing').clientWidth / p.querySelector('.mg-drawing img').naturalWidth")})
+
+
+def in_view(page, labels):
+    """Which of these boxes (by label) the player's shown drawing has on the screen, not scrolled out of view."""
+    return page.player().evaluate("""(player, labels) => {
+        const frame = [...player.querySelectorAll('.mg-frame')].find(f => getComputedStyle(f).display !== 'none');
+        const image = frame.querySelector('img'), drawing = image.parentElement;
+        const svg = new DOMParser().parseFromString(atob(image.src.split(',')[1]), 'image/svg+xml');
+        const width = Number(svg.documentElement.getAttribute('viewBox').split(' ')[2]);
+        const left = Number(svg.querySelector('g').getAttribute('transform').match(/translate\\(([-\\d.]+)/)[1]);
+        const seen = {};
+        for (const text of svg.querySelectorAll('text')) {
+          if (!labels.includes(text.textContent)) { continue; }
+          const x = (Number(text.getAttribute('x')) + left) / width * image.getBoundingClientRect().width;
+          seen[text.textContent] = x >= drawing.scrollLeft && x <= drawing.scrollLeft + drawing.clientWidth;
+        }
+        return seen;
+    }""", labels)
+
+
+LEAVES = ['x1', 'w1', 'x2', 'w2']
+
+
+def test_the_lectures_neuron_opens_whole_at_1280_pixels_and_stays_readable(browser, tmp_path):
+    """1893 pixels wide at its own size: at 1280 it opens scaled to the page (66%), x1, w1, x2 and w2 in view beside
+    the output, its boxes' text 9.7 pixels high (its ops' names 8.8), at every step."""
+    steps = draw_backward(lectures_neuron())
+    page = Page(browser, steps.save(tmp_path / 'neuron.html').as_uri(), width=1280)
+    for i in range(len(steps.frames)):
+        if i:
+            page.click('next')
+        [frame] = page.shown()
+        assert frame['zoom'] == 'fit' and frame['zoomOffered'] and frame['wholeInView'], frame['counter']
+        assert FIT_LEAST_SCALE <= frame['scale'] < 0.75  # (under 3/4, once the least scale that opened fitted)
+        assert text_px(frame) >= READABLE_PX and text_px(frame) == pytest.approx(9.7, abs=0.3)
+        assert frame['smallestTextPx'] > 8.5 and frame['focusInView']
+        assert in_view(page, LEAVES) == dict.fromkeys(LEAVES, True)
+        if i == 0:
+            page.page.screenshot(path=str(tmp_path / 'neuron-1280.png'))
+    assert not page.player().locator('.mg-hint').is_visible()  # nothing to drag
+    assert page.errors == []
+    page.close()
+
+
 @pytest.mark.parametrize('width', [1280, 800])
-def test_the_lectures_neuron_is_drawn_at_full_size_and_pans_to_each_step(browser, tmp_path, width):
-    """Its text as Graphviz sets it (11 points: 14.7 pixels; edge labels 9 points: 12 pixels) at 100% zoom,
-    never scaled down to fit; wider than the page, it shows what each step highlights, and a mouse drags it."""
+def test_the_lectures_neuron_at_1_1_pans_to_each_step(browser, tmp_path, width):
+    """Its text as Graphviz sets it (11 points: 14.7 pixels; ops' names 10 points: 13.3 pixels) at 100% zoom:
+    at 800 pixels, where fitted its text would be 6 pixels high, it opens so; at 1280 the reader asks for it.
+    Wider than the page, it shows what each step highlights (at step 0 the output, the leaves out of view),
+    and a mouse drags it."""
     steps = draw_backward(lectures_neuron())
     url = steps.save(tmp_path / 'neuron.html').as_uri()
     page = Page(browser, url, width=width)
+    if width == 1280:
+        page.zoom('1:1')
     [frame] = page.shown()
-    assert frame['zoom'] == '1:1' and frame['zoomOffered']  # fitted, its text would be under 11 pixels
+    assert frame['zoom'] == '1:1' and frame['zoomOffered']
+    assert fitted_text_px(page) == pytest.approx(9.7 if width == 1280 else 6.0, abs=0.3)
     assert frame['drawn'] and frame['scale'] == pytest.approx(1.0, abs=0.01)
-    assert frame['smallestTextPx'] >= 11  # the rendered height of its smallest text, in CSS pixels
+    assert frame['smallestTextPx'] >= 13  # the rendered height of its smallest text, in CSS pixels
     assert frame['scrolls']  # wider than the page: the drawing scrolls sideways, the page does not
     assert page.page.evaluate('document.documentElement.scrollWidth') <= width
     assert page.player().locator('.mg-hint').is_visible()  # and says so
     drawing = page.player().locator('.mg-drawing').first
     assert drawing.evaluate('d => d.scrollLeft') == drawing.evaluate('d => d.scrollWidth - d.clientWidth')
     assert frame['focusInView']  # backward() starts at the output, on the right
-    page.page.screenshot(path=str(tmp_path / f'neuron-{width}.png'))
+    assert in_view(page, LEAVES) == dict.fromkeys(LEAVES, False)
+    page.page.screenshot(path=str(tmp_path / f'neuron-{width}-1to1.png'))
 
     for _ in steps.steps:  # each step: the node, its op and the parents it passes its gradient to, in view
         page.click('next')
         [frame] = page.shown()
         assert frame['focusInView'], frame['counter']
-        assert frame['smallestTextPx'] >= 11 and frame['scrolls']
+        assert frame['smallestTextPx'] >= 13 and frame['scrolls']
+    assert in_view(page, LEAVES) == dict.fromkeys(LEAVES, True)  # the last steps reach them, on the left
     drawing = page.player().locator('.mg-drawing').last
     at = drawing.evaluate('d => d.scrollLeft')
     box = drawing.bounding_box()
@@ -176,13 +241,13 @@ def test_the_lectures_neuron_is_drawn_at_full_size_and_pans_to_each_step(browser
 
 def test_the_lectures_neuron_fits_the_page_when_the_reader_asks(browser, tmp_path):
     steps = draw_backward(lectures_neuron())
-    page = Page(browser, steps.save(tmp_path / 'neuron.html').as_uri(), width=1280)
+    page = Page(browser, steps.save(tmp_path / 'neuron.html').as_uri(), width=800)
     page.zoom('fit')
     for i in range(len(steps.frames)):  # the reader's choice holds from step to step
         if i:
             page.click('next')
         [frame] = page.shown()
-        assert frame['zoom'] == 'fit' and frame['wholeInView'] and frame['scale'] < 0.75, frame['counter']
+        assert frame['zoom'] == 'fit' and frame['wholeInView'] and frame['scale'] < FIT_LEAST_SCALE, frame['counter']
     assert not page.player().locator('.mg-hint').is_visible()  # nothing to drag
     page.zoom('1:1')
     [frame] = page.shown()
@@ -191,10 +256,27 @@ def test_the_lectures_neuron_fits_the_page_when_the_reader_asks(browser, tmp_pat
     page.close()
 
 
+@pytest.mark.parametrize('sample, fits', [(lectures_neuron, True), (lectures_neuron, False),
+                                          (labelled_f, True), (labelled_f, False)])
+def test_a_wide_drawing_opens_fitted_exactly_when_its_fitted_text_stays_readable(browser, tmp_path, sample, fits):
+    """A page 2 pixels wider than the width at which the boxes' text, fitted, is READABLE_PX high opens fitted;
+    one 2 pixels narrower opens at 1:1."""
+    steps = draw_backward(sample())
+    natural = float(re.search(r'<svg width="([\d.]+)pt"', steps.svgs()[0]).group(1)) * 96 / 72  # CSS pixels
+    room = natural * FIT_LEAST_SCALE + (2 if fits else -2)
+    width = math.ceil(room) + 32 if fits else math.floor(room) + 32  # the page's margins: 16 pixels each side
+    page = Page(browser, steps.save(tmp_path / 'wide.html').as_uri(), width=width)
+    [frame] = page.shown()
+    assert page.player().evaluate("p => p.querySelector('.mg-drawing').clientWidth") == width - 32
+    assert frame['zoomOffered'] and frame['zoom'] == ('fit' if fits else '1:1'), (width, frame['scale'])
+    assert (text_px(frame) >= READABLE_PX) if fits else (frame['scale'] == pytest.approx(1.0, abs=0.01))
+    page.close()
+
+
 def test_a_drawing_a_little_wider_than_the_page_fits_it(browser, saved_player):
-    """f = (a*b + c)**2 is 1397 pixels wide at its own size: at 1280 it is scaled to the page's width (89%),
-    whole at every step, its text still at least 11 pixels high. '1:1' draws it at its own size, and then
-    it pans to what each step highlights, as a wide drawing does."""
+    """f = (a*b + c)**2, the README's example, is 1397 pixels wide at its own size: at 1280 it is scaled to the
+    page's width (89%), whole at every step, its boxes' text 13.1 pixels high (its ops' names 11.9). '1:1' draws
+    it at its own size, and then it pans to what each step highlights, as a wide drawing does."""
     steps, url = saved_player
     page = Page(browser, url, width=1280)
     for i in range(len(steps.frames)):
@@ -203,6 +285,7 @@ def test_a_drawing_a_little_wider_than_the_page_fits_it(browser, saved_player):
         [frame] = page.shown()
         assert frame['zoom'] == 'fit' and frame['zoomOffered'], frame['counter']
         assert frame['wholeInView'] and 0.75 <= frame['scale'] < 1 and frame['smallestTextPx'] >= 11
+        assert text_px(frame) == pytest.approx(13.1, abs=0.3)
     assert not page.player().locator('.mg-hint').is_visible()
 
     page.zoom('1:1')
