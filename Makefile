@@ -89,10 +89,14 @@ notebook: $(VENV)/.demo-installed
 	NotebookClient(nb, config=config, timeout=300, record_timing=False, coalesce_streams=True).execute(); \
 	nbformat.write(nb, 'demo.ipynb')"
 
-# A quick check for a learner, in seconds: the scalar engine's, nn's and the lecture's tests without the slow ones
-# (the sweeps against PyTorch and the rest are make test's), with nothing heavier than NumPy, pytest and hypothesis.
-CHECK_TESTS ?= $(addprefix tests/scalar/,test_engine.py test_engine_habits.py test_nn.py test_nn_state_dict.py \
-	test_lecture.py)
+# A quick check, in seconds, of what a learner or a contributor touches first: the scalar engine's, nn's and the
+# lecture's tests without the slow ones, the tests generated from the op tables (the engine's sweep and its
+# table, which fail on an op without its row), every op having its exercise, and the layout's rules (the core's
+# budgets, one name per module, no import circles); with nothing heavier than NumPy, pytest and hypothesis (the
+# sweeps against PyTorch and the rest are make test's).
+CHECK_TESTS ?= $(addprefix tests/scalar/,test_engine.py test_engine_habits.py test_engine_sweep.py \
+	test_engine_internals.py test_nn.py test_nn_state_dict.py test_lecture.py) tests/layout \
+	tests/exercises/test_exercises.py::test_every_op_in_the_op_table_has_an_exercise
 $(VENV)/.check-installed: setup.py | $(BIN)/python
 	@echo "Installing micrograd, NumPy and the test runner into $(VENV)..."
 	@$(PIP) -e '.[check]'

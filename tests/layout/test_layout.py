@@ -1,0 +1,78 @@
+"""The layout of the house, as CONTRIBUTING.md states it: the core a learner reads in one sitting stays within
+its budgets, every module has a name of its own, and no two modules import each other (directly or round a
+longer circle)."""
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ('micrograd', 'bench', 'examples/gpt')  # where a module's name is read by a reader
+BUDGETS = {'micrograd/engine.py': 150, 'micrograd/nn.py': 100}  # lines, as CONTRIBUTING.md says
+LINE = 100  # characters, in the core
+
+
+def modules() -> list[Path]:
+    return sorted(p for package in PACKAGES for p in (ROOT / package).rglob('*.py'))
+
+
+@pytest.mark.parametrize('path, budget', BUDGETS.items())
+def test_the_core_stays_within_its_budget_of_lines_and_line_length(path, budget):
+    lines = (ROOT / path).read_text(encoding='utf-8').splitlines()
+    assert len(lines) <= budget, f"{path} has {len(lines)} lines, over its budget of {budget}"
+    long = [number for number, line in enumerate(lines, 1) if len(line) > LINE]
+    assert not long, f"{path}: lines over {LINE} characters: {long}"
+
+
+def test_engine_py_has_one_marked_line_between_the_lecture_and_the_rest():
+    marks = [line for line in (ROOT / 'micrograd/engine.py').read_text(encoding='utf-8').splitlines()
+             if line.strip().startswith('# ---')]
+    assert len(marks) == 1, marks
+
+
+def test_no_two_modules_share_a_file_name():
+    names = Counter(p.name for p in modules() if p.name not in ('__init__.py', '__main__.py'))
+    shared = {name: [str(p.relative_to(ROOT)) for p in modules() if p.name == name]
+              for name, count in names.items() if count > 1}
+    assert not shared, f"modules of one name: {shared}"
+
+
+def imports_of(path: Path, known: set[str]) -> set[str]:
+    """The modules of ours that path imports at its top level (imports inside functions are lazy: they
+    cannot make a circle at import time, but are counted too, as a reader follows them)."""
+    package = '.'.join(path.relative_to(ROOT).with_suffix('').parts[:-1])
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding='utf-8'))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ''
+            if node.level:
+                base = '.'.join(package.split('.')[:len(package.split('.')) - node.level + 1] + ([base] if base else []))
+            found |= {base} | {f'{base}.{alias.name}' for alias in node.names}
+    return {name for name in found if name in known}
+
+
+def test_no_import_circles():
+    names = {'.'.join(p.relative_to(ROOT).with_suffix('').parts).removesuffix('.__init__'): p for p in modules()}
+    graph = {name: imports_of(path, set(names)) - {name} for name, path in names.items()}
+    # a package's __init__ importing its own modules is how a package is built, not a circle through it
+    graph = {name: {m for m in deps if not (name.startswith(m + '.') and (ROOT / m.replace('.', '/')).is_dir())}
+             for name, deps in graph.items()}
+    circles, state = [], dict.fromkeys(graph, 0)
+
+    def visit(name: str, path: list[str]) -> None:
+        state[name] = 1
+        for dep in sorted(graph[name]):
+            if state[dep] == 1:
+                circles.append(path[path.index(dep):] + [dep])
+            elif state[dep] == 0:
+                visit(dep, path + [dep])
+        state[name] = 2
+    for name in sorted(graph):
+        if state[name] == 0:
+            visit(name, [name])
+    assert not circles, f"import circles: {circles}"
