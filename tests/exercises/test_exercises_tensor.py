@@ -15,6 +15,7 @@ from micrograd.exercises.result import CORRECT, DONE, NOT_STARTED, WRONG, Result
 from micrograd.exercises.tensor import EXERCISES, check, find, solution, start
 from micrograd.exercises.tensor.grading import check_one
 from micrograd.exercises.tensor.my_tensor_file import (
+    blank,
     blank_tensor,
     blanks,
     header,
@@ -114,12 +115,32 @@ def test_solution_prints_the_library_code_of_an_exercise():
 
 # --- the mutation test ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize('exercise, blank, body, key', RECORDED + SLIPS)
-def test_a_slip_is_caught_and_named(exercise, blank, body, key):
+def reported_line(blank_name, body, place):
+    """The line of a planted body the report points at (from 1), and its text; (None, place) for another place."""
+    first = library_source()[:blank(blank_name).start].count('\n') + 1  # (the source above a blank is the library's)
+    found = re.search(r', line (\d+): (.*)$', place)
+    if not found:
+        return None, place
+    return int(found.group(1)) - first + 1, found.group(2)
+
+
+@pytest.mark.parametrize('exercise, blank, body, key, line', [m + (None,) for m in RECORDED] + [
+    (m + (None,))[:5] for m in SLIPS])
+def test_a_slip_is_caught_and_named_at_its_line(exercise, blank, body, key, line):
     result = grade(exercise, {blank: body})
     assert result.status in (WRONG, CORRECT), (key, result)
     assert result.diagnosis == key, (key, result.diagnosis, result.why)
     assert result.why and result.input
+    n, text = reported_line(blank, body, result.place)
+    lines = body.split('\n')
+    if line is not None:  # the mutant's line
+        assert (n, text) == (line, lines[line - 1].strip()), result.place
+    elif (exercise, blank, body, key) in RECORDED:  # a record's slip: a line of its body
+        assert n is not None and 1 <= n <= len(lines) and lines[n - 1].strip() == text, result.place
+
+
+def test_most_mutants_are_checked_at_their_line():
+    assert sum(len(m) == 5 for m in SLIPS) >= 0.9 * len(SLIPS)
 
 
 def test_the_mutation_test_is_large():

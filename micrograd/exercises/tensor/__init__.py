@@ -24,7 +24,8 @@ In a notebook: `from micrograd.exercises.tensor import blank_tensor, check`, the
     exercises_tensor_ipynb.py  exercises_tensor.ipynb, made from the records and the library's source
 
 The track's interface, as every track has it: EXERCISES, start(directory), check(target) -> Report,
-solution(name), write_notebook(path), and check_files(paths, timeout, before) for the checking process.
+solution(name), write_notebook(path), and check_files(paths, timeout, before) and warm_up() for the checking
+process.
 """
 from __future__ import annotations
 
@@ -46,9 +47,10 @@ from micrograd.exercises.runner import import_learners, run_in_child
 from micrograd.exercises.tensor.exercise_list import EXERCISES, find
 from micrograd.exercises.tensor.grading import check_all, place_of
 from micrograd.exercises.tensor.my_tensor_file import TENSOR_FILE, blank_tensor, solution, start
+from micrograd.exercises.tensor.running import prepare
 
 __all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'check_files', 'missing', 'blank_tensor', 'FILES',
-           'write_notebook']
+           'write_notebook', 'warm_up']
 FILES = (TENSOR_FILE,)
 NAME = 'tensor'
 TITLE = 'micrograd exercises, tensor track'
@@ -145,3 +147,8 @@ def write_notebook(path: Path) -> Path:
     """Write exercises_tensor.ipynb to path (it needs nbformat, of the demo extra: imported only here)."""
     from micrograd.exercises.tensor.exercises_tensor_ipynb import write_notebook as write
     return write(path)
+
+
+def warm_up() -> None:
+    """In the checking process, before the learner's files and any clock: import what the checker needs."""
+    prepare()

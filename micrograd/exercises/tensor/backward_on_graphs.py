@@ -7,6 +7,7 @@ slip's), computes them itself, and names the slip whose numbers the learner's ar
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,7 @@ from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.cases import Array, Graph
 from micrograd.exercises.tensor.running import is_blank_error, learners_time, summary
+from micrograd.exercises.tensor.wrong_line import backward_line
 
 
 def _forward(op: str, values: list[Array]) -> Array:
@@ -152,17 +154,25 @@ def _check(exercise: Exercise, module: Any) -> Any:
         if root is not None and _same(got, want) and root.dtype != np.dtype(graph.dtype):
             return exercise.result(WRONG, input=text, expected=f"{graph.root}.grad of dtype {graph.dtype}",
                                    obtained=f"{graph.root}.grad of dtype {root.dtype}", diagnosis='promoted',
-                                   why=slips['promoted'])
+                                   why=slips['promoted'], place=_place(module, exercise, 'promoted'))
         if not _same(got, want):
             key, says = _name(graph, calls, seed, got, slips)
             obtained = '; '.join(summary(n, got[n]) for n in graph.leaves)
-            return exercise.result(WRONG, input=text, expected=shown, obtained=obtained, diagnosis=key, why=says)
-    return _rules(exercise, tensor, slips) or exercise.result(DONE)
+            return exercise.result(WRONG, input=text, expected=shown, obtained=obtained, diagnosis=key, why=says,
+                                   place=_place(module, exercise, key))
+    return _rules(exercise, module, slips) or exercise.result(DONE)
 
 
-def _rules(exercise: Exercise, tensor: Any, slips: dict[str, str]) -> Any:
+def _place(module: Any, exercise: Exercise, key: str) -> str:
+    """The learner's line in backward() that the slip named is about: 'my_tensor.py, line 1250: for ...'."""
+    found = backward_line(module, exercise.blanks[0], key)
+    return f"{Path(found[0]).name}, line {found[1]}: {found[2]}" if found else ''
+
+
+def _rules(exercise: Exercise, module: Any, slips: dict[str, str]) -> Any:
     """The library's rules the task states, checked once the gradients are right: a leaf output adds to its
     gradient; a non-scalar output needs grad=."""
+    tensor = module.Tensor
     text = "x = Tensor(2.0, requires_grad=True); x.grad = np.array(0.5); x.backward()   (x is a leaf: it accumulates)"
     set_input(text)
     x = tensor(2.0, requires_grad=True)
@@ -176,7 +186,8 @@ def _rules(exercise: Exercise, tensor: Any, slips: dict[str, str]) -> Any:
         if np.allclose(x.grad, 1.0):  # the lecture's self.grad = 1: right on every graph an op made
             return exercise.result(CORRECT, input=text, expected="x.grad = 1.5", obtained=f"x.grad = {x.grad}",
                                    diagnosis='backward_seed_overwrites', why="correct ✓ — every gradient is right; one "
-                                   "step left to match the library: " + slips['backward_seed_overwrites'])
+                                   "step left to match the library: " + slips['backward_seed_overwrites'],
+                                   place=_place(module, exercise, 'backward_seed_overwrites'))
         return exercise.result(WRONG, input=text, expected="x.grad = 1.5", obtained=f"x.grad = {x.grad}",
                                diagnosis='wrong',
                                why="a leaf output's gradient must grow by 1 (d x/d x), added to what it has")
@@ -194,4 +205,5 @@ def _rules(exercise: Exercise, tensor: Any, slips: dict[str, str]) -> Any:
     return exercise.result(CORRECT, input=text, expected="ValueError (a non-scalar output needs grad=)",
                            obtained="no error", diagnosis='backward_nonscalar_seeded',
                            why="correct ✓ — every gradient is right; one step left to match the library: "
-                               + slips['backward_nonscalar_seeded'])
+                               + slips['backward_nonscalar_seeded'],
+                           place=_place(module, exercise, 'backward_nonscalar_seeded'))

@@ -63,6 +63,7 @@ from micrograd.exercises.tensor.running import (
     timed,
     torch_grads,
 )
+from micrograd.exercises.tensor.wrong_line import holder_of, learners_function, wrong_line
 
 # --- one exercise --------------------------------------------------------------------------------------
 
@@ -253,21 +254,9 @@ def _with_shape(says: str, run: Run, want: Run, out_shape: tuple[int, ...] | Non
 
 # --- where: the learner's line -------------------------------------------------------------------------
 
-def _live(module: Any, blank: str) -> Any:
-    """The learner's function a blank is in (a method of their classes, or a function of their module)."""
-    bare = blank.removesuffix('()').split('.')[-1]
-    if '.' not in blank:
-        return getattr(module, bare, None)
-    for cls in module.Tensor.__mro__:
-        if bare in vars(cls):
-            return vars(cls)[bare]
-    return None
-
-
 def place_of(module: Any, blank: str) -> str:
     """'my_tensor.py, line 412: _backward in Unary.softmax': where the learner writes a blank."""
-    fn = _live(module, blank)
-    fn = getattr(fn, '__wrapped__', fn)  # (an op under a decorator that names its errors)
+    fn = learners_function(module, blank)  # (unwrapped: an op under a decorator that names its errors)
     try:
         lines, first = inspect.getsourcelines(fn)
         node = ast.parse(textwrap.dedent(''.join(lines))).body[0]
@@ -301,6 +290,13 @@ def _place(module: Any, exercise: Exercise, blank: str, run: Run, i: int) -> str
         if inner:
             code, line = inner[-1]
             return f"{_file(code.co_filename)}, line {line}: {linecache.getline(code.co_filename, line).strip()}"
+    about = 'wrote' if run.inplace else 'misfit' if run.misshaped else ''
+    want, fd = expected(exercise.number, i)
+    leaf = _wrong_leaf(run, want, fd, torch_grads(exercise.number, i), exercise.cases[i])
+    found = wrong_line(exercise, exercise.cases[i], module, about, leaf) if run.error is None else None
+    if found is not None:
+        code, line = found
+        return f"{_file(code.co_filename)}, line {line}: {linecache.getline(code.co_filename, line).strip()}"
     if not blank and len(exercise.blanks) > 1:
         blank = _culprit(module, exercise, i)
     return place_of(module, blank or exercise.blanks[0])
@@ -310,7 +306,7 @@ def _culprit(module: Any, exercise: Exercise, i: int) -> str:
     case = exercise.cases[i]
     want, fd = expected(exercise.number, i)
     for name in exercise.blanks:
-        fn, owner = _where_live(module, name)
+        fn, owner = holder_of(module, name)
         if fn is None:
             continue
         holder, attr = fn
@@ -323,16 +319,6 @@ def _culprit(module: Any, exercise: Exercise, i: int) -> str:
         if run.error is None and not run.inplace and not run.misshaped and not _wrong_leaf(run, want, fd, None, case):
             return name
     return ''
-
-
-def _where_live(module: Any, blank: str) -> tuple[tuple[Any, str] | None, str]:
-    bare = blank.removesuffix('()').split('.')[-1]
-    if '.' not in blank:
-        return (module, bare), bare
-    for cls in module.Tensor.__mro__:
-        if bare in vars(cls):
-            return (cls, bare), f"{cls.__name__}.{bare}"
-    return None, ''
 
 
 # --- the driver ----------------------------------------------------------------------------------------

@@ -85,7 +85,7 @@ def backpropagate(out: Any, upstream: Array) -> tuple[str, str, str]:
     """The chain rule from out, seeded with upstream. Returns the first write in place a node's backward made:
     (kind, op, the closure's name for the array), kind 'inplace' into the gradient it was handed, 'inplace_data'
     into the data of a tensor of the graph, 'inplace_saved' into an array the forward pass saved; ('', '', '')."""
-    order = topological_order(out)
+    order: list[Any] = topological_order(out)  # (tensors: the engine's sort works on any node with _prev)
     for node in order:
         node.grad = None
     out.grad = upstream.copy()
@@ -220,7 +220,7 @@ def prepare() -> None:
 # --- each exercise on its own: the other exercises' bodies are the library's ---------------------------
 
 @cache
-def _text_of(owner: str) -> str:
+def library_text(owner: str) -> str:
     """The library's text of the function or method owner ('Unary.exp', 'unbroadcast'), dedented."""
     source = library_source()
     cls_name, _, name = owner.rpartition('.')
@@ -245,8 +245,17 @@ def _compiled(owner: str, module: Any) -> Any:
     namespace = dict(vars(module))
     flags = __future__.annotations.compiler_flag
     where = str(Path(__file__).parent / f'<library {owner}>')  # in micrograd's folder: never the learner's line
-    exec(compile(_text_of(owner), where, 'exec', flags=flags, dont_inherit=True), namespace)
-    return namespace[owner.rpartition('.')[2]]
+    exec(compile(library_text(owner), where, 'exec', flags=flags, dont_inherit=True), namespace)
+    return own_function(namespace, owner.rpartition('.')[2], module)
+
+
+def own_function(namespace: dict[str, Any], name: str, module: Any) -> Any:
+    """The function name that exec() made in namespace (a copy of module's), with the module's own name back in
+    namespace: a method softmax that calls the function softmax must not call itself."""
+    fn = namespace[name]
+    if hasattr(module, name):
+        namespace[name] = getattr(module, name)
+    return fn
 
 
 def _owner_class(module: Any, owner: str) -> Any:
