@@ -7,14 +7,12 @@ from typing import Any
 
 from micrograd import copying, habits, ieee, weighted_sum
 from micrograd.grad_mode import is_grad_enabled, no_grad, recording
-from micrograd.numeric import checked, real
+from micrograd.numeric import checked
 
 __all__ = ['Value', 'no_grad', 'is_grad_enabled', 'topological_order']
 
-
 class Value:
-    """A scalar, its gradient, and the op and parents that made it. One change from the lecture: an
-    op's _backward is given out's grad (his reads out.grad), so it never holds out: no cycles."""
+    """A scalar, its gradient, and the op and parents that made it (the lecture's, closures too)."""
     def __init__(self, data: float, _children: Iterable[Value] = (), _op: str = '', label: str = '',
                  *, _grad_fn: Any = None):  # _grad_fn(grad): the op's _backward
         # the one check (numeric.py): data that is no float made one (3, np.float32(3)), or refused
@@ -105,9 +103,8 @@ class Value:
 
     # --- the rest: beyond the lecture -------------------------------------------------------------
     def _power(self, other: Value | float) -> Value:  # x ** y: a slope Python refuses is inf
-        x = real(self.data, 'Value.__pow__')  # (a number written into .data is taken as its float)
-        y = real(other.data if isinstance(other, Value) else other, 'Value.__pow__')
-        out = ieee.checked_pow(x, y)  # x ** y, or an error naming ** (not real, 0 ** -1, too large)
+        # x and y as floats, and x ** y, or an error naming ** (not real, 0 ** -1, too large)
+        x, y, out = ieee.checked_pow(self.data, other.data if isinstance(other, Value) else other)
         def _backward(grad: float) -> None:  # d(x**y)/dx = y * x**(y-1) (0 for y = 0: PyTorch's)
             self.grad += y * ieee.power(x, y - 1) * grad if y else 0.0  # (inf at x = 0 for y < 1)
             if isinstance(other, Value):  # d(x**y)/dy = x**y * log(x), 0 at x = 0 as in PyTorch
@@ -136,7 +133,6 @@ class Value:
                 x.grad += w.data * grad  # d/dx_i = w_i
             b.grad += grad  # d/dbias = 1
         return Value(total, (*ws, *xs, b), 'dot', _grad_fn=_backward)
-
     _backward = habits.backward  # the lecture's o._backward() by hand, and out._backward = f
     def detach(self) -> Value:  # a new leaf with the same data, cut off from this graph
         return Value(self.data)

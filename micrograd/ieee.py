@@ -19,8 +19,11 @@ def positive(x: float, op: str) -> float:
     return real(x, op)
 
 
-def checked_pow(x: float, y: float) -> float:
-    """x ** y of two floats, checked: a result that is not real or not finite is an error naming **."""
+def checked_pow(base: object, exponent: object) -> tuple[float, float, float]:
+    """x and y (base and exponent as floats: a NumPy number or a number written into .data is taken as its
+    float) and x ** y, checked: an operand that is no real number, or a result that is not real or not
+    finite, is an error naming **."""
+    x, y = real(base, 'Value.__pow__'), real(exponent, 'Value.__pow__')
     if x < 0 and not (y.is_integer() or math.isinf(y)):  # (-2) ** inf is inf, as in Python
         raise ValueError(f"Value.__pow__: {x} ** {y} is not real (a fractional power of a "
                          "negative base)")
@@ -30,7 +33,7 @@ def checked_pow(x: float, y: float) -> float:
         out: float = x ** y
     except OverflowError:
         raise OverflowError(f"Value.__pow__: {x} ** {y} is too large for a float") from None
-    return out
+    return x, y, out
 
 
 def power(x: float, e: float) -> float:
