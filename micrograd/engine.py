@@ -12,7 +12,8 @@ from micrograd.numeric import checked
 __all__ = ['Value', 'no_grad', 'is_grad_enabled', 'topological_order']
 
 class Value:
-    """A scalar, its gradient, and the op and parents that made it (the lecture's, closures too)."""
+    """A scalar, its gradient, and the op and parents that made it, as the lecture's; but an op's
+    _backward is handed out's grad (his reads out.grad), so it never holds out: no cycles."""
     def __init__(self, data: float, _children: Iterable[Value] = (), _op: str = '', label: str = '',
                  *, _grad_fn: Any = None):  # _grad_fn(grad): the op's _backward
         # the one check (numeric.py): data that is no float made one (3, np.float32(3)), or refused
