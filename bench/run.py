@@ -21,37 +21,17 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from harness import ONE_THREAD, REPO, Report, cell, interleaved, overhead_cell, returned, team, time_cell
-from scalar_workloads import make_moons, make_weights
+from workloads import FULL, QUICK, Config, Workload, workloads
 
 MINORS = ['3.10', '3.11', '3.12', '3.13']
 PEERS = Path(__file__).resolve().parent / '.peers'
 # microgpt's package declares an agent framework as a dependency; the bench loads only its engine.py,
 # which needs nothing beyond the standard library, so the peers are installed without dependencies.
 PEER_PACKAGES = {'micrograd': '0.1.0', 'strands_microgpt': '0.1.0'}
-
-
-@dataclass
-class Config:
-    rounds: int  # interleaved rounds after a warm-up round
-    moons: int  # points of the two moons (Karpathy's demo: 100)
-    moons_steps: dict[str, int]  # moons steps per worker per round (a round of each takes a second or so)
-    microgpt_steps: int  # microgpt's loop and our scalar GPT, steps per round
-    tensor_steps: int  # the tensor GPT, steps per round
-    max_name: int  # microgpt trains on the census names up to this length
-    batches: tuple[int, ...]  # the tensor GPT's batch sizes
-    digits_epochs: int
-
-
-FULL = Config(rounds=7, moons=100, moons_steps={'ours': 10, 'ours lecture': 2, 'karpathy': 1, 'microgpt': 2},
-              microgpt_steps=3, tensor_steps=10, max_name=15, batches=(32, 128), digits_epochs=3)
-QUICK = Config(rounds=1, moons=8, moons_steps={'ours': 1, 'ours lecture': 1, 'karpathy': 1, 'microgpt': 1},
-               microgpt_steps=1, tensor_steps=1, max_name=3, batches=(4,), digits_epochs=1)
 
 
 def find_pythons(only: list[str]) -> dict[str, str]:
@@ -97,99 +77,40 @@ def install_peers() -> None:
         shutil.rmtree(fresh, ignore_errors=True)
 
 
-def moons(python: str, cfg: Config, report: Report) -> None:
-    """Karpathy's demo loop on both paths: each engine's own MLP (his nn, our Value.dot), and the lecture's
-    MLP in plain + and * on our Value and microgpt's (his nn is that very code); the memory of one step's graph."""
-    (X, Y), weights = make_moons(cfg.moons), make_weights()
-    paths = {'ours': 'nn', 'ours lecture': 'lecture', 'karpathy': 'nn', 'microgpt': 'lecture'}
-    with team(python, *paths, kinds={'ours lecture': 'ours'}) as workers:
-        for name, w in workers.items():
-            w('moons_setup', X=X, Y=Y, weights=weights, path=paths[name])
-        grads = {name: w('moons_grads') for name, w in workers.items()}
-        for name in ('ours', 'ours lecture', 'microgpt'):
-            report.check(f"moons: loss and {len(weights)} gradients, {name} vs Karpathy's",
-                         [grads[name]['loss'], *grads[name]['grads']],
-                         [grads['karpathy']['loss'], *grads['karpathy']['grads']], 1e-12)
-        runs = interleaved(workers, cfg.rounds, lambda name, w: w('moons_steps', steps=cfg.moons_steps[name]))
-        report.cells['moons'] = time_cell(runs['ours'], runs['karpathy'], with_gc=True)
-        report.cells['moons lecture'] = time_cell(runs['ours lecture'], runs['karpathy'], with_gc=True)
-        report.cells['moons lecture microgpt'] = time_cell(runs['ours lecture'], runs['microgpt'], with_gc=True)
-        ours = workers['ours']('moons_grads')  # at the weights our training reached
-        for name in ('ours lecture', 'karpathy', 'microgpt'):
-            theirs = workers[name]('moons_grads', weights=ours['weights'])
-            report.check(f"moons: the same after training, ours vs {name}", [ours['loss'], *ours['grads']],
-                         [theirs['loss'], *theirs['grads']], 1e-12)
-        ours, theirs = (workers[name]('moons_memory') for name in ('ours', 'karpathy'))
-        report.cells['memory'] = cell(ours['bytes'] / theirs['bytes'], *(f"{m['bytes'] / 1e6:.3g} MB, {m['nodes']:,} "
-                                                                          f"nodes" for m in (ours, theirs)))
-
-
-def microgpt(python: str, cfg: Config, report: Report) -> None:
-    """microgpt's train_on_docs on its Value and on ours (also one step per call); our scalar GPT."""
-    sys.path.insert(0, str(REPO / 'examples' / 'gpt'))
-    from data import load_names
-    docs, steps = [name for name in load_names() if len(name) <= cfg.max_name], cfg.microgpt_steps
-    with team(python, 'ours', 'microgpt') as workers, team(python, 'ours') as gpt:
-        for w in workers.values():
-            w('microgpt_setup', docs=docs)
-        loop = interleaved(workers, cfg.rounds, lambda name, w: w('microgpt_steps', steps=steps))
-        report.cells['microgpt'] = time_cell(loop['ours'], loop['microgpt'], with_gc=True)
-        report.check("microgpt's loop: the loss of every step, our Value vs microgpt's", returned(loop['ours']),
-                     returned(loop['microgpt']), 1e-9)
-        calls = interleaved(workers, cfg.rounds, lambda name, w: w('microgpt_steps', steps=steps, one_per_call=True))
-        report.cells['one per call'] = time_cell(calls['ours'], calls['microgpt'], with_gc=True)
-        report.check("microgpt's loop, one step per call: the same", returned(calls['ours']),
-                     returned(calls['microgpt']), 1e-9)
-        gpt['ours']('gpt_setup', docs=docs)
-        ours = [gpt['ours']('gpt_steps', steps=steps) for _ in range(cfg.rounds + 1)][1:]  # as the loop's calls
-        report.cells['scalar gpt'] = time_cell(ours, loop['microgpt'], with_gc=True)
-        report.check("our scalar GPT: the loss of every step vs microgpt's loop", returned(ours),
-                     returned(loop['microgpt']), 1e-9)
-
-
-def tensor(python: str, cfg: Config, report: Report) -> None:
-    """micrograd.tensor vs PyTorch, one thread each: digits epoch; GPT step and its overhead above the floor.
-    Each workload, and each batch size and dtype of the GPT, in fresh workers: none inherits the heap of another
-    (after the digits and the batch-32 runs, our batch-128 float64 step measured 58 ms in the same worker, 32 ms
-    in a fresh one)."""
-    env = {**os.environ, **ONE_THREAD}
-    with team(python, 'tensor-ours', 'tensor-torch', env=env) as workers:
-        for w in workers.values():
-            w('digits_setup', dtype='float64')
-        runs = interleaved(workers, cfg.rounds, lambda name, w: w('digits_epochs', epochs=cfg.digits_epochs))
-        ours, theirs = runs.values()
-        report.cells['digits'] = time_cell(ours, theirs)
-        report.check("digits: the loss of every batch, micrograd.tensor vs PyTorch", returned(ours), returned(theirs),
-                     1e-9)
-    for batch in cfg.batches:
-        for dtype in ('float64', 'float32'):
-            what, f64 = f"tensor GPT, batch {batch}, {dtype}: the loss", dtype == 'float64'
-            with team(python, 'tensor-ours', 'tensor-torch', env=env) as workers:
-                first = [w('gpt_setup', batch_size=batch, dtype=dtype, steps=(cfg.rounds + 1) * cfg.tensor_steps)
-                         for w in workers.values()]
-                report.check(f"{what} before training vs PyTorch's", first[:1], first[1:], 1e-12 if f64 else 1e-6)
-                runs = interleaved(workers, cfg.rounds, lambda name, w: w('gpt_steps', steps=cfg.tensor_steps))
-            ours, theirs = runs.values()
-            report.cells[f'gpt {batch} {dtype}'] = time_cell(ours, theirs)
-            report.cells[f'over {batch} {dtype}'] = overhead_cell(ours, theirs)
-            # in float32 the two trainings drift apart (rounding, amplified by Adam): about 1e-2 after 80
-            # steps at batch 128; a wrong float32 step would be off by far more than 3e-2
-            report.check(f"{what} of every step vs PyTorch's", returned(ours), returned(theirs),
-                         1e-9 if f64 else 3e-2)
-
-
-ROWS = {'moons': "moons step, each engine's own MLP: ours (Value.dot) / Karpathy's micrograd 0.1.0 (plain + and *)",
-        'moons lecture': "moons step, the lecture's MLP in plain + and *: our Value / Karpathy's micrograd 0.1.0",
-        'moons lecture microgpt': "moons step, the lecture's MLP in plain + and *: our Value / microgpt's Value",
-        'memory': "moons step's graph memory, each engine's own MLP: ours / Karpathy's",
-        'microgpt': "microgpt's own training loop (plain ops): our Value / microgpt's Value",
-        'one per call': "microgpt's loop, one step per call: our Value / microgpt's Value",
-        'scalar gpt': "our scalar GPT (Value.dot, Adam) / microgpt's loop on its Value",
-        'digits': "digits epoch, float64: micrograd.tensor / PyTorch"}
-for _batch in sorted({*FULL.batches, *QUICK.batches}):
-    for _dtype in ('float64', 'float32'):
-        ROWS[f'gpt {_batch} {_dtype}'] = f"tensor GPT step, batch {_batch}, {_dtype}: micrograd.tensor / PyTorch"
-        ROWS[f'over {_batch} {_dtype}'] = f"… its time above the matmul floor, batch {_batch}, {_dtype}"
+def measure(python: str, w: Workload, cfg: Config, report: Report) -> None:
+    """One workload: a fresh worker for our engine and one for the peer, set up alike, then its task in
+    interleaved rounds (or, for memory, once); its cells in the report, and its checks."""
+    assert w.peer is not None, f"{w.key}: a workload of the table needs a peer"
+    sides = {'ours': w.ours, 'peer': w.peer}
+    pair = f"ours vs {w.peer.kind}"
+    env = {**os.environ, **ONE_THREAD} if w.tensor else None
+    inputs = w.inputs(cfg) if w.inputs else {}
+    with team(python, *sides, kinds={name: side.kind for name, side in sides.items()}, env=env) as workers:
+        ours, peer = workers['ours'], workers['peer']
+        if w.setup:
+            first = [workers[name](side.setup or w.setup, **inputs, **side.args) for name, side in sides.items()]
+            if w.start_limit is not None:  # the setup returns the loss before training
+                report.check(f"{w.key}: {w.checked} before training, {pair}", first[:1], first[1:], w.start_limit)
+        if w.memory:
+            mine, theirs = ours(w.task), peer(w.task)
+            report.cells[w.key] = cell(mine['bytes'] / theirs['bytes'], *(
+                f"{m['bytes'] / 1e6:.3g} MB, {m['nodes']:,} nodes" for m in (mine, theirs)))
+            return
+        if w.agree != 'steps':
+            report.check(f"{w.key}: {w.checked} before training, {pair}", ours(w.agree)['values'],
+                         peer(w.agree)['values'], w.limit)
+        runs = interleaved(workers, cfg.rounds, lambda name, worker: worker(sides[name].task or w.task,
+                                                                            steps=cfg.steps(sides[name])))
+        report.cells[w.key] = time_cell(runs['ours'], runs['peer'], with_gc=not w.tensor)
+        if w.floor_row:
+            report.cells[f'{w.key} floor'] = overhead_cell(runs['ours'], runs['peer'])
+        if w.agree == 'steps':
+            report.check(f"{w.key}: {w.checked} of every step, {pair}", returned(runs['ours']),
+                         returned(runs['peer']), w.limit)
+        else:  # at the weights our training reached
+            mine = ours(w.agree)
+            report.check(f"{w.key}: {w.checked} after training, at our weights, {pair}", mine['values'],
+                         peer(w.agree, weights=mine['weights'])['values'], w.limit)
 
 
 def main() -> int:
@@ -205,22 +126,26 @@ def main() -> int:
     started = time.perf_counter()
     reports: dict[str, Report] = {}
 
-    def run(version: str, python: str, workload: Callable[[str, Config, Report], None]) -> None:
-        print(f"Python {version}: {workload.__name__} ...", end=' ', flush=True)
+    def run(version: str, python: str, workload: Workload) -> None:
+        print(f"Python {version}: {workload.key} ...", end=' ', flush=True)
         began = time.perf_counter()
         try:
-            workload(python, cfg, reports.setdefault(version, Report()))
+            measure(python, workload, cfg, reports.setdefault(version, Report()))
         except RuntimeError as e:  # a worker failed: report it and go on with the other workloads
-            reports[version].checks.append((False, f"{workload.__name__} did not finish: {e}"))
+            reports[version].checks.append((False, f"{workload.key} did not finish: {e}"))
         print(f"{time.perf_counter() - began:.0f} s", flush=True)
     install_peers()
+    table = [w for w in workloads(cfg) if w.row and w.peer]
     for version, python in pythons.items():
-        for workload in (moons, microgpt):
-            run(version, python, workload)
+        for workload in table:
+            if not workload.tensor:
+                run(version, python, workload)
     torch = ''
     if importlib.util.find_spec('torch') and importlib.util.find_spec('sklearn'):
         torch = f"; PyTorch {importlib.metadata.version('torch')} on Python {platform.python_version()}"
-        run(platform.python_version(), sys.executable, tensor)
+        for workload in table:
+            if workload.tensor:
+                run(platform.python_version(), sys.executable, workload)
     else:
         print(f"Python {platform.python_version()}: no PyTorch (or scikit-learn) here, so no tensor rows")
 
@@ -234,7 +159,8 @@ def main() -> int:
           f"{cfg.rounds} interleaved rounds after a warm-up{' (QUICK: tiny sizes, not figures to quote)' * args.quick}")
     print(f"\n| our figure / the peer's (ours / peer's) | {' | '.join(f'Python {v}' for v in versions)} |")
     print(f"|---|{'---|' * len(versions)}")
-    for key, row in ROWS.items():
+    rows = [(key, row) for w in table for key, row in ((w.key, w.row), (f'{w.key} floor', w.floor_row)) if row]
+    for key, row in rows:
         if any(key in reports[v].cells for v in versions):
             print(f"| {row} | {' | '.join(reports[v].cells.get(key, '—') for v in versions)} |")
     print("\nBelow 1x ours is faster (or smaller). A ratio is the median over rounds of the two figures from the "

@@ -9,8 +9,9 @@
              package, on its own Value or with the module's `Value` swapped for ours
   gpt        examples/gpt/scalar_gpt.py (every weighted sum one Value.dot) with micrograd.optim.Adam,
              taking the very steps train_on_docs takes: same docs, weights, schedule and Adam
-The moons data and weights are made here once, by the driver, and sent to every engine as JSON
-(a float's shortest repr reads back exactly). The worker imports the right micrograd before this.
+  chain, sum a deep chain and a wide sum of 1,000 nodes, then backward() (compare.py times them)
+The moons data and weights are made here, by the driver (workloads.py's inputs), and sent to every
+engine as JSON (a float's shortest repr reads back exactly). The worker imports the right micrograd before this.
 """
 from __future__ import annotations
 
@@ -156,14 +157,14 @@ class ScalarEngine:
         return timed(steps, self.moons_step, self.watch)
 
     def moons_grads(self, weights: list[float] | None = None) -> dict[str, Any]:
-        """The loss and every parameter's gradient at the given weights (or the current ones)."""
+        """The loss and every parameter's gradient ('values') at the given weights (or the current ones)."""
         if weights is not None:
             self.set_weights(weights)
         total_loss, _ = self.loss()
         self.model.zero_grad()
         total_loss.backward()
         params = self.model.parameters()
-        return {'loss': total_loss.data, 'grads': [p.grad for p in params], 'weights': [p.data for p in params]}
+        return {'values': [total_loss.data, *(p.grad for p in params)], 'weights': [p.data for p in params]}
 
     def moons_memory(self) -> dict[str, int]:
         """Bytes one step's graph holds while alive (tracemalloc), and how many Values the step made."""
@@ -191,16 +192,9 @@ class ScalarEngine:
         self.docs, self.tokenizer = list(docs), self.mg.Tokenizer.from_docs(docs)
         self.gpt = self.mg.MicroGPT(vocab_size=self.tokenizer.vocab_size)  # random.seed(42): microgpt's weights
 
-    def microgpt_steps(self, steps: int, one_per_call: bool = False) -> dict[str, list[Any]]:
+    def microgpt_steps(self, steps: int) -> dict[str, list[Any]]:
         """train_on_docs(docs, num_steps=steps + 1), timed step by step through its callback; the first
-        step of a call is left out of the times (no earlier step's graph is alive yet, see README).
-        one_per_call: train_on_docs([doc], num_steps=1) `steps` times instead, each with the next doc."""
-        if one_per_call:
-            def step() -> float:
-                self.k += 1
-                return float(self.gpt.train_on_docs([self.docs[self.k % len(self.docs)]], self.tokenizer,
-                                                    num_steps=1, log_every=0)[0])
-            return timed(steps, step, self.watch)
+        step of a call is left out of the times (no earlier step's graph is alive yet, see README)."""
         marks = [(time.perf_counter(), self.watch.seconds)]
 
         def mark(step: int, loss: float) -> None:
@@ -208,6 +202,14 @@ class ScalarEngine:
         losses = self.gpt.train_on_docs(self.docs, self.tokenizer, num_steps=steps + 1, log_every=0, callback=mark)
         return {'seconds': [b[0] - a[0] for a, b in zip(marks[1:], marks[2:])],
                 'gc_seconds': [b[1] - a[1] for a, b in zip(marks[1:], marks[2:])], 'returned': losses}
+
+    def microgpt_calls(self, steps: int) -> dict[str, list[Any]]:
+        """train_on_docs([doc], num_steps=1) `steps` times, each with the next doc: one step per call."""
+        def step() -> float:
+            self.k += 1
+            return float(self.gpt.train_on_docs([self.docs[self.k % len(self.docs)]], self.tokenizer,
+                                                num_steps=1, log_every=0)[0])
+        return timed(steps, step, self.watch)
 
     # ---------------------------------------------------------------- our scalar GPT, microgpt's steps
     def gpt_setup(self, docs: list[str]) -> None:
@@ -235,3 +237,27 @@ class ScalarEngine:
             return float(loss.data)
         out = timed(steps + 1, step, self.watch)
         return {'seconds': out['seconds'][1:], 'gc_seconds': out['gc_seconds'][1:], 'returned': out['returned']}
+
+    # ---------------------------------------------------------------- graphs of one shape (compare.py)
+    def chain_steps(self, steps: int, n: int = 1000) -> dict[str, list[Any]]:
+        """y = relu(y * 1.0001 + 0.0001), n times from y = 0.5, then backward(): a deep chain, `steps` times."""
+        Value = self.Value
+
+        def step() -> float:
+            y = Value(0.5)
+            for _ in range(n):
+                y = (y * 1.0001 + 0.0001).relu()
+            y.backward()
+            return float(y.data)
+        return timed(steps, step, self.watch)
+
+    def sum_steps(self, steps: int, n: int = 1000) -> dict[str, list[Any]]:
+        """sum(w * x) over n pairs of fresh leaves, then backward(): a wide sum, `steps` times."""
+        Value = self.Value
+
+        def step() -> float:
+            rng = random.Random(n)
+            y = sum(Value(rng.uniform(-1, 1)) * Value(rng.uniform(-1, 1)) for _ in range(n))
+            y.backward()
+            return float(y.data)
+        return timed(steps, step, self.watch)

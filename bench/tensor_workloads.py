@@ -75,8 +75,9 @@ class TensorEngine:
         self.optimizer.step()
         return float(loss.item())
 
-    def digits_epochs(self, epochs: int) -> dict[str, list[Any]]:
-        out = timed(epochs, lambda: [self.train_step(x, y) for x, y in self.batches], self.watch)
+    def digits_epochs(self, steps: int) -> dict[str, list[Any]]:
+        """`steps` epochs, each timed; returns the loss of every batch."""
+        out = timed(steps, lambda: [self.train_step(x, y) for x, y in self.batches], self.watch)
         out['returned'] = [loss for epoch in out['returned'] for loss in epoch]
         return out
 
