@@ -250,6 +250,10 @@ SLIPS = [
                                       "self._add_grad(np.ones_like(self.data) if grad is None else np.asarray(grad))\n"
                                       "for node in reversed(order):\n    node._backward(node.grad)",
      'backward_no_reset', 1),
+    ('backward', 'Tensor.backward()',
+     "order = self._topological_order()\nfor node in order:\n    node.grad = None\n"
+     "self._add_grad(np.ones_like(self.data) if grad is None else np.asarray(grad, dtype=self.data.dtype))\n"
+     "for node in order:\n    assert node.grad is not None\n    node._backward(node.grad)", 'backward_not_reversed', 5),
     # graded done before: a gradient whose shape only the library's _add_grad made right, min, a saved array written
     ('matmul', 'Tensor._matmul_rows',
      "g = grad.reshape(n_rows, -1)\nself._add_grad(g @ b.T)\nother._add_grad(rows.T @ g)", 'not_reshaped', 2),

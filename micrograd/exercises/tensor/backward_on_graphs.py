@@ -18,7 +18,7 @@ from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.cases import Array, Graph
 from micrograd.exercises.tensor.running import is_blank_error, learners_time, summary
-from micrograd.exercises.tensor.wrong_line import backward_line
+from micrograd.exercises.tensor.wrong_line import backward_line, forwards
 
 
 def _forward(op: str, values: list[Array]) -> Array:
@@ -147,6 +147,10 @@ def _check(exercise: Exercise, module: Any) -> Any:
         except Exception as error:  # noqa: BLE001
             if is_blank_error(error) is not None:
                 return exercise.result(NOT_STARTED)
+            if forwards(module, exercise):  # (the library's assert, kept: a node reached before its gradient came)
+                return exercise.result(WRONG, input=text, expected=shown, obtained=type(error).__name__,
+                                       diagnosis='backward_not_reversed', why=slips['backward_not_reversed'],
+                                       detail=where(error), place=_place(module, exercise, 'backward_not_reversed'))
             return exercise.result(WRONG, input=text, expected=shown, obtained=type(error).__name__,
                                    diagnosis='raises', why=GENERIC['raises'], detail=where(error))
         got = _grads(nodes, names)

@@ -10,7 +10,6 @@ seed, so every run sees the same ones.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -128,6 +127,3 @@ def reduced_axes(big: tuple[int, ...], small: tuple[int, ...]) -> tuple[int, ...
         return ()
     return tuple(range(extra)) + tuple(i + extra for i, n in enumerate(small) if n == 1 and big[i + extra] != 1)
 
-
-def n_elements(shape: tuple[int, ...]) -> int:
-    return math.prod(shape)

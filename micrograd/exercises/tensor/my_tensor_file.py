@@ -58,8 +58,6 @@ class Blank:
         return '\n'.join(lines)
 
 
-
-
 # --- the library's engine as one file ----------------------------------------------------------------
 
 def _modules() -> list[types.ModuleType]:

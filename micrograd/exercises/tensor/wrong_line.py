@@ -284,6 +284,13 @@ _ABOUT: dict[str, list[Callable[[list[str], int], bool]]] = {  # a slip of backw
 }
 
 
+def forwards(module: Any, exercise: Exercise) -> bool:
+    """Whether the learner's backward() walks the order from the leaves: its loop that calls _backward goes over
+    the order as it is (no reversed(), no [::-1])."""
+    found = backward_line(module, exercise.blanks[0], 'backward_not_reversed')
+    return found is not None and re.match(r'for\s+\w+\s+in\s+\w+\s*:', found[2]) is not None
+
+
 def backward_line(module: Any, blank: str, key: str) -> tuple[str, int, str] | None:
     """(file, line, text) of the learner's line in backward() that a slip of backward() is about."""
     fn = learners_function(module, blank)
