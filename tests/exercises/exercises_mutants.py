@@ -5,7 +5,8 @@ library's engine with one body replaced.
 A mutant is (exercise, the method whose blank it fills, the body, the diagnosis). Bodies use {x} and {y} for the
 parents the closure adds to (self and other; w, x in dot) and {i} for the indentation of every line after the
 first; they read only what any version of the engine binds: the parents' .data, grad, and the forward pass's
-output (t in tanh, e in exp, s in sigmoid, q in /, out in **) and exponent (y in **).
+output (t in tanh, e in exp, s in sigmoid; out in x ** y) and exponent (k in x ** k, the lecture's __pow__; y in
+x ** y, _power: x ** y and x ** k for k < 1).
 """
 import ast
 
@@ -15,6 +16,7 @@ from micrograd.exercises.scalar.blanks import find_blanks
 # x ** k and x ** y: the exponent's half of the backward, right, after a base's half (wrong or right).
 EXPONENT = "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += out * math.log({x}.data) * grad"
 BASE = "{x}.grad += y * {x}.data ** (y - 1) * grad"
+Q = "({x}.data / {y}.data)"  # x / y: the output of /, as the closure can write it
 
 MUTANTS = [
     # x + y (x + 2 makes 2 a leaf Value: the same closure)
@@ -54,44 +56,60 @@ MUTANTS = [
     ('*', '__mul__', "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data", 'upstream'),
     ('*', '__mul__', "{x}.grad += {y}.grad * grad\n{i}{y}.grad += {x}.grad * grad", 'grad_for_data'),
     ('*', '__mul__', "{x}.grad += {y} * grad\n{i}{y}.grad += {x} * grad", 'grad_not_number'),
-    # x ** k and x ** y
-    ('**', '__pow__', "{x}.grad += y * {x}.data ** y * grad" + EXPONENT, 'exponent_off'),
-    ('**', '__pow__', "{x}.grad += y * {x}.data ** (y - 2) * grad" + EXPONENT, 'exponent_off'),
-    ('**', '__pow__', "{x}.grad += {x}.data ** (y - 1) * grad" + EXPONENT, 'factor_dropped'),
-    ('**', '__pow__', "{x}.grad += y * abs({x}.data) ** (y - 1) * grad" + EXPONENT, 'pow_abs'),
-    ('**', '__pow__', "{x}.grad += y * out ** (y - 1) * grad" + EXPONENT, 'at_output'),
-    ('**', '__pow__', "{x}.grad += y * {x}.data ** (y - 1)\n{i}if isinstance({y}, Value):\n"
-                      "{i}    {y}.grad += out * math.log({x}.data)", 'upstream'),
-    ('**', '__pow__', BASE, 'parent_dropped'),
-    ('**', '__pow__', BASE + "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += math.log({x}.data) * grad",
-     'pow_exponent_no_power'),
-    ('**', '__pow__', "{x}.grad = y * {x}.data ** (y - 1) * grad\n{i}if isinstance({y}, Value):\n"
-                      "{i}    {y}.grad = out * math.log({x}.data) * grad", 'overwrite'),
-    ('**', '__pow__', "{x}.grad -= y * {x}.data ** (y - 1) * grad\n{i}if isinstance({y}, Value):\n"
-                      "{i}    {y}.grad -= out * math.log({x}.data) * grad", 'sign'),
-    ('**', '__pow__', "{x}.grad += y * {x}.data ** (y - 1) * out.grad" + EXPONENT, 'out_undefined'),
-    ('**', '__pow__', BASE + "\n{i}{y}.grad += out * math.log({x}.data) * grad", 'pow_number_grad'),
+    # x ** k for k >= 1, the lecture's (__pow__)
+    ('**', '__pow__', "{x}.grad += k * x ** k * grad", 'exponent_off'),
+    ('**', '__pow__', "{x}.grad += x ** (k - 1) * grad", 'factor_dropped'),
+    ('**', '__pow__', "{x}.grad += k * abs(x) ** (k - 1) * grad", 'pow_abs'),
+    ('**', '__pow__', "{x}.grad += k * x ** (k - 1)", 'upstream'),
+    ('**', '__pow__', "{x}.grad = k * x ** (k - 1) * grad", 'overwrite'),
+    ('**', '__pow__', "{x}.grad -= k * x ** (k - 1) * grad", 'sign'),
+    ('**', '__pow__', "{x}.grad += k * x ** (k - 1) * out.grad", 'out_undefined'),
+    ('**', '__pow__', "{x}.grad += k * x ** (k - 1) * grad\n{i}{y}.grad += x ** k * math.log(x) * grad",
+     'pow_number_grad'),
     ('**', '__pow__', "pass", 'nothing'),
-    ('**', '__pow__', "{x}.grad += y * {x}.data ** y - 1 * grad" + EXPONENT, 'precedence'),
-    ('**', '__pow__', BASE + "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += out * grad", 'pow_exponent_no_log'),
-    ('**', '__pow__', BASE + "\n{i}if isinstance({y}, Value):\n"
+    ('**', '__pow__', "{x}.grad += k * (x ** k) ** (k - 1) * grad", 'at_output'),
+    ('**', '__pow__', "{x}.grad += k * x ** k - 1 * grad", 'precedence'),
+    # x ** y, and x ** k for k < 1 (_power)
+    ('**', '_power', "{x}.grad += y * {x}.data ** y * grad" + EXPONENT, 'exponent_off'),
+    ('**', '_power', "{x}.grad += y * {x}.data ** (y - 2) * grad" + EXPONENT, 'exponent_off'),
+    ('**', '_power', "{x}.grad += {x}.data ** (y - 1) * grad" + EXPONENT, 'factor_dropped'),
+    # the output where the derivative has the input: named by the formula its numbers follow (x comes from a
+    # helper in _power, with y and out: the rule that puts the output for the input cannot tell x is the input)
+    ('**', '_power', "{x}.grad += y * out ** (y - 1) * grad" + EXPONENT, 'formula'),
+    ('**', '_power', "{x}.grad += y * {x}.data ** (y - 1)\n{i}if isinstance({y}, Value):\n"
+                      "{i}    {y}.grad += out * math.log({x}.data)", 'upstream'),
+    ('**', '_power', BASE, 'parent_dropped'),
+    ('**', '_power', BASE + "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += math.log({x}.data) * grad",
+     'pow_exponent_no_power'),
+    ('**', '_power', "{x}.grad = y * {x}.data ** (y - 1) * grad\n{i}if isinstance({y}, Value):\n"
+                      "{i}    {y}.grad = out * math.log({x}.data) * grad", 'overwrite'),
+    ('**', '_power', "{x}.grad -= y * {x}.data ** (y - 1) * grad\n{i}if isinstance({y}, Value):\n"
+                      "{i}    {y}.grad -= out * math.log({x}.data) * grad", 'sign'),
+    ('**', '_power', "{x}.grad += y * {x}.data ** (y - 1) * out.grad" + EXPONENT, 'out_undefined'),
+    ('**', '_power', BASE + "\n{i}{y}.grad += out * math.log({x}.data) * grad", 'pow_number_grad'),
+    ('**', '_power', "pass", 'nothing'),
+    ('**', '_power', "{x}.grad += y * {x}.data ** y - 1 * grad" + EXPONENT, 'precedence'),
+    ('**', '_power', BASE + "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += out * grad", 'pow_exponent_no_log'),
+    ('**', '_power', BASE + "\n{i}if isinstance({y}, Value):\n"
                       "{i}    {y}.grad += {y}.data * {x}.data ** ({y}.data - 1) * grad", 'pow_rule_for_exponent'),
     # x / y (x / 4 makes 4 a leaf Value)
-    ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad += grad * q / {y}.data", 'sign'),
+    ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad += grad * " + Q + " / {y}.data", 'sign'),
     ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= grad / {y}.data ** 2", 'factor_dropped'),
     ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= {x}.data / {y}.data * grad", 'factor_dropped'),
-    ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= q / {y}.data ** 2 * grad", 'at_output'),
+    ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= " + Q + " / {y}.data ** 2 * grad",
+     'formula'),  # the output x / y where the derivative has x: named by the formula its numbers follow
     ('/', '__truediv__', "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data * grad", 'div_as_mul'),
-    ('/', '__truediv__', "{x}.grad = grad / {y}.data\n{i}{y}.grad = -grad * q / {y}.data", 'overwrite'),
-    ('/', '__truediv__', "{x}.grad += 1.0 / {y}.data\n{i}{y}.grad -= q / {y}.data", 'upstream'),
-    ('/', '__truediv__', "{x}.grad -= grad / {y}.data\n{i}{y}.grad += q / {y}.data * grad", 'sign'),
+    ('/', '__truediv__', "{x}.grad = grad / {y}.data\n{i}{y}.grad = -grad * " + Q + " / {y}.data", 'overwrite'),
+    ('/', '__truediv__', "{x}.grad += 1.0 / {y}.data\n{i}{y}.grad -= " + Q + " / {y}.data", 'upstream'),
+    ('/', '__truediv__', "{x}.grad -= grad / {y}.data\n{i}{y}.grad += " + Q + " / {y}.data * grad", 'sign'),
     ('/', '__truediv__', "{x}.grad += grad / {y}.data", 'parent_dropped'),
-    ('/', '__truediv__', "{x}.grad += grad\n{i}{y}.grad -= grad * q / {y}.data", 'factor_dropped'),
-    ('/', '__truediv__', "{x}.grad += grad * {y}.data\n{i}{y}.grad -= grad * q / {y}.data", 'mul_for_div'),
+    ('/', '__truediv__', "{x}.grad += grad\n{i}{y}.grad -= grad * " + Q + " / {y}.data", 'factor_dropped'),
+    ('/', '__truediv__', "{x}.grad += grad * {y}.data\n{i}{y}.grad -= grad * " + Q + " / {y}.data", 'mul_for_div'),
     ('/', '__truediv__', "pass", 'nothing'),
-    ('/', '__truediv__', "{x}.grad += out.grad / {y}.data\n{i}{y}.grad -= out.grad * q / {y}.data", 'out_undefined'),
+    ('/', '__truediv__', "{x}.grad += out.grad / {y}.data\n{i}{y}.grad -= out.grad * " + Q + " / {y}.data",
+     'out_undefined'),
     # the divisor's gradient written -(x/y)**2
-    ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad += -({x}.data / {y}.data) ** 2 * grad",
+    ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad += -" + Q + " ** 2 * grad",
      'factor_added'),
     # exp
     ('exp', 'exp', "{x}.grad += {x}.data * grad", 'at_input'),
@@ -188,17 +206,17 @@ MUTANTS = [
     ('*', '__mul__', '{x}.grad += {y}.data * grad\n' '{i}{y}.grad += {x}.data * grad\n'
                      '{i}{x}.grad += {y}.data * grad', 'parent_twice'),
     ('*', '__mul__', '{x}.grad += {y}.data ** 2 * grad\n' '{i}{y}.grad += {x}.data ** 2 * grad', 'formula'),
-    ('**', '__pow__', '{x}.grad += (y - 1) * {x}.data ** y * grad\n' '{i}if isinstance({y}, Value):\n'
+    ('**', '_power', '{x}.grad += (y - 1) * {x}.data ** y * grad\n' '{i}if isinstance({y}, Value):\n'
                       '{i}    {y}.grad += out * math.log({x}.data) * grad', 'formula'),
-    ('**', '__pow__', '{x}.grad += y * {x}.data ** (y + 1) * grad\n' '{i}if isinstance({y}, Value):\n'
+    ('**', '_power', '{x}.grad += y * {x}.data ** (y + 1) * grad\n' '{i}if isinstance({y}, Value):\n'
                       '{i}    {y}.grad += out * math.log({x}.data) * grad', 'sign'),
-    ('**', '__pow__', '{x}.grad += y * {x}.data * grad\n' '{i}if isinstance({y}, Value):\n'
+    ('**', '_power', '{x}.grad += y * {x}.data * grad\n' '{i}if isinstance({y}, Value):\n'
                       '{i}    {y}.grad += out * math.log({x}.data) * grad', 'formula'),
-    ('**', '__pow__', '{x}.grad += 2 * {x}.data * grad\n' '{i}if isinstance({y}, Value):\n'
+    ('**', '_power', '{x}.grad += 2 * {x}.data * grad\n' '{i}if isinstance({y}, Value):\n'
                       '{i}    {y}.grad += out * math.log({x}.data) * grad', 'formula'),
-    ('**', '__pow__', '{x}.grad += y * {x}.data ** (y - 1) * grad\n' '{i}if isinstance({y}, Value):\n'
+    ('**', '_power', '{x}.grad += y * {x}.data ** (y - 1) * grad\n' '{i}if isinstance({y}, Value):\n'
                       '{i}    {y}.grad += out * math.log({y}.data) * grad', 'formula'),
-    ('**', '__pow__', '{x}.grad += y * {x}.data ** (y - 1) * grad\n' '{i}if isinstance({y}, Value):\n'
+    ('**', '_power', '{x}.grad += y * {x}.data ** (y - 1) * grad\n' '{i}if isinstance({y}, Value):\n'
                       '{i}    {y}.grad -= out * math.log({x}.data) * grad', 'sign'),
     ('/', '__truediv__', '{x}.grad += grad / {y}.data\n' '{i}{y}.grad += grad * {x}.data / {y}.data ** 2', 'sign'),
     ('/', '__truediv__', '{x}.grad += grad / {y}.data\n' '{i}{y}.grad -= grad / {y}.data', 'factor_dropped'),
@@ -338,15 +356,15 @@ RIGHT = [
     ('+', '__add__', "{x}.grad = {x}.grad + grad\n{i}{y}.grad = {y}.grad + grad"),
     ('*', '__mul__', "{x}.grad += grad * {y}.data\n{i}{y}.grad += grad * {x}.data"),
     ('*', '__mul__', "{y}.grad += {x}.data * grad\n{i}{x}.grad += {y}.data * grad"),
-    ('**', '__pow__', BASE + EXPONENT),
-    ('**', '__pow__', "{x}.grad += grad * y * {x}.data ** (y - 1)\n{i}if isinstance({y}, Value):\n"
+    ('**', '_power', BASE + EXPONENT),
+    ('**', '_power', "{x}.grad += grad * y * {x}.data ** (y - 1)\n{i}if isinstance({y}, Value):\n"
                       "{i}    {y}.grad += grad * {x}.data ** {y}.data * math.log({x}.data)"),
     # the textbook -x/y**2: y**2 underflows to 0 for y = 1e-170, ZeroDivisionError there: accepted with a note
     ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= {x}.data / {y}.data ** 2 * grad"),
-    ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad += -q / {y}.data * grad"),
+    ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad += -" + Q + " / {y}.data * grad"),
     # y**-2 overflows for y = 1e-170 (OverflowError): accepted with a note
     ('/', '__truediv__', "{x}.grad += grad * {y}.data ** -1\n{i}{y}.grad -= grad * {x}.data * {y}.data ** -2"),
-    ('/', '__truediv__', "{x}.grad += (1 / {y}.data) * grad\n{i}{y}.grad += -({x}.data / {y}.data) / {y}.data * grad"),
+    ('/', '__truediv__', "{x}.grad += (1 / {y}.data) * grad\n{i}{y}.grad += -" + Q + " / {y}.data * grad"),
     ('exp', 'exp', "{x}.grad += math.exp({x}.data) * grad"),
     ('exp', 'exp', "{x}.grad += grad * e"),
     ('tanh', 'tanh', "{x}.grad += (1 - t ** 2) * grad"),
@@ -454,7 +472,7 @@ def mutant_engine(exercise, method, body):
     """The library's engine with the body of one blank (exercise's, in method) replaced."""
     source, _ = library_source('micrograd.engine')
     blank = next(b for b in find_blanks(source) if b.exercise.name == exercise and b.method == method)
-    names = dict(zip('xy', blank.parents))
+    names = {'y': 'other'} | dict(zip('xy', blank.parents))  # (x ** k's closure gives other, a number, nothing)
     return load(splice(source, {blank: body.format(i=blank.indent, **names)}), 'mutant', '<mutant>')
 
 

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from micrograd import ops
+
 
 @dataclass(frozen=True)
 class Case:
@@ -114,6 +116,12 @@ class Exercise:
     slips: tuple[tuple[str, str], ...] = ()  # wrong bodies the shared rules (slips.py) cannot derive
     aliases: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        """An op's methods are those ops.py says make it (x ** y's _power too), its own method first."""
+        op = ops.BY_METHOD.get(self.methods[0]) if self.kind == 'op' else None
+        if op is not None:
+            object.__setattr__(self, 'methods', tuple(dict.fromkeys((*self.methods, *op.methods))))
+
     @property
     def number(self) -> int:
         return EXERCISES.index(self) + 1  # (by identity: records are compared so)
@@ -199,12 +207,14 @@ EXERCISES: tuple[Exercise, ...] = (
                case('x=3.0 y=-4.0', 'out = x * y', prior='y=0.5')),
         aliases=('mul',)),
     Exercise(
-        '**', 'op', 'engine', ('__pow__',),
-        ("x ** k and x ** y: self.grad gets the power rule times grad; when other is a Value (x ** y), "
-         "other.grad gets its share too",),
+        '**', 'op', 'engine', ('__pow__',),  # (and _power: ops.py says which methods make an op)
+        ("x ** k of a number k >= 1, the lecture's: self.grad gets the power rule times grad",
+         "x ** y, and x ** k for k < 1: self.grad gets the power rule times grad; when other is a Value (x ** y), "
+         "other.grad gets its share too"),
         "backward of x ** k and x ** y",
-        "Write the body of `_backward(grad)` in `Value.__pow__`: the base's share, and the exponent's when the "
-        "exponent is a Value.",
+        "Write the body of each `_backward(grad)` of `**`: in `Value.__pow__` (x ** k, the lecture's) and in "
+        "`Value._power` below the marked line (x ** y, and x ** k for k < 1): the base's share, and the exponent's "
+        "when the exponent is a Value.",
         "The power rule: `d(x**k)/dx = k * x**(k-1)`, and it holds for negative `x` too.",
         "For a Value exponent `y` (`other` is a Value), the exponent gets a gradient as well: "
         "`d(x**y)/dy = x**y * log(x)`, with `x**y` the output.",

@@ -20,7 +20,7 @@ from micrograd.exercises.scalar.blanks import blanks_of
 from micrograd.exercises.scalar.drive import backpropagate, blank_of
 from micrograd.exercises.scalar.exercises import EXERCISES, Case, Exercise, find
 from micrograd.exercises.scalar.op_wiring import probes, through_the_graph, wiring
-from micrograd.exercises.scalar.places import grad_line, lines_run
+from micrograd.exercises.scalar.places import closures, codes_run, grad_line, lines_run
 from micrograd.exercises.scalar.slips import variants
 
 NUMBERS = range(1, len(EXERCISES) + 1)
@@ -129,7 +129,7 @@ def _leaky(exercise: Exercise, runs: list[Run], cases: tuple[Case, ...]) -> bool
     return all(0 < abs(s) < 1 for s in slopes)
 
 
-def diagnose(exercise: Exercise, runs: list[Run], failing: list[int]) -> tuple[str, str]:
+def diagnose(exercise: Exercise, runs: list[Run], failing: list[int], value_class: Any = None) -> tuple[str, str]:
     """The slip (key, sentence) that gives the learner's gradients (or exception) on the first failing case: the
     one that also matches every other case the learner's code ran, else the one matching the most failing cases."""
     cases, first = exercise.cases, failing[0]
@@ -155,8 +155,10 @@ def diagnose(exercise: Exercise, runs: list[Run], failing: list[int]) -> tuple[s
     if best is not None and best[1] == len(failing):  # a slip that gives them wherever the learner's are wrong
         return best[-1].key, best[-1].says
     if error is None:  # no slip gives these numbers: say what formula they follow
-        said = fit.explain(list(cases), runs, [expected(exercise.name, i)[0] for i in range(len(cases))],
-                           _right(exercise), binary=len(blanks_of(exercise)[0].parents) > 1)
+        same = _same_closures(exercise, value_class, first)  # an op of two closures: the one that went wrong
+        said = fit.explain([cases[i] for i in same], [runs[i] for i in same],
+                           [expected(exercise.name, i)[0] for i in same], _right(exercise),
+                           binary=any(len(b.parents) > 1 for b in blanks_of(exercise)))
         if said:
             return 'formula', said
     if best is not None:  # else the one that gives them on the most inputs that fail, said so
@@ -168,6 +170,21 @@ def diagnose(exercise: Exercise, runs: list[Run], failing: list[int]) -> tuple[s
     if all(close(g, cases[first].prior.get(leaf, 0.0)) for leaf, g in grads_.items()):
         return 'nothing', outcome.explain(exercise, 'nothing')
     return 'wrong', ''
+
+
+def _same_closures(exercise: Exercise, value_class: Any, first: int) -> list[int]:
+    """The cases that ran the learner's closure the first failing case ran (all of them, for an op of one
+    closure): x ** y's numbers follow a formula where its own closure ran, not where x ** k's did."""
+    codes = closures(value_class, exercise.methods) if value_class is not None else set()
+    if len(codes) < 2:
+        return list(range(len(exercise.cases)))
+    ran = []
+    for case in exercise.cases:
+        try:
+            ran.append(codes_run(lambda: run_case(case, value_class), codes))  # noqa: B023 -- called at once
+        except Exception:  # noqa: BLE001 -- run_case keeps the learner's errors: this is the checker's own
+            ran.append(set())
+    return [i for i, r in enumerate(ran) if not ran[first] or r & ran[first]]
 
 
 def _right(exercise: Exercise) -> dict[str, str]:
@@ -256,7 +273,7 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
         first = wrong[0][1]
         if not first.diagnosis:
             with paused():  # the checker's own work: not the learner's time
-                first.diagnosis, first.why = diagnose(exercise, runs, [i for i, _ in wrong])
+                first.diagnosis, first.why = diagnose(exercise, runs, [i for i, _ in wrong], value_class)
             first.why = first.why or outcome.explain(exercise, first.diagnosis)
         first.also = '\n'.join(r.input for _, r in wrong[1:])
         return first

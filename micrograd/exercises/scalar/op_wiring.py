@@ -6,8 +6,6 @@ on to x0. An op of the lecture's written as other ops (x / y as x * y**-1) holds
 label and closure are those ops' own, and are not asked for here."""
 from __future__ import annotations
 
-import inspect
-import types
 from typing import Any
 
 from micrograd import ops
@@ -19,7 +17,7 @@ from micrograd.exercises.scalar.blanks import blanks_of
 from micrograd.exercises.scalar.drive import backpropagate, closure_of, hand_node, reaches, workspace_convention
 from micrograd.exercises.scalar.exercises import Case, Exercise
 from micrograd.exercises.scalar.fit import roles_of
-from micrograd.exercises.scalar.places import lines_run, output_line
+from micrograd.exercises.scalar.places import closures, lines_run, output_line
 
 
 def probes(exercise: Exercise) -> list[tuple[int, Case]]:
@@ -92,7 +90,7 @@ def wiring(exercise: Exercise, value_class: Any) -> Result | None:
                 expected=f"out._prev holding {', '.join(case.leaves)}",
                 obtained=f"out._prev = ({', '.join(_who(p, made) for p in prev)}{',' if len(prev) == 1 else ''})",
                 **fields)
-        closure, own = closure_of(out), _closures(value_class, exercise.methods)
+        closure, own = closure_of(out), closures(value_class, exercise.methods)
         if getattr(closure, '__code__', None) not in own and (closure is not None or not own):
             continue  # made by other ops (the lecture's x * y**-1): their labels and closures are theirs
         if closure is None:
@@ -124,16 +122,6 @@ def through_the_graph(exercise: Exercise, value_class: Any, want: dict[int, dict
         if not same(got, right):
             return outcome.wrong(exercise, 'through_ops', input=input_, expected=grads(right), obtained=grads(got))
     return None
-
-
-def _closures(value_class: Any, methods: tuple[str, ...]) -> set[types.CodeType]:
-    """The code of the functions defined inside the methods (their backward closures)."""
-    out = set()
-    for method in methods:
-        fn = inspect.getattr_static(value_class, method, None)
-        code = getattr(getattr(fn, '__func__', fn), '__code__', None)
-        out |= {c for c in getattr(code, 'co_consts', ()) if isinstance(c, types.CodeType)}
-    return out
 
 
 def _role(role: str, parents: tuple[str, ...]) -> str:

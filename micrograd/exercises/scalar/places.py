@@ -8,7 +8,7 @@ import inspect
 import sys
 import textwrap
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Set
 from pathlib import Path
 from typing import Any
 
@@ -136,7 +136,7 @@ def _base(statement: ast.stmt) -> str | None:
     return value.id if isinstance(value, ast.Name) else None
 
 
-Ran = set[tuple[str, int]]  # (file, line) of each line of the learner's code that ran
+Ran = Set[tuple[str, int]]  # (file, line) of each line of the learner's code that ran
 
 
 _LEARNERS: dict[str, bool] = {}  # a file's name: whether it is the learner's
@@ -144,7 +144,7 @@ _LEARNERS: dict[str, bool] = {}  # a file's name: whether it is the learner's
 
 def lines_run(call: Callable[[], object]) -> Ran:
     """The lines of the learner's code that ran while call() did (an exception it raises is let through)."""
-    seen: Ran = set()
+    seen: set[tuple[str, int]] = set()
 
     def line(frame: types.FrameType, event: str, arg: object) -> Any:
         if event == 'line':
@@ -163,6 +163,31 @@ def lines_run(call: Callable[[], object]) -> Ran:
     finally:
         sys.settrace(previous)
     return seen
+
+
+def codes_run(call: Callable[[], object], codes: set[types.CodeType]) -> set[types.CodeType]:
+    """Which of codes (the closures of an op's methods, say) ran while call() did; an exception is let through."""
+    seen: set[types.CodeType] = set()
+
+    def enter(frame: types.FrameType, event: str, arg: object) -> None:
+        if frame.f_code in codes:
+            seen.add(frame.f_code)
+    previous = sys.gettrace()
+    sys.settrace(enter)
+    try:
+        call()
+    finally:
+        sys.settrace(previous)
+    return seen
+
+
+def closures(cls: Any, methods: tuple[str, ...]) -> set[types.CodeType]:
+    """The code of the functions defined inside cls's methods (their backward closures)."""
+    out = set()
+    for method in methods:
+        code = getattr(_function(cls, method), '__code__', None)
+        out |= {c for c in getattr(code, 'co_consts', ()) if isinstance(c, types.CodeType)}
+    return out
 
 
 def _function(cls: Any, method: str) -> Any:

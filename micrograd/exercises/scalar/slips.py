@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import ast
 import copy
+import importlib
+import inspect
 import textwrap
 import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
-from typing import cast
+from typing import Any, cast
 
 from micrograd.exercises.cutting import library_source, load, splice
 from micrograd.exercises.scalar.blanks import Blank, blanks_of, enclosing
@@ -82,14 +84,18 @@ class _Context:
         for node in method.body:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 self.assigned[node.targets[0].id] = node.value
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple) \
+                    and isinstance(node.value, ast.Tuple):  # x, k = self.data, other
+                self.assigned |= {t.id: v for t, v in zip(node.targets[0].elts, node.value.elts)
+                                  if isinstance(t, ast.Name)}
         returned = [n.value for n in ast.walk(method) if isinstance(n, ast.Return) and n.value is not None]
         values = [r.args[0] for r in returned if isinstance(r, ast.Call) and isinstance(r.func, ast.Name)
                   and r.func.id == 'Value' and r.args]
         self.output = values[0] if values else None
         self.outputs = {v.id for v in values if isinstance(v, ast.Name)}
-        self.inputs = {name for name, value in self.assigned.items() if name not in self.outputs
-                       and _reads_input(value) and isinstance(value, ast.Call)
-                       and _code(value.func).startswith('numeric.')}  # x = numeric.positive(self.data, ...)
+        self.inputs = {name for name, value in self.assigned.items() if name not in self.outputs  # x = self.data,
+                       and _reads_input(value) and (_code(value) == 'self.data' or helper(value) is not None)}
+        # or x = ieee.positive(self.data, ...): the input, checked by a helper of the library's
 
     def inlined(self, expr: ast.expr, depth: int = 3) -> ast.expr:
         """expr with the forward pass's local names (not the input's) replaced by what they were assigned."""
@@ -113,6 +119,56 @@ class _Context:
         if isinstance(self.output, ast.Name):
             return self.output
         return self.output if len(self.parents) == 1 else None
+
+
+def helper(node: ast.AST, module: str = 'micrograd.engine') -> Any:
+    """The function of the library's that a call names in module (ieee.power, real), or None for any other call
+    (math.log, a method) or node."""
+    if not isinstance(node, ast.Call):
+        return None
+    namespace, func = vars(importlib.import_module(module)), node.func
+    found = namespace.get(func.id) if isinstance(func, ast.Name) else \
+        getattr(namespace.get(func.value.id), func.attr, None) if isinstance(func, ast.Attribute) and \
+        isinstance(func.value, ast.Name) else None
+    return found if inspect.isfunction(found) and found.__module__.startswith('micrograd.') else None
+
+
+def _formula(fn: Any, args: list[ast.expr]) -> ast.expr | None:
+    """What a helper computes, as a formula in the call's arguments: its first return (a name it returns read
+    back to what was assigned to it): ieee.power(x, y - 1) is x ** (y - 1), the path without an edge case."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+    except (OSError, TypeError, SyntaxError):
+        return None
+    if not isinstance(tree, ast.FunctionDef):
+        return None
+    nodes = sorted((n for n in ast.walk(tree) if isinstance(n, ast.stmt)), key=lambda n: (n.lineno, n.col_offset))
+    returned = next((n.value for n in nodes if isinstance(n, ast.Return) and n.value is not None), None)
+    if isinstance(returned, ast.Name):  # out: float = x ** e; return out
+        returned = next((n.value for n in nodes if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None
+                         and returned.id in {t.id for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                                             if isinstance(t, ast.Name)}), returned)
+    if returned is None:
+        return None
+    params = dict(zip((a.arg for a in tree.args.args), args))
+
+    class Put(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            return copy.deepcopy(params[node.id]) if node.id in params else node
+    return cast(ast.expr, Put().visit(copy.deepcopy(returned)))
+
+
+def written_out(body: list[ast.stmt], module: str = 'micrograd.engine') -> list[ast.stmt]:
+    """body with each call of a library helper written out as its formula (ieee.power(x, y - 1) as
+    x ** (y - 1)): the slips are derived from it and quote it, so that they say only what a learner writes."""
+    class Out(ast.NodeTransformer):
+        def visit_Call(self, node: ast.Call) -> ast.AST:
+            node = cast(ast.Call, self.generic_visit(node))
+            fn = helper(node, module)
+            formula = _formula(fn, list(node.args)) if fn is not None and not node.keywords else None
+            return formula if formula is not None else node
+    module_ = cast(ast.Module, Out().visit(ast.Module(body=copy.deepcopy(body), type_ignores=[])))
+    return list(ast.fix_missing_locations(module_).body)
 
 
 def _reads_input(expr: ast.AST) -> bool:
@@ -463,7 +519,8 @@ def derive(blank: Blank) -> list[Slip]:
     """Every slip the rules make of one blank's library body, each named; duplicates and the right body left out."""
     method, closure = enclosing(blank)
     context = _Context(method, closure, blank.parents)
-    body = ast.parse(textwrap.dedent(blank.indent + blank.solution)).body
+    body = written_out(ast.parse(textwrap.dedent(blank.indent + blank.solution)).body,
+                       f'micrograd.{blank.exercise.source}')
     right = ast.unparse(ast.Module(body=body, type_ignores=[]))
     seen, out = {right}, []
     for key, new, change in _mutations(body, context):
@@ -478,7 +535,9 @@ def derive(blank: Blank) -> list[Slip]:
 
 def hand(exercise: Exercise, blank: Blank) -> list[Slip]:
     """The record's own slips for a blank, with {x}, {y} and {i} filled in."""
-    names = dict(zip('xy', blank.parents))
+    method, _ = enclosing(blank)  # y: the method's other operand where the closure gives it no gradient (x ** k)
+    names = dict(zip('xy', blank.parents)) | ({} if len(blank.parents) > 1 or len(method.args.args) < 2
+                                              else {'y': method.args.args[1].arg})
     return [Slip(key, body.format(i=blank.indent, **names), exercise.mistakes.get(key, RULES.get(key, key)))
             for key, body in exercise.slips]
 
