@@ -19,7 +19,8 @@ In a notebook: `from micrograd.exercises.tensor import blank_tensor, check`, the
     running.py              a case run with any engine and backpropagated by the checker's own loop; the right
                             answer (the library, central differences, PyTorch where installed); each exercise alone
     naming.py               the slip named: planted in the library and run, or read off the numbers and the shapes
-    grading.py              one exercise graded: the idea first, then the library's rules; the learner's line
+    grading.py              one exercise graded: the idea first, then the library's rules
+    wrong_line.py           the learner's line that made a wrong gradient: their run traced against the library's
     backward_on_graphs.py   the backward() exercise, on graphs the checker makes
     exercises_tensor_ipynb.py  exercises_tensor.ipynb, made from the records and the library's source
 
