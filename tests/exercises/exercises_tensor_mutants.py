@@ -263,6 +263,8 @@ SLIPS = [
     ('cross_entropy', 'cross_entropy', "np.exp(log_probs, out=log_probs)\nlog_probs[rows, picked] -= 1\n"
                                        "log_probs[~counted] = 0\nlogits._add_grad(log_probs * grad / n_counted)",
      'inplace_saved', 1),
+    ('+ *', 'Tensor.__mul__', "if self.requires_grad:\n    self._add_grad(grad * y)\nif other.requires_grad:\n"
+                              "    other._add_grad((grad * x).sum(axis=1))", 'handed_wrong_shape', 4),
     # caught before, but not named (or misnamed)
     ('reshape', 'Tensor.reshape', "self._add_grad(np.reshape(grad, self.data.shape, order='F'))", 'reshape_fortran', 1),
     ('softmax', 'Tensor.softmax',

@@ -10,6 +10,8 @@ from typing import Any
 from micrograd.exercises.result import Result
 from micrograd.exercises.tensor.cases import Case, Graph
 
+OWN_SHAPE = ("Hand `_add_grad` each tensor's gradient in that tensor's shape, or in the shape broadcasting "
+             "stretched it to: it sums broadcast axes away, and reshapes nothing.")
 NEVER_IN_PLACE = ("Never write into `grad` or into the forward pass's arrays (another node may hold the same "
                   "array): make a new one.")
 
@@ -75,8 +77,8 @@ class Exercise:
 
     @property
     def all_rules(self) -> str:
-        """The exercise's rules, and the one every op's backward keeps."""
-        return self.rules + (f" {NEVER_IN_PLACE}" if self.kind == 'op' else '')
+        """The exercise's rules, and the two every op's backward keeps."""
+        return self.rules + (f" {OWN_SHAPE} {NEVER_IN_PLACE}" if self.kind == 'op' else '')
 
 
 def numbered(*exercises: Exercise) -> tuple[Exercise, ...]:
