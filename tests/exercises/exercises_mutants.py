@@ -468,23 +468,92 @@ NEURON_RULES_LEFT = [
 ]
 
 
-def mutant_engine(exercise, method, body):
-    """The library's engine with the body of one blank (exercise's, in method) replaced."""
+# Graph-level slips: the output put in the graph wrong, planted in the library's engine (or in the lecture's way
+# of writing an op), or a slip in one branch of a closure; each must be named and reported at the line planted.
+# (exercise, method, the text in the method, what it becomes, the diagnosis)
+GRAPH_EDITS = [
+    ('*', '__mul__', "(self, other), '*'", "(self,), '*'", 'not_in_graph'),  # a parent dropped
+    ('+', '__add__', "(self, other), '+'", "(other,), '+'", 'not_in_graph'),
+    ('tanh', 'tanh', "(self,), 'tanh'", "(), 'tanh'", 'not_in_graph'),  # no parents at all: an empty _prev
+    ('dot', 'dot', "(*ws, *xs, b)", "(*ws, *xs)", 'not_in_graph'),  # the bias left out
+    ('**', '_power', "((self, other), '**')", "((self,), '**')", 'not_in_graph'),  # given by a line of its own
+    ('*', '__mul__', ", _grad_fn=_backward)", ")", 'closure_not_attached'),
+    ('**', '__pow__', ", _grad_fn=_backward)", ")", 'closure_not_attached'),
+    ('*', '__mul__', "'*', _grad_fn", "'+', _grad_fn", 'op_label'),
+    ('exp', 'exp', "'exp', _grad_fn", "'Exp', _grad_fn", 'op_label'),
+]
+
+# The same in an op written the lecture's way: (exercise, method, the text in LECTURE_STYLE's, what it becomes,
+# the diagnosis, the line reported: where the output is made, or returned without its closure).
+LECTURE_GRAPH_EDITS = [
+    ('*', '__mul__', "        out._backward = _backward\n", "", 'closure_not_attached', "return out"),
+    ('*', '__mul__', "(self, other), '*'", "(self,), '*'", 'not_in_graph', "(self,), '*'"),
+    ('tanh', 'tanh', "(self,), 'tanh'", "(self,), 'TANH'", 'op_label', "(self,), 'TANH'"),
+]
+
+# A slip in one branch of a closure written with two (x ** y's _power: an exponent that is a Value, or a number),
+# in dot, and in backward(): (exercise, method, body, diagnosis, the text of the line planted).
+POW_BRANCHES = ("if isinstance({y}, Value):\n{i}    {x}.grad += %s * grad\n"
+                "{i}    {y}.grad += out * math.log(x) * grad\n{i}else:\n{i}    {x}.grad += %s * grad")
+POW_SLIP = "self.grad += y * x ** y * grad"
+LINE_SLIPS = [
+    ('**', '_power', POW_BRANCHES % ("y * x ** (y - 1)", "y * x ** y"), 'exponent_off', POW_SLIP),  # the number's
+    ('**', '_power', POW_BRANCHES % ("y * x ** y", "y * x ** (y - 1)"), 'exponent_off', POW_SLIP),  # the Value's
+    ('dot', 'dot', "for w, x in zip(ws, xs):\n{i}    w.grad += x.data * grad\n{i}    x.grad += x.data * grad\n"
+                   "{i}b.grad += grad", 'swapped', "x.grad += x.data * grad"),
+    ('backward', 'backward', "order = self._topological_order()\n{i}for node in order:\n{i}    node.grad = 0.0\n"
+                             "{i}self.grad += 1.0\n{i}for n in order:\n{i}    n._grad_fn(n.grad)",
+     'backward_not_reversed', "for n in order:"),
+]
+
+
+def edited_engine(method, old, new, source=None):
+    """The library's engine (or source) with text old in one method of Value made new, and the line it is on."""
+    source = source if source is not None else library_source('micrograd.engine')[0]
+    tree = ast.parse(source)
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == 'Value')
+    node = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == method)
+    lines = source.splitlines(keepends=True)
+    start, end = sum(map(len, lines[:node.lineno - 1])), sum(map(len, lines[:node.end_lineno]))
+    at = source.index(old, start, end)
+    text = source[:at] + new + source[at + len(old):]
+    return load(text, 'edited', '<edited>'), text[:at].count('\n') + 1
+
+
+def line_of(source_text, needle):
+    """The line (from 1) of the one line holding needle."""
+    found = [n for n, line in enumerate(source_text.splitlines(), 1) if needle in line]
+    assert len(found) == 1, (needle, found)
+    return found[0]
+
+
+def mutant_source(exercise, method, body):
+    """The library's engine's source with the body of one blank (exercise's, in method) replaced."""
     source, _ = library_source('micrograd.engine')
     blank = next(b for b in find_blanks(source) if b.exercise.name == exercise and b.method == method)
     names = {'y': 'other'} | dict(zip('xy', blank.parents))  # (x ** k's closure gives other, a number, nothing)
-    return load(splice(source, {blank: body.format(i=blank.indent, **names)}), 'mutant', '<mutant>')
+    return splice(source, {blank: body.format(i=blank.indent, **names)})
+
+
+def mutant_engine(exercise, method, body):
+    """The library's engine with the body of one blank (exercise's, in method) replaced."""
+    return load(mutant_source(exercise, method, body), 'mutant', '<mutant>')
 
 
 def rewritten_engine(method, text):
     """The library's engine with one method of Value replaced whole (say, written as the lecture writes it)."""
+    return load(rewritten_source(method, text), 'rewritten', '<rewritten>')
+
+
+def rewritten_source(method, text):
+    """The library's engine's source with one method of Value replaced whole."""
     source, _ = library_source('micrograd.engine')
     tree = ast.parse(source)
     cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == 'Value')
     node = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == method)
     lines = source.splitlines(keepends=True)
     first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-    return load(''.join(lines[:first - 1]) + text + ''.join(lines[node.end_lineno:]), 'rewritten', '<rewritten>')
+    return ''.join(lines[:first - 1]) + text + ''.join(lines[node.end_lineno:])
 
 
 def mutant_nn(method, body):

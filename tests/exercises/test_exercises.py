@@ -32,17 +32,24 @@ from micrograd.exercises.scalar.op_grading import expected
 from micrograd.exercises.scalar.slips import RULES, derive, variants
 from tests import ROOT
 from tests.exercises.exercises_mutants import (
+    GRAPH_EDITS,
     LECTURE_BUILD_TOPO,
     LECTURE_DIVISION,
+    LECTURE_GRAPH_EDITS,
     LECTURE_STYLE,
+    LINE_SLIPS,
     MUTANTS,
     NEURON_MUTANTS,
     NEURON_RULES_LEFT,
     RIGHT,
     RULES_LEFT,
+    edited_engine,
+    line_of,
     mutant_engine,
     mutant_nn,
+    mutant_source,
     rewritten_engine,
+    rewritten_source,
 )
 from tests.support.lecture import LectureValue
 
@@ -325,6 +332,61 @@ def test_the_line_pointed_at_is_the_wrong_one():
     neuron = check_one(EXERCISE['neuron'], micrograd.engine.Value, mutant_nn('parameters', "return self.w").Neuron,
                        strict=True)
     assert neuron.diagnosis == 'params_no_bias' and neuron.place.endswith(': Neuron.parameters')
+
+
+# --- The graph: every op's output in it, with its parents, its name and its closure ---------------------
+
+@pytest.mark.parametrize('exercise, method, old, new, diagnosis', GRAPH_EDITS,
+                         ids=[f"{m[0]}-{m[4]}-{n}" for n, m in enumerate(GRAPH_EDITS)])
+def test_an_output_put_in_the_graph_wrong_is_named_at_the_line_planted(exercise, method, old, new, diagnosis):
+    module, line = edited_engine(method, old, new)
+    result = check_one(EXERCISE[exercise], module.Value, strict=True)
+    assert (result.status, result.diagnosis) == (WRONG, diagnosis), (result.why, result.place)
+    assert f"<edited>, line {line}: " in result.place, (line, result.place)
+    assert "none of the mistakes the checker knows" not in result.why
+
+
+@pytest.mark.parametrize('exercise, method, old, new, diagnosis, reported', LECTURE_GRAPH_EDITS,
+                         ids=[f"{m[0]}-{m[4]}" for m in LECTURE_GRAPH_EDITS])
+def test_a_lecture_style_op_put_in_the_graph_wrong_is_named_at_its_line(exercise, method, old, new, diagnosis,
+                                                                         reported):
+    text = next(t for e, m, t in LECTURE_STYLE if m == method)
+    assert old in text
+    source = rewritten_source(method, text.replace(old, new))
+    result = check_one(EXERCISE[exercise], load(source, 'rewritten', '<rewritten>').Value, strict=True)
+    assert (result.status, result.diagnosis) == (WRONG, diagnosis), (result.why, result.place)
+    assert f"<rewritten>, line {line_of(source, reported)}: " in result.place, result.place
+
+
+def test_the_graph_slips_are_said_in_the_learners_terms():
+    """Named as the issue asks: the operand left out, by its name in the op; the closure not attached, in the
+    convention the op is written in."""
+    dropped = check_one(EXERCISE['*'], edited_engine('__mul__', "(self, other), '*'", "(self,), '*'")[0].Value)
+    assert dropped.why.startswith("your `*` leaves `other` out of the graph")
+    mul = next(t for e, m, t in LECTURE_STYLE if m == '__mul__')
+    lecture = check_one(EXERCISE['*'], rewritten_engine('__mul__', mul.replace("        out._backward = _backward\n",
+                                                                               "")).Value)
+    assert lecture.why == "`out._backward = _backward` is missing: the closure is never attached"
+    ours = check_one(EXERCISE['*'], edited_engine('__mul__', ", _grad_fn=_backward)", ")")[0].Value)
+    assert ours.why.startswith("`_grad_fn=_backward` is missing from the `Value(...)` that makes the output")
+
+
+@pytest.mark.parametrize('exercise, method, body, diagnosis, planted', LINE_SLIPS,
+                         ids=[f"{m[0]}-{m[3]}-{n}" for n, m in enumerate(LINE_SLIPS)])
+def test_a_slip_is_reported_at_the_line_that_ran(exercise, method, body, diagnosis, planted):
+    """In a closure of two branches, the branch the failing input took; dot's line, though a decorator stands
+    above it; backward()'s `for` line when it walks the order from the leaves."""
+    source = mutant_source(exercise, method, body)
+    result = check_one(EXERCISE[exercise], load(source, 'mutant', '<mutant>').Value, strict=True)
+    assert (result.status, result.diagnosis) == (WRONG, diagnosis), (result.why, result.place)
+    assert result.place == f"<mutant>, line {line_of(source, planted)}: {planted}"
+
+
+def test_the_lectures_class_and_the_lecture_style_ops_are_put_in_the_graph_right():
+    """The lecture's own class (a set for _prev, out._backward assigned) passes the graph's checks, with every op
+    it has run on operands made by ops, through its own backward()."""
+    statuses = {r.name: r.status for r in check(LectureValue).results}
+    assert {n for n, s in statuses.items() if s == DONE} == {'+', '*', '**', '/', 'exp', 'tanh', 'relu'}
 
 
 # --- The idea first: the lecture's own code is correct, the library's rules named one by one -----

@@ -6,6 +6,7 @@ on to x0. An op of the lecture's written as other ops (x / y as x * y**-1) holds
 label and closure are those ops' own, and are not asked for here."""
 from __future__ import annotations
 
+import types
 from typing import Any
 
 from micrograd import ops
@@ -14,7 +15,7 @@ from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
 from micrograd.exercises.scalar.blanks import blanks_of
-from micrograd.exercises.scalar.drive import backpropagate, closure_of, hand_node, reaches, workspace_convention
+from micrograd.exercises.scalar.drive import backpropagate, closure_of, hand_node, reaches
 from micrograd.exercises.scalar.exercises import Case, Exercise
 from micrograd.exercises.scalar.fit import roles_of
 from micrograd.exercises.scalar.places import closures, lines_run, output_line
@@ -78,7 +79,7 @@ def wiring(exercise: Exercise, value_class: Any) -> Result | None:
             continue
         roles = _roles(case) or {}
         operands = [(leaf, made[leaf]) for leaf in case.leaves]
-        fields = {'input': input_, 'place': output_line(value_class, exercise.methods, ran)}
+        fields = {'input': input_, 'place': output_line(value_class, exercise.methods, ran, argument=1)}
         prev = list(getattr(out, '_prev', ()) or ())
         lost = [leaf for leaf, node in operands if not reaches(out, [node])]
         if lost:
@@ -91,10 +92,10 @@ def wiring(exercise: Exercise, value_class: Any) -> Result | None:
                 obtained=f"out._prev = ({', '.join(_who(p, made) for p in prev)}{',' if len(prev) == 1 else ''})",
                 **fields)
         closure, own = closure_of(out), closures(value_class, exercise.methods)
-        if getattr(closure, '__code__', None) not in own and (closure is not None or not own):
+        if not _made_here(closure, own) and (closure is not None or not own):
             continue  # made by other ops (the lecture's x * y**-1): their labels and closures are theirs
         if closure is None:
-            return outcome.wrong(exercise, 'closure_not_attached', why=_unattached(value_class),
+            return outcome.wrong(exercise, 'closure_not_attached', why=_unattached(value_class, exercise),
                                  expected="out with its _backward", obtained="out with none",
                                  **fields | {'place': output_line(value_class, exercise.methods, ran, True)})
         label, want = getattr(out, '_op', None), _label(exercise, case)
@@ -102,7 +103,8 @@ def wiring(exercise: Exercise, value_class: Any) -> Result | None:
             return outcome.wrong(exercise, 'op_label', why=(
                 f"your `{exercise.name}` labels its output {label!r}, where the library's is {want!r}: `_op` "
                 "names the op that made a node, as the drawings show it"),
-                expected=f"out._op = {want!r}", obtained=f"out._op = {label!r}", **fields)
+                expected=f"out._op = {want!r}", obtained=f"out._op = {label!r}",
+                **fields | {'place': output_line(value_class, exercise.methods, ran, argument=2)})
     return None
 
 
@@ -122,6 +124,14 @@ def through_the_graph(exercise: Exercise, value_class: Any, want: dict[int, dict
         if not same(got, right):
             return outcome.wrong(exercise, 'through_ops', input=input_, expected=grads(right), obtained=grads(got))
     return None
+
+
+def _made_here(closure: Any, own: set[types.CodeType]) -> bool:
+    """Whether the closure attached to the output is one of the op's own: its code, or the code of the function
+    it wraps (the workspace's out._backward = f keeps f in a lambda)."""
+    inner = [getattr(cell.cell_contents, '__code__', None) for cell in getattr(closure, '__closure__', None) or ()
+             if cell.cell_contents is not None] if closure is not None else []
+    return any(code in own for code in [getattr(closure, '__code__', None), *inner])
 
 
 def _role(role: str, parents: tuple[str, ...]) -> str:
@@ -144,9 +154,11 @@ def _label(exercise: Exercise, case: Case) -> str:
     return op.name
 
 
-def _unattached(value_class: Any) -> str:
-    """The closure never attached, said in the convention the learner's Value has."""
-    if workspace_convention(value_class):
+def _unattached(value_class: Any, exercise: Exercise) -> str:
+    """The closure never attached, said in the convention the learner's op is written in: the workspace's
+    _backward(grad), handed over as Value(..., _grad_fn=_backward), or the lecture's _backward(), assigned to
+    out._backward."""
+    if any(code.co_argcount for code in closures(value_class, exercise.methods)):  # _backward(grad)
         return ("`_grad_fn=_backward` is missing from the `Value(...)` that makes the output: the closure is never "
                 "attached, so backward() has nothing to run for this op")
     return "`out._backward = _backward` is missing: the closure is never attached"

@@ -214,16 +214,17 @@ def _own_statements(method: ast.FunctionDef) -> list[ast.stmt]:
     return out
 
 
-def output_line(cls: Any, methods: tuple[str, ...], ran: Ran, returned: bool = False) -> str:
+def output_line(cls: Any, methods: tuple[str, ...], ran: Ran, returned: bool = False, argument: int = 0) -> str:
     """The learner's line in the methods that made the op's output Value ('my_engine.py, line 40: return
     Value(...)'), or with returned the return statement: of those that can, the one that ran ('' where it cannot
-    be told)."""
+    be told). argument: the constructor's argument the diagnosis is about (1: the parents, 2: the op's name);
+    where it is a name, the line that ran and gave it its value (`parents, op = (self, other), '**'`)."""
     makers = {cls.__name__, 'Value', 'cls'}
 
-    def makes(statement: ast.stmt) -> bool:
+    def made(statement: ast.stmt) -> ast.Call | None:
         calls = [n for n in ast.walk(statement) if isinstance(n, ast.Call)]
-        return any(isinstance(c.func, ast.Name) and c.func.id in makers or ast.unparse(c.func) in
-                   ('type(self)', 'self.__class__') for c in calls)
+        return next((c for c in calls if isinstance(c.func, ast.Name) and c.func.id in makers
+                     or ast.unparse(c.func) in ('type(self)', 'self.__class__')), None)
     statements = []
     for method in methods:
         found, fn = _source(cls, method), _function(cls, method)
@@ -231,16 +232,22 @@ def output_line(cls: Any, methods: tuple[str, ...], ran: Ran, returned: bool = F
             continue
         node, first, file = found
         lines = inspect.getsourcelines(fn)[0]
-        own = [s for s in _own_statements(node) if (isinstance(s, ast.Return) if returned else
-                                                    not isinstance(s, (ast.If, ast.For, ast.While, ast.With))
-                                                    and makes(s))]
+        everything = _own_statements(node)
+        own = [s for s in everything if (isinstance(s, ast.Return) if returned else
+                                         not isinstance(s, (ast.If, ast.For, ast.While, ast.With)) and made(s))]
         if not returned:  # the Value made last: the output, not an operand converted first (other = Value(other))
             own = [s for s in own if not _converts_operand(s)] or own
-        statements += [(s, first, file, lines, fn.__code__.co_filename) for s in own]
+        statements += [(s, first, file, lines, fn.__code__.co_filename, everything) for s in own]
     if not statements:
         return ''
-    s, first, file, lines, code_file = next((t for t in reversed(statements) if _ran(t[0], t[1], t[4], ran)),
-                                            statements[-1])
+    s, first, file, lines, code_file, everything = next(
+        (t for t in reversed(statements) if _ran(t[0], t[1], t[4], ran)), statements[-1])
+    call = made(s)
+    given = call.args[argument] if call is not None and argument and len(call.args) > argument else None
+    if isinstance(given, ast.Name):  # the parents (or the name) given by a line before it
+        binds = [b for b in everything if isinstance(b, ast.Assign) and b.lineno < s.lineno
+                 and given.id in {n.id for t in b.targets for n in ast.walk(t) if isinstance(n, ast.Name)}]
+        s = next((b for b in reversed(binds) if _ran(b, first, code_file, ran)), binds[-1] if binds else s)
     return f"{file}, line {first - 1 + s.lineno}: {lines[s.lineno - 1].strip()}"
 
 
