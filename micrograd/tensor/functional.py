@@ -256,9 +256,9 @@ def rms_norm(x: Tensor, eps: float = 1e-5) -> Tensor:
     y = scale_rows(data, r)  # x * r
 
     def _backward(grad: Array) -> None:  # y = x r with dr/dx_j = -r**3 x_j / n: dx = r (grad - y mean(grad y))
-        y = scale_rows(data, r)  # (again, from x: the output may have been changed in place since, as x may not)
-        grad = grad.astype(y.dtype, copy=False)
-        dx = scale_rows(y, row_dot(grad, y) / n)  # y mean(grad y)
+        # (y read as x r: x is what PyTorch reads, the output may have been changed in place since)
+        grad = grad.astype(data.dtype, copy=False)
+        dx = scale_rows(data, r * r * row_dot(grad, data) / n)  # y mean(grad y) = x r (r mean(grad x))
         np.subtract(grad, dx, out=dx)  # (in dx's memory: one new array instead of three)
         dx *= r
         x._add_grad(dx, own=dx.dtype == x.data.dtype)

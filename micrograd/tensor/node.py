@@ -59,8 +59,8 @@ Change = tuple[int, int, str]
 
 class Node:
     """An ndarray, its gradient, and the op and parents that produced it (see Tensor)."""
-    __slots__ = ('data', 'grad', 'requires_grad', '_prev', '_op', '_backward', '_base', '_changed', '_reads',
-                 '_reads_out', '_ran_at', '_view_of', '_older', '_rebased_at', '_stale')
+    __slots__ = ('data', 'grad', 'requires_grad', '_prev', '_op', '_backward', '_base', '_changed', '_inputs',
+                 '_reads', '_ran_at', '_view_of', '_older', '_rebased_at', '_stale')
     data: Array
     grad: Array | None
     requires_grad: bool
@@ -71,8 +71,8 @@ class Node:
     # a view (a reshape, a slice, detach()) names the owner. An op notes when it ran and what it reads.
     _base: Node | None  # for a view, the tensor whose memory it shows; None: its own memory
     _changed: Change | None  # on the owner: the last change in place of its memory (None: never changed)
-    _reads: tuple[Node, ...]  # the tensors whose arrays the backward reads (the op's reads=, as needed)
-    _reads_out: bool  # whether the backward reads the output's own memory
+    _inputs: tuple[Node, ...]  # every input of the op, requiring grad or not (for _reads)
+    _reads: Reads  # what the backward reads, for each input's gradient: the op's reads= (see _read)
     _ran_at: int  # the clock's tick when the op that made it ran (0 for a leaf)
     _stale: Change | None  # for an old node (_older) whose backward read its output: the change that hit it
     # Histories: what an op that took this tensor earlier sees, if it was changed in place while recording since.
@@ -81,11 +81,12 @@ class Node:
     _rebased_at: int  # the tick of that change (0: none)
     _clock: ClassVar[int] = 0  # ticks once for every change in place, of any tensor
     _reading: ClassVar[int] = sys.maxsize  # while backward() runs an op's _backward, the tick when that op ran
+    _last_rebase: ClassVar[int] = 0  # the tick of the last change in place while recording, of any tensor
 
     def _fields(self, data: Array) -> None:
         """The fields of a tensor that no op made: data, no gradient, no history, its own memory."""
         self.data, self.grad, self.requires_grad, self._prev, self._op, self._backward = data, None, False, (), '', None
-        self._base, self._changed, self._reads, self._reads_out, self._ran_at = None, None, (), False, 0
+        self._base, self._changed, self._inputs, self._reads, self._ran_at = None, None, (), (), 0
         self._stale, self._view_of, self._older, self._rebased_at = None, None, None, 0
 
     @classmethod
@@ -95,7 +96,7 @@ class Node:
         reads= says which tensors its backward reads, for each parent's gradient (see Reads): no default, so
         that no op can leave it out."""
         recording = engine.is_grad_enabled()
-        if recording:
+        if recording and Node._last_rebase:
             for p in parents:  # a view whose base was changed in place while recording: first its new history
                 if p._view_of is not None and p._view_of._rebased_at > p._ran_at:
                     p._follow_base()
@@ -111,9 +112,7 @@ class Node:
         out._ran_at = Node._clock
         if tracked:
             out.requires_grad, out._prev, out._op, out._backward = True, tracked, op, backward
-            read = [r for p, needs in zip(parents, reads) if p.requires_grad for r in needs]
-            out._reads = tuple(r for r in read if isinstance(r, Node))
-            out._reads_out = OUTPUT in read
+            out._inputs, out._reads = parents, reads  # (what is read is worked out if backward() must check it)
         return out
 
     @classmethod
@@ -154,14 +153,17 @@ class Node:
             self._refuse('its output', self._stale)
         if self._ran_at == Node._clock:  # nothing anywhere was changed in place since the op ran
             return
-        for tensor in self._reads:
-            change = tensor._last_change()
+        for tensor in self._read():
+            change = (self if tensor is OUTPUT else tensor)._last_change()  # type: ignore[union-attr]
             if change is not None and change[0] > self._ran_at:
-                where = [i for i, p in enumerate(self._prev) if p is tensor]
-                self._refuse(f'its input {where[0] + 1}' if where else 'a tensor (not one it differentiates)', change)
-        change = self._last_change()
-        if self._reads_out and change is not None and change[0] > self._ran_at:
-            self._refuse('its output', change)
+                where = [i for i, p in enumerate(self._inputs) if p is tensor]
+                what = 'its output' if tensor is OUTPUT else f'its input {where[0] + 1}' if where else \
+                    'a tensor it does not differentiate (a condition, an index, a mask, a target)'
+                self._refuse(what, change)
+
+    def _read(self) -> list[Node | str]:
+        """What the backward reads: for each input that needs a gradient, what its reads= names."""
+        return [r for p, needs in zip(self._inputs, self._reads) if p.requires_grad for r in needs]
 
     def _refuse(self, what: str, change: Change) -> None:
         raise RuntimeError(
@@ -182,18 +184,19 @@ class Node:
 
     def _parents(self) -> tuple[Self, ...]:
         """The tensors this op took, each as it was when the op ran."""
-        if all(p._rebased_at <= self._ran_at for p in self._prev):
+        if self._ran_at >= Node._last_rebase or all(p._rebased_at <= self._ran_at for p in self._prev):
             return self._prev
         return tuple(p._as_of(self._ran_at) for p in self._prev)
 
-    def _keep_versions_apart(self) -> None:
+    def _keep_versions_apart(self) -> bool:
         """If a tensor this op took was changed in place while recording since, point the op at the node the tensor
         was then: its parents, and its backward, whose gradient for that tensor _add_grad passes on to that node
-        (the closure holds the tensor, so the tick when the op ran tells which node it meant). backward() calls it
-        before it runs any backward; it changes nothing the second time."""
+        (the closure holds the tensor, so the tick when the op ran tells which node it meant). backward()'s sort
+        calls it on every op, before any backward runs; it changes nothing the second time. Returns whether it
+        changed the op."""
         parents = self._parents()
         if parents is self._prev:
-            return
+            return False
         backward, tick = self._backward, self._ran_at
         assert backward is not None
 
@@ -204,25 +207,29 @@ class Node:
             finally:
                 Node._reading = sys.maxsize
         self._prev, self._backward = parents, routed  # type: ignore[assignment]  # (the same class of node)
+        return True
 
     def _snapshot(self, data: Array) -> Self:
         """A new node holding this tensor's history as it is now, with data as its values: what the tensor was,
         for the ops that took it before the change in place about to be made."""
         old = self._constant(data)
         old.requires_grad, old._prev, old._op, old._backward = self.requires_grad, self._prev, self._op, self._backward
-        old._reads, old._reads_out, old._ran_at, old._stale = self._reads, False, self._ran_at, self._stale
+        old._inputs, old._reads, old._ran_at, old._stale = self._inputs, self._reads, self._ran_at, self._stale
         old._older, old._rebased_at = self._older, self._rebased_at
         return old
 
     def _become(self, node: Self, older: Self) -> None:
         """This tensor is now node's output (its history, not its data); older is what it was before. Called after
         the change is noted: if the old backward read this memory, it is refused if backward() reaches it."""
-        if self._reads_out:
+        if any(r is OUTPUT for r in self._read()):
             older._stale = self._last_change()
         self.requires_grad, self._prev, self._op, self._backward = (
             node.requires_grad, node._prev, node._op, node._backward)
-        self._reads, self._reads_out, self._ran_at, self._stale = node._reads, False, node._ran_at, None
+        # (node's output is its own array, copied into self's memory: what node reads of it is no memory of self's)
+        reads = tuple(tuple(r for r in needs if r is not OUTPUT) for needs in node._reads)
+        self._inputs, self._reads, self._ran_at, self._stale = node._inputs, reads, node._ran_at, None
         self._older, self._rebased_at = older, Node._clock
+        Node._last_rebase = Node._clock
         self._keep_versions_apart()  # (x += x: the op took x as it was before)
 
     def _follow_base(self) -> None:

@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from micrograd import engine
+from micrograd.engine import topological_order
 from micrograd.tensor.checks import flag, number, real_array, real_dtype, refuse_value
 from micrograd.tensor.comparisons import Comparisons
 from micrograd.tensor.dtypes import (
@@ -47,7 +48,7 @@ from micrograd.tensor.dtypes import (
 )
 from micrograd.tensor.inplace import InPlace
 from micrograd.tensor.kernels import power, select, unbroadcast
-from micrograd.tensor.node import OUTPUT, ArrayLike
+from micrograd.tensor.node import OUTPUT, ArrayLike, Node
 from micrograd.tensor.protocols import Protocols
 from micrograd.tensor.reductions import Reductions
 from micrograd.tensor.unary import Unary
@@ -375,7 +376,6 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
         order = self._topological_order()
         for node in order:  # (checked before any gradient changes: a refusal leaves every .grad as it was)
             node._check_unchanged()
-            node._keep_versions_apart()
             for parent in node._prev:
                 if parent.data.dtype.kind != 'f':  # (requires_grad set by hand: its gradient would be truncated)
                     raise TypeError(f"Tensor.backward: a {parent.data.dtype} tensor requires grad, but only "
@@ -390,23 +390,14 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
                 node._backward(node.grad)  # the chain rule: pass grad on to the parents
 
     def _topological_order(self) -> list[Tensor]:
-        """The tensors that ops made on the way to self, each after the tensors it was made from."""
-        # The same loop as Value._topological_order in engine.py: an explicit stack instead of
-        # recursion, so deep graphs are fine. Leaves take no place: they only receive gradients.
-        order: list[Tensor] = []
-        visited: set[int] = set()  # ids: a Tensor's == compares elementwise
-        stack: list[Tensor | None] = [self]
-        while stack:
-            node = stack.pop()
-            if node is None:  # the marker: all parents of the node beneath it are in order
-                below = stack.pop()
-                assert below is not None
-                order.append(below)
-            elif node._prev and id(node) not in visited:
-                visited.add(id(node))
-                stack.append(node)
-                stack.append(None)
-                stack.extend(node._parents())  # (its parents as they were when it ran: see node.py)
+        """The tensors that ops made on the way to self, each after the tensors it was made from: the engine's
+        sort (engine.topological_order: a stack, no depth limit, leaves left out), once every op in it takes its
+        parents as they were when it ran (node.py's _keep_versions_apart: only after a change in place while
+        recording does that change an op, and the sort is made again)."""
+        sort = cast(Callable[[Tensor], list[Tensor]], topological_order)  # (typed for Values: any node with _prev)
+        order = sort(self)
+        while Node._last_rebase and any([node._keep_versions_apart() for node in order]):  # (0: none ever made)
+            order = sort(self)
         return order
 
     # --- housekeeping ---
