@@ -76,3 +76,11 @@ def line_of(error: BaseException) -> str:
     code, line = frames[-1]
     return f"the blank in {function(code)}, {Path(code.co_filename).name} line {line}"
 
+
+def place_of(error: BaseException) -> str:
+    """The learner's line that raised error, as a report points at it: 'my_engine.py, line 142: raise ...'."""
+    frames = learners(error)
+    if not frames:
+        return ''
+    code, line = frames[-1]
+    return f"{Path(code.co_filename).name}, line {line}: {linecache.getline(code.co_filename, line).strip()}"

@@ -499,6 +499,9 @@ POW_SLIP = "self.grad += y * x ** y * grad"
 LINE_SLIPS = [
     ('**', '_power', POW_BRANCHES % ("y * x ** (y - 1)", "y * x ** y"), 'exponent_off', POW_SLIP),  # the number's
     ('**', '_power', POW_BRANCHES % ("y * x ** y", "y * x ** (y - 1)"), 'exponent_off', POW_SLIP),  # the Value's
+    ('**', '_power', "{x}.grad += y * x ** (y - 1) * grad\n{i}if isinstance({y}, Value):\n"
+                     "{i}    {y}.grad += math.log(x) * grad", 'pow_exponent_no_power',
+     "other.grad += math.log(x) * grad"),
     ('dot', 'dot', "for w, x in zip(ws, xs):\n{i}    w.grad += x.data * grad\n{i}    x.grad += x.data * grad\n"
                    "{i}b.grad += grad", 'swapped', "x.grad += x.data * grad"),
     ('backward', 'backward', "order = self._topological_order()\n{i}for node in order:\n{i}    node.grad = 0.0\n"

@@ -101,6 +101,7 @@ def check_workspace(path: Path, timeout: float = 10.0) -> Report:
     places = places_in(engine, 'Value', 'engine')
     if len(paths) > 1:
         places |= places_in(nn, 'Neuron', 'nn')
+    places |= {r.number: r.place for r in results if r.place}  # a wrong one: the line that holds it
     return Report(results, EXERCISES, places=places, command=again, answer=command('solution', 'NAME'))
 
 

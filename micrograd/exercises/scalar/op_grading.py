@@ -11,7 +11,7 @@ from typing import Any
 
 from micrograd import engine as library
 from micrograd import ops
-from micrograd.exercises.blame import learners, line_of, where
+from micrograd.exercises.blame import learners, line_of, place_of, where
 from micrograd.exercises.numbers import close, grads, number, same
 from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import paused, set_input
@@ -241,7 +241,7 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
             if blank_of(run.error, NUMBERS) is not None:  # a blank still to write: said after any wrong gradient
                 unfinished = unfinished or outcome.wrong(exercise, 'unfinished', input=text,
                                                          expected=grads(want.grads), obtained='NotImplementedError',
-                                                         detail=line_of(run.error))
+                                                         detail=line_of(run.error), place=place_of(run.error))
                 continue
             wrong.append((i, outcome.wrong(exercise, input=text, expected=grads(want.grads),
                                            obtained=type(run.error).__name__, detail=where(run.error))))
@@ -260,7 +260,7 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
             if not case.kink:
                 differences = ', '.join(number(round(v, 8)) for v in fd.values())
                 shown += f"   (the library's engine; central differences give {differences})"
-            parents = next((b.parents for b in blanks_of(exercise)), ('self',))
+            parents = max((b.parents for b in blanks_of(exercise)), key=len, default=('self',))  # (x ** y's)
             ran = lines_run(lambda: run_case(case, value_class))  # noqa: B023 -- called at once
             place = grad_line(value_class, exercise.methods, _roles(case, bad, parents), ran)
             wrong.append((i, outcome.wrong(exercise, input=text, expected=shown, obtained=grads(run.grads),
