@@ -7,7 +7,9 @@ x.fill_(v), x.copy_(y), x[i] = v. The rules are PyTorch's, in `_in_place`:
 - The result keeps the tensor's shape, and its dtype must fit (int += 1.5 is refused; copy_ and [] =
   convert anything, as in PyTorch).
 - Recording (outside no_grad(), when the tensor or the other operand requires grad), the tensor
-  becomes the op's output: its old values and history move to a new node, the op's parent.
+  becomes the op's output: its old values and history move to a new node, the op's parent, which the
+  ops that took the tensor before keep (x += x; s = x.sum(); x += 1). A view (t[1:], t.reshape(...))
+  changed so changes its base's history too: the base's old self with the view's places replaced.
 - Each change is noted by the tensor that owns the memory (node.py): an op recorded earlier whose
   gradient reads the tensor makes backward() refuse, rather than compute it from the changed values.
 """
