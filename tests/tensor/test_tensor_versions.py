@@ -10,6 +10,7 @@ views changed while recording, parameters changed by an optimizer's step or load
 """
 from __future__ import annotations
 
+import contextlib
 import zlib
 from collections.abc import Callable
 from typing import Any
@@ -70,7 +71,7 @@ def _run(lib: str, op: Op, inputs: list[np.ndarray], changed: str, when: str,
         out = op.ours(*args) if lib == 'ours' else op.theirs(torch, *args)
     weights = np.random.default_rng(1).uniform(0.5, 1.5, tuple(out.shape))
     try:
-        with no_grad_() if when == 'under no_grad' else _nothing():
+        with no_grad_() if when == 'under no_grad' else contextlib.nullcontext():
             if changed == 'output':
                 out.mul_(0.5)
             elif changed == 'operand':
@@ -88,14 +89,6 @@ def _run(lib: str, op: Op, inputs: list[np.ndarray], changed: str, when: str,
             raise
         raise Refused(str(e)) from None
     return [None if leaf.grad is None else np.asarray(leaf.grad) for leaf in leaves]
-
-
-class _nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 def _compare(ours: Callable[[], list[np.ndarray | None]], theirs: Callable[[], list[np.ndarray | None]],
