@@ -30,7 +30,7 @@ from pathlib import Path
 from micrograd.exercises.blame import where
 from micrograd.exercises.cutting import load_file
 from micrograd.exercises.report import Described
-from micrograd.exercises.result import UNCHECKED, WRONG, Result
+from micrograd.exercises.result import GENERIC, UNCHECKED, WRONG, Result
 from micrograd.exercises.sandbox import Timeout, time_limit
 
 
@@ -108,15 +108,9 @@ def run_in_child(track: str, paths: Sequence[Path], exercises: Sequence[Describe
         results = [r for r in results if r.number < current]
         stopped = next(e for e in exercises if e.number == current)
         results.append(Result(number=current, name=stopped.name, status=WRONG, obtained='no result',
-                              diagnosis=problem[0], why=_WHY[problem[0]], detail=problem[1]))
+                              diagnosis=problem[0], why=GENERIC[problem[0]], detail=problem[1]))
         results += [Result(number=e.number, name=e.name, status=UNCHECKED) for e in exercises if e.number > current]
     return results, ''
-
-
-_WHY = {'timeout': "did not finish in time: an infinite loop?",
-        'crash': "the process running your code was killed by a signal (a recursion limit raised until Python's "
-                 "own stack overflowed?)",
-        'exited': "the process running your code exited in the middle of this exercise (os._exit()?)"}
 
 
 def _ended(status: int, stderr: str) -> tuple[str, str]:

@@ -67,9 +67,6 @@ class Slip:
     body: str    # the closure's body as the learner might have written it
     says: str    # the sentence naming it: the rule's, and what it changed
 
-    def __str__(self) -> str:
-        return self.says
-
 
 def _code(node: ast.AST) -> str:
     return ast.unparse(node)
