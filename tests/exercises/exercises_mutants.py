@@ -483,6 +483,13 @@ GRAPH_EDITS = [
     ('exp', 'exp', "'exp', _grad_fn", "'Exp', _grad_fn", 'op_label'),
 ]
 
+# Value(data, children, op) itself keeping less than it is given: every op's output misses it; named at the line
+# of __init__. (what __init__ holds, what it becomes, the diagnosis, what the line reported holds)
+CONSTRUCTOR_EDITS = [
+    ("self._prev = tuple(_children) if", "self._prev = () if", 'constructor_prev', "self._prev = () if"),
+    ("0.0, _op, label", "0.0, '', label", 'constructor_op', "self._op"),
+]
+
 # The same in an op written the lecture's way: (exercise, method, the text in LECTURE_STYLE's, what it becomes,
 # the diagnosis, the line reported: where the output is made, or returned without its closure).
 LECTURE_GRAPH_EDITS = [

@@ -32,6 +32,7 @@ from micrograd.exercises.scalar.op_grading import expected
 from micrograd.exercises.scalar.slips import RULES, derive, variants
 from tests import ROOT
 from tests.exercises.exercises_mutants import (
+    CONSTRUCTOR_EDITS,
     GRAPH_EDITS,
     LECTURE_BUILD_TOPO,
     LECTURE_DIVISION,
@@ -356,6 +357,15 @@ def test_a_lecture_style_op_put_in_the_graph_wrong_is_named_at_its_line(exercise
     result = check_one(EXERCISE[exercise], load(source, 'rewritten', '<rewritten>').Value, strict=True)
     assert (result.status, result.diagnosis) == (WRONG, diagnosis), (result.why, result.place)
     assert f"<rewritten>, line {line_of(source, reported)}: " in result.place, result.place
+
+
+@pytest.mark.parametrize('old, new, diagnosis, reported', CONSTRUCTOR_EDITS, ids=[m[2] for m in CONSTRUCTOR_EDITS])
+def test_a_constructor_that_keeps_less_than_it_is_given_is_named_at_its_line(old, new, diagnosis, reported):
+    module, line = edited_engine('__init__', old, new)
+    result = check_one(EXERCISES[0], module.Value, strict=True)
+    assert (result.status, result.diagnosis) == (WRONG, diagnosis), (result.why, result.place)
+    assert result.place.startswith(f"<edited>, line {line}: ") and reported in result.place, result.place
+    assert "Value.__init__" in result.why
 
 
 def test_the_graph_slips_are_said_in_the_learners_terms():

@@ -15,10 +15,10 @@ from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
 from micrograd.exercises.scalar.blanks import blanks_of
-from micrograd.exercises.scalar.drive import backpropagate, closure_of, hand_node, reaches
+from micrograd.exercises.scalar.drive import backpropagate, closure_of, hand_node, reaches, workspace_convention
 from micrograd.exercises.scalar.exercises import Case, Exercise
 from micrograd.exercises.scalar.fit import roles_of
-from micrograd.exercises.scalar.places import closures, lines_run, output_line
+from micrograd.exercises.scalar.places import closures, line_with, lines_run, output_line
 
 
 def probes(exercise: Exercise) -> list[tuple[int, Case]]:
@@ -68,6 +68,9 @@ def _name(role: str, exercise: Exercise) -> str:
 def wiring(exercise: Exercise, value_class: Any) -> Result | None:
     """What is wrong with how the op puts its output in the graph, named, at the learner's line that made the
     output (or returned it); None when nothing is, or when it cannot be told here."""
+    kept = _constructor(exercise, value_class)
+    if kept is not None:
+        return kept
     parents = max((b.parents for b in blanks_of(exercise)), key=len, default=('self',))  # (x ** y's: self, other)
     for _, case in probes(exercise):
         input_ = text(case)
@@ -105,6 +108,36 @@ def wiring(exercise: Exercise, value_class: Any) -> Result | None:
                 "names the op that made a node, as the drawings show it"),
                 expected=f"out._op = {want!r}", obtained=f"out._op = {label!r}",
                 **fields | {'place': output_line(value_class, exercise.methods, ran, argument=2)})
+    return None
+
+
+def _constructor(exercise: Exercise, value_class: Any) -> Result | None:
+    """Whether Value(data, children, op) keeps what it is given (its parents in _prev, its op in _op, the closure
+    handed to it): where it does not, every op's output misses it, and the line to fix is in __init__."""
+    text_ = "a, b = Value(1.0), Value(2.0); out = Value(3.0, (a, b), '+')"
+    set_input(text_)
+    fn = lambda *grad: None  # noqa: E731 -- a closure to hand over
+    try:
+        a, b = value_class(1.0), value_class(2.0)
+        out = value_class(3.0, (a, b), '+', _grad_fn=fn) if workspace_convention(value_class) else \
+            value_class(3.0, (a, b), '+')
+    except Exception:  # noqa: BLE001 -- a Value made otherwise: its ops are checked as they are
+        return None
+    prev = list(getattr(out, '_prev', ()) or ())
+    problems = [('constructor_prev', not (any(p is a for p in prev) and any(p is b for p in prev)), '_prev',
+                 f"out._prev = {prev!r}"[:120]),
+                ('constructor_op', getattr(out, '_op', '+') != '+', '_op', f"out._op = {getattr(out, '_op', None)!r}")]
+    if workspace_convention(value_class):
+        problems.append(('constructor_closure', getattr(out, '_grad_fn', None) is not fn, '_grad_fn',
+                         "out._grad_fn = None"))
+    for key, wrong_, attribute, obtained in problems:
+        if wrong_:
+            said = {'_prev': "its parents (_children) in `_prev`", '_op': "the op's name (_op) in `_op`",
+                    '_grad_fn': "the closure it is handed (_grad_fn) in `_grad_fn`"}[attribute]
+            return outcome.wrong(exercise, key, input=text_, expected=f"out.{attribute} as given", obtained=obtained,
+                                 why=f"`Value(data, children, op)` does not keep {said}: `Value.__init__` must, or "
+                                     "no op's output is in the graph as it should be",
+                                 place=line_with(value_class, '__init__', f"self.{attribute}"))
     return None
 
 
