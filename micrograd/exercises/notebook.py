@@ -1,6 +1,7 @@
 """What a track's notebook is made of, for either track: Markdown that keeps its formulas, the module-level
 names a cell's code reads, and the notebook itself (no outputs: it is for the learner to run), checked by
-nbformat (the demo extra) and written. Each track's notebook.py says what goes in its cells."""
+nbformat (the demo extra) and written. Each track says what goes in its cells (scalar/exercises_ipynb.py,
+tensor/exercises_tensor_ipynb.py)."""
 from __future__ import annotations
 
 import ast
