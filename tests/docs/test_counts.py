@@ -7,6 +7,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from micrograd.exercises.scalar.exercises import EXERCISES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,3 +38,46 @@ def test_the_readmes_report_counts_and_numbers_the_exercises_as_the_list_does():
     rows = re.findall(r'^ +(\d+)  (\S+) +(?:done|WRONG|not started)', readme, re.M)
     assert rows and all(EXERCISES[int(number) - 1].name == name for number, name in rows), rows
     assert int(rows[-1][0]) == len(EXERCISES)  # the last row is the last exercise
+
+
+def elided_match(shown: list[str], printed: list[str]) -> bool:
+    """Whether printed is the shown lines, in order, where a line '...' stands for any lines."""
+    at, skipping = 0, False
+    for line in shown:
+        if line.strip() == '...':
+            skipping = True
+            continue
+        while skipping and at < len(printed) and printed[at] != line:
+            at += 1
+        if at >= len(printed) or printed[at] != line:
+            return False
+        at, skipping = at + 1, False
+    return True
+
+
+@pytest.mark.slow
+def test_the_readmes_report_is_what_check_prints_for_that_workspace(tmp_path):
+    """The README's sample: exercises 1-5 written as the library writes them, but tanh with the input for the
+    output; check run from the folder that holds the workspace."""
+    import subprocess
+    import sys
+
+    from micrograd.exercises import start
+    from micrograd.exercises.cutting import library_source, splice
+    from micrograd.exercises.scalar.blanks import engine_header, find_blanks
+    from micrograd.exercises.scalar.exercises import BY_NAME
+    workspace = tmp_path / 'exercises-workspace'
+    start(workspace)
+    source, _ = library_source('micrograd.engine')
+    later = {b: b.text() for b in find_blanks(source) if b.exercise.number > BY_NAME['exp'].number}
+    text = engine_header(workspace) + splice(source, later)
+    right = "self.grad += (1 - t * t) * grad  # d tanh(x)/dx = 1 - tanh(x)**2"
+    assert right in text
+    (workspace / 'my_engine.py').write_text(text.replace(right, "self.grad += (1 - self.data**2) * grad"))
+    run = subprocess.run([sys.executable, '-m', 'micrograd.exercises', 'check', 'exercises-workspace'],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    printed = run.stdout.replace(sys.executable, '.venv/bin/python').splitlines()
+    readme = (ROOT / 'README.md').read_text(encoding='utf-8')
+    block = readme[readme.index('micrograd exercises: 4 of'):]
+    shown = block[:block.index('```')].rstrip('\n').splitlines()
+    assert elided_match(shown, printed), '\n'.join(printed)
