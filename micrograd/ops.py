@@ -26,6 +26,9 @@ class Op:
     backward: tuple[str, ...] = ()
     saved: str = ''    # the name engine.py's _backward gives the output's .data (t for tanh), if any
     rest: str = ''     # the method below engine.py's marked line that makes it where the lecture's does not
+    # Inputs its exercise tries, as 'x=0.5' or 'x=1.5 y=-2.0', where the exercises' usual ones (x in 0.5, -1.2
+    # and 2.0; or 1.5, -2.0 and -0.5, 3.0) are outside its domain.
+    samples: tuple[str, ...] = ()
 
     @property
     def methods(self) -> tuple[str, ...]:

@@ -142,6 +142,34 @@ class Exercise:
         rules = ' '.join(f"({n}) {text}." for n, (_, text) in enumerate(self.rules, 1))
         return f"{self.what} Once that is right, the library's rules: {rules}"
 
+
+
+def op_exercise(op: ops.Op) -> Exercise:
+    """The exercise of an op with no record in WRITTEN, read from its record in ops.py: the task from its
+    method, the hint from its derivatives, the formula from its backward lines, the cases from its samples
+    (each input as it is, then the first one again with a grad of -1.5 and with a grad left from an earlier
+    backward()). Its slips are derived from the library's own closure (slips.py)."""
+    if op.parents not in (1, 2):
+        raise ValueError(f"ops.py: {op.name} takes any number of parents: its exercise is written by hand, in WRITTEN")
+    y = 'y' if op.parents == 2 else ''
+    code = f"out = {op.forward}" if op.method.startswith('__') else f"out = x.{op.method}({y})"
+    samples = op.samples or (('x=1.5 y=-2.0', 'x=-0.5 y=3.0') if y else ('x=0.5', 'x=-1.2', 'x=2.0'))
+    where = "x being self" + (" and y other" if y else "")
+    derivatives = ' and '.join(f"`d({op.forward})/d{p} = {d}`" for p, d in zip('xy', op.derivatives))
+    saved = f", and `{op.saved}` the output computed above" if op.saved else ''
+    return Exercise(
+        op.name, 'op', 'engine', (op.method,),
+        (f"{op.forward}, {where}: add grad * (local derivative) to each parent's .grad",),
+        f"backward of {op.forward}",
+        f"Write the body of `_backward(grad)` in `Value.{op.method}`.",
+        f"The local derivative{'s' if y else ''}: {derivatives}" + (", with `out` the output." if 'out' in
+                                                                     derivatives else "."),
+        f"Multiply the local derivative by the upstream `grad` and add it to the parent's `.grad` with `+=` (a "
+        f"Value can feed an op twice): `x` is `self.data`{', `y` `other.data`' if y else ''}{saved}.",
+        ';  '.join(op.backward),
+        cases=(*(case(leaves, code) for leaves in samples), case(samples[0], code, grad=-1.5),
+               case(samples[0], code, prior='x=0.25')))
+
 # A number in x + 2, x * 2 or x / 2 arrives as a leaf Value(2.0), so one closure serves both.
 _LEAF = "(and x {op} k: other is then a leaf Value(k))"
 
@@ -166,7 +194,9 @@ NEGATIVE = (1.0, 2.0, -0.5)    # w . x + b = -2.25
 NO_RECURSION = ("no recursion: walk the graph with a stack (a list you append to and pop from), so that a chain "
                 "10,000 ops deep works (a recursive sort stops near Python's limit of 1,000 calls)")
 
-EXERCISES: tuple[Exercise, ...] = (
+# The ops' exercises written by hand, for the teaching text they add (hints, planted slips, inputs where a naive
+# formula fails); any other op of ops.py has the exercise op_exercise() derives from its record.
+WRITTEN: tuple[Exercise, ...] = (
     Exercise(
         '+', 'op', 'engine', ('__add__',),
         (f"x + y {_LEAF.format(op='+')}: add grad * (local derivative) to self.grad and other.grad",),
@@ -383,6 +413,10 @@ EXERCISES: tuple[Exercise, ...] = (
         slips=(('dot_reversed', "for w, x in zip(ws, reversed(xs)):\n{i}    w.grad += x.data * grad\n"
                                 "{i}    x.grad += w.data * grad\n{i}b.grad += grad"),),
         aliases=('Value.dot',)),
+)
+
+# After the ops, the lecture's sort and backward(), and the neuron.
+REST: tuple[Exercise, ...] = (
     Exercise(
         'sort', 'sort', 'engine', ('_topological_order',),
         ("return the nodes ops made on the way to self, each after its parents",),
@@ -479,6 +513,10 @@ EXERCISES: tuple[Exercise, ...] = (
                                "self.b), or w * x summed) rather than .data floats, so backward() reaches w and b"},
         aliases=('neuron.__call__', 'parameters', 'Neuron')),
 )
+
+# Every op of ops.py in its order (engine.py's), its record here or the one derived from ops.py, then the rest.
+EXERCISES: tuple[Exercise, ...] = (
+    *({e.attribute: e for e in WRITTEN}.get(op.method) or op_exercise(op) for op in ops.OPS), *REST)
 
 BY_NAME = {e.name: e for e in EXERCISES}
 ALIASES = {alias.lower(): e.name for e in EXERCISES for alias in e.aliases}
