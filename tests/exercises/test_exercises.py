@@ -664,7 +664,8 @@ def test_an_infinite_loop_is_stopped_and_named():
 def test_the_committed_notebook_is_the_one_the_library_makes_today():
     committed = nbformat.read(NOTEBOOK, as_version=4)
     made = build_notebook()
-    assert [c.source for c in committed.cells] == [c.source for c in made.cells]
+    assert [c.source for c in committed.cells] == [c.source for c in made.cells], \
+        "exercises.ipynb is not the one the library makes: write it again with python -m micrograd.exercises notebook"
 
 
 @pytest.mark.slow

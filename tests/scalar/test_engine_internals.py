@@ -157,7 +157,10 @@ def engine_ops():
 
 def test_the_op_table_has_one_record_for_each_op_engine_py_makes():
     from micrograd.ops import BY_METHOD
-    assert engine_ops() == set(BY_METHOD)
+    assert not engine_ops() - set(BY_METHOD), \
+        f"no record in micrograd/ops.py for Value.{', Value.'.join(sorted(engine_ops() - set(BY_METHOD)))}"
+    assert not set(BY_METHOD) - engine_ops(), \
+        f"micrograd/ops.py describes methods engine.py does not define: {sorted(set(BY_METHOD) - engine_ops())}"
 
 
 def example(method):
@@ -176,4 +179,5 @@ def test_each_op_of_the_table_is_named_and_built_as_the_table_says(record):
 def test_the_sweeps_table_has_a_row_for_each_op():
     from micrograd.ops import OPS
     from tests.scalar.scalar_ops import OPS as ROWS
-    assert {f'Value.{op.method}' for op in OPS} <= {row.method for row in ROWS}
+    missing = [f'Value.{op.method}' for op in OPS if f'Value.{op.method}' not in {row.method for row in ROWS}]
+    assert not missing, f"no row in tests/scalar/scalar_ops.py for {', '.join(missing)}"

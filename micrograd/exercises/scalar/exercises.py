@@ -154,12 +154,13 @@ def op_exercise(op: ops.Op) -> Exercise:
     y = 'y' if op.parents == 2 else ''
     code = f"out = {op.forward}" if op.method.startswith('__') else f"out = x.{op.method}({y})"
     samples = op.samples or (('x=1.5 y=-2.0', 'x=-0.5 y=3.0') if y else ('x=0.5', 'x=-1.2', 'x=2.0'))
-    where = "x being self" + (" and y other" if y else "")
+    prompt = (f"{op.forward}, x being self and y other: add grad times each one's local derivative to self.grad "
+              f"and other.grad" if y else f"{op.forward}, x being self: add grad * d({op.forward})/dx to self.grad")
     derivatives = ' and '.join(f"`d({op.forward})/d{p} = {d}`" for p, d in zip('xy', op.derivatives))
     saved = f", and `{op.saved}` the output computed above" if op.saved else ''
     return Exercise(
         op.name, 'op', 'engine', (op.method,),
-        (f"{op.forward}, {where}: add grad * (local derivative) to each parent's .grad",),
+        (prompt,),
         f"backward of {op.forward}",
         f"Write the body of `_backward(grad)` in `Value.{op.method}`.",
         f"The local derivative{'s' if y else ''}: {derivatives}" + (", with `out` the output." if 'out' in
