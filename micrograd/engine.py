@@ -42,10 +42,11 @@ class Value:
     def __pow__(self, other: Value | float) -> Value:
         if isinstance(other, Value) or type(other) not in (int, float) or not other >= 1:
             return self._power(other)  # x ** y of Values, and k < 1, whose slope is inf at x = 0
-        x, k = self.data, other  # the lecture's x ** k of an int or float k
-        def _backward(grad: float) -> None:
-            self.grad += k * x**(k - 1) * grad  # d x**k/dx = k * x**(k-1)
-        return Value(x**k, (self,), f'**{k}', _grad_fn=_backward)
+        if type(self.data) is not float:  # a number written into .data by hand: below, as a float
+            return self._power(other)
+        def _backward(grad: float) -> None:  # the lecture's x ** k, for an int or float k >= 1
+            self.grad += other * self.data**(other - 1) * grad  # d x**k/dx = k * x**(k-1)
+        return Value(self.data**other, (self,), f'**{other}', _grad_fn=_backward)
 
     def tanh(self) -> Value:
         t = math.tanh(self.data)  # the lecture's (e**2x - 1)/(e**2x + 1) overflows for x > 355

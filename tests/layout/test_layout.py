@@ -16,7 +16,8 @@ LINE = 100  # characters, in the core
 
 
 def modules() -> list[Path]:
-    return sorted(p for package in PACKAGES for p in (ROOT / package).rglob('*.py'))
+    return sorted(p for package in PACKAGES for p in (ROOT / package).rglob('*.py')
+                  if not any(part.startswith('.') for part in p.relative_to(ROOT).parts))  # (bench/.peers)
 
 
 @pytest.mark.parametrize('path, budget', BUDGETS.items())
@@ -51,7 +52,8 @@ def imports_of(path: Path, known: set[str]) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ''
             if node.level:
-                base = '.'.join(package.split('.')[:len(package.split('.')) - node.level + 1] + ([base] if base else []))
+                parts = package.split('.')[:len(package.split('.')) - node.level + 1]
+                base = '.'.join(parts + ([base] if base else []))
             found |= {base} | {f'{base}.{alias.name}' for alias in node.names}
     return {name for name in found if name in known}
 
