@@ -1,7 +1,8 @@
-"""The scalar exercises, one record each: adding an exercise is adding a record to EXERCISES, and its number is
-its place there. The ops come in the order my_engine.py (engine.py) shows them, then the sort, backward() and the
-neuron. Above the records, what a record holds: the Exercise, and the two kinds of input, a Case for an op and a
-Graph for the sort and backward().
+"""The scalar exercises, one record each, and an exercise's number is its place in EXERCISES. Every op of ops.py
+is an exercise, in that table's order (engine.py's, as my_engine.py shows them): its record written here (WRITTEN)
+where it has teaching text of its own, else the one op_exercise() makes from its ops.py record. After the ops, the
+sort, backward() and the neuron. Above the records, what a record holds: the Exercise, and the two kinds of input,
+a Case for an op and a Graph for the sort and backward().
 
 Formulas and code are written between backticks: Markdown (the notebook) shows them as code, where `*` and `**`
 would otherwise turn into italics and bold and the exponent of the power rule would vanish. A hand-written slip
@@ -417,7 +418,7 @@ WRITTEN: tuple[Exercise, ...] = (
 )
 
 # After the ops, the lecture's sort and backward(), and the neuron.
-REST: tuple[Exercise, ...] = (
+AFTER_OPS: tuple[Exercise, ...] = (
     Exercise(
         'sort', 'sort', 'engine', ('_topological_order',),
         ("return the nodes ops made on the way to self, each after its parents",),
@@ -517,7 +518,7 @@ REST: tuple[Exercise, ...] = (
 
 # Every op of ops.py in its order (engine.py's), its record here or the one derived from ops.py, then the rest.
 EXERCISES: tuple[Exercise, ...] = (
-    *({e.attribute: e for e in WRITTEN}.get(op.method) or op_exercise(op) for op in ops.OPS), *REST)
+    *({e.attribute: e for e in WRITTEN}.get(op.method) or op_exercise(op) for op in ops.OPS), *AFTER_OPS)
 
 BY_NAME = {e.name: e for e in EXERCISES}
 ALIASES = {alias.lower(): e.name for e in EXERCISES for alias in e.aliases}
