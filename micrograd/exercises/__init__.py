@@ -18,11 +18,13 @@ the learner starts and named when missing.
 
     scalar/       the scalar track: micrograd's engine.py and nn.py (its modules: scalar/__init__.py)
     tensor/       the tensor track: micrograd.tensor
-    Each track offers EXERCISES, FILES (its workspace's), start(directory), check(target) -> Report,
-    solution(name), write_notebook(path), and check_files(paths, timeout, before) and warm_up() for the
-    checking process (runner.py). Both backpropagate with the engine's own sort (engine.topological_order).
+    Each track is a Track (track.py), its package's TRACK, holding only what differs: its exercises, its
+    workspace's files and their text, where an exercise is written, how it grades, its answer, its notebook.
+    Both backpropagate with the engine's own sort (engine.topological_order).
 
 The machinery both tracks share, one idea per module:
+    track.py      what a track is, and what every track does the same way: start, check (a workspace in a
+                  child process, or what a notebook defines), the messages for a missing workspace, write_notebook
     result.py     how one exercise stands: the Result record, its statuses, the diagnoses any exercise can get
     report.py     what the checker says: the progress table and why, as text and as HTML
     runner.py     running a learner's files in a child process (a track plugs in with check_files), importing

@@ -10,13 +10,12 @@ import importlib
 import importlib.util
 import math
 import sys
-import types
 from pathlib import Path
 from typing import NoReturn
 
-from micrograd.exercises.commands import command
 from micrograd.exercises.report import listing
 from micrograd.exercises.runner import worker
+from micrograd.exercises.track import Track
 
 TRACKS = ('scalar', 'tensor')
 
@@ -39,20 +38,18 @@ def seconds(text: str) -> float:
     return value
 
 
-def track(name: str, parser: Parser) -> types.ModuleType:
-    """The track's module: micrograd.exercises.scalar or micrograd.exercises.tensor (one without what it needs
+def track(name: str, parser: Parser) -> Track:
+    """The track's Track, from micrograd.exercises.scalar or micrograd.exercises.tensor (one without what it needs
     installed, NumPy for the tensor track, is said on one line: exit status 1)."""
     try:
         module = importlib.import_module(f'micrograd.exercises.{name}') if _has(name) else None
     except ImportError as error:
         parser.exit(1, f"{parser.prog}: {error}\n")
-    if module is None or not all(hasattr(module, a) for a in API):
+    chosen = getattr(module, 'TRACK', None)
+    if not isinstance(chosen, Track):
         ready = ', '.join(t for t in TRACKS if t == 'scalar' or _has(t) and t != name)
         parser.exit(2, f"{parser.prog}: the {name} track is not in this micrograd yet (the tracks here: {ready})\n")
-    return module
-
-
-API = ('EXERCISES', 'start', 'check', 'solution')  # what a track's package offers
+    return chosen
 
 
 def held(path: Path) -> str:
@@ -68,7 +65,7 @@ def held(path: Path) -> str:
 def _files(name: str) -> tuple[str, ...]:
     """A track's workspace files, or none when it cannot be loaded here (say, the tensor track without NumPy)."""
     try:
-        return tuple(importlib.import_module(f'micrograd.exercises.{name}').FILES)
+        return tuple(importlib.import_module(f'micrograd.exercises.{name}').TRACK.files)
     except ImportError:
         return ()
 
@@ -113,12 +110,8 @@ def main(argv: list[str] | None = None) -> int:
         path = Path(args.path or ('exercises.ipynb' if args.track == 'scalar' else f'exercises_{args.track}.ipynb'))
         if path.is_dir() or not path.parent.is_dir():
             parser.error(f"notebook: {path} is a folder" if path.is_dir() else f"notebook: no folder {path.parent}")
-        write_notebook = getattr(chosen, 'write_notebook', None)  # (it imports nbformat, the demo extra)
-        if write_notebook is None:  # a track whose package does not offer it: its notebook module does
-            write_notebook = importlib.import_module(f'{chosen.__name__}.notebook').write_notebook
-        print(f"Wrote {write_notebook(path)}")
+        print(f"Wrote {chosen.write_notebook(path)}")  # (it imports nbformat, the demo extra)
         return 0
-    flag = [] if args.track == 'scalar' else ['--track', args.track]
     if args.command == 'start':
         where = Path(args.dir)
         blocked = next((p for p in [where, *where.parents] if p.exists() and not p.is_dir()), None)
@@ -129,13 +122,13 @@ def main(argv: list[str] | None = None) -> int:
         except (FileExistsError, OSError) as error:
             print(error, file=sys.stderr)
             return 1
-        exercises = chosen.EXERCISES
+        exercises = chosen.exercises
         print(f"Wrote {' and '.join(str(f) for f in files)}: {len(exercises)} exercises, from `{exercises[0].name}` "
               f"to `{exercises[-1].name}`.\nOpen {files[0]}, find EXERCISE 1, write it, then run:\n"
-              f"    {command('check', *flag, *([args.dir] if args.dir != '.' else []))}")
+              f"    {chosen.command('check', *([args.dir] if args.dir != '.' else []))}")
         return 0
     if args.command == 'check':
-        problem = chosen.missing(Path(args.dir)) if hasattr(chosen, 'missing') else ''
+        problem = chosen.missing(Path(args.dir))
         if problem:
             parser.error(f"check: {problem}")
         report = chosen.check(args.dir, hint=args.hint, timeout=args.timeout)
@@ -148,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"solution: {error.args[0]}")
         print(text, end='')
         return 0
-    print(listing(chosen.EXERCISES), end='')
+    print(listing(chosen.exercises), end='')
     return 0
 
 

@@ -7,9 +7,9 @@ result line). Each exercise has a time limit, enforced inside the child (sandbox
 one more, enforced from outside: when it expires the child is killed and the exercise it was in is reported as
 not finishing.
 
-A track plugs in with one function, `check_files(paths, timeout, before)`: it imports the learner's files
+A track (track.py) plugs in with `check_files(paths, timeout, before)`: it imports the learner's files
 (import_learners: raising ImportFailed with the reason when one fails) and yields a Result per exercise, calling
-before(number) as each begins. A track may offer `warm_up()`: the child calls it before the learner's files are
+before(number) as each begins; and with `warm_up()`, which the child calls before the learner's files are
 imported, so that what the checker itself needs (a library imported, the right answers computed) is ready before
 any time limit starts: a limit measures the learner's code only.
 """
@@ -142,11 +142,11 @@ def worker(track: str, timeout: float, channel: str, paths: list[str]) -> int:
         out.write(f"{kind} {json.dumps(payload)}\n")
         out.flush()
 
-    module = importlib.import_module(f'micrograd.exercises.{track}')
-    getattr(module, 'warm_up', lambda: None)()  # what the checker needs, before any clock starts
+    chosen = importlib.import_module(f'micrograd.exercises.{track}').TRACK
+    chosen.warm_up()  # what the checker needs, before any clock starts
     say('begin', 0)  # importing the learner's files
     try:
-        for result in module.check_files([Path(p) for p in paths], timeout=timeout,
+        for result in chosen.check_files([Path(p) for p in paths], timeout=timeout,
                                          before=lambda number: say('begin', number)):
             say('result', dataclasses.asdict(result))
     except ImportFailed as error:

@@ -30,7 +30,6 @@ from micrograd.exercises.cutting import (
 from micrograd.exercises.scalar.exercises import EXERCISES, Exercise, find
 
 ENGINE_FILE, NN_FILE = 'my_engine.py', 'my_nn.py'
-FILES = {'engine': ENGINE_FILE, 'nn': NN_FILE}
 CLASSES = {'engine': 'Value', 'nn': 'Neuron'}
 
 
@@ -187,20 +186,6 @@ def nn_text(directory: str | Path = '.') -> str:
     """my_nn.py: the library's nn.py on my_engine, with Neuron.__call__ and parameters() blank."""
     source, _ = library_source('micrograd.nn')
     return nn_header(directory) + _on_my_engine(splice(source, {b: b.text() for b in find_blanks(source, 'nn')}))
-
-
-def start(directory: str | Path, force: bool = False) -> list[Path]:
-    """Write my_engine.py and my_nn.py into directory; an existing workspace is kept unless force."""
-    directory = Path(directory)
-    files = [directory / ENGINE_FILE, directory / NN_FILE]
-    existing = [f for f in files if f.exists()]
-    if existing and not force:
-        raise FileExistsError(f"{existing[0]} exists already: your work is kept. Continue with "
-                              f"`{command('check', directory)}`, or start over with --force")
-    directory.mkdir(parents=True, exist_ok=True)
-    files[0].write_text(engine_text(directory), encoding='utf-8')
-    files[1].write_text(nn_text(directory), encoding='utf-8')
-    return files
 
 
 def solution(name: str) -> str:

@@ -24,9 +24,9 @@ In a notebook: `from micrograd.exercises.tensor import blank_tensor, check`, the
     backward_on_graphs.py   the backward() exercise, on graphs the checker makes
     exercises_tensor_ipynb.py  exercises_tensor.ipynb, made from the records and the library's source
 
-The track's interface, as every track has it: EXERCISES, start(directory), check(target) -> Report,
-solution(name), write_notebook(path), and check_files(paths, timeout, before) and warm_up() for the checking
-process.
+The track is TRACK, a Track (../track.py); its methods are also this package's functions: start(directory),
+check(target) -> Report, solution(name), write_notebook(path), and check_files and warm_up for the checking
+process (runner.py).
 """
 from __future__ import annotations
 
@@ -36,29 +36,78 @@ except ImportError:  # pragma: no cover - a Python without NumPy
     raise ImportError("the tensor track needs NumPy: pip install numpy (in the clone's folder: pip install -e "
                       "'.[tensor]'; make exercises TRACK=tensor installs it)") from None
 
+import ast
 import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from micrograd.exercises.commands import command
 from micrograd.exercises.report import Report
 from micrograd.exercises.result import Result
-from micrograd.exercises.runner import import_learners, run_in_child
+from micrograd.exercises.runner import import_learners
 from micrograd.exercises.tensor.exercise_list import EXERCISES, find
 from micrograd.exercises.tensor.grading import check_all, place_of
-from micrograd.exercises.tensor.my_tensor_file import TENSOR_FILE, blank_tensor, solution, start
+from micrograd.exercises.tensor.my_tensor_file import TENSOR_FILE, blank_source, blank_tensor, locate, target
+from micrograd.exercises.tensor.my_tensor_file import solution as library_answer
 from micrograd.exercises.tensor.running import prepare
+from micrograd.exercises.track import Track
 
-__all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'check_files', 'missing', 'blank_tensor', 'FILES',
-           'write_notebook', 'warm_up']
-FILES = (TENSOR_FILE,)
-NAME = 'tensor'
-TITLE = 'micrograd exercises, tensor track'
+__all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'check_files', 'missing', 'blank_tensor',
+           'write_notebook', 'warm_up', 'TRACK']
 
 
-def _again(path: Path | None = None) -> str:
-    return command('check', '--track', NAME, *([path] if path is not None and str(path) != '.' else []))
+class TensorTrack(Track):
+    name = 'tensor'
+    title = 'micrograd exercises, tensor track'
+    exercises = EXERCISES
+    files = (TENSOR_FILE,)
+    notebook = 'micrograd.exercises.tensor.exercises_tensor_ipynb'
+    solution = staticmethod(library_answer)
+
+    def texts(self, directory: Path) -> list[str]:
+        return [blank_source(directory)]
+
+    def places(self, paths: list[Path]) -> dict[int, str]:
+        """The places in the learner's file, found without importing it (in this process)."""
+        try:
+            tree = ast.parse(paths[0].read_text(encoding='utf-8'))
+        except (SyntaxError, OSError):
+            return {}
+        out = {}
+        for exercise in EXERCISES:
+            try:
+                fn, owner = locate(tree, exercise.blanks[0])
+                body = target(fn, exercise.blanks[0])
+            except LookupError:
+                continue
+            name = owner if body is fn else f"_backward in {owner}"
+            first = body.body[1] if ast.get_docstring(body) and len(body.body) > 1 else body.body[0]
+            out[exercise.number] = f"{paths[0].name}, line {first.lineno}: {name}"
+        return out
+
+    def check_objects(self, target: Any, *more: Any, timeout: float) -> Report:
+        """target: a module holding the engine (as blank_tensor() makes it, with the learner's methods put on its
+        classes)."""
+        if not (isinstance(target, types.ModuleType) and hasattr(target, 'Tensor')):
+            raise TypeError(f"check: expected a workspace directory, my_tensor.py or the engine's module, got "
+                            f"{type(target).__name__}")
+        results = list(check_all(target, timeout=timeout))
+        places = {e.number: p for e in EXERCISES if (p := place_of(target, e.blanks[0]))}
+        return Report(results, EXERCISES, places=places | {r.number: r.place for r in results if r.place},
+                      command='check(my_tensor)', title=self.title)
+
+    def check_files(self, paths: list[Path], timeout: float = 10.0,
+                    before: Callable[[int], None] | None = None) -> Iterator[Result]:
+        """Import my_tensor.py and check every exercise."""
+        yield from check_all(import_learners('my_tensor', paths[0]), timeout=timeout, before=before)
+
+    def warm_up(self) -> None:
+        prepare()
+
+
+TRACK = TensorTrack()
+start, missing, solution, write_notebook = TRACK.start, TRACK.missing, TRACK.solution, TRACK.write_notebook
+check_files, warm_up = TRACK.check_files, TRACK.warm_up
 
 
 def check(target: Any = '.', *, hint: bool = False, timeout: float = 10.0) -> Report:
@@ -67,89 +116,4 @@ def check(target: Any = '.', *, hint: bool = False, timeout: float = 10.0) -> Re
     target: a workspace directory, its my_tensor.py, or a module holding the engine (as blank_tensor() makes
     it, with the learner's methods put on its classes). hint: add the stronger hint and the formula.
     """
-    if isinstance(target, (str, Path)):
-        report = check_workspace(Path(target), timeout=timeout)
-    elif isinstance(target, types.ModuleType) and hasattr(target, 'Tensor'):
-        results = list(check_all(target, timeout=timeout))
-        report = Report(results, EXERCISES, places=places(target) | {r.number: r.place for r in results if r.place},
-                        command='check(my_tensor)', title=TITLE)
-    else:
-        raise TypeError(f"check: expected a workspace directory, my_tensor.py or the engine's module, got "
-                        f"{type(target).__name__}")
-    report.hint = hint
-    return report
-
-
-def places(module: Any) -> dict[int, str]:
-    """Where each exercise is written: {number: 'my_tensor.py, line 40: unbroadcast'} (its first blank)."""
-    out = {}
-    for exercise in EXERCISES:
-        place = place_of(module, exercise.blanks[0])
-        if place:
-            out[exercise.number] = place
-    return out
-
-
-def missing(path: Path) -> str:
-    """What is wrong with path as a workspace to check, before any work ('' when nothing is)."""
-    start_there = command('start', '--track', NAME, path)
-    if not path.exists():
-        return (f"no file {path}" if path.suffix == '.py'
-                else f"no folder {path}: make the workspace with `{start_there}`")
-    if path.is_dir() and not (path / TENSOR_FILE).exists():
-        return f"no {TENSOR_FILE} in {path}: make a workspace there with `{start_there}`"
-    if path.is_file() and path.suffix != '.py':
-        return f"{path} is not a Python file: give the workspace's folder, or its {TENSOR_FILE}"
-    return ''
-
-
-def check_workspace(path: Path, timeout: float = 10.0) -> Report:
-    file = path / TENSOR_FILE if path.is_dir() else path
-    again = _again(path)
-    if absent := missing(path):
-        return Report(exercises=EXERCISES, error=absent, command=again, title=TITLE)
-    results, error = run_in_child(NAME, [file], EXERCISES, timeout, file.parent)
-    if error:
-        return Report(exercises=EXERCISES, error=error, command=again, title=TITLE)
-    places = _file_places(file) | {r.number: r.place for r in results if r.place}  # (a wrong one: its line)
-    return Report(results, EXERCISES, places=places, command=again, title=TITLE,
-                  answer=command('solution', '--track', NAME, 'NAME'))
-
-
-def _file_places(file: Path) -> dict[int, str]:
-    """The places in the learner's file, found without importing it (in this process)."""
-    import ast
-
-    from micrograd.exercises.tensor.my_tensor_file import locate, target
-    try:
-        tree = ast.parse(file.read_text(encoding='utf-8'))
-    except (SyntaxError, OSError):
-        return {}
-    out = {}
-    for exercise in EXERCISES:
-        try:
-            fn, owner = locate(tree, exercise.blanks[0])
-            body = target(fn, exercise.blanks[0])
-        except LookupError:
-            continue
-        name = owner if body is fn else f"_backward in {owner}"
-        first = body.body[1] if ast.get_docstring(body) and len(body.body) > 1 else body.body[0]
-        out[exercise.number] = f"{file.name}, line {first.lineno}: {name}"
-    return out
-
-
-def check_files(paths: list[Path], timeout: float = 10.0,
-                before: Callable[[int], None] | None = None) -> Iterator[Result]:
-    """In the checking process: import my_tensor.py and check every exercise."""
-    yield from check_all(import_learners('my_tensor', paths[0]), timeout=timeout, before=before)
-
-
-def write_notebook(path: Path) -> Path:
-    """Write exercises_tensor.ipynb to path (it needs nbformat, of the demo extra: imported only here)."""
-    from micrograd.exercises.tensor.exercises_tensor_ipynb import write_notebook as write
-    return write(path)
-
-
-def warm_up() -> None:
-    """In the checking process, before the learner's files and any clock: import what the checker needs."""
-    prepare()
+    return TRACK.check(target, hint=hint, timeout=timeout)

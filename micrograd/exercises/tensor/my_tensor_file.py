@@ -227,18 +227,6 @@ def blank_source(directory: str | Path = '.') -> str:
     return header(directory, lines) + body
 
 
-def start(directory: str | Path, force: bool = False) -> list[Path]:
-    """Write my_tensor.py into directory; an existing one is kept unless force."""
-    directory = Path(directory)
-    path = directory / TENSOR_FILE
-    if path.exists() and not force:
-        raise FileExistsError(f"{path} exists already: your work is kept. Continue with "
-                              f"`{command('check', '--track', 'tensor', directory)}`, or start over with --force")
-    directory.mkdir(parents=True, exist_ok=True)
-    path.write_text(blank_source(directory), encoding='utf-8')
-    return [path]
-
-
 def solution(name: str) -> str:
     """The library's own code for an exercise: each function or method it blanks, from the library's files."""
     exercise = find(name)

@@ -1,0 +1,127 @@
+"""What a track is, and what every track does the same way: its workspace written and checked, its notebook
+written, a check of a workspace or of classes a notebook defines.
+
+A track (scalar/, tensor/) is one Track: its name, its exercises, its workspace's files (the first the one the
+learner opens, each later one running on it), and what only it knows: the text of each file, where each
+exercise is written in them, how its exercises are graded in the checking process (check_files, warm_up, see
+runner.py) and on objects a notebook made (check_objects), the library's answer (solution), and the module
+that builds its notebook.
+"""
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from micrograd.exercises.commands import command
+from micrograd.exercises.notebook import write
+from micrograd.exercises.report import Described, Report
+from micrograd.exercises.result import Result
+from micrograd.exercises.runner import run_in_child
+
+
+class Track:
+    name = ''                             # as --track says it
+    title = 'micrograd exercises'         # the report's first words
+    exercises: Sequence[Described] = ()
+    files: tuple[str, ...] = ()           # the workspace's files: the learner opens the first
+    notebook = ''                         # the module whose build_notebook() makes the track's notebook
+
+    # --- what each track says for itself ---------------------------------------------------------------
+
+    def texts(self, directory: Path) -> list[str]:
+        """The text of each of the workspace's files, for a workspace in directory."""
+        raise NotImplementedError
+
+    def places(self, paths: list[Path]) -> dict[int, str]:
+        """Where each exercise is written in the learner's files, read without importing them:
+        {number: 'my_engine.py, line 40: _backward in Value.__add__'}."""
+        raise NotImplementedError
+
+    def check_objects(self, target: Any, *more: Any, timeout: float) -> Report:
+        """Check what a notebook defines (a class, a module), in this process."""
+        raise NotImplementedError
+
+    def check_files(self, paths: list[Path], timeout: float = 10.0,
+                    before: Callable[[int], None] | None = None) -> Iterator[Result]:
+        """In the checking process: import the learner's files and yield a Result per exercise, calling
+        before(number) as each begins."""
+        raise NotImplementedError
+
+    def warm_up(self) -> None:
+        """In the checking process, before the learner's files and any clock: what the checker needs."""
+
+    def solution(self, name: str) -> str:
+        """The library's own code for an exercise."""
+        raise NotImplementedError
+
+    # --- what every track does the same way --------------------------------------------------------------
+
+    def command(self, verb: str, *args: str | Path) -> str:
+        """A command of this track, as the learner copies it (the default track needs no --track)."""
+        return command(verb, *([] if self.name == 'scalar' else ['--track', self.name]), *args)
+
+    def start(self, directory: str | Path, force: bool = False) -> list[Path]:
+        """Write the workspace's files into directory; an existing workspace is kept unless force."""
+        directory = Path(directory)
+        files = [directory / name for name in self.files]
+        existing = [f for f in files if f.exists()]
+        if existing and not force:
+            raise FileExistsError(f"{existing[0]} exists already: your work is kept. Continue with "
+                                  f"`{self.command('check', directory)}`, or start over with --force")
+        directory.mkdir(parents=True, exist_ok=True)
+        for file, text in zip(files, self.texts(directory)):
+            file.write_text(text, encoding='utf-8')
+        return files
+
+    def missing(self, path: Path) -> str:
+        """What is wrong with path as a workspace to check, before any work ('' when nothing is)."""
+        first = self.files[0]
+        if not path.exists():
+            if path.suffix == '.py':
+                return f"no file {path}"
+            return f"no folder {path}: make the workspace there with `{self.command('start', path)}`"
+        if path.is_dir() and path.suffix == '.py':
+            return f"{path} is a folder, not a Python file: give the workspace's folder, or its {first}"
+        if path.is_dir() and (path / first).is_dir():
+            return f"{path / first} is a folder, not a Python file: the workspace's {first} is a file"
+        if path.is_dir() and not (path / first).exists():
+            return f"no {first} in {path}: make a workspace there with `{self.command('start', path)}`"
+        if path.is_file() and path.suffix != '.py':
+            return f"{path} is not a Python file: give the workspace's folder, or its {first}"
+        if path.name in self.files[1:] and not (path.parent / first).is_file():
+            return f"no {first} beside {path}: {path.name} runs on it"
+        return ''
+
+    def check(self, target: Any = '.', *more: Any, hint: bool = False, timeout: float = 10.0) -> Report:
+        """Check the exercises and return a Report (printable; shown as a table in Jupyter). target: a workspace
+        directory or one of its files; else what a notebook defines (check_objects). hint: add the stronger hint
+        and the formula for the first exercise that is wrong or not started."""
+        if isinstance(target, (str, Path)):
+            report = self.check_workspace(Path(target), timeout=timeout)
+        else:
+            report = self.check_objects(target, *more, timeout=timeout)
+        report.hint = hint
+        return report
+
+    def check_workspace(self, path: Path, timeout: float = 10.0) -> Report:
+        """Check a workspace, given as its folder or one of its files (a later file checks the workspace it
+        belongs to; any other Python file is checked as the first), in a child process."""
+        first = path / self.files[0] if path.is_dir() else \
+            path.parent / self.files[0] if path.name in self.files[1:] else path
+        later = [first.parent / name for name in self.files[1:]]
+        paths = [first] + [p for p in later if p.is_file() and p != first]
+        again = self.command('check', *([path] if str(path) != '.' else []))
+        if absent := self.missing(path):
+            return Report(exercises=self.exercises, error=absent, command=again, title=self.title)
+        results, error = run_in_child(self.name, paths, self.exercises, timeout, first.parent)
+        if error:
+            return Report(exercises=self.exercises, error=error, command=again, title=self.title)
+        places = self.places(paths) | {r.number: r.place for r in results if r.place}  # a wrong one: its line
+        return Report(results, self.exercises, places=places, command=again, title=self.title,
+                      answer=self.command('solution', 'NAME'))
+
+    def write_notebook(self, path: Path) -> Path:
+        """Write the track's notebook to path (it needs nbformat, of the demo extra: imported only here)."""
+        return write(importlib.import_module(self.notebook).build_notebook(), path)
