@@ -26,3 +26,13 @@ def command(*args: str | Path) -> str:
         return line
     root = Path(__file__).resolve().parents[2]  # the folder holding the micrograd package
     return f"PYTHONPATH={shlex.quote(str(root))} {line}"
+
+
+def advice(check: str, answer: str) -> str:
+    """The last lines of a workspace file's header, in every track: how to check it, how to see the answer."""
+    return f"""\
+# After each one, check it (add --hint when you are stuck):
+#     {check}
+# The library's answer, when you want to compare:
+#     {answer}
+"""

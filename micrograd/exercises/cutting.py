@@ -67,6 +67,12 @@ def method_node(cls: ast.ClassDef, name: str) -> ast.FunctionDef:
     raise LookupError(f"no method {cls.name}.{name} in the library's source")
 
 
+def definition(fn: ast.FunctionDef) -> tuple[int, int]:
+    """The lines fn's definition spans, its decorators included (counted from 1, the last included)."""
+    assert fn.end_lineno is not None
+    return min([fn.lineno] + [d.lineno for d in fn.decorator_list]), fn.end_lineno
+
+
 def body_span(source: str, starts: list[int], fn: ast.FunctionDef) -> tuple[int, int, str]:
     """The text of fn's body after its docstring, up to the end of its last line (a trailing comment
     goes with it), and the body's indentation."""

@@ -1,7 +1,7 @@
-"""What a track's notebook is made of, for either track: Markdown that keeps its formulas, the module-level
-names a cell's code reads, and the notebook itself (no outputs: it is for the learner to run), checked by
-nbformat (the demo extra) and written. Each track says what goes in its cells (scalar/exercises_ipynb.py,
-tensor/exercises_tensor_ipynb.py)."""
+"""A track's notebook, for either track: an introduction, a setup cell, then per exercise its text, a cell with
+what it blanks and a check, and a finale; Markdown that keeps its formulas, the module-level names a cell's code
+reads, and the notebook itself (no outputs: it is for the learner to run), checked by nbformat (the demo extra)
+and written. Each track says what goes in its cells (scalar/exercises_ipynb.py, tensor/exercises_tensor_ipynb.py)."""
 from __future__ import annotations
 
 import ast
@@ -44,9 +44,17 @@ def module_names(source: str) -> set[str]:
     return names
 
 
-def assemble(cells: list[Any]) -> Any:
-    """The notebook of these cells, each with a stable id, for Python 3, validated."""
+def notebook(intro: list[str], setup: str, exercises: list[tuple[str, str]], check: str, finale: str,
+             finale_code: str) -> Any:
+    """The notebook, as an nbformat node, validated: the introduction's Markdown cells, the setup cell, then per
+    exercise (its Markdown, its code) a cell of each and the check, then the finale and its code. Each cell has
+    a stable id."""
     nbformat: Any = importlib.import_module('nbformat')  # in the demo extra; untyped
+    code, text = nbformat.v4.new_code_cell, nbformat.v4.new_markdown_cell
+    cells = [text(part) for part in intro] + [code(setup)]
+    for about, cell in exercises:
+        cells += [text(about), code(cell), code(check)]
+    cells += [text(finale), code(finale_code)]
     for i, cell in enumerate(cells):
         cell['id'] = f'cell-{i}'
     nb = nbformat.v4.new_notebook(cells=cells, metadata={

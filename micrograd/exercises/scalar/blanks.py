@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from micrograd.exercises.commands import command
+from micrograd.exercises.commands import advice, command
 from micrograd.exercises.cutting import (
     body_span,
     class_node,
     comments,
+    definition,
     library_source,
     load,
     method_node,
@@ -148,11 +149,7 @@ def engine_header(directory: str | Path = '.') -> str:
 # my_engine.py: micrograd's engine.py with the backward of each op cut out, for you to write.
 # Fill in each EXERCISE in order, from 1 (+) to {_LAST.number} (backward); exercise {_NEURON.number} is in my_nn.py.
 {order}# Each op's _backward(grad) is handed the output's gradient: where the lecture writes out.grad, write grad.
-# After each one, check it (add --hint when you are stuck):
-#     {command('check', where)}
-# The library's answer, when you want to compare:
-#     {command('solution', 'tanh')}
-"""
+""" + advice(command('check', where), command('solution', 'tanh'))
 
 
 def nn_header(directory: str | Path = '.') -> str:
@@ -196,10 +193,9 @@ def solution(name: str) -> str:
     cls = class_node(ast.parse(source), CLASSES[exercise.source])
     parts = []
     for method in methods_of(cls, exercise):
-        first = min([method.lineno] + [d.lineno for d in method.decorator_list])
-        assert method.end_lineno is not None
-        code = '\n'.join(lines[first - 1:method.end_lineno])
-        parts.append(f"# {filename}, lines {first}-{method.end_lineno}\n{code}")
+        first, last = definition(method)
+        code = '\n'.join(lines[first - 1:last])
+        parts.append(f"# {filename}, lines {first}-{last}\n{code}")
     return f"# exercise {exercise.number} ({exercise.name}): the library's answer\n" + '\n\n'.join(parts) + '\n'
 
 

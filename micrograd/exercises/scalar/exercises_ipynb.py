@@ -6,13 +6,11 @@ changes; a test checks that the committed notebook is the one this makes.
 from __future__ import annotations
 
 import ast
-import importlib
 import textwrap
-from pathlib import Path
 from typing import Any
 
-from micrograd.exercises.cutting import class_node, library_source, splice
-from micrograd.exercises.notebook import assemble, free_names, markdown, module_names, write
+from micrograd.exercises.cutting import class_node, definition, library_source, splice
+from micrograd.exercises.notebook import free_names, markdown, module_names, notebook
 from micrograd.exercises.scalar.blanks import CLASSES, find_blanks, methods_of
 from micrograd.exercises.scalar.exercises import EXERCISES, Exercise
 
@@ -82,9 +80,8 @@ def exercise_cells(which: str, blank: bool = True) -> list[tuple[Exercise, str]]
             continue
         parts, attach = [], []
         for method in methods_of(cls, exercise):
-            first = min([method.lineno] + [d.lineno for d in method.decorator_list])
-            assert method.end_lineno is not None
-            parts.append(textwrap.dedent('\n'.join(lines[first - 1:method.end_lineno])))
+            first, last = definition(method)
+            parts.append(textwrap.dedent('\n'.join(lines[first - 1:last])))
             names = [f"{class_name}.{n}" for n in [method.name, *aliases.get(method.name, [])]]
             attach.append(f"{' = '.join(names)} = {method.name}")
         cells.append((exercise, '\n\n'.join(parts) + '\n\n' + '\n'.join(attach)))
@@ -126,27 +123,20 @@ def _setup() -> str:
     return '\n'.join(lines)
 
 
+def _about(exercise: Exercise) -> str:
+    where = 'micrograd/nn.py' if exercise.source == 'nn' else 'micrograd/engine.py'
+    rules = ''.join(f"{n}. {markdown(text)}\n" for n, (_, text) in enumerate(exercise.rules, 1))
+    if rules:
+        rules = ("Once your gradients are right, the library asks for more; each is checked, and named if "
+                 f"missing:\n\n{rules}\n")
+    return (f"## Exercise {exercise.number}: {markdown(exercise.title)}\n\n{markdown(exercise.what)}\n\n{rules}"
+            f"{markdown(exercise.hint)}\n\n(From `{where}`; the library's answer: "
+            f"`python -m micrograd.exercises solution {exercise.name}`.)")
+
+
 def build_notebook() -> Any:
     """The notebook, as an nbformat node (no outputs: it is for the learner to run)."""
-    nbformat: Any = importlib.import_module('nbformat')  # in the demo extra; untyped
-    new_code_cell, new_markdown_cell = nbformat.v4.new_code_cell, nbformat.v4.new_markdown_cell
     order = ', '.join(f"`{e.name}`" for e in EXERCISES)  # as the list has them
-    cells = [new_markdown_cell(INTRO.replace('{order}', order)), new_markdown_cell(SETUP_NOTE), new_code_cell(_setup())]
-    for exercise, code in exercise_cells('engine') + exercise_cells('nn'):
-        where = 'micrograd/nn.py' if exercise.source == 'nn' else 'micrograd/engine.py'
-        rules = ''.join(f"{n}. {markdown(text)}\n" for n, (_, text) in enumerate(exercise.rules, 1))
-        if rules:
-            rules = ("Once your gradients are right, the library asks for more; each is checked, and named if "
-                     f"missing:\n\n{rules}\n")
-        cells += [new_markdown_cell(f"## Exercise {exercise.number}: {markdown(exercise.title)}\n\n"
-                                    f"{markdown(exercise.what)}\n\n{rules}"
-                                    f"{markdown(exercise.hint)}\n\n"
-                                    f"(From `{where}`; the library's answer: "
-                                    f"`python -m micrograd.exercises solution {exercise.name}`.)"),
-                  new_code_cell(code), new_code_cell(CHECK)]
-    cells += [new_markdown_cell(FINALE), new_code_cell(FINALE_CODE)]
-    return assemble(cells)
-
-
-def write_notebook(path: Path) -> Path:
-    return write(build_notebook(), path)
+    return notebook([INTRO.replace('{order}', order), SETUP_NOTE], _setup(),
+                    [(_about(e), code) for e, code in exercise_cells('engine') + exercise_cells('nn')],
+                    CHECK, FINALE, FINALE_CODE)

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import ast
 import builtins
-import importlib
 import textwrap
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-from micrograd.exercises.notebook import assemble, markdown, module_names, write
+from micrograd.exercises.cutting import definition
+from micrograd.exercises.notebook import markdown, module_names, notebook
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.exercise_list import EXERCISES
 from micrograd.exercises.tensor.my_tensor_file import blanks, library_module, library_source, locate, splice
@@ -81,9 +80,8 @@ def exercise_cells(blank: bool = True) -> list[tuple[Exercise, str]]:
             if owner in seen:
                 continue
             seen.add(owner)
-            first = min([fn.lineno] + [d.lineno for d in fn.decorator_list])
-            assert fn.end_lineno is not None
-            parts.append(textwrap.dedent('\n'.join(lines[first - 1:fn.end_lineno])))
+            first, last = definition(fn)
+            parts.append(textwrap.dedent('\n'.join(lines[first - 1:last])))
             attach.append(f"{_holder(owner)}.{fn.name} = {fn.name}")
             if '.' in owner and fn.name in _helpers():  # (the method hid a function of the same name)
                 attach.append(f"{fn.name} = my_tensor.{fn.name}  # the name is the engine's function again")
@@ -118,14 +116,5 @@ def _about(exercise: Exercise) -> str:
 def build_notebook(blank: bool = True) -> Any:
     """The notebook, as an nbformat node (no outputs: it is for the learner to run); blank=False: every cell
     holds the library's own bodies (for the test that runs it solved)."""
-    nbformat: Any = importlib.import_module('nbformat')  # in the demo extra; untyped
-    code, text = nbformat.v4.new_code_cell, nbformat.v4.new_markdown_cell
-    cells = [text(INTRO), text(SETUP_NOTE), code(_setup())]
-    for exercise, cell in exercise_cells(blank):
-        cells += [text(_about(exercise)), code(cell), code(CHECK)]
-    return assemble(cells + [text(FINALE), code(FINALE_CODE)])
-
-
-def write_notebook(path: Path) -> Path:
-    return write(build_notebook(), path)
-
+    return notebook([INTRO, SETUP_NOTE], _setup(), [(_about(e), cell) for e, cell in exercise_cells(blank)],
+                    CHECK, FINALE, FINALE_CODE)

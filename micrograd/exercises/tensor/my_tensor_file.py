@@ -21,8 +21,8 @@ from functools import cache
 from pathlib import Path
 
 from micrograd.exercises import cutting
-from micrograd.exercises.commands import command
-from micrograd.exercises.cutting import body_span, offsets
+from micrograd.exercises.commands import advice, command
+from micrograd.exercises.cutting import body_span, definition, offsets
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.exercise_list import EXERCISES, find
 
@@ -208,11 +208,7 @@ def header(directory: str | Path = '.', lines: dict[int, int] | None = None) -> 
 # it never writes into grad, which another node may hold too.
 # The file follows the library's modules, so the exercises are not in order here; each one's line:
 {chr(10).join(index)}
-# After each one, check it (add --hint when you are stuck):
-#     {command('check', '--track', 'tensor', where)}
-# The library's answer, when you want to compare:
-#     {command('solution', '--track', 'tensor', 'softmax')}
-"""
+""" + advice(command('check', '--track', 'tensor', where), command('solution', '--track', 'tensor', 'softmax'))
 
 
 def blank_source(directory: str | Path = '.') -> str:
@@ -242,11 +238,10 @@ def solution(name: str) -> str:
                 continue
             if bname in FUNCTIONS and module.__name__ != f'{PACKAGE}.kernels':
                 continue
-            first = min([fn.lineno] + [d.lineno for d in fn.decorator_list])
-            assert fn.end_lineno is not None
+            first, last = definition(fn)
             path = module.__name__.replace('.', '/') + '.py'
-            parts.append((exercise.blanks.index(bname), f"# {path}, lines {first}-{fn.end_lineno}: {owner}\n"
-                          + '\n'.join(lines[first - 1:fn.end_lineno])))
+            parts.append((exercise.blanks.index(bname), f"# {path}, lines {first}-{last}: {owner}\n"
+                          + '\n'.join(lines[first - 1:last])))
     parts.sort(key=lambda p: p[0])
     return (f"# exercise {exercise.number} ({exercise.name}) of the tensor track: the library's answer\n"
             + '\n\n'.join(text for _, text in parts) + '\n')
