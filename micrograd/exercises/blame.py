@@ -1,4 +1,5 @@
-"""The learner's line: which function and line of the learner's code raised an error, or holds a mistake.
+"""The learner's line: which function and line of the learner's code raised an error, or holds a mistake; and
+the learner's code traced as it runs, to find that line.
 
 Frames of micrograd itself (the checker, numeric.py) and of Python's standard library are not the learner's:
 an error is reported at the innermost frame the learner wrote.
@@ -8,10 +9,12 @@ from __future__ import annotations
 import ast
 import linecache
 import os
+import sys
 import sysconfig
 import types
+from collections.abc import Callable
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 NOT_LEARNERS = tuple(str(Path(p).resolve()) + os.sep for p in [
     str(Path(__file__).parents[1]), *(sysconfig.get_paths()[k] for k in ('stdlib', 'purelib', 'platlib'))])
@@ -84,3 +87,13 @@ def place_of(error: BaseException) -> str:
         return ''
     code, line = frames[-1]
     return f"{Path(code.co_filename).name}, line {line}: {linecache.getline(code.co_filename, line).strip()}"
+
+
+def traced(call: Callable[[], object], tracer: Callable[[types.FrameType, str, Any], Any]) -> None:
+    """call() with tracer as sys.settrace's (the one before it put back after; an exception is let through)."""
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        call()
+    finally:
+        sys.settrace(previous)

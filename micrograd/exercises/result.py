@@ -3,6 +3,15 @@ Both tracks grade into this record; report.py says it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+class Numbered(Protocol):
+    """An exercise of any track, as far as its Result needs it."""
+    @property
+    def number(self) -> int: ...
+    @property
+    def name(self) -> str: ...
 
 DONE, WRONG, NOT_STARTED, ABSENT, UNCHECKED = 'done', 'wrong', 'not started', 'absent', 'not checked'
 CORRECT = 'correct'  # the idea is right (the gradients are); a rule of the library's, stated in the task, is not met
@@ -24,6 +33,11 @@ class Result:
     note: str = ''        # how it was checked, when that is worth saying
     also: str = ''        # the other inputs it is wrong on
     printed: str = ''     # what the learner's code printed meanwhile
+
+    @classmethod
+    def of(cls, exercise: Numbered, status: str, **fields: Any) -> Result:
+        """How exercise stands, as every grader of every track says it."""
+        return cls(number=exercise.number, name=exercise.name, status=status, **fields)
 
 
 # The diagnoses any exercise of any track can get: about running the learner's code rather than its calculus.

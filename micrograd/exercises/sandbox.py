@@ -1,7 +1,9 @@
 """Running the learner's code for one exercise: a time limit, and what it prints kept aside.
 
 The time limit is a timer signal, where signals allow it (the main thread, not on Windows); elsewhere the code
-runs without one. Timeout is a BaseException, so that the learner's `except Exception` lets it through.
+runs without one. It is either paused while the checker works (paused(): the scalar track), or counted only
+while the learner's code runs (timed() and learners_time(): the tensor track). Timeout is a BaseException, so
+that the learner's `except Exception` lets it through.
 """
 from __future__ import annotations
 
@@ -9,7 +11,10 @@ import contextlib
 import io
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
 
 from micrograd.exercises.blame import where
 from micrograd.exercises.result import GENERIC, WRONG, Result
@@ -49,6 +54,43 @@ def paused() -> Iterator[None]:
     finally:
         if left:
             signal.setitimer(signal.ITIMER_REAL, left)
+
+
+@dataclass
+class _Clock:
+    module: Any = None           # the learner's engine, while one of its exercises is checked
+    left: float | None = None    # the seconds its code has left (None: no limit)
+    inside: bool = False
+
+
+_CLOCK = _Clock()
+
+
+@contextlib.contextmanager
+def timed(module: Any, seconds: float | None) -> Iterator[None]:
+    """While one exercise is checked: module's code has `seconds` in all, counted by learners_time()."""
+    _CLOCK.module, _CLOCK.left = module, seconds
+    try:
+        yield
+    finally:
+        _CLOCK.module, _CLOCK.left = None, None
+
+
+@contextlib.contextmanager
+def learners_time(module: Any) -> Iterator[None]:
+    """A block that runs the learner's code (module is the learner's engine), under what is left of the exercise's
+    time limit; the checker's own work (the library's runs, central differences, PyTorch, naming) is not counted."""
+    if module is not _CLOCK.module or _CLOCK.left is None or _CLOCK.inside:
+        yield
+        return
+    began = time.perf_counter()
+    _CLOCK.inside = True
+    try:
+        with time_limit(max(_CLOCK.left, 1e-3)):
+            yield
+    finally:
+        _CLOCK.inside = False
+        _CLOCK.left -= time.perf_counter() - began
 
 
 _input = ['']

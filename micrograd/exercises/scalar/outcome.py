@@ -15,21 +15,21 @@ def explain(exercise: Exercise, key: str) -> str:
 
 
 def done(exercise: Exercise, note: str = '') -> Result:
-    return Result(number=exercise.number, name=exercise.name, status=DONE, note=note)
+    return Result.of(exercise, DONE, note=note)
 
 
 def not_started(exercise: Exercise, note: str = '') -> Result:
-    return Result(number=exercise.number, name=exercise.name, status=NOT_STARTED, note=note)
+    return Result.of(exercise, NOT_STARTED, note=note)
 
 
 def absent(exercise: Exercise) -> Result:
-    return Result(number=exercise.number, name=exercise.name, status=ABSENT)
+    return Result.of(exercise, ABSENT)
 
 
 def wrong(exercise: Exercise, diagnosis: str = '', *, why: str = '', **fields: Any) -> Result:
     """A mistake; its sentence is the record's for the diagnosis unless why says more."""
-    return Result(number=exercise.number, name=exercise.name, status=WRONG, diagnosis=diagnosis,
-                  why=why or (explain(exercise, diagnosis) if diagnosis else ''), **fields)
+    return Result.of(exercise, WRONG, diagnosis=diagnosis,
+                     why=why or (explain(exercise, diagnosis) if diagnosis else ''), **fields)
 
 
 def correct(exercise: Exercise, idea: str, missing: list[tuple[str, str]], **fields: Any) -> Result:
@@ -40,8 +40,8 @@ def correct(exercise: Exercise, idea: str, missing: list[tuple[str, str]], **fie
     left = '\n'.join(f"({order.index(key) + 1}) {rules[key]}" + (f"\n    {shown}" if shown else '')
                       for key, shown in missing)  # numbered as in the task, what shows it under each
     step = "one step" if len(missing) == 1 else f"{len(missing)} steps"
-    return Result(number=exercise.number, name=exercise.name, status=CORRECT, diagnosis=missing[0][0],
-                  why=f"correct ✓ — {idea}; {step} left to match the library:\n{left}", **fields)
+    return Result.of(exercise, CORRECT, diagnosis=missing[0][0],
+                     why=f"correct ✓ — {idea}; {step} left to match the library:\n{left}", **fields)
 
 
 def missing_method(exercise: Exercise, what: str, text: str = '') -> Result:

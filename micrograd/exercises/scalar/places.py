@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import ast
 import inspect
-import sys
 import textwrap
 import types
 from collections.abc import Callable, Set
 from pathlib import Path
 from typing import Any
 
-from micrograd.exercises.blame import NOT_LEARNERS
+from micrograd.exercises.blame import NOT_LEARNERS, traced
 from micrograd.exercises.scalar.exercises import EXERCISES
 
 
@@ -156,12 +155,7 @@ def lines_run(call: Callable[[], object]) -> Ran:
         if name not in _LEARNERS:
             _LEARNERS[name] = not (name.startswith('<frozen') or str(Path(name).resolve()).startswith(NOT_LEARNERS))
         return line if _LEARNERS[name] else None
-    previous = sys.gettrace()
-    sys.settrace(enter)
-    try:
-        call()
-    finally:
-        sys.settrace(previous)
+    traced(call, enter)
     return seen
 
 
@@ -172,12 +166,7 @@ def codes_run(call: Callable[[], object], codes: set[types.CodeType]) -> set[typ
     def enter(frame: types.FrameType, event: str, arg: object) -> None:
         if frame.f_code in codes:
             seen.add(frame.f_code)
-    previous = sys.gettrace()
-    sys.settrace(enter)
-    try:
-        call()
-    finally:
-        sys.settrace(previous)
+    traced(call, enter)
     return seen
 
 

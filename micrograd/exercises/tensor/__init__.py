@@ -46,7 +46,7 @@ from micrograd.exercises.report import Report
 from micrograd.exercises.result import Result
 from micrograd.exercises.runner import import_learners
 from micrograd.exercises.tensor.exercise_list import EXERCISES, find
-from micrograd.exercises.tensor.grading import check_all, place_of
+from micrograd.exercises.tensor.grading import blank_place, check_all
 from micrograd.exercises.tensor.my_tensor_file import TENSOR_FILE, blank_source, blank_tensor, locate, target
 from micrograd.exercises.tensor.my_tensor_file import solution as library_answer
 from micrograd.exercises.tensor.running import prepare
@@ -92,7 +92,7 @@ class TensorTrack(Track):
             raise TypeError(f"check: expected a workspace directory, my_tensor.py or the engine's module, got "
                             f"{type(target).__name__}")
         results = list(check_all(target, timeout=timeout))
-        places = {e.number: p for e in EXERCISES if (p := place_of(target, e.blanks[0]))}
+        places = {e.number: p for e in EXERCISES if (p := blank_place(target, e.blanks[0]))}
         return Report(results, EXERCISES, places=places | {r.number: r.place for r in results if r.place},
                       command='check(my_tensor)', title=self.title)
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
 
-from micrograd.exercises.result import Result
 from micrograd.exercises.tensor.cases import Case, Graph
 
 OWN_SHAPE = ("Hand `_add_grad` each tensor's gradient in that tensor's shape, or in the shape broadcasting "
@@ -65,10 +63,6 @@ class Exercise:
     def prompt(self, blank: str) -> str:
         """What the body of one of this exercise's blanks does, in a line."""
         return self.prompts[self.blanks.index(blank)] if len(self.prompts) == len(self.blanks) else self.title
-
-    def result(self, status: str, **fields: Any) -> Result:
-        """How this exercise stands, as both tracks report it."""
-        return Result(number=self.number, name=self.name, status=status, **fields)
 
     @property
     def task(self) -> str:

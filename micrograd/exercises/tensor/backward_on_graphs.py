@@ -13,11 +13,11 @@ from typing import Any
 import numpy as np
 
 from micrograd.exercises.blame import where
-from micrograd.exercises.result import CORRECT, DONE, GENERIC, NOT_STARTED, WRONG
-from micrograd.exercises.sandbox import set_input
+from micrograd.exercises.result import CORRECT, DONE, GENERIC, NOT_STARTED, WRONG, Result
+from micrograd.exercises.sandbox import learners_time, set_input
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.cases import Array, Graph
-from micrograd.exercises.tensor.running import is_blank_error, learners_time, summary
+from micrograd.exercises.tensor.running import is_blank_error, summary
 from micrograd.exercises.tensor.wrong_line import backward_line, forwards
 
 
@@ -146,25 +146,25 @@ def _check(exercise: Exercise, module: Any) -> Any:
                 nodes[graph.root].backward() if seed is None else nodes[graph.root].backward(seed)
         except Exception as error:  # noqa: BLE001
             if is_blank_error(error) is not None:
-                return exercise.result(NOT_STARTED)
+                return Result.of(exercise, NOT_STARTED)
             if forwards(module, exercise):  # (the library's assert, kept: a node reached before its gradient came)
-                return exercise.result(WRONG, input=text, expected=shown, obtained=type(error).__name__,
-                                       diagnosis='backward_not_reversed', why=slips['backward_not_reversed'],
-                                       detail=where(error), place=_place(module, exercise, 'backward_not_reversed'))
-            return exercise.result(WRONG, input=text, expected=shown, obtained=type(error).__name__,
-                                   diagnosis='raises', why=GENERIC['raises'], detail=where(error))
+                return Result.of(exercise, WRONG, input=text, expected=shown, obtained=type(error).__name__,
+                                 diagnosis='backward_not_reversed', why=slips['backward_not_reversed'],
+                                 detail=where(error), place=_place(module, exercise, 'backward_not_reversed'))
+            return Result.of(exercise, WRONG, input=text, expected=shown, obtained=type(error).__name__,
+                             diagnosis='raises', why=GENERIC['raises'], detail=where(error))
         got = _grads(nodes, names)
         root = got.get(graph.root)
         if root is not None and _same(got, want) and root.dtype != np.dtype(graph.dtype):
-            return exercise.result(WRONG, input=text, expected=f"{graph.root}.grad of dtype {graph.dtype}",
-                                   obtained=f"{graph.root}.grad of dtype {root.dtype}", diagnosis='promoted',
-                                   why=slips['promoted'], place=_place(module, exercise, 'promoted'))
+            return Result.of(exercise, WRONG, input=text, expected=f"{graph.root}.grad of dtype {graph.dtype}",
+                             obtained=f"{graph.root}.grad of dtype {root.dtype}", diagnosis='promoted',
+                             why=slips['promoted'], place=_place(module, exercise, 'promoted'))
         if not _same(got, want):
             key, says = _name(graph, calls, seed, got, slips)
             obtained = '; '.join(summary(n, got[n]) for n in graph.leaves)
-            return exercise.result(WRONG, input=text, expected=shown, obtained=obtained, diagnosis=key, why=says,
-                                   place=_place(module, exercise, key))
-    return _rules(exercise, module, slips) or exercise.result(DONE)
+            return Result.of(exercise, WRONG, input=text, expected=shown, obtained=obtained, diagnosis=key, why=says,
+                             place=_place(module, exercise, key))
+    return _rules(exercise, module, slips) or Result.of(exercise, DONE)
 
 
 def _place(module: Any, exercise: Exercise, key: str) -> str:
@@ -184,17 +184,17 @@ def _rules(exercise: Exercise, module: Any, slips: dict[str, str]) -> Any:
     try:
         x.backward()
     except Exception as error:  # noqa: BLE001
-        return exercise.result(WRONG, input=text, expected="x.grad = 1.5", obtained=type(error).__name__,
-                               diagnosis='raises', why=GENERIC['raises'], detail=where(error))
+        return Result.of(exercise, WRONG, input=text, expected="x.grad = 1.5", obtained=type(error).__name__,
+                         diagnosis='raises', why=GENERIC['raises'], detail=where(error))
     if not np.allclose(x.grad, 1.5):
         if np.allclose(x.grad, 1.0):  # the lecture's self.grad = 1: right on every graph an op made
-            return exercise.result(CORRECT, input=text, expected="x.grad = 1.5", obtained=f"x.grad = {x.grad}",
-                                   diagnosis='backward_seed_overwrites', why="correct ✓ — every gradient is right; one "
-                                   "step left to match the library: " + slips['backward_seed_overwrites'],
-                                   place=_place(module, exercise, 'backward_seed_overwrites'))
-        return exercise.result(WRONG, input=text, expected="x.grad = 1.5", obtained=f"x.grad = {x.grad}",
-                               diagnosis='wrong',
-                               why="a leaf output's gradient must grow by 1 (d x/d x), added to what it has")
+            return Result.of(exercise, CORRECT, input=text, expected="x.grad = 1.5", obtained=f"x.grad = {x.grad}",
+                             diagnosis='backward_seed_overwrites', why="correct ✓ — every gradient is right; one "
+                             "step left to match the library: " + slips['backward_seed_overwrites'],
+                             place=_place(module, exercise, 'backward_seed_overwrites'))
+        return Result.of(exercise, WRONG, input=text, expected="x.grad = 1.5", obtained=f"x.grad = {x.grad}",
+                         diagnosis='wrong',
+                         why="a leaf output's gradient must grow by 1 (d x/d x), added to what it has")
     vector = next(g for g in exercise.graphs if g.seed is not None)
     text = vector.text('backward()') + f"   ({vector.root} has shape {vector.shape} and no grad= is given)"
     set_input(text)
@@ -204,10 +204,10 @@ def _rules(exercise: Exercise, module: Any, slips: dict[str, str]) -> Any:
     except ValueError:
         return None
     except Exception as error:  # noqa: BLE001
-        return exercise.result(WRONG, input=text, expected="ValueError", obtained=type(error).__name__,
-                               diagnosis='raises', why=GENERIC['raises'], detail=where(error))
-    return exercise.result(CORRECT, input=text, expected="ValueError (a non-scalar output needs grad=)",
-                           obtained="no error", diagnosis='backward_nonscalar_seeded',
-                           why="correct ✓ — every gradient is right; one step left to match the library: "
-                               + slips['backward_nonscalar_seeded'],
-                           place=_place(module, exercise, 'backward_nonscalar_seeded'))
+        return Result.of(exercise, WRONG, input=text, expected="ValueError", obtained=type(error).__name__,
+                         diagnosis='raises', why=GENERIC['raises'], detail=where(error))
+    return Result.of(exercise, CORRECT, input=text, expected="ValueError (a non-scalar output needs grad=)",
+                     obtained="no error", diagnosis='backward_nonscalar_seeded',
+                     why="correct ✓ — every gradient is right; one step left to match the library: "
+                         + slips['backward_nonscalar_seeded'],
+                     place=_place(module, exercise, 'backward_nonscalar_seeded'))

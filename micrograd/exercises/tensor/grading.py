@@ -22,7 +22,7 @@ import numpy as np
 
 from micrograd.exercises.blame import learners, where
 from micrograd.exercises.result import DONE, GENERIC, NOT_STARTED, WRONG, Result
-from micrograd.exercises.sandbox import guarded, set_input
+from micrograd.exercises.sandbox import guarded, set_input, timed
 from micrograd.exercises.tensor.array_exercise import (
     BATCH_T,
     GRAD_NONE,
@@ -60,7 +60,6 @@ from micrograd.exercises.tensor.running import (
     prepare,
     run_case,
     summary,
-    timed,
     torch_grads,
 )
 from micrograd.exercises.tensor.wrong_line import holder_of, learners_function, wrong_line
@@ -106,13 +105,13 @@ def check_op(exercise: Exercise, module: Any) -> Result:
         if is_blank_error(run.error) is not None:
             runs.append(None)
             if unfinished is None and run.error is not None:
-                unfinished = exercise.result(WRONG, input=case.text(), obtained='NotImplementedError',
-                                             diagnosis='unfinished', why=GENERIC['unfinished'], detail=where(run.error))
+                unfinished = Result.of(exercise, WRONG, input=case.text(), obtained='NotImplementedError',
+                                       diagnosis='unfinished', why=GENERIC['unfinished'], detail=where(run.error))
             continue
         if not run.built:  # the forward pass failed: something outside the blanks was changed
-            return exercise.result(WRONG, input=case.text(), obtained=type(run.error).__name__, diagnosis='raises',
-                                   why="the forward pass raised (the checker builds each case with your Tensor)",
-                                   detail=where(run.error) if run.error else '')
+            return Result.of(exercise, WRONG, input=case.text(), obtained=type(run.error).__name__, diagnosis='raises',
+                             why="the forward pass raised (the checker builds each case with your Tensor)",
+                             detail=where(run.error) if run.error else '')
         runs.append(run)
         want, fd = expected(exercise.number, i)
         if (run.error is not None or run.inplace or run.misshaped
@@ -123,17 +122,17 @@ def check_op(exercise: Exercise, module: Any) -> Result:
             note = (f"on `{case.text()}`, {names} is data (requires_grad=False) and got a .grad: harmless for the "
                     "gradients, but the library (as PyTorch) passes grad on only to operands with requires_grad")
     if all(r is None for r in runs):
-        return exercise.result(NOT_STARTED)
+        return Result.of(exercise, NOT_STARTED)
     if failing:
         i = failing[0]
         wrong = runs[i]
         assert wrong is not None
         shown, obtained = _shown(exercise, i, wrong)
         key, why, blank = diagnose(exercise, runs, failing, module)
-        return exercise.result(WRONG, input=exercise.cases[i].text(), expected=shown, obtained=obtained,
-                               diagnosis=key, why=why, place=_place(module, exercise, blank, wrong, i),
-                               also='\n'.join(exercise.cases[j].text() for j in failing[1:4]))
-    return unfinished or exercise.result(DONE, note=note)
+        return Result.of(exercise, WRONG, input=exercise.cases[i].text(), expected=shown, obtained=obtained,
+                         diagnosis=key, why=why, place=_place(module, exercise, blank, wrong, i),
+                         also='\n'.join(exercise.cases[j].text() for j in failing[1:4]))
+    return unfinished or Result.of(exercise, DONE, note=note)
 
 
 def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int],
@@ -254,7 +253,7 @@ def _with_shape(says: str, run: Run, want: Run, out_shape: tuple[int, ...] | Non
 
 # --- where: the learner's line -------------------------------------------------------------------------
 
-def place_of(module: Any, blank: str) -> str:
+def blank_place(module: Any, blank: str) -> str:
     """'my_tensor.py, line 412: _backward in Unary.softmax': where the learner writes a blank."""
     fn = learners_function(module, blank)  # (unwrapped: an op under a decorator that names its errors)
     try:
@@ -299,7 +298,7 @@ def _place(module: Any, exercise: Exercise, blank: str, run: Run, i: int) -> str
         return f"{_file(code.co_filename)}, line {line}: {linecache.getline(code.co_filename, line).strip()}"
     if not blank and len(exercise.blanks) > 1:
         blank = _culprit(module, exercise, i)
-    return place_of(module, blank or exercise.blanks[0])
+    return blank_place(module, blank or exercise.blanks[0])
 
 
 def _culprit(module: Any, exercise: Exercise, i: int) -> str:
@@ -332,8 +331,8 @@ def check_one(exercise: Exercise, module: Any, timeout: float | None = 10.0) -> 
                 warnings.simplefilter('ignore', RuntimeWarning)  # (the mean of an empty slice, in a slip)
                 return check_backward(exercise, module) if exercise.kind == 'backward' else check_op(exercise, module)
         except Exception as error:  # noqa: BLE001 -- the learner's module broke one of the checker's own steps
-            return exercise.result(WRONG, obtained=type(error).__name__, diagnosis='raises',
-                                   why=GENERIC['raises'], detail=where(error))
+            return Result.of(exercise, WRONG, obtained=type(error).__name__, diagnosis='raises',
+                             why=GENERIC['raises'], detail=where(error))
     return guarded(exercise.number, exercise.name, grade, None)  # (the time limit: learners_time in running.py)
 
 

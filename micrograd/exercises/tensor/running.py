@@ -12,7 +12,6 @@ import ast
 import contextlib
 import importlib
 import textwrap
-import time
 import types
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -23,7 +22,8 @@ from typing import Any
 import numpy as np
 
 from micrograd.engine import topological_order
-from micrograd.exercises.sandbox import time_limit
+from micrograd.exercises.cutting import definition
+from micrograd.exercises.sandbox import learners_time
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.cases import Array, Case
 from micrograd.exercises.tensor.exercise_list import EXERCISES
@@ -167,45 +167,6 @@ def _watching(tensor: Any, handed: list[tuple[str, tuple[int, ...], tuple[int, .
         holder._add_grad = original
 
 
-# --- the time limit: the learner's code only ---------------------------------------------------------
-
-@dataclass
-class _Clock:
-    module: Any = None           # the learner's engine, while one of its exercises is checked
-    left: float | None = None    # the seconds its code has left (None: no limit)
-    inside: bool = False
-
-
-_CLOCK = _Clock()
-
-
-@contextlib.contextmanager
-def timed(module: Any, seconds: float | None) -> Iterator[None]:
-    """While one exercise is checked: module's code has `seconds` in all, counted by learners_time()."""
-    _CLOCK.module, _CLOCK.left = module, seconds
-    try:
-        yield
-    finally:
-        _CLOCK.module, _CLOCK.left = None, None
-
-
-@contextlib.contextmanager
-def learners_time(module: Any) -> Iterator[None]:
-    """A block that runs the learner's code (module is the learner's engine), under what is left of the exercise's
-    time limit; the checker's own work (the library's runs, central differences, PyTorch, naming) is not counted."""
-    if module is not _CLOCK.module or _CLOCK.left is None or _CLOCK.inside:
-        yield
-        return
-    began = time.perf_counter()
-    _CLOCK.inside = True
-    try:
-        with time_limit(max(_CLOCK.left, 1e-3)):
-            yield
-    finally:
-        _CLOCK.inside = False
-        _CLOCK.left -= time.perf_counter() - began
-
-
 def prepare() -> None:
     """What the checker needs, made before any clock starts: PyTorch imported where it is installed (5 s on a
     loaded machine), the library's engine as one module, its blanks."""
@@ -234,9 +195,8 @@ def library_text(owner: str) -> str:
     else:
         raise LookupError(owner)
     lines = source.splitlines(keepends=True)
-    first = min([fn.lineno] + [d.lineno for d in fn.decorator_list])
-    assert fn.end_lineno is not None
-    return textwrap.dedent(''.join(lines[first - 1:fn.end_lineno]))
+    first, last = definition(fn)
+    return textwrap.dedent(''.join(lines[first - 1:last]))
 
 
 def _compiled(owner: str, module: Any) -> Any:

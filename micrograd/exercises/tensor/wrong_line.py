@@ -16,7 +16,6 @@ import __future__
 import ast
 import inspect
 import re
-import sys
 import types
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -25,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from micrograd.exercises.blame import traced
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.cases import Array, Case
 from micrograd.exercises.tensor.my_tensor_file import FUNCTIONS, library_module
@@ -210,12 +210,7 @@ def _traced(codes: set[types.CodeType], run: Callable[[], Any]) -> list[Event]:
                                'handed' if fits(shape, np.shape(handed)) else 'misfit', getattr(tensor, 'data', None)))
         return None
 
-    previous = sys.gettrace()
-    sys.settrace(calls)
-    try:
-        run()
-    finally:
-        sys.settrace(previous)
+    traced(run, calls)
     return events
 
 
