@@ -12,12 +12,11 @@ from micrograd.numeric import checked
 __all__ = ['Value', 'no_grad', 'is_grad_enabled', 'topological_order']
 
 class Value:
-    """A scalar, its gradient, and the op and parents that made it, as the lecture's; but an op's
-    _backward is handed out's grad (his reads out.grad), so it never holds out: no cycles."""
+    """A scalar, its grad, the op and parents that made it; _backward(grad) never holds out."""
     def __init__(self, data: float, _children: Iterable[Value] = (), _op: str = '', label: str = '',
-                 *, _grad_fn: Any = None):  # _grad_fn(grad): the op's _backward
-        # the one check (numeric.py): data that is no float made one (3, np.float32(3)), or refused
-        self.data = data if type(data) is float else checked(data, _children, _op, _grad_fn)
+                 *, _grad_fn: Any = None, _for: str = ''):  # _grad_fn(grad): the op's _backward
+        # the one check (numeric.py): no float made one, or refused naming its op (or _for's: x + 2)
+        self.data = data if type(data) is float else checked(data, _children, _op or _for, _grad_fn)
         self._prev = tuple(_children) if recording.get() else ()  # not a set: a*a keeps both edges
         self._grad_fn = _grad_fn if self._prev else None  # (inside `with no_grad():` no graph)
         self.grad, self._op, self.label = 0.0, _op, label
@@ -26,23 +25,22 @@ class Value:
         return f"Value(data={self.data}, grad={self.grad})"
 
     def __add__(self, other: Value | float) -> Value:
-        other = other if isinstance(other, Value) else Value(other)
+        other = other if isinstance(other, Value) else Value(other, _for='__add__')
         def _backward(grad: float) -> None:  # grad: the output's, the lecture's out.grad
             self.grad += grad  # d(x+y)/dx = 1
             other.grad += grad  # d(x+y)/dy = 1
         return Value(self.data + other.data, (self, other), '+', _grad_fn=_backward)
 
     def __mul__(self, other: Value | float) -> Value:
-        other = other if isinstance(other, Value) else Value(other)
+        other = other if isinstance(other, Value) else Value(other, _for='__mul__')
         def _backward(grad: float) -> None:
             self.grad += other.data * grad  # d(xy)/dx = y
             other.grad += self.data * grad  # d(xy)/dy = x
         return Value(self.data * other.data, (self, other), '*', _grad_fn=_backward)
 
     def __pow__(self, other: Value | float) -> Value:
-        if isinstance(other, Value) or type(other) not in (int, float) or not other >= 1:
-            return self._power(other)  # x ** y of Values, and k < 1, whose slope is inf at x = 0
-        if type(self.data) is not float:  # a number written into .data by hand: below, as a float
+        if (isinstance(other, Value) or type(other) not in (int, float) or not other >= 1
+                or type(self.data) is not float):  # x ** y, k < 1 (slope inf at 0), NumPy: below
             return self._power(other)
         def _backward(grad: float) -> None:  # the lecture's x ** k, for an int or float k >= 1
             self.grad += other * self.data**(other - 1) * grad  # d x**k/dx = k * x**(k-1)
@@ -70,17 +68,17 @@ class Value:
     __radd__ = __add__  # other + self is self + other
     __rmul__ = __mul__  # other * self is self * other
     def __sub__(self, other: Value | float) -> Value:  # self + (-other), a number as a float first
-        return self + (-other if isinstance(other, Value) else -Value(other).data)  # (-uint8 wraps)
+        return self + (-other if isinstance(other, Value) else -Value(other, _for='__sub__').data)
     def __rsub__(self, other: float) -> Value:  # other - self
-        return -self + other
+        return -self + Value(other, _for='__rsub__')
     def __truediv__(self, other: Value | float) -> Value:  # self / other, its own op (y = 0: error)
-        other = other if isinstance(other, Value) else Value(other)
+        other = other if isinstance(other, Value) else Value(other, _for='__truediv__')
         def _backward(grad: float) -> None:  # (the lecture's self * other**-1 overflows at 1e-310)
             self.grad += grad / other.data  # d(x/y)/dx = 1/y
             other.grad -= grad * (self.data / other.data / other.data)  # -x/y**2, as (x/y)/y
         return Value(self.data / other.data, (self, other), '/', _grad_fn=_backward)
     def __rtruediv__(self, other: float) -> Value:  # other / self
-        return Value(other) / self
+        return Value(other, _for='__rtruediv__') / self
     def backward(self) -> None:  # d(self)/d(node) into each node's .grad (leaves add to theirs)
         topo = self._topological_order()
         for node in topo:
@@ -104,8 +102,7 @@ class Value:
         return topo
 
     # --- the rest: beyond the lecture -------------------------------------------------------------
-    def _power(self, other: Value | float) -> Value:  # x ** y: a slope Python refuses is inf
-        # x and y as floats, and x ** y, or an error naming ** (not real, 0 ** -1, too large)
+    def _power(self, other: Value | float) -> Value:  # x ** y; its errors and inf slopes: ieee.py
         x, y, out = ieee.checked_pow(self.data, other.data if isinstance(other, Value) else other)
         def _backward(grad: float) -> None:  # d(x**y)/dx = y * x**(y-1) (0 for y = 0: PyTorch's)
             self.grad += y * ieee.power(x, y - 1) * grad if y else 0.0  # (inf at x = 0 for y < 1)
@@ -114,7 +111,7 @@ class Value:
         parents, op = ((self, other), '**') if isinstance(other, Value) else ((self,), f'**{other}')
         return Value(out, parents, op, _grad_fn=_backward)  # (k as the user wrote it)
     def __rpow__(self, other: float) -> Value:  # other ** self
-        return Value(other) ** self
+        return Value(other, _for='__rpow__') ** self
     def log(self) -> Value:
         x = ieee.positive(self.data, 'Value.log')  # log is defined only for x > 0
         def _backward(grad: float) -> None:

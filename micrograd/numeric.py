@@ -65,7 +65,8 @@ def refuse_tensor(x: object, op: str) -> None:
 
 def checked(x: object, parents: Iterable[Any], op: str, backward: object = None) -> float:
     """The data of a new Value as a Python float: the one check every Value's data passes (Value() calls it
-    for anything that is not already a float). x is a number given to Value(), or an op's result where a
+    for anything that is not already a float). x is a number given to Value(), one an op takes as an operand
+    (op is then the op's method, '__add__' for the 2 of x + 2: an error names it), or an op's result where a
     parent's .data was written by hand as something else (a NumPy float16, an int), or where Python's
     arithmetic gave a complex number ((-8.0) ** 1.5): no real number, a ValueError naming the op.
 
@@ -73,8 +74,10 @@ def checked(x: object, parents: Iterable[Any], op: str, backward: object = None)
     an op of engine.py (one that hands Value() its backward) of Python's arithmetic (+, *, /, **) computes its
     result again from the floats: what NumPy computed in float16 is not kept. (An op written the lecture's way
     keeps its own result.)"""
-    if not parents and not op:  # a number given to Value(), or made one by an op (the 2 of x + 2)
-        return real(x, 'Value()', 'a real number (as data, or a number an op takes)')
+    if isinstance(op, str) and op.startswith('__'):  # a number an op takes (the 2 of x + 2): Value(2)
+        return real(x, f'Value.{op}')
+    if not parents and not op:  # a number given to Value()
+        return real(x, 'Value()')
     power = isinstance(op, str) and op.startswith('**')
     record = BY_NAME['**'] if power else BY_NAME.get(op) if isinstance(op, str) else None
     name = f'Value.{record.method}' if record else 'Value()'

@@ -36,8 +36,7 @@ class ScalarOp:
     method: str  # the Value method it calls
     refuses: Callable[[float, float], Refusal] = lambda a, b: None  # our domain: the error for these operands
     errors_name: str = ''  # a regular expression for what a domain error says (default: method)
-    operand_named: str = r'Value\(\)'  # a regular expression for what a refused operand's error names: a number
-    # operand k becomes Value(k), whose one check names the constructor; x ** k and Value.dot name themselves
+    operand_named: str = ''  # a regular expression for what a refused operand's error names (default: method)
     interval: tuple[float, float] = (-3.0, 3.0)  # ordinary samples of x (and y): inside the domain
     number_interval: tuple[float, float] = (-3.0, 3.0)  # ordinary samples of k
     kinks: tuple[float, ...] = ()  # where the derivative jumps: no difference quotient there
@@ -51,6 +50,10 @@ class ScalarOp:
         """Which operands are Values (a, b)."""
         return {'unary': (True, False), 'values': (True, True), 'number': (True, False),
                 'rnumber': (False, True)}[self.form]
+
+    @property
+    def operand_pattern(self) -> str:
+        return self.operand_named or self.method.replace('.', r'\.')
 
     @property
     def error_pattern(self) -> str:
@@ -199,11 +202,9 @@ OPS: list[ScalarOp] = [
     ScalarOp('dot([x, y], [y, x])', 'values', lambda a, b: Value.dot([a, b], [b, a]), _dot2,
              lambda t, a, b: 0.0 + a * b + b * a, 'Value.dot'),
     ScalarOp('dot([x], [k])', 'number', lambda a, b: Value.dot([a], [b]), lambda a, b: 0.0 + a * b,
-             lambda t, a, b: 0.0 + a * b, 'Value.dot',
-             operand_named=r'Value\.dot'),
+             lambda t, a, b: 0.0 + a * b, 'Value.dot'),
     ScalarOp('dot([x], [2], bias=k)', 'number', lambda a, b: Value.dot([a], [2.0], b),
-             lambda a, b: b + a * 2.0, lambda t, a, b: b + a * 2.0, 'Value.dot',
-             operand_named=r'Value\.dot'),
+             lambda a, b: b + a * 2.0, lambda t, a, b: b + a * 2.0, 'Value.dot'),
 ]
 
 BY_NAME = {op.name: op for op in OPS}

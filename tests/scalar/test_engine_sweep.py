@@ -254,13 +254,13 @@ def snapshot(nodes: list[Value]) -> list[Any]:
 @pytest.mark.parametrize('name, kind', [pytest.param(name, kind, marks=not_number_marks(kind))
                                         for name in WITH_A_NUMBER for kind in NOT_NUMBERS
                                         if not (kind == 'None' and 'bias' in name)])  # (a bias of None: no bias)
-def test_what_is_no_real_number_is_refused_naming_where_it_entered_and_changes_nothing(name, kind):
+def test_what_is_no_real_number_is_refused_naming_the_method_and_changes_nothing(name, kind):
     op, (bad, error) = BY_NAME[name], NOT_NUMBERS[kind]
     x, nodes, before = a_small_graph()
     call = (lambda: op.ours(x, bad)) if op.form == 'number' else (lambda: op.ours(bad, x))
     with pytest.raises(error) as refused:
         call()
-    assert re.search(op.operand_named, str(refused.value)), f"not {op.operand_named}: {refused.value}"
+    assert re.search(op.operand_pattern, str(refused.value)), f"not {op.operand_pattern}: {refused.value}"
     assert snapshot(nodes) == before
 
 
