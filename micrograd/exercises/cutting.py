@@ -73,14 +73,21 @@ def definition(fn: ast.FunctionDef) -> tuple[int, int]:
     return min([fn.lineno] + [d.lineno for d in fn.decorator_list]), fn.end_lineno
 
 
+def first_statement(fn: ast.FunctionDef) -> ast.stmt:
+    """fn's first statement after its docstring (the docstring itself when it is all there is)."""
+    return fn.body[1] if ast.get_docstring(fn) and len(fn.body) > 1 else fn.body[0]
+
+
+def quoted(path: str, lines: list[str], fn: ast.FunctionDef, owner: str = '') -> str:
+    """fn's definition as the library's answer shows it: under a line naming its file, lines (and owner)."""
+    first, last = definition(fn)
+    return f"# {path}, lines {first}-{last}{f': {owner}' if owner else ''}\n" + '\n'.join(lines[first - 1:last])
+
+
 def body_span(source: str, starts: list[int], fn: ast.FunctionDef) -> tuple[int, int, str]:
     """The text of fn's body after its docstring, up to the end of its last line (a trailing comment
     goes with it), and the body's indentation."""
-    body = fn.body
-    if (isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str) and len(body) > 1):
-        body = body[1:]  # the docstring stays: it states what the learner's code must do
-    first, last = body[0], body[-1]
+    first, last = first_statement(fn), fn.body[-1]  # the docstring stays: it says what the learner's code must do
     start = position(source, starts, first.lineno, first.col_offset)
     assert last.end_lineno is not None
     end = starts[last.end_lineno + 1]

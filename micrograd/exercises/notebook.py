@@ -8,8 +8,11 @@ import ast
 import builtins
 import importlib
 import re
+import textwrap
 from pathlib import Path
 from typing import Any
+
+from micrograd.exercises.cutting import definition
 
 
 def markdown(text: str) -> str:
@@ -42,6 +45,12 @@ def module_names(source: str) -> set[str]:
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             names.add(node.target.id)
     return names
+
+
+def cell(lines: list[str], defs: list[ast.FunctionDef], attach: list[str]) -> str:
+    """An exercise's code cell: each of defs as lines has it (dedented), then the lines that put them in place."""
+    parts = [textwrap.dedent('\n'.join(lines[first - 1:last])) for first, last in map(definition, defs)]
+    return '\n\n'.join(parts) + '\n\n' + '\n'.join(attach)
 
 
 def notebook(intro: list[str], setup: str, exercises: list[tuple[str, str]], check: str, finale: str,

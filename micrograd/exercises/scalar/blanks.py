@@ -20,12 +20,12 @@ from micrograd.exercises.cutting import (
     body_span,
     class_node,
     comments,
-    definition,
     library_source,
     load,
     method_node,
     offsets,
     position,
+    quoted,
     splice,
 )
 from micrograd.exercises.scalar.exercises import EXERCISES, Exercise, find
@@ -192,10 +192,7 @@ def solution(name: str) -> str:
     lines = source.splitlines()
     cls = class_node(ast.parse(source), CLASSES[exercise.source])
     parts = []
-    for method in methods_of(cls, exercise):
-        first, last = definition(method)
-        code = '\n'.join(lines[first - 1:last])
-        parts.append(f"# {filename}, lines {first}-{last}\n{code}")
+    parts = [quoted(filename, lines, method) for method in methods_of(cls, exercise)]
     return f"# exercise {exercise.number} ({exercise.name}): the library's answer\n" + '\n\n'.join(parts) + '\n'
 
 

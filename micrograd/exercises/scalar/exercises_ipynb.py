@@ -9,8 +9,8 @@ import ast
 import textwrap
 from typing import Any
 
-from micrograd.exercises.cutting import class_node, definition, library_source, splice
-from micrograd.exercises.notebook import free_names, markdown, module_names, notebook
+from micrograd.exercises.cutting import class_node, library_source, splice
+from micrograd.exercises.notebook import cell, free_names, markdown, module_names, notebook
 from micrograd.exercises.scalar.blanks import CLASSES, find_blanks, methods_of
 from micrograd.exercises.scalar.exercises import EXERCISES, Exercise
 
@@ -75,16 +75,11 @@ def exercise_cells(which: str, blank: bool = True) -> list[tuple[Exercise, str]]
     cls = class_node(tree, class_name)
     aliases = _aliases(cls)
     cells = []
-    for exercise in EXERCISES:
-        if exercise.source != which:
-            continue
-        parts, attach = [], []
-        for method in methods_of(cls, exercise):
-            first, last = definition(method)
-            parts.append(textwrap.dedent('\n'.join(lines[first - 1:last])))
-            names = [f"{class_name}.{n}" for n in [method.name, *aliases.get(method.name, [])]]
-            attach.append(f"{' = '.join(names)} = {method.name}")
-        cells.append((exercise, '\n\n'.join(parts) + '\n\n' + '\n'.join(attach)))
+    for exercise in (e for e in EXERCISES if e.source == which):
+        methods = methods_of(cls, exercise)
+        attach = [' = '.join(f"{class_name}.{n}" for n in [m.name, *aliases.get(m.name, [])]) + f" = {m.name}"
+                  for m in methods]
+        cells.append((exercise, cell(lines, methods, attach)))
     return cells
 
 

@@ -47,7 +47,7 @@ from micrograd.exercises.result import Result
 from micrograd.exercises.runner import import_learners
 from micrograd.exercises.tensor.exercise_list import EXERCISES, find
 from micrograd.exercises.tensor.grading import blank_place, check_all
-from micrograd.exercises.tensor.my_tensor_file import TENSOR_FILE, blank_source, blank_tensor, locate, target
+from micrograd.exercises.tensor.my_tensor_file import TENSOR_FILE, blank_source, blank_tensor, locate, written_at
 from micrograd.exercises.tensor.my_tensor_file import solution as library_answer
 from micrograd.exercises.tensor.running import prepare
 from micrograd.exercises.track import Track
@@ -76,13 +76,10 @@ class TensorTrack(Track):
         out = {}
         for exercise in EXERCISES:
             try:
-                fn, owner = locate(tree, exercise.blanks[0])
-                body = target(fn, exercise.blanks[0])
+                line, name = written_at(*locate(tree, exercise.blanks[0]), exercise.blanks[0])
             except LookupError:
                 continue
-            name = owner if body is fn else f"_backward in {owner}"
-            first = body.body[1] if ast.get_docstring(body) and len(body.body) > 1 else body.body[0]
-            out[exercise.number] = f"{paths[0].name}, line {first.lineno}: {name}"
+            out[exercise.number] = f"{paths[0].name}, line {line}: {name}"
         return out
 
     def check_objects(self, target: Any, *more: Any, timeout: float) -> Report:

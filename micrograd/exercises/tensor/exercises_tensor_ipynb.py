@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import ast
 import builtins
-import textwrap
 from functools import cache
 from typing import Any
 
-from micrograd.exercises.cutting import definition
-from micrograd.exercises.notebook import markdown, module_names, notebook
+from micrograd.exercises.notebook import cell, markdown, module_names, notebook
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.exercise_list import EXERCISES
 from micrograd.exercises.tensor.my_tensor_file import blanks, library_module, library_source, locate, splice
@@ -74,20 +72,15 @@ def exercise_cells(blank: bool = True) -> list[tuple[Exercise, str]]:
     tree, lines = ast.parse(text), text.splitlines()
     cells = []
     for exercise in EXERCISES:
-        parts, attach, seen = [], [], set()
-        for name in exercise.blanks:
-            fn, owner = locate(tree, name)
-            if owner in seen:
-                continue
-            seen.add(owner)
-            first, last = definition(fn)
-            parts.append(textwrap.dedent('\n'.join(lines[first - 1:last])))
+        defs, attach = [], []
+        for fn, owner in dict.fromkeys(locate(tree, name) for name in exercise.blanks):
+            defs.append(fn)
             attach.append(f"{_holder(owner)}.{fn.name} = {fn.name}")
             if '.' in owner and fn.name in _helpers():  # (the method hid a function of the same name)
                 attach.append(f"{fn.name} = my_tensor.{fn.name}  # the name is the engine's function again")
             elif hasattr(builtins, fn.name):  # (def sum hid Python's own sum)
                 attach.append(f"del {fn.name}  # the name is Python's own {fn.name} again")
-        cells.append((exercise, '\n\n'.join(parts) + '\n\n' + '\n'.join(attach)))
+        cells.append((exercise, cell(lines, defs, attach)))
     return cells
 
 

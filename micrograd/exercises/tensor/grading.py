@@ -36,7 +36,7 @@ from micrograd.exercises.tensor.array_exercise import (
 from micrograd.exercises.tensor.backward_on_graphs import check_backward
 from micrograd.exercises.tensor.cases import Case
 from micrograd.exercises.tensor.exercise_list import EXERCISES
-from micrograd.exercises.tensor.my_tensor_file import library_module, target
+from micrograd.exercises.tensor.my_tensor_file import library_module, written_at
 from micrograd.exercises.tensor.naming import (
     DERIVED,
     error_story,
@@ -264,14 +264,10 @@ def blank_place(module: Any, blank: str) -> str:
     if not isinstance(node, ast.FunctionDef):
         return ''
     try:
-        body = target(node, blank)
+        line, name = written_at(node, getattr(fn, '__qualname__', node.name), blank)
     except LookupError:
         return ''
-    start = body.body[1] if ast.get_docstring(body) and len(body.body) > 1 else body.body[0]
-    qual = getattr(fn, '__qualname__', node.name)
-    name = f"_backward in {qual}" if body is not node else qual
-    file = _file(inspect.getsourcefile(fn) or '?')
-    return f"{file}, line {first - 1 + start.lineno}: {name}"
+    return f"{_file(inspect.getsourcefile(fn) or '?')}, line {first - 1 + line}: {name}"
 
 
 def _file(path: str) -> str:

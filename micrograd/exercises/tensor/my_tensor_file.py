@@ -22,7 +22,7 @@ from pathlib import Path
 
 from micrograd.exercises import cutting
 from micrograd.exercises.commands import advice, command
-from micrograd.exercises.cutting import body_span, definition, offsets
+from micrograd.exercises.cutting import body_span, first_statement, offsets, quoted
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.exercise_list import EXERCISES, find
 
@@ -162,6 +162,13 @@ def target(fn: ast.FunctionDef, name: str) -> ast.FunctionDef:
     return closure
 
 
+def written_at(fn: ast.FunctionDef, owner: str, blank: str) -> tuple[int, str]:
+    """Where the learner writes blank in fn (its line in fn's text), and that body's name as a place says it:
+    '_backward in Unary.exp', or 'unbroadcast'."""
+    body = target(fn, blank)
+    return first_statement(body).lineno, owner if body is fn else f"_backward in {owner}"
+
+
 def find_blanks(source: str) -> list[Blank]:
     """Every body the exercises cut out, in the order of the exercises."""
     tree, starts, out = ast.parse(source), offsets(source), []
@@ -170,8 +177,8 @@ def find_blanks(source: str) -> list[Blank]:
             fn, owner = locate(tree, name)
             body = target(fn, name)
             start, end, indent = body_span(source, starts, body)
-            line = body.body[1 if ast.get_docstring(body) and len(body.body) > 1 else 0].lineno
-            out.append(Blank(exercise, name, owner, start, end, indent, line, source[start:end]))
+            out.append(Blank(exercise, name, owner, start, end, indent, first_statement(body).lineno,
+                             source[start:end]))
     return out
 
 
@@ -238,10 +245,8 @@ def solution(name: str) -> str:
                 continue
             if bname in FUNCTIONS and module.__name__ != f'{PACKAGE}.kernels':
                 continue
-            first, last = definition(fn)
             path = module.__name__.replace('.', '/') + '.py'
-            parts.append((exercise.blanks.index(bname), f"# {path}, lines {first}-{last}: {owner}\n"
-                          + '\n'.join(lines[first - 1:last])))
+            parts.append((exercise.blanks.index(bname), quoted(path, lines, fn, owner)))
     parts.sort(key=lambda p: p[0])
     return (f"# exercise {exercise.number} ({exercise.name}) of the tensor track: the library's answer\n"
             + '\n\n'.join(text for _, text in parts) + '\n')
