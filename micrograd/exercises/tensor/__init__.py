@@ -103,14 +103,6 @@ class TensorTrack(Track):
 
 
 TRACK = TensorTrack()
-start, missing, solution, write_notebook = TRACK.start, TRACK.missing, TRACK.solution, TRACK.write_notebook
+check, start, missing, solution = TRACK.check, TRACK.start, TRACK.missing, TRACK.solution
+write_notebook = TRACK.write_notebook
 check_files, warm_up = TRACK.check_files, TRACK.warm_up
-
-
-def check(target: Any = '.', *, hint: bool = False, timeout: float = 10.0) -> Report:
-    """Check the tensor exercises and return a Report (printable; shown as a table in Jupyter).
-
-    target: a workspace directory, its my_tensor.py, or a module holding the engine (as blank_tensor() makes
-    it, with the learner's methods put on its classes). hint: add the stronger hint and the formula.
-    """
-    return TRACK.check(target, hint=hint, timeout=timeout)
