@@ -1,4 +1,5 @@
-"""Karpathy's micrograd engine, op for op: read it instead of his. Comments say where it differs."""
+"""Karpathy's micrograd engine, op for op: read it instead of his. Comments say where it differs;
+the type hints (`-> Value`) are for a type checker: Python runs the code the same without them."""
 from __future__ import annotations
 
 import math
@@ -17,8 +18,8 @@ class Value:
                  *, _grad_fn: Any = None, _for: str = ''):  # _grad_fn(grad): the op's _backward
         # the one check (numeric.py): no float made one, or refused naming its op (or _for's: x + 2)
         self.data = data if type(data) is float else checked(data, _children, _op or _for, _grad_fn)
-        self._prev = tuple(_children) if recording.get() else ()  # not a set: a*a keeps both edges
-        self._grad_fn = _grad_fn if self._prev else None  # (inside `with no_grad():` no graph)
+        self._prev = tuple(_children) if recording.get() else ()  # none in `with no_grad():`
+        self._grad_fn = _grad_fn if self._prev else None  # (a tuple, not his set: a*a keeps both)
         self.grad, self._op, self.label = 0.0, _op, label
 
     def __repr__(self) -> str:
@@ -39,7 +40,7 @@ class Value:
         return Value(self.data * other.data, (self, other), '*', _grad_fn=_backward)
 
     def __pow__(self, other: Value | float) -> Value:
-        if (isinstance(other, Value) or type(other) not in (int, float) or not other >= 1
+        if (isinstance(other, Value) or type(other) not in (int, float) or not other >= 1  # (nan)
                 or type(self.data) is not float):  # x ** y, k < 1 (slope inf at 0), NumPy: below
             return self._power(other)
         def _backward(grad: float) -> None:  # the lecture's x ** k, for an int or float k >= 1
@@ -59,15 +60,15 @@ class Value:
         return Value(e, (self,), 'exp', _grad_fn=_backward)
 
     def relu(self) -> Value:
-        def _backward(grad: float) -> None:  # 0 for x <= 0 (at 0 too), else 1
-            self.grad += 0.0 if self.data <= 0 else grad  # selects, never multiplies (NaN: grad)
+        def _backward(grad: float) -> None:  # his (out.data > 0) * grad as a choice (0 * inf: nan)
+            self.grad += 0.0 if self.data <= 0 else grad  # d relu(x)/dx = 0 for x <= 0, else 1
         return Value(0.0 if self.data < 0 else self.data, (self,), 'ReLU', _grad_fn=_backward)
 
     def __neg__(self) -> Value:  # -self
         return self * -1.0
     __radd__ = __add__  # other + self is self + other
     __rmul__ = __mul__  # other * self is self * other
-    def __sub__(self, other: Value | float) -> Value:  # self + (-other), a number as a float first
+    def __sub__(self, other: Value | float) -> Value:  # self + (-other), -k a float (-uint8 wraps)
         return self + (-other if isinstance(other, Value) else -Value(other, _for='__sub__').data)
     def __rsub__(self, other: float) -> Value:  # other - self
         return -self + Value(other, _for='__rsub__')
