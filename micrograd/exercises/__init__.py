@@ -30,12 +30,12 @@ The machinery both tracks share, one idea per module:
     runner.py     running a learner's files in a child process (a track plugs in with check_files), importing
                   them within a time limit
     sandbox.py    running the learner's code for one exercise: a time limit (paused for the checker's own
-                  work), its printing kept aside
-    blame.py      the learner's line in a traceback
+                  work, or counted only while the learner's code runs), its printing kept aside
+    blame.py      the learner's line: in a traceback, or traced as the code runs
     numbers.py    comparing numbers and printing them as a learner reads them
     cutting.py    cutting bodies out of the library's source, and running the result
     commands.py   the commands printed for the learner to copy
-    notebook.py   what a track's notebook is made of: Markdown that keeps formulas, a cell's free names
+    notebook.py   a track's notebook: its cells in order, Markdown that keeps formulas, a cell's free names
     __main__.py   the command line: start, check, list, solution, notebook; --track scalar|tensor (check finds
                   it from the workspace's files)
 """
