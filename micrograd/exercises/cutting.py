@@ -107,6 +107,19 @@ def comments(text: str) -> tuple[str, ...]:
         return ()
 
 
+def unwritten(number: int, name: str) -> str:
+    """A blank's last line until the learner writes it: it raises, naming its exercise (blank_raised reads it)."""
+    return f"raise NotImplementedError('exercise {number} ({name}): not written yet')"
+
+
+def blank_raised(error: BaseException | None, count: int) -> int | None:
+    """For a NotImplementedError a blank raised, the number of its exercise (of 1..count; 0: the learner's own
+    NotImplementedError); None for any other error."""
+    if not isinstance(error, NotImplementedError):
+        return None
+    return next((n for n in range(1, count + 1) if str(error).startswith(f'exercise {n} ')), 0)
+
+
 def splice(source: str, replacements: Mapping[Span, str]) -> str:
     """source with each span's body replaced by the given text (its first line unindented)."""
     out, at = [], 0

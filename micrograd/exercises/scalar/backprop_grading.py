@@ -9,18 +9,17 @@ from typing import Any
 
 from micrograd.engine import topological_order
 from micrograd.exercises.blame import where
+from micrograd.exercises.cutting import blank_raised
 from micrograd.exercises.numbers import close, grads, number, same
 from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
-from micrograd.exercises.scalar.drive import blank_of, hand_node
+from micrograd.exercises.scalar.drive import hand_node
 from micrograd.exercises.scalar.exercises import EXERCISES, Exercise, Graph, find
 from micrograd.exercises.scalar.op_grading import expected
 from micrograd.exercises.scalar.op_wiring import build, probes
 from micrograd.exercises.scalar.op_wiring import text as wired_text
 from micrograd.exercises.scalar.places import line_with
-
-NUMBERS = range(1, len(EXERCISES) + 1)
 
 
 def _forward(op: str, values: list[float]) -> tuple[float, list[float]]:
@@ -136,7 +135,7 @@ def check_sort(exercise: Exercise, value_class: Any, strict: bool = False) -> Re
             missing.append(('sort_recursion', f"on `{text}`: RecursionError"))
             continue
         except Exception as error:  # noqa: BLE001
-            if blank_of(error, NUMBERS) in (exercise.number, 0):
+            if blank_raised(error, len(EXERCISES)) in (exercise.number, 0):
                 return outcome.not_started(exercise)
             return outcome.raised(exercise, text, error, want)
         problem, leaves = _sort_problem(order, graph, nodes)
@@ -213,7 +212,7 @@ def _run(exercise: Exercise, graph: Graph, value_class: Any, calls: int, text: s
     except RecursionError:
         return None, 'backward_recursion'
     except Exception as error:  # noqa: BLE001
-        if blank_of(error, NUMBERS) in (exercise.number, 0):
+        if blank_raised(error, len(EXERCISES)) in (exercise.number, 0):
             return outcome.not_started(exercise, note=note), ''
         return outcome.wrong(exercise, _call_mismatch(error) or 'raises', input=text, expected=grads(shown),
                              obtained=type(error).__name__, detail=where(error), note=note), ''

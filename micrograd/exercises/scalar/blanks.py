@@ -27,6 +27,7 @@ from micrograd.exercises.cutting import (
     position,
     quoted,
     splice,
+    unwritten,
 )
 from micrograd.exercises.scalar.exercises import EXERCISES, Exercise, find
 
@@ -64,7 +65,7 @@ class Blank:
                      + ''.join(f"#   {line}\n{i}" if j == 0 else f"#     {line}\n{i}"
                                for rule in wrapped for j, line in enumerate(rule)))
         return (f"{formulas}# EXERCISE {n} ({name}): {self.prompt}\n{i}{rules}"
-                f"raise NotImplementedError('exercise {n} ({name}): not written yet')")
+                + unwritten(n, name))
 
 
 def _graded(fn: ast.FunctionDef) -> tuple[str, ...]:

@@ -76,12 +76,3 @@ def reaches(out: Any, targets: list[Any]) -> bool:
             seen.add(id(node))
             stack.extend(getattr(node, '_prev', ()))
     return all(id(t) in seen for t in targets)
-
-
-def blank_of(error: BaseException, numbers: range) -> int | None:
-    """For a NotImplementedError from a blank, the exercise it belongs to (0: the learner's own
-    NotImplementedError, a blank of some exercise); None for any other error."""
-    if not isinstance(error, NotImplementedError):
-        return None
-    text = str(error)
-    return next((n for n in numbers if text.startswith(f'exercise {n} ')), 0)

@@ -10,15 +10,15 @@ from collections.abc import Callable
 from typing import Any
 
 from micrograd.exercises.blame import where
+from micrograd.exercises.cutting import blank_raised
 from micrograd.exercises.numbers import close, number
 from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
-from micrograd.exercises.scalar.drive import blank_of, reaches
+from micrograd.exercises.scalar.drive import reaches
 from micrograd.exercises.scalar.exercises import BIAS, EXERCISES, NEGATIVE, POSITIVE, WEIGHTS, Exercise
 from micrograd.exercises.scalar.places import line_with, method_place
 
-NUMBERS = range(1, len(EXERCISES) + 1)
 SETTING = f"n = Neuron(3); weights {list(WEIGHTS)}, bias {BIAS} (set on n.w[i].data, n.b.data)"
 ACTIVATIONS: dict[str, Callable[[float], float]] = {
     'relu': lambda v: max(v, 0.0), 'tanh': math.tanh, 'linear': lambda v: v,
@@ -39,7 +39,7 @@ def _neuron(neuron_class: Any, nin: int, **kw: Any) -> Any:
 def _error(exercise: Exercise, neuron_class: Any, method: str, text: str, error: BaseException,
            want: str) -> Result:
     place = method_place(neuron_class, method)
-    if blank_of(error, NUMBERS) is not None:
+    if blank_raised(error, len(EXERCISES)) is not None:
         return outcome.wrong(exercise, 'unfinished', input=text, expected=want, obtained='NotImplementedError',
                              place=place)
     return outcome.wrong(exercise, 'raises', input=text, expected=want, obtained=type(error).__name__,

@@ -12,18 +12,17 @@ from typing import Any
 from micrograd import engine as library
 from micrograd import ops
 from micrograd.exercises.blame import learners, line_of, place_of, where
+from micrograd.exercises.cutting import blank_raised
 from micrograd.exercises.numbers import close, grads, number, same
 from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import paused, set_input
 from micrograd.exercises.scalar import fit, outcome
 from micrograd.exercises.scalar.blanks import blanks_of
-from micrograd.exercises.scalar.drive import backpropagate, blank_of
+from micrograd.exercises.scalar.drive import backpropagate
 from micrograd.exercises.scalar.exercises import EXERCISES, Case, Exercise, find
 from micrograd.exercises.scalar.op_wiring import probes, through_the_graph, wiring
 from micrograd.exercises.scalar.places import closures, codes_run, grad_line, lines_run
 from micrograd.exercises.scalar.slips import variants
-
-NUMBERS = range(1, len(EXERCISES) + 1)
 
 
 @dataclass
@@ -69,7 +68,7 @@ def expected(name: str, index: int) -> tuple[Run, dict[str, float]]:
 def _compared(run: Run) -> bool:
     """Whether a learner's run says something about this exercise: it built the input, and it did not stop
     at a blank (of this exercise or another)."""
-    return run.built and (run.error is None or blank_of(run.error, NUMBERS) is None)
+    return run.built and (run.error is None or blank_raised(run.error, len(EXERCISES)) is None)
 
 
 def _agree(mine: Run, theirs: Run | None) -> bool:
@@ -210,7 +209,7 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
     for case in cases:
         set_input(case.text())
         runs.append(run_case(case, value_class))
-    at_blank = [r.error is not None and blank_of(r.error, NUMBERS) is not None for r in runs]
+    at_blank = [r.error is not None and blank_raised(r.error, len(EXERCISES)) is not None for r in runs]
     if all(not r.built for r in runs):
         return outcome.raised(exercise, cases[0].text(), runs[0].error) if strict else outcome.absent(exercise)
     if any(at_blank) and all(not r.built or b for r, b in zip(runs, at_blank)):
@@ -238,7 +237,7 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
                          "but see the hint")
             continue
         if run.error is not None:
-            if blank_of(run.error, NUMBERS) is not None:  # a blank still to write: said after any wrong gradient
+            if blank_raised(run.error, len(EXERCISES)) is not None:  # a blank to write: said after a wrong gradient
                 unfinished = unfinished or outcome.wrong(exercise, 'unfinished', input=text,
                                                          expected=grads(want.grads), obtained='NotImplementedError',
                                                          detail=line_of(run.error), place=place_of(run.error))

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from micrograd.exercises import cutting
 from micrograd.exercises.commands import advice, command
-from micrograd.exercises.cutting import body_span, first_statement, offsets, quoted
+from micrograd.exercises.cutting import body_span, first_statement, offsets, quoted, unwritten
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.exercise_list import EXERCISES, find
 
@@ -54,7 +54,7 @@ class Blank:
                 lines += textwrap.wrap(f"{label} {text.replace('`', '')}", 108 - len(self.indent),
                                        initial_indent='# ', subsequent_indent='#     ')
         lines.append(f"# EXERCISE {n} ({name}), {self.exercise.prompt(self.name)}")
-        lines.append(f"raise NotImplementedError('exercise {n} ({name}): not written yet')")
+        lines.append(unwritten(n, name))
         return '\n'.join(lines)
 
 

@@ -349,11 +349,3 @@ def summary(name: str, g: Any, limit: int = 8) -> str:
     shape = str(g.shape) if g.ndim != 1 else f"({g.shape[0]},)"
     dtype = '' if g.dtype == np.float64 else f" {g.dtype}"
     return f"{name}.grad = [{numbers}] {shape}{dtype}" if name != 'out' else f"[{numbers}] {shape}{dtype}"
-
-
-def is_blank_error(error: BaseException | None) -> int | None:
-    """For a NotImplementedError from a blank, the number of its exercise (0: the learner's own); else None."""
-    if not isinstance(error, NotImplementedError):
-        return None
-    text = str(error)
-    return next((e.number for e in EXERCISES if text.startswith(f'exercise {e.number} ')), 0)
