@@ -1,6 +1,7 @@
 """micrograd.tensor: the ideas of engine.py and nn.py over NumPy arrays.
 
-    tensor.py       the Tensor, its arithmetic (also in place: x += y) and backward(): read it beside engine.py
+    tensor.py       the Tensor, its arithmetic (also in place: x += y) and backward(): read it beside engine.py;
+                    where() and from_numpy()
     node.py         what every op builds on: a tensor's fields, an op's output joining the graph, _add_grad
     the other op families of Tensor, one module each (mixins of it):
       comparisons.py  == != < <= > >=, & | ^ ~, any, all, in: bool results, no gradient
@@ -47,9 +48,9 @@ from micrograd.tensor.functional import (
 )
 from micrograd.tensor.layers import MLP, CausalSelfAttention, Embedding, Linear, Module, RMSNorm
 from micrograd.tensor.memory import keep_freed_memory
-from micrograd.tensor.tensor import Tensor, where
+from micrograd.tensor.tensor import Tensor, from_numpy, where
 
-__all__ = ['Tensor', 'where', 'no_grad', 'mse_loss', 'binary_cross_entropy', 'binary_cross_entropy_with_logits',
-           'cross_entropy', 'rms_norm', 'causal_mask', 'scaled_dot_product_attention',
-           'Module', 'Linear', 'MLP', 'ACTIVATIONS', 'Embedding', 'RMSNorm', 'CausalSelfAttention', 'SGD', 'Adam',
-           'keep_freed_memory']
+__all__ = ['Tensor', 'from_numpy', 'where', 'no_grad', 'mse_loss', 'binary_cross_entropy',
+           'binary_cross_entropy_with_logits', 'cross_entropy', 'rms_norm', 'causal_mask',
+           'scaled_dot_product_attention', 'Module', 'Linear', 'MLP', 'ACTIVATIONS', 'Embedding', 'RMSNorm',
+           'CausalSelfAttention', 'SGD', 'Adam', 'keep_freed_memory']

@@ -133,6 +133,20 @@ class Node:
         owner may change it with NumPy, which no version counts. (A tensor's array is checked instead.)"""
         return array.copy() if self.requires_grad and engine.is_grad_enabled() else array
 
+    def _check_grad(self) -> None:
+        """Refuse a .grad set by hand of another shape than this tensor's: backward() would broadcast its gradient
+        into it (x.grad = np.array([1.]) would add 1 to every element). PyTorch refuses it when it is assigned;
+        here backward() refuses it before any gradient changes."""
+        grad: Any = self.grad  # (an ndarray, or whatever was set by hand: a list, a number)
+        shape = grad.shape if isinstance(grad, np.ndarray) else np.shape(grad)
+        if shape != self.data.shape:
+            what = f"made by '{self._op}'" if self._prev else 'a leaf'
+            raise RuntimeError(
+                f"Tensor.backward: the .grad of a tensor of shape {self.data.shape} ({what}) has shape {shape}, and "
+                f"backward() would add a gradient of shape {self.data.shape} into it (PyTorch refuses to assign it: "
+                f"'attempting to assign a gradient of size ... to a tensor of size ...'). Set .grad to None (or "
+                f"zero_grad()) or to an array of shape {self.data.shape}")
+
     # --- versions: what backward() refuses ---
 
     def _last_change(self) -> Change | None:

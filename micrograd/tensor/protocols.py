@@ -37,17 +37,28 @@ class Protocols(Node):
         return int(self.data.reshape(-1)[0])
 
     def numpy(self) -> Array:
-        """The data itself, not a copy (as torch's .numpy())."""
-        return self.data
+        """The data, not a copy, as torch's .numpy(), but read-only: see __array__."""
+        return self._read_only()
 
     def __array__(self, dtype: npt.DTypeLike | None = None, copy: bool | None = None) -> Array:
         """np.asarray(t) is t's data, as for a PyTorch tensor (without it, NumPy would read a Tensor as a sequence
-        and make an array of 0-d Tensor objects). The graph stays behind: the array carries no gradient."""
+        and make an array of 0-d Tensor objects). The graph stays behind: the array carries no gradient.
+
+        It is a read-only view: a backward may read these values, and a write through NumPy would change them
+        unseen by backward()'s check of versions (PyTorch refuses .numpy() of a tensor that requires grad for
+        that reason). Reading and plotting work as for any array; a write is refused by NumPy ("assignment
+        destination is read-only"). Change a tensor through the tensor (t[0] = 0, t += 1, whose changes
+        backward() sees), or take a copy of your own: np.array(t)."""
         if dtype is not None and np.dtype(dtype) != self.data.dtype:
             if copy is False:
                 raise ValueError(f"Tensor.__array__: a {self.data.dtype} tensor as {np.dtype(dtype)} needs a copy")
             return self.data.astype(dtype)
-        return self.data.copy() if copy else self.data
+        return self.data.copy() if copy else self._read_only()
+
+    def _read_only(self) -> Array:
+        view = self.data.view()
+        view.flags.writeable = False
+        return view
 
     @property
     def shape(self) -> tuple[int, ...]:

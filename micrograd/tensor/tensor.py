@@ -81,9 +81,11 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
     e.g. a weight) accumulates gradients across backward() calls; a tensor an op made
     holds the latest call's gradient only.
 
-    A tensor with requires_grad=True gets its own copy of `data`, because optimizers
-    update it in place; a data tensor shares the array it was given (no copy), so a
-    change in place of one (x += 1) is a change of the other, as with torch.from_numpy.
+    A tensor holds its own copy of the array it is given, as torch.tensor(a): a change you
+    make to the array afterwards (a[0] = 100) is no change of the tensor, whose values a
+    backward may read. To share an array's memory instead, use from_numpy(a), as
+    torch.from_numpy. Tensor(t) of a tensor t without requires_grad shares t's memory, and
+    a change in place of either is seen by both (and by backward()'s check of versions).
     dtype=None keeps the dtype of the data given (an int32 array stays int32).
     """
     __slots__ = ()  # (the fields are Node's: data, grad, requires_grad, _prev, _op, _backward)
@@ -100,7 +102,9 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
                             f"got {type(data).__name__}")
         array = real_array(data, 'Tensor')
         kind = array.dtype if dtype is None else real_dtype(dtype, 'Tensor')
-        self._fields(np.array(array, dtype=kind) if requires_grad else np.asarray(array, dtype=kind))
+        view = isinstance(given, Tensor) and not requires_grad  # the given tensor's memory, its changes versioned
+        copied = isinstance(data, np.ndarray) and not view  # (an array made here from a list is the tensor's own)
+        self._fields(np.array(array, dtype=kind) if copied else np.asarray(array, dtype=kind))
         if requires_grad and self.data.dtype.kind != 'f':
             raise TypeError(f"Tensor: only floating-point tensors can require gradients, got dtype {self.data.dtype}")
         self.requires_grad = requires_grad
@@ -374,9 +378,13 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
                 raise ValueError(f"Tensor.backward: grad has shape {start.shape} but the output has shape "
                                  f"{self.data.shape}")
         order = self._topological_order()
+        if self.grad is not None:  # (a leaf output adds to its .grad)
+            self._check_grad()
         for node in order:  # (checked before any gradient changes: a refusal leaves every .grad as it was)
             node._check_unchanged()
             for parent in node._prev:
+                if parent.grad is not None:  # (a leaf's .grad, which backward() adds to, may have been set by hand)
+                    parent._check_grad()
                 if parent.data.dtype.kind != 'f':  # (requires_grad set by hand: its gradient would be truncated)
                     raise TypeError(f"Tensor.backward: a {parent.data.dtype} tensor requires grad, but only "
                                     f"floating-point tensors can have gradients, as in PyTorch (1.5 would be "
@@ -460,3 +468,14 @@ def where(condition: Array | Tensor, x: Tensor | ArrayLike, y: Tensor | ArrayLik
         if b.requires_grad:
             b._add_grad(select(~cond, grad))
     return Tensor._result(out, (a, b), 'where', _backward, reads=(read, read))
+
+
+def from_numpy(array: Array) -> Tensor:
+    """A data tensor sharing array's memory and dtype, as torch.from_numpy: a change of either is a change of the
+    other. (Tensor(array) copies, as torch.tensor.) backward() sees a change made through the tensor (t += 1), as
+    any change in place; one made through the array (array[0] = 1) it cannot see, as in PyTorch: change the array
+    only when no backward() that reads it is still to come."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy: expected an ndarray, got {type(array).__name__} (for numbers or lists, "
+                        f"Tensor(data))")
+    return Tensor._constant(real_array(array, 'from_numpy'))

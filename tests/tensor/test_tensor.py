@@ -58,12 +58,12 @@ def test_a_tensor_is_float64_by_default():
     assert t.grad is None and not t.requires_grad
 
 
-def test_a_data_tensor_shares_its_array_but_a_trainable_one_owns_a_copy():
+def test_a_tensor_owns_a_copy_of_the_array_it_is_given_as_torch_tensor():
     a = np.zeros(3)
-    assert Tensor(a).data is a  # data is not copied
-    w = param(a)
-    w.data += 1  # what an optimizer does
-    assert a.tolist() == [0, 0, 0]
+    t, w = Tensor(a), param(a)
+    a += 1  # the user's array changes afterwards: the tensors keep what they were given
+    w.data += 1  # what an optimizer does: the user's array stays
+    assert t.data.tolist() == [0, 0, 0] and w.data.tolist() == [1, 1, 1] and a.tolist() == [1, 1, 1]
 
 
 def test_only_floating_point_tensors_can_require_gradients():
@@ -83,7 +83,7 @@ def test_item_numpy_detach_and_T():
     assert Tensor(2.5).item() == 2.5
     with pytest.raises(ValueError, match='Tensor.item'):
         t.item()
-    assert t.numpy() is t.data
+    assert np.shares_memory(t.numpy(), t.data) and not t.numpy().flags.writeable  # read-only: see test_tensor_arrays
     d = (t * 2).detach()
     assert not d.requires_grad and d.data.tolist() == [[2, 4], [6, 8]]
     assert t.T.data.tolist() == [[1, 3], [2, 4]]

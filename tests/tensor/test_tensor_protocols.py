@@ -1,5 +1,5 @@
 """A Tensor where NumPy or Python expect an array or a number: np.asarray gives its data (as for a PyTorch
-tensor), a list of 0-d tensors makes a tensor, a 0-d tensor is a number to float() and no sequence; indices
+tensor, read-only), a list of 0-d tensors makes a tensor, a 0-d tensor is a number to float() and no sequence; indices
 refused by name; copy.copy and pickle keep a tensor's data, grad and requires_grad, as PyTorch's do."""
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ import micrograd.tensor as mt
 def test_numpy_reads_a_tensor_as_its_data_not_as_a_sequence_of_tensors(data, dtype):
     x = mt.Tensor(data, dtype=dtype, requires_grad=np.dtype(dtype).kind == 'f')
     array = np.asarray(x)
-    assert type(array) is np.ndarray and array.dtype == dtype and array is x.data  # no copy, as .numpy()
+    assert type(array) is np.ndarray and array.dtype == dtype and (np.shares_memory(array, x.data) or x.data.size == 0)
+    assert not array.flags.writeable  # no copy, as .numpy(), but read-only (test_tensor_arrays.py)
     assert np.array(x) is not x.data and np.array_equal(np.array(x), x.data)  # np.array copies, as for any array
     assert np.asarray(x, dtype=np.float32).dtype == np.float32
 
