@@ -67,10 +67,11 @@ class Report:
 
     @property
     def focus(self) -> Result | None:
-        """The exercise to talk about: the first wrong or correct-but-for-a-rule one, else the first not started."""
-        for statuses in ((WRONG, CORRECT), (NOT_STARTED,)):
+        """The exercise to talk about: the first wrong one, else the first correct-but-for-a-rule one (a rule left
+        waits for a mistake to be shown), else the first not started."""
+        for status in (WRONG, CORRECT, NOT_STARTED):
             for r in self.results:
-                if r.status in statuses:
+                if r.status == status:
                     return r
         return None
 
@@ -118,9 +119,12 @@ class Report:
             return notes
         exercise = self.exercise(focus)
         rows: list[tuple[str, str]] = []
-        if focus.status in (WRONG, CORRECT):
+        if focus.status == WRONG:
             rows += [('input', focus.input), ('expected', focus.expected), ('obtained', focus.obtained),
                      ('also wrong', focus.also)]
+        elif focus.status == CORRECT:  # not a failure: the library's way beside the learner's
+            rows += [('input', focus.input), ("library's", focus.expected), ('yours', focus.obtained)]
+        if focus.status in (WRONG, CORRECT):
             why = f"{focus.why}: {focus.detail}" if focus.why and focus.detail else focus.why or focus.detail
             rows.append(('diagnosis' if focus.status == WRONG else 'verdict', why))
             rows.append(('line', focus.place))
@@ -135,8 +139,12 @@ class Report:
             rows.append(('then', f"check it: {self.command}"))
         if focus.note:
             rows.append(('note', focus.note))
+        rows += [('also', f"exercise {r.number} ({r.name}) is WRONG too: {r.why}"
+                          + (f" ({r.place})" if r.place else '')) for r in self.results
+                 if r.status == WRONG and r is not focus]
+        turn = "once the mistakes are fixed" if focus.status == WRONG else "next"
         rows += [('also', f"exercise {r.number} ({r.name}) is correct ✓ too, with a rule of the library's left: "
-                          "its turn comes next") for r in self.results if r.status == CORRECT and r is not focus]
+                          f"its turn comes {turn}") for r in self.results if r.status == CORRECT and r is not focus]
         if focus.printed:
             rows.append(('printed', focus.printed.rstrip()[-600:]))
         return [(label, text) for label, text in rows + notes if text]
@@ -169,7 +177,8 @@ class Report:
             f"<td>{e(self.exercise(r).title)}</td></tr>" for r in self.results)
         table = (f"<table><thead><tr><th>#</th><th>exercise</th><th>status</th><th></th></tr></thead>"
                  f"<tbody>{cells}</tbody></table>") if self.results else ''
-        code = ('input', 'expected', 'obtained', 'also wrong', 'printed', 'stuck?', 'formula', 'line')
+        code = ('input', 'expected', 'obtained', "library's", 'yours', 'also wrong', 'printed', 'stuck?', 'formula',
+                'line')
         rows = ''.join(f"<tr><th style='text-align:left;vertical-align:top'>{e(label)}</th>"
                        f"<td style='text-align:left'><code style='white-space:pre-wrap'>{_breaks(e(text))}</code>"
                        f"</td></tr>" if label in code else

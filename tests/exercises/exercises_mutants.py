@@ -514,6 +514,9 @@ LINE_SLIPS = [
     ('backward', 'backward', "order = self._topological_order()\n{i}for node in order:\n{i}    node.grad = 0.0\n"
                              "{i}self.grad += 1.0\n{i}for n in order:\n{i}    n._grad_fn(n.grad)",
      'backward_not_reversed', "for n in order:"),
+    # the nodes zeroed inside the loop that runs their backwards: the seed and every gradient received wiped
+    ('backward', 'backward', "order = self._topological_order()\n{i}self.grad += 1.0\n{i}for n in reversed(order):\n"
+                             "{i}    n.grad = 0\n{i}    n._grad_fn(n.grad)", 'backward_zeroed_in_loop', "n.grad = 0"),
 ]
 
 

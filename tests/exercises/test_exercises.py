@@ -23,6 +23,7 @@ import micrograd.nn
 from micrograd import ops
 from micrograd.exercises import EXERCISES, blank_engine, blank_nn, check, solution, start
 from micrograd.exercises.cutting import library_source, load, splice
+from micrograd.exercises.report import Report
 from micrograd.exercises.result import CORRECT, DONE, GENERIC, NOT_STARTED, WRONG
 from micrograd.exercises.scalar.blanks import blanks_of, engine_header, find_blanks, nn_header
 from micrograd.exercises.scalar.exercises import BY_NAME as EXERCISE
@@ -448,7 +449,7 @@ def test_the_tanh_neuron_says_first_that_the_forward_value_differs_and_why():
     text = str(report)
     assert f"exercise {number('neuron')} (neuron) is correct ✓" in text
     rows = [line.split(':', 1)[0].strip() for line in text.splitlines() if line.startswith('  ') and ':' in line]
-    assert rows.index('expected') < rows.index('verdict')
+    assert rows.index("library's") < rows.index('verdict')
     assert "out.data = 3.25   (relu of w . x + b = 3.25)" in text and "out.data = 0.996997635487" in text
     assert "this Neuron is ReLU unless made with activation='tanh'" in text
     assert report.focus.place.endswith(": return act.tanh()")  # the line that applies the activation
@@ -648,6 +649,63 @@ def test_a_learner_writes_the_lectures_sort_backward_and_neuron_and_is_told_corr
     assert "correct ✓ — every node once, after its parents" in text
     for r in report.results[ops:]:
         assert r.why.startswith("correct ✓ — ") and "left to match the library" in r.why
+
+
+# One slip after the lecture's own sort, backward() and neuron: (file, exercise, body, diagnosis, its line).
+LECTURE_THEN_A_SLIP = [
+    ('my_nn.py', 'neuron', "return self.w", 'params_no_bias', "def parameters(self)"),
+    ('my_engine.py', 'backward', "topo = self._topological_order()\n        self.grad = 1.0\n"
+                                 "        for node in topo:\n            node._backward()",
+     'backward_not_reversed', "for node in topo:"),
+]
+
+
+@pytest.mark.parametrize('file, name, body, diagnosis, planted', LECTURE_THEN_A_SLIP,
+                         ids=[m[3] for m in LECTURE_THEN_A_SLIP])
+def test_a_wrong_exercise_is_shown_before_the_lectures_correct_ones(tmp_path, file, name, body, diagnosis, planted):
+    """The lecture's answers are correct with a rule left; a slip in a later exercise is what the report shows
+    first, its diagnosis and line, and the correct ones wait ("also")."""
+    start(tmp_path)
+    engine, nn = tmp_path / 'my_engine.py', tmp_path / 'my_nn.py'
+    source, _ = library_source('micrograd.engine')
+    engine.write_text(engine_header(tmp_path) + splice(source, {b: b.text() for b in find_blanks(source)
+                                                                if b.exercise.kind != 'op'}))
+    i = ' ' * 8
+    write(engine, 'sort', LECTURE_BUILD_TOPO.format(i=i) + f"{i}return topo")
+    write(engine, 'backward', "topo = self._topological_order()\n"
+                                  f"{i}self.grad = 1.0\n{i}for node in reversed(topo):\n{i}    node._backward()")
+    write(nn, 'neuron', f"act = sum((wi*xi for wi, xi in zip(self.w, x)), self.b)\n{i}return act.tanh()")
+    write(nn, 'neuron', "return self.w + [self.b]")
+    if name == 'backward':  # the lecture's backward() replaced whole
+        text = engine.read_text()
+        at = text.index("topo = self._topological_order()\n        self.grad = 1.0")
+        end = text.index("node._backward()", at) + len("node._backward()")
+        engine.write_text(text[:at] + body + text[end:])
+    else:
+        text = nn.read_text()
+        nn.write_text(text.replace("return self.w + [self.b]", body, 1))
+    report = check(tmp_path)
+    wrong = next(r for r in report.results if r.status == WRONG)
+    assert (wrong.name, wrong.diagnosis) == (name, diagnosis)
+    assert report.focus is wrong
+    text = str(report)
+    lines = (tmp_path / file).read_text().splitlines()
+    body = next(n for n, t in enumerate(lines) if t.strip() == body.splitlines()[-1].strip())
+    line = max(n for n, t in enumerate(lines[:body + 1], 1) if planted in t)  # the slip's line, or its def's
+    assert f"exercise {number(name)} ({name}) is wrong" in text
+    assert f"  line:      {file}, line {line}: " in text and wrong.why in text
+    correct = [r for r in report.results if r.status == CORRECT]
+    assert correct and all(f"exercise {r.number} ({r.name}) is correct ✓ too" in text for r in correct)
+    assert text.index("diagnosis:") < text.index("is correct ✓ too")
+
+
+def test_a_correct_exercise_shows_the_librarys_way_beside_the_learners_not_as_expected():
+    sort = mutant_engine('sort', '_topological_order', LECTURE_BUILD_TOPO + "{i}return topo").Value
+    report = Report(results=[check_one(EXERCISE['sort'], sort, strict=True)], exercises=EXERCISES)
+    rows = dict(row for row in report.details())
+    assert report.focus.name == 'sort' and "expected" not in rows and "obtained" not in rows
+    assert rows["library's"].startswith("[x, y, z]") and rows['yours'].startswith("[a, b, x, y, z]")
+    assert "correct ✓" in rows['verdict']
 
 
 @pytest.mark.slow

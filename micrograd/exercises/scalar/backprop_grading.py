@@ -5,6 +5,7 @@ rules, each stated in the task before the learner starts (no recursion, leaves o
 a second backward(), `+= 1` on the root), each named when missing."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from micrograd.engine import topological_order
@@ -19,7 +20,7 @@ from micrograd.exercises.scalar.exercises import EXERCISES, Exercise, Graph, fin
 from micrograd.exercises.scalar.op_grading import expected
 from micrograd.exercises.scalar.op_wiring import build, probes
 from micrograd.exercises.scalar.op_wiring import text as wired_text
-from micrograd.exercises.scalar.places import line_with
+from micrograd.exercises.scalar.places import line_with, zeroed_in_loop
 
 
 def _forward(op: str, values: list[float]) -> tuple[float, list[float]]:
@@ -185,6 +186,9 @@ def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: 
     finally:
         if own_sort is not None and not sort_done:
             value_class._topological_order = own_sort
+    if result.diagnosis == 'backward_no_seed' and (zeroed := zeroed_in_loop(value_class, 'backward')):
+        result = replace(result, diagnosis='backward_zeroed_in_loop', place=zeroed,
+                         why=outcome.explain(exercise, 'backward_zeroed_in_loop'))
     if result.diagnosis in LINES and not result.place:  # the line that holds the slip, where there is one
         loop = result.diagnosis == 'backward_not_reversed'  # the order walked: the `for` line, where there is one
         result.place = next((found for needle in LINES[result.diagnosis]

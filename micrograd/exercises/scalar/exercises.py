@@ -471,6 +471,10 @@ AFTER_OPS: tuple[Exercise, ...] = (
                                      "alone); run every node's backward, root first: for node in reversed(order)",
             'backward_no_seed': "the root's gradient is never set: d(self)/d(self) = 1, so self.grad += 1 before "
                                 "the loop",
+            'backward_zeroed_in_loop': "each node's gradient is set to 0 inside the loop, just before its backward "
+                                       "runs: that wipes the root's 1 and every gradient a node has received, so "
+                                       "nothing is passed on; zero the nodes in a loop of its own, before the root's "
+                                       "1 is added",
             'backward_twice': "a node's _backward runs twice, so its parents get its gradient twice (a sort without "
                               "a visited set lists a reused node once per path; or the loop calls it twice)",
             'backward_extra_grad': "backward() hands a gradient to a _backward that takes none: node._backward (and "

@@ -125,6 +125,26 @@ def line_with(cls: Any, method: str, needle: str, loop: bool = False) -> str:
     return f"{file}, line {first - 1 + at}: {lines[at - 1].strip()}"
 
 
+def zeroed_in_loop(cls: Any, method: str) -> str:
+    """The learner's line in method that sets a node's .grad to 0 inside the loop that runs each node's backward,
+    before the call ('my_engine.py, line 118: node.grad = 0.0'); '' where there is none."""
+    found = _source(cls, method)
+    if found is None:
+        return ''
+    node, first, file = found
+    lines = inspect.getsourcelines(_function(cls, method))[0]
+    for loop in (s for s in ast.walk(node) if isinstance(s, (ast.For, ast.While))):
+        for at, statement in enumerate(loop.body):
+            zeroes = (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                      and isinstance(statement.targets[0], ast.Attribute) and statement.targets[0].attr == 'grad'
+                      and isinstance(statement.value, ast.Constant) and statement.value.value == 0)
+            calls = any(isinstance(n, ast.Attribute) and n.attr in ('_backward', '_grad_fn')
+                        for later in loop.body[at + 1:] for n in ast.walk(later))
+            if zeroes and calls:
+                return f"{file}, line {first - 1 + statement.lineno}: {lines[statement.lineno - 1].strip()}"
+    return ''
+
+
 def _base(statement: ast.stmt) -> str | None:
     """The name whose .grad a statement sets: 'other' in other.grad -= ..., 'ws' in ws[i].grad += ..."""
     target = statement.target if isinstance(statement, ast.AugAssign) else statement.targets[0]  # type: ignore
