@@ -32,6 +32,8 @@ MUTANTS = [
     ('+', '__add__', "pass", 'nothing'),
     ('+', '__add__', "{x}.grad += out.grad\n{i}{y}.grad += out.grad", 'out_undefined'),
     ('+', '__add__', "{x}.grad += 2 * grad\n{i}{y}.grad += grad", 'parent_twice'),
+    ('+', '__add__', "{x}.grad += grad\n{i}{x}.grad += grad", 'wrong_parent'),  # the second line meant for y
+    ('*', '__mul__', "{x}.grad += {y}.data * grad\n{i}{x}.grad += {x}.data * grad", 'wrong_parent'),
     # a + a special-cased: its gradient counted twice
     ('+', '__add__', "{x}.grad += grad\n{i}{y}.grad += grad\n{i}if {x} is {y}:\n{i}    {x}.grad += grad",
      'reused_leaf'),
@@ -518,6 +520,23 @@ LINE_SLIPS = [
     ('backward', 'backward', "order = self._topological_order()\n{i}self.grad += 1.0\n{i}for n in reversed(order):\n"
                              "{i}    n.grad = 0\n{i}    n._grad_fn(n.grad)", 'backward_zeroed_in_loop', "n.grad = 0"),
 ]
+
+
+# A slip the rules name from the library's form of the line, said with the learner's own line, at that line:
+# (exercise, method, body, diagnosis, the line planted (the last of that text), what the diagnosis quotes).
+DIV_SIGN = "other.grad += self.data / other.data**2 * grad"
+POW_SIGN = "self.grad -= y * x**(y - 1) * grad"
+IN_THEIR_WORDS = [
+    ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}" + DIV_SIGN, 'sign', DIV_SIGN,
+     f"a sign flipped: `{DIV_SIGN}`"),
+    ('+', '__add__', "{x}.grad += grad\n{i}{x}.grad += grad", 'wrong_parent', "self.grad += grad",
+     "`self.grad += grad` should add to `other.grad`"),
+    # x ** k, k a number: one parent, so not 'on every parent'
+    ('**', '_power', POW_SIGN + "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad -= out * math.log(x) * grad",
+     'sign', POW_SIGN, f"a sign flipped: `{POW_SIGN}`"),
+]
+# The lecture's * with the operands swapped in one line, out.grad as the lecture writes it.
+LECTURE_SWAPPED = "self.grad += self.data * out.grad"
 
 
 def edited_engine(method, old, new, source=None):

@@ -36,10 +36,12 @@ from tests import ROOT
 from tests.exercises.exercises_mutants import (
     CONSTRUCTOR_EDITS,
     GRAPH_EDITS,
+    IN_THEIR_WORDS,
     LECTURE_BUILD_TOPO,
     LECTURE_DIVISION,
     LECTURE_GRAPH_EDITS,
     LECTURE_STYLE,
+    LECTURE_SWAPPED,
     LINE_SLIPS,
     MUTANTS,
     NEURON_MUTANTS,
@@ -413,6 +415,28 @@ def test_a_slip_is_reported_at_the_line_that_ran(exercise, method, body, diagnos
     result = check_one(EXERCISE[exercise], load(source, 'mutant', '<mutant>').Value, strict=True)
     assert (result.status, result.diagnosis) == (WRONG, diagnosis), (result.why, result.place)
     assert result.place == f"<mutant>, line {line_of(source, planted)}: {planted}"
+
+
+@pytest.mark.parametrize('exercise, method, body, diagnosis, planted, said', IN_THEIR_WORDS,
+                         ids=[f"{m[0]}-{m[3]}" for m in IN_THEIR_WORDS])
+def test_a_slip_is_said_with_the_learners_own_line(exercise, method, body, diagnosis, planted, said):
+    """Never the library's form of the line (`other.grad += grad * (self.data / other.data / other.data)`): the
+    learner's own, at the line planted (the second of two alike, where one is meant for the other parent)."""
+    source = mutant_source(exercise, method, body)
+    result = check_one(EXERCISE[exercise], load(source, 'mutant', '<mutant>').Value, strict=True)
+    assert (result.status, result.diagnosis) == (WRONG, diagnosis), (result.why, result.place)
+    line = max(n for n, text in enumerate(source.splitlines(), 1) if text.strip() == planted)
+    assert result.place == f"<mutant>, line {line}: {planted}"
+    assert result.why.endswith(said) and "every parent" not in result.why
+
+
+def test_the_lectures_mul_with_operands_swapped_is_said_with_out_grad_as_written():
+    text = LECTURE_STYLE[0][2].replace("self.grad += other.data * out.grad", LECTURE_SWAPPED)
+    source = rewritten_source('__mul__', text)
+    result = check_one(EXERCISE['*'], load(source, 'lecture', '<lecture>').Value, strict=True)
+    assert (result.status, result.diagnosis) == (WRONG, 'swapped')
+    assert result.place == f"<lecture>, line {line_of(source, LECTURE_SWAPPED)}: {LECTURE_SWAPPED}"
+    assert result.why.endswith(f"`{LECTURE_SWAPPED}`")
 
 
 def test_the_lectures_class_and_the_lecture_style_ops_are_put_in_the_graph_right():

@@ -21,7 +21,15 @@ from micrograd.exercises.scalar.blanks import blanks_of
 from micrograd.exercises.scalar.drive import backpropagate
 from micrograd.exercises.scalar.exercises import EXERCISES, Case, Exercise, find
 from micrograd.exercises.scalar.op_wiring import probes, through_the_graph, wiring
-from micrograd.exercises.scalar.places import closures, codes_run, grad_line, lines_run
+from micrograd.exercises.scalar.places import (
+    Ran,
+    closures,
+    codes_run,
+    grad_line,
+    in_learners_words,
+    lines_run,
+    repeated_grad_line,
+)
 from micrograd.exercises.scalar.slips import variants
 
 
@@ -216,6 +224,7 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
         return outcome.not_started(exercise)
     unfinished, notes = None, []
     wrong: list[tuple[int, Result]] = []  # (case, what is wrong there), every case: a slip is named by all
+    seen: dict[int, tuple[Ran, int]] = {}  # case: the learner's lines that ran, how many gradients are wrong
     for i, (case, run) in enumerate(zip(cases, runs)):
         want, fd = expected(exercise.name, i)
         text = case.text()
@@ -264,6 +273,7 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
             place = grad_line(value_class, exercise.methods, _roles(case, bad, parents), ran)
             wrong.append((i, outcome.wrong(exercise, input=text, expected=shown, obtained=grads(run.grads),
                                            place=place)))
+            seen[i] = (ran, len(bad))
     if wrong or unfinished is None:  # an output left out of the graph explains any gradient: said first
         wired = wiring(exercise, value_class)
         if wired is not None:
@@ -274,6 +284,10 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
             with paused():  # the checker's own work: not the learner's time
                 first.diagnosis, first.why = diagnose(exercise, runs, [i for i, _ in wrong], value_class)
             first.why = first.why or outcome.explain(exercise, first.diagnosis)
+            ran, wrongs = seen.get(wrong[0][0], (frozenset(), 0))
+            if first.diagnosis == 'wrong_parent':  # the second line adding to one parent, not the first
+                first.place = repeated_grad_line(value_class, exercise.methods, ran) or first.place
+            first.why = in_learners_words(first.why, first.place, wrongs == 1)
         first.also = '\n'.join(r.input for _, r in wrong[1:])
         return first
     if unfinished is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 import textwrap
 import types
 from collections.abc import Callable, Set
@@ -105,6 +106,51 @@ def grad_line(cls: Any, methods: tuple[str, ...], roles: list[str], ran: Ran = f
                     text = inspect.getsourcelines(fn)[0][statement.lineno - 1].strip()
                     return f"{file}, line {first - 1 + statement.lineno}: {text}"
     return ''
+
+
+def repeated_grad_line(cls: Any, methods: tuple[str, ...], ran: Ran = frozenset()) -> str:
+    """The learner's second line (of those that ran) adding to a parent's .grad that a line before it adds to
+    already, in the methods' backward closures: where `self.grad += grad` is written for `other.grad`."""
+    found = [(f, _function(cls, m)) for m in methods if (f := _source(cls, m)) is not None]
+    statements = [(s, first, file, fn) for (node, first, file), fn in found
+                  for s in ast.walk(node) if isinstance(s, (ast.AugAssign, ast.Assign)) and _base(s) is not None]
+    statements = [s for s in statements if _ran(s[0], s[1], s[3].__code__.co_filename, ran)] or statements
+    seen: set[str] = set()
+    for statement, first, file, fn in sorted(statements, key=lambda t: t[0].lineno):
+        base = _base(statement) or ''
+        if base in seen:
+            text = inspect.getsourcelines(fn)[0][statement.lineno - 1].strip()
+            return f"{file}, line {first - 1 + statement.lineno}: {text}"
+        seen.add(base)
+    return ''
+
+
+def in_learners_words(why: str, place: str, one_parent: bool) -> str:
+    """A diagnosis quoting the library's form of a line (`other.grad += grad * (x / y / y)`) with the learner's
+    own line at place instead (`other.grad += self.data / other.data**2 * grad`): the quote of a .grad statement
+    to the same parent; with one_parent (only one parent's gradient wrong), 'on every parent' said as that line."""
+    text = place.split(': ', 1)[1] if ': ' in place else ''
+    try:
+        mine = ast.parse(text).body if text else []
+    except SyntaxError:
+        return why
+    if len(mine) != 1 or not isinstance(mine[0], (ast.AugAssign, ast.Assign)) or _base(mine[0]) is None:
+        return why
+    base = _base(mine[0])
+
+    def quote(match: re.Match[str]) -> str:
+        try:
+            theirs = ast.parse(match.group(1)).body
+        except SyntaxError:
+            return match.group(0)
+        if len(theirs) == 1 and isinstance(theirs[0], (ast.AugAssign, ast.Assign)) and _base(theirs[0]) == base:
+            return f"`{text}`"
+        return match.group(0)
+    why = re.sub(r'`([^`]+)`', quote, why)
+    for every in (": on every parent", ": in every line"):
+        if one_parent and why.endswith(every):
+            why = why[:-len(every)] + f": `{text}`"
+    return why
 
 
 def line_with(cls: Any, method: str, needle: str, loop: bool = False) -> str:

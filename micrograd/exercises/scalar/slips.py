@@ -35,6 +35,8 @@ RULES: dict[str, str] = {
     'nothing': "no gradient reaches the input: the _backward must add to each parent's .grad",
     'parent_dropped': "a parent gets no gradient: every parent of the op must receive its share",
     'parent_twice': "a parent gets its share twice",
+    'wrong_parent': "a parent counted twice and the other left out: a line meant for one parent adds to another's "
+                    "gradient",
     'sign': "a sign flipped",
     'swapped': "the operands swapped: each parent's local derivative is the OTHER parent's data, used here the "
                "wrong way round",
@@ -266,6 +268,16 @@ def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, l
         twice = copy.deepcopy(body)
         _duplicate(twice, statements.index(s))
         yield 'parent_twice', twice, f"`{_code(s)}` runs twice"
+    for s in statements:  # a line written for one parent adding to the other's (self.grad twice, other left out)
+        for t in statements:
+            if _target(t) != _target(s) and isinstance(t, (ast.AugAssign, ast.Assign)):
+                moved = copy.deepcopy(t)
+                target = moved.target if isinstance(moved, ast.AugAssign) else moved.targets[0]
+                if not isinstance(target, ast.Attribute):
+                    continue
+                target.value = ast.Name(_target(s), ast.Load())
+                yield 'wrong_parent', _replace(body, t, moved), \
+                    f"`{_code(moved)}` should add to `{_target(t)}.grad`"
     yield 'sign', every(flip), "on every parent"
     for subset in _subsets(len(statements)):
         yield 'sign', _in_lines(body, subset, flip), f"`{'`, `'.join(_code(flip(statements[k])) for k in subset)}`"
