@@ -287,7 +287,8 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
             ran, wrongs = seen.get(wrong[0][0], (frozenset(), 0))
             if first.diagnosis == 'wrong_parent':  # the second line adding to one parent, not the first
                 first.place = repeated_grad_line(value_class, exercise.methods, ran) or first.place
-            first.why = in_learners_words(first.why, first.place, wrongs == 1)
+            if first.diagnosis not in ('parent_twice', 'parent_dropped'):  # (these quote the right line)
+                first.why = in_learners_words(first.why, first.place, wrongs == 1)
         first.also = '\n'.join(r.input for _, r in wrong[1:])
         return first
     if unfinished is not None:
