@@ -69,7 +69,8 @@ class Value:
     __radd__ = __add__  # other + self is self + other
     __rmul__ = __mul__  # other * self is self * other
     def __sub__(self, other: Value | float) -> Value:  # self + (-other), -k a float (-uint8 wraps)
-        return self + (-other if isinstance(other, Value) else -Value(other, _for='__sub__').data)
+        k = other if isinstance(other, (Value, float)) else Value(other, _for='__sub__').data
+        return self + (-k)
     def __rsub__(self, other: float) -> Value:  # other - self
         return -self + Value(other, _for='__rsub__')
     def __truediv__(self, other: Value | float) -> Value:  # self / other, its own op (y = 0: error)
@@ -97,8 +98,8 @@ class Value:
             node = stack.pop()
             if node is None:
                 topo.append(stack.pop())  # the node beneath the None: its parents are listed
-            elif node._prev and id(node) not in visited:  # a leaf takes no place: it only receives
-                visited.add(id(node))
+            elif node._prev and node not in visited:  # a leaf takes no place: it only receives
+                visited.add(node)
                 stack += node, None, *node._prev
         return topo
 
@@ -143,4 +144,4 @@ class Value:
     __array_ufunc__ = None  # so `np.float64(2) * v` asks Value.__rmul__ instead of NumPy
     __slots__ = ('data', 'grad', 'label', '_prev', '_op', '_grad_fn', '__dict__')  # v.color = 'red'
 
-topological_order = Value._topological_order  # the one sort, for any engine's nodes (with ._prev)
+topological_order = Value._topological_order  # the one sort, for any engine's nodes with ._prev
