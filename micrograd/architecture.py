@@ -9,13 +9,13 @@ import numbers
 from collections.abc import Mapping, Set
 from typing import Any
 
-__all__ = ['ACTIVATIONS', 'activation', 'size', 'sizes']
+__all__ = ['ACTIVATIONS', 'checked_activation', 'checked_size', 'checked_sizes']
 
 # An activation's name, as a layer takes it, and how a repr spells it ('ReLUNeuron(2)', as Karpathy's).
 ACTIVATIONS = {'relu': 'ReLU', 'tanh': 'Tanh', 'sigmoid': 'Sigmoid', 'linear': 'Linear'}
 
 
-def activation(name: object, what: str, nonlin: object = True) -> str:
+def checked_activation(name: object, what: str, nonlin: object = True) -> str:
     """The activation a layer applies: name, checked to be one of ACTIVATIONS, or 'linear' (none) where nonlin
     (Karpathy's yes/no argument) is False. A nonlin that is no yes/no, as Neuron(2, 'tanh') makes it, is refused:
     it would silently mean ReLU."""
@@ -31,7 +31,7 @@ def activation(name: object, what: str, nonlin: object = True) -> str:
     return name if nonlin else 'linear'
 
 
-def size(n: Any, what: str) -> int:
+def checked_size(n: Any, what: str) -> int:
     """A number of inputs, outputs or neurons: a whole number of at least 1 (not 3.5, '3', True or 0). NumPy
     integers and 0-d integer arrays count as whole numbers."""
     kind = getattr(getattr(n, 'dtype', None), 'kind', '')
@@ -42,9 +42,9 @@ def size(n: Any, what: str) -> int:
     return int(n)
 
 
-def sizes(nouts: Any, what: str) -> list[int]:
+def checked_sizes(nouts: Any, what: str) -> list[int]:
     """The size of each layer of an MLP, e.g. [16, 16, 1]: a list, tuple or 1-d array of whole numbers >= 1."""
     if isinstance(nouts, (str, bytes, Set, Mapping)) or not hasattr(nouts, '__len__') \
             or getattr(nouts, 'ndim', 1) != 1 or not len(nouts):
         raise ValueError(f"{what}: nouts must list the size of each layer, e.g. [16, 16, 1], got {nouts!r}")
-    return [size(n, what) for n in nouts]
+    return [checked_size(n, what) for n in nouts]

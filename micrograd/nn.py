@@ -1,16 +1,22 @@
 """Neurons, layers and MLPs on lists of Values: Karpathy's nn.py, his names kept (Neuron.nonlin).
 MLP(2, [16, 16, 1]) is his package's net: ReLU, then a linear output. The lecture's is tanh on every
-layer, output too: MLP(3, [4, 4, 1], activation='tanh', output_activation='tanh')."""
-from __future__ import annotations
+layer, output too: MLP(3, [4, 4, 1], activation='tanh', output_activation='tanh').
 
+Beyond his: each size, activation and input is checked by a checked_... step (architecture.py,
+weighted_sum.py), and a Module names, saves and loads its parameters (NamedParameters, state.py)."""
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-from micrograd import architecture, numeric, state, weighted_sum  # sizes, activations; by name
+from micrograd.architecture import ACTIVATIONS, checked_activation, checked_size, checked_sizes
 from micrograd.engine import Value
+from micrograd.state import NamedParameters  # named_parameters(), state_dict(), load_state_dict()
+from micrograd.weighted_sum import checked_inputs
+
+Inputs = Sequence[Value | float] | Value | float  # a neuron's inputs (one number: a list of one)
 
 
-class Module:
+class Module(NamedParameters):
     """Anything with parameters: a Neuron, a Layer, an MLP."""
 
     def zero_grad(self) -> None:
@@ -21,34 +27,25 @@ class Module:
     def parameters(self) -> list[Value]:
         return []
 
-    def named_parameters(self) -> Iterator[tuple[str, Value]]:  # ('layers.0.neurons.1.w.0', w), ...
-        return state.first_names(state.named_leaves(self, Value, Module))
-
-    def state_dict(self) -> dict[str, float]:  # the parameters' values by name (JSON, say)
-        return {name: p.data for name, p in state.named_leaves(self, Value, Module)}
-
-    def load_state_dict(self, values: Mapping[str, float]) -> None:  # all of them, or (misfit) none
-        named = dict(state.named_leaves(self, Value, Module))
-        for name, number in state.checked_state(self, named, values, numeric.saved).items():
-            named[name].data = number
-
 
 class Neuron(Module):
     """activation(w . x + b), w drawn from uniform(-1, 1), b = 0. nonlin=False (his) is 'linear'."""
 
     def __init__(self, nin: int, nonlin: bool = True, activation: str = 'relu'):
-        self.w = [Value(random.uniform(-1, 1)) for _ in range(architecture.size(nin, 'Neuron'))]
+        self.w = [Value(random.uniform(-1, 1)) for _ in range(checked_size(nin, 'Neuron'))]
         self.b = Value(0.0)
-        self.activation = architecture.activation(activation, 'Neuron', nonlin)  # or 'linear'
+        self.activation = checked_activation(activation, 'Neuron', nonlin)  # 'linear' if not nonlin
 
-    def __call__(self, x: Sequence[Value | float] | Value | float) -> Value:
-        x = weighted_sum.inputs(x, len(self.w), self)  # a list of len(w) (a number: a list of one)
-        act = Value.dot(self.w, x, self.b)  # the lecture's sum((wi*xi ...), self.b), as one node
+    def __call__(self, x: Inputs) -> Value:
+        x = checked_inputs(x, len(self.w), self)  # a list of len(w) numbers or Values
+        # The lecture's sum((wi*xi for wi, xi in zip(self.w, x)), self.b), as one node, not 2n:
+        act = Value.dot(self.w, x, self.b)  # (most of the moons demo's speed)
         return act if self.activation == 'linear' else getattr(act, self.activation)()  # act.relu()
 
     @property
     def nonlin(self) -> bool:  # Karpathy's attribute: whether the neuron applies an activation
         return self.activation != 'linear'
+
     @nonlin.setter
     def nonlin(self, nonlin: bool) -> None:  # False: linear; True on a linear neuron: ReLU, as his
         kind = 'relu' if self.activation == 'linear' else self.activation
@@ -58,17 +55,16 @@ class Neuron(Module):
         return self.w + [self.b]
 
     def __repr__(self) -> str:
-        return f"{architecture.ACTIVATIONS[self.activation]}Neuron({len(self.w)})"
+        return f"{ACTIVATIONS[self.activation]}Neuron({len(self.w)})"  # ReLUNeuron(2)
 
 
 class Layer(Module):
     """nout neurons that all see the same inputs."""
 
-    def __init__(self, nin: int, nout: int, nonlin: bool = True, activation: str = 'relu'):
-        nout = architecture.size(nout, 'Layer')
-        self.neurons = [Neuron(nin, nonlin, activation) for _ in range(nout)]
+    def __init__(self, nin: int, nout: int, nonlin: bool = True, **kwargs: Any):  # activation=
+        self.neurons = [Neuron(nin, nonlin, **kwargs) for _ in range(checked_size(nout, 'Layer'))]
 
-    def __call__(self, x: Sequence[Value | float] | Value | float) -> Value | list[Value]:
+    def __call__(self, x: Inputs) -> Value | list[Value]:
         out = [n(x) for n in self.neurons]
         return out[0] if len(out) == 1 else out
 
@@ -84,11 +80,11 @@ class MLP(Module):
 
     def __init__(self, nin: int, nouts: Sequence[int], activation: str = 'relu',
                  output_activation: str = 'linear'):
-        sz = [architecture.size(nin, 'MLP')] + architecture.sizes(nouts, 'MLP')
+        sz = [checked_size(nin, 'MLP')] + checked_sizes(nouts, 'MLP')
         acts = [activation] * (len(nouts) - 1) + [output_activation]  # (each Neuron checks its own)
         self.layers = [Layer(sz[i], sz[i + 1], activation=acts[i]) for i in range(len(nouts))]
 
-    def __call__(self, x: Sequence[Value | float] | Value | float) -> Value | list[Value]:
+    def __call__(self, x: Inputs) -> Value | list[Value]:
         for layer in self.layers:
             x = layer(x)
         return x  # type: ignore[return-value]  # a Value or a list: what the last layer gives

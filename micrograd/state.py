@@ -1,46 +1,68 @@
 """A model's parameters by name, for micrograd.nn (Values) and micrograd.tensor.layers (Tensors) alike.
 
-A parameter's name is the path to it through the model's attributes and lists, as PyTorch names them:
-'layers.0.neurons.1.w.0' is the first weight of the second neuron of the first layer. Nothing here knows an
-engine: the caller says what a parameter is and what a module is.
+A parameter's name is the path to it through the model's attributes, as PyTorch names them:
+'layers.0.neurons.1.w.0' is the first weight of the second neuron of the first layer. The walk enters every
+object that keeps attributes (a module, or a plain helper object), and lists, tuples and dicts (by index or
+key), so a parameter kept anywhere in the model has a name. The one registry, for both engines:
 
-    named_leaves(model, Value, Module)   every (name, parameter), a shared one under each of its names
-    first_names(pairs)                   each parameter once, under its first name: named_parameters()
+    named_leaves(model, leaf, is_parameter)   every (name, parameter), a shared one under each of its names
+    first_names(pairs)                        each parameter once, under its first name: named_parameters()
     checked_state(model, names, state, convert)
-                                         a state_dict's values for those names, all converted, or an error
+                                              a state_dict's values for those names, all converted, or an error
+    NamedParameters                           named_parameters(), state_dict(), load_state_dict() for a
+                                              micrograd.nn Module: the parameters are what parameters() lists
 """
 from __future__ import annotations
 
+import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
-__all__ = ['named_leaves', 'first_names', 'checked_state']
+from micrograd.numeric import real, saved
+
+__all__ = ['named_leaves', 'first_names', 'checked_state', 'NamedParameters']
 
 P = TypeVar('P')
 
+# What keeps attributes but is no part of a model: the walk does not enter a class, a module or a function.
+_NOT_ENTERED = (type, types.ModuleType, types.FunctionType, types.MethodType, types.BuiltinFunctionType)
 
-def named_leaves(model: object, leaf: type[P], module: type) -> Iterator[tuple[str, P]]:
-    """Every instance of leaf under model, named by the path to it: the attributes of each instance of module
-    (in the order they were set) and the items of lists and tuples (by index). A leaf reached under two names
-    comes under each (a state_dict has both); a module or list that holds one above it is not entered again.
-    Parameters are leaves: an instance an op made (one with parents, such as a neuron's `self.out` kept from
-    its last call) is no parameter, and is left out, as PyTorch leaves out a tensor a module keeps."""
-    above: set[int] = set()  # the modules and lists on the path to where the walk is
+
+def named_leaves(model: object, leaf: type[P] | tuple[type, ...],
+                 is_parameter: Callable[[Any], bool]) -> Iterator[tuple[str, P]]:
+    """Every instance of leaf under model for which is_parameter is true, named by the path to it: the
+    attributes of each object that keeps them (in the order they were set), the items of lists and tuples (by
+    index) and the values of dicts (by key). A leaf is never entered, parameter or not (an output a layer
+    keeps, say). A leaf reached under two names comes under each (a state_dict has both); an object or list
+    that holds one above it is not entered again."""
+    above: set[int] = set()  # the objects and lists on the path to where the walk is
     stack: list[tuple[str, object] | int] = [('', model)]  # what to walk, and ids to leave behind
     while stack:
         entry = stack.pop()
-        if isinstance(entry, int):  # all under that module or list is walked: it is no more above
+        if isinstance(entry, int):  # all under that object or list is walked: it is no more above
             above.discard(entry)
             continue
         name, obj = entry
         if isinstance(obj, leaf):
-            if not getattr(obj, '_prev', ()):  # (an op's output has parents: not a parameter)
-                yield name, obj
-        elif isinstance(obj, (module, list, tuple)) and id(obj) not in above:
+            if is_parameter(obj):
+                yield name, obj  # type: ignore[misc]
+            continue
+        items = _items(obj)
+        if items is not None and id(obj) not in above:
             above.add(id(obj))
-            items = enumerate(obj) if isinstance(obj, (list, tuple)) else vars(obj).items()
             stack.append(id(obj))
-            stack += reversed([(f"{name}.{key}" if name else str(key), item) for key, item in items])
+            stack += reversed([(f"{name}.{key}" if name else key, item) for key, item in items])
+
+
+def _items(obj: object) -> list[tuple[str, object]] | None:
+    """What the walk enters under obj, by name, or None where it does not enter obj."""
+    if isinstance(obj, (list, tuple)):
+        return [(str(i), item) for i, item in enumerate(obj)]
+    if isinstance(obj, dict):
+        return [(key if isinstance(key, str) else repr(key), item) for key, item in obj.items()]
+    if hasattr(obj, '__dict__') and not isinstance(obj, _NOT_ENTERED):
+        return list(vars(obj).items())
+    return None
 
 
 def first_names(named: Iterable[tuple[str, P]]) -> Iterator[tuple[str, P]]:
@@ -77,3 +99,59 @@ def _names(names: list[str], what: str) -> str:
         return ''
     more = f" and {len(names) - 3} more" if len(names) > 3 else ''
     return f"{what} {', '.join(repr(n) for n in names[:3])}{more}"
+
+
+class NamedParameters:
+    """named_parameters(), state_dict() and load_state_dict() for a micrograd.nn Module, whose parameters()
+    says what its parameters are (a Value it keeps that parameters() does not list, such as an output kept
+    from a call, is no parameter, and is not saved, as PyTorch saves parameters only). Each listed parameter
+    is named by the walk above; one that no attribute holds (a Value kept in a set, or made anew by
+    parameters()) has no name, and all three refuse, naming it, rather than save or load the others only."""
+
+    def parameters(self) -> list[Any]:
+        return []
+
+    def named_parameters(self) -> Iterator[tuple[str, Any]]:  # ('layers.0.neurons.1.w.0', w), ...
+        """Each parameter once, in the order of parameters(), under the first name it has."""
+        first = dict((id(p), name) for name, p in reversed(self._named('named_parameters')))
+        return ((first[id(p)], p) for p in dict((id(p), p) for p in self.parameters()).values())
+
+    def state_dict(self) -> dict[str, float]:
+        """Each parameter's value, as a Python float, under each of its names: ready for json.dump."""
+        where = f"{type(self).__name__}.state_dict"
+        return {name: real(p.data, f"{where} ({name!r})", 'a real number in .data')
+                for name, p in self._named('state_dict')}
+
+    def load_state_dict(self, values: Mapping[str, float]) -> None:
+        """Every parameter's value from values, all of them or (anything missing, unexpected or no number)
+        none: they are checked before any is set. A shared parameter takes the last of its names' values."""
+        named = self._named('load_state_dict')
+        params = dict(named)
+        for name, number in checked_state(self, params, values, saved).items():
+            params[name].data = number
+
+    def _named(self, method: str) -> list[tuple[str, Any]]:
+        """(name, parameter) for each name of each parameter parameters() lists, or a ValueError naming the
+        listed parameters no attribute holds, and any name two of them would share."""
+        listed = self.parameters()
+        ids = {id(p) for p in listed}
+        kinds = tuple({type(p) for p in listed})  # (what a parameter is: a Value, for micrograd.nn)
+        named: list[tuple[str, Any]] = list(named_leaves(self, kinds, lambda p: id(p) in ids))
+        where = f"{type(self).__name__}.{method}"
+        found, unnamed = {id(p) for _, p in named}, []
+        for i, p in enumerate(listed):
+            if id(p) not in found:  # (each once, should parameters() list it twice)
+                found.add(id(p))
+                unnamed.append((i, p))
+        if unnamed:
+            shown = ', '.join(f"parameters()[{i}], {p!r}" for i, p in unnamed[:3])
+            more = f" and {len(unnamed) - 3} more" if len(unnamed) > 3 else ''
+            raise ValueError(f"{where}: parameters() lists {len(unnamed)} that no attribute holds, so they have "
+                             f"no name to be saved under: {shown}{more}. Keep each in an attribute of the model "
+                             f"(or in a list, tuple or dict there, or an object there)")
+        owner: dict[str, Any] = {}
+        for name, p in named:
+            if owner.setdefault(name, p) is not p:
+                raise ValueError(f"{where}: two parameters have the name {name!r} (dict keys that read the same, "
+                                 f"such as 1 and '1'?): give them distinct names")
+        return named

@@ -55,7 +55,7 @@ def _leaf(v: Any, value: Any) -> Any:
     return v if isinstance(v, value) else value(real(v, 'Value.dot'))
 
 
-def inputs(x: Any, n: int, neuron: object) -> list[Any]:
+def checked_inputs(x: Any, n: int, neuron: object) -> list[Any]:
     """A neuron's n inputs as a list (a list is taken as it is): one number (or Value, or 0-d array) is a list of
     one, as a Layer of one neuron hands it on; a tuple or a 1-d array is listed. A set or a dict is refused (its
     order is not the inputs' order), as is anything else that is no sequence of inputs, a tensor, and a number

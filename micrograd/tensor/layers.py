@@ -77,8 +77,12 @@ class Module:
 
 def _parameters(model: Module) -> Iterator[tuple[str, Tensor]]:
     """Every (name, parameter) of model, a shared one under each of its names: the tensors it holds that no op
-    made, trainable or frozen (requires_grad=False), not an op's output it keeps."""
-    return ((name, p) for name, p in state.named_leaves(model, Tensor, Module) if p.is_leaf)
+    made, trainable or frozen (requires_grad=False), not an op's output it keeps (made under no_grad() too)."""
+    return state.named_leaves(model, Tensor, _is_parameter)
+
+
+def _is_parameter(t: Tensor) -> bool:
+    return not t._by_op and t.is_leaf  # (a tensor an op changed in place while recording has a history)
 
 
 def _as_tensor(x: Tensor | Array, dtype: np.dtype[Any]) -> Tensor:
@@ -96,7 +100,8 @@ class Linear(Module):
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True,
                  rng: np.random.Generator | None = None):
-        in_features, out_features = architecture.size(in_features, 'Linear'), architecture.size(out_features, 'Linear')
+        in_features = architecture.checked_size(in_features, 'Linear')
+        out_features = architecture.checked_size(out_features, 'Linear')
         uniform = (rng or np.random).uniform
         k = 1 / math.sqrt(in_features)
         self.weight = Tensor(uniform(-k, k, (in_features, out_features)), requires_grad=True)
@@ -124,8 +129,8 @@ class MLP(Module):
 
     def __init__(self, nin: int, nouts: Sequence[int], activation: str = 'relu',
                  rng: np.random.Generator | None = None, bias: bool = True):
-        self.activation = architecture.activation(activation, 'MLP')  # one of ACTIVATIONS
-        sizes = [architecture.size(nin, 'MLP')] + architecture.sizes(nouts, 'MLP')
+        self.activation = architecture.checked_activation(activation, 'MLP')  # one of ACTIVATIONS
+        sizes = [architecture.checked_size(nin, 'MLP')] + architecture.checked_sizes(nouts, 'MLP')
         self.layers = [Linear(sizes[i], sizes[i + 1], bias=bias, rng=rng) for i in range(len(sizes) - 1)]
 
     def forward(self, x: Tensor | Array) -> Tensor:
@@ -150,8 +155,8 @@ class Embedding(Module):
     """
 
     def __init__(self, num_embeddings: int, embedding_dim: int, rng: np.random.Generator | None = None):
-        num_embeddings = architecture.size(num_embeddings, 'Embedding')
-        embedding_dim = architecture.size(embedding_dim, 'Embedding')
+        num_embeddings = architecture.checked_size(num_embeddings, 'Embedding')
+        embedding_dim = architecture.checked_size(embedding_dim, 'Embedding')
         self.weight = Tensor((rng or np.random).normal(0.0, 1.0, (num_embeddings, embedding_dim)), requires_grad=True)
 
     def forward(self, indices: Tensor | Array | list[Any] | int) -> Tensor:
@@ -179,7 +184,7 @@ class RMSNorm(Module):
         given = number(eps, 'RMSNorm: eps')  # np.float64(1e-5) is 1e-5: it must not make a float32 model float64
         if not given >= 0:  # written so that nan fails too
             raise ValueError(f"RMSNorm: eps must be a number >= 0, got {eps!r}")
-        self.dim, self.eps = architecture.size(dim, 'RMSNorm'), float(given)
+        self.dim, self.eps = architecture.checked_size(dim, 'RMSNorm'), float(given)
         self.weight = Tensor(np.ones(self.dim), requires_grad=True) if elementwise_affine else None
 
     def forward(self, x: Tensor | Array) -> Tensor:
@@ -206,8 +211,8 @@ class CausalSelfAttention(Module):
     """
 
     def __init__(self, n_embd: int, n_head: int, rng: np.random.Generator | None = None):
-        n_embd = architecture.size(n_embd, 'CausalSelfAttention')
-        n_head = architecture.size(n_head, 'CausalSelfAttention')
+        n_embd = architecture.checked_size(n_embd, 'CausalSelfAttention')
+        n_head = architecture.checked_size(n_head, 'CausalSelfAttention')
         if n_embd % n_head:
             raise ValueError(f"CausalSelfAttention: n_embd={n_embd} channels do not split into n_head={n_head} "
                              f"heads of equal size")

@@ -60,13 +60,16 @@ Change = tuple[int, int, str]
 class Node:
     """An ndarray, its gradient, and the op and parents that produced it (see Tensor)."""
     __slots__ = ('data', 'grad', 'requires_grad', '_prev', '_op', '_backward', '_base', '_changed', '_inputs',
-                 '_reads', '_ran_at', '_view_of', '_older', '_rebased_at', '_stale')
+                 '_reads', '_ran_at', '_view_of', '_older', '_rebased_at', '_stale', '_by_op')
     data: Array
     grad: Array | None
     requires_grad: bool
     _prev: tuple[Self, ...]
     _op: str
     _backward: Backward | None
+    # Whether an op made it, recorded or not: an output made under no_grad() is a leaf, but no parameter
+    # (a Module does not save one it keeps, as PyTorch saves registered parameters and buffers only).
+    _by_op: bool
     # Versions (see the module's docstring). The tensor that owns a memory notes its last change in place;
     # a view (a reshape, a slice, detach()) names the owner. An op notes when it ran and what it reads.
     _base: Node | None  # for a view, the tensor whose memory it shows; None: its own memory
@@ -83,9 +86,10 @@ class Node:
     _reading: ClassVar[int] = sys.maxsize  # while backward() runs an op's _backward, the tick when that op ran
     _last_rebase: ClassVar[int] = 0  # the tick of the last change in place while recording, of any tensor
 
-    def _fields(self, data: Array) -> None:
-        """The fields of a tensor that no op made: data, no gradient, no history, its own memory."""
+    def _fields(self, data: Array, by_op: bool = False) -> None:
+        """The fields of a tensor with no history yet: data, no gradient, its own memory (by_op: an op made it)."""
         self.data, self.grad, self.requires_grad, self._prev, self._op, self._backward = data, None, False, (), '', None
+        self._by_op = by_op
         self._base, self._changed, self._inputs, self._reads, self._ran_at = None, None, (), (), 0
         self._stale, self._view_of, self._older, self._rebased_at = None, None, None, 0
 
@@ -101,7 +105,7 @@ class Node:
                 if p._view_of is not None and p._view_of._rebased_at > p._ran_at:
                     p._follow_base()
         out = cls.__new__(cls)  # data is already an ndarray of the right dtype: skip __init__'s checks
-        out._fields(data if type(data) is np.ndarray else np.asarray(data))  # (0-d results come as NumPy scalars)
+        out._fields(data if type(data) is np.ndarray else np.asarray(data), True)  # (0-d results: NumPy scalars)
         tracked = tuple(p for p in parents if p.requires_grad) if recording else ()
         if out.data.base is not None:  # a view (a reshape, a slice): if of a parent's memory, it names its owner
             for p in parents:

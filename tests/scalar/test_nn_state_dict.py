@@ -152,8 +152,12 @@ class Leaf:
     """A parameter of some engine: the walker only needs its type."""
 
 
+def every(leaf):
+    return True
+
+
 class Box:
-    """A module of some engine: the walker enters its attributes."""
+    """A module of some engine, or a plain object: the walker enters its attributes."""
 
     def __init__(self, **attributes):
         vars(self).update(attributes)
@@ -163,7 +167,7 @@ def test_the_walker_names_every_leaf_by_its_path_through_attributes_lists_and_tu
     from micrograd import state
     a, b, c, d = Leaf(), Leaf(), Leaf(), Leaf()
     model = Box(first=a, blocks=[Box(w=(b, c)), 'not a leaf', 3.0], last=d)
-    assert [(name, leaf) for name, leaf in state.named_leaves(model, Leaf, Box)] == [
+    assert [(name, leaf) for name, leaf in state.named_leaves(model, Leaf, every)] == [
         ('first', a), ('blocks.0.w.0', b), ('blocks.0.w.1', c), ('last', d)]
 
 
@@ -171,7 +175,7 @@ def test_the_walker_gives_a_shared_leaf_or_module_under_each_name_and_first_name
     from micrograd import state
     shared = Box(w=Leaf())
     model = Box(encoder=shared, decoder=shared)
-    named = list(state.named_leaves(model, Leaf, Box))
+    named = list(state.named_leaves(model, Leaf, every))
     assert [name for name, _ in named] == ['encoder.w', 'decoder.w']
     assert [name for name, _ in state.first_names(named)] == ['encoder.w']
 
@@ -183,7 +187,7 @@ def test_the_walker_does_not_enter_a_module_or_list_that_holds_one_above_it():
     loop = [Leaf()]
     loop.append(loop)
     parent.loop = loop
-    assert [name for name, _ in state.named_leaves(parent, Leaf, Box)] == ['w', 'child.v', 'loop.0']
+    assert [name for name, _ in state.named_leaves(parent, Leaf, every)] == ['w', 'child.v', 'loop.0']
 
 
 def test_the_walker_reaches_a_leaf_ten_thousand_modules_deep():
@@ -193,7 +197,7 @@ def test_the_walker_reaches_a_leaf_ten_thousand_modules_deep():
         inner.next = Box()
         inner = inner.next
     inner.w = Leaf()
-    [(name, _)] = state.named_leaves(model, Leaf, Box)
+    [(name, _)] = state.named_leaves(model, Leaf, every)
     assert name == 'next.' * 10_000 + 'w'
 
 
