@@ -22,7 +22,8 @@ from micrograd.tensor.tensor import Tensor
 
 class Module:
     """Anything with parameters. parameters() finds them in the attributes: tensors that no
-    op made, Modules, and lists or tuples of those, in the order they were assigned. A frozen
+    op made (an output kept from a pass under no_grad() is none, though a leaf), in Modules,
+    plain objects, lists, tuples and dicts, in the order they were assigned. A frozen
     parameter (p.requires_grad = False, to fine-tune the others) is still one, as in PyTorch:
     listed, saved by state_dict() and loaded (optimizers skip it: it gets no gradient). So is
     a data tensor a module keeps (a mask, say): saved and loaded, as a PyTorch buffer is.

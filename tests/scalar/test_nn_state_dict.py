@@ -250,3 +250,182 @@ def test_a_kept_output_of_a_tensor_module_is_no_parameter_either():
     fresh = KeepsItsOutputToo(2, 3, rng=np.random.default_rng(1))
     fresh.load_state_dict(trained.state_dict())
     assert np.array_equal(fresh.weight.data, trained.weight.data)
+
+
+# --- one registry: every parameter parameters() lists has a name, wherever the model keeps it --------------
+
+class Helper:
+    """A plain object (no Module) that keeps parameters for a model."""
+
+
+def _in_helper(m, p, q):
+    m.helper = Helper()
+    m.helper.w, m.helper.rest = p, [q]
+
+
+# Where a model keeps its two parameters p and q, and the names that gives them: (named_parameters(), and
+# state_dict()'s, which has a shared parameter under each of its names).
+CONTAINERS = {
+    'attributes': (lambda m, p, q: vars(m).update(p=p, q=q), ['p', 'q'], ['p', 'q']),
+    'list': (lambda m, p, q: setattr(m, 'ps', [p, q]), ['ps.0', 'ps.1'], ['ps.0', 'ps.1']),
+    'tuple': (lambda m, p, q: setattr(m, 'ps', (p, q)), ['ps.0', 'ps.1'], ['ps.0', 'ps.1']),
+    'dict values': (lambda m, p, q: setattr(m, 'W', {(0, 1): p, 'b': q}), ['W.(0, 1)', 'W.b'], ['W.(0, 1)', 'W.b']),
+    'nested': (lambda m, p, q: setattr(m, 'blocks', {'a': [(p,)], 'b': {'c': q}}), ['blocks.a.0.0', 'blocks.b.c'],
+               ['blocks.a.0.0', 'blocks.b.c']),
+    'helper object': (_in_helper, ['helper.w', 'helper.rest.0'], ['helper.w', 'helper.rest.0']),
+    'shared': (lambda m, p, q: vars(m).update(a=p, b=[p, q]), ['a', 'b.1'], ['a', 'b.0', 'b.1']),
+}
+
+
+def scalar_model(kind, seed):
+    """A micrograd.nn Module keeping two Values as CONTAINERS[kind] says; parameters() lists both."""
+    class Kept(Module):
+        def parameters(self):
+            return [p for _, p in sorted(self._both.items())]
+
+    model, p, q = Kept(), Value(seed + 0.25), Value(seed + 0.5)
+    CONTAINERS[kind][0](model, p, q)
+    type(model)._both = {0: p, 1: q}  # (on the class: parameters() lists them, the walk sees the model only)
+    return model
+
+
+def tensor_model(kind, seed):
+    """A micrograd.tensor Module keeping two trainable tensors as CONTAINERS[kind] says."""
+    mt = pytest.importorskip('micrograd.tensor')
+    model = mt.Module()
+    p = mt.Tensor(np.full(2, seed + 0.25), requires_grad=True)
+    q = mt.Tensor(np.full(3, seed + 0.5), requires_grad=True)
+    CONTAINERS[kind][0](model, p, q)
+    return model
+
+
+ENGINES = {'nn': scalar_model, 'tensor': tensor_model}
+SWEEP = [(engine, kind) for engine in ENGINES for kind in CONTAINERS]
+
+
+def _same(a, b):
+    return all(np.array_equal(x, y) for x, y in zip(a.values(), b.values(), strict=True)) and list(a) == list(b)
+
+
+@pytest.mark.parametrize('engine, kind', SWEEP, ids=[f"{e}: {k}" for e, k in SWEEP])
+def test_every_listed_parameter_is_named_saved_and_loaded_wherever_the_model_keeps_it(engine, kind):
+    trained, fresh = ENGINES[engine](kind, 1), ENGINES[engine](kind, 2)
+    _, first_names, all_names = CONTAINERS[kind]
+    assert [name for name, _ in trained.named_parameters()] == first_names
+    assert [p for _, p in trained.named_parameters()] == list(trained.parameters())
+    assert list(trained.state_dict()) == all_names
+    assert not _same(fresh.state_dict(), trained.state_dict())
+    fresh.load_state_dict(trained.state_dict())
+    assert _same(fresh.state_dict(), trained.state_dict())
+    assert all(np.array_equal(p.data, q.data) for p, q in zip(fresh.parameters(), trained.parameters(), strict=True))
+
+
+def test_the_reported_model_a_dict_of_weights_and_a_bias_saves_and_loads_every_weight():
+    class Bilinear(Module):
+        def __init__(self, bias):
+            self.W = {(a, b): Value(0.0) for a in range(2) for b in range(2)}
+            self.b = Value(bias)
+
+        def parameters(self):
+            return list(self.W.values()) + [self.b]
+
+    trained, fresh = Bilinear(0.75), Bilinear(0.0)
+    for i, w in enumerate(trained.W.values()):
+        w.data = i + 1.0
+    saved = trained.state_dict()
+    assert saved == {'W.(0, 0)': 1.0, 'W.(0, 1)': 2.0, 'W.(1, 0)': 3.0, 'W.(1, 1)': 4.0, 'b': 0.75}
+    fresh.load_state_dict(json.loads(json.dumps(saved)))
+    assert [p.data for p in fresh.parameters()] == [1.0, 2.0, 3.0, 4.0, 0.75]
+
+
+class Unnamed(Module):
+    """Parameters that no attribute holds: in a set (no order, so no name), or made anew by parameters()."""
+
+    def __init__(self):
+        self.b = Value(0.75)
+        self.bag = {Value(1.0), Value(2.0)}
+
+    def parameters(self):
+        return [*sorted(self.bag, key=lambda v: v.data), self.b]
+
+
+@pytest.mark.parametrize('method', ['state_dict', 'named_parameters', 'load_state_dict'])
+def test_a_listed_parameter_no_attribute_holds_is_refused_by_name_not_left_out(method):
+    model = Unnamed()
+    call = {'state_dict': lambda: model.state_dict(), 'named_parameters': lambda: list(model.named_parameters()),
+            'load_state_dict': lambda: model.load_state_dict({'b': 0.5})}[method]
+    with pytest.raises(ValueError, match=rf"Unnamed.{method}: parameters\(\) lists 2 that no attribute holds") as e:
+        call()
+    assert "parameters()[0], Value(data=1.0" in str(e.value) and "parameters()[1], Value(data=2.0" in str(e.value)
+    assert "Keep each in an attribute" in str(e.value)
+    assert model.b.data == 0.75  # loading refused: nothing set
+
+
+def test_a_parameter_made_anew_by_parameters_is_refused_by_name():
+    class Fresh(Module):
+        def parameters(self):
+            return [Value(3.0)]
+    with pytest.raises(ValueError, match=r"parameters\(\)\[0\], Value\(data=3.0"):
+        Fresh().state_dict()
+
+
+def test_two_parameters_under_one_name_are_refused():
+    class Clash(Module):
+        def __init__(self):
+            self.W = {1: Value(1.0), '1': Value(2.0)}
+
+        def parameters(self):
+            return list(self.W.values())
+    with pytest.raises(ValueError, match=r"two parameters have the name 'W.1'"):
+        Clash().state_dict()
+
+
+# --- an output kept from a no_grad() pass is no parameter: parameters only, as PyTorch saves -------------
+
+def test_an_output_kept_from_a_no_grad_pass_is_no_parameter_and_a_fresh_model_loads_the_state():
+    from micrograd import no_grad
+    random.seed(0)
+    trained = KeepsItsOutput(2)
+    with no_grad():
+        trained([1.0, 2.0])  # an evaluation pass: trained.out is made with no graph
+    assert [name for name, _ in trained.named_parameters()] == ['w.0', 'w.1', 'b']
+    assert list(trained.state_dict()) == ['w.0', 'w.1', 'b']
+    fresh = KeepsItsOutput(2)
+    fresh.load_state_dict(trained.state_dict())
+    assert [p.data for p in fresh.parameters()] == [p.data for p in trained.parameters()]
+
+
+def test_a_value_a_module_keeps_that_parameters_does_not_list_is_not_saved():
+    class Scaled(Neuron):
+        def __init__(self, nin):
+            super().__init__(nin)
+            self.scale = Value(2.0)  # a constant, not trained: parameters() leaves it out
+    assert list(Scaled(1).state_dict()) == ['w.0', 'b']
+
+
+# --- every number that leaves the scalar engine is a Python float ------------------------------------------
+
+@pytest.mark.parametrize('written', [np.float32(0.5), np.float16(0.5), np.float64(0.5), np.int64(2), 2,
+                                     np.array(0.5, dtype=np.float32)],
+                         ids=['float32', 'float16', 'float64', 'int64', 'int', '0-d float32 array'])
+def test_a_number_written_into_data_by_hand_is_saved_as_a_python_float(written):
+    model = tiny_model()
+    model.layers[0].neurons[0].w[0].data = written
+    state = model.state_dict()
+    assert all(type(x) is float for x in state.values())
+    assert state['layers.0.neurons.0.w.0'] == float(written)
+    json.dumps(state)
+
+
+def test_a_value_whose_data_is_no_number_cannot_be_saved_and_the_error_names_it():
+    model = tiny_model()
+    model.layers[1].neurons[0].b.data = 'half'
+    with pytest.raises(TypeError, match=r"MLP.state_dict \('layers.1.neurons.0.b'\).*'half'"):
+        model.state_dict()
+
+
+@pytest.mark.xfail(reason="Value.item() returns .data as it is; it must be float(self.data), checked (engine.py)")
+def test_item_gives_a_python_float_of_a_number_written_into_data_by_hand():
+    v = Value(1.0)
+    v.data = np.float32(0.5)
+    assert type(v.item()) is float and v.item() == 0.5

@@ -163,3 +163,37 @@ def test_a_data_tensor_a_module_keeps_is_saved_and_loaded_as_a_pytorch_buffer_an
     model(np.ones((3, 3))).sum().backward()
     optimizer.step()
     assert model.mask.grad is None and model.mask.data.tolist() == np.tril(np.ones((3, 3))).tolist()
+
+
+class KeepsItsOutput(mt.Linear):
+    """makemore's habit: a layer that keeps its last output, for a look at it later."""
+
+    def forward(self, x):
+        self.out = super().forward(x)
+        return self.out
+
+
+@pytest.mark.parametrize('how', ['no_grad', 'frozen inputs and weights'])
+def test_an_output_kept_from_a_pass_without_a_graph_is_no_parameter_as_in_pytorch(how):
+    trained = KeepsItsOutput(2, 3, rng=np.random.default_rng(0))
+    if how == 'no_grad':
+        with mt.no_grad():
+            trained(np.ones((1, 2)))  # an evaluation pass: trained.out is made with no graph, a leaf
+    else:
+        for p in trained.parameters():
+            p.requires_grad = False  # nothing needs a gradient: the op records nothing
+        trained(np.ones((1, 2)))
+    assert trained.out.is_leaf and not trained.out.requires_grad  # as PyTorch's: no grad_fn
+    assert [name for name, _ in trained.named_parameters()] == ['weight', 'bias']
+    assert len(trained.parameters()) == 2 and list(trained.state_dict()) == ['weight', 'bias']
+    fresh = KeepsItsOutput(2, 3, rng=np.random.default_rng(1))
+    fresh.load_state_dict(trained.state_dict())
+    assert np.array_equal(fresh.weight.data, trained.weight.data)
+
+
+def test_a_tensor_made_under_no_grad_by_the_constructor_is_still_kept_data_as_a_buffer():
+    class Masked(mt.Module):
+        def __init__(self):
+            with mt.no_grad():
+                self.mask = mt.Tensor(np.tril(np.ones((2, 2))))
+    assert list(Masked().state_dict()) == ['mask']
