@@ -42,9 +42,10 @@ def checked_size(n: Any, what: str) -> int:
     return int(n)
 
 
-def checked_sizes(nouts: Any, what: str) -> list[int]:
-    """The size of each layer of an MLP, e.g. [16, 16, 1]: a list, tuple or 1-d array of whole numbers >= 1."""
+def checked_sizes(nin: Any, nouts: Any, what: str) -> list[int]:
+    """An MLP's sizes, [nin] + nouts: its number of inputs, then the size of each layer, e.g. 2 and [16, 16, 1]
+    (a list, tuple or 1-d array of whole numbers >= 1)."""
     if isinstance(nouts, (str, bytes, Set, Mapping)) or not hasattr(nouts, '__len__') \
             or getattr(nouts, 'ndim', 1) != 1 or not len(nouts):
         raise ValueError(f"{what}: nouts must list the size of each layer, e.g. [16, 16, 1], got {nouts!r}")
-    return [checked_size(n, what) for n in nouts]
+    return [checked_size(nin, what)] + [checked_size(n, what) for n in nouts]

@@ -80,7 +80,7 @@ class MLP(Module):
 
     def __init__(self, nin: int, nouts: Sequence[int], activation: str = 'relu',
                  output_activation: str = 'linear'):
-        sz = [checked_size(nin, 'MLP')] + checked_sizes(nouts, 'MLP')
+        sz = checked_sizes(nin, nouts, 'MLP')  # [nin] + nouts
         acts = [activation] * (len(nouts) - 1) + [output_activation]  # (each Neuron checks its own)
         self.layers = [Layer(sz[i], sz[i + 1], activation=acts[i]) for i in range(len(nouts))]
 

@@ -131,7 +131,7 @@ class MLP(Module):
     def __init__(self, nin: int, nouts: Sequence[int], activation: str = 'relu',
                  rng: np.random.Generator | None = None, bias: bool = True):
         self.activation = architecture.checked_activation(activation, 'MLP')  # one of ACTIVATIONS
-        sizes = [architecture.checked_size(nin, 'MLP')] + architecture.checked_sizes(nouts, 'MLP')
+        sizes = architecture.checked_sizes(nin, nouts, 'MLP')  # [nin] + nouts
         self.layers = [Linear(sizes[i], sizes[i + 1], bias=bias, rng=rng) for i in range(len(sizes) - 1)]
 
     def forward(self, x: Tensor | Array) -> Tensor:
