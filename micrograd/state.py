@@ -118,9 +118,11 @@ class NamedParameters:
 
     def state_dict(self) -> dict[str, float]:
         """Each parameter's value, as a Python float, under each of its names: ready for json.dump."""
-        where = f"{type(self).__name__}.state_dict"
-        return {name: real(p.data, f"{where} ({name!r})", 'a real number in .data')
+        return {name: p.data if type(p.data) is float else self._float(p.data, name)
                 for name, p in self._named('state_dict')}
+
+    def _float(self, data: object, name: str) -> float:  # a number written into .data by hand (np.float32)
+        return real(data, f"{type(self).__name__}.state_dict ({name!r})", 'a real number in .data')
 
     def load_state_dict(self, values: Mapping[str, float]) -> None:
         """Every parameter's value from values, all of them or (anything missing, unexpected or no number)
