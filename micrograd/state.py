@@ -34,8 +34,10 @@ def named_leaves(model: object, leaf: type[P] | tuple[type, ...],
     attributes of each object that keeps them (in the order they were set), the items of lists and tuples (by
     index) and the values of dicts (by key). A leaf is never entered, parameter or not (an output a layer
     keeps, say). A leaf reached under two names comes under each (a state_dict has both); an object or list
-    that holds one above it is not entered again."""
+    that holds one above it is not entered again. Two leaves under one name (dict keys 1 and '1') are a
+    ValueError: one of them could not be saved."""
     above: set[int] = set()  # the objects and lists on the path to where the walk is
+    owner: dict[str, object] = {}  # the leaf under each name so far
     stack: list[tuple[str, object] | int] = [('', model)]  # what to walk, and ids to leave behind
     while stack:
         entry = stack.pop()
@@ -45,6 +47,9 @@ def named_leaves(model: object, leaf: type[P] | tuple[type, ...],
         name, obj = entry
         if isinstance(obj, leaf):
             if is_parameter(obj):
+                if owner.setdefault(name, obj) is not obj:
+                    raise ValueError(f"{type(model).__name__}: two parameters have the name {name!r} (dict keys "
+                                     f"that read the same, such as 1 and '1'?): give them distinct names")
                 yield name, obj  # type: ignore[misc]
             continue
         items = _items(obj)
@@ -136,10 +141,14 @@ class NamedParameters:
         """(name, parameter) for each name of each parameter parameters() lists, or a ValueError naming the
         listed parameters no attribute holds, and any name two of them would share."""
         listed = self.parameters()
+        where = f"{type(self).__name__}.{method}"
+        odd = next(((i, p) for i, p in enumerate(listed) if not hasattr(p, 'data')), None)
+        if odd is not None:
+            raise TypeError(f"{where}: parameters() must list Values, one flat list; parameters()[{odd[0]}] is a "
+                            f"{type(odd[1]).__name__}")
         ids = {id(p) for p in listed}
         kinds = tuple({type(p) for p in listed})  # (what a parameter is: a Value, for micrograd.nn)
         named: list[tuple[str, Any]] = list(named_leaves(self, kinds, lambda p: id(p) in ids))
-        where = f"{type(self).__name__}.{method}"
         found, unnamed = {id(p) for _, p in named}, []
         for i, p in enumerate(listed):
             if id(p) not in found:  # (each once, should parameters() list it twice)
@@ -151,9 +160,4 @@ class NamedParameters:
             raise ValueError(f"{where}: parameters() lists {len(unnamed)} that no attribute holds, so they have "
                              f"no name to be saved under: {shown}{more}. Keep each in an attribute of the model "
                              f"(or in a list, tuple or dict there, or an object there)")
-        owner: dict[str, Any] = {}
-        for name, p in named:
-            if owner.setdefault(name, p) is not p:
-                raise ValueError(f"{where}: two parameters have the name {name!r} (dict keys that read the same, "
-                                 f"such as 1 and '1'?): give them distinct names")
         return named

@@ -369,15 +369,29 @@ def test_a_parameter_made_anew_by_parameters_is_refused_by_name():
         Fresh().state_dict()
 
 
-def test_two_parameters_under_one_name_are_refused():
+def test_two_parameters_under_one_name_are_refused_in_both_engines():
     class Clash(Module):
         def __init__(self):
             self.W = {1: Value(1.0), '1': Value(2.0)}
 
         def parameters(self):
             return list(self.W.values())
-    with pytest.raises(ValueError, match=r"two parameters have the name 'W.1'"):
+    with pytest.raises(ValueError, match=r"Clash: two parameters have the name 'W.1'"):
         Clash().state_dict()
+    mt = pytest.importorskip('micrograd.tensor')
+    model = mt.Module()
+    model.W = {1: mt.Tensor([1.0], requires_grad=True), '1': mt.Tensor([2.0], requires_grad=True)}
+    with pytest.raises(ValueError, match=r"Module: two parameters have the name 'W.1'"):
+        model.state_dict()
+
+
+def test_parameters_that_list_a_list_are_refused_saying_so():
+    class Nested(Neuron):
+        def parameters(self):
+            return [self.w, self.b]  # a list in the list: one flat list is meant
+    with pytest.raises(TypeError, match=r"Nested.state_dict: parameters\(\) must list Values, one flat list; "
+                                        r"parameters\(\)\[0\] is a list"):
+        Nested(2).state_dict()
 
 
 # --- an output kept from a no_grad() pass is no parameter: parameters only, as PyTorch saves -------------
