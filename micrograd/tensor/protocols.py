@@ -80,6 +80,7 @@ class Protocols(Node):
                                "detach() it, or copy the leaves and build it again")
         copy = self._constant(self.data.copy())
         copy.grad, copy.requires_grad = None if self.grad is None else self.grad.copy(), self.requires_grad
+        copy._by_op = self._by_op  # (an output made under no_grad() stays no parameter)
         memo[id(self)] = copy
         return copy
 
@@ -93,11 +94,12 @@ class Protocols(Node):
 
     def __getstate__(self) -> dict[str, Any]:
         """What pickle keeps: data, grad and requires_grad, not the graph (an op's backward is a
-        closure, which pickle cannot store). A tensor an op made comes back as a leaf, as in PyTorch."""
-        return {'data': self.data, 'grad': self.grad, 'requires_grad': self.requires_grad}
+        closure, which pickle cannot store). A tensor an op made comes back as a leaf, as in PyTorch, and
+        still as one an op made (no parameter of a Module that keeps it)."""
+        return {'data': self.data, 'grad': self.grad, 'requires_grad': self.requires_grad, 'by_op': self._by_op}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self._fields(state['data'])
+        self._fields(state['data'], state.get('by_op', False))
         self.grad, self.requires_grad = state['grad'], state['requires_grad']
 
     def __repr__(self) -> str:

@@ -191,6 +191,18 @@ def test_an_output_kept_from_a_pass_without_a_graph_is_no_parameter_as_in_pytorc
     assert np.array_equal(fresh.weight.data, trained.weight.data)
 
 
+@pytest.mark.parametrize('copy', ['deepcopy', 'pickle'])
+def test_a_copy_of_a_model_keeping_a_no_grad_output_saves_the_same_parameters(copy):
+    import copy as copying
+    import pickle
+    model = KeepsItsOutput(2, 3, rng=np.random.default_rng(0))
+    with mt.no_grad():
+        model(np.ones((1, 2)))
+    copied = copying.deepcopy(model) if copy == 'deepcopy' else pickle.loads(pickle.dumps(model))
+    assert list(copied.state_dict()) == ['weight', 'bias'] and len(copied.parameters()) == 2
+    copied.load_state_dict(model.state_dict())
+
+
 def test_a_tensor_made_under_no_grad_by_the_constructor_is_still_kept_data_as_a_buffer():
     class Masked(mt.Module):
         def __init__(self):
