@@ -27,7 +27,7 @@ from micrograd.tensor.checks import flag, real_array
 from micrograd.tensor.dtypes import Array
 from micrograd.tensor.node import ArrayLike, Node
 from micrograd.tensor.tensor import Tensor
-from micrograd.tensor.vjp_rules import RULES, add_parts, captured, inputs_of, sum_to
+from micrograd.tensor.vjp_rules import READS_INPUTS, RULES, add_parts, captured, inputs_of, sum_to
 
 __all__ = ['grad', 'hessian', 'hvp']
 
@@ -142,10 +142,18 @@ def _graph_gradients(order: list[Tensor], outputs: list[Tensor], weights: list[T
     a tensor summed in one node when its turn comes."""
     for node in order:
         backward = _unrouted(node)
-        if backward.__code__ not in RULES:
+        rule = RULES.get(backward.__code__)
+        if rule is None:
             raise RuntimeError(f"grad: '{node._op}' has no rule for create_graph=True (its gradient is computed on "
                                f"NumPy arrays only, like PyTorch's once_differentiable), so its gradient cannot "
                                f"be differentiated again; create_graph=False still works through it")
+        if rule in READS_INPUTS:
+            for i, p in enumerate(inputs_of(node)):
+                change = p._last_change()
+                if change is not None and change[0] > node._ran_at:
+                    raise RuntimeError(f"grad: '{node._op}' reads its input {i + 1} for a gradient that can be "
+                                       f"differentiated again, and that tensor was changed in place afterwards (by "
+                                       f"{change[2]}); change it after grad(), or keep a copy first (x.clone())")
     parts: dict[Tensor, list[Tensor]] = {}
     for out, weight in zip(outputs, weights):
         parts.setdefault(out, []).append(weight)

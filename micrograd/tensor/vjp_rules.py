@@ -41,8 +41,9 @@ def captured(backward: Callable[..., Any]) -> dict[str, Any]:
 
 
 def inputs_of(out: Tensor) -> tuple[Tensor, ...]:
-    """The tensors the op that made out took, in order (data among them; a Node's are always Tensors)."""
-    return cast(tuple[Tensor, ...], out._inputs)
+    """The tensors the op that made out took, in order, each as it was when the op ran (a tensor changed in place
+    while recording since is a new node; its old self is kept: node.py's histories)."""
+    return tuple(cast(Tensor, p._as_of(out._ran_at)) for p in out._inputs)
 
 
 # --- shapes of gradients ---
@@ -298,13 +299,14 @@ def _bce_with_logits(out: Tensor, g: Tensor, c: dict[str, Any]) -> Sequence[Part
     return parts + ([] if wanted is None else [-scale * logits])
 
 
-def _rms_norm(out: Tensor, g: Tensor, c: dict[str, Any]) -> Sequence[Part]:  # dx = r (g - y mean(g y)), y = out
+def _rms_norm(out: Tensor, g: Tensor, c: dict[str, Any]) -> Sequence[Part]:  # dx = r (g - y mean(g y)), y = x r
     x = inputs_of(out)[0]
     # r = (mean(x**2) + eps)**-0.5 again, as a graph; the op kept r, not eps: eps is read back from r (to ~1e-16)
     squares = (x * x).mean(axis=-1, keepdims=True)
     eps = Tensor._constant((1 / (c['r'] * c['r']) - squares.data).astype(x.data.dtype))
     r = (squares + eps) ** -0.5
-    return (r * (g - out * (g * out).mean(axis=-1, keepdims=True)),)
+    y = x * r  # (the output again, from x: the op reads x, not its output, which may have changed in place since)
+    return (r * (g - y * (g * y).mean(axis=-1, keepdims=True)),)
 
 
 def _attention(out: Tensor, g: Tensor, c: dict[str, Any]) -> Sequence[Part]:
@@ -318,6 +320,11 @@ def _attention(out: Tensor, g: Tensor, c: dict[str, Any]) -> Sequence[Part]:
     ds = p * (dp - (dp * p).sum(axis=-1, keepdims=True)) * c['scale']
     return (_needs(q, lambda: sum_to(ds @ k, q.shape)), _needs(k, lambda: sum_to(ds.swapaxes(-2, -1) @ q, k.shape)),
             _needs(v, lambda: sum_to(p.swapaxes(-2, -1) @ g, v.shape)))
+
+
+# The rules that read their inputs' values where the op's own closure reads copies it made, so that the op's reads=
+# does not name them: grad(create_graph=True) checks that those inputs were not changed in place since the op ran.
+READS_INPUTS = frozenset({_cross_entropy, _soft_cross_entropy, _attention})
 
 
 def _backward_code(op: object) -> CodeType:

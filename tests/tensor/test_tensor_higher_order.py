@@ -370,3 +370,36 @@ def test_a_hessian_vector_product_through_the_gpt_equals_central_differences():
     table.data[...] = start
     np.testing.assert_allclose(hv.data, (plus - minus) / (2 * eps), rtol=1e-5, atol=1e-8)
     assert table.grad is None and not math.isnan(float(hv.data.sum()))
+
+
+# --- changes in place: the histories of node.py, and what a rule reads ---
+
+@needs_torch
+def test_grad_of_grad_takes_a_tensor_changed_in_place_while_recording_as_each_op_saw_it():
+    a = np.array([0.5, 1.5])
+    x0 = mt.Tensor(a, requires_grad=True)
+    x = x0 * 1
+    y = (x + 2).tanh()  # (+ reads nothing: x may change before the gradient)
+    x += 1
+    (g,) = mt.grad((y * x).sum(), x0, create_graph=True)
+    (h,) = mt.grad((g * g).sum(), x0)
+    t0 = torch.tensor(a, requires_grad=True)
+    t = t0 * 1
+    ty = (t + 2).tanh()
+    t += 1
+    (tg,) = torch.autograd.grad((ty * t).sum(), t0, create_graph=True)
+    (th,) = torch.autograd.grad((tg * tg).sum(), t0)
+    np.testing.assert_allclose(g.data, tg.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(h.data, th.numpy(), rtol=1e-12)
+
+
+def test_a_rule_refuses_an_input_changed_in_place_that_the_ops_own_gradient_does_not_read():
+    logits = mt.Tensor(np.random.default_rng(0).normal(size=(2, 3)), requires_grad=True)
+    hidden = logits * 1
+    loss = mt.cross_entropy(hidden, np.array([0, 2]))
+    first = mt.grad(loss, logits)[0].data  # (cross_entropy's closure reads a copy of its own)
+    with mt.no_grad():
+        hidden += 1
+    with pytest.raises(RuntimeError, match="'cross_entropy' reads its input 1 .* changed in place"):
+        mt.grad(loss, logits, create_graph=True)
+    np.testing.assert_array_equal(mt.grad(loss, logits)[0].data, first)
