@@ -291,6 +291,16 @@ def _soft_cross_entropy(out: Tensor, g: Tensor, c: dict[str, Any]) -> Sequence[P
     return parts + ([] if wanted is None else [-scale * logits.log_softmax(axis=1)])
 
 
+def _bce(out: Tensor, g: Tensor, c: dict[str, Any]) -> Sequence[Part]:
+    """d/dp = (p - y) / max(p (1 - p), 1e-12) / n (PyTorch's floor), d/dy = -(log p - log(1 - p)) / n."""
+    probs, wanted = inputs_of(out)[0], c['wanted']
+    y = Tensor._constant(c['y']) if wanted is None else wanted
+    scale = g / max(probs.data.size, 1)
+    floor = functional._BCE_EPSILON
+    parts = [_needs(probs, lambda: scale * (probs - y) / (probs * (1 - probs)).clamp(min=floor))]
+    return parts + ([] if wanted is None else [-scale * (probs.log() - (1 - probs).log())])
+
+
 def _bce_with_logits(out: Tensor, g: Tensor, c: dict[str, Any]) -> Sequence[Part]:  # (sigmoid(z) - y) / n, -z / n
     logits, wanted = inputs_of(out)[0], c['wanted']
     y = Tensor._constant(c['y']) if wanted is None else wanted
@@ -350,6 +360,6 @@ RULES: dict[CodeType, Rule] = {_backward_code(op): rule for op, rule in [
     (scatter, _scatter), (add_parts, _add_parts),
     (functional.mse_loss, _mse_loss), (functional.cross_entropy, _cross_entropy),
     (functional._soft_cross_entropy, _soft_cross_entropy),
-    (functional.binary_cross_entropy_with_logits, _bce_with_logits), (functional.rms_norm, _rms_norm),
-    (functional.scaled_dot_product_attention, _attention),
+    (functional.binary_cross_entropy, _bce), (functional.binary_cross_entropy_with_logits, _bce_with_logits),
+    (functional.rms_norm, _rms_norm), (functional.scaled_dot_product_attention, _attention),
 ]}
