@@ -18,7 +18,6 @@ index, as an op) and `add_parts` (the parts that reach one tensor, summed in one
 """
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Callable, Sequence
 from types import CodeType
@@ -339,7 +338,7 @@ READS_INPUTS = frozenset({_cross_entropy, _soft_cross_entropy, _attention})
 
 def _backward_code(op: object) -> CodeType:
     """The code of the `_backward` closure an op's method defines: what the table is keyed by."""
-    code = inspect.unwrap(cast(Callable[..., Any], op)).__code__
+    code = cast(Any, getattr(op, '__wrapped__', op)).__code__  # (a decorated op, as + is: the method it wraps)
     found = [k for k in code.co_consts if isinstance(k, CodeType) and k.co_name == '_backward']
     assert len(found) == 1, f"{code.co_name} defines {len(found)} _backward closures"
     return found[0]
