@@ -25,7 +25,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from micrograd.tensor import functional, reductions, shapes, unary
+from micrograd.tensor import functional, inplace, reductions, shapes, unary
 from micrograd.tensor.dtypes import Array
 from micrograd.tensor.tensor import Tensor, where
 
@@ -261,6 +261,37 @@ def _masked_fill(out: Tensor, g: Tensor, c: dict[str, Any]) -> Sequence[Part]:  
     return (masked(g, c['keep']),)
 
 
+def _view(out: Tensor, g: Tensor, c: dict[str, Any]) -> Sequence[Part]:  # a view's numbers are its base's at `at`
+    base = inputs_of(out)[0]
+    return (scatter(g.reshape(-1), c['at'].reshape(-1), (base.data.size,)).reshape(base.shape),)
+
+
+# --- changes in place (inplace.py): the old values, and what replaced them ---
+
+def _fill(out: Tensor, g: Tensor, c: dict[str, Any]) -> Sequence[Part]:  # the old values are gone: no part
+    return (None,)
+
+
+def _copy(out: Tensor, g: Tensor, c: dict[str, Any]) -> Sequence[Part]:  # d out/d src = 1, d out/d old = 0
+    return None, g
+
+
+def _setitem(out: Tensor, g: Tensor, c: dict[str, Any]) -> Sequence[Part]:  # value where written, old elsewhere
+    value = inputs_of(out)[1]
+
+    def written() -> Tensor:
+        part = g[c['picked']]
+        return part.reshape((1,) * (value.ndim - part.ndim) + part.shape)
+    return masked(g, c['kept']), _needs(value, written)
+
+
+def _copy_slices(out: Tensor, g: Tensor, c: dict[str, Any]) -> Sequence[Part]:  # a view of the base changed
+    at = c['at']
+    kept = np.ones(out.data.size, dtype=bool)
+    kept[at.reshape(-1)] = False
+    return masked(g, kept.reshape(out.shape)), g.reshape(-1)[at]
+
+
 def _add_parts(out: Tensor, g: Tensor, c: dict[str, Any]) -> Sequence[Part]:  # each part gets the whole g
     return tuple(g for _ in inputs_of(out))
 
@@ -337,10 +368,13 @@ READS_INPUTS = frozenset({_cross_entropy, _soft_cross_entropy, _attention})
 
 
 def _backward_code(op: object) -> CodeType:
-    """The code of the `_backward` closure an op's method defines: what the table is keyed by."""
-    code = cast(Any, getattr(op, '__wrapped__', op)).__code__  # (a decorated op, as + is: the method it wraps)
-    found = [k for k in code.co_consts if isinstance(k, CodeType) and k.co_name == '_backward']
-    assert len(found) == 1, f"{code.co_name} defines {len(found)} _backward closures"
+    """The code of the `_backward` closure an op's method defines (a change in place: inside its `compute`), which
+    the table is keyed by."""
+    def closures(code: CodeType) -> list[CodeType]:
+        inner = [k for k in code.co_consts if isinstance(k, CodeType)]
+        return [k for k in inner if k.co_name == '_backward'] + [b for k in inner for b in closures(k)]
+    found = closures(cast(Any, getattr(op, '__wrapped__', op)).__code__)  # (+ is decorated: the method it wraps)
+    assert len(found) == 1, f"{op} defines {len(found)} _backward closures"
     return found[0]
 
 
@@ -356,6 +390,8 @@ RULES: dict[CodeType, Rule] = {_backward_code(op): rule for op, rule in [
     (shapes.Shapes.clone, _same), (shapes.Shapes.reshape, _reshape), (shapes.Shapes.permute, _permute),
     (shapes.Shapes.swapaxes, _swapaxes), (shapes.Shapes.__getitem__, _getitem),
     (shapes.Shapes.masked_fill, _masked_fill),
+    (Tensor._follow_base, _view), (inplace._replaced, _copy_slices), (inplace.InPlace._fill, _fill),
+    (inplace.InPlace.copy_, _copy), (inplace.InPlace.__setitem__, _setitem),
     (scatter, _scatter), (add_parts, _add_parts),
     (functional.mse_loss, _mse_loss), (functional.cross_entropy, _cross_entropy),
     (functional._soft_cross_entropy, _soft_cross_entropy),

@@ -10,7 +10,7 @@ import pytest
 import micrograd.tensor as mt
 from micrograd.optim import Adam
 from tests.tensor.sweep import needs_torch, samples, torch
-from tests.tensor.tensor_ops import OPS, Op
+from tests.tensor.tensor_ops import IN_PLACE, OPS, InPlace, Op
 
 pytestmark = pytest.mark.usefixtures('torch_in_float64')
 
@@ -381,6 +381,28 @@ def test_a_hessian_vector_product_through_the_gpt_equals_central_differences():
 
 
 # --- changes in place: the histories of node.py, and what a rule reads ---
+
+@needs_torch
+@pytest.mark.parametrize('op', [op for op in IN_PLACE if op.grad], ids=lambda op: op.name)
+def test_grad_of_grad_through_a_change_in_place_equals_pytorchs(op: InPlace):
+    def changed(change):  # x * x changed in place by y (a tensor of shape (4,), or the number 1.5)
+        def run(x, *y):
+            z = x * x
+            out = change(z, *(y or (1.5,))) if op.takes != 'nothing' else change(z, None)
+            return z if out is None else out  # ([] = gives back nothing)
+        return run
+    shapes = [(3, 4), (4,)] if op.takes == 'tensor' else [(3, 4)]
+    _second_order(changed(op.ours), changed(op.theirs), _case_arrays(shapes, (0.5, 1.5)), op.name)
+
+
+@needs_torch
+def test_grad_of_grad_through_a_view_changed_in_place_equals_pytorchs():
+    def change(x, y):
+        z = x * x
+        row = z[1:]  # a view of z: z's history changes with it
+        row *= y
+        return z * row.sum()
+    _second_order(change, change, _case_arrays([(3, 4), (4,)], (-1, 1)), 'view *= y')
 
 @needs_torch
 def test_grad_of_grad_takes_a_tensor_changed_in_place_while_recording_as_each_op_saw_it():
