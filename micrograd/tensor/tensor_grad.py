@@ -32,6 +32,7 @@ from micrograd.tensor.vjp_rules import READS_INPUTS, RULES, add_parts, captured,
 __all__ = ['grad', 'hessian', 'hvp']
 
 Tensors = Tensor | Sequence[Tensor]
+GradOutputs = Tensor | ArrayLike | Sequence[Tensor | ArrayLike | None] | None  # one weight, or one per output
 
 
 class _Outputs:
@@ -60,13 +61,13 @@ def _tensors(given: object, what: str) -> list[Tensor]:
     return cast(list[Tensor], items)
 
 
-def _weights(outputs: list[Tensor], grad_outputs: object) -> list[Tensor]:
+def _weights(outputs: list[Tensor], grad_outputs: GradOutputs) -> list[Tensor]:
     """Each output's weight, as a Tensor of its shape: 1 for a one-element output given none."""
     if grad_outputs is None:
         given: list[object] = [None] * len(outputs)
-    elif isinstance(grad_outputs, (list, tuple)):  # one per output (Tensors, arrays, numbers or None)
-        given = list(grad_outputs)
-    else:  # a Tensor, an array or a number: the one output's weight
+    elif isinstance(grad_outputs, (list, tuple)) and (len(outputs) > 1 or len(grad_outputs) == 1):
+        given = list(grad_outputs)  # one per output (Tensors, arrays, numbers or None)
+    else:  # a Tensor, an array, a list of numbers or a number: the one output's weight
         given = [grad_outputs]
     if len(given) != len(outputs):
         raise ValueError(f"grad: {len(outputs)} outputs but {len(given)} grad_outputs")
@@ -87,7 +88,7 @@ def _weights(outputs: list[Tensor], grad_outputs: object) -> list[Tensor]:
     return weights
 
 
-def grad(outputs: Tensors, inputs: Tensors, grad_outputs: object = None, create_graph: bool = False,
+def grad(outputs: Tensors, inputs: Tensors, grad_outputs: GradOutputs = None, create_graph: bool = False,
          allow_unused: bool = False) -> list[Tensor | None]:
     """d(outputs)/d(inputs): one Tensor per input, in order (see the module's docstring). An input the outputs do
     not depend on is refused, naming its position, unless allow_unused=True (its entry is then None)."""

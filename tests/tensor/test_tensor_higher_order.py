@@ -299,8 +299,9 @@ def test_a_non_scalar_output_needs_grad_outputs():
         mt.grad(x * 2, x)
     with pytest.raises(RuntimeError, match='Mismatch in shape'):
         mt.grad(x * 2, x, grad_outputs=np.ones(3))
-    (g,) = mt.grad(x * x, x, grad_outputs=np.array([1.0, 10.0]))
-    assert g.data.tolist() == [2.0, 40.0]
+    for weight in (np.array([1.0, 10.0]), [1.0, 10.0], mt.Tensor([1.0, 10.0]), [mt.Tensor([1.0, 10.0])]):
+        (g,) = mt.grad(x * x, x, grad_outputs=weight)
+        assert g.data.tolist() == [2.0, 40.0]
 
 
 def test_an_input_without_gradient_is_refused():
