@@ -131,7 +131,8 @@ def _gradients(order: list[Tensor], outputs: list[Tensor], weights: list[Tensor]
             for node in reversed(order):
                 if node.grad is not None and node._backward is not None:
                     node._backward(node.grad)
-        return {t: Tensor._constant(np.array(t.grad)) for t in inputs if t.grad is not None}
+        # (a leaf's .grad is an array of its own, _add_grad's rule; an op's output's may be shared with another's)
+        return {t: Tensor._constant(np.array(t.grad) if t._prev else t.grad) for t in inputs if t.grad is not None}
     finally:
         for t, g in saved.items():
             t.grad = g
