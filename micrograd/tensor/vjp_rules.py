@@ -5,7 +5,7 @@ arrays, fast, and builds no graph: right for backward(), but a gradient made tha
 differentiated again. Here each op's vector-Jacobian product is written in Tensor ops instead, so that
 the gradient is itself a graph (grad of grad, a gradient penalty trained with backward()).
 
-A rule takes the op's output tensor (its inputs in `_inputs`), the gradient arriving at it (a Tensor)
+A rule takes the op's output tensor (its inputs: `inputs_of`), the gradient arriving at it (a Tensor)
 and what the op's closure captured (its axis, its index, its mask: `captured`), and returns one part
 for each input, None where it has none (an input without gradient, or a part that is exactly zero,
 such as a dead relu's: no node is made for it). A part may keep broadcasting's shape: the caller sums
@@ -14,7 +14,8 @@ it to the input's shape (`sum_to`).
 RULES is keyed by the code of each op's `_backward`, found in the op's method: an op without a rule,
 or a custom op whose closure someone wrote, is found by that and refused by name, never differentiated
 wrongly. Two ops are new here, as the gradients of others need them: `scatter` (the gradient of an
-index, as an op) and `add_parts` (the parts that reach one tensor, summed in one node).
+index, as an op) and `add_parts` (the parts that reach one tensor, summed in one node). The changes in
+place (inplace.py) have rules too: a graph changed in place while recording is differentiated twice.
 """
 from __future__ import annotations
 

@@ -116,7 +116,7 @@ def _second_order(ours, theirs, arrays, what, seed=1):
 # --- first order: the ops' own closures, every op of the table ---
 
 @pytest.mark.parametrize('op', GRAD_OPS, ids=lambda op: op.name)
-def test_first_order_grad_equals_backward_and_changes_no_grad(op: Op):
+def test_first_order_grad_equals_backward_with_or_without_a_graph_and_changes_no_grad(op: Op):
     arrays = samples(op, 'float64')
     xs = [mt.Tensor(a, requires_grad=True) for a in arrays]
     out = op.ours(*xs)
@@ -130,9 +130,12 @@ def test_first_order_grad_equals_backward_and_changes_no_grad(op: Op):
     for x in xs:
         x.grad = None
     out.backward(w)
-    for g, x in zip(gs, xs):
-        assert not g.requires_grad and g.data.dtype == x.data.dtype
+    graphs = mt.grad(out, xs, grad_outputs=w, create_graph=True)  # the same numbers from the rules
+    tol = 1e-12 if out.data.dtype == np.float64 else 1e-6
+    for g, graph, x in zip(gs, graphs, xs):
+        assert not g.requires_grad and g.data.dtype == graph.data.dtype == x.data.dtype
         np.testing.assert_array_equal(g.data, x.grad)
+        np.testing.assert_allclose(graph.data, x.grad, rtol=tol, atol=tol)
 
 
 # --- second order: the rules, every op of the table, then the cases above ---
