@@ -160,22 +160,26 @@ def _graph_gradients(order: list[Tensor], outputs: list[Tensor], weights: list[T
     for out, weight in zip(outputs, weights):
         parts.setdefault(out, []).append(weight)
     wanted, found = set(inputs), {}
+    needed = set(wanted)  # the tensors with a path down to an input: only these take a gradient
+    for node in order:
+        if any(p in needed for p in node._prev):
+            needed.add(node)
     token = recording.set(True)  # (PyTorch records create_graph's graph even inside no_grad())
     try:
         with np.errstate(all='ignore'):
             for node in reversed(order):
-                if node not in parts:
-                    continue  # (every part that reached it was exactly zero)
+                if node not in parts or node not in needed:
+                    continue  # (every part that reached it was exactly zero, or no input lies beneath it)
                 g = add_parts(parts.pop(node))
                 if node in wanted:
                     found[node] = g
                 backward = _unrouted(node)
                 for p, part in zip(inputs_of(node), RULES[backward.__code__](node, g, captured(backward))):
-                    if part is not None and p.requires_grad:
+                    if part is not None and p in needed:  # (p as the op took it: inputs_of)
                         part = sum_to(part, p.shape)
                         if part.data.dtype != p.data.dtype:
                             part = part.astype(p.data.dtype)
-                        parts.setdefault(p._as_of(node._ran_at), []).append(part)
+                        parts.setdefault(p, []).append(part)
             for t, got in parts.items():  # the leaves (and outputs that are no op's)
                 if t in wanted:
                     found[t] = add_parts(got)
