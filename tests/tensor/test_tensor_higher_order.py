@@ -194,36 +194,61 @@ def test_parts_reaching_a_tensor_are_summed_in_one_node():
 
 # --- a gradient penalty of an MLP, differentiated with respect to its weights ---
 
+def _torch_mlp(model):
+    """PyTorch's tensors of model's weights (each Linear's (in, out) weight and bias), and its forward."""
+    weights = [(torch.tensor(lay.weight.data, requires_grad=True), torch.tensor(lay.bias.data, requires_grad=True))
+               for lay in model.layers]
+    act = {'tanh': torch.tanh, 'relu': torch.relu, 'sigmoid': torch.sigmoid}[model.activation]
+
+    def forward(h):
+        for i, (w, b) in enumerate(weights):
+            h = h @ w + b
+            h = act(h) if i < len(weights) - 1 else h
+        return h
+    return weights, forward
+
+
+def _same_gradients(ours, theirs):
+    """(A weight whose gradient is zero by structure, as a bias under relu in a slope, may have none in one engine
+    and zeros in the other: PyTorch's relu rule reads relu's output, ours is a constant mask. Both are right.)"""
+    for t, tt in zip(ours, theirs):
+        got = np.zeros(t.shape) if t.grad is None else t.grad
+        expected = np.zeros(t.shape) if tt.grad is None else tt.grad.numpy()
+        np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+
+
 @needs_torch
 @pytest.mark.parametrize('activation', ['tanh', 'relu', 'sigmoid'])
-def test_a_gradient_penalty_of_an_mlp_gives_pytorchs_weight_gradients(activation):
+def test_a_gradient_penalty_on_the_input_gives_pytorchs_weight_gradients(activation):
     model = mt.MLP(3, [8, 8, 1], activation=activation, rng=np.random.default_rng(0))
     data = np.random.default_rng(1).normal(size=(5, 3))
     x = mt.Tensor(data, requires_grad=True)
     (gx,) = mt.grad(model(x).sum(), x, create_graph=True)
-    penalty = ((gx * gx).sum(axis=1) - 1.0) ** 2
-    penalty.mean().backward()
+    (((gx * gx).sum(axis=1) - 1.0) ** 2).mean().backward()  # a WGAN-GP's penalty: slopes of norm 1
 
-    act = {'tanh': torch.tanh, 'relu': torch.relu, 'sigmoid': torch.sigmoid}[activation]
-    weights = [(torch.tensor(lay.weight.data, requires_grad=True), torch.tensor(lay.bias.data, requires_grad=True))
-               for lay in model.layers]
+    weights, forward = _torch_mlp(model)
     tx = torch.tensor(data, requires_grad=True)
-    h = tx
-    for i, (w, b) in enumerate(weights):
-        h = h @ w + b
-        h = act(h) if i < len(weights) - 1 else h
-    (tgx,) = torch.autograd.grad(h.sum(), tx, create_graph=True)
+    (tgx,) = torch.autograd.grad(forward(tx).sum(), tx, create_graph=True)
     (((tgx * tgx).sum(dim=1) - 1.0) ** 2).mean().backward()
-    # (a bias that moves no slope, as the last one, or any under relu, has no gradient or a zero one: both are
-    # right, and PyTorch's zeros come from relu's rule reading relu's output, here a constant mask)
-    for lay, (w, b) in zip(model.layers, weights):
-        for ours, theirs in ((lay.weight, w), (lay.bias, b)):
-            got = np.zeros(ours.shape) if ours.grad is None else ours.grad
-            expected = np.zeros(ours.shape) if theirs.grad is None else theirs.grad.numpy()
-            np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+    _same_gradients([*model.parameters(), x], [p for pair in weights for p in pair] + [tx])
     assert model.layers[0].weight.grad is not None
-    got = np.zeros(x.shape) if x.grad is None else x.grad  # (relu's net: its slope is no function of x)
-    np.testing.assert_allclose(got, tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@needs_torch
+@pytest.mark.parametrize('activation', ['tanh', 'relu', 'sigmoid'])
+def test_a_penalty_on_the_weights_own_gradient_gives_pytorchs_weight_gradients(activation):
+    model = mt.MLP(3, [8, 8, 2], activation=activation, rng=np.random.default_rng(0))
+    data, target = np.random.default_rng(1).normal(size=(5, 3)), np.array([0, 1, 1, 0, 1])
+    loss = mt.cross_entropy(model(data), target)
+    gs = mt.grad(loss, model.parameters(), create_graph=True)
+    (loss + 0.1 * sum((g * g).sum() for g in gs)).backward()  # the loss plus the squared norm of its gradient
+
+    weights, forward = _torch_mlp(model)
+    params = [p for pair in weights for p in pair]
+    tloss = torch.nn.functional.cross_entropy(forward(torch.tensor(data)), torch.tensor(target))
+    tgs = torch.autograd.grad(tloss, params, create_graph=True)
+    (tloss + 0.1 * sum((g * g).sum() for g in tgs)).backward()
+    _same_gradients(model.parameters(), params)
 
 
 def test_a_loss_made_of_a_gradient_trains_with_backward_and_adam():
