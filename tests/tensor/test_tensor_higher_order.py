@@ -469,3 +469,27 @@ def test_grad_outputs_that_require_grad_take_part_in_the_graph():
     (g,) = mt.grad(x * x, x, grad_outputs=w, create_graph=True)  # 2 x w
     gx, gw = mt.grad(g.sum(), [x, w])
     assert g.data.tolist() == [6.0, -2.0] and gx.data.tolist() == [6.0, 1.0] and gw.data.tolist() == [2.0, -4.0]
+
+
+def test_every_backward_closure_of_the_tensor_ops_has_a_rule():
+    """A new op's _backward gets a rule in vjp_rules.py (or create_graph=True refuses it): every closure named
+    _backward in the package's op modules is a key of RULES."""
+    import inspect
+    import types
+
+    from micrograd.tensor import comparisons, functional, inplace, node, reductions, shapes, tensor, unary, vjp_rules
+
+    def closures(code):
+        inner = [k for k in code.co_consts if isinstance(k, types.CodeType)]
+        return [k for k in inner if k.co_name == '_backward'] + [b for k in inner for b in closures(k)]
+    found = {}
+    for module in (tensor, comparisons, reductions, shapes, unary, inplace, functional, node, vjp_rules):
+        for value in vars(module).values():
+            own_class = inspect.isclass(value) and value.__module__ == module.__name__
+            for member in vars(value).values() if own_class else [value]:
+                function = inspect.unwrap(getattr(member, '__func__', member))
+                if inspect.isfunction(function) and function.__module__ == module.__name__:
+                    where = f"{module.__name__}.{function.__qualname__}"
+                    found.update({code: where for code in closures(function.__code__)})
+    assert len(found) > 30
+    assert not [where for code, where in found.items() if code not in vjp_rules.RULES]
