@@ -16,6 +16,8 @@
     functional.py   functions of tensors: the losses, rms_norm, causal attention
     layers.py       Module, Linear, MLP, and a small GPT's blocks: Embedding, RMSNorm, CausalSelfAttention
     memory.py       keep_freed_memory(): an opt-in allocator setting for training loops (nothing at import)
+    tensor_grad.py  grad(), hessian(), hvp(): gradients as Tensors, as torch.autograd.grad, to any order
+    vjp_rules.py    each op's gradient once more in Tensor ops, for grad(create_graph=True)
     ../optim.py     SGD and Adam, the same for Values and Tensors
 
 Training looks as in PyTorch:
@@ -49,8 +51,9 @@ from micrograd.tensor.functional import (
 from micrograd.tensor.layers import MLP, CausalSelfAttention, Embedding, Linear, Module, RMSNorm
 from micrograd.tensor.memory import keep_freed_memory
 from micrograd.tensor.tensor import Tensor, from_numpy, where
+from micrograd.tensor.tensor_grad import grad, hessian, hvp
 
 __all__ = ['Tensor', 'from_numpy', 'where', 'no_grad', 'mse_loss', 'binary_cross_entropy',
            'binary_cross_entropy_with_logits', 'cross_entropy', 'rms_norm', 'causal_mask',
            'scaled_dot_product_attention', 'Module', 'Linear', 'MLP', 'ACTIVATIONS', 'Embedding', 'RMSNorm',
-           'CausalSelfAttention', 'SGD', 'Adam', 'keep_freed_memory']
+           'CausalSelfAttention', 'SGD', 'Adam', 'keep_freed_memory', 'grad', 'hessian', 'hvp']
