@@ -24,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 import types
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from micrograd.exercises.blame import where
@@ -38,12 +38,13 @@ class ImportFailed(Exception):
     """A learner's file could not be imported; the message says why, and where."""
 
 
-def import_learners(name: str, path: Path, timeout: float | None = None) -> types.ModuleType:
-    """In the checking process: the learner's file imported as module name, within timeout seconds (where a
-    timer signal allows it), or ImportFailed saying why."""
+def import_learners(name: str, path: Path, timeout: float | None = None,
+                    load: Callable[[str, Path], types.ModuleType] = load_file) -> types.ModuleType:
+    """In the checking process: the learner's file imported as module name (by load), within timeout seconds
+    (where a timer signal allows it), or ImportFailed saying why."""
     try:
         with time_limit(timeout):
-            return load_file(name, path)
+            return load(name, path)
     except Timeout:
         raise ImportFailed(_unfinished(path.name, f"{timeout:g} s")) from None
     except BaseException as error:  # noqa: BLE001 -- whatever the learner's module does at import
