@@ -145,6 +145,13 @@ def load(source: str, name: str, filename: str) -> types.ModuleType:
     return module
 
 
+def read_learners(path: str | Path) -> str:
+    """A learner's file as Python reads it (both tracks read it so): a byte-order mark and a `# -*- coding: ...
+    -*-` line honoured, line endings made '\\n'; its line numbers are the file's."""
+    with tokenize.open(path) as file:
+        return file.read()
+
+
 def load_file(name: str, path: Path) -> types.ModuleType:
     """Import the learner's file as module name (left in sys.modules, so that my_nn.py finds my_engine)."""
     spec = importlib.util.spec_from_file_location(name, path)

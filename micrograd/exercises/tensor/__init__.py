@@ -43,6 +43,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from micrograd.exercises.cutting import read_learners
 from micrograd.exercises.report import Report
 from micrograd.exercises.result import Result
 from micrograd.exercises.runner import import_learners
@@ -51,7 +52,7 @@ from micrograd.exercises.tensor.grading import blank_place, check_all
 from micrograd.exercises.tensor.my_tensor_file import TENSOR_FILE
 from micrograd.exercises.tensor.my_tensor_file import solution as library_answer
 from micrograd.exercises.tensor.running import prepare
-from micrograd.exercises.tensor.workspace import blank_tensor, load, read, source
+from micrograd.exercises.tensor.workspace import blank_tensor, load, source
 from micrograd.exercises.tensor.workspace import places as workspace_places
 from micrograd.exercises.track import Track
 
@@ -73,7 +74,7 @@ class TensorTrack(Track):
     def places(self, paths: list[Path]) -> dict[int, str]:
         """The places in the learner's file, found without importing it (in this process)."""
         try:
-            found = workspace_places(read(paths[0]))
+            found = workspace_places(read_learners(paths[0]))
         except (SyntaxError, OSError, UnicodeDecodeError):
             return {}
         return {e.number: f"{paths[0].name}, line {p.line}: {p.function}"

@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import ast
 import inspect
+import linecache
 import textwrap
-import tokenize
 import types
 from dataclasses import dataclass
 from pathlib import Path
 
 from micrograd.exercises import cutting
 from micrograd.exercises.commands import advice, command
-from micrograd.exercises.cutting import body_span, definition, first_statement, offsets
+from micrograd.exercises.cutting import body_span, definition, first_statement, offsets, read_learners
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.exercise_list import EXERCISES
 from micrograd.exercises.tensor.my_tensor_file import (
@@ -36,13 +36,6 @@ from micrograd.exercises.tensor.my_tensor_file import (
 )
 
 GIVEN = str(Path(__file__).parent / '<micrograd.tensor, given>')  # in micrograd's folder: never the learner's line
-
-
-def read(path: str | Path) -> str:
-    """A learner's file as Python reads it: a byte-order mark or a `# -*- coding: ... -*-` line honoured, line
-    endings made '\\n' (the line numbers are the file's)."""
-    with tokenize.open(path) as file:
-        return file.read()
 
 
 def _bare(name: str) -> str:
@@ -142,13 +135,13 @@ def load(path: str | Path, text: str | None = None) -> types.ModuleType:
     """The learner's engine: a fresh copy of the library's, with the functions and methods of the file at path
     (or of text, shown as that file) put in place of its blanks."""
     module = engine()
+    filename = module.__file__ = str(path)  # (the learner's code reads its own __file__)
     namespace = vars(module)
     given = dict(namespace)
-    filename = str(path)
     if text is None:
-        text = read(path)
+        text = read_learners(path)
     else:  # (a text of no file: its lines kept for tracebacks and inspect)
-        cutting.linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
+        linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
     exec(compile(text, filename, 'exec', dont_inherit=True), namespace)
     defined = {name: value for name, value in namespace.items()  # (an op under a decorator: the function it wraps)
                if isinstance(value, types.FunctionType)
