@@ -1,4 +1,5 @@
-"""Cutting bodies out of the library's own source, and running the result.
+"""Cutting bodies out of the library's own source, and running the result; reading a learner's file as Python
+reads it.
 
 A workspace, a notebook cell and every wrong body the checker tries are made from the library's source each
 time, so they never drift from it. `ast` finds where a body is; the text is cut by those positions, so every
