@@ -107,6 +107,16 @@ def test_the_workspace_loads_into_a_fresh_engine_and_a_function_left_out_stays_b
         module.Tensor([1.0, 2.0], requires_grad=True).exp().sum().backward()
 
 
+def test_the_librarys_names_imported_in_a_workspace_are_the_engines_and_earn_nothing():
+    text = solved()
+    at = places(text)['cross_entropy']
+    start_of_def, end_of_def = text.rindex('\ndef cross_entropy(', 0, at.start), text.index('\n# ---', at.start)
+    text = text[:start_of_def] + "\nfrom micrograd.tensor import Tensor, cross_entropy\n" + text[end_of_def:]
+    module = load('my_tensor.py', text)
+    statuses = {e.name: check_one(e, module).status for e in EXERCISES}
+    assert statuses.pop('cross_entropy') == NOT_STARTED and set(statuses.values()) == {DONE}
+
+
 def test_the_workspace_is_the_library_with_the_blanks_cut_and_nothing_else():
     source = library_source()
     back = {b: b.solution.replace('\n' + b.indent, '\n') for b in blanks()}  # each body, unindented

@@ -25,7 +25,6 @@ from micrograd.exercises.cutting import body_span, definition, first_statement, 
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.exercise_list import EXERCISES
 from micrograd.exercises.tensor.my_tensor_file import (
-    FUNCTIONS,
     TENSOR_FILE,
     blanks,
     engine_source,
@@ -147,25 +146,19 @@ def load(path: str | Path, text: str | None = None) -> types.ModuleType:
                if isinstance(value, types.FunctionType)
                and getattr(inspect.unwrap(value), '__code__', None) is not None
                and inspect.unwrap(value).__code__.co_filename == filename}
-    for b in blanks():
-        name = _bare(b.name)
-        fn = defined.get(name)
-        if fn is None or not _is_method(b.name):
+    methods = {_bare(b.name) for b in blanks() if _is_method(b.name)}
+    functions = {_bare(b.name) for b in blanks() if not _is_method(b.name)}
+    for name, value in list(namespace.items()):  # the engine's own names back: only its blank functions are the file's
+        if name in functions and name in defined:
             continue
-        holder = next(c for c in module.Tensor.__mro__ if name in vars(c))
-        setattr(holder, name, fn)
-    for name, value in list(namespace.items()):  # the engine's own names back: only its functions are the file's
-        if name in given and value is not given[name] and name not in FUNCTIONS + _functions():
+        if name in given and value is not given[name]:
             namespace[name] = given[name]
-        elif name not in given and name in defined and any(_bare(b.name) == name and _is_method(b.name)
-                                                           for b in blanks()):
+        elif name not in given and name in methods and name in defined:
             del namespace[name]
+    for name in methods & set(defined):  # each method on the class that holds it (Tensor, or one of its mixins)
+        holder = next(c for c in module.Tensor.__mro__ if name in vars(c))
+        setattr(holder, name, defined[name])
     return module
-
-
-def _functions() -> tuple[str, ...]:
-    """The blanks that are functions of the engine's module, not methods: the file's own stand in for them."""
-    return tuple(_bare(b.name) for b in blanks() if not _is_method(b.name))
 
 
 def blank_tensor() -> types.ModuleType:
