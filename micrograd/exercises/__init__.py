@@ -28,12 +28,13 @@ The machinery both tracks share, one idea per module:
     result.py     how one exercise stands: the Result record, its statuses, the diagnoses any exercise can get
     report.py     what the checker says: the progress table and why, as text and as HTML
     runner.py     running a learner's files in a child process (a track plugs in with check_files), importing
-                  them within a time limit
+                  them within a time limit; the child, and what it starts, never outlives the check
     sandbox.py    running the learner's code for one exercise: a time limit (paused for the checker's own
                   work, or counted only while the learner's code runs), its printing kept aside
     blame.py      the learner's line: in a traceback, or traced as the code runs
     numbers.py    comparing numbers and printing them as a learner reads them
-    cutting.py    cutting bodies out of the library's source, and running the result
+    cutting.py    cutting bodies out of the library's source, and running the result; a learner's file read as
+                  Python reads it (a byte-order mark, a coding line), the same way in both tracks
     commands.py   the commands printed for the learner to copy
     notebook.py   a track's notebook: its cells in order, Markdown that keeps formulas, a cell's free names
     __main__.py   the command line: start, check, list, solution, notebook; --track scalar|tensor (check finds

@@ -1,4 +1,5 @@
-"""Cutting bodies out of the library's own source, and running the result.
+"""Cutting bodies out of the library's own source, and running the result; reading a learner's file as Python
+reads it.
 
 A workspace, a notebook cell and every wrong body the checker tries are made from the library's source each
 time, so they never drift from it. `ast` finds where a body is; the text is cut by those positions, so every
@@ -143,6 +144,13 @@ def load(source: str, name: str, filename: str) -> types.ModuleType:
     finally:
         del sys.modules[name]
     return module
+
+
+def read_learners(path: str | Path) -> str:
+    """A learner's file as Python reads it (both tracks read it so): a byte-order mark and a `# -*- coding: ...
+    -*-` line honoured, line endings made '\\n'; its line numbers are the file's."""
+    with tokenize.open(path) as file:
+        return file.read()
 
 
 def load_file(name: str, path: Path) -> types.ModuleType:

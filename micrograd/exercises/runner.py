@@ -5,7 +5,10 @@ cannot take the checker down. The child writes its results to a file of their ow
 output, which the learner's code can write to (a print without a newline would otherwise glue itself to a
 result line). Each exercise has a time limit, enforced inside the child (sandbox.py), and the whole run has
 one more, enforced from outside: when it expires the child is killed and the exercise it was in is reported as
-not finishing.
+not finishing. The child never outlives its checker: it runs in a process group of its own, killed with whatever
+the learner's code started in it when the check ends, runs out of time or is interrupted (Ctrl-C); a checker
+killed outright leaves an orphan, which sees its parent gone and kills its group. What the learner's code writes
+to the child's output is read as bytes, decoded with a replacement character for what is not UTF-8.
 
 A track (track.py) plugs in with `check_files(paths, timeout, before)`: it imports the learner's files
 (import_learners: raising ImportFailed with the reason when one fails) and yields a Result per exercise, calling
@@ -23,8 +26,10 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import types
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from micrograd.exercises.blame import where
@@ -38,12 +43,13 @@ class ImportFailed(Exception):
     """A learner's file could not be imported; the message says why, and where."""
 
 
-def import_learners(name: str, path: Path, timeout: float | None = None) -> types.ModuleType:
-    """In the checking process: the learner's file imported as module name, within timeout seconds (where a
-    timer signal allows it), or ImportFailed saying why."""
+def import_learners(name: str, path: Path, timeout: float | None = None,
+                    load: Callable[[str, Path], types.ModuleType] = load_file) -> types.ModuleType:
+    """In the checking process: the learner's file imported as module name (by load), within timeout seconds
+    (where a timer signal allows it), or ImportFailed saying why."""
     try:
         with time_limit(timeout):
-            return load_file(name, path)
+            return load(name, path)
     except Timeout:
         raise ImportFailed(_unfinished(path.name, f"{timeout:g} s")) from None
     except BaseException as error:  # noqa: BLE001 -- whatever the learner's module does at import
@@ -78,17 +84,22 @@ def run_in_child(track: str, paths: Sequence[Path], exercises: Sequence[Describe
     for path in paths:
         if error := compile_error(path):
             return [], error
-    limit = timeout * len(exercises) + 30
+    limit = timeout * len(exercises) + MARGIN
     with tempfile.TemporaryDirectory(prefix='micrograd-exercises-') as folder:
         channel = Path(folder) / 'results'
         argv = [sys.executable, '-m', 'micrograd.exercises', '_worker', track, str(timeout), str(channel),
                 *(str(p.resolve()) for p in paths)]
+        child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=_env(),
+                                 start_new_session=GROUPS)
         try:
-            child = subprocess.run(argv, capture_output=True, text=True, timeout=limit, cwd=cwd, env=_env())
-            problem = _ended(child.returncode, child.stderr)
+            stderr = child.communicate(timeout=limit)[1]
+            problem = _ended(child.returncode, stderr.decode('utf-8', errors='replace'))
         except subprocess.TimeoutExpired:
+            _stop(child)
             problem = ('timeout', f"the whole check ran out of time ({limit:g} s) and was stopped")
-        lines = channel.read_text(encoding='utf-8').split('\n') if channel.exists() else []
+        finally:  # (Ctrl-C, or an error of the checker's own, too: nothing the learner's code started stays)
+            _stop(child)
+        lines = channel.read_text(encoding='utf-8', errors='replace').split('\n') if channel.exists() else []
     results: list[Result] = []
     current = -1  # the exercise the child is in: 0 while it imports the learner's files
     for line in lines:
@@ -111,6 +122,36 @@ def run_in_child(track: str, paths: Sequence[Path], exercises: Sequence[Describe
                               diagnosis=problem[0], why=GENERIC[problem[0]], detail=problem[1]))
         results += [Result(number=e.number, name=e.name, status=UNCHECKED) for e in exercises if e.number > current]
     return results, ''
+
+
+MARGIN = 30.0  # seconds the whole run has beyond each exercise's limit: the checker's own work
+GROUPS = hasattr(os, 'killpg')  # the child in a process group of its own, killed whole (POSIX)
+
+
+def _stop(child: subprocess.Popen[bytes]) -> None:
+    """Kill the child and everything in its process group (what the learner's code started), and reap it."""
+    if GROUPS:
+        try:
+            os.killpg(child.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):  # (the group is gone already)
+            pass
+    if child.poll() is None:
+        child.kill()
+        child.wait()
+
+
+def _watch_parent() -> None:
+    """In the child: when the checker that started it is gone (killed outright, so that it could not stop the
+    child), kill the child's process group and end."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.2)
+        if GROUPS and os.getpgid(0) == os.getpid():  # (its own group: the checker started it so)
+            os.killpg(os.getpid(), signal.SIGKILL)
+        os._exit(1)
+    threading.Thread(target=watch, daemon=True, name='micrograd-exercises-parent-watch').start()
 
 
 def _ended(status: int, stderr: str) -> tuple[str, str]:
@@ -136,6 +177,7 @@ def _env() -> dict[str, str]:
 def worker(track: str, timeout: float, channel: str, paths: list[str]) -> int:
     """In the child process: the track checks the files; each result goes to channel (a file the learner's code
     does not write to), a line each, as soon as it is known."""
+    _watch_parent()
     out = open(channel, 'a', encoding='utf-8')  # noqa: SIM115 -- open while the child lives
 
     def say(kind: str, payload: object) -> None:

@@ -21,8 +21,8 @@ DOCS = ['README.md', 'examples/gpt/README.md', 'bench/README.md', 'CONTRIBUTING.
 # files of the repository: the text given to make gpt DATA=..., the exercises' workspace, a pyperf result.
 READERS_FILES = {'cities.txt', 'my.txt', 'book.txt', 'file.txt', 'FILE', 'FILE.npz', 'file.npz', 'FILE.txt',
                  'in.txt', 'out.txt', 'new.json', 'old.json', 'before.json', 'after.json', 'my_engine.py', 'my_nn.py',
-                 'your.txt', 'words.txt', 'my-workspace', 'exercises-workspace', 'f.gif', 'f.html', 'f.png', 'f.svg',
-                 'trace_graph.ipynb'}  # (the last: Karpathy's notebook, in his repository)
+                 'my_tensor.py', 'your.txt', 'words.txt', 'my-workspace', 'exercises-workspace', 'f.gif', 'f.html',
+                 'f.png', 'f.svg', 'trace_graph.ipynb'}  # (the last: Karpathy's notebook, in his repository)
 WRITTEN = ('build/', '.venv', 'bench/.peers', 'my-workspace/', 'exercises-workspace/')  # made by running things
 PATH_LIKE = re.compile(r"(?<![\w./-])((?:\.{0,2}/)?[\w.-]+(?:/[\w.-]+)*/?)")
 FILE_EXTENSIONS = ('.py', '.md', '.ipynb', '.txt', '.svg', '.gif', '.png', '.html', '.j2', '.json', '.toml',

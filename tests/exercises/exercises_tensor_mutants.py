@@ -250,6 +250,18 @@ SLIPS = [
                                       "self._add_grad(np.ones_like(self.data) if grad is None else np.asarray(grad))\n"
                                       "for node in reversed(order):\n    node._backward(node.grad)",
      'backward_no_reset', 1),
+    # the reset loop left out: said at the line that makes the order, where the loop belongs (never at a comment)
+    ('backward', 'Tensor.backward()',
+     "# the order, as self._topological_order() gives it: each node after the ones it was made from\n"
+     "order = self._topological_order()\n"
+     "self._add_grad(np.ones_like(self.data) if grad is None else np.asarray(grad, dtype=self.data.dtype))\n"
+     "for node in reversed(order):\n    node._backward(node.grad)", 'backward_no_reset', 2),
+    ('backward', 'Tensor.backward()',
+     "topo, visited = [], set()\ndef build_topo(v):\n    if v not in visited:\n        visited.add(v)\n"
+     "        for child in v._prev:\n            build_topo(child)\n        topo.append(v)\n"
+     "# build_topo(self) lists every node, the leaves too\nbuild_topo(self)\n"
+     "self._add_grad(np.ones_like(self.data) if grad is None else np.asarray(grad, dtype=self.data.dtype))\n"
+     "for node in reversed(topo):\n    if node._prev:\n        node._backward(node.grad)", 'backward_no_reset', 9),
     ('backward', 'Tensor.backward()',
      "order = self._topological_order()\nfor node in order:\n    node.grad = None\n"
      "self._add_grad(np.ones_like(self.data) if grad is None else np.asarray(grad, dtype=self.data.dtype))\n"

@@ -14,28 +14,23 @@ from micrograd.exercises.report import Report
 from micrograd.exercises.result import CORRECT, DONE, NOT_STARTED, WRONG, Result
 from micrograd.exercises.tensor import EXERCISES, check, find, solution, start
 from micrograd.exercises.tensor.grading import check_one
-from micrograd.exercises.tensor.my_tensor_file import (
-    blank,
-    blank_tensor,
-    blanks,
-    header,
-    library_module,
-    library_source,
-    splice,
-    with_bodies,
-)
+from micrograd.exercises.tensor.my_tensor_file import blanks, library_module, library_source, splice, with_bodies
 from micrograd.exercises.tensor.naming import slips_of
 from micrograd.exercises.tensor.running import central_differences, close, expected, torch_grads
+from micrograd.exercises.tensor.workspace import blank_tensor, load, places, solved
 from tests import ROOT
 from tests.exercises.exercises_tensor_mutants import RIGHT, SLIPS
 
 RECORDED = [(e.name, s.blank, s.body, s.key) for e in EXERCISES for s in e.slips]
 
 
+def planted(replacements):
+    """A solved workspace with some bodies written otherwise, loaded as the checker loads a learner's file."""
+    return load('my_tensor.py', solved('.', replacements))
+
+
 def grade(exercise_name, replacements, timeout=None):
-    exercise = find(exercise_name)
-    module = with_bodies(replacements, f"planted_{abs(hash(tuple(replacements.items())))}")
-    return check_one(exercise, module, timeout=timeout)
+    return check_one(find(exercise_name), planted(replacements), timeout=timeout)
 
 
 # --- the track as a learner meets it --------------------------------------------------------------------
@@ -83,17 +78,43 @@ def test_the_cases_broadcast_are_0d_empty_non_square_and_float32():
     assert len(np.unique(upstream)) > 6 and not np.allclose(upstream, upstream.T[:, :1].T)  # random, not ones
 
 
-def test_start_writes_the_library_with_each_blank_a_raise(tmp_path):
+def test_start_writes_the_exercises_in_order_each_blank_a_raise(tmp_path):
     [path] = start(tmp_path)
     text = path.read_text()
     assert path.name == 'my_tensor.py' and 'check --track tensor' in text
-    for e in EXERCISES:
-        assert f"raise NotImplementedError('exercise {e.number} ({e.name}): not written yet')" in text
-        line = int(text.split(f"{e.number} {e.name}: line ")[1].split(';')[0].split()[0])
-        assert f"# EXERCISE {e.number} ({e.name})" in text.splitlines()[line - 1], e.name
+    titles = [text.index(f"# --- EXERCISE {e.number} ({e.name}) ---\n") for e in EXERCISES]
+    assert titles == sorted(titles)
+    for e, at, end in zip(EXERCISES, titles, titles[1:] + [len(text)]):  # each exercise's blanks under its task
+        assert f"raise NotImplementedError('exercise {e.number} ({e.name}): not written yet')" in text[at:end]
+        assert all(places(text)[name].start in range(at, end) for name in e.blanks), e.name
     assert "# d(xy)/dx = y, d(xy)/dy = x" in text  # the formula beside each closure stays
+    assert len(text.splitlines()) < 650 and '\nclass ' not in text  # the exercises, not the library around them
     with pytest.raises(FileExistsError):
         start(tmp_path)
+
+
+def test_the_workspace_loads_into_a_fresh_engine_and_a_function_left_out_stays_blank():
+    module = load('my_tensor.py', solved())
+    assert [check_one(e, module).status for e in EXERCISES] == [DONE] * len(EXERCISES)
+    assert library_module().Tensor is not module.Tensor and sum([1, 2]) == 3
+    assert module.softmax is library_module().softmax and 'sum' not in vars(module)  # the engine's names back
+    text = solved()
+    at = places(text)['Tensor.exp']
+    start_of_def = text.rindex('\ndef exp(', 0, at.start)
+    end_of_def = text.index('\ndef log(', at.start)
+    module = load('my_tensor.py', text[:start_of_def] + text[end_of_def:])
+    with pytest.raises(NotImplementedError, match=r'exercise 3 \(elementwise\)'):
+        module.Tensor([1.0, 2.0], requires_grad=True).exp().sum().backward()
+
+
+def test_the_librarys_names_imported_in_a_workspace_are_the_engines_and_earn_nothing():
+    text = solved()
+    at = places(text)['cross_entropy']
+    start_of_def, end_of_def = text.rindex('\ndef cross_entropy(', 0, at.start), text.index('\n# ---', at.start)
+    text = text[:start_of_def] + "\nfrom micrograd.tensor import Tensor, cross_entropy\n" + text[end_of_def:]
+    module = load('my_tensor.py', text)
+    statuses = {e.name: check_one(e, module).status for e in EXERCISES}
+    assert statuses.pop('cross_entropy') == NOT_STARTED and set(statuses.values()) == {DONE}
 
 
 def test_the_workspace_is_the_library_with_the_blanks_cut_and_nothing_else():
@@ -117,7 +138,8 @@ def test_solution_prints_the_library_code_of_an_exercise():
 
 def reported_line(blank_name, body, place):
     """The line of a planted body the report points at (from 1), and its text; (None, place) for another place."""
-    first = library_source()[:blank(blank_name).start].count('\n') + 1  # (the source above a blank is the library's)
+    text = solved()  # (the planted body starts where the library's does: the text above it is the same)
+    first = text[:places(text)[blank_name].start].count('\n') + 1
     found = re.search(r', line (\d+): (.*)$', place)
     if not found:
         return None, place
@@ -173,7 +195,7 @@ def test_a_shape_error_is_said_in_the_cases_terms_with_the_learners_line():
 
 
 def test_one_exercises_slip_leaves_every_other_exercise_done():
-    module = with_bodies({'unbroadcast': "return grad"}, 'one_slip')
+    module = planted({'unbroadcast': "return grad"})
     statuses = [check_one(e, module).status for e in EXERCISES]
     assert statuses == [WRONG] + [DONE] * (len(EXERCISES) - 1)
 
@@ -234,7 +256,7 @@ def test_the_command_line_starts_lists_checks_and_shows_a_solution(tmp_path):
 
 @pytest.mark.slow
 def test_a_learners_whole_track_solved_checks_in_under_a_minute(tmp_path):
-    (tmp_path / 'my_tensor.py').write_text(header(tmp_path) + library_source())
+    (tmp_path / 'my_tensor.py').write_text(solved(tmp_path))
     began = time.perf_counter()
     report = check(tmp_path)
     took = time.perf_counter() - began
@@ -244,14 +266,14 @@ def test_a_learners_whole_track_solved_checks_in_under_a_minute(tmp_path):
 
 @pytest.mark.slow
 def test_a_slip_in_the_workspace_file_is_reported_at_its_line(tmp_path):
-    text = header(tmp_path) + library_source()
+    text = solved(tmp_path)
     text = text.replace("self._add_grad(sw * (g - (g * sw).sum(axis=ax, keepdims=True)))",
                         "self._add_grad(grad * s * (1 - s))")
     (tmp_path / 'my_tensor.py').write_text(text)
     report = check(tmp_path)
     [wrong] = [r for r in report.results if r.status == WRONG]
     assert wrong.name == 'softmax' and wrong.diagnosis == 'softmax_diagonal'
-    line = text.split('\n').index('            self._add_grad(grad * s * (1 - s))') + 1
+    line = [t.strip() for t in text.split('\n')].index('self._add_grad(grad * s * (1 - s))') + 1
     assert wrong.place == f"my_tensor.py, line {line}: self._add_grad(grad * s * (1 - s))"
 
 
@@ -303,7 +325,7 @@ def test_an_endless_loop_in_a_backward_is_stopped_by_the_time_limit():
 
 @pytest.mark.slow
 def test_the_solved_workspace_is_all_done_with_a_time_limit_of_2_s(tmp_path):
-    (tmp_path / 'my_tensor.py').write_text(header(tmp_path) + library_source())
+    (tmp_path / 'my_tensor.py').write_text(solved(tmp_path))
     checked = run('check', '--track', 'tensor', '--timeout', '2', str(tmp_path), cwd=tmp_path)
     assert checked.returncode == 0 and 'all done' in checked.stdout, checked.stdout[-3000:]
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from micrograd.exercises.blame import NOT_LEARNERS, traced
+from micrograd.exercises.cutting import read_learners
 from micrograd.exercises.scalar.exercises import EXERCISES
 
 
@@ -34,8 +35,8 @@ def places_in(path: Path, class_name: str, source: str) -> dict[int, str]:
     """Where each exercise is written in a file: {number: 'my_engine.py, line 46: _backward in Value.__add__'}."""
     methods, out = method_numbers(source), dict[int, str]()
     try:
-        tree = ast.parse(path.read_bytes())  # (bytes: a `# -*- coding: ... -*-` line is honoured)
-    except (SyntaxError, OSError):
+        tree = ast.parse(read_learners(path))
+    except (SyntaxError, OSError, UnicodeDecodeError):
         return out
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and node.name == class_name:

@@ -15,7 +15,9 @@ In a notebook: `from micrograd.exercises.tensor import blank_tensor, check`, the
     array_exercise.py       what a record holds: an Exercise and its Slips; the sentences several share
     cases.py                what a case is: tensors of given shapes and dtype, a line of code, a random upstream
                             gradient; and a graph for backward(), made node by node
-    my_tensor_file.py       my_tensor.py: the library's tensor engine in one file, each exercise's body cut out
+    my_tensor_file.py       the library's tensor engine as one module, and the bodies the exercises cut out of it
+    workspace.py            my_tensor.py: the exercises in order, each function it blanks under its task; and
+                            load(), which runs it inside a fresh copy of the engine
     running.py              a case run with any engine and backpropagated by the checker's own loop; the right
                             answer (the library, central differences, PyTorch where installed); each exercise alone
     naming.py               the slip named: planted in the library and run, or read off the numbers and the shapes
@@ -26,7 +28,7 @@ In a notebook: `from micrograd.exercises.tensor import blank_tensor, check`, the
 
 The track is TRACK, a Track (../track.py); its methods are also this package's functions: start(directory),
 check(target) -> Report, solution(name), write_notebook(path), and check_files and warm_up for the checking
-process (runner.py).
+process (runner.py); load(path) gives the engine a workspace makes, to try it.
 """
 from __future__ import annotations
 
@@ -36,24 +38,26 @@ except ImportError:  # pragma: no cover - a Python without NumPy
     raise ImportError("the tensor track needs NumPy: pip install numpy (in the clone's folder: pip install -e "
                       "'.[tensor]'; make exercises TRACK=tensor installs it)") from None
 
-import ast
 import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from micrograd.exercises.cutting import read_learners
 from micrograd.exercises.report import Report
 from micrograd.exercises.result import Result
 from micrograd.exercises.runner import import_learners
 from micrograd.exercises.tensor.exercise_list import EXERCISES, find
 from micrograd.exercises.tensor.grading import blank_place, check_all
-from micrograd.exercises.tensor.my_tensor_file import TENSOR_FILE, blank_source, blank_tensor, locate, written_at
+from micrograd.exercises.tensor.my_tensor_file import TENSOR_FILE
 from micrograd.exercises.tensor.my_tensor_file import solution as library_answer
 from micrograd.exercises.tensor.running import prepare
+from micrograd.exercises.tensor.workspace import blank_tensor, load, source
+from micrograd.exercises.tensor.workspace import places as workspace_places
 from micrograd.exercises.track import Track
 
 __all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'check_files', 'missing', 'blank_tensor',
-           'write_notebook', 'warm_up', 'TRACK']
+           'load', 'write_notebook', 'warm_up', 'TRACK']
 
 
 class TensorTrack(Track):
@@ -65,22 +69,16 @@ class TensorTrack(Track):
     solution = staticmethod(library_answer)
 
     def texts(self, directory: Path) -> list[str]:
-        return [blank_source(directory)]
+        return [source(directory)]
 
     def places(self, paths: list[Path]) -> dict[int, str]:
         """The places in the learner's file, found without importing it (in this process)."""
         try:
-            tree = ast.parse(paths[0].read_text(encoding='utf-8'))
-        except (SyntaxError, OSError):
+            found = workspace_places(read_learners(paths[0]))
+        except (SyntaxError, OSError, UnicodeDecodeError):
             return {}
-        out = {}
-        for exercise in EXERCISES:
-            try:
-                line, name = written_at(*locate(tree, exercise.blanks[0]), exercise.blanks[0])
-            except LookupError:
-                continue
-            out[exercise.number] = f"{paths[0].name}, line {line}: {name}"
-        return out
+        return {e.number: f"{paths[0].name}, line {p.line}: {p.function}"
+                for e in EXERCISES if (p := found.get(e.blanks[0]))}
 
     def check_objects(self, target: Any, *more: Any, timeout: float) -> Report:
         """target: a module holding the engine (as blank_tensor() makes it, with the learner's methods put on its
@@ -95,8 +93,9 @@ class TensorTrack(Track):
 
     def check_files(self, paths: list[Path], timeout: float = 10.0,
                     before: Callable[[int], None] | None = None) -> Iterator[Result]:
-        """Import my_tensor.py and check every exercise."""
-        yield from check_all(import_learners('my_tensor', paths[0]), timeout=timeout, before=before)
+        """Load my_tensor.py into a fresh copy of the engine (within the time limit) and check every exercise."""
+        yield from check_all(import_learners('my_tensor', paths[0], timeout, load=lambda _, path: load(path)),
+                             timeout=timeout, before=before)
 
     def warm_up(self) -> None:
         prepare()

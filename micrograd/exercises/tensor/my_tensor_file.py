@@ -1,11 +1,11 @@
-"""The tensor track's workspace: my_tensor.py, the library's tensor engine in one file with each exercise's
-body cut out.
+"""The library's tensor engine as one module, and the bodies the exercises cut out of it: what the checker runs
+(the library's answers, a slip planted, a learner's workspace loaded into a fresh copy: workspace.py).
 
 The library keeps Tensor in a few modules (the node, then one mixin per family of ops, then tensor.py)
-and the fused ops in functional.py. my_tensor.py puts them one after the other, in the order Python
+and the fused ops in functional.py. library_source() puts them one after the other, in the order Python
 needs them, each under a line naming its file: the node, the families, Tensor, the functional ops, and
 first of all `unbroadcast`, the function every op's `_add_grad` calls (the first exercise). Imports between those
-modules are dropped (what they import is now in the file); the rest (dtype rules, checks, NumPy kernels)
+modules are dropped (what they import is now in the text); the rest (dtype rules, checks, NumPy kernels)
 is still imported from the library. It is made from the library's source every time, so it never drifts;
 `ast` finds where each body is and the text is cut by those positions, so every comment stays.
 """
@@ -18,10 +18,8 @@ import textwrap
 import types
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
 
 from micrograd.exercises import cutting
-from micrograd.exercises.commands import advice, command
 from micrograd.exercises.cutting import body_span, first_statement, offsets, quoted, unwritten
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.exercise_list import EXERCISES, find
@@ -199,35 +197,12 @@ def blank(name: str) -> Blank:
     return next(b for b in blanks() if b.name == name)
 
 
-# --- the files ----------------------------------------------------------------------------------------
+# --- the engine with its blanks --------------------------------------------------------------------------
 
-def header(directory: str | Path = '.', lines: dict[int, int] | None = None) -> str:
-    """my_tensor.py's first lines: what it is, where each exercise is (lines: exercise number: line), the commands."""
-    where = Path(directory).resolve()
-    first, last = EXERCISES[0], EXERCISES[-1]
-    items = [f"{e.number} {e.name}: line {(lines or {}).get(e.number, 0)}" for e in EXERCISES]
-    index = ['#   ' + ';  '.join(items[i:i + 4]) for i in range(0, len(items), 4)]
-    return f"""\
-# my_tensor.py: micrograd's tensor engine in one file, with the backward of each exercise cut out for you.
-# Fill in each EXERCISE in order, from {first.number} ({first.name}) to {last.number} ({last.name}); each op's
-# _backward(grad) is handed the output's gradient, an array of the output's shape, and passes it on with
-# parent._add_grad(...), which sums it back to the parent's shape (your {first.name}) and adds it to .grad;
-# it never writes into grad, which another node may hold too.
-# The file follows the library's modules, so the exercises are not in order here; each one's line:
-{chr(10).join(index)}
-""" + advice(command('check', '--track', 'tensor', where), command('solution', '--track', 'tensor', 'softmax'))
-
-
-def blank_source(directory: str | Path = '.') -> str:
-    """my_tensor.py for a workspace in directory: the library's engine, every exercise a blank."""
-    body = splice(library_source(), {b: b.text() for b in blanks()})
-    offset = header(directory).count('\n')
-    lines = {}
-    for number, text in enumerate(body.split('\n'), 1):
-        for e in EXERCISES:
-            if e.number not in lines and text.lstrip().startswith(f"# EXERCISE {e.number} ("):
-                lines[e.number] = number + offset
-    return header(directory, lines) + body
+@cache
+def engine_source() -> str:
+    """The library's engine as one module's text, every exercise's body a blank (what a workspace runs in)."""
+    return splice(library_source(), {b: b.text(task=False) for b in blanks()})
 
 
 def solution(name: str) -> str:
@@ -250,11 +225,6 @@ def solution(name: str) -> str:
     parts.sort(key=lambda p: p[0])
     return (f"# exercise {exercise.number} ({exercise.name}) of the tensor track: the library's answer\n"
             + '\n\n'.join(text for _, text in parts) + '\n')
-
-
-def blank_tensor() -> types.ModuleType:
-    """my_tensor.py as a module: the library's engine with every exercise blank, for a notebook."""
-    return cutting.load(blank_source(), 'my_tensor', TENSOR_FILE)
 
 
 @cache

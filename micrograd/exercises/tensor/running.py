@@ -13,6 +13,7 @@ import contextlib
 import importlib
 import textwrap
 import types
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -252,15 +253,16 @@ def alone(module: Any, exercise: Exercise) -> Iterator[None]:
                 setattr(target, name, value)
 
 
-_LIBRARY_BODIES: dict[tuple[str, int], Any] = {}
+_LIBRARY_BODIES: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
 
 
 def library_body(owner: str, module: Any) -> Any:
-    """The library's body of owner ('Unary.exp', 'unbroadcast'), made for module's Tensor (built once)."""
-    key = (owner, id(module))
-    if key not in _LIBRARY_BODIES:
-        _LIBRARY_BODIES[key] = _compiled(owner, module)
-    return _LIBRARY_BODIES[key]
+    """The library's body of owner ('Unary.exp', 'unbroadcast'), made for module's Tensor (built once per module:
+    kept with the module, not by its id, which a module made later may have again)."""
+    made = _LIBRARY_BODIES.setdefault(module, {})
+    if owner not in made:
+        made[owner] = _compiled(owner, module)
+    return made[owner]
 
 
 # --- what the right answer is ------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import __future__
 import ast
 import inspect
 import re
+import textwrap
 import types
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -272,7 +273,7 @@ _ABOUT: dict[str, list[Callable[[list[str], int], bool]]] = {  # a slip of backw
     'backward_seed_overwrites': [lambda lines, i: bool(re.search(r'self\.grad\s*=', lines[i]))],
     'promoted': [lambda lines, i: 'np.ones(' in lines[i], _seed],
     'backward_no_seed': [_loop_calling_backward],
-    'backward_no_reset': [lambda lines, i: bool(re.search(r'_topological_order\(|build\(self\)', lines[i]))],
+    'backward_no_reset': [lambda lines, i: bool(re.search(r'topological_order\(|build\w*\(self\)', lines[i]))],
     'backward_resets_leaves': [lambda lines, i: '.grad = None' in lines[i] and '_prev' in ''.join(lines[i - 2:i])],
     'backward_sort_revisits': [lambda lines, i: '.append(' in lines[i]],
     'backward_nonscalar_seeded': [lambda lines, i: bool(re.search(r'if\s+grad\s+is\s+None', lines[i]))],
@@ -287,15 +288,23 @@ def forwards(module: Any, exercise: Exercise) -> bool:
 
 
 def backward_line(module: Any, blank: str, key: str) -> tuple[str, int, str] | None:
-    """(file, line, text) of the learner's line in backward() that a slip of backward() is about."""
+    """(file, line, text) of the learner's line in backward() that a slip of backward() is about: the first line
+    of a statement (never a comment or the docstring) that holds it."""
     fn = learners_function(module, blank)
     try:
         lines, first = inspect.getsourcelines(fn)
         file = inspect.getsourcefile(fn) or ''
-    except (OSError, TypeError):
+        tree = ast.parse(textwrap.dedent(''.join(lines)))
+    except (OSError, TypeError, SyntaxError):
         return None
+    node = tree.body[0]
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    docstring = ast.get_docstring(node) is not None
+    starts = sorted({s.lineno - 1 for s in ast.walk(node) if isinstance(s, ast.stmt) and s is not node
+                     and not (docstring and s is node.body[0])})
     for about in _ABOUT.get(key, []):
-        for i in range(1, len(lines)):  # (not the def line)
+        for i in starts:
             if about(lines, i):
                 return file, first + i, lines[i].strip()
     return None

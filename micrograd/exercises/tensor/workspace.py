@@ -1,0 +1,167 @@
+"""The tensor track's workspace, my_tensor.py: the exercises in order, each the functions and methods it blanks
+under its task, and nothing else; and loading it, into a fresh copy of the library's engine.
+
+The file holds, per exercise, the library's own text of each function or method the exercise cuts a body out of
+(its forward pass, its docstring and comments), moved to the top level of the file. Everything else is the
+library's: load() makes a fresh copy of micrograd.tensor as one module (my_tensor_file.py) with every exercise
+blank, runs the learner's file in that module's namespace (so its functions read Tensor, np and the library's
+helpers), puts each method the file defines on its class, and gives the engine's own names back (a method
+softmax must not hide the kernel softmax the library's code calls; a method sum, Python's sum). A function or
+method the file leaves out stays blank.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import linecache
+import textwrap
+import types
+from dataclasses import dataclass
+from pathlib import Path
+
+from micrograd.exercises import cutting
+from micrograd.exercises.commands import advice, command
+from micrograd.exercises.cutting import body_span, definition, first_statement, offsets, read_learners
+from micrograd.exercises.tensor.array_exercise import Exercise
+from micrograd.exercises.tensor.exercise_list import EXERCISES
+from micrograd.exercises.tensor.my_tensor_file import (
+    TENSOR_FILE,
+    blanks,
+    engine_source,
+    library_source,
+    locate,
+    splice,
+    target,
+)
+
+GIVEN = str(Path(__file__).parent / '<micrograd.tensor, given>')  # in micrograd's folder: never the learner's line
+
+
+def _bare(name: str) -> str:
+    """The name a blank's function has in the workspace: 'Tensor.backward()' -> 'backward'."""
+    return name.removesuffix('()').split('.')[-1]
+
+
+def _is_method(name: str) -> bool:
+    return '.' in name
+
+
+# --- the file -------------------------------------------------------------------------------------------
+
+def header(directory: str | Path = '.') -> str:
+    """my_tensor.py's first lines: what it is, how it runs, the commands."""
+    where = Path(directory).resolve()
+    first, last = EXERCISES[0], EXERCISES[-1]
+    return f"""\
+# my_tensor.py: the backward passes of micrograd's tensor engine, for you to write, one exercise after another,
+# from {first.number} ({first.name}) to {last.number} ({last.name}). Each EXERCISE is the library's own function or
+# method with the body of its _backward (or the whole body) cut out; everything else is micrograd.tensor's.
+# The checker runs this file inside a fresh copy of micrograd.tensor: Tensor, np and the library's helpers are
+# that copy's, and each method below (def exp(self), ...) is put on Tensor. To try your engine yourself:
+#     from micrograd.exercises.tensor import load; mt = load('my_tensor.py'); x = mt.Tensor([1.0, 2.0], ...)
+# Each op's _backward(grad) is handed the output's gradient, an array of the output's shape, and passes it on with
+# parent._add_grad(...), which sums it back to the parent's shape (your {first.name}) and adds it to .grad; it never
+# writes into grad, which another node may hold too.
+""" + advice(command('check', '--track', 'tensor', where), command('solution', '--track', 'tensor', 'softmax'))
+
+
+def _task(exercise: Exercise) -> str:
+    lines = [f"# {'-' * 3} EXERCISE {exercise.number} ({exercise.name}) {'-' * 3}"]
+    for label, text in (("", exercise.ask), ("Rules:", exercise.all_rules), ("Checked on:", exercise.shapes)):
+        lines += textwrap.wrap(f"{label} {text.replace('`', '')}".strip(), 110, initial_indent='# ',
+                               subsequent_indent='#     ')
+    return '\n'.join(lines)
+
+
+def source(directory: str | Path = '.', bodies: dict[str, str] | None = None) -> str:
+    """my_tensor.py's text: every exercise blank, or with the bodies given (by blank name, the body unindented;
+    solved() gives each the library's)."""
+    spliced = splice(library_source(), {b: (bodies[b.name] if bodies and b.name in bodies else b.text(task=False))
+                                        for b in blanks()})
+    tree, lines = ast.parse(spliced), spliced.splitlines()
+    parts = [header(directory) + "from __future__ import annotations\n"]
+    for exercise in EXERCISES:
+        functions = dict.fromkeys(locate(tree, name)[0] for name in exercise.blanks)
+        texts = [textwrap.dedent('\n'.join(lines[definition(fn)[0] - 1:definition(fn)[1]])) for fn in functions]
+        parts.append(_task(exercise) + '\n' + '\n\n\n'.join(texts) + '\n')
+    return '\n\n'.join(parts)
+
+
+def solved(directory: str | Path = '.', bodies: dict[str, str] | None = None) -> str:
+    """my_tensor.py with every exercise written as the library writes it (bodies: some written otherwise)."""
+    own = {b.name: b.solution.replace('\n' + b.indent, '\n') for b in blanks()}
+    return source(directory, own | (bodies or {}))
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a blank is in a workspace's text: its body (offsets, indentation) and the body's first line."""
+    name: str
+    start: int
+    end: int
+    indent: str
+    line: int
+    function: str     # the function or method as the file names it, for a place: '_backward in exp'
+
+
+def places(text: str) -> dict[str, Place]:
+    """Where each blank is in a workspace's text (a learner's file: each function found by its name at the top
+    level of the file); a blank whose function is not there is left out."""
+    tree, starts, out = ast.parse(text), offsets(text), {}
+    defined = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    for b in blanks():
+        fn = defined.get(_bare(b.name))
+        if fn is None:
+            continue
+        try:
+            body = target(fn, b.name)
+        except LookupError:
+            continue
+        start, end, indent = body_span(text, starts, body)
+        out[b.name] = Place(b.name, start, end, indent, first_statement(body).lineno,
+                            fn.name if body is fn else f"_backward in {fn.name}")
+    return out
+
+
+# --- loading it ------------------------------------------------------------------------------------------
+
+def engine() -> types.ModuleType:
+    """A fresh copy of the library's engine as one module, every exercise blank."""
+    return cutting.load(engine_source(), TENSOR_FILE.removesuffix('.py'), GIVEN)
+
+
+def load(path: str | Path, text: str | None = None) -> types.ModuleType:
+    """The learner's engine: a fresh copy of the library's, with the functions and methods of the file at path
+    (or of text, shown as that file) put in place of its blanks."""
+    module = engine()
+    filename = module.__file__ = str(path)  # (the learner's code reads its own __file__)
+    namespace = vars(module)
+    given = dict(namespace)
+    if text is None:
+        text = read_learners(path)
+    else:  # (a text of no file: its lines kept for tracebacks and inspect)
+        linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
+    exec(compile(text, filename, 'exec', dont_inherit=True), namespace)
+    defined = {name: value for name, value in namespace.items()  # (an op under a decorator: the function it wraps)
+               if isinstance(value, types.FunctionType)
+               and getattr(inspect.unwrap(value), '__code__', None) is not None
+               and inspect.unwrap(value).__code__.co_filename == filename}
+    methods = {_bare(b.name) for b in blanks() if _is_method(b.name)}
+    functions = {_bare(b.name) for b in blanks() if not _is_method(b.name)}
+    for name, value in list(namespace.items()):  # the engine's own names back: only its blank functions are the file's
+        if name in functions and name in defined:
+            continue
+        if name in given and value is not given[name]:
+            namespace[name] = given[name]
+        elif name not in given and name in methods and name in defined:
+            del namespace[name]
+    for name in methods & set(defined):  # each method on the class that holds it (Tensor, or one of its mixins)
+        holder = next(c for c in module.Tensor.__mro__ if name in vars(c))
+        setattr(holder, name, defined[name])
+    return module
+
+
+def blank_tensor() -> types.ModuleType:
+    """The engine with every exercise blank, for a notebook: its cells put the learner's methods on it."""
+    return engine()
+
