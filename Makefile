@@ -95,7 +95,7 @@ notebook: $(VENV)/.demo-installed
 # budgets, one name per module, no import circles); with nothing heavier than NumPy, pytest and hypothesis (the
 # sweeps against PyTorch and the rest are make test's).
 CHECK_TESTS ?= $(addprefix tests/scalar/,test_engine.py test_engine_habits.py test_engine_sweep.py \
-	test_engine_internals.py test_nn.py test_nn_state_dict.py test_lecture.py) tests/layout \
+	test_engine_internals.py test_op_records.py test_nn.py test_nn_state_dict.py test_lecture.py) tests/layout \
 	tests/exercises/test_exercises.py::test_every_op_in_the_op_table_has_an_exercise
 $(VENV)/.check-installed: setup.py | $(BIN)/python
 	@echo "Installing micrograd, NumPy and the test runner into $(VENV)..."
