@@ -91,7 +91,7 @@ notebook: $(VENV)/.demo-installed
 
 # A quick check, in seconds, of what a learner or a contributor touches first: the scalar engine's, nn's and the
 # lecture's tests without the slow ones, the tests generated from the op tables (the engine's sweep and its
-# table, which fail on an op without its row), every op having its exercise, and the layout's rules (the core's
+# table, which fail on an op without its row; each closure against its record's derivative), every op having its exercise, and the layout's rules (the core's
 # budgets, one name per module, no import circles); with nothing heavier than NumPy, pytest and hypothesis (the
 # sweeps against PyTorch and the rest are make test's).
 CHECK_TESTS ?= $(addprefix tests/scalar/,test_engine.py test_engine_habits.py test_engine_sweep.py \
