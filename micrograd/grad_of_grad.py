@@ -23,7 +23,12 @@ from micrograd.engine import Value, topological_order
 from micrograd.grad_mode import recording
 from micrograd.numeric import real
 
-__all__ = ['grad', 'hessian', 'hvp']
+__all__ = ['grad', 'hessian', 'hvp', 'UnusedInputError']
+
+
+class UnusedInputError(RuntimeError, ValueError):
+    """An input of grad() the outputs do not depend on: a RuntimeError, as PyTorch raises it, and a ValueError,
+    as Python's own arguments of the wrong value are."""
 
 Part = float | Value  # a gradient, or one part of one: a number when it is a constant
 _ONE = Value(1.0)  # the weight of each part in a sum this module makes (Value.dot(parts, [_ONE, ...]))
@@ -51,8 +56,8 @@ def grad(outputs: Value | Sequence[Value], inputs: Value | Sequence[Value],
     if unused and not allow_unused:
         i = unused[0]
         name = repr(ins[i].label) if ins[i].label else f'inputs[{i}]'
-        raise ValueError(f"micrograd.grad: input {name} is not used by the outputs (no path from them to it); "
-                         "pass allow_unused=True to get None for it")
+        raise UnusedInputError(f"micrograd.grad: input {name} is not used by the outputs (no path from them to "
+                               "it); pass allow_unused=True to get None for it")
     needed = set(ins)  # the nodes with a path down to an input: only these take a gradient
     for node in order:
         if any(p in needed for p in node._prev):
