@@ -22,6 +22,7 @@ from micrograd import ops
 from micrograd.engine import Value, topological_order
 from micrograd.grad_mode import recording
 from micrograd.numeric import real
+from micrograd.weighted_sum import ordered
 
 __all__ = ['grad', 'hessian', 'hvp', 'UnusedInputError']
 
@@ -86,9 +87,11 @@ def hvp(f: Callable[[list[Value]], Value], inputs: Sequence[Value], v: Sequence[
     """The Hessian of f at the inputs times the vector v, without the Hessian: the gradient of the sum of
     (df/dx_i) * v_i (one backward pass through the first derivatives' graph)."""
     xs, first = _first_derivatives(f, inputs, 'micrograd.hvp')
-    if not isinstance(v, (list, tuple)) or len(v) != len(xs):
-        raise ValueError(f"micrograd.hvp: v must be a list of {len(xs)} numbers (one per input), got {v!r}")
-    vs = [real(getattr(u, 'data', u), 'micrograd.hvp') for u in v]
+    if not ordered(v):
+        raise TypeError(f"micrograd.hvp: v must be a list of numbers, one per input, got {type(v).__name__}")
+    if len(v) != len(xs):
+        raise ValueError(f"micrograd.hvp: v has {len(v)} numbers for {len(xs)} inputs")
+    vs = [u.data if isinstance(u, Value) else real(u, 'micrograd.hvp', 'a number or a Value in v') for u in v]
     pairs = [(g, u) for g, u in zip(first, vs) if g is not None]
     if not pairs:
         return [0.0] * len(xs)

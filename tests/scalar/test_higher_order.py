@@ -487,6 +487,11 @@ def test_bad_arguments_are_refused_naming_grad():
         grad(x * 2, x, grad_outputs='a')
     with pytest.raises(TypeError, match=r'micrograd\.hessian: f must return a Value'):
         hessian(lambda v: 3.0, [x])
+    with pytest.raises(ValueError, match=r'micrograd\.hvp: v has 2 numbers for 1 inputs'):
+        hvp(lambda v: v[0] ** 3, [x], [1.0, 2.0])
+    with pytest.raises(TypeError, match=r'micrograd\.hvp: v must be a list'):
+        hvp(lambda v: v[0] ** 3, [x], {1.0})
+    assert hvp(lambda v: v[0] ** 3, [x], (Value(2.0),)) == [12.0]
 
 
 def test_nothing_of_the_feature_is_in_the_lecture_part_of_the_engine():
