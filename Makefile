@@ -81,13 +81,14 @@ sample: $(VENV)/.gpt-installed
 		$(if $(SHOW),--show '$(SHOW)') $(SAMPLE_ARGS)
 
 # Re-execute demo.ipynb in place and keep its outputs (commit it after changing the engine or the tour); the kernel
-# talks over a local socket file, as for `make demo`.
+# talks over a local socket file, as for `make demo`. NOTEBOOK=higher_order.ipynb re-executes that one.
+NOTEBOOK ?= demo.ipynb
 notebook: $(VENV)/.demo-installed
 	$(BIN)/python -c "import nbformat; from nbclient import NotebookClient; from traitlets.config import Config; \
-	nb, config = nbformat.read('demo.ipynb', as_version=4), Config(); \
+	nb, config = nbformat.read('$(NOTEBOOK)', as_version=4), Config(); \
 	config.KernelManager.transport = 'ipc'; \
 	NotebookClient(nb, config=config, timeout=300, record_timing=False, coalesce_streams=True).execute(); \
-	nbformat.write(nb, 'demo.ipynb')"
+	nbformat.write(nb, '$(NOTEBOOK)')"
 
 # A quick check, in seconds, of what a learner or a contributor touches first: the scalar engine's, nn's and the
 # lecture's tests without the slow ones, the tests generated from the op tables (the engine's sweep and its
