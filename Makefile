@@ -81,21 +81,22 @@ sample: $(VENV)/.gpt-installed
 		$(if $(SHOW),--show '$(SHOW)') $(SAMPLE_ARGS)
 
 # Re-execute demo.ipynb in place and keep its outputs (commit it after changing the engine or the tour); the kernel
-# talks over a local socket file, as for `make demo`.
+# talks over a local socket file, as for `make demo`. NOTEBOOK=higher_order.ipynb re-executes that one.
+NOTEBOOK ?= demo.ipynb
 notebook: $(VENV)/.demo-installed
 	$(BIN)/python -c "import nbformat; from nbclient import NotebookClient; from traitlets.config import Config; \
-	nb, config = nbformat.read('demo.ipynb', as_version=4), Config(); \
+	nb, config = nbformat.read('$(NOTEBOOK)', as_version=4), Config(); \
 	config.KernelManager.transport = 'ipc'; \
 	NotebookClient(nb, config=config, timeout=300, record_timing=False, coalesce_streams=True).execute(); \
-	nbformat.write(nb, 'demo.ipynb')"
+	nbformat.write(nb, '$(NOTEBOOK)')"
 
 # A quick check, in seconds, of what a learner or a contributor touches first: the scalar engine's, nn's and the
 # lecture's tests without the slow ones, the tests generated from the op tables (the engine's sweep and its
-# table, which fail on an op without its row), every op having its exercise, and the layout's rules (the core's
+# table, which fail on an op without its row; each closure against its record's derivative), every op having its exercise, and the layout's rules (the core's
 # budgets, one name per module, no import circles); with nothing heavier than NumPy, pytest and hypothesis (the
 # sweeps against PyTorch and the rest are make test's).
 CHECK_TESTS ?= $(addprefix tests/scalar/,test_engine.py test_engine_habits.py test_engine_sweep.py \
-	test_engine_internals.py test_nn.py test_nn_state_dict.py test_lecture.py) tests/layout \
+	test_engine_internals.py test_op_records.py test_nn.py test_nn_state_dict.py test_lecture.py) tests/layout \
 	tests/exercises/test_exercises.py::test_every_op_in_the_op_table_has_an_exercise
 $(VENV)/.check-installed: setup.py | $(BIN)/python
 	@echo "Installing micrograd, NumPy and the test runner into $(VENV)..."
