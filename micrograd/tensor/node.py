@@ -73,10 +73,10 @@ _CLOCK_LOCK = threading.Lock()  # the clock's tick and its record of the last ch
 
 class Node:
     """An ndarray, its gradient, and the op and parents that produced it (see Tensor)."""
-    __slots__ = ('data', 'grad', 'requires_grad', '_prev', '_op', '_backward', '_base', '_changed', '_inputs',
+    __slots__ = ('data', '_grad', 'requires_grad', '_prev', '_op', '_backward', '_base', '_changed', '_inputs',
                  '_reads', '_ran_at', '_view_of', '_older', '_rebased_at', '_stale')
     data: Array
-    grad: Array | None
+    _grad: Array | None  # .grad (see grad)
     requires_grad: bool
     _prev: tuple[Self, ...]
     _op: str
@@ -99,9 +99,20 @@ class Node:
 
     def _fields(self, data: Array) -> None:
         """The fields of a tensor that no op made: data, no gradient, no history, its own memory."""
-        self.data, self.grad, self.requires_grad, self._prev, self._op, self._backward = data, None, False, (), '', None
+        self.data, self._grad, self.requires_grad = data, None, False
+        self._prev, self._op, self._backward = (), '', None
         self._base, self._changed, self._inputs, self._reads, self._ran_at = None, None, (), (), 0
         self._stale, self._view_of, self._older, self._rebased_at = None, None, None, 0
+
+    @property
+    def grad(self) -> Array | None:
+        """The gradient: None until backward() reaches this tensor, then an ndarray of its shape and dtype (yours to
+        change in place: x.grad *= 0.5). Set by hand (x.grad = g), it is kept as an ndarray too (as_grad)."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: object) -> None:
+        self._grad = None if value is None else as_grad(value, self.data)
 
     @classmethod
     def _result(cls, data: Array | np.generic, parents: tuple[Self, ...], op: str, backward: Backward, *,
@@ -151,8 +162,8 @@ class Node:
         """Refuse a .grad set by hand of another shape than this tensor's: backward() would broadcast its gradient
         into it (x.grad = np.array([1.]) would add 1 to every element). PyTorch refuses it when it is assigned;
         here backward() refuses it before any gradient changes."""
-        grad: Any = self.grad  # (an ndarray, or whatever was set by hand: a list, a number)
-        shape = grad.shape if isinstance(grad, np.ndarray) else np.shape(grad)
+        assert self._grad is not None  # (called where there is one)
+        shape = self._grad.shape
         if shape != self.data.shape:
             what = f"made by '{self._op}'" if self._prev else 'a leaf'
             raise RuntimeError(
@@ -324,15 +335,36 @@ class Node:
         if grad.shape != self.data.shape:
             grad = unbroadcast(grad, self.data.shape)
         dtype = self.data.dtype
-        if self.grad is None:
+        if self._grad is None:
             # A leaf's .grad is the user's to keep (and maybe scale in place): give it its own array.
-            self.grad = grad.astype(dtype, copy=False) if self._prev or own else np.array(grad, dtype=dtype)
+            self._grad = grad.astype(dtype, copy=False) if self._prev or own else np.array(grad, dtype=dtype)
         elif own and grad.dtype == dtype:  # grad is ours: add into it, one new array fewer
-            grad += self.grad
-            self.grad = grad
+            grad += self._grad
+            self._grad = grad
         else:
-            total = self.grad + grad.astype(dtype, copy=False)
-            self.grad = total if type(total) is np.ndarray else np.asarray(total)  # (0-d + 0-d is a NumPy scalar)
+            total = self._grad + grad.astype(dtype, copy=False)
+            self._grad = total if type(total) is np.ndarray else np.asarray(total)  # (0-d + 0-d is a NumPy scalar)
+
+
+def as_grad(value: object, data: Array) -> Array:
+    """A gradient set by hand (x.grad = g) as this engine keeps one: an ndarray, which an optimizer's step and the
+    user's x.grad *= 0.5 change in place. A tensor gives its array (shared, as PyTorch's x.grad = g is g), numbers
+    and lists an array of their own; a float tensor's gradient takes its dtype (converted, where PyTorch refuses
+    another dtype), and is no bools. Another shape is kept as it is: backward() and an optimizer's step refuse it,
+    naming the tensor (a gradient broadcast into it would be silently wrong)."""
+    given = value.data if isinstance(value, Node) else value
+    if not (isinstance(given, (np.ndarray, list, tuple)) or is_number(given)):
+        refuse_value(given, 'Tensor.grad')
+        raise TypeError(f"Tensor.grad: a gradient is an array, a Tensor, numbers or None, got "
+                        f"{type(value).__name__}")
+    array = real_array(given, 'Tensor.grad')
+    if data.dtype.kind != 'f':  # (backward() refuses a gradient for it, naming its dtype)
+        return array
+    if array.dtype == BOOL:
+        raise TypeError(f"Tensor.grad: a gradient is numbers, got an array of bools for a {data.dtype} tensor")
+    if array.dtype != data.dtype or not array.flags.writeable:
+        return array.astype(data.dtype)  # (a copy of its own, that x.grad *= 0.5 can change)
+    return array
 
 
 def fill_value(value: object, dtype: np.dtype[Any], op: str) -> Array:
