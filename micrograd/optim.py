@@ -83,17 +83,22 @@ class Optimizer:
 
     def _gradients(self) -> list[Any]:
         """Each parameter's gradient (None: no step for it), checked before any parameter changes: an array's of
-        another shape would be broadcast into the step (PyTorch refuses it when it is assigned to .grad)."""
+        another shape would be broadcast into the step (PyTorch refuses it when it is assigned to .grad), and one
+        of another dtype is taken in the parameter's."""
         grads = [p.grad for p in self.params]
         for i, (p, g, number) in enumerate(zip(self.params, grads, self._holds_number)):
-            shape = getattr(g, 'shape', None)
-            if g is not None and not number and shape != getattr(p.data, 'shape', shape):
+            if g is None or number:
+                continue
+            shape, dtype = getattr(g, 'shape', None), getattr(p.data, 'dtype', None)
+            if shape != getattr(p.data, 'shape', shape):
                 what = f"shape {shape}" if shape is not None else f"no shape ({type(g).__name__})"
                 raise RuntimeError(
                     f"{type(self).__name__}.step: parameter {i} of {len(self.params)} has shape {p.data.shape} and "
                     f"a .grad of {what}, which the step would broadcast into it (PyTorch refuses to assign it: "
                     f"'attempting to assign a gradient of size ...'). Set its .grad to None (or zero_grad()) or "
                     f"to an array of shape {p.data.shape}; no parameter was changed")
+            if dtype is not None and getattr(g, 'dtype', dtype) != dtype:  # (a .grad of another dtype set by hand:
+                grads[i] = g.astype(dtype)  # the step in the parameter's, as PyTorch's, which refuses another)
         return grads
 
     def _update(self, i: int, step: Any) -> None:

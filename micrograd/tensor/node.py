@@ -342,29 +342,29 @@ class Node:
             grad += self._grad
             self._grad = grad
         else:
-            total = self._grad + grad.astype(dtype, copy=False)
-            self._grad = total if type(total) is np.ndarray else np.asarray(total)  # (0-d + 0-d is a NumPy scalar)
+            total = self._grad + grad.astype(dtype, copy=False)  # (0-d + 0-d is a NumPy scalar; a .grad set by hand
+            self._grad = total if type(total) is np.ndarray and total.dtype == dtype else np.asarray(total, dtype)
+            # may have another dtype: the sum takes the tensor's)
 
 
 def as_grad(value: object, data: Array) -> Array:
     """A gradient set by hand (x.grad = g) as this engine keeps one: an ndarray, which an optimizer's step and the
-    user's x.grad *= 0.5 change in place. A tensor gives its array (shared, as PyTorch's x.grad = g is g), numbers
-    and lists an array of their own; a float tensor's gradient takes its dtype (converted, where PyTorch refuses
-    another dtype), and is no bools. Another shape is kept as it is: backward() and an optimizer's step refuse it,
-    naming the tensor (a gradient broadcast into it would be silently wrong)."""
+    user's x.grad *= 0.5 change in place. A tensor gives its array (shared, as PyTorch's x.grad = g is g) and an
+    array of floats is kept as it is (a read-only one copied), its dtype too, as an array operand keeps its dtype
+    (backward() adds into it, and a step reads it, in the tensor's dtype); numbers, lists and integers become an
+    array of the tensor's dtype. Bools and what is no numbers are refused. Another shape is kept: backward() and
+    an optimizer's step refuse it, naming the tensor (broadcast into the tensor's, it would be wrong)."""
     given = value.data if isinstance(value, Node) else value
     if not (isinstance(given, (np.ndarray, list, tuple)) or is_number(given)):
         refuse_value(given, 'Tensor.grad')
         raise TypeError(f"Tensor.grad: a gradient is an array, a Tensor, numbers or None, got "
                         f"{type(value).__name__}")
     array = real_array(given, 'Tensor.grad')
-    if data.dtype.kind != 'f':  # (backward() refuses a gradient for it, naming its dtype)
-        return array
-    if array.dtype == BOOL:
-        raise TypeError(f"Tensor.grad: a gradient is numbers, got an array of bools for a {data.dtype} tensor")
-    if array.dtype != data.dtype or not array.flags.writeable:
-        return array.astype(data.dtype)  # (a copy of its own, that x.grad *= 0.5 can change)
-    return array
+    if array.dtype == BOOL and data.dtype != BOOL:
+        raise TypeError(f"Tensor.grad: a gradient is numbers, got bools for a {data.dtype} tensor")
+    if data.dtype.kind == 'f' and (array.dtype.kind != 'f' or not isinstance(given, np.ndarray)):
+        return array.astype(data.dtype, copy=False)  # (numbers, lists: an array of their own; integers: a copy)
+    return array if array.flags.writeable else array.copy()
 
 
 def fill_value(value: object, dtype: np.dtype[Any], op: str) -> Array:

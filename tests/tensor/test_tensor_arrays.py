@@ -10,8 +10,8 @@
   op's inputs and output: the write is refused, and the gradient is PyTorch's. np.array(t) is a copy of your own.
 - A .grad set by hand of another shape than its tensor's: PyTorch refuses it when it is assigned, backward() and
   an optimizer's step here before any gradient or parameter changes (either would broadcast into it). Of every
-  kind (a Tensor, an array of another dtype, a list, a number): kept as an ndarray of the tensor's dtype, that
-  x.grad *= 0.5 and a step change as PyTorch's; what is no numbers is refused at the assignment.
+  kind (a Tensor, an array of another dtype, a list, a number): kept as an ndarray (a list's or a number's of the
+  tensor's dtype), that x.grad *= 0.5 and a step change as PyTorch's; what is no numbers is refused at once.
 """
 from __future__ import annotations
 
@@ -399,7 +399,7 @@ GRAD_VALUES: dict[str, Callable[[], Any]] = {
 }
 # name -> the value, and what the refusal says (PyTorch refuses each too)
 BAD_GRAD_VALUES: dict[str, tuple[Callable[[], Any], str]] = {
-    'an array of bools': (lambda: np.array([True, False]), 'a gradient is numbers, got an array of bools'),
+    'an array of bools': (lambda: np.array([True, False]), 'a gradient is numbers, got bools'),
     'a string': (lambda: 'grad', 'a gradient is an array, a Tensor, numbers or None, got str'),
     'a dict': (lambda: {'x': 1.0}, 'a gradient is an array, a Tensor, numbers or None, got dict'),
     'a complex array': (lambda: np.array([1j, 1.0]), 'takes real numbers'),
@@ -438,8 +438,11 @@ def test_a_grad_set_by_hand_of_any_kind_trains_as_pytorchs_of_the_same_numbers(n
     shape = () if np.ndim(np.asarray(value.data if isinstance(value, Tensor) else value)) == 0 else (2,)
     x = Tensor(np.ones(shape), requires_grad=True)
     x.grad = value
-    assert type(x.grad) is np.ndarray and x.grad.dtype == np.float64 and x.grad.flags.writeable, name
-    numbers = np.asarray(value.data if isinstance(value, Tensor) else value, dtype=np.float64)
+    given = value.data if isinstance(value, Tensor) else value
+    assert type(x.grad) is np.ndarray and x.grad.flags.writeable, name
+    floats = isinstance(given, np.ndarray) and given.dtype.kind == 'f'
+    assert x.grad.dtype == (given.dtype if floats else np.float64), name  # (an array of floats keeps its dtype)
+    numbers = np.asarray(given, dtype=np.float64)
     assert np.array_equal(x.grad, numbers), name
     ours = _grad_steps('ours', shape, GRAD_VALUES[name]())
     theirs = _grad_steps('torch', shape, torch.tensor(numbers))  # (PyTorch takes a tensor of x's dtype only)
@@ -506,3 +509,13 @@ def test_a_grad_of_another_shape_is_refused_by_a_step_naming_the_parameter_and_c
                                            rf"shape {re_shape(bad.shape)}.*no parameter was changed"):
         opt.step()
     assert repr(vars(opt)) == state and np.array_equal(w.data, values[0]) and np.array_equal(x.data, values[1])
+
+
+def test_a_grad_of_another_float_dtype_set_by_hand_is_added_into_and_stepped_in_the_tensors() -> None:
+    x = Tensor([1.0, 2.0], requires_grad=True, dtype=np.float32)
+    x.grad = np.array([0.1, 0.1])  # float64, kept as it is (PyTorch refuses another dtype at the assignment)
+    (x * 2).sum().backward()
+    assert x.grad.dtype == np.float32 and x.grad.tolist() == np.float32([2.1, 2.1]).tolist()
+    x.grad = np.array([0.1, 0.1])
+    mt.SGD([x], lr=1.0).step()
+    assert x.data.dtype == np.float32 and x.data.tolist() == (np.float32([1.0, 2.0]) - np.float32(0.1)).tolist()
