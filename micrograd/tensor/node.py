@@ -30,7 +30,8 @@ Threads. A graph built and differentiated in one thread sees nothing of another'
 reading (`_READING`, the tick of the op whose gradient is being passed on) is a ContextVar, as grad mode
 is, so each thread and asyncio task has its own. The one clock is shared, as versions must be (a tensor
 may be changed in one thread and read in another): it ticks under a lock (`_tick`), and only ever
-forward, so another thread's ticks can cost a check, never skip one.
+forward, so another thread's ticks can cost a check, never skip one. A gradient is added into a .grad under a
+lock too: threads differentiating graphs that share a parameter each add theirs, as PyTorch's do.
 """
 from __future__ import annotations
 
@@ -69,6 +70,7 @@ Change = tuple[int, int, str]
 # and asyncio task: another thread's backward must not route this one's gradients.
 _READING: contextvars.ContextVar[int] = contextvars.ContextVar('reading', default=sys.maxsize)
 _CLOCK_LOCK = threading.Lock()  # the clock's tick and its record of the last change while recording
+_GRAD_LOCK = threading.Lock()  # a gradient added into a .grad: read, add, write back, one thread at a time
 
 
 class Node:
@@ -335,16 +337,16 @@ class Node:
         if grad.shape != self.data.shape:
             grad = unbroadcast(grad, self.data.shape)
         dtype = self.data.dtype
-        if self._grad is None:
-            # A leaf's .grad is the user's to keep (and maybe scale in place): give it its own array.
-            self._grad = grad.astype(dtype, copy=False) if self._prev or own else np.array(grad, dtype=dtype)
-        elif own and grad.dtype == dtype:  # grad is ours: add into it, one new array fewer
-            grad += self._grad
-            self._grad = grad
-        else:
-            total = self._grad + grad.astype(dtype, copy=False)  # (0-d + 0-d is a NumPy scalar; a .grad set by hand
-            self._grad = total if type(total) is np.ndarray and total.dtype == dtype else np.asarray(total, dtype)
-            # may have another dtype: the sum takes the tensor's)
+        with _GRAD_LOCK:  # (a parameter shared by graphs that threads differentiate at once gets every gradient)
+            if self._grad is None:
+                # A leaf's .grad is the user's to keep (and maybe scale in place): give it its own array.
+                self._grad = grad.astype(dtype, copy=False) if self._prev or own else np.array(grad, dtype=dtype)
+            elif own and grad.dtype == dtype:  # grad is ours: add into it, one new array fewer
+                grad += self._grad
+                self._grad = grad
+            else:  # (0-d + 0-d is a NumPy scalar; a .grad set by hand may have another dtype: the sum takes self's)
+                total = self._grad + grad.astype(dtype, copy=False)
+                self._grad = total if type(total) is np.ndarray and total.dtype == dtype else np.asarray(total, dtype)
 
 
 def as_grad(value: object, data: Array) -> Array:

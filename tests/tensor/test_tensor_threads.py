@@ -43,6 +43,9 @@ SECONDS = 0.6  # each sweep's time; the issue's program went wrong within a seco
 def _tensor(lib: str, values: Any, grad: bool = False) -> Any:
     if lib == 'torch':
         return torch.tensor(values, requires_grad=grad)
+    if lib == 'shared':  # the leaves themselves, shared by every thread's graph
+        assert isinstance(values, Tensor)
+        return values
     return Tensor(values, requires_grad=grad)
 
 
@@ -107,8 +110,8 @@ def _reshape_changed(lib: str, w: np.ndarray, b: np.ndarray) -> list[np.ndarray]
 
 
 def _exp_then_doubled(lib: str, w: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
-    wt = _tensor(lib, w * 0.01, True)
-    a = wt * 1.
+    wt = _tensor(lib, w, True)
+    a = wt * 0.01
     e = a.exp()  # exp's gradient reads its output, not a
     a *= 2.
     (e.sum() + a.sum()).backward()
@@ -187,6 +190,32 @@ def test_every_program_of_changes_in_place_and_views_in_threads_at_once_gives_py
     assert not wrong, f'{len(wrong)} wrong runs, e.g. {wrong[:3]}'
 
 
+@pytest.mark.parametrize('name', PROGRAMS)
+def test_threads_differentiating_graphs_that_share_the_parameters_each_add_their_gradient(name: str) -> None:
+    """Hogwild: every thread builds its own graph from the same leaves, and every run's gradient is added in, as
+    PyTorch's are: after n runs in all, each leaf's .grad is n times one run's."""
+    rng = np.random.default_rng(1)
+    w, b = rng.normal(size=(100, 100)), rng.normal(size=(100, 100))
+    once = PROGRAMS[name]('torch', w, b)
+    leaves = [Tensor(w, requires_grad=True), Tensor(b, requires_grad=True)]
+    runs, start = [0] * THREADS, threading.Barrier(THREADS)
+
+    def work(i: int) -> None:
+        start.wait()
+        deadline = time.monotonic() + SECONDS / 3
+        while time.monotonic() < deadline:
+            PROGRAMS[name]('shared', *leaves)  # type: ignore[arg-type]
+            runs[i] += 1
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(THREADS)]
+    with _switching_often():
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    for leaf, g in zip(leaves, once):
+        np.testing.assert_allclose(leaf.grad, sum(runs) * g, rtol=1e-9, err_msg=f'{name}, {sum(runs)} runs')
+
+
 def test_a_backward_in_another_thread_runs_while_one_is_routing_a_gradient() -> None:
     """Step by step: thread 1 stops inside a backward that passes a gradient to a tensor as it was before its
     change in place; thread 2 runs the same program meanwhile, start to end. Neither may see the other's."""
@@ -230,6 +259,7 @@ SHARED = {
     'comparisons._LOGIC': 'a table of NumPy functions, read only',
     'layers._APPLY': 'a table of activations, read only',
     'node._CLOCK_LOCK': 'the lock under which the version clock ticks',
+    'node._GRAD_LOCK': 'the lock under which a gradient is added into a .grad',
     'node.Node._clock': 'the version clock: one for every tensor, as a change in one thread may be read in another',
     'node.Node._last_rebase': "the clock's tick of the last change while recording: only ever forward",
 }
