@@ -324,8 +324,9 @@ class Node:
         """self.grad += grad, after summing grad over the axes broadcasting stretched.
 
         The gradient takes self's dtype (a float32 weight times a float64 input still has
-        a float32 gradient). Never writes into an array it may not own: the same one may be
-        handed to several tensors. own=True promises that grad is a new array made for self
+        a float32 gradient). A leaf's .grad is added into in place, as PyTorch's (g = x.grad,
+        or a g set by hand as x.grad, follows); otherwise it never writes into an array it may
+        not own: the same one may be handed to several tensors. own=True promises that grad is a new array made for self
         alone, as a weight's gradient from matmul is: a leaf may then keep it without a copy,
         and a second gradient is added into it instead of into a new array.
         """
@@ -341,6 +342,8 @@ class Node:
             if self._grad is None:
                 # A leaf's .grad is the user's to keep (and maybe scale in place): give it its own array.
                 self._grad = grad.astype(dtype, copy=False) if self._prev or own else np.array(grad, dtype=dtype)
+            elif not self._prev and self._grad.dtype == dtype:  # a leaf's .grad (its own, or the array or tensor set
+                np.add(self._grad, grad.astype(dtype, copy=False), out=self._grad)  # by hand): added into, as PyTorch
             elif own and grad.dtype == dtype:  # grad is ours: add into it, one new array fewer
                 grad += self._grad
                 self._grad = grad

@@ -519,3 +519,21 @@ def test_a_grad_of_another_float_dtype_set_by_hand_is_added_into_and_stepped_in_
     x.grad = np.array([0.1, 0.1])
     mt.SGD([x], lr=1.0).step()
     assert x.data.dtype == np.float32 and x.data.tolist() == (np.float32([1.0, 2.0]) - np.float32(0.1)).tolist()
+
+
+@pytest.mark.parametrize('kept', ['the .grad backward() made', 'a tensor set as .grad', 'an array set as .grad'])
+def test_a_leafs_grad_kept_aside_follows_the_next_backward_as_in_pytorch(kept: str) -> None:
+    """PyTorch adds a leaf's gradient into its .grad in place: g = x.grad (or the g set by hand) follows."""
+    seen = {}
+    for lib in ('ours', 'torch'):
+        x = Tensor([1.0, 2.0], requires_grad=True) if lib == 'ours' else torch.tensor([1.0, 2.0], requires_grad=True)
+        if kept == 'the .grad backward() made':
+            (x * 3).sum().backward()
+            g = x.grad
+        else:
+            g = (np.array([0.5, -0.5]) if kept.startswith('an array') and lib == 'ours' else
+                 Tensor([0.5, -0.5]) if lib == 'ours' else torch.tensor([0.5, -0.5]))
+            x.grad = g
+        (x * x).sum().backward()
+        seen[lib] = [_numbers(g.data if isinstance(g, Tensor) else g).tolist(), _numbers(x.grad).tolist()]
+    assert seen['ours'] == seen['torch'], kept
