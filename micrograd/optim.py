@@ -81,6 +81,26 @@ class Optimizer:
         for p, number in zip(self.params, self._holds_number):
             p.grad = 0.0 if number else None
 
+    def _gradients(self) -> list[Any]:
+        """Each parameter's gradient (None: no step for it), checked before any parameter changes: an array's of
+        another shape would be broadcast into the step (PyTorch refuses it when it is assigned to .grad), and one
+        of another dtype is taken in the parameter's."""
+        grads = [p.grad for p in self.params]
+        for i, (p, g, number) in enumerate(zip(self.params, grads, self._holds_number)):
+            if g is None or number:
+                continue
+            shape, dtype = getattr(g, 'shape', None), getattr(p.data, 'dtype', None)
+            if shape != getattr(p.data, 'shape', shape):
+                what = f"shape {shape}" if shape is not None else f"no shape ({type(g).__name__})"
+                raise RuntimeError(
+                    f"{type(self).__name__}.step: parameter {i} of {len(self.params)} has shape {p.data.shape} and "
+                    f"a .grad of {what}, which the step would broadcast into it (PyTorch refuses to assign it: "
+                    f"'attempting to assign a gradient of size ...'). Set its .grad to None (or zero_grad()) or "
+                    f"to an array of shape {p.data.shape}; no parameter was changed")
+            if dtype is not None and getattr(g, 'dtype', dtype) != dtype:  # (a .grad of another dtype set by hand:
+                grads[i] = g.astype(dtype)  # the step in the parameter's, as PyTorch's, which refuses another)
+        return grads
+
     def _update(self, i: int, step: Any) -> None:
         """p.data -= step: in place for an array, a new float for a Value."""
         p = self.params[i]
@@ -127,12 +147,12 @@ class SGD(Optimizer):
         self.velocities: list[Any] = [0.0] * len(self.params)  # 0.0 + grad becomes an array of grad's shape
 
     def step(self) -> None:
-        for i, p in enumerate(self.params):
-            if p.grad is None:  # no gradient reached it: leave it (and its velocity) alone
+        for i, grad in enumerate(self._gradients()):
+            if grad is None:  # no gradient reached it: leave it (and its velocity) alone
                 continue
-            direction = p.grad
+            direction = grad
             if self.momentum:
-                self.velocities[i] = direction = self.momentum * self.velocities[i] + p.grad
+                self.velocities[i] = direction = self.momentum * self.velocities[i] + grad
             self._update(i, self.lr * direction)
 
     def __repr__(self) -> str:
@@ -164,8 +184,7 @@ class Adam(Optimizer):
 
     def step(self) -> None:
         beta1, beta2 = self.betas
-        for i, p in enumerate(self.params):
-            g = p.grad
+        for i, g in enumerate(self._gradients()):
             if g is None:  # no gradient reached it: no step, and its count t stays where it was
                 continue
             self.steps[i] += 1

@@ -99,12 +99,12 @@ class InPlace(Node):
             base_before = base._snapshot(base.data.copy())
         with np.errstate(invalid='ignore', over='ignore'):  # (a cast as PyTorch's: nan into an integer, quietly)
             np.copyto(self.data, new.data, casting='unsafe')
-        self._note_change(op)
+        tick = self._note_change(op)
         if base is not None:  # the base is its old self with the view's places replaced; the view follows it
-            base._become(_replaced(base, base_before, at, new), base_before)
+            base._become(_replaced(base, base_before, at, new), base_before, tick)
             self._follow_base()
         elif recording:  # self is now the op's output
-            self._become(new, source)
+            self._become(new, source, tick)
         return self
 
     def zero_(self) -> Self:

@@ -25,11 +25,20 @@ Changes in place (x += 1, x.zero_(): inplace.py) follow PyTorch's rules, in thre
   slice, a reshape: `_view_of`) changed in place while recording changes its base's history too (the
   base becomes its old self with the view's places replaced, PyTorch's CopySlices), and a view whose
   base was so changed follows it the next time it is used (`_follow_base`).
+
+Threads. A graph built and differentiated in one thread sees nothing of another's: what backward() is
+reading (`_READING`, the tick of the op whose gradient is being passed on) is a ContextVar, as grad mode
+is, so each thread and asyncio task has its own. The one clock is shared, as versions must be (a tensor
+may be changed in one thread and read in another): it ticks under a lock (`_tick`), and only ever
+forward, so another thread's ticks can cost a check, never skip one. A gradient is added into a .grad under a
+lock too: threads differentiating graphs that share a parameter each add theirs, as PyTorch's do.
 """
 from __future__ import annotations
 
+import contextvars
 import math
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -56,13 +65,20 @@ Reads = tuple[tuple['Node | str', ...], ...]
 # The last change in place of a memory: the clock's tick, how many changes so far, and the op that made it.
 Change = tuple[int, int, str]
 
+# While backward() runs the backward of an op that took a tensor since changed in place while recording, the
+# tick when that op ran (its gradient goes to the tensor as it was then); otherwise sys.maxsize. Per thread
+# and asyncio task: another thread's backward must not route this one's gradients.
+_READING: contextvars.ContextVar[int] = contextvars.ContextVar('reading', default=sys.maxsize)
+_CLOCK_LOCK = threading.Lock()  # the clock's tick and its record of the last change while recording
+_GRAD_LOCK = threading.Lock()  # a gradient added into a .grad: read, add, write back, one thread at a time
+
 
 class Node:
     """An ndarray, its gradient, and the op and parents that produced it (see Tensor)."""
-    __slots__ = ('data', 'grad', 'requires_grad', '_prev', '_op', '_backward', '_base', '_changed', '_inputs',
+    __slots__ = ('data', '_grad', 'requires_grad', '_prev', '_op', '_backward', '_base', '_changed', '_inputs',
                  '_reads', '_ran_at', '_view_of', '_older', '_rebased_at', '_stale', '_by_op')
     data: Array
-    grad: Array | None
+    _grad: Array | None  # .grad (see grad)
     requires_grad: bool
     _prev: tuple[Self, ...]
     _op: str
@@ -82,16 +98,26 @@ class Node:
     _view_of: Node | None  # for a view an op made (a slice, a reshape), the tensor it shows: its history's base
     _older: Self | None  # the node this tensor was before its last change in place while recording
     _rebased_at: int  # the tick of that change (0: none)
+    # The clock and its last change while recording are shared by every thread; they change only in _tick.
     _clock: ClassVar[int] = 0  # ticks once for every change in place, of any tensor
-    _reading: ClassVar[int] = sys.maxsize  # while backward() runs an op's _backward, the tick when that op ran
     _last_rebase: ClassVar[int] = 0  # the tick of the last change in place while recording, of any tensor
 
     def _fields(self, data: Array, by_op: bool = False) -> None:
         """The fields of a tensor with no history yet: data, no gradient, its own memory (by_op: an op made it)."""
-        self.data, self.grad, self.requires_grad, self._prev, self._op, self._backward = data, None, False, (), '', None
-        self._by_op = by_op
+        self.data, self._grad, self.requires_grad, self._by_op = data, None, False, by_op
+        self._prev, self._op, self._backward = (), '', None
         self._base, self._changed, self._inputs, self._reads, self._ran_at = None, None, (), (), 0
         self._stale, self._view_of, self._older, self._rebased_at = None, None, None, 0
+
+    @property
+    def grad(self) -> Array | None:
+        """The gradient: None until backward() reaches this tensor, then an ndarray of its shape and dtype (yours to
+        change in place: x.grad *= 0.5). Set by hand (x.grad = g), it is kept as an ndarray too (as_grad)."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: object) -> None:
+        self._grad = None if value is None else as_grad(value, self.data)
 
     @classmethod
     def _result(cls, data: Array | np.generic, parents: tuple[Self, ...], op: str, backward: Backward, *,
@@ -141,8 +167,8 @@ class Node:
         """Refuse a .grad set by hand of another shape than this tensor's: backward() would broadcast its gradient
         into it (x.grad = np.array([1.]) would add 1 to every element). PyTorch refuses it when it is assigned;
         here backward() refuses it before any gradient changes."""
-        grad: Any = self.grad  # (an ndarray, or whatever was set by hand: a list, a number)
-        shape = grad.shape if isinstance(grad, np.ndarray) else np.shape(grad)
+        assert self._grad is not None  # (called where there is one)
+        shape = self._grad.shape
         if shape != self.data.shape:
             what = f"made by '{self._op}'" if self._prev else 'a leaf'
             raise RuntimeError(
@@ -157,12 +183,22 @@ class Node:
         """The last change in place of this tensor's memory, made through it or any view of it."""
         return (self if self._base is None else self._base)._changed
 
-    def _note_change(self, op: str) -> None:
-        """Note a change in place of this tensor's memory, made by op, for backward()'s check. inplace.py notes each
-        of its changes; code that writes into .data itself, such as an optimizer's step, notes its own."""
+    def _note_change(self, op: str) -> int:
+        """Note a change in place of this tensor's memory, made by op, for backward()'s check, and return its tick.
+        inplace.py notes each of its changes; code that writes into .data itself, such as an optimizer's step,
+        notes its own."""
         owner = self if self._base is None else self._base
-        Node._clock += 1
-        owner._changed = (Node._clock, 1 if owner._changed is None else owner._changed[1] + 1, op)
+        with _CLOCK_LOCK:  # (the count too: two threads changing one memory each add theirs)
+            tick = Node._clock = Node._clock + 1
+            owner._changed = (tick, 1 if owner._changed is None else owner._changed[1] + 1, op)
+        return tick
+
+    @staticmethod
+    def _tick() -> int:
+        """The clock's next tick, taken under its lock: no two threads get the same one."""
+        with _CLOCK_LOCK:
+            Node._clock += 1
+            return Node._clock
 
     def _check_unchanged(self) -> None:
         """Refuse to run this op's backward if an array it reads was changed in place after the op ran: the gradient
@@ -219,11 +255,11 @@ class Node:
         assert backward is not None
 
         def routed(grad: Array) -> None:
-            Node._reading = tick
+            token = _READING.set(tick)
             try:
                 backward(grad)
             finally:
-                Node._reading = sys.maxsize
+                _READING.reset(token)
         self._prev, self._backward = parents, routed  # type: ignore[assignment]  # (the same class of node)
         return True
 
@@ -236,9 +272,10 @@ class Node:
         old._older, old._rebased_at = self._older, self._rebased_at
         return old
 
-    def _become(self, node: Self, older: Self) -> None:
-        """This tensor is now node's output (its history, not its data); older is what it was before. Called after
-        the change is noted: if the old backward read this memory, it is refused if backward() reaches it."""
+    def _become(self, node: Self, older: Self, tick: int) -> None:
+        """This tensor is now node's output (its history, not its data); older is what it was before, until tick.
+        Called after the change is noted: if the old backward read this memory, it is refused if backward()
+        reaches it."""
         if any(r is OUTPUT for r in self._read()):
             older._stale = self._last_change()
         self.requires_grad, self._prev, self._op, self._backward = (
@@ -246,8 +283,9 @@ class Node:
         # (node's output is its own array, copied into self's memory: what node reads of it is no memory of self's)
         reads = tuple(tuple(r for r in needs if r is not OUTPUT) for needs in node._reads)
         self._inputs, self._reads, self._ran_at, self._stale = node._inputs, reads, node._ran_at, None
-        self._older, self._rebased_at = older, Node._clock
-        Node._last_rebase = Node._clock
+        self._older, self._rebased_at = older, tick
+        with _CLOCK_LOCK:  # (only ever forward: a tick noted after a later one's must not hide that one)
+            Node._last_rebase = max(Node._last_rebase, tick)
         self._keep_versions_apart()  # (x += x: the op took x as it was before)
 
     def _follow_base(self) -> None:
@@ -258,15 +296,15 @@ class Node:
         assert base is not None
         at = view_positions(self.data, base.data)
         older = self._snapshot(self.data)
-        Node._clock += 1
+        tick = self._tick()
 
         def _backward(grad: Array) -> None:  # the view's numbers are the base's at those places: d view/d base = 1
             full = np.zeros(base.data.shape, dtype=grad.dtype)
             np.put(full, at, grad)
             base._add_grad(full, own=True)
         node = self._result(self.data, (base,), 'view', _backward, reads=())
-        self._become(node, older)
-        self._ran_at = Node._clock
+        self._become(node, older, tick)
+        self._ran_at = tick
 
     def _lift(self, other: object, op: str) -> Self:
         """A number or an ndarray takes part in an op as a constant tensor.
@@ -289,28 +327,52 @@ class Node:
         """self.grad += grad, after summing grad over the axes broadcasting stretched.
 
         The gradient takes self's dtype (a float32 weight times a float64 input still has
-        a float32 gradient). Never writes into an array it may not own: the same one may be
-        handed to several tensors. own=True promises that grad is a new array made for self
+        a float32 gradient). A leaf's .grad is added into in place, as PyTorch's (g = x.grad,
+        or a g set by hand as x.grad, follows); otherwise it never writes into an array it may
+        not own: the same one may be handed to several tensors. own=True promises that grad is a new array made for self
         alone, as a weight's gradient from matmul is: a leaf may then keep it without a copy,
         and a second gradient is added into it instead of into a new array.
         """
-        if self._rebased_at > Node._reading:  # a gradient for what this tensor was before a change in place
-            self._as_of(Node._reading)._add_grad(grad, own)
+        if self._rebased_at and self._rebased_at > (reading := _READING.get()):  # a gradient for what this tensor
+            self._as_of(reading)._add_grad(grad, own)  # was before a change in place while recording
             return
         if type(grad) is not np.ndarray:  # a 0-d result of NumPy arithmetic is a NumPy scalar: an array again
             grad = np.asarray(grad)
         if grad.shape != self.data.shape:
             grad = unbroadcast(grad, self.data.shape)
         dtype = self.data.dtype
-        if self.grad is None:
-            # A leaf's .grad is the user's to keep (and maybe scale in place): give it its own array.
-            self.grad = grad.astype(dtype, copy=False) if self._prev or own else np.array(grad, dtype=dtype)
-        elif own and grad.dtype == dtype:  # grad is ours: add into it, one new array fewer
-            grad += self.grad
-            self.grad = grad
-        else:
-            total = self.grad + grad.astype(dtype, copy=False)
-            self.grad = total if type(total) is np.ndarray else np.asarray(total)  # (0-d + 0-d is a NumPy scalar)
+        with _GRAD_LOCK:  # (a parameter shared by graphs that threads differentiate at once gets every gradient)
+            if self._grad is None:
+                # A leaf's .grad is the user's to keep (and maybe scale in place): give it its own array.
+                self._grad = grad.astype(dtype, copy=False) if self._prev or own else np.array(grad, dtype=dtype)
+            elif not self._prev and self._grad.dtype == dtype:  # a leaf's .grad (its own, or the array or tensor set
+                np.add(self._grad, grad.astype(dtype, copy=False), out=self._grad)  # by hand): added into, as PyTorch
+            elif own and grad.dtype == dtype:  # grad is ours: add into it, one new array fewer
+                grad += self._grad
+                self._grad = grad
+            else:  # (0-d + 0-d is a NumPy scalar; a .grad set by hand may have another dtype: the sum takes self's)
+                total = self._grad + grad.astype(dtype, copy=False)
+                self._grad = total if type(total) is np.ndarray and total.dtype == dtype else np.asarray(total, dtype)
+
+
+def as_grad(value: object, data: Array) -> Array:
+    """A gradient set by hand (x.grad = g) as this engine keeps one: an ndarray, which an optimizer's step and the
+    user's x.grad *= 0.5 change in place. A tensor gives its array (shared, as PyTorch's x.grad = g is g) and an
+    array of floats is kept as it is (a read-only one copied), its dtype too, as an array operand keeps its dtype
+    (backward() adds into it, and a step reads it, in the tensor's dtype); numbers, lists and integers become an
+    array of the tensor's dtype. Bools and what is no numbers are refused. Another shape is kept: backward() and
+    an optimizer's step refuse it, naming the tensor (broadcast into the tensor's, it would be wrong)."""
+    given = value.data if isinstance(value, Node) else value
+    if not (isinstance(given, (np.ndarray, list, tuple)) or is_number(given)):
+        refuse_value(given, 'Tensor.grad')
+        raise TypeError(f"Tensor.grad: a gradient is an array, a Tensor, numbers or None, got "
+                        f"{type(value).__name__}")
+    array = real_array(given, 'Tensor.grad')
+    if array.dtype == BOOL and data.dtype != BOOL:
+        raise TypeError(f"Tensor.grad: a gradient is numbers, got bools for a {data.dtype} tensor")
+    if data.dtype.kind == 'f' and (array.dtype.kind != 'f' or not isinstance(given, np.ndarray)):
+        return array.astype(data.dtype, copy=False)  # (numbers, lists: an array of their own; integers: a copy)
+    return array if array.flags.writeable else array.copy()
 
 
 def fill_value(value: object, dtype: np.dtype[Any], op: str) -> Array:

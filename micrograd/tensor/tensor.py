@@ -81,35 +81,32 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
     e.g. a weight) accumulates gradients across backward() calls; a tensor an op made
     holds the latest call's gradient only.
 
-    A tensor holds its own copy of the array it is given, as torch.tensor(a): a change you
-    make to the array afterwards (a[0] = 100) is no change of the tensor, whose values a
-    backward may read. To share an array's memory instead, use from_numpy(a), as
-    torch.from_numpy. Tensor(t) of a tensor t without requires_grad shares t's memory, and
-    a change in place of either is seen by both (and by backward()'s check of versions).
-    dtype=None keeps the dtype of the data given (an int32 array stays int32).
+    A tensor holds its own copy of what it is given, as torch.tensor(a): a change you make
+    to an array afterwards (a[0] = 100) is no change of the tensor, whose values a backward
+    may read. A tensor given is copied too, and detached (Tensor(p) of a parameter p is a
+    leaf of its own, that keeps p's values of now while p trains), as torch.tensor(t). To
+    share an array's memory instead, use from_numpy(a), as torch.from_numpy; to share a
+    tensor's, t.detach(). dtype=None keeps the dtype of the data given (an int32 array
+    stays int32).
     """
     __slots__ = ()  # (the fields are Node's: data, grad, requires_grad, _prev, _op, _backward)
     __array_ufunc__ = None  # so `ndarray * tensor` asks Tensor.__rmul__ instead of NumPy
 
     def __init__(self, data: ArrayLike | Tensor, requires_grad: bool = False,
                  dtype: npt.DTypeLike | None = np.float64):
-        given = data
         if isinstance(data, Tensor):
-            data = data.data
+            data = data.data  # (copied below, as any array)
         if not (isinstance(data, (np.ndarray, list, tuple)) or is_number(data)):
             refuse_value(data, 'Tensor')
-            raise TypeError(f"Tensor() takes numbers, (nested) lists of numbers or an ndarray, "
+            raise TypeError(f"Tensor() takes numbers, (nested) lists of numbers, an ndarray or a Tensor, "
                             f"got {type(data).__name__}")
         array = real_array(data, 'Tensor')
         kind = array.dtype if dtype is None else real_dtype(dtype, 'Tensor')
-        view = isinstance(given, Tensor) and not requires_grad  # the given tensor's memory, its changes versioned
-        copied = isinstance(data, np.ndarray) and not view  # (an array made here from a list is the tensor's own)
+        copied = isinstance(data, np.ndarray)  # (an array made here from a list or a number is the tensor's own)
         self._fields(np.array(array, dtype=kind) if copied else np.asarray(array, dtype=kind))
         if requires_grad and self.data.dtype.kind != 'f':
             raise TypeError(f"Tensor: only floating-point tensors can require gradients, got dtype {self.data.dtype}")
         self.requires_grad = requires_grad
-        if isinstance(given, Tensor) and self.data is given.data:  # the same memory: a view of the given tensor's
-            self._base = given if given._base is None else given._base
 
     # --- element-wise arithmetic, with broadcasting ---
 
@@ -390,12 +387,12 @@ class Tensor(Comparisons, Reductions, Unary, InPlace, Protocols):
                                     f"floating-point tensors can have gradients, as in PyTorch (1.5 would be "
                                     f"truncated to 1); make it with dtype=np.float64")
         for node in order:
-            node.grad = None  # intermediates hold this call's gradient only
+            node._grad = None  # intermediates hold this call's gradient only
         self._add_grad(start)  # d(self)/d(self), or the gradient passed in
         with np.errstate(all='ignore'):  # IEEE results as in PyTorch (inf * 0 = nan), without NumPy's warnings
             for node in reversed(order):
-                assert node._backward is not None and node.grad is not None  # an op made it, its users filled grad
-                node._backward(node.grad)  # the chain rule: pass grad on to the parents
+                assert node._backward is not None and node._grad is not None  # an op made it, its users filled it
+                node._backward(node._grad)  # the chain rule: pass grad on to the parents
 
     def _topological_order(self) -> list[Tensor]:
         """The tensors that ops made on the way to self, each after the tensors it was made from: the engine's

@@ -2,12 +2,16 @@
 
 - In: Tensor(a) keeps a copy of a, as torch.tensor(a); from_numpy(a) shares a's memory, as
   torch.from_numpy(a). Swept over the ops of two or more inputs (tensor_ops.OPS): an input made from your array,
-  the array changed after the forward, and the other inputs' gradient is PyTorch's from the values given.
+  the array changed after the forward, and the other inputs' gradient is PyTorch's from the values given. Swept
+  over every kind of source (numbers, lists, arrays, tensors: a parameter, an output, a view): Tensor(x) is a
+  copy of its own, a leaf, as torch.tensor(x).
 - Out: np.asarray(t), t.numpy() and t.detach().numpy() are t's memory, read-only (PyTorch refuses .numpy() of a
   tensor that requires grad; here reading and plotting work and a write is refused by NumPy). Swept over every
   op's inputs and output: the write is refused, and the gradient is PyTorch's. np.array(t) is a copy of your own.
-- A .grad set by hand of another shape than its tensor's: PyTorch refuses it when it is assigned, backward() here
-  before any gradient changes (it would broadcast the gradient into it).
+- A .grad set by hand of another shape than its tensor's: PyTorch refuses it when it is assigned, backward() and
+  an optimizer's step here before any gradient or parameter changes (either would broadcast into it). Of every
+  kind (a Tensor, an array of another dtype, a list, a number): kept as an ndarray (a list's or a number's of the
+  tensor's dtype), that x.grad *= 0.5 and a step change as PyTorch's; what is no numbers is refused at once.
 """
 from __future__ import annotations
 
@@ -102,6 +106,144 @@ def test_from_numpy_shares_a_changes_in_place_and_keeps_its_dtype() -> None:
         mt.from_numpy([1.0, 2.0])
     with pytest.raises(TypeError, match='from_numpy: takes real numbers'):
         mt.from_numpy(np.array(['a']))
+
+
+# Every kind of thing a tensor is made from: name -> a function of the engine giving the source and a change of
+# it in place (None for a number). Tensor(x) copies each, as torch.tensor(x); a tensor is also detached.
+def _array_source(values: Any, dtype: Any = np.float64, view: bool = False, read_only: bool = False) -> Any:
+    def make(lib: str) -> tuple[Any, Callable[[], None] | None]:
+        base = np.array(values, dtype=dtype)
+        a = base[::2] if view else base
+        if read_only:
+            a.setflags(write=False)
+            return a, None
+        return a, lambda: base.fill(7)
+    return make
+
+
+def _list_source(values: list[Any]) -> Any:
+    def make(lib: str) -> tuple[Any, Callable[[], None] | None]:
+        def change() -> None:
+            inner = values_copy[0] if isinstance(values_copy[0], list) else values_copy
+            inner[0] = 7
+        values_copy = [list(v) if isinstance(v, list) else v for v in values]
+        return values_copy, change
+    return make
+
+
+def _tensor_source(values: Any, how: str = 'data', dtype: str = 'float64') -> Any:
+    """A tensor of either engine: data, a parameter, an op's output, a view, or made under no_grad()."""
+    def make(lib: str) -> tuple[Any, Callable[[], None] | None]:
+        array = np.array(values, dtype=dtype)
+        if lib == 'torch':
+            leaf = torch.tensor(array, requires_grad=how != 'data' and dtype == 'float64')
+            no_grad_ = torch.no_grad
+        else:
+            leaf = Tensor(array, requires_grad=how != 'data' and dtype == 'float64', dtype=None)
+            no_grad_ = mt.no_grad
+        if how == 'output':
+            t = leaf * 2
+        elif how == 'a view':
+            t = leaf[1:]
+        elif how == 'detached':
+            t = leaf.detach()
+        elif how == 'under no_grad':
+            with no_grad_():
+                t = leaf * 2
+        else:
+            t = leaf
+
+        def change() -> None:
+            with no_grad_():
+                leaf.fill_(7)
+                if how == 'under no_grad':
+                    t.fill_(7)
+        return t, change
+    return make
+
+
+def _from_numpy_source(lib: str) -> tuple[Any, Callable[[], None] | None]:
+    a = np.array([1.0, 2.0, 3.0])
+    return (torch.from_numpy(a) if lib == 'torch' else mt.from_numpy(a)), lambda: a.fill(7)
+
+
+SOURCES: dict[str, Callable[[str], tuple[Any, Callable[[], None] | None]]] = {
+    'a float': lambda lib: (1.5, None),
+    'an int': lambda lib: (3, None),
+    'a bool': lambda lib: (True, None),
+    'a NumPy float32': lambda lib: (np.float32(1.5), None),
+    'a NumPy int64': lambda lib: (np.int64(-2), None),
+    'a list': _list_source([1.0, 2.0, 3.0]),
+    'a nested list': _list_source([[1, 2], [3, 4]]),
+    'a tuple': lambda lib: ((1.0, 2.0), None),
+    'a 0-d array': _array_source(2.5),
+    'an array': _array_source([1.0, 2.0, 3.0]),
+    'a float32 array': _array_source([1.0, 2.0, 3.0], np.float32),
+    'an int32 array': _array_source([1, 2, 3], np.int32),
+    'a bool array': _array_source([True, False], bool),
+    'a strided view of an array': _array_source([1.0, 2.0, 3.0, 4.0], view=True),
+    'a read-only array': _array_source([1.0, 2.0], read_only=True),
+    'a data tensor': _tensor_source([1.0, 2.0, 3.0]),
+    'a parameter': _tensor_source([1.0, 2.0, 3.0], 'parameter'),
+    "an op's output": _tensor_source([1.0, 2.0, 3.0], 'output'),
+    'a slice of a parameter': _tensor_source([1.0, 2.0, 3.0], 'a view'),
+    'a detached parameter': _tensor_source([1.0, 2.0, 3.0], 'detached'),
+    'an output made under no_grad': _tensor_source([1.0, 2.0, 3.0], 'under no_grad'),
+    'a 0-d parameter': _tensor_source(2.5, 'parameter'),
+    'an int32 tensor': _tensor_source([1, 2, 3], dtype='int32'),
+    'a float32 tensor': _tensor_source([1.0, 2.0], dtype='float32'),
+    'a from_numpy tensor': _from_numpy_source,
+}
+
+
+def _values(x: Any) -> Any:
+    if isinstance(x, (Tensor, torch.Tensor)):
+        return x.detach().numpy().tolist()
+    return np.array(x).tolist()
+
+
+@pytest.mark.filterwarnings('ignore:To copy construct from a tensor')  # (PyTorch's words on torch.tensor(t))
+@pytest.mark.parametrize('grad', [False, True], ids=['data', 'requires_grad'])
+@pytest.mark.parametrize('name', SOURCES)
+def test_a_tensor_made_from_anything_is_a_copy_of_its_own_as_torch_tensor(name: str, grad: bool) -> None:
+    """The values and dtype (dtype=None keeps the source's), a leaf without gradient, and no change of either
+    the source or the new tensor reaches the other."""
+    made = {}
+    for lib in ('ours', 'torch'):
+        source, change = SOURCES[name](lib)
+        before = _values(source)
+        kind = (np.asarray(source.detach().numpy() if lib == 'torch' and isinstance(source, torch.Tensor) else
+                           np.asarray(source)).dtype if not isinstance(source, Tensor) else source.dtype)
+        if grad and kind.kind != 'f':
+            continue  # (only float tensors require grad, in both engines)
+        t = Tensor(source, dtype=None, requires_grad=grad) if lib == 'ours' else torch.tensor(source,
+                                                                                              requires_grad=grad)
+        assert t.is_leaf and t.requires_grad == grad and t.grad is None, f'{lib}: {name}'
+        made[lib] = (_values(t), str(t.dtype).replace('torch.', ''))
+        if change is not None:
+            change()
+            assert _values(t) == made[lib][0], f"{lib}: {name} changed after Tensor() changed the tensor"
+        after = _values(source)
+        with (mt.no_grad() if lib == 'ours' else torch.no_grad()):
+            t.fill_(False if str(t.dtype).endswith('bool') else 5)
+        assert _values(source) == after, f"{lib}: a change of Tensor({name}) changed the source"
+        if change is None:
+            assert after == before
+    if made:
+        assert made['ours'] == made['torch'], name
+
+
+def test_the_issues_numbers_tensor_of_a_parameter_keeps_its_values_of_then() -> None:
+    p = Tensor([1.0, 2.0, 3.0], requires_grad=True)
+    best = Tensor(p)
+    (p * p).sum().backward()
+    mt.SGD([p], lr=0.5).step()  # p - 0.5 * 2p = 0
+    assert p.data.tolist() == [0.0, 0.0, 0.0] and best.data.tolist() == [1.0, 2.0, 3.0]  # torch.tensor(p)'s
+    best += 1  # a tensor of its own, no parameter: outside no_grad() too
+    assert best.data.tolist() == [2.0, 3.0, 4.0] and p.data.tolist() == [0.0, 0.0, 0.0]
+    assert not best.requires_grad and best.is_leaf and not np.shares_memory(best.data, p.data)
+    shared = p.detach()  # the way to share a tensor's memory, as in PyTorch
+    assert np.shares_memory(shared.data, p.data)
 
 
 DATA_CASES = [(op, i) for op in GRAD_OPS if len(op.shapes) > 1 and op.operand is None for i in range(len(op.shapes))]
@@ -236,3 +378,162 @@ def test_a_grad_of_the_right_shape_set_by_hand_accumulates_as_in_pytorch() -> No
     (ours * ours).sum().backward()
     (theirs * theirs).sum().backward()
     assert ours.grad.tolist() == theirs.grad.tolist() == [2.5, 3.5]
+
+
+# --- a .grad set by hand, of every kind: kept as this engine's gradient, an ndarray of the tensor's dtype ---
+
+# name -> the value assigned to the .grad of a float64 tensor of shape (2,) (a 0-d one for 'a number').
+GRAD_VALUES: dict[str, Callable[[], Any]] = {
+    'a Tensor': lambda: Tensor([0.5, -0.5]),
+    'a Tensor that requires grad': lambda: Tensor([0.5, -0.5], requires_grad=True),
+    "an op's output": lambda: Tensor([0.25, -0.25], requires_grad=True) * 2,
+    'a float32 Tensor': lambda: Tensor([0.5, -0.5], dtype=np.float32),
+    'an array': lambda: np.array([0.5, -0.5]),
+    'a float32 array': lambda: np.array([0.5, -0.5], dtype=np.float32),
+    'an int array': lambda: np.array([1, -1]),
+    'a read-only array': lambda: np.broadcast_to(np.array([0.5, -0.5]), (2,)),
+    'a list': lambda: [0.5, -0.5],
+    'a tuple': lambda: (0.5, -0.5),
+    'a number': lambda: 0.5,
+    'a NumPy number': lambda: np.float32(0.5),
+}
+# name -> the value, and what the refusal says (PyTorch refuses each too)
+BAD_GRAD_VALUES: dict[str, tuple[Callable[[], Any], str]] = {
+    'an array of bools': (lambda: np.array([True, False]), 'a gradient is numbers, got bools'),
+    'a string': (lambda: 'grad', 'a gradient is an array, a Tensor, numbers or None, got str'),
+    'a dict': (lambda: {'x': 1.0}, 'a gradient is an array, a Tensor, numbers or None, got dict'),
+    'a complex array': (lambda: np.array([1j, 1.0]), 'takes real numbers'),
+    'a list with None': (lambda: [0.5, None], 'takes real numbers'),
+    'a micrograd Value': (lambda: mt_value(0.5), 'Values and tensors do not mix'),
+}
+
+
+def mt_value(x: float) -> Any:
+    from micrograd.engine import Value
+    return Value(x)
+
+
+def _numbers(t: Any) -> np.ndarray:
+    return np.array(t.numpy() if isinstance(t, torch.Tensor) else t)
+
+
+def _grad_steps(lib: str, shape: tuple[int, ...], value: Any) -> tuple[list[Any], list[Any]]:
+    """.grad set by hand, then a step, x.grad *= 0.5, a backward that adds into it and a step again."""
+    data = np.array([1.0, 2.0]).reshape(shape) if shape else np.array(1.5)
+    x = torch.tensor(data, requires_grad=True) if lib == 'torch' else Tensor(data, requires_grad=True)
+    optimizer = (torch.optim if lib == 'torch' else mt).SGD([x], lr=0.1, momentum=0.9)
+    x.grad = value
+    seen = [_numbers(x.grad)]
+    optimizer.step()
+    x.grad *= 0.5
+    seen.append(_numbers(x.grad))
+    (x * x).sum().backward()
+    optimizer.step()
+    return seen + [_numbers(x.grad)], [_numbers(x.detach())]
+
+
+@pytest.mark.parametrize('name', GRAD_VALUES)
+def test_a_grad_set_by_hand_of_any_kind_trains_as_pytorchs_of_the_same_numbers(name: str) -> None:
+    value = GRAD_VALUES[name]()
+    shape = () if np.ndim(np.asarray(value.data if isinstance(value, Tensor) else value)) == 0 else (2,)
+    x = Tensor(np.ones(shape), requires_grad=True)
+    x.grad = value
+    given = value.data if isinstance(value, Tensor) else value
+    assert type(x.grad) is np.ndarray and x.grad.flags.writeable, name
+    floats = isinstance(given, np.ndarray) and given.dtype.kind == 'f'
+    assert x.grad.dtype == (given.dtype if floats else np.float64), name  # (an array of floats keeps its dtype)
+    numbers = np.asarray(given, dtype=np.float64)
+    assert np.array_equal(x.grad, numbers), name
+    ours = _grad_steps('ours', shape, GRAD_VALUES[name]())
+    theirs = _grad_steps('torch', shape, torch.tensor(numbers))  # (PyTorch takes a tensor of x's dtype only)
+    for a, b in zip([*ours[0], *ours[1]], [*theirs[0], *theirs[1]]):
+        np.testing.assert_allclose(a, b, rtol=1e-14, err_msg=name)
+
+
+def test_a_tensor_set_as_grad_is_shared_as_in_pytorch() -> None:
+    x, g = Tensor([1.0, 2.0], requires_grad=True), Tensor([1.0, 1.0])
+    x.grad = g
+    x.grad *= 0.5  # PyTorch's x.grad is g: g is halved too
+    assert g.data.tolist() == [0.5, 0.5]
+    tx, tg = torch.tensor([1.0, 2.0], requires_grad=True), torch.tensor([1.0, 1.0])
+    tx.grad = tg
+    tx.grad *= 0.5
+    assert tg.tolist() == [0.5, 0.5]
+
+
+@pytest.mark.parametrize('name', BAD_GRAD_VALUES)
+def test_a_grad_that_is_no_numbers_is_refused_at_the_assignment_and_changes_nothing(name: str) -> None:
+    make, says = BAD_GRAD_VALUES[name]
+    with pytest.raises((TypeError, RuntimeError)):  # (a tensor of bools: 'attempting to assign a gradient with dtype')
+        torch.tensor([1.0, 2.0], requires_grad=True).grad = torch.tensor([True, False]) if 'bools' in name else \
+            make()
+    x = Tensor([1.0, 2.0], requires_grad=True)
+    x.grad = np.array([0.5, 0.5])
+    with pytest.raises(TypeError, match=rf'Tensor\.grad: .*{says}'):
+        x.grad = make()
+    assert x.grad.tolist() == [0.5, 0.5]
+
+
+def test_the_issues_numbers_a_tensor_set_as_grad() -> None:
+    x = Tensor([1.0, 2.0], requires_grad=True)
+    x.grad = Tensor([1.0, 1.0])
+    (x * 2).sum().backward()
+    x.grad *= 0.5  # was "output array is read-only"
+    assert x.grad.tolist() == [1.5, 1.5]
+    y = Tensor([1.0, 2.0], requires_grad=True)
+    y.grad = Tensor([1.0, -1.0])
+    mt.SGD([y], lr=0.1).step()  # was a ufunc TypeError
+    assert y.data.tolist() == [0.9, 2.1]
+
+
+OPTIMIZERS: dict[str, Callable[[list[Tensor]], Any]] = {
+    'SGD': lambda ps: mt.SGD(ps, lr=0.1),
+    'SGD with momentum': lambda ps: mt.SGD(ps, lr=0.1, momentum=0.9),
+    'Adam': lambda ps: mt.Adam(ps, lr=0.1),
+}
+
+
+@pytest.mark.parametrize('optimizer', OPTIMIZERS)
+@pytest.mark.parametrize('name', BAD_GRADS)
+def test_a_grad_of_another_shape_is_refused_by_a_step_naming_the_parameter_and_changes_nothing(
+        name: str, optimizer: str) -> None:
+    shape, bad = BAD_GRADS[name]
+    w = Tensor([0.5, 0.5], requires_grad=True)
+    x = Tensor(np.linspace(1.0, 2.0, int(np.prod(shape))).reshape(shape), requires_grad=True)
+    opt = OPTIMIZERS[optimizer]([w, x])
+    w.grad, x.grad = np.array([1.0, 1.0]), np.ones(shape)
+    opt.step()  # a first step of the right shapes: momentum and Adam's means
+    state, values = repr(vars(opt)), [w.data.copy(), x.data.copy()]
+    w.grad, x.grad = np.array([1.0, 1.0]), bad.copy()
+    with pytest.raises(RuntimeError, match=rf"\.step: parameter 1 of 2 has shape {re_shape(shape)} and a \.grad of "
+                                           rf"shape {re_shape(bad.shape)}.*no parameter was changed"):
+        opt.step()
+    assert repr(vars(opt)) == state and np.array_equal(w.data, values[0]) and np.array_equal(x.data, values[1])
+
+
+def test_a_grad_of_another_float_dtype_set_by_hand_is_added_into_and_stepped_in_the_tensors() -> None:
+    x = Tensor([1.0, 2.0], requires_grad=True, dtype=np.float32)
+    x.grad = np.array([0.1, 0.1])  # float64, kept as it is (PyTorch refuses another dtype at the assignment)
+    (x * 2).sum().backward()
+    assert x.grad.dtype == np.float32 and x.grad.tolist() == np.float32([2.1, 2.1]).tolist()
+    x.grad = np.array([0.1, 0.1])
+    mt.SGD([x], lr=1.0).step()
+    assert x.data.dtype == np.float32 and x.data.tolist() == (np.float32([1.0, 2.0]) - np.float32(0.1)).tolist()
+
+
+@pytest.mark.parametrize('kept', ['the .grad backward() made', 'a tensor set as .grad', 'an array set as .grad'])
+def test_a_leafs_grad_kept_aside_follows_the_next_backward_as_in_pytorch(kept: str) -> None:
+    """PyTorch adds a leaf's gradient into its .grad in place: g = x.grad (or the g set by hand) follows."""
+    seen = {}
+    for lib in ('ours', 'torch'):
+        x = Tensor([1.0, 2.0], requires_grad=True) if lib == 'ours' else torch.tensor([1.0, 2.0], requires_grad=True)
+        if kept == 'the .grad backward() made':
+            (x * 3).sum().backward()
+            g = x.grad
+        else:
+            g = (np.array([0.5, -0.5]) if kept.startswith('an array') and lib == 'ours' else
+                 Tensor([0.5, -0.5]) if lib == 'ours' else torch.tensor([0.5, -0.5]))
+            x.grad = g
+        (x * x).sum().backward()
+        seen[lib] = [_numbers(g.data if isinstance(g, Tensor) else g).tolist(), _numbers(x.grad).tolist()]
+    assert seen['ours'] == seen['torch'], kept
