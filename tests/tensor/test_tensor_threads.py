@@ -262,6 +262,8 @@ SHARED = {
     'node._GRAD_LOCK': 'the lock under which a gradient is added into a .grad',
     'node.Node._clock': 'the version clock: one for every tensor, as a change in one thread may be read in another',
     'node.Node._last_rebase': "the clock's tick of the last change while recording: only ever forward",
+    'vjp_rules.RULES': "each op's gradient in Tensor ops, keyed by its closure's code: read only",
+    'tensor_grad.RULES': "vjp_rules.RULES, imported: read only",
 }
 # What changes at run time: the clock, under its lock (node.Node._tick, _note_change, _become).
 CHANGING = {'node.Node._clock', 'node.Node._last_rebase'}
