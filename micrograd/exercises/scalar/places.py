@@ -162,7 +162,7 @@ def line_with(cls: Any, method: str, needle: str, loop: bool = False) -> str:
         return ''
     node, first, file = found
     lines = inspect.getsourcelines(fn)[0]
-    at = next((n for n, line in enumerate(lines, 1) if needle in line and not line.strip().startswith('#')), None)
+    at = next((n for n, line in enumerate(lines, 1) if needle in line.split('#')[0]), None)  # (not in a comment)
     if at is None:
         return ''
     if loop:  # the innermost loop around it
