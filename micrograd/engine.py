@@ -129,8 +129,8 @@ class Value:
     _backward = property(_get_backward, _set_backward)
     def detach(self) -> Value:  # a new leaf with the same data, cut off from this graph
         return Value(self.data)
-    def item(self) -> float:
-        return self.data
+    def item(self) -> float:  # .data as a Python float (a NumPy number written into it by hand too)
+        return numeric.real(self.data, 'Value.item', 'a real number in .data')
     __array_ufunc__ = None  # so `np.float64(2) * v` asks Value.__rmul__ instead of NumPy
     __slots__ = ('data', 'grad', 'label', '_prev', '_op', '_grad_fn', '__dict__')  # v.color = 'red'
 

@@ -38,7 +38,8 @@ _ONE = Value(1.0)  # the weight of each part in a sum this module makes (Value.d
 def _closure(node: Value) -> tuple[Any, Callable[[], None]]:
     """The one place that touches a node's stored first-order closure: the closure itself (to tell whether it
     is the engine's) and a zero-argument call of it that hands it node.grad, as backward() does."""
-    # Here, the engine keeps _backward(grad) as node._grad_fn (habits.py wraps a lecture-style closure in one).
+    # Here, the engine keeps _backward(grad) as node._grad_fn (its _backward property wraps a lecture-style
+    # closure, one that reads out.grad, in one).
     # An engine that keeps the lecture's zero-argument closure in node._backward needs only:
     # `fn = node._backward; return fn, fn`.
     fn = node._grad_fn

@@ -438,7 +438,6 @@ def test_a_value_whose_data_is_no_number_cannot_be_saved_and_the_error_names_it(
         model.state_dict()
 
 
-@pytest.mark.xfail(reason="Value.item() returns .data as it is; it must be float(self.data), checked (engine.py)")
 def test_item_gives_a_python_float_of_a_number_written_into_data_by_hand():
     v = Value(1.0)
     v.data = np.float32(0.5)
