@@ -16,6 +16,7 @@ Nothing here is in engine.py: the engine's ops stay closures on floats, and back
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from types import CodeType
 from typing import Any
 
 from micrograd import ops
@@ -174,13 +175,26 @@ def _local_derivatives(node: Value, needed: set[Value]) -> list[tuple[Value, Any
     return [(p, ops.evaluate(d, **names)) for p, d, names in slots if p in needed]
 
 
+def _closure_codes() -> dict[CodeType, ops.Op]:
+    """The code of each engine op's _backward closure (defined in the op's method, in engine.py or
+    more_ops.py), with the op's record: a closure is the engine's only if its code is one of these."""
+    codes: dict[CodeType, ops.Op] = {}
+    for op in ops.OPS:
+        for method in op.methods:
+            function = getattr(Value, method)
+            function = getattr(function, '__func__', function)  # (Value.dot is a classmethod)
+            codes.update((c, op) for c in function.__code__.co_consts
+                         if isinstance(c, CodeType) and c.co_name == '_backward')
+    return codes
+
+
+_CODES = _closure_codes()
+
+
 def _record(node: Value, fn: Any) -> ops.Op | None:
-    """The record of the engine's op whose closure fn is (Python names it `Value.<method>.<locals>._backward`),
-    or None for any other closure: the op's name alone may be a custom op's."""
-    if getattr(fn, '__module__', None) != Value.__module__:
-        return None
-    method = getattr(fn, '__qualname__', '').removeprefix('Value.').removesuffix('.<locals>._backward')
-    op = ops.BY_METHOD.get(method)
+    """The record of the engine's op whose closure fn is, or None for any other closure: the op's name
+    alone may be a custom op's."""
+    op = _CODES.get(getattr(fn, '__code__', None))  # type: ignore[arg-type]
     if op is None or not isinstance(node._op, str):
         return None
     return op if node._op == op.name or op.name == '**' and node._op.startswith('**') else None
