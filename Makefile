@@ -113,7 +113,8 @@ test: test-env
 	@echo "Testing on Python $(PYVER) ($(PY)) in $(VENV)"
 	$(BIN)/ruff check .
 	$(BIN)/mypy --strict micrograd
-	MICROGRAD_REQUIRE_TORCH=$(if $(filter $(PYVER),$(TORCH_PYTHON)),1,) $(BIN)/pytest $(PYTEST_ARGS)
+	MICROGRAD_REQUIRE_EXTRAS=1 MICROGRAD_REQUIRE_TORCH=$(if $(filter $(PYVER),$(TORCH_PYTHON)),1,) \
+		$(BIN)/pytest $(PYTEST_ARGS)
 
 # bench/run.py finds every Python 3.10-3.13 on PATH or through pyenv; the peers (pure Python) are installed once
 # into bench/.peers/, which each Python reads; the project's environment only drives it (and runs the tensor

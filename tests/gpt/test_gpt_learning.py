@@ -8,11 +8,10 @@ import random
 import re
 import warnings
 
+import numpy as np
 import pytest
 
 from tests.gpt.examples import WORDS, example
-
-np = pytest.importorskip('numpy', reason="the tensor GPT runs on micrograd.tensor, which needs NumPy")
 
 plan = example('plan')
 validation = example('validation')

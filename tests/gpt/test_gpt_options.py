@@ -11,12 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests.gpt.examples import GPT_DIR, WORDS, example
-
-np = pytest.importorskip('numpy', reason="the tensor GPT runs on micrograd.tensor, which needs NumPy")
-pytest.importorskip('names', reason="the GPT scripts learn the census names of the `names` package by default")
 
 options = example('options')
 plan = example('plan')

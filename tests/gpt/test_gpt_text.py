@@ -19,8 +19,6 @@ import pytest
 
 from tests.gpt.examples import GPT_DIR, WORDS, example
 
-np = pytest.importorskip('numpy', reason="the tensor GPT runs on micrograd.tensor, which needs NumPy")
-
 data = example('data')
 options = example('options')
 tensor_gpt = example('tensor_gpt')
