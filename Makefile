@@ -1,4 +1,4 @@
-# `make demo` runs the guided tour, `make check` a quick check (seconds), `make test` the whole test suite,
+# `make demo` runs the guided tour, `make check` a quick check, `make test` the whole test suite,
 # `make gpt` trains a GPT on names, `make bench` measures speed; each sets itself up in a local virtual
 # environment (.venv) on first use.
 # `make test PYTHON=python3.13` builds a separate environment (.venv-3.13) and runs the suite there.
@@ -58,12 +58,12 @@ $(BIN)/dot: scripts/dot | $(BIN)/python
 # nbconvert over a local socket file (ipc), not TCP, so Jupyter has no unencrypted port to warn about.
 demo: $(VENV)/.demo-installed $(BIN)/dot
 	@rm -f build/demo.html
-	@echo "Executing demo.ipynb (about half a minute)..."
+	@echo "Executing demo.ipynb..."
 	$(BIN)/jupyter nbconvert --to html --execute --ExecutePreprocessor.timeout=300 demo.ipynb \
 		--KernelManager.transport=ipc --template-file docs/demo-page.html.j2 --output-dir build --output demo
 	@echo "The demo ran. Open $(CURDIR)/build/demo.html"
 
-# Train the tensor GPT on the census first names (under a minute), or on a text of yours: make gpt DATA=file.txt
+# Train the tensor GPT on the census first names, or on a text of yours: make gpt DATA=file.txt
 # (one document per line; GPT_ARGS='--split blocks' reads it as one text). Each model is saved under the name of
 # its data, build/gpt-names.npz for the names and build/gpt-cities.npz for DATA=cities.txt, beside its loss curve;
 # it ends saying whether the model learned more than letter pairs, invents 20 names and, with SHOW=word (emma on
@@ -89,11 +89,11 @@ notebook: $(VENV)/.demo-installed
 	NotebookClient(nb, config=config, timeout=300, record_timing=False, coalesce_streams=True).execute(); \
 	nbformat.write(nb, 'demo.ipynb')"
 
-# A quick check, in seconds, of what a learner or a contributor touches first: the scalar engine's, nn's and the
+# A quick check of what a learner or a contributor touches first: the scalar engine's, nn's and the
 # lecture's tests without the slow ones, the tests generated from the op tables (the engine's sweep and its
 # table, which fail on an op without its row), every op having its exercise, and the layout's rules (the core's
-# budgets, one name per module, no import circles); with nothing heavier than NumPy, pytest and hypothesis (the
-# sweeps against PyTorch and the rest are make test's).
+# budgets, one name per module, no import circles); with the check extra only (setup.py: nothing heavier than
+# NumPy and matplotlib; the sweeps against PyTorch and the rest are make test's).
 CHECK_TESTS ?= $(addprefix tests/scalar/,test_engine.py test_engine_habits.py test_engine_sweep.py \
 	test_engine_internals.py test_nn.py test_nn_state_dict.py test_lecture.py) tests/layout \
 	tests/exercises/test_exercises.py::test_every_op_in_the_op_table_has_an_exercise
