@@ -106,6 +106,8 @@ check: $(VENV)/.check-installed
 	$(BIN)/pytest -q -m 'not slow' $(CHECK_TESTS) $(PYTEST_ARGS)
 
 # PYTEST_ARGS narrows a run, e.g. PYTEST_ARGS='-m "not slow"' for the quick loop while editing.
+# OTHER_PYTHON=1 leaves out the tests marked same_on_every_python (pyproject.toml): CI runs the whole suite on the
+# default Python and, on every other Python, what a Python version could change.
 # test-env only sets up what make test needs (CI sets up one environment at a time, then tests side by side).
 test-env: $(VENV)/.test-installed $(BIN)/dot
 
@@ -114,7 +116,7 @@ test: test-env
 	$(BIN)/ruff check .
 	$(BIN)/mypy --strict micrograd
 	MICROGRAD_REQUIRE_EXTRAS=1 MICROGRAD_REQUIRE_TORCH=$(if $(filter $(PYVER),$(TORCH_PYTHON)),1,) \
-		$(BIN)/pytest $(PYTEST_ARGS)
+		MICROGRAD_OTHER_PYTHON=$(OTHER_PYTHON) $(BIN)/pytest $(PYTEST_ARGS)
 
 # bench/run.py finds every Python 3.10-3.13 on PATH or through pyenv; the peers (pure Python) are installed once
 # into bench/.peers/, which each Python reads; the project's environment only drives it (and runs the tensor

@@ -123,6 +123,16 @@ def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> 
     return module
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On a further Python (`make test OTHER_PYTHON=1`), leave out what no Python version changes."""
+    if not os.environ.get('MICROGRAD_OTHER_PYTHON'):
+        return
+    same = [item for item in items if item.get_closest_marker('same_on_every_python')]
+    if same:
+        config.hook.pytest_deselected(items=same)
+        items[:] = [item for item in items if not item.get_closest_marker('same_on_every_python')]
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     for mark in item.iter_markers('extra'):
         why = needs(tuple(mark.args), item.nodeid)

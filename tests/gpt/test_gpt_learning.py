@@ -13,6 +13,8 @@ import pytest
 
 from tests.gpt.examples import WORDS, example
 
+pytestmark = pytest.mark.same_on_every_python  # seeded trainings, the same on every Python: CI runs them on one
+
 plan = example('plan')
 validation = example('validation')
 verdict = example('verdict')
