@@ -40,11 +40,15 @@ $(VENV)/.gpt-installed: setup.py | $(BIN)/python
 	@$(PIP) -e '.[gpt]'
 	@touch $@
 
-$(VENV)/.test-installed: setup.py | $(BIN)/python
+# PyTorch alone writes nothing into this folder (CI installs it beside another environment's set-up).
+$(VENV)/.torch-installed: | $(BIN)/python
 ifeq ($(PYVER),$(TORCH_PYTHON))
 	@echo "Installing PyTorch ($(TORCH), CPU) into $(VENV), for the cross-checks..."
 	@$(PIP) '$(TORCH)'
 endif
+	@touch $@
+
+$(VENV)/.test-installed: setup.py $(VENV)/.torch-installed | $(BIN)/python
 	@echo "Installing micrograd and the test tools into $(VENV)..."
 	@$(PIP) -e '.[test]'
 	@touch $@
