@@ -1,4 +1,4 @@
-# `make demo` runs the guided tour, `make check` a quick check (seconds), `make test` the whole test suite,
+# `make demo` runs the guided tour, `make check` a quick check, `make test` the whole test suite,
 # `make gpt` trains a GPT on names, `make bench` measures speed; each sets itself up in a local virtual
 # environment (.venv) on first use.
 # `make test PYTHON=python3.13` builds a separate environment (.venv-3.13) and runs the suite there.
@@ -40,11 +40,15 @@ $(VENV)/.gpt-installed: setup.py | $(BIN)/python
 	@$(PIP) -e '.[gpt]'
 	@touch $@
 
-$(VENV)/.test-installed: setup.py | $(BIN)/python
+# PyTorch alone writes nothing into this folder (CI installs it beside another environment's set-up).
+$(VENV)/.torch-installed: | $(BIN)/python
 ifeq ($(PYVER),$(TORCH_PYTHON))
 	@echo "Installing PyTorch ($(TORCH), CPU) into $(VENV), for the cross-checks..."
 	@$(PIP) '$(TORCH)'
 endif
+	@touch $@
+
+$(VENV)/.test-installed: setup.py $(VENV)/.torch-installed | $(BIN)/python
 	@echo "Installing micrograd and the test tools into $(VENV)..."
 	@$(PIP) -e '.[test]'
 	@touch $@
@@ -58,12 +62,12 @@ $(BIN)/dot: scripts/dot | $(BIN)/python
 # nbconvert over a local socket file (ipc), not TCP, so Jupyter has no unencrypted port to warn about.
 demo: $(VENV)/.demo-installed $(BIN)/dot
 	@rm -f build/demo.html
-	@echo "Executing demo.ipynb (about half a minute)..."
+	@echo "Executing demo.ipynb..."
 	$(BIN)/jupyter nbconvert --to html --execute --ExecutePreprocessor.timeout=300 demo.ipynb \
 		--KernelManager.transport=ipc --template-file docs/demo-page.html.j2 --output-dir build --output demo
 	@echo "The demo ran. Open $(CURDIR)/build/demo.html"
 
-# Train the tensor GPT on the census first names (under a minute), or on a text of yours: make gpt DATA=file.txt
+# Train the tensor GPT on the census first names, or on a text of yours: make gpt DATA=file.txt
 # (one document per line; GPT_ARGS='--split blocks' reads it as one text). Each model is saved under the name of
 # its data, build/gpt-names.npz for the names and build/gpt-cities.npz for DATA=cities.txt, beside its loss curve;
 # it ends saying whether the model learned more than letter pairs, invents 20 names and, with SHOW=word (emma on
@@ -90,11 +94,12 @@ notebook: $(VENV)/.demo-installed
 	NotebookClient(nb, config=config, timeout=300, record_timing=False, coalesce_streams=True).execute(); \
 	nbformat.write(nb, '$(NOTEBOOK)')"
 
-# A quick check, in seconds, of what a learner or a contributor touches first: the scalar engine's, nn's and the
+# A quick check of what a learner or a contributor touches first: the scalar engine's, nn's and the
 # lecture's tests without the slow ones, the tests generated from the op tables (the engine's sweep and its
-# table, which fail on an op without its row; each closure against its record's derivative), every op having its exercise, and the layout's rules (the core's
-# budgets, one name per module, no import circles); with nothing heavier than NumPy, pytest and hypothesis (the
-# sweeps against PyTorch and the rest are make test's).
+# table, which fail on an op without its row; each closure against its record's derivative), every op having its
+# exercise, and the layout's rules (the core's budgets, one name per module, no import circles); with the check
+# extra only (setup.py: nothing heavier than NumPy and matplotlib; the sweeps against PyTorch and the rest are
+# make test's).
 CHECK_TESTS ?= $(addprefix tests/scalar/,test_engine.py test_engine_habits.py test_engine_sweep.py \
 	test_engine_internals.py test_op_records.py test_nn.py test_nn_state_dict.py test_lecture.py) tests/layout \
 	tests/exercises/test_exercises.py::test_every_op_in_the_op_table_has_an_exercise
@@ -107,14 +112,17 @@ check: $(VENV)/.check-installed
 	$(BIN)/pytest -q -m 'not slow' $(CHECK_TESTS) $(PYTEST_ARGS)
 
 # PYTEST_ARGS narrows a run, e.g. PYTEST_ARGS='-m "not slow"' for the quick loop while editing.
+# OTHER_PYTHON=1 leaves out ruff (its verdict is the same on every Python) and the tests marked same_on_every_python
+# (pyproject.toml): CI runs everything on the default Python and, on every other Python, what a version could change.
 # test-env only sets up what make test needs (CI sets up one environment at a time, then tests side by side).
 test-env: $(VENV)/.test-installed $(BIN)/dot
 
 test: test-env
 	@echo "Testing on Python $(PYVER) ($(PY)) in $(VENV)"
-	$(BIN)/ruff check .
+	$(if $(OTHER_PYTHON),,$(BIN)/ruff check .)
 	$(BIN)/mypy --strict micrograd
-	MICROGRAD_REQUIRE_TORCH=$(if $(filter $(PYVER),$(TORCH_PYTHON)),1,) $(BIN)/pytest $(PYTEST_ARGS)
+	MICROGRAD_REQUIRE_EXTRAS=1 MICROGRAD_REQUIRE_TORCH=$(if $(filter $(PYVER),$(TORCH_PYTHON)),1,) \
+		MICROGRAD_OTHER_PYTHON=$(OTHER_PYTHON) $(BIN)/pytest $(PYTEST_ARGS)
 
 # bench/run.py finds every Python 3.10-3.13 on PATH or through pyenv; the peers (pure Python) are installed once
 # into bench/.peers/, which each Python reads; the project's environment only drives it (and runs the tensor

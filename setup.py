@@ -13,14 +13,15 @@ if VERSION is None:
 # graphviz-pure: a `dot` renderer that installs with pip; pillow: draw_backward's GIFs
 viz = ['graphviz>=0.20', 'graphviz-pure>=0.2.2', 'pillow>=10.1']
 tensor = ['numpy>=1.23']
-demo = viz + tensor + ['matplotlib>=3.7', 'scikit-learn>=1.3', 'nbclient>=0.9', 'nbconvert>=7', 'nbformat>=5.9',
-                       'ipykernel>=6.25']
+plots = ['matplotlib>=3.7']
+demo = viz + tensor + plots + ['scikit-learn>=1.3', 'nbclient>=0.9', 'nbconvert>=7', 'nbformat>=5.9', 'ipykernel>=6.25']
 # names: the US census first names the GPT examples learn from; matplotlib: their attention maps and loss curve
-gpt = tensor + ['names>=0.3', 'matplotlib>=3.7']
+gpt = tensor + plots + ['names>=0.3']
 # pyperf: bench/compare.py times our engine across commits (the peers live in bench/'s own environments)
 bench = demo + gpt + ['pyperf>=2.6']
-# make check: the scalar engine's tests alone, quick to install and to run (NumPy: some feed it NumPy numbers)
-check = tensor + ['pytest>=7', 'hypothesis>=6.80']
+# make check: the scalar engine's tests alone, quick to install and to run (NumPy: some feed it NumPy numbers;
+# graphviz, without a renderer, and matplotlib: the lecture's notebook cells import them, and are replayed)
+check = tensor + viz[:1] + plots + ['pytest>=7', 'hypothesis>=6.80']
 # PyTorch is a test dependency too, installed by `make test` where its CPU build is at hand (the Makefile's
 # TORCH, the one place its version is written).
 # playwright drives the system's Chromium in the player tests; setuptools (with its own bdist_wheel, 70.1+)

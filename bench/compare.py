@@ -1,14 +1,10 @@
-"""Our engine alone, timed by pyperf: to compare two commits of micrograd (or two Pythons).
+"""Our engine alone, timed by pyperf: to compare two commits of micrograd (or two Pythons), as bench/README.md shows.
 
     python bench/compare.py -o new.json                              # this checkout's engine
     python bench/compare.py --ours ../old-checkout -o old.json       # another checkout's engine
-    python -m pyperf compare_to old.json new.json --table            # the speed-ups, and which are significant
 
-pyperf calibrates the loops, warms up, spreads the runs over many fresh processes and keeps every value;
-`--fast` gives a quick look, `--rigorous` a careful one (`python bench/compare.py --help` lists the rest).
---ours swaps only the engine (micrograd/ of that checkout); the workloads are this checkout's: those
-of workloads.py marked compare=True, each call its task(steps=1) on our engine, at the full bench's sizes
-(the moons step, examples/gpt/scalar_gpt.py's steps on the census names, a deep chain, a wide sum).
+--ours swaps only the engine (micrograd/ of that checkout); the workloads are this checkout's: those of
+workloads.py marked compare=True, each call its task(steps=1) on our engine, at the full bench's sizes.
 """
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""The driver's side of the harness: worker processes, interleaved rounds, paired ratios, checks.
-
-A round asks every engine for the same work, starting with a different engine each round, so a
-machine that speeds up or slows down touches all of them alike. A time is the median of all
-samples; a ratio is always OUR figure over the PEER's, the median over rounds of the two taken in
-the same round: below 1 ours is faster (or smaller).
+"""The driver's side of the harness: worker processes, interleaved rounds, paired ratios, checks. A round asks
+every engine for the same work, each round starting with another engine; a time is the median of all samples,
+and a ratio is OUR figure over the PEER's, the median over rounds of the two taken in the same round.
 """
 from __future__ import annotations
 
@@ -105,10 +102,8 @@ def per_round(rounds: list[dict[str, Any]], key: str = 'seconds') -> list[float]
 
 
 def seconds(t: float) -> str:
-    for unit, scale in (('s', 1.0), ('ms', 1e-3), ('µs', 1e-6)):
-        if abs(t) >= scale:
-            return f"{t / scale:.3g} {unit}"
-    return f"{t / 1e-9:.3g} ns"
+    unit, scale = next(((u, x) for u, x in (('s', 1.0), ('ms', 1e-3), ('µs', 1e-6)) if abs(t) >= x), ('ns', 1e-9))
+    return f"{t / scale:.3g} {unit}"
 
 
 def cell(ratio: float, ours: str, theirs: str) -> str:
@@ -116,15 +111,11 @@ def cell(ratio: float, ours: str, theirs: str) -> str:
     return f"{ratio:.3g}x ({ours} / {theirs})"
 
 
-def gc_share(rounds: list[dict[str, Any]]) -> str:
-    return f"GC {median(rounds, 'gc_seconds') / median(rounds):.0%}"
-
-
 def time_cell(ours: list[dict[str, Any]], theirs: list[dict[str, Any]], with_gc: bool = False) -> str:
     """Paired ratio of the seconds of two engines' rounds, with each one's median (and GC share)."""
     o, t = seconds(median(ours)), seconds(median(theirs))
     if with_gc:
-        o, t = f"{o}, {gc_share(ours)}", f"{t}, {gc_share(theirs)}"
+        o, t = (f"{x}, GC {median(r, 'gc_seconds') / median(r):.0%}" for x, r in ((o, ours), (t, theirs)))
     return cell(paired(per_round(ours), per_round(theirs)), o, t)
 
 

@@ -1,13 +1,7 @@
 """Speed and memory of micrograd beside its peers, each running its own code, on every Python 3.10-3.13 found.
 
-    python bench/run.py                    # everything, one Markdown table at the end (make bench)
-    python bench/run.py --quick            # a smoke run: tiny sizes, one round, this Python only
-    python bench/run.py --python 3.11,3.13 # only these Pythons
-
-The peers, Karpathy's micrograd 0.1.0 and strands-microgpt 0.1.0, are pure Python without dependencies:
-pip puts them once into bench/.peers/ (made on first use, reused), which every Python's workers read.
-The tensor rows run where PyTorch is installed, in the Python running this script. Losses and gradients
-are checked between engines; a failed check makes the exit status non-zero.
+`python bench/run.py --help` lists the options; bench/README.md says what each row measures, and how. The peers
+go once into bench/.peers/; a failed check of the engines' numbers makes the exit status non-zero.
 """
 from __future__ import annotations
 
@@ -25,31 +19,25 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from harness import ONE_THREAD, REPO, Report, cell, interleaved, overhead_cell, returned, team, time_cell
+from worker import PEERS
 from workloads import FULL, QUICK, Config, Workload, workloads
 
 MINORS = ['3.10', '3.11', '3.12', '3.13']
-PEERS = Path(__file__).resolve().parent / '.peers'
 # microgpt's package declares an agent framework as a dependency; the bench loads only its engine.py,
 # which needs nothing beyond the standard library, so the peers are installed without dependencies.
 PEER_PACKAGES = {'micrograd': '0.1.0', 'strands_microgpt': '0.1.0'}
 
 
 def find_pythons(only: list[str]) -> dict[str, str]:
-    """Full version -> interpreter: `python3.X` on PATH, else pyenv's build, else the one running this."""
+    """Full version -> interpreter, for each minor version that scripts/find-python finds (as the Makefile does)."""
     found: dict[str, str] = {}
-    pyenv = shutil.which('pyenv')
-    root = Path(subprocess.run([pyenv, 'root'], capture_output=True, text=True).stdout.strip() if pyenv else '')
     for minor in only:
-        builds = sorted(root.glob(f'versions/{minor}.*/bin/python')) if pyenv else []
-        candidates = [shutil.which(f'python{minor}') or '', *builds]
-        if platform.python_version().startswith(minor + '.'):
-            candidates.append(sys.executable)
-        for python in filter(None, map(str, candidates)):  # a pyenv shim may refuse unless its version is selected
-            done = subprocess.run([python, '-c', 'import platform; print(platform.python_version())'],
-                                  capture_output=True, text=True)
-            if done.returncode == 0 and done.stdout.startswith(minor + '.'):
-                found[done.stdout.strip()] = python
-                break
+        python = subprocess.run([str(REPO / 'scripts' / 'find-python'), f'python{minor}'], capture_output=True,
+                                text=True).stdout.strip()
+        version = python and subprocess.run([python, '-c', 'import platform; print(platform.python_version())'],
+                                            capture_output=True, text=True).stdout.strip()
+        if version and version.startswith(minor + '.'):
+            found[version] = python
     return found
 
 
@@ -117,8 +105,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or '').splitlines()[0])
     parser.add_argument('--quick', action='store_true', help='a smoke run: tiny sizes, one round, this Python only')
     parser.add_argument('--python', help=f"comma-separated minor versions among {', '.join(MINORS)}")
+    parser.add_argument('--only', help="comma-separated workloads, by their key in workloads.py: 'moons,scalar gpt'")
     args = parser.parse_args()
     cfg = QUICK if args.quick else FULL
+    table = [w for w in workloads(cfg) if w.row and w.peer]
+    only = args.only.split(',') if args.only else [w.key for w in table]
+    if set(only) - {w.key for w in table}:
+        parser.error(f"--only: no workload {', '.join(sorted(set(only) - {w.key for w in table}))}; the workloads "
+                     f"are {', '.join(w.key for w in table)}")
+    table = [w for w in table if w.key in only]
     here = '.'.join(platform.python_version_tuple()[:2])
     pythons = find_pythons(args.python.split(',') if args.python else [here] if args.quick else MINORS)
     if not pythons:
@@ -135,18 +130,15 @@ def main() -> int:
             reports[version].checks.append((False, f"{workload.key} did not finish: {e}"))
         print(f"{time.perf_counter() - began:.0f} s", flush=True)
     install_peers()
-    table = [w for w in workloads(cfg) if w.row and w.peer]
     for version, python in pythons.items():
-        for workload in table:
-            if not workload.tensor:
-                run(version, python, workload)
-    torch = ''
-    if importlib.util.find_spec('torch') and importlib.util.find_spec('sklearn'):
+        for workload in (w for w in table if not w.tensor):
+            run(version, python, workload)
+    torch, tensor_rows = '', [w for w in table if w.tensor]
+    if tensor_rows and importlib.util.find_spec('torch') and importlib.util.find_spec('sklearn'):
         torch = f"; PyTorch {importlib.metadata.version('torch')} on Python {platform.python_version()}"
-        for workload in table:
-            if workload.tensor:
-                run(platform.python_version(), sys.executable, workload)
-    else:
+        for workload in tensor_rows:
+            run(platform.python_version(), sys.executable, workload)
+    elif tensor_rows:
         print(f"Python {platform.python_version()}: no PyTorch (or scikit-learn) here, so no tensor rows")
 
     versions = sorted(reports, key=lambda v: tuple(map(int, v.split('.'))))

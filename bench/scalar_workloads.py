@@ -1,17 +1,8 @@
-"""The scalar workloads, each run by a worker (worker.py) on one engine, peers on their own code.
-
-  moons      the training loop of Karpathy's demo notebook, cell for cell, on two paths:
-               nn       each engine's own MLP: his micrograd 0.1.0's nn (plain + and *), ours (Value.dot)
-               lecture  the lecture's MLP in plain + and * (LectureMLP, his nn.py over any Value) on
-                        our Value or on microgpt's
-             and the bytes one step's graph holds
-  microgpt   microgpt's own training loop, `MicroGPT.train_on_docs` of the strands-microgpt
-             package, on its own Value or with the module's `Value` swapped for ours
-  gpt        examples/gpt/scalar_gpt.py (every weighted sum one Value.dot) with micrograd.optim.Adam,
-             taking the very steps train_on_docs takes: same docs, weights, schedule and Adam
-  chain, sum a deep chain and a wide sum of 1,000 nodes, then backward() (compare.py times them)
-The moons data and weights are made here, by the driver (workloads.py's inputs), and sent to every
-engine as JSON (a float's shortest repr reads back exactly). The worker imports the right micrograd before this.
+"""The scalar workloads, each run by a worker (worker.py) on one engine, peers on their own code: Karpathy's demo
+loop on the two moons (each engine's own MLP, and the lecture's MLP in plain + and *) and its graph's memory,
+microgpt's own train_on_docs, our scalar GPT taking its very steps, a deep chain and a wide sum (bench/README.md
+says what each measures). The moons data and weights are made here, by the driver, and sent to every engine as
+JSON (a float's shortest repr reads back exactly). The worker imports the right micrograd before this.
 """
 from __future__ import annotations
 
@@ -29,6 +20,7 @@ from timing import GCWatch, timed
 
 SIZES = [2, 16, 16, 1]  # MLP(2, [16, 16, 1]), as in Karpathy's demo
 SEED = 1337
+GPT_EXAMPLE = Path(__file__).resolve().parent.parent / 'examples' / 'gpt'
 
 
 def make_moons(n: int = 100, noise: float = 0.1, seed: int = SEED) -> tuple[list[list[float]], list[float]]:
@@ -52,36 +44,24 @@ def make_weights(seed: int = SEED) -> list[float]:
     return weights
 
 
-class LectureNeuron:
-    """Karpathy's nn.Neuron, over any Value class: the weighted sum in plain + and *, then relu."""
-
-    def __init__(self, Value: Any, nin: int, nonlin: bool) -> None:
-        self.w, self.b, self.nonlin = [Value(0.0) for _ in range(nin)], Value(0.0), nonlin
-
-    def __call__(self, x: list[Any]) -> Any:
-        act = sum((wi * xi for wi, xi in zip(self.w, x)), self.b)
-        return act.relu() if self.nonlin else act
-
-    def parameters(self) -> list[Any]:
-        return self.w + [self.b]
-
-
 class LectureMLP:
-    """Karpathy's nn.MLP (ReLU layers, a linear output), over any Value class: the lecture's plain-op path."""
+    """Karpathy's nn.MLP (ReLU layers, a linear output) over any Value class, each neuron as his nn.Neuron sums
+    it, in plain + and *: sum((wi*xi for wi, xi in zip(w, x)), b), then relu. The lecture's plain-op path."""
 
     def __init__(self, Value: Any, nin: int, nouts: list[int]) -> None:
-        sz = [nin] + nouts
-        self.layers = [[LectureNeuron(Value, sz[i], i != len(nouts) - 1) for _ in range(sz[i + 1])]
-                       for i in range(len(nouts))]
+        sizes = [nin] + nouts
+        self.layers = [[([Value(0.0) for _ in range(n_in)], Value(0.0)) for _ in range(n_out)]
+                       for n_in, n_out in zip(sizes, sizes[1:])]
 
     def __call__(self, x: list[Any]) -> Any:
-        for layer in self.layers:
-            out = [n(x) for n in layer]
+        for i, layer in enumerate(self.layers):
+            out = [sum((wi * xi for wi, xi in zip(w, x)), b) for w, b in layer]
+            out = [act.relu() for act in out] if i < len(self.layers) - 1 else out
             x = out[0] if len(out) == 1 else out
         return x
 
     def parameters(self) -> list[Any]:
-        return [p for layer in self.layers for n in layer for p in n.parameters()]
+        return [p for layer in self.layers for w, b in layer for p in (*w, b)]
 
     def zero_grad(self) -> None:
         for p in self.parameters():
@@ -213,17 +193,17 @@ class ScalarEngine:
 
     # ---------------------------------------------------------------- our scalar GPT, microgpt's steps
     def gpt_setup(self, docs: list[str]) -> None:
-        # this checkout's example, whichever checkout's engine runs it (compare.py --ours)
-        scalar_gpt = load_module('scalar_gpt', Path(__file__).resolve().parent.parent / 'examples/gpt/scalar_gpt.py')
+        # this checkout's model, Adam and learning rate, whichever checkout's engine runs them (compare.py --ours)
+        scalar_gpt, self.schedule = (load_module(name, GPT_EXAMPLE / f'{name}.py') for name in ('scalar_gpt',
+                                                                                                 'schedule'))
         self.docs, self.chars = list(docs), sorted(set(''.join(docs)))  # microgpt's Tokenizer.from_docs
         self.gpt = scalar_gpt.GPT(len(self.chars) + 1, seed=42)  # microgpt's config, seed and weights
 
     def gpt_steps(self, steps: int) -> dict[str, list[Any]]:
         """What microgpt_steps(steps) does, on our GPT: train_on_docs's shuffle, fresh Adam, schedule."""
-        from micrograd.optim import Adam
         random.seed(42)
         random.shuffle(self.docs)
-        optimizer = Adam(self.gpt.parameters(), lr=0.01, betas=(0.85, 0.99), eps=1e-8)
+        optimizer = self.schedule.adam(self.gpt, 0.01)
         bos, step_of_call = len(self.chars), iter(range(steps + 1))
 
         def step() -> float:
@@ -231,7 +211,7 @@ class ScalarEngine:
             tokens = [bos] + [self.chars.index(ch) for ch in self.docs[k % len(self.docs)]] + [bos]
             loss = self.gpt.loss(tokens)
             loss.backward()
-            optimizer.lr = 0.01 * (1 - k / (steps + 1))
+            optimizer.lr = self.schedule.decayed_lr(0.01, k, steps + 1)
             optimizer.step()
             optimizer.zero_grad()
             return float(loss.data)

@@ -1,13 +1,6 @@
-"""The tensor workloads, each run by a worker (worker.py) on micrograd.tensor or on PyTorch, one thread.
-
-  digits  one epoch of an MLP 64-128-10 on scikit-learn's digits (batches of 64, cross-entropy, SGD
-          with momentum 0.9), from the same weights on the same batches
-  gpt     one training step of `make gpt`'s GPT (forward, cross-entropy, backward, Adam) from the same
-          weights on the same batches of names, at a given batch size and dtype
-  floor   the bare matrix products of that step (forward and backward, same shapes and dtype) in the
-          engine's own library, NumPy or PyTorch: what neither engine can go below. A step's time
-          above its floor is the engine's overhead.
-Every task returns its losses, which the driver checks equal between the two engines.
+"""The tensor workloads, each run by a worker (worker.py) on micrograd.tensor or on PyTorch, one thread: a digits
+epoch, `make gpt`'s training step, and that step's bare matrix products, its floor (bench/README.md says what each
+measures). Every task returns its losses, which the driver checks equal between the two engines.
 """
 from __future__ import annotations
 
@@ -85,8 +78,8 @@ class TensorEngine:
     def gpt_setup(self, batch_size: int, dtype: str, steps: int) -> float:
         """The example's GPT and Adam (or the same in PyTorch), and the first `steps` batches of names.
         Returns the loss on the first batch before any step."""
+        import schedule
         import tensor_gpt
-        import training
         from data import Tokenizer, load_names
         from options import default
         names = load_names()
@@ -97,8 +90,8 @@ class TensorEngine:
         picks = [rng.permutation(len(names))[:batch_size] for _ in range(steps)]
         batches = [tensor_gpt.batch([token_lists[i] for i in picked], block) for picked in picks]
         self.batches, self.next = [(self.array(x), self.array(y)) for x, y in batches], 0
-        shape = dict(tensor_gpt.CONFIG, vocab=tokenizer.vocab_size)
-        del shape['block_size']
+        vocab = tokenizer.vocab_size
+        shape = {key: n for key, n in tensor_gpt.CONFIG.items() if key != 'block_size'} | {'vocab': vocab}
         self.floors: dict[int, list[tuple[Any, ...]]] = {}  # T -> the operands of every product of a step
         for T in {x.shape[1] for x, _ in batches}:
             self.floors[T] = []
@@ -110,12 +103,12 @@ class TensorEngine:
         if self.kind == 'ours':
             for p in ours.parameters():
                 p.data = p.data.astype(dtype)
-            self.model, self.optimizer = ours, training.adam(ours, default('lr'))
+            self.model, self.optimizer = ours, schedule.adam(ours, default('lr'))
             self.loss_of = self.model.loss
             return float(self.loss_of(*self.batches[0]).item())
         self.model = torch_gpt(self.torch, ours, tensor_gpt.CONFIG, getattr(self.torch, dtype))
-        self.optimizer = self.torch.optim.Adam(self.model.parameters(), lr=default('lr'), betas=(0.85, 0.99),
-                                               eps=1e-8)  # training.adam's
+        self.optimizer = self.torch.optim.Adam(self.model.parameters(), lr=default('lr'), betas=schedule.BETAS,
+                                               eps=schedule.EPS)
         self.loss_of = self.model
         return float(self.loss_of(*self.batches[0]).item())
 

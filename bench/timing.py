@@ -1,8 +1,5 @@
-"""What every workload times with: the garbage collector's watch and a loop of timed steps.
-
-Nothing happens at import: a watch adds its callback to gc.callbacks only when started, which
-worker.py does for the process it serves. An unstarted watch reads 0 collector seconds.
-"""
+"""What every workload times with: the garbage collector's watch and a loop of timed steps. Nothing happens at
+import: a watch adds its callback to gc.callbacks only when started (by worker.py, for its own process)."""
 from __future__ import annotations
 
 import gc

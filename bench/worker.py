@@ -1,12 +1,7 @@
-"""One engine in one process, answering the driver's requests (JSON lines on stdin and stdout).
-
-    python -I bench/worker.py KIND      (our micrograd is this checkout's)
-
-KIND is ours, karpathy or microgpt (scalar_workloads.py, run by each Python found, the peers read
-from bench/.peers/), or tensor-ours or tensor-torch (tensor_workloads.py, run where PyTorch is installed). A fresh
-process per engine means none pays garbage-collector time for another's heap, and Karpathy's
-package (also named `micrograd`) never meets ours. The collector keeps its default settings; it
-is only watched (timing.GCWatch, started here, for this process only).
+"""One engine in one process, answering the driver's requests (JSON lines on stdin and stdout):
+`python -I bench/worker.py KIND`, KIND ours, karpathy or microgpt (scalar_workloads.py) or tensor-ours or
+tensor-torch (tensor_workloads.py). A fresh process per engine: none pays collector time for another's heap,
+and Karpathy's package (also named `micrograd`) never meets ours. The collector is only watched.
 """
 from __future__ import annotations
 

@@ -1,14 +1,8 @@
 """Every workload of the bench, one record each: what run.py measures and tabulates, what compare.py times,
-and what the tests expect in the table.
-
-A workload is a task of an engine: a method of ScalarEngine (scalar_workloads.py) or of TensorEngine
-(tensor_workloads.py) that takes `steps` and returns timed(...). run.py asks it of our engine and of a
-peer's, each in a fresh worker process (set up alike first), in interleaved rounds; the workload's row
-is our figure over the peer's, and its checks say whether the two engines computed the same numbers.
-Where the two run different code (our scalar GPT against microgpt's own loop), a Side names its own.
-
-Adding a workload: its task in the engine's module, and its record in workloads() below. run.py,
-compare.py and tests/bench read the records; nothing else changes.
+and what the tests expect in the table. A workload is a task of an engine (a method of ScalarEngine or
+TensorEngine that takes `steps` and returns timed(...)), asked of our engine and of a peer's, each in a
+worker process of its own, in interleaved rounds; its row is our figure over the peer's, and its checks say
+whether the two computed the same numbers. Adding one: its task, and its record in workloads() below.
 """
 from __future__ import annotations
 
@@ -16,12 +10,9 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from pathlib import Path
 from typing import Any
 
-from scalar_workloads import make_moons, make_weights
-
-GPT_EXAMPLE = Path(__file__).resolve().parent.parent / 'examples' / 'gpt'
+from scalar_workloads import GPT_EXAMPLE, make_moons, make_weights
 
 
 @dataclass(frozen=True)
@@ -120,17 +111,15 @@ def workloads(cfg: Config) -> list[Workload]:
                  limit=1e-9 if dtype == 'float64' else 3e-2, start_limit=1e-12 if dtype == 'float64' else 1e-6,
                  floor_row=f"… its time above the matmul floor, batch {batch}, {dtype}")
         for batch in cfg.batches for dtype in ('float64', 'float32')]
+    moons = partial(Workload, task='moons_steps', setup='moons_setup', inputs=moons_inputs, agree='moons_grads',
+                    checked=GRADIENTS, limit=1e-12)
     return [
-        Workload('moons', "moons step, each engine's own MLP: ours (Value.dot) / Karpathy's micrograd 0.1.0 "
-                 "(plain + and *)", 'moons_steps', Side('ours', 10, NN), Side('karpathy', 1, NN),
-                 setup='moons_setup', inputs=moons_inputs, agree='moons_grads', checked=GRADIENTS, limit=1e-12,
-                 compare=True),
-        Workload('moons lecture', "moons step, the lecture's MLP in plain + and *: our Value / Karpathy's "
-                 "micrograd 0.1.0", 'moons_steps', Side('ours', 2, LECTURE), Side('karpathy', 1, NN),
-                 setup='moons_setup', inputs=moons_inputs, agree='moons_grads', checked=GRADIENTS, limit=1e-12),
-        Workload('moons lecture microgpt', "moons step, the lecture's MLP in plain + and *: our Value / microgpt's "
-                 "Value", 'moons_steps', Side('ours', 2, LECTURE), Side('microgpt', 2, LECTURE),
-                 setup='moons_setup', inputs=moons_inputs, agree='moons_grads', checked=GRADIENTS, limit=1e-12),
+        moons('moons', "moons step, each engine's own MLP: ours (Value.dot) / Karpathy's micrograd 0.1.0 (plain + "
+              "and *)", ours=Side('ours', 10, NN), peer=Side('karpathy', 1, NN), compare=True),
+        moons('moons lecture', "moons step, the lecture's MLP in plain + and *: our Value / Karpathy's micrograd "
+              "0.1.0", ours=Side('ours', 2, LECTURE), peer=Side('karpathy', 1, NN)),
+        moons('moons lecture microgpt', "moons step, the lecture's MLP in plain + and *: our Value / microgpt's "
+              "Value", ours=Side('ours', 2, LECTURE), peer=Side('microgpt', 2, LECTURE)),
         Workload('memory', "moons step's graph memory, each engine's own MLP: ours / Karpathy's", 'moons_memory',
                  Side('ours', args=NN), Side('karpathy', args=NN), setup='moons_setup', inputs=moons_inputs,
                  memory=True),

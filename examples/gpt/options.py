@@ -20,7 +20,7 @@ import argparse
 import math
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -288,35 +288,35 @@ def parse(p: argparse.ArgumentParser, script: str, argv: Sequence[str] | None) -
     return args
 
 
+def parse_training(script: str, description: str, prefix: str, epilog: str,
+                   argv: Sequence[str] | None) -> argparse.Namespace:
+    """A training script's options, each checked on its own. The checks of options taken together are
+    TOGETHER's, which plan.plan runs once the run's values are settled, a resumed file's included."""
+    return parse(parser(script, description, prefix, epilog), script, argv)
+
+
+# --- options checked together ---
+# A check of one option against another is one function in TOGETHER below, and nowhere else. It reads the run
+# as plan.plan settles it (the model's config, the settings and the options given, with --resume after the
+# file's have been taken back) and says what is wrong, naming the options, or None. plan.plan runs them all on
+# every run, fresh or resumed, before the data is read: a run that cannot be made is refused there.
+
 # Models larger than this would not fit in memory, or train for days, on a laptop: refused before anything starts.
 MAX_PARAMETERS = {'tensor': 20_000_000, 'scalar': 1_000_000}
 MAX_BLOCK_SIZE = 1024  # the attention weights of a batch grow with the square of the context
 
 
-def parse_training(script: str, description: str, prefix: str, epilog: str,
-                   argv: Sequence[str] | None) -> argparse.Namespace:
-    """A training script's options, each checked on its own, then together: a model that cannot be
-    built is refused here, before any data is read or any step taken."""
-    p = parser(script, description, prefix, epilog)
-    args = parse(p, script, argv)
-    if args.resume is None:  # (a resumed model takes its config from its file, checked against these there)
-        problem = model_problem({name: getattr(args, name) for name in MODEL_OPTIONS}, script)
-        if problem:
-            p.error(problem)
-    block_size = args.block_size
-    if args.show is not None and block_size is not None and len(args.show) + 1 > block_size:
-        p.error(f"argument --show: {args.show!r} has {len(args.show)} characters, more than the context "
-                f"(block size {block_size}) holds after its BOS")
-    return args
-
-
-def model_problem(config: dict[str, int], engine: str) -> str | None:
-    """What is wrong with a model config, naming the options to change; None if it can be built and trained."""
-    n_embd, n_head, n_layer, block_size = (config[key] for key in ('n_embd', 'n_head', 'n_layer', 'block_size'))
+def heads_split_the_width(run: Mapping[str, Any], engine: str) -> str | None:
+    n_embd, n_head = run['n_embd'], run['n_head']
     if n_embd % n_head:
         fits = [h for h in range(1, min(n_embd, 16) + 1) if n_embd % h == 0]
         return (f"argument --n-head: {n_head} heads do not split --n-embd {n_embd} into equal parts (each head "
                 f"reads n_embd / n_head numbers); with --n-embd {n_embd}, --n-head can be {fits}")
+    return None
+
+
+def model_fits(run: Mapping[str, Any], engine: str) -> str | None:
+    n_embd, n_layer, block_size = run['n_embd'], run['n_layer'], run['block_size']
     if block_size > MAX_BLOCK_SIZE:
         return (f"argument --block-size: {block_size} is too large (at most {MAX_BLOCK_SIZE}: a batch's attention "
                 f"weights grow with the square of the context)")
@@ -326,6 +326,26 @@ def model_problem(config: dict[str, int], engine: str) -> str | None:
                 f"{size:,} parameters, more than the {engine} engine can train here (at most "
                 f"{MAX_PARAMETERS[engine]:,})")
     return None
+
+
+def shown_word_fits_the_context(run: Mapping[str, Any], engine: str) -> str | None:
+    show, block_size = run.get('show'), run['block_size']
+    if show is not None and len(show) + 1 > block_size:
+        return (f"argument --show: {show!r} has {len(show)} characters, more than the context (block size "
+                f"{block_size}) holds after its BOS")
+    return None
+
+
+TOGETHER: list[Callable[[Mapping[str, Any], str], str | None]] = [
+    heads_split_the_width, model_fits, shown_word_fits_the_context]
+
+
+def check_together(run: Mapping[str, Any], engine: str) -> None:
+    """Every check of TOGETHER on a run's values: the first problem is refused (UsageError)."""
+    for check in TOGETHER:
+        problem = check(run, engine)
+        if problem:
+            raise UsageError(problem)
 
 
 @contextmanager

@@ -17,7 +17,7 @@ import checkpoint
 import numpy as np
 from checkpoint import MODEL_KEYS, Checkpoint, CheckpointError
 from data import Tokenizer
-from options import MODEL_OPTIONS, OPTIONS, UsageError, settings
+from options import MODEL_OPTIONS, OPTIONS, UsageError, check_together, settings
 
 
 def model_path(prefix: str, data: str | None) -> str:
@@ -101,13 +101,21 @@ class Plan:
 
 def plan(args: argparse.Namespace, engine: str, prefix: str) -> Plan:
     """The run the options ask for; with --resume, the saved file's config, data and settings (each
-    unless given again), refusing options that contradict the file."""
-    kept = list(settings(engine))
+    unless given again), refusing options that contradict the file. Then, on either path, the checks
+    of options taken together (options.TOGETHER) on the run's values."""
     if args.resume is None:
-        return Plan(engine, {name: getattr(args, name) for name in MODEL_OPTIONS},
-                    {name: getattr(args, name) for name in kept},
-                    out=Path(args.out or model_path(prefix, args.data)))
+        run = Plan(engine, {name: getattr(args, name) for name in MODEL_OPTIONS},
+                   {name: getattr(args, name) for name in settings(engine)},
+                   out=Path(args.out or model_path(prefix, args.data)))
+    else:
+        run = resumed(args, engine)
+    check_together({**run.config, **run.settings, 'show': getattr(args, 'show', None)}, engine)
+    return run
 
+
+def resumed(args: argparse.Namespace, engine: str) -> Plan:
+    """The run --resume asks for: the saved file's config, data and settings, each unless given again."""
+    kept = list(settings(engine))
     asked = {name: getattr(args, name) for name in MODEL_OPTIONS + ['split']}
     try:
         ck = checkpoint.load(args.resume)
@@ -121,17 +129,17 @@ def plan(args: argparse.Namespace, engine: str, prefix: str) -> Plan:
     if ck.adam_m is None:
         raise UsageError(f"argument --resume: {args.resume} has no optimizer state (Adam's moments) to resume from")
     saved = dict(ck.training, split=ck.config['split'])
-    resumed = {}
+    values = {}
     for option in OPTIONS:
         if option.name in kept:
             given = getattr(args, option.name)
-            resumed[option.name] = given if given is not None else saved.get(option.saved_as or option.name,
-                                                                               option.default_for(engine))
-    if int(resumed['steps']) <= ck.step:
+            values[option.name] = given if given is not None else saved.get(option.saved_as or option.name,
+                                                                             option.default_for(engine))
+    if int(values['steps']) <= ck.step:
         raise UsageError(f"argument --steps: the model in {args.resume} has taken {ck.step} steps already; pass "
                          f"--steps N with N > {ck.step} to train it further")
     saved_points = saved.get('val_losses', [])
-    return Plan(engine, {name: ck.config[name] for name in MODEL_OPTIONS}, resumed, out=Path(args.out or args.resume),
+    return Plan(engine, {name: ck.config[name] for name in MODEL_OPTIONS}, values, out=Path(args.out or args.resume),
                 checkpoint=ck, start_step=ck.step, losses=ck.losses.tolist(),
                 resumed_at=list(saved.get('resumed_at', [])) + [ck.step],
                 val_points=[(int(s), float(v)) for s, v in saved_points])

@@ -28,6 +28,7 @@ from checkpoint import CheckpointError
 from data import Corpus, DataError, Tokenizer, load_corpus
 from look_inside import check_word, print_samples, show
 from plan import Plan, plan
+from schedule import adam, decayed_lr
 from validation import Validation
 from verdict import report
 
@@ -81,11 +82,6 @@ Training stops early once it has not improved for --patience measurements in a r
 Ctrl-C stops training after the current step and saves; --resume continues from there."""
 
 
-def adam(model: Any, lr: float) -> Adam:
-    """microgpt's optimizer: Adam with betas (0.85, 0.99), over either engine's weights."""
-    return Adam(model.parameters(), lr=lr, betas=(0.85, 0.99), eps=1e-8)
-
-
 def train(model: Any, documents: Documents, settings: Mapping[str, Any], batches: Batches,
           optimizer: Adam | None = None, start_step: int = 0, stop: Callable[[int], bool] | None = None,
           after_step: Callable[[int], None] | None = None, log_every: int = 100, step_digits: int = 5) -> list[float]:
@@ -117,7 +113,7 @@ def train(model: Any, documents: Documents, settings: Mapping[str, Any], batches
             break
         optimizer.zero_grad()
         loss.backward()
-        optimizer.lr = lr * (1 - step / num_steps)
+        optimizer.lr = decayed_lr(lr, step, num_steps)
         optimizer.step()
         losses.append(value)
         if log_every and ((step + 1) % log_every == 0 or step in (start_step, num_steps - 1)):

@@ -143,6 +143,7 @@ def page_file(executed, tmp_path_factory) -> Path:
     return page_file
 
 
+@pytest.mark.same_on_every_python  # the page in a browser: its script, the same on every Python
 def test_the_exported_page_steps_through_backward_in_a_browser(page_file, browser):
     """What `make demo` writes, opened as a learner opens it: both players step, and nothing fails."""
     page = Page(browser, page_file.as_uri(), offline_except='file://')  # as if offline: the network answers nothing
@@ -162,6 +163,7 @@ def test_the_exported_page_steps_through_backward_in_a_browser(page_file, browse
     page.close()
 
 
+@pytest.mark.same_on_every_python  # the page in a browser: its script, the same on every Python
 def test_the_exported_page_fits_1280_pixels_and_describes_every_picture(page_file, browser):
     """At 1280 px nothing is cut off or needs a sideways scroll, and every picture has alt text."""
     context = browser.new_context(viewport={'width': 1280, 'height': 900}, java_script_enabled=True)

@@ -7,7 +7,6 @@ the lecture's own code must be graded correct, with each rule it misses named. T
 command-line tests run the learner's code in a child process.
 """
 import ast
-import copy
 import inspect
 import math
 import os
@@ -15,7 +14,6 @@ import re
 import subprocess
 import sys
 
-import nbformat
 import pytest
 
 import micrograd.engine
@@ -28,7 +26,6 @@ from micrograd.exercises.result import CORRECT, DONE, GENERIC, NOT_STARTED, WRON
 from micrograd.exercises.scalar.blanks import blanks_of, engine_header, find_blanks, nn_header
 from micrograd.exercises.scalar.exercises import BY_NAME as EXERCISE
 from micrograd.exercises.scalar.exercises import WRITTEN, op_exercise
-from micrograd.exercises.scalar.exercises_ipynb import build_notebook, fill
 from micrograd.exercises.scalar.grade import check_all, check_one
 from micrograd.exercises.scalar.op_grading import expected
 from micrograd.exercises.scalar.slips import RULES, derive, variants
@@ -58,7 +55,6 @@ from tests.exercises.exercises_mutants import (
 )
 from tests.support.lecture import LectureValue
 
-NOTEBOOK = ROOT / 'exercises.ipynb'
 OPS = [e for e in EXERCISES if e.kind == 'op']
 N = len(EXERCISES)  # how many there are: counted, never written
 
@@ -741,42 +737,3 @@ def test_an_infinite_loop_is_stopped_and_named():
     result = check_one(EXERCISE['sort'], module.Value, strict=True, timeout=0.3)
     assert (result.status, result.diagnosis) == (WRONG, 'timeout') and result.why == GENERIC['timeout']
     assert result.input.startswith('a = Value(2.0)')
-
-
-# --- The notebook ---------------------------------------------------------------------------------
-
-def test_the_committed_notebook_is_the_one_the_library_makes_today():
-    committed = nbformat.read(NOTEBOOK, as_version=4)
-    made = build_notebook()
-    assert [c.source for c in committed.cells] == [c.source for c in made.cells], \
-        "exercises.ipynb is not the one the library makes: write it again with python -m micrograd.exercises notebook"
-
-
-@pytest.mark.slow
-def test_the_notebook_runs_with_the_library_solutions_and_every_check_passes():
-    from nbclient import NotebookClient
-    nb = copy.deepcopy(nbformat.read(NOTEBOOK, as_version=4))
-    for cell in nb.cells:
-        if cell.cell_type == 'code':
-            cell.source = fill(cell.source)
-    assert not any('NotImplementedError' in cell.source for cell in nb.cells if cell.cell_type == 'code')
-    NotebookClient(nb, timeout=120, kernel_name='python3',
-                   resources={'metadata': {'path': str(NOTEBOOK.parent)}}).execute()
-    reports = [out for cell in nb.cells if cell.cell_type == 'code' for out in cell.outputs
-               if out.output_type == 'execute_result' and 'micrograd exercises' in out.data.get('text/plain', '')]
-    assert len(reports) == N
-    assert all('WRONG' not in r.data['text/plain'] for r in reports)
-    assert f"{N} of {N} done" in reports[-1].data['text/plain'] and '<table>' in reports[-1].data['text/html']
-
-
-def test_the_notebooks_formulas_survive_markdown():
-    """Markdown takes * and ** for emphasis: the power rule would render bold, without its exponent. Formulas are
-    code spans, and what is left outside them is escaped; rendered as nbconvert renders it, no cell has emphasis."""
-    from nbconvert.filters.markdown import markdown2html
-    cells = [c.source for c in build_notebook().cells if c.cell_type == 'markdown']
-    pages = [markdown2html(source) for source in cells]
-    assert not any('<em>' in page or '<strong>' in page for page in pages)
-    power = next(page for source, page in zip(cells, pages) if source.startswith('## Exercise 3:'))
-    assert 'backward of x ** k and x ** y' in power and '<code>d(x**k)/dx = k * x**(k-1)</code>' in power
-    exp = next(page for source, page in zip(cells, pages) if source.startswith('## Exercise 5:'))
-    assert '<code>d e**x/dx = e**x</code>' in exp

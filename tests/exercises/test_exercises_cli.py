@@ -235,6 +235,7 @@ def test_a_lecture_style_op_runs_under_the_learners_backward():
 
 
 @pytest.mark.slow
+@pytest.mark.same_on_every_python  # make runs the default .venv, whichever Python runs this test
 def test_make_exercises_twice_shows_where_the_learner_stands(tmp_path):
     folder = tmp_path / 'my ws'
     made = subprocess.run(['make', '-s', 'exercises', f'EXERCISES={folder}'], cwd=ROOT, capture_output=True,

@@ -8,13 +8,10 @@ cross_entropy) are tested with the tensor module; here, what the examples put to
 import math
 import random
 
+import numpy as np
 import pytest
 
 from tests.gpt.examples import example
-
-np = pytest.importorskip('numpy', reason="the tensor GPT runs on micrograd.tensor, which needs NumPy")
-pytest.importorskip('names', reason="the GPT examples learn the census names of the `names` package "
-                                    "(pip install names)")
 
 data = example('data')
 scalar_gpt = example('scalar_gpt')

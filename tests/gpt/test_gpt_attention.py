@@ -7,11 +7,10 @@ key/value cache; from the same weights both record the same maps.
 """
 import re
 
+import numpy as np
 import pytest
 
 from tests.gpt.examples import example
-
-np = pytest.importorskip('numpy', reason="the tensor GPT runs on micrograd.tensor, which needs NumPy")
 
 look_inside = example('look_inside')
 options = example('options')

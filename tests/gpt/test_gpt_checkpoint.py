@@ -7,11 +7,10 @@ allow_pickle=False.
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from tests.gpt.examples import GPT_DIR, WORDS, example
-
-np = pytest.importorskip('numpy', reason="the tensor GPT runs on micrograd.tensor, which needs NumPy")
 
 checkpoint = example('checkpoint')
 plan = example('plan')

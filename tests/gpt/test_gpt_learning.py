@@ -8,11 +8,12 @@ import random
 import re
 import warnings
 
+import numpy as np
 import pytest
 
 from tests.gpt.examples import WORDS, example
 
-np = pytest.importorskip('numpy', reason="the tensor GPT runs on micrograd.tensor, which needs NumPy")
+pytestmark = pytest.mark.same_on_every_python  # seeded trainings, the same on every Python: CI runs them on one
 
 plan = example('plan')
 validation = example('validation')

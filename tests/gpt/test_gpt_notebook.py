@@ -5,14 +5,11 @@ the model and the pictures); the committed file is only read, never written.
 """
 import copy
 
+import nbclient
+import nbformat
 import pytest
 
 from tests.gpt.examples import GPT_DIR
-
-nbformat = pytest.importorskip('nbformat')
-nbclient = pytest.importorskip('nbclient')
-pytest.importorskip('names', reason="the notebook learns the census names of the `names` package")
-pytest.importorskip('matplotlib', reason="the notebook draws the attention maps with matplotlib")
 
 NOTEBOOK = GPT_DIR / 'gpt.ipynb'
 

@@ -11,12 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests.gpt.examples import GPT_DIR, WORDS, example
-
-np = pytest.importorskip('numpy', reason="the tensor GPT runs on micrograd.tensor, which needs NumPy")
-pytest.importorskip('names', reason="the GPT scripts learn the census names of the `names` package by default")
 
 options = example('options')
 plan = example('plan')
@@ -171,6 +169,36 @@ def test_every_option_of_every_script_has_a_row_in_the_table(script, capsys):
     help_lines = capsys.readouterr().out.splitlines()
     options = {line.split()[0].rstrip(',:') for line in help_lines if line.strip().startswith('--')}
     assert options - {'--help'} == {row.option for row in ROWS[script]} - {'FILE.npz'}
+
+
+# --- options checked together: one place (options.TOGETHER), run on a fresh run and on --resume alike ---
+
+def at_most_one_per_run(run, engine):
+    """A check of the kind a new option brings (--warmup below --steps, say): --lr times --steps at most 1."""
+    if run['lr'] * run['steps'] > 1:
+        return f"argument --lr: {run['lr']} times --steps {run['steps']} is over 1"
+    return None
+
+
+@pytest.mark.parametrize('resumed', [False, True], ids=['fresh', 'resumed'])
+def test_a_check_of_options_together_runs_on_a_fresh_run_and_on_resume(resumed, places, monkeypatch, capsys):
+    """The check sees the run's settled values: with --resume, the file's --steps (10) taken back."""
+    monkeypatch.setattr(options, 'TOGETHER', [*options.TOGETHER, at_most_one_per_run])
+    where = ['--resume', places['model']] if resumed else ['--steps', '10']
+    out = ['--out', str(places['root'] / 'out' / 'm.npz')]
+    code, err = run('tensor_gpt.py', where + out + ['--lr', '0.5'], monkeypatch, capsys)
+    assert code not in (None, 0) and err == "tensor_gpt.py: error: argument --lr: 0.5 times --steps 10 is over 1\n"
+    code, err = run('tensor_gpt.py', where + out + ['--lr', '0.05'], monkeypatch, capsys)
+    assert code is None and err == '', err  # within the limit: on to the work
+    assert not (places['root'] / 'out').exists()
+
+
+def test_a_shown_word_longer_than_a_resumed_models_context_is_refused_before_the_data_is_read(
+        places, monkeypatch, capsys):
+    code, err = run('tensor_gpt.py', ['--resume', places['model'], '--show', 'a' * 16, '--out',
+                                      str(places['root'] / 'out' / 'm.npz')], monkeypatch, capsys)
+    assert code not in (None, 0) and err.startswith("tensor_gpt.py: error: argument --show: 'aaaaaaaaaaaaaaaa' has 16 "
+                                                    "characters, more than the context (block size 16)"), err
 
 
 @pytest.mark.parametrize('script', ['tensor_gpt.py', 'scalar_gpt.py'])

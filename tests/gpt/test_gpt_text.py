@@ -19,8 +19,6 @@ import pytest
 
 from tests.gpt.examples import GPT_DIR, WORDS, example
 
-np = pytest.importorskip('numpy', reason="the tensor GPT runs on micrograd.tensor, which needs NumPy")
-
 data = example('data')
 options = example('options')
 tensor_gpt = example('tensor_gpt')
@@ -220,6 +218,7 @@ def test_the_help_says_which_split_is_the_default_and_what_happens_to_long_lines
     assert "'blocks' reads the whole file as one text" in text
 
 
+@pytest.mark.same_on_every_python  # a seeded training, the same on every Python
 def test_the_tensor_gpt_learns_more_than_letter_pairs_from_a_small_text_file(tmp_path, capsys):
     out = run(tensor_gpt.main, ['--data', str(WORDS), *SMALL, '--steps', '300', '--out', str(tmp_path / 'w.npz'),
                                 '--samples', '10'], capsys)
@@ -231,6 +230,7 @@ def test_the_tensor_gpt_learns_more_than_letter_pairs_from_a_small_text_file(tmp
     assert (tmp_path / 'w.npz').is_file() and (tmp_path / 'w-loss.png').is_file()
 
 
+@pytest.mark.same_on_every_python  # a seeded training, the same on every Python
 def test_the_scalar_gpt_takes_the_same_option_and_writes_the_same_kind_of_file(tmp_path, capsys):
     out = run(scalar_gpt.main, ['--data', str(WORDS), '--n-embd', '8', '--n-head', '2', '--block-size', '12',
                                 '--steps', '30', '--out', str(tmp_path / 's.npz'), '--samples', '3'], capsys)
@@ -240,6 +240,7 @@ def test_the_scalar_gpt_takes_the_same_option_and_writes_the_same_kind_of_file(t
     assert ck.step == 30 and ck.training['engine'] == 'scalar' and ck.config['n_embd'] == 8
 
 
+@pytest.mark.same_on_every_python  # a seeded training, the same on every Python
 def test_blocks_train_on_the_whole_text_and_sample_blocks(tmp_path, capsys):
     text = write(tmp_path, 'the cat sat on the mat.\nthe dog sat on the log.\n' * 20)
     out = run(tensor_gpt.main, ['--data', str(text), '--split', 'blocks', *SMALL, '--steps', '60',

@@ -94,3 +94,13 @@ def test_no_import_circles():
         if state[name] == 0:
             visit(name, [name])
     assert not circles, f"import circles: {circles}"
+
+
+BENCH_BUDGET = 1000  # lines of bench/*.py together: the harness and every workload
+
+
+def test_the_bench_stays_within_its_budget_of_lines():
+    """A new workload is a task and a record; the bench stays one a reader can take in (bench/README.md)."""
+    counts = {p.name: len(p.read_text(encoding='utf-8').splitlines()) for p in sorted((ROOT / 'bench').glob('*.py'))}
+    total = sum(counts.values())
+    assert total <= BENCH_BUDGET, f"bench/*.py have {total} lines, over their budget of {BENCH_BUDGET}: {counts}"

@@ -41,6 +41,8 @@ from tests.scalar.scalar_ops import (
 )
 from tests.support.graphs import graphs, micrograd_graph
 
+pytestmark = pytest.mark.same_on_every_python  # float arithmetic, the same on every Python: CI runs it on one
+
 try:
     import torch
 except ImportError:  # everything but the comparisons with PyTorch still runs

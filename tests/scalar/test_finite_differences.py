@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from tests.scalar.scalar_ops import OPS, central_differences, operands, samples
 from tests.support.graphs import graphs, largest_magnitude, micrograd_graph
 
+pytestmark = pytest.mark.same_on_every_python  # float arithmetic, the same on every Python: CI runs it on one
+
 H = 1e-6
 
 

@@ -20,9 +20,6 @@ import pytest
 
 from micrograd.engine import Value
 
-pytest.importorskip('graphviz')  # his draw_dot builds a graphviz.Digraph (no rendering)
-pytest.importorskip('matplotlib')
-
 
 def cells_of(half: str) -> list[str]:
     """The code cells of one notebook, kept as text in data/lecture_<half>_half.txt, each after a line '# %%'."""

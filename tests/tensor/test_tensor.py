@@ -723,6 +723,7 @@ def test_xor_is_solved():
     assert loss.item() < 0.05
 
 
+@pytest.mark.extra('demo')  # scikit-learn's digits
 def test_an_mlp_learns_handwritten_digits():
     from sklearn import datasets, model_selection
     digits = datasets.load_digits()  # 1797 8x8 images, bundled with scikit-learn

@@ -21,7 +21,7 @@ from tests.tensor.sweep import (
 from tests.tensor.tensor_ops import OPS, Op
 
 HALF_OPS = [op for op in OPS if 'float16' in op.dtypes]
-pytestmark = SPECIAL_VALUE_MARKS  # inf and nan in forward ops; PyTorch in float64
+pytestmark = [*SPECIAL_VALUE_MARKS, pytest.mark.same_on_every_python]  # inf and nan in forward ops; PyTorch in float64
 ULPS = dict(rtol=2e-3, atol=1e-5)
 ZERO_D_DIFFERS = {  # rows whose table arguments are made for their (3, 4) sample, so that at 0-d they ask another thing
     'reshape numpy size': "np.prod(()) is the float 1.0, a size we refuse, as NumPy and PyTorch do",

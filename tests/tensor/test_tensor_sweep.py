@@ -36,7 +36,7 @@ from tests.tensor.sweep import (
 )
 from tests.tensor.tensor_ops import BY_NAME, DTYPES, FLOATS, NOT_NUMBERS, NUMBER_OPERANDS, OP_NAMES, OPS, Op
 
-pytestmark = SPECIAL_VALUE_MARKS  # inf and nan in forward ops; PyTorch in float64
+pytestmark = [*SPECIAL_VALUE_MARKS, pytest.mark.same_on_every_python]  # inf and nan in forward ops; PyTorch in float64
 COMPLEX_REFUSED = "complex numbers are refused (TypeError); PyTorch computes in complex"
 
 

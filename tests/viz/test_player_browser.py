@@ -16,7 +16,9 @@ from micrograd.viz.player import FIT_LEAST_SCALE, READABLE_PX
 from tests.support.browser import Page
 from tests.viz.samples import labelled_f
 
-pytestmark = pytest.mark.slow  # a browser takes a second or two to start
+# A browser takes a second or two to start; what it runs is the page's script, the same on every Python (the page's
+# making is tested on each by tests/viz's other files).
+pytestmark = [pytest.mark.slow, pytest.mark.same_on_every_python]
 
 def backward_of_f():
     return draw_backward(labelled_f())

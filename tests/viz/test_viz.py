@@ -305,6 +305,7 @@ def wide_graph(terms=40):
 
 
 @pytest.mark.slow
+@pytest.mark.same_on_every_python  # the page in a browser: its script, the same on every Python
 def test_a_graph_wider_than_the_page_is_shown_whole_in_a_browser(browser, tmp_path):
     from tests.support.browser import Page
     svg = draw_dot(wide_graph())._repr_mimebundle_()['image/svg+xml']
