@@ -3,35 +3,20 @@
 The notebook is executed in memory (the committed file is only read, never written), in the
 repository root as `make demo` runs it.
 """
-import copy
 import re
 from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from tests import ROOT
 from tests.support.browser import Page
+from tests.support.notebooks import executed_again, mime_types, printed
 
 NOTEBOOK = ROOT / 'demo.ipynb'
 PAGE_TEMPLATE = NOTEBOOK.parent / 'docs' / 'demo-page.html.j2'  # what `make demo` exports with
-CELL_TIMEOUT = 180  # seconds; the slowest cell (training the MLP) takes well under a minute
 
 pytestmark = pytest.mark.slow
-
-
-def printed(nb: nbformat.NotebookNode) -> str:
-    """Everything the code cells printed, in order."""
-    return ''.join(out.text for cell in nb.cells if cell.cell_type == 'code'
-                   for out in cell.outputs if out.output_type == 'stream' and out.name == 'stdout')
-
-
-def mime_types(nb: nbformat.NotebookNode) -> list[str]:
-    """The kinds of rich output (image/png, image/svg+xml, ...) the code cells displayed, in order."""
-    return [mime for cell in nb.cells if cell.cell_type == 'code'
-            for out in cell.outputs if out.output_type in ('display_data', 'execute_result')
-            for mime in out.data if mime != 'text/plain']
 
 
 @pytest.fixture(scope='module')
@@ -41,14 +26,7 @@ def committed() -> nbformat.NotebookNode:
 
 @pytest.fixture(scope='module')
 def executed(committed) -> nbformat.NotebookNode:
-    nb = copy.deepcopy(committed)
-    for cell in nb.cells:
-        if cell.cell_type == 'code':
-            cell.outputs, cell.execution_count = [], None
-    # Raises CellExecutionError, naming the cell and its traceback, if any cell fails.
-    NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name='python3',
-                   resources={'metadata': {'path': str(NOTEBOOK.parent)}}).execute()
-    return nb
+    return executed_again(committed, NOTEBOOK.parent)
 
 
 def test_every_cell_runs_without_error(executed):

@@ -3,30 +3,17 @@ promises (Newton's digits, the Hessian-vector product three ways, sin learned fr
 
 The notebook is executed in memory (the committed file is only read, never written), in the repository root.
 """
-import copy
 import re
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from tests import ROOT
+from tests.support.notebooks import executed_again, mime_types, printed
 
 NOTEBOOK = ROOT / 'higher_order.ipynb'
-CELL_TIMEOUT = 180  # seconds; training the net on sin's equation takes well under a minute
 
 pytestmark = pytest.mark.slow
-
-
-def printed(nb: nbformat.NotebookNode) -> str:
-    return ''.join(out.text for cell in nb.cells if cell.cell_type == 'code'
-                   for out in cell.outputs if out.output_type == 'stream' and out.name == 'stdout')
-
-
-def mime_types(nb: nbformat.NotebookNode) -> list[str]:
-    return [mime for cell in nb.cells if cell.cell_type == 'code'
-            for out in cell.outputs if out.output_type in ('display_data', 'execute_result')
-            for mime in out.data if mime != 'text/plain']
 
 
 @pytest.fixture(scope='module')
@@ -36,13 +23,7 @@ def committed() -> nbformat.NotebookNode:
 
 @pytest.fixture(scope='module')
 def executed(committed) -> nbformat.NotebookNode:
-    nb = copy.deepcopy(committed)
-    for cell in nb.cells:
-        if cell.cell_type == 'code':
-            cell.outputs, cell.execution_count = [], None
-    NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name='python3',
-                   resources={'metadata': {'path': str(NOTEBOOK.parent)}}).execute()
-    return nb
+    return executed_again(committed, NOTEBOOK.parent)
 
 
 def test_every_cell_runs_without_error(executed):

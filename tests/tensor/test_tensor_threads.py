@@ -140,6 +140,16 @@ def _switching_often() -> Iterator[None]:
         sys.setswitchinterval(interval)
 
 
+def _run_in_threads(work: Callable[[int], None]) -> None:
+    """work(0), ..., work(THREADS - 1), each in a thread of its own, all at once, switching often."""
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(THREADS)]
+    with _switching_often():
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+
 def _in_threads(programs: list[str], shape: tuple[int, ...], seconds: float) -> list[str]:
     """Every thread runs the programs in turn (each from its own place in the list) until the time is up, and
     compares every run's gradients with PyTorch's. Returns what went wrong."""
@@ -162,12 +172,7 @@ def _in_threads(programs: list[str], shape: tuple[int, ...], seconds: float) -> 
             for i, (g, want) in enumerate(zip(got, expected[name])):
                 if not np.allclose(g, want, rtol=1e-12, atol=1e-12):
                     wrong.append(f'{name}: leaf {i}: {g.flat[0]} where PyTorch gives {want.flat[0]}')
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(THREADS)]
-    with _switching_often():
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+    _run_in_threads(work)
     return wrong
 
 
@@ -206,12 +211,7 @@ def test_threads_differentiating_graphs_that_share_the_parameters_each_add_their
         while time.monotonic() < deadline:
             PROGRAMS[name]('shared', *leaves)  # type: ignore[arg-type]
             runs[i] += 1
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(THREADS)]
-    with _switching_often():
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+    _run_in_threads(work)
     for leaf, g in zip(leaves, once):
         np.testing.assert_allclose(leaf.grad, sum(runs) * g, rtol=1e-9, err_msg=f'{name}, {sum(runs)} runs')
 
