@@ -132,7 +132,15 @@ PYTHONS_EXP = r'math range error'
 PYTHONS_POW_OPERAND = r'Value\.__pow__|int too large to convert to float'  # (x ** 10**400: Python's own)
 POW_DIFFERS = {'refuses': (FRACTIONAL, ZERO_TO_NEGATIVE, POW_OVERFLOW)}
 INTEGER_POW_DIFFERS = {'refuses': (ZERO_TO_NEGATIVE, POW_OVERFLOW)}
-VALUE_POW_DIFFERS = {'refuses': (FRACTIONAL, ZERO_TO_NEGATIVE, POW_OVERFLOW)}
+NEGATIVE_ZERO_SLOPE = ("at x = -0.0 the slope y * x**(y-1) of x ** y of two Values (y = 0.5) is -inf, as for "
+                       "x ** 0.5 of a number and in micrograd.tensor (1 / sqrt(-0.0)); PyTorch gives -inf for a "
+                       "number exponent, and IEEE pow's +inf for a tensor one")
+VALUE_POW_DIFFERS = {'refuses': (FRACTIONAL, ZERO_TO_NEGATIVE, POW_OVERFLOW), 'grad': (NEGATIVE_ZERO_SLOPE,)}
+
+
+def _rsqrt_at_negative_zero(a: float, b: float) -> bool:
+    """x ** y at x = -0.0, y = 0.5: its slope is 0.5 / sqrt(-0.0), -inf (PyTorch's pow of two tensors: +inf)."""
+    return a == 0 and math.copysign(1.0, a) < 0 and b == 0.5
 
 
 def _reciprocal_overflows(k: float, x: float) -> bool:
@@ -163,7 +171,8 @@ OPS: list[ScalarOp] = [
              interval=(0.5, 3.0), ulps=1, torch_differs=_reciprocal_overflows,
              differs={**DIVISION_DIFFERS, 'forward': (TORCH_RECIPROCAL,), 'grad': (TORCH_RECIPROCAL,)}),
     ScalarOp('x ** y', 'values', lambda a, b: a ** b, _pow, lambda t, a, b: a ** b, 'Value.__pow__',
-             refuses=_pow_refusal, interval=(0.5, 3.0), differs=VALUE_POW_DIFFERS),
+             refuses=_pow_refusal, interval=(0.5, 3.0), differs=VALUE_POW_DIFFERS,
+             torch_differs=_rsqrt_at_negative_zero),
     ScalarOp('x ** k', 'number', lambda a, b: a ** b, _pow, lambda t, a, b: a ** b, 'Value.__pow__',
              refuses=_pow_refusal, errors_name=PYTHONS_POW, operand_named=PYTHONS_POW_OPERAND, interval=(0.5, 3.0),
              differs=POW_DIFFERS),
@@ -178,7 +187,7 @@ OPS: list[ScalarOp] = [
              differs={'refuses': (FRACTIONAL,)}),
     ScalarOp('k ** x', 'rnumber', lambda a, b: a ** b, _pow, lambda t, a, b: a ** b, 'Value.__rpow__',
              refuses=_pow_refusal, errors_name=r'Value\.__r?pow__', number_interval=(0.5, 3.0),
-             differs=VALUE_POW_DIFFERS),
+             differs=POW_DIFFERS),
     ScalarOp('-x', 'unary', lambda a, b: -a, lambda a, b: -a, lambda t, a, b: -a, 'Value.__neg__'),
     ScalarOp('relu', 'unary', lambda a, b: a.relu(), lambda a, b: _relu(a), lambda t, a, b: a.relu(), 'Value.relu',
              kinks=(0.0,)),
@@ -251,7 +260,7 @@ OPERAND_DIFFERENCES: dict[str, tuple[tuple[str, ...], str]] = {
 }
 
 # Every deliberate difference from PyTorch, once each, for the README.
-DIFFERENCES = [ZERO_DIVISION, TORCH_RECIPROCAL, ZERO_TO_NEGATIVE, FRACTIONAL, POW_OVERFLOW,
+DIFFERENCES = [ZERO_DIVISION, TORCH_RECIPROCAL, ZERO_TO_NEGATIVE, FRACTIONAL, POW_OVERFLOW, NEGATIVE_ZERO_SLOPE,
                EXP_OVERFLOW, LOG_DOMAIN, FRACTION, ZERO_D_ARRAY, COMPLEX, ARRAY]
 
 

@@ -223,6 +223,14 @@ def test_zero_to_the_power_zero_is_one_with_gradient_zero_as_in_pytorch():
     assert y.data == 1.0 and x.grad == 0.0
 
 
+@pytest.mark.parametrize('exponent', [0.5, Value(0.5)], ids=['a number', 'a Value'])
+def test_the_square_root_of_negative_zero_has_slope_minus_inf_as_in_pytorch_and_the_tensor_engine(exponent):
+    # 0.5 * (-0.0) ** -0.5 is 0.5 / sqrt(-0.0) = -inf: PyTorch's torch.tensor(-0.0) ** 0.5, and micrograd.tensor's
+    x = Value(-0.0)
+    (x ** exponent).backward()
+    assert x.grad == -math.inf
+
+
 def test_a_negative_base_with_an_integer_power_is_fine():
     x = Value(-2.0)
     (x ** 3).backward()
