@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import linecache
 import re
 import textwrap
 import types
@@ -151,6 +152,19 @@ def in_learners_words(why: str, place: str, one_parent: bool) -> str:
         if one_parent and why.endswith(every):
             why = why[:-len(every)] + f": `{text}`"
     return why
+
+
+def alias_line(cls: Any, method: str) -> str:
+    """The line of cls's body that makes method another method (`__rmul__ = __add__`), '' where method is its
+    own function: 'my_engine.py, line 92: __rmul__ = __add__'."""
+    fn = _function(cls, method)
+    if fn is None or getattr(fn, '__name__', method) == method:
+        return ''
+    code = getattr(fn, '__code__', None)  # the class's file is the one its methods were compiled from
+    lines = linecache.getlines(code.co_filename) if code is not None else []
+    at = next((n for n, line in enumerate(lines, 1) if re.match(rf'\s*{method}\s*=', line)), None)
+    return '' if at is None or code is None else \
+        f"{Path(code.co_filename).name}, line {at}: {lines[at - 1].strip()}"
 
 
 def line_with(cls: Any, method: str, needle: str, loop: bool = False) -> str:
