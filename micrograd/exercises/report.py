@@ -135,10 +135,10 @@ class Report:
         if focus is None:
             return notes
         if focus is self.engine:
-            rows = [('input', focus.input), ('expected', focus.expected), ('obtained', focus.obtained),
-                    ('diagnosis', focus.why), ('line', focus.place), ('also wrong', focus.also),
-                    ('printed', focus.printed.rstrip()[-600:])]
-            return [(label, text) for label, text in rows if text]
+            shown = [('input', focus.input), ('expected', focus.expected), ('obtained', focus.obtained),
+                     ('diagnosis', focus.why), ('line', focus.place), ('also wrong', focus.also),
+                     ('printed', focus.printed.rstrip()[-600:])]
+            return [(label, text) for label, text in shown if text]
         exercise = self.exercise(focus)
         rows: list[tuple[str, str]] = []
         if focus.status == WRONG:

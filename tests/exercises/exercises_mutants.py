@@ -9,6 +9,7 @@ output (t in tanh, e in exp, s in sigmoid; out in x ** y) and exponent (k in x *
 x ** y, _power: x ** y and x ** k for k < 1).
 """
 import ast
+import re
 
 from micrograd.exercises.cutting import library_source, load, splice
 from micrograd.exercises.scalar.blanks import find_blanks
@@ -537,6 +538,54 @@ IN_THEIR_WORDS = [
 ]
 # The lecture's * with the operands swapped in one line, out.grad as the lecture writes it.
 LECTURE_SWAPPED = "self.grad += self.data * out.grad"
+
+
+# The ops the workspace gives, each planted with a slip in a solved engine: the whole engine (whole_engine.py)
+# must name the form that differs by the form whose numbers it gives, at the line planted. (method, its new text,
+# or for a method made another `name = other`, what the report says, the line planted)
+LECTURE_SUB = """\
+    def __sub__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data - other.data, (self, other), '-')
+
+        def _backward():
+            self.grad += out.grad
+            other.grad %s out.grad
+        out._backward = _backward
+        return out
+"""
+GIVEN_OP_SLIPS = [
+    ('__neg__', "    def __neg__(self):\n        return self * 1.0\n", "`-x` gives the value of `x`",
+     "return self * 1.0"),
+    ('__sub__', "    def __sub__(self, other):\n        return self + other\n", "`x - y` gives the value of `x + y`",
+     "return self + other"),
+    ('__rsub__', "    def __rsub__(self, other):\n        return self - Value(other)\n",
+     "`2 - x` gives the value of `x - 2`", "return self - Value(other)"),
+    ('__rtruediv__', "    def __rtruediv__(self, other):\n        return self / Value(other)\n",
+     "`2 / x` gives the value of `x / 2`", "return self / Value(other)"),
+    ('__rpow__', "    def __rpow__(self, other):\n        return self ** Value(other)\n",
+     "`2 ** x` gives the value of `x ** 2`", "return self ** Value(other)"),
+    ('__rmul__', "__add__", "`2 * x` gives the value of `x + 2`", "__rmul__ = __add__"),
+    ('__sub__', LECTURE_SUB % '+=', "`x - y` gives the right value, but the gradients of `x + y`",
+     "other.grad += out.grad"),
+]
+# The same ops written otherwise, rightly: the whole engine is done. (method, its new text)
+GIVEN_OPS_RIGHT = [
+    ('__sub__', "    def __sub__(self, other):\n        return self + (-other)\n"),  # the lecture's
+    ('__sub__', LECTURE_SUB % '-='),  # - as an op of its own
+    ('__neg__', "    def __neg__(self):\n        return self * -1\n"),
+    ('__rtruediv__', "    def __rtruediv__(self, other):\n        return other * self**-1\n"),
+]
+
+
+def given_op_engine(method, text):
+    """The library's engine with one given op replaced whole, or (text a method's name) made that method."""
+    if text.startswith('__'):
+        source, _ = library_source('micrograd.engine')
+        source = re.sub(rf'(?m)^(\s*){method} = \w+', rf'\g<1>{method} = {text}', source, count=1)
+        return load(source, 'given', '<given>'), source
+    source = rewritten_source(method, text)
+    return load(source, 'given', '<given>'), source
 
 
 def edited_engine(method, old, new, source=None):

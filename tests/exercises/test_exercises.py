@@ -32,9 +32,12 @@ from micrograd.exercises.scalar.exercises_ipynb import build_notebook, fill
 from micrograd.exercises.scalar.grade import check_all, check_one
 from micrograd.exercises.scalar.op_grading import expected
 from micrograd.exercises.scalar.slips import RULES, derive, variants
+from micrograd.exercises.scalar.whole_engine import PROTOCOL, check_engine, forms
 from tests import ROOT
 from tests.exercises.exercises_mutants import (
     CONSTRUCTOR_EDITS,
+    GIVEN_OP_SLIPS,
+    GIVEN_OPS_RIGHT,
     GRAPH_EDITS,
     IN_THEIR_WORDS,
     LECTURE_BUILD_TOPO,
@@ -49,6 +52,7 @@ from tests.exercises.exercises_mutants import (
     RIGHT,
     RULES_LEFT,
     edited_engine,
+    given_op_engine,
     line_of,
     mutant_engine,
     mutant_nn,
@@ -448,6 +452,35 @@ def test_the_lectures_class_and_the_lecture_style_ops_are_put_in_the_graph_right
 
 # --- The idea first: the lecture's own code is correct, the library's rules named one by one -----
 
+@pytest.mark.parametrize('method, text, said, planted', GIVEN_OP_SLIPS, ids=[f"{m[0]}-{n}" for n, m in
+                                                                        enumerate(GIVEN_OP_SLIPS)])
+def test_a_slip_in_an_op_the_workspace_gives_keeps_the_engine_from_done(method, text, said, planted):
+    """Every exercise done, one given op slipped: the whole engine names the form and its line; not all done."""
+    engine, source = given_op_engine(method, text)
+    report = Report(results=list(check_all(engine.Value)), exercises=EXERCISES)
+    assert all(r.status == DONE for r in report.results), [(r.name, r.why) for r in report.results]
+    assert report.engine.status == WRONG and not report.passed
+    assert report.engine.why == said and report.focus is report.engine
+    assert report.engine.place == f"<given>, line {line_of(source, planted)}: {planted}"
+    assert f"the whole engine differs from the library's ({report.engine.place})" in str(report)
+
+
+@pytest.mark.parametrize('method, text', GIVEN_OPS_RIGHT, ids=[f"{m[0]}-{n}" for n, m in enumerate(GIVEN_OPS_RIGHT)])
+def test_a_given_op_written_otherwise_rightly_is_done(method, text):
+    engine, _ = given_op_engine(method, text)
+    assert check_engine(engine.Value, strict=True).status == DONE
+
+
+def test_the_whole_engine_runs_every_op_of_the_protocol_and_the_op_table_on_each_operand_kind():
+    codes = [f.code for f in forms()]
+    table = {(f.code, f.method) for f in forms()}
+    for symbol, method, reflected in PROTOCOL:  # a Value, the same Value, an int and a float; both sides
+        assert {(f"x {symbol} y", method), (f"x {symbol} x", method), (f"x {symbol} 2", method),
+                (f"2 {symbol} x", reflected), (f"x {symbol} 0.5", method), (f"0.5 {symbol} x", reflected)} <= table
+    assert {op.method for op in ops.OPS if op.parents < 2} <= {f.method for f in forms()}
+    assert len(codes) == len(set(codes))
+
+
 @pytest.mark.parametrize('exercise, method, body, rules', RULES_LEFT,
                          ids=[f"{m[0]}-{n}" for n, m in enumerate(RULES_LEFT)])
 def test_right_in_the_idea_but_short_of_a_rule_is_correct_and_the_rule_named(exercise, method, body, rules):
@@ -496,7 +529,9 @@ def test_a_value_from_the_lecture_is_checked_on_the_ops_it_has():
     assert backward.status == CORRECT  # right gradients; it never zeroes, sets the root's grad, recurses
     assert backward.diagnosis == 'backward_no_zeroing' and "3 steps left" in backward.why
     present = N - len(absent)
-    assert f"{present - 1} of {present} done, 1 correct" in str(report)
+    assert f"{present} of {present} done (5 not in this class: log sigmoid dot sort neuron); level 2 (the library's " \
+           "rules, optional): 1 left" in str(report)
+    assert report.passed and report.engine.status == DONE  # its whole engine, on the forms it has
 
 
 def test_a_lecture_value_with_eq_for_plus_eq_is_caught_on_a_times_a():
@@ -651,7 +686,7 @@ def test_the_command_line(tmp_path):
 def test_a_learner_writes_the_lectures_sort_backward_and_neuron_and_is_told_correct(tmp_path):
     """The walk-through: the lecture's recursive build_topo keeping the leaves, its backward() with
     self.grad = 1.0 and node._backward(), its tanh neuron with a for loop over zip(self.w, x). Each is correct
-    backprop, said so, with the library's rules still to meet named one by one."""
+    backprop, said so: level 1 is done, with the library's rules (level 2, optional) named one by one."""
     start(tmp_path)
     engine, nn = tmp_path / 'my_engine.py', tmp_path / 'my_nn.py'
     source, _ = library_source('micrograd.engine')  # the ops written as the library writes them
@@ -668,8 +703,10 @@ def test_a_learner_writes_the_lectures_sort_backward_and_neuron_and_is_told_corr
     ops = len(OPS)  # the ops come first, then the sort, backward() and the neuron
     assert [r.status for r in report.results] == [DONE] * ops + [CORRECT] * 3, [r.why for r in report.results]
     text = str(report)
-    assert f"{ops} of {N} done, 3 correct with a rule of the library's left" in text
-    assert f"exercise {number('sort')} (sort) is correct ✓" in text
+    assert f"{N} of {N} done; level 2 (the library's rules, optional): 3 left" in text
+    assert report.passed and report.engine.status == DONE  # level 1 is done: exit status 0
+    assert "all done at level 1: every gradient matches" in text
+    assert f"Level 2, optional: exercise {number('sort')} (sort) is correct ✓" in text
     assert "correct ✓ — every node once, after its parents" in text
     for r in report.results[ops:]:
         assert r.why.startswith("correct ✓ — ") and "left to match the library" in r.why
@@ -719,7 +756,7 @@ def test_a_wrong_exercise_is_shown_before_the_lectures_correct_ones(tmp_path, fi
     assert f"exercise {number(name)} ({name}) is wrong" in text
     assert f"  line:      {file}, line {line}: " in text and wrong.why in text
     correct = [r for r in report.results if r.status == CORRECT]
-    assert correct and all(f"exercise {r.number} ({r.name}) is correct ✓ too" in text for r in correct)
+    assert correct and all(f"exercise {r.number} ({r.name}) is correct ✓ too: level 1 done" in text for r in correct)
     assert text.index("diagnosis:") < text.index("is correct ✓ too")
 
 
