@@ -172,6 +172,12 @@ def op_exercise(op: ops.Op) -> Exercise:
         cases=(*(case(leaves, code) for leaves in samples), case(samples[0], code, grad=-1.5),
                case(samples[0], code, prior='x=0.25')))
 
+# What the two levels are, said up front (the workspace's header, the notebook's introduction).
+LEVELS = ("Two levels. Level 1 is the lecture's: right gradients, the lecture's way (its recursive `build_topo`, "
+          "`self.grad = 1.0`, a tanh neuron), and your whole engine (the ops given too) agreeing with the library's "
+          "finish it (\"done\", exit status 0). Level 2, optional, is the library's own rules, each stated in its "
+          "exercise: an exercise that meets level 1 only is \"correct ✓\", and each rule left is named.")
+
 # A number in x + 2, x * 2 or x / 2 arrives as a leaf Value(2.0), so one closure serves both.
 _LEAF = "(and x {op} k: other is then a leaf Value(k))"
 
