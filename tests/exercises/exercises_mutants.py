@@ -73,6 +73,8 @@ MUTANTS = [
     ('**', '__pow__', "{x}.grad += {y} * ({x}.data ** {y}) ** ({y} - 1) * grad", 'at_output'),
     ('**', '__pow__', "{x}.grad += {y} * {x}.data ** {y} - 1 * grad", 'precedence'),
     # x ** y, and x ** k for k < 1 (_power)
+    ('**', '_power', "{x}.grad = y * {x}.data ** (y - 1) * grad" + EXPONENT, 'overwrite'),  # the base's line
+    ('**', '_power', "{x}.grad += y * abs({x}.data) ** (y - 1) * grad" + EXPONENT, 'pow_abs'),
     ('**', '_power', "{x}.grad += y * {x}.data ** y * grad" + EXPONENT, 'exponent_off'),
     ('**', '_power', "{x}.grad += y * {x}.data ** (y - 2) * grad" + EXPONENT, 'exponent_off'),
     ('**', '_power', "{x}.grad += {x}.data ** (y - 1) * grad" + EXPONENT, 'factor_dropped'),

@@ -26,11 +26,13 @@ from micrograd.exercises.cutting import library_source, load, splice
 from micrograd.exercises.report import Report
 from micrograd.exercises.result import CORRECT, DONE, GENERIC, NOT_STARTED, WRONG
 from micrograd.exercises.scalar.blanks import blanks_of, engine_header, find_blanks, nn_header
+from micrograd.exercises.scalar.drive import closure_of
 from micrograd.exercises.scalar.exercises import BY_NAME as EXERCISE
 from micrograd.exercises.scalar.exercises import WRITTEN, op_exercise
 from micrograd.exercises.scalar.exercises_ipynb import build_notebook, fill
 from micrograd.exercises.scalar.grade import check_all, check_one
 from micrograd.exercises.scalar.op_grading import expected
+from micrograd.exercises.scalar.places import closures
 from micrograd.exercises.scalar.slips import RULES, derive, variants
 from micrograd.exercises.scalar.whole_engine import PROTOCOL, check_engine, forms
 from tests import ROOT
@@ -167,6 +169,45 @@ def test_every_rule_is_stated_in_the_task_and_above_the_blank_before_the_learner
         for _, text in e.rules:
             assert text in e.task
             assert ' '.join(text.split()) in flat, text
+
+
+def closure_runs(case, data=None):
+    """Each closure the case runs with the library, in the order backward() runs them: (its code, whether a
+    parent holds a gradient already when it runs, {parent's position: (the case's leaf there, its sign)})."""
+    leaves, out = case.build(micrograd.engine.Value, data)
+    names = {id(v): k for k, v in leaves.items()}
+    order = micrograd.engine.topological_order(out)
+    for node in order:
+        node.grad = 0.0
+    out.grad = case.grad
+    runs = []
+    for node in reversed(order):
+        fn = closure_of(node)
+        runs.append((fn.__code__, any(p.grad != 0 for p in node._prev),
+                     {i: (names[id(p)], math.copysign(1, p.data)) for i, p in enumerate(node._prev) if id(p) in names}))
+        fn(node.grad)
+    return runs
+
+
+@pytest.mark.parametrize('exercise', OPS, ids=[e.name for e in OPS])
+def test_every_closures_cases_reuse_a_parent_and_cover_each_sign_its_domain_allows(exercise):
+    """Each closure of an op (x ** y's two too) runs on a case where a parent holds a gradient already when it
+    runs (used twice, or left from an earlier backward(): where `=` for `+=` shows), and each parent that is a
+    leaf takes each sign the library accepts there (a leaf's sign flipped: where it still builds and runs the
+    closure, that sign is in its domain, and a case must have it: where abs() and a dropped sign show)."""
+    for code in closures(micrograd.engine.Value, exercise.methods):
+        runs = [(case, run) for case in exercise.cases for run in closure_runs(case) if run[0] is code]
+        assert runs, f"{code.co_name} of {exercise.name}: no case runs it"
+        assert any(held for _, (_, held, _) in runs), f"{exercise.name}: no parent holds a gradient as it runs"
+        seen = {(i, sign) for _, (_, _, signs) in runs for i, (_, sign) in signs.items()}
+        for case, (_, _, signs) in runs:
+            for i, (leaf, sign) in signs.items():
+                try:
+                    flipped = closure_runs(case, {**case.leaves, leaf: -case.leaves[leaf]})
+                except ValueError:  # outside the op's domain (log of a negative, a fractional power of one)
+                    continue
+                assert (i, -sign) in seen or all(run[0] is not code for run in flipped), \
+                    f"{exercise.name}: parent {i} never has the sign of {leaf} flipped in `{case.text()}`"
 
 
 def test_my_engine_read_top_to_bottom_meets_the_ops_in_the_order_of_their_numbers():
@@ -458,7 +499,7 @@ def test_a_slip_in_an_op_the_workspace_gives_keeps_the_engine_from_done(method, 
     """Every exercise done, one given op slipped: the whole engine names the form and its line; not all done."""
     engine, source = given_op_engine(method, text)
     report = Report(results=list(check_all(engine.Value)), exercises=EXERCISES)
-    assert all(r.status == DONE for r in report.results), [(r.name, r.why) for r in report.results]
+    assert all(r.status == DONE for r in report.present), [(r.name, r.why) for r in report.present]
     assert report.engine.status == WRONG and not report.passed
     assert report.engine.why == said and report.focus is report.engine
     assert report.engine.place == f"<given>, line {line_of(source, planted)}: {planted}"

@@ -27,7 +27,7 @@ class Case:
     leaves: dict[str, float]
     code: str                  # statements that end by binding out
     grad: float = 1.0          # the gradient arriving at out
-    kink: bool = False         # at a kink: no finite differences (relu at 0)
+    kink: bool = False         # no finite differences there (relu at 0; x ** y at a negative x: not real nearby)
     prior: dict[str, float] = field(default_factory=dict)  # leaf grads left from an earlier backward()
     # An input where naive formulas overflow (tanh at 400, a divisor of 1e-170). A right formula that raises
     # OverflowError or ZeroDivisionError there (the textbook -x/y**2: y**2 underflows to 0) is accepted with a
@@ -266,7 +266,10 @@ WRITTEN: tuple[Exercise, ...] = (
                case('x=2.0 y=3.0', 'out = x ** y'),
                case('x=2.0 y=3.0', 'out = x ** y', grad=-0.5),
                case('a=1.5', 'out = a ** a'),
-               case('x=1.5', 'out = x ** 3', prior='x=0.25')),
+               case('x=1.5', 'out = x ** 3', prior='x=0.25'),
+               case('x=-0.5', 'out = x ** -2'),
+               case('x=-2.0 y=2.0', 'out = x ** y', kink=True),  # y.grad = nan, as PyTorch's (math.log raises)
+               case('x=1.5 y=-2.0', 'out = x ** y', prior='x=0.25')),
         mistakes={
             'pow_abs': "the sign of a negative base is lost (abs, or a log of |x|): for x = -2, d(x**3)/dx = 12 and "
                        "d(x**2)/dx = -4",
@@ -361,6 +364,7 @@ WRITTEN: tuple[Exercise, ...] = (
                case('x=3.0 y=2.0', 'out = x / y', grad=-2.0),
                case('x=1.5', 'out = x / 4.0', grad=3.0),
                case('x=2.0 y=-0.5', 'out = x / y'),
+               case('x=-1.5 y=0.5', 'out = x / y'),
                case('a=1.5', 'out = a / a'),
                case('x=3.0 y=2.0', 'out = x / y', prior='y=0.5'),
                case('x=1.5', 'out = x / 4.0', prior='x=0.25'),
@@ -414,6 +418,7 @@ WRITTEN: tuple[Exercise, ...] = (
         cases=(case('w1=0.5 w2=-1.5 x1=2.0 x2=3.0', 'out = Value.dot([w1, w2], [x1, x2])'),
                case('w1=0.5 w2=-1.5 x1=2.0 x2=3.0 b=0.25', 'out = Value.dot([w1, w2], [x1, x2], b)', grad=2.0),
                case('a=1.5 b=-0.25', 'out = Value.dot([a, b], [a, a], b)'),
+               case('w1=-0.5 w2=1.5 x1=-2.0 x2=-3.0', 'out = Value.dot([w1, w2], [x1, x2])'),
                case('w=0.5 x=2.0', 'out = Value.dot([w], [x])', prior='w=0.25')),
         mistakes={
             'dot_reversed': "the weights paired with the inputs in reverse order: w_i goes with x_i, the input at "

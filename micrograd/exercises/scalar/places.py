@@ -164,7 +164,7 @@ def alias_line(cls: Any, method: str) -> str:
     lines = linecache.getlines(code.co_filename) if code is not None else []
     at = next((n for n, line in enumerate(lines, 1) if re.match(rf'\s*{method}\s*=', line)), None)
     return '' if at is None or code is None else \
-        f"{Path(code.co_filename).name}, line {at}: {lines[at - 1].strip()}"
+        f"{Path(code.co_filename).name}, line {at}: {lines[at - 1].split('#')[0].strip()}"
 
 
 def line_with(cls: Any, method: str, needle: str, loop: bool = False) -> str:
