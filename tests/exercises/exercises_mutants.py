@@ -456,6 +456,18 @@ NEURON_MUTANTS = [
                  "{i}return Value(act) if self.activation == 'linear' else Value(act).relu()", 'neuron_detached'),
 ]
 
+# A neuron whose forward value differs, named by the rule that gives its value, at the line that holds it:
+# (method, body, diagnosis, the line planted)
+ACT = "{i}return act if self.activation == 'linear' else getattr(act, self.activation)()"
+NEURON_LINE_SLIPS = [
+    ('__call__', "act = Value(0.0)\n{i}for wi, xi in zip(self.w, x):\n{i}    act = act + wi * xi + self.b\n" + ACT,
+     'neuron_bias_per_input', "act = act + wi * xi + self.b"),
+    ('__call__', "act = sum((wi * wi for wi, xi in zip(self.w, x)), self.b)\n" + ACT, 'neuron_squared',
+     "act = sum((wi * wi for wi, xi in zip(self.w, x)), self.b)"),
+    ('__call__', "act = self.b\n{i}for wi, xi in zip(self.w, x):\n{i}    act = act + xi * xi\n{i}return act.tanh()",
+     'neuron_squared', "act = act + xi * xi"),
+]
+
 # The lecture's neuron and a neuron without the library's rules: right in the idea, graded 'correct'.
 NEURON_RULES_LEFT = [
     ('__call__', "act = sum((wi * xi for wi, xi in zip(self.w, x)), self.b)\n{i}out = act.tanh()\n{i}return out",
@@ -501,6 +513,8 @@ LECTURE_GRAPH_EDITS = [
     ('*', '__mul__', "        out._backward = _backward\n", "", 'closure_not_attached', "return out"),
     ('*', '__mul__', "(self, other), '*'", "(self,), '*'", 'not_in_graph', "(self,), '*'"),
     ('tanh', 'tanh', "(self,), 'tanh'", "(self,), 'TANH'", 'op_label', "(self,), 'TANH'"),
+    ('*', '__mul__', "        out._backward = _backward\n", "        other._backward = _backward\n",
+     'closure_on_operand', "other._backward = _backward"),  # attached to the wrong node
 ]
 
 # A slip in one branch of a closure written with two (x ** y's _power: an exponent that is a Value, or a number),
@@ -519,6 +533,11 @@ LINE_SLIPS = [
     ('backward', 'backward', "order = self._topological_order()\n{i}for node in order:\n{i}    node.grad = 0.0\n"
                              "{i}self.grad += 1.0\n{i}for n in order:\n{i}    n._grad_fn(n.grad)",
      'backward_not_reversed', "for n in order:"),
+    # each node zeroed just after it passes its gradient on: the nodes between lose theirs
+    ('backward', 'backward', "order = self._topological_order()\n{i}for node in order:\n{i}    node.grad = 0.0\n"
+                             "{i}self.grad += 1.0\n{i}for n in reversed(order):\n{i}    n._backward()\n"
+                             "{i}    n.grad = 0",
+     'backward_zeroed_after', "n.grad = 0"),
     # the nodes zeroed inside the loop that runs their backwards: the seed and every gradient received wiped
     ('backward', 'backward', "order = self._topological_order()\n{i}self.grad += 1.0\n{i}for n in reversed(order):\n"
                              "{i}    n.grad = 0\n{i}    n._grad_fn(n.grad)", 'backward_zeroed_in_loop', "n.grad = 0"),

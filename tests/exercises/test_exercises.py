@@ -49,6 +49,7 @@ from tests.exercises.exercises_mutants import (
     LECTURE_SWAPPED,
     LINE_SLIPS,
     MUTANTS,
+    NEURON_LINE_SLIPS,
     NEURON_MUTANTS,
     NEURON_RULES_LEFT,
     RIGHT,
@@ -551,6 +552,16 @@ def test_the_tanh_neuron_says_first_that_the_forward_value_differs_and_why():
     assert "out.data = 3.25   (relu of w . x + b = 3.25)" in text and "out.data = 0.996997635487" in text
     assert "this Neuron is ReLU unless made with activation='tanh'" in text
     assert report.focus.place.endswith(": return act.tanh()")  # the line that applies the activation
+
+
+@pytest.mark.parametrize('method, body, diagnosis, planted', NEURON_LINE_SLIPS,
+                         ids=[f"{m[2]}-{n}" for n, m in enumerate(NEURON_LINE_SLIPS)])
+def test_a_neuron_whose_value_differs_is_named_by_the_rule_that_gives_it_at_its_line(method, body, diagnosis,
+                                                                                      planted):
+    nn = mutant_nn(method, body)
+    result = check_one(EXERCISE['neuron'], micrograd.engine.Value, nn.Neuron, strict=True)
+    assert (result.status, result.diagnosis) == (WRONG, diagnosis), result.why
+    assert result.place.endswith(f"line {line_of(inspect.getsource(nn), planted)}: {planted}")
 
 
 @pytest.mark.parametrize('method, body, diagnosis', NEURON_MUTANTS, ids=[m[2] for m in NEURON_MUTANTS])

@@ -486,6 +486,10 @@ AFTER_OPS: tuple[Exercise, ...] = (
                                        "runs: that wipes the root's 1 and every gradient a node has received, so "
                                        "nothing is passed on; zero the nodes in a loop of its own, before the root's "
                                        "1 is added",
+            'backward_zeroed_after': "each node's gradient is set to 0 inside the loop, just after its backward "
+                                     "runs: the nodes between the root and the leaves lose the gradient backward() "
+                                     "leaves in them; zero the nodes in a loop of its own, before the root's 1 is "
+                                     "added",
             'backward_twice': "a node's _backward runs twice, so its parents get its gradient twice (a sort without "
                               "a visited set lists a reused node once per path; or the loop calls it twice)",
             'backward_extra_grad': "backward() hands a gradient to a _backward that takes none: node._backward (and "
@@ -526,6 +530,10 @@ AFTER_OPS: tuple[Exercise, ...] = (
                              "self.w + [self.b]",
             'neuron_no_bias': "the bias is left out of the sum: activation(w . x + b)",
             'neuron_forward': "the forward value differs from the library's, so its gradients cannot be right either",
+            'neuron_bias_per_input': "the bias is added once per input (inside the loop over the inputs): w . x + b "
+                                     "adds it once",
+            'neuron_squared': "an operand multiplied by itself (wi * wi, or xi * xi): each weight multiplies its own "
+                              "input, wi * xi",
             'neuron_detached': "the output is not built from the weights: use Value ops (Value.dot(self.w, x, "
                                "self.b), or w * x summed) rather than .data floats, so backward() reaches w and b"},
         aliases=('neuron.__call__', 'parameters', 'Neuron')),

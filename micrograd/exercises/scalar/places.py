@@ -167,15 +167,18 @@ def alias_line(cls: Any, method: str) -> str:
         f"{Path(code.co_filename).name}, line {at}: {lines[at - 1].split('#')[0].strip()}"
 
 
-def line_with(cls: Any, method: str, needle: str, loop: bool = False) -> str:
-    """The learner's first line in method that holds needle ('.tanh('): 'my_nn.py, line 49: out = act.tanh()';
-    with loop, the `for` line of the loop that holds it, where there is one. '' where there is none."""
+def line_with(cls: Any, method: str, needle: str | re.Pattern[str], loop: bool = False) -> str:
+    """The learner's first line in method that holds needle ('.tanh(', or a regular expression): 'my_nn.py,
+    line 49: out = act.tanh()'; with loop, the `for` line of the loop that holds it, where there is one. ''
+    where there is none."""
     found, fn = _source(cls, method), _function(cls, method)
     if found is None or fn is None:
         return ''
     node, first, file = found
     lines = inspect.getsourcelines(fn)[0]
-    at = next((n for n, line in enumerate(lines, 1) if needle in line and not line.strip().startswith('#')), None)
+    at = next((n for n, line in enumerate(lines, 1) if (needle.search(line) if isinstance(needle, re.Pattern)
+                                                         else needle in line) and not line.strip().startswith('#')),
+              None)
     if at is None:
         return ''
     if loop:  # the innermost loop around it
@@ -185,9 +188,9 @@ def line_with(cls: Any, method: str, needle: str, loop: bool = False) -> str:
     return f"{file}, line {first - 1 + at}: {lines[at - 1].strip()}"
 
 
-def zeroed_in_loop(cls: Any, method: str) -> str:
+def zeroed_in_loop(cls: Any, method: str, after: bool = False) -> str:
     """The learner's line in method that sets a node's .grad to 0 inside the loop that runs each node's backward,
-    before the call ('my_engine.py, line 118: node.grad = 0.0'); '' where there is none."""
+    before the call (with after, after it): 'my_engine.py, line 118: node.grad = 0.0'; '' where there is none."""
     found = _source(cls, method)
     if found is None:
         return ''
@@ -199,7 +202,7 @@ def zeroed_in_loop(cls: Any, method: str) -> str:
                       and isinstance(statement.targets[0], ast.Attribute) and statement.targets[0].attr == 'grad'
                       and isinstance(statement.value, ast.Constant) and statement.value.value == 0)
             calls = any(isinstance(n, ast.Attribute) and n.attr in ('_backward', '_grad_fn')
-                        for later in loop.body[at + 1:] for n in ast.walk(later))
+                        for other in (loop.body[:at] if after else loop.body[at + 1:]) for n in ast.walk(other))
             if zeroes and calls:
                 return f"{file}, line {first - 1 + statement.lineno}: {lines[statement.lineno - 1].strip()}"
     return ''
