@@ -586,7 +586,7 @@ GIVEN_OP_SLIPS = [
      "`2 / x` gives the value of `x / 2`", "return self / Value(other)"),
     ('__rpow__', "    def __rpow__(self, other):\n        return self ** Value(other)\n",
      "`2 ** x` gives the value of `x ** 2`", "return self ** Value(other)"),
-    ('__rmul__', "__add__", "`2 * x` gives the value of `x + 2`", "__rmul__ = __add__"),
+    ('__rmul__', "__add__", "`2 * x` gives the value of `2 + x`", "__rmul__ = __add__"),
     ('__sub__', LECTURE_SUB % '+=', "`x - y` gives the right value, but the gradients of `x + y`",
      "other.grad += out.grad"),
 ]

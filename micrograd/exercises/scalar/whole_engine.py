@@ -114,7 +114,8 @@ def _like(form: Form, mine: Run, table: list[Form]) -> str:
             all(close(g, theirs.grads[k]) for k, g in (mine.grads or {}).items())
     words = set(form.code.split())
     like = sorted((f for f in [Form('x', ''), *table] if f.code != form.code and gives(f)),
-                  key=lambda f: (f.leaves != form.leaves, -len(words & set(f.code.split()))))
+                  key=lambda f: (f.leaves != form.leaves, -len(words & set(f.code.split())),
+                                 f.code.split()[0] != form.code.split()[0]))  # then the operands' order kept
     if value:
         return f"`{form.code}` gives the value of `{like[0].code}`" if like else \
             f"`{form.code}` gives a value the library's does not"
