@@ -150,8 +150,8 @@ def check_engine(value_class: Any, strict: bool) -> Result:
     if not differing:
         return Result(number=0, name='engine', status=DONE)
     form, mine = differing[0]
-    ran = lines_run(lambda: run(form, value_class))
-    with paused():
+    with paused():  # (the line that ran: the learner's code run again, traced, for the checker)
+        ran = lines_run(lambda: run(form, value_class))
         want = expected(form)[0]
         said = (f"`{form.code}` raises {where(mine.error)}" if mine.error is not None else _like(form, mine, table))
         return Result(number=0, name='engine', status=WRONG, input=form.text(), expected=_shown(want),
