@@ -26,7 +26,7 @@ from micrograd.exercises.cutting import library_source, load, splice
 from micrograd.exercises.report import Report
 from micrograd.exercises.result import CORRECT, DONE, GENERIC, NOT_STARTED, WRONG
 from micrograd.exercises.scalar.blanks import blanks_of, engine_header, find_blanks, nn_header
-from micrograd.exercises.scalar.drive import closure_of
+from micrograd.exercises.scalar.drive import closure_of, takes_grad
 from micrograd.exercises.scalar.exercises import BY_NAME as EXERCISE
 from micrograd.exercises.scalar.exercises import WRITTEN, op_exercise
 from micrograd.exercises.scalar.exercises_ipynb import build_notebook, fill
@@ -183,10 +183,12 @@ def closure_runs(case, data=None):
     out.grad = case.grad
     runs = []
     for node in reversed(order):
-        fn = closure_of(node)
-        runs.append((fn.__code__, any(p.grad != 0 for p in node._prev),
+        fn = closure_of(node)  # (the closure itself, or a wrapper holding it: its code is the closure's)
+        code = next(c for c in [fn.__code__, *(getattr(cell.cell_contents, '__code__', None)
+                                               for cell in fn.__closure__ or ())] if c and c.co_name == '_backward')
+        runs.append((code, any(p.grad != 0 for p in node._prev),
                      {i: (names[id(p)], math.copysign(1, p.data)) for i, p in enumerate(node._prev) if id(p) in names}))
-        fn(node.grad)
+        fn(node.grad) if takes_grad(fn) else fn()
     return runs
 
 
