@@ -77,15 +77,13 @@ _EXPECTED: dict[str, tuple[Run, dict[str, float]]] = {}
 
 def expected(form: Form) -> tuple[Run, dict[str, float]]:
     """The library's numbers for a form, and the central differences of its forward pass."""
+    def value(name: str, step: float) -> float:
+        data = {**LEAVES, name: LEAVES[name] + step}
+        return float(eval(form.code, {'Value': library.Value, **{n: library.Value(data[n]) for n in LEAVES}}).data)
     if form.code not in _EXPECTED:
-        fd = {}
-        for name in form.leaves:
-            h = 1e-6 * abs(LEAVES[name])
-            up, down = ({**LEAVES, name: LEAVES[name] + s} for s in (h, -h))
-            fd[name] = (eval(form.code, {'Value': library.Value, **{n: library.Value(v) for n, v in up.items()}}).data
-                        - eval(form.code, {'Value': library.Value,
-                                           **{n: library.Value(v) for n, v in down.items()}}).data) / (2 * h)
-        _EXPECTED[form.code] = run(form, library.Value), fd
+        steps = {name: 1e-6 * abs(LEAVES[name]) for name in form.leaves}
+        _EXPECTED[form.code] = run(form, library.Value), {name: (value(name, h) - value(name, -h)) / (2 * h)
+                                                          for name, h in steps.items()}
     return _EXPECTED[form.code]
 
 
@@ -153,10 +151,11 @@ def check_engine(value_class: Any, strict: bool) -> Result:
     with paused():  # (the line that ran: the learner's code run again, traced, for the checker)
         ran = lines_run(lambda: run(form, value_class))
         want = expected(form)[0]
-        said = (f"`{form.code}` raises {where(mine.error)}" if mine.error is not None else _like(form, mine, table))
+        if mine.error is not None:
+            diagnosis, said, obtained = 'raises', f"`{form.code}` raises {where(mine.error)}", type(mine.error).__name__
+        else:
+            diagnosis = 'engine_grad' if close(mine.data, want.data) else 'engine_value'
+            said, obtained = _like(form, mine, table), _shown(mine)
         return Result(number=0, name='engine', status=WRONG, input=form.text(), expected=_shown(want),
-                      obtained=type(mine.error).__name__ if mine.error is not None else _shown(mine),
-                      diagnosis='engine_value' if mine.error is None and not close(mine.data, want.data)
-                      else 'engine_grad' if mine.error is None else 'raises',
-                      why=said, place=_place(value_class, form, mine, ran),
+                      obtained=obtained, diagnosis=diagnosis, why=said, place=_place(value_class, form, mine, ran),
                       also='\n'.join(f.text() for f, _ in differing[1:]))
