@@ -40,18 +40,15 @@ class Form:
 
 
 def forms() -> list[Form]:
-    """The table: -x (the others are often built on it), each binary op with y, with x itself (a Value used
-    twice), with each number on either side, then every named op of ops.py."""
+    """The table: -x (the others are often built on it), each op of the protocol with y, with x itself (a Value
+    used twice), with each number on either side, then every other op of ops.py, by its name."""
     table = [Form('-x', '__neg__')]
     for symbol, method, reflected in PROTOCOL:
         table += [Form(f"x {symbol} y", method), Form(f"x {symbol} x", method)]
         table += [f for k in NUMBERS for f in (Form(f"x {symbol} {k!r}", method), Form(f"{k!r} {symbol} x", reflected))]
-    for op in ops.OPS:
-        if op.parents == 1:
-            table.append(Form(f"x.{op.method}()", op.method))
-        elif op.parents == 0:
-            table.append(Form(f"Value.{op.method}([x, y], [y, x])", op.method))
-    return table
+    protocol = {method for _, method, _ in PROTOCOL}
+    named = {1: "x.{}()", 2: "x.{}(y)", 0: "Value.{}([x, y], [y, x])"}  # by how many parents (0: any number)
+    return table + [Form(named[op.parents].format(op.method), op.method) for op in ops.OPS if op.method not in protocol]
 
 
 @dataclass
