@@ -151,7 +151,8 @@ class Report:
             why = f"{focus.why}: {focus.detail}" if focus.why and focus.detail else focus.why or focus.detail
             rows.append(('diagnosis' if focus.status == WRONG else 'verdict', why))
             rows.append(('line', focus.place))
-        rows.append(('task', exercise.task))
+        if focus.status != CORRECT:  # (a correct one's verdict lists the rules of its task left)
+            rows.append(('task', exercise.task))
         rows.append(('hint', exercise.hint))
         if self.hint:
             rows += [('more', exercise.stronger), ('formula', exercise.formula)]
@@ -165,8 +166,11 @@ class Report:
         rows += [('also', f"exercise {r.number} ({r.name}) is WRONG too: {r.why}"
                           + (f" ({r.place})" if r.place else '')) for r in self.results
                  if r.status == WRONG and r is not focus]
-        rows += [('also', f"exercise {r.number} ({r.name}) is correct ✓ too: level 1 done, a rule of the library's "
-                          "left for level 2") for r in self.results if r.status == CORRECT and r is not focus]
+        others = [f"{r.number} ({r.name})" for r in self.results if r.status == CORRECT and r is not focus]
+        if others:
+            rows.append(('also', f"exercise{'s' if len(others) > 1 else ''} {', '.join(others)} "
+                                 f"{'are' if len(others) > 1 else 'is'} correct ✓ too: level 1 done, a rule of the "
+                                 "library's left for level 2"))
         if focus.printed:
             rows.append(('printed', focus.printed.rstrip()[-600:]))
         return [(label, text) for label, text in rows + notes if text]
