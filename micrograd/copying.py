@@ -17,7 +17,7 @@ import copy
 from typing import Any
 
 
-def deepcopy(v: Any, memo: dict[int, Any] | None = None) -> Any:
+def __deepcopy__(v: Any, memo: dict[int, Any] | None = None) -> Any:
     """A new leaf of v's class with v's data, grad, label and other attributes; a RuntimeError for a Value
     an op made."""
     if v._prev:
@@ -35,7 +35,7 @@ def deepcopy(v: Any, memo: dict[int, Any] | None = None) -> Any:
     return new
 
 
-def reduce_ex(v: Any, protocol: object = None) -> tuple[Any, ...]:
+def __reduce_ex__(v: Any, protocol: object = None) -> tuple[Any, ...]:
     """For pickle: rebuild v as a leaf (no parents, no op, no backward, grad 0) with its data, label and the
     other attributes of its class."""
     state = {name: getattr(v, name) for name in _slots(type(v)) if hasattr(v, name)}

@@ -39,13 +39,15 @@ def checked_pow(base: object, exponent: object) -> tuple[float, float, float]:
 def power(x: float, e: float) -> float:
     """x ** e of two floats in IEEE arithmetic, as PyTorch computes it: where Python raises, it is infinite
     (0.0 ** -0.5 and 1e-300 ** -2.0 are inf), with the sign x ** e has (negative for a negative x and an odd
-    whole e). The power rule's x**(y-1) in the backward of x ** y: a slope too steep for a float is inf."""
+    whole e, and at x = -0.0 for e = -0.5). The power rule's x**(y-1) in the backward of x ** y: a slope
+    too steep for a float is inf."""
     try:
         out: float = x ** e
         return out
     except (OverflowError, ZeroDivisionError):
         odd = e.is_integer() and e % 2 == 1
-        return math.copysign(math.inf, x) if odd else math.inf
+        rsqrt = e == -0.5  # PyTorch's x ** -0.5 is 1 / sqrt(x): -inf at x = -0.0, as sqrt(-0.0) is -0.0
+        return math.copysign(math.inf, x) if odd or rsqrt else math.inf
 
 
 def times_log(out: float, x: float) -> float:

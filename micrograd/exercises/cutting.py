@@ -30,13 +30,45 @@ class Span(Protocol):
     def indent(self) -> str: ...
 
 
+# A module whose class takes in another module's functions as methods, by an import in the class body
+# (engine.py's Value takes in the ops beyond the lecture, written in more_ops.py): its text, as the
+# exercises read it, shows those functions inside the class, where Python makes them methods.
+INLINED = {'micrograd.engine': 'micrograd.more_ops'}
+
+
 @cache
 def library_source(module: str) -> tuple[str, str]:
     """The text of one of micrograd's modules ('micrograd.engine'), and its file name as a reader knows it; read
-    once, so that everything cut from it in one process agrees on its offsets."""
+    once, so that everything cut from it in one process agrees on its offsets. For engine.py, the text has the
+    ops of more_ops.py in Value's class, in place of the line that imports them (see INLINED)."""
+    text = _text(module)
+    return (_inlined(text, INLINED[module]) if module in INLINED else text), module.replace('.', '/') + '.py'
+
+
+def _text(module: str) -> str:
     spec = importlib.util.find_spec(module)
     assert spec is not None and spec.origin is not None, f"{module} is not installed"
-    return Path(spec.origin).read_text(encoding='utf-8'), module.replace('.', '/') + '.py'
+    return Path(spec.origin).read_text(encoding='utf-8')
+
+
+def _inlined(source: str, module: str) -> str:
+    """source with its class-body `from <module> import ...` replaced by those functions' text (indented into
+    the class, in module's order), and module's imports added at the end (the methods run after the import)."""
+    inner = _text(module)
+    tree, lines = ast.parse(inner), inner.splitlines(keepends=True)
+    imports = [ast.get_source_segment(inner, node) or '' for node in tree.body
+               if isinstance(node, (ast.Import, ast.ImportFrom)) and getattr(node, 'module', '') != '__future__']
+    for cls in (node for node in ast.parse(source).body if isinstance(node, ast.ClassDef)):
+        for node in cls.body:
+            if isinstance(node, ast.ImportFrom) and node.module == module:
+                names = {alias.name for alias in node.names}
+                functions = [fn for fn in tree.body if isinstance(fn, ast.FunctionDef) and fn.name in names]
+                text = ''.join(textwrap.indent(''.join(lines[definition(fn)[0] - 1:definition(fn)[1]]),
+                                               ' ' * node.col_offset) for fn in functions)
+                starts = offsets(source)
+                return (source[:starts[node.lineno]] + text + source[starts[(node.end_lineno or node.lineno) + 1]:]
+                        + '\n' + '\n'.join(imports) + '\n')
+    raise LookupError(f"no class of the library's source imports {module}")
 
 
 def offsets(source: str) -> list[int]:

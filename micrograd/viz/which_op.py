@@ -3,11 +3,13 @@
 A drawing or a caption may say what an op's backward computes only when the engine's own backward is the
 one that runs: a custom op written the lecture's way may be called 'dot' or '**2', and a Value built by
 hand may have any op name and no backward at all. So the op's name and parents are not enough: the
-Value's _grad_fn must also be the closure the engine's method made (Python names it after the method,
-`Value.__mul__.<locals>._backward`). Everything else is drawn by its name and captioned by what its
-backward did to each parent's grad. The names, methods and parents are micrograd.ops's.
+Value's _grad_fn must also be a closure the engine's method made (its code is one of the method's own).
+Everything else is drawn by its name and captioned by what its backward did to each parent's grad. The
+names, methods and parents are micrograd.ops's.
 """
 from __future__ import annotations
+
+import inspect
 
 from micrograd.engine import Value
 from micrograd.ops import BY_NAME, Op
@@ -45,7 +47,9 @@ def engine_op(v: Value) -> Op | None:
 
 
 def _made_by(v: Value, method: str) -> bool:
-    """Whether v's _grad_fn is the backward closure that Value.<method> of micrograd.engine defines."""
-    grad_fn = v._grad_fn
-    return (getattr(grad_fn, '__module__', None) == Value.__module__
-            and getattr(grad_fn, '__qualname__', None) == f'Value.{method}.<locals>._backward')
+    """Whether v's _grad_fn is the backward closure that Value.<method> defines (its code is one of the
+    method's own: engine.py's, or more_ops.py's for the ops beyond the lecture)."""
+    made = inspect.getattr_static(Value, method, None)
+    code = getattr(getattr(made, '__func__', made), '__code__', None)
+    closure = getattr(v._grad_fn, '__code__', None)
+    return closure is not None and closure in getattr(code, 'co_consts', ())

@@ -5,7 +5,7 @@ library's engine with one body replaced.
 A mutant is (exercise, the method whose blank it fills, the body, the diagnosis). Bodies use {x} and {y} for the
 parents the closure adds to (self and other; w, x in dot) and {i} for the indentation of every line after the
 first; they read only what any version of the engine binds: the parents' .data, grad, and the forward pass's
-output (t in tanh, e in exp, s in sigmoid; out in x ** y) and exponent (k in x ** k, the lecture's __pow__; y in
+output (t in tanh, e in exp, s in sigmoid; data in x ** y) and exponent (k in x ** k, the lecture's __pow__; y in
 x ** y, _power: x ** y and x ** k for k < 1).
 """
 import ast
@@ -15,7 +15,7 @@ from micrograd.exercises.cutting import library_source, load, splice
 from micrograd.exercises.scalar.blanks import find_blanks
 
 # x ** k and x ** y: the exponent's half of the backward, right, after a base's half (wrong or right).
-EXPONENT = "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += out * math.log({x}.data) * grad"
+EXPONENT = "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += data * math.log({x}.data) * grad"
 BASE = "{x}.grad += y * {x}.data ** (y - 1) * grad"
 Q = "({x}.data / {y}.data)"  # x / y: the output of /, as the closure can write it
 
@@ -31,7 +31,7 @@ MUTANTS = [
     ('+', '__add__', "{x}.grad -= grad\n{i}{y}.grad -= grad", 'sign'),
     ('+', '__add__', "{x}.grad += grad\n{i}{y}.grad -= grad", 'sign'),
     ('+', '__add__', "pass", 'nothing'),
-    ('+', '__add__', "{x}.grad += out.grad\n{i}{y}.grad += out.grad", 'out_undefined'),
+    ('+', '__add__', "{x}.grad += out.grad\n{i}{y}.grad += out.grad", 'holds_out'),
     ('+', '__add__', "{x}.grad += 2 * grad\n{i}{y}.grad += grad", 'parent_twice'),
     ('+', '__add__', "{x}.grad += grad\n{i}{x}.grad += grad", 'wrong_parent'),  # the second line meant for y
     ('*', '__mul__', "{x}.grad += {y}.data * grad\n{i}{x}.grad += {x}.data * grad", 'wrong_parent'),
@@ -53,7 +53,7 @@ MUTANTS = [
     ('*', '__mul__', "{x}.grad += {y}.data * grad\n{i}{y}.grad += grad", 'factor_dropped'),
     ('*', '__mul__', "{x}.grad += {y}.data * grad", 'parent_dropped'),
     ('*', '__mul__', "pass", 'nothing'),
-    ('*', '__mul__', "{x}.grad += {y}.data * out.grad\n{i}{y}.grad += {x}.data * out.grad", 'out_undefined'),
+    ('*', '__mul__', "{x}.grad += {y}.data * out.grad\n{i}{y}.grad += {x}.data * out.grad", 'holds_out'),
     ('*', '__mul__', "{x}.grad += {y}.data / grad\n{i}{y}.grad += {x}.data / grad", 'mul_for_div'),
     ('*', '__mul__', "{x}.grad += {y}.data * grad\n{i}{y}.grad += {y}.data * grad", 'swapped'),
     ('*', '__mul__', "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data", 'upstream'),
@@ -66,7 +66,7 @@ MUTANTS = [
     ('**', '__pow__', "{x}.grad += {y} * {x}.data ** ({y} - 1)", 'upstream'),
     ('**', '__pow__', "{x}.grad = {y} * {x}.data ** ({y} - 1) * grad", 'overwrite'),
     ('**', '__pow__', "{x}.grad -= {y} * {x}.data ** ({y} - 1) * grad", 'sign'),
-    ('**', '__pow__', "{x}.grad += {y} * {x}.data ** ({y} - 1) * out.grad", 'out_undefined'),
+    ('**', '__pow__', "{x}.grad += {y} * {x}.data ** ({y} - 1) * out.grad", 'holds_out'),
     ('**', '__pow__', "{x}.grad += {y} * {x}.data ** ({y} - 1) * grad\n"
                       "{i}{y}.grad += {x}.data ** {y} * math.log({x}.data) * grad", 'pow_number_grad'),
     ('**', '__pow__', "pass", 'nothing'),
@@ -80,21 +80,21 @@ MUTANTS = [
     ('**', '_power', "{x}.grad += {x}.data ** (y - 1) * grad" + EXPONENT, 'factor_dropped'),
     # the output where the derivative has the input: named by the formula its numbers follow (x comes from a
     # helper in _power, with y and out: the rule that puts the output for the input cannot tell x is the input)
-    ('**', '_power', "{x}.grad += y * out ** (y - 1) * grad" + EXPONENT, 'formula'),
+    ('**', '_power', "{x}.grad += y * data ** (y - 1) * grad" + EXPONENT, 'formula'),
     ('**', '_power', "{x}.grad += y * {x}.data ** (y - 1)\n{i}if isinstance({y}, Value):\n"
-                      "{i}    {y}.grad += out * math.log({x}.data)", 'upstream'),
+                      "{i}    {y}.grad += data * math.log({x}.data)", 'upstream'),
     ('**', '_power', BASE, 'parent_dropped'),
     ('**', '_power', BASE + "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += math.log({x}.data) * grad",
      'pow_exponent_no_power'),
     ('**', '_power', "{x}.grad = y * {x}.data ** (y - 1) * grad\n{i}if isinstance({y}, Value):\n"
-                      "{i}    {y}.grad = out * math.log({x}.data) * grad", 'overwrite'),
+                      "{i}    {y}.grad = data * math.log({x}.data) * grad", 'overwrite'),
     ('**', '_power', "{x}.grad -= y * {x}.data ** (y - 1) * grad\n{i}if isinstance({y}, Value):\n"
-                      "{i}    {y}.grad -= out * math.log({x}.data) * grad", 'sign'),
-    ('**', '_power', "{x}.grad += y * {x}.data ** (y - 1) * out.grad" + EXPONENT, 'out_undefined'),
-    ('**', '_power', BASE + "\n{i}{y}.grad += out * math.log({x}.data) * grad", 'pow_number_grad'),
+                      "{i}    {y}.grad -= data * math.log({x}.data) * grad", 'sign'),
+    ('**', '_power', "{x}.grad += y * {x}.data ** (y - 1) * out.grad" + EXPONENT, 'holds_out'),
+    ('**', '_power', BASE + "\n{i}{y}.grad += data * math.log({x}.data) * grad", 'pow_number_grad'),
     ('**', '_power', "pass", 'nothing'),
     ('**', '_power', "{x}.grad += y * {x}.data ** y - 1 * grad" + EXPONENT, 'precedence'),
-    ('**', '_power', BASE + "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += out * grad", 'pow_exponent_no_log'),
+    ('**', '_power', BASE + "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += data * grad", 'pow_exponent_no_log'),
     ('**', '_power', BASE + "\n{i}if isinstance({y}, Value):\n"
                       "{i}    {y}.grad += {y}.data * {x}.data ** ({y}.data - 1) * grad", 'pow_rule_for_exponent'),
     # x / y (x / 4 makes 4 a leaf Value)
@@ -112,7 +112,7 @@ MUTANTS = [
     ('/', '__truediv__', "{x}.grad += grad * {y}.data\n{i}{y}.grad -= grad * " + Q + " / {y}.data", 'mul_for_div'),
     ('/', '__truediv__', "pass", 'nothing'),
     ('/', '__truediv__', "{x}.grad += out.grad / {y}.data\n{i}{y}.grad -= out.grad * " + Q + " / {y}.data",
-     'out_undefined'),
+     'holds_out'),
     # the divisor's gradient written -(x/y)**2
     ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad += -" + Q + " ** 2 * grad",
      'factor_added'),
@@ -124,7 +124,7 @@ MUTANTS = [
     ('exp', 'exp', "{x}.grad = e * grad", 'overwrite'),
     ('exp', 'exp', "{x}.grad -= e * grad", 'sign'),
     ('exp', 'exp', "pass", 'nothing'),
-    ('exp', 'exp', "{x}.grad += out.data * out.grad", 'out_undefined'),
+    ('exp', 'exp', "{x}.grad += out.data * out.grad", 'holds_out'),
     ('exp', 'exp', "{x}.grad += e * grad\n{i}{x}.grad += e * grad", 'parent_twice'),
     ('exp', 'exp', "{x}.grad += {x}.data * e * grad", 'factor_added'),
     # tanh
@@ -135,7 +135,7 @@ MUTANTS = [
     ('tanh', 'tanh', "{x}.grad += 1 - t * t", 'upstream'),
     ('tanh', 'tanh', "{x}.grad += (1 - math.tanh(t) ** 2) * grad", 'applied_twice'),
     ('tanh', 'tanh', "{x}.grad += (1 - t) * grad", 'factor_dropped'),
-    ('tanh', 'tanh', "{x}.grad += (1 - t ** 2) * out.grad", 'out_undefined'),
+    ('tanh', 'tanh', "{x}.grad += (1 - t ** 2) * out.grad", 'holds_out'),
     ('tanh', 'tanh', "pass", 'nothing'),
     ('tanh', 'tanh', "{x}.grad += (1 - t ** 2) / grad", 'mul_for_div'),
     ('tanh', 'tanh', "{x}.grad += 1 - t ** 2 * grad", 'precedence'),
@@ -147,7 +147,7 @@ MUTANTS = [
     ('log', 'log', "{x}.grad += grad / {x}.data ** 2", 'log_squared'),
     ('log', 'log', "{x}.grad = grad / {x}.data", 'overwrite'),
     ('log', 'log', "{x}.grad += 1 / {x}.data", 'upstream'),
-    ('log', 'log', "{x}.grad += out.grad / {x}.data", 'out_undefined'),
+    ('log', 'log', "{x}.grad += out.grad / {x}.data", 'holds_out'),
     ('log', 'log', "{x}.grad += grad * {x}.data", 'mul_for_div'),  # times x, not divided by it
     ('log', 'log', "pass", 'nothing'),
     # relu
@@ -158,7 +158,7 @@ MUTANTS = [
     ('relu', 'relu', "{x}.grad += ({x}.data < 0) * grad", 'relu_inverted'),
     ('relu', 'relu', "{x}.grad = ({x}.data > 0) * grad", 'overwrite'),
     ('relu', 'relu', "{x}.grad += 1.0 if {x}.data > 0 else 0.0", 'upstream'),
-    ('relu', 'relu', "{x}.grad += (out.data > 0) * out.grad", 'out_undefined'),
+    ('relu', 'relu', "{x}.grad += (out.data > 0) * out.grad", 'holds_out'),
     ('relu', 'relu', "{x}.grad += grad if {x}.data > 0 else 0.01 * grad", 'relu_leaky'),
     ('relu', 'relu', "{x}.grad += (1.0 if {x}.data > 0 else 0.2) * grad", 'relu_leaky'),
     # sigmoid
@@ -199,7 +199,7 @@ MUTANTS = [
                    "{i}b.grad += grad", 'grad_not_number'),
     # More slips a learner writes, named by a rule, or by the formula their numbers follow (fit.py)
     ('+', '__add__', '{x}.grad += grad\n' '{i}{y}.grad += grad\n' '{i}{x}.grad += grad', 'parent_twice'),
-    ('+', '__add__', '{x}.grad += out.data * grad\n' '{i}{y}.grad += out.data * grad', 'out_undefined'),
+    ('+', '__add__', '{x}.grad += out.data * grad\n' '{i}{y}.grad += out.data * grad', 'holds_out'),
     ('+', '__add__', '{x}.grad = grad + {x}.grad\n' '{i}{y}.grad = grad', 'overwrite'),
     ('+', '__add__', '{x}.grad += {x}.data + grad\n' '{i}{y}.grad += {y}.data + grad', 'formula'),
     ('+', '__add__', '{x}.grad += -grad\n' '{i}{y}.grad += -grad', 'sign'),
@@ -212,17 +212,17 @@ MUTANTS = [
                      '{i}{x}.grad += {y}.data * grad', 'parent_twice'),
     ('*', '__mul__', '{x}.grad += {y}.data ** 2 * grad\n' '{i}{y}.grad += {x}.data ** 2 * grad', 'formula'),
     ('**', '_power', '{x}.grad += (y - 1) * {x}.data ** y * grad\n' '{i}if isinstance({y}, Value):\n'
-                      '{i}    {y}.grad += out * math.log({x}.data) * grad', 'formula'),
+                      '{i}    {y}.grad += data * math.log({x}.data) * grad', 'formula'),
     ('**', '_power', '{x}.grad += y * {x}.data ** (y + 1) * grad\n' '{i}if isinstance({y}, Value):\n'
-                      '{i}    {y}.grad += out * math.log({x}.data) * grad', 'sign'),
+                      '{i}    {y}.grad += data * math.log({x}.data) * grad', 'sign'),
     ('**', '_power', '{x}.grad += y * {x}.data * grad\n' '{i}if isinstance({y}, Value):\n'
-                      '{i}    {y}.grad += out * math.log({x}.data) * grad', 'formula'),
+                      '{i}    {y}.grad += data * math.log({x}.data) * grad', 'formula'),
     ('**', '_power', '{x}.grad += 2 * {x}.data * grad\n' '{i}if isinstance({y}, Value):\n'
-                      '{i}    {y}.grad += out * math.log({x}.data) * grad', 'formula'),
+                      '{i}    {y}.grad += data * math.log({x}.data) * grad', 'formula'),
     ('**', '_power', '{x}.grad += y * {x}.data ** (y - 1) * grad\n' '{i}if isinstance({y}, Value):\n'
-                      '{i}    {y}.grad += out * math.log({y}.data) * grad', 'formula'),
+                      '{i}    {y}.grad += data * math.log({y}.data) * grad', 'formula'),
     ('**', '_power', '{x}.grad += y * {x}.data ** (y - 1) * grad\n' '{i}if isinstance({y}, Value):\n'
-                      '{i}    {y}.grad -= out * math.log({x}.data) * grad', 'sign'),
+                      '{i}    {y}.grad -= data * math.log({x}.data) * grad', 'sign'),
     ('/', '__truediv__', '{x}.grad += grad / {y}.data\n' '{i}{y}.grad += grad * {x}.data / {y}.data ** 2', 'sign'),
     ('/', '__truediv__', '{x}.grad += grad / {y}.data\n' '{i}{y}.grad -= grad / {y}.data', 'factor_dropped'),
     ('/', '__truediv__', '{x}.grad += grad * {y}.data\n' '{i}{y}.grad -= grad * {x}.data', 'formula'),
@@ -493,11 +493,11 @@ GRAPH_EDITS = [
     ('+', '__add__', "(self, other), '+'", "(other,), '+'", 'not_in_graph'),
     ('tanh', 'tanh', "(self,), 'tanh'", "(), 'tanh'", 'not_in_graph'),  # no parents at all: an empty _prev
     ('dot', 'dot', "(*ws, *xs, b)", "(*ws, *xs)", 'not_in_graph'),  # the bias left out
-    ('**', '_power', "((self, other), '**')", "((self,), '**')", 'not_in_graph'),  # given by a line of its own
-    ('*', '__mul__', ", _grad_fn=_backward)", ")", 'closure_not_attached'),
-    ('**', '__pow__', ", _grad_fn=_backward)", ")", 'closure_not_attached'),
-    ('*', '__mul__', "'*', _grad_fn", "'+', _grad_fn", 'op_label'),
-    ('exp', 'exp', "'exp', _grad_fn", "'Exp', _grad_fn", 'op_label'),
+    ('**', '_power', "(self, other) if two", "(self,) if two", 'not_in_graph'),  # in a branch of its own
+    ('*', '__mul__', "out._backward = _backward\n        return out", "return out", 'closure_not_attached'),
+    ('**', '__pow__', "out._backward = _backward\n        return out", "return out", 'closure_not_attached'),
+    ('*', '__mul__', "(self, other), '*')", "(self, other), '+')", 'op_label'),
+    ('exp', 'exp', "(self,), 'exp')", "(self,), 'Exp')", 'op_label'),
 ]
 
 # Value(data, children, op) itself keeping less than it is given: every op's output misses it; named at the line
@@ -510,7 +510,8 @@ CONSTRUCTOR_EDITS = [
 # The same in an op written the lecture's way: (exercise, method, the text in LECTURE_STYLE's, what it becomes,
 # the diagnosis, the line reported: where the output is made, or returned without its closure).
 LECTURE_GRAPH_EDITS = [
-    ('*', '__mul__', "        out._backward = _backward\n", "", 'closure_not_attached', "return out"),
+    ('*', '__mul__', "        out._backward = _backward\n        return out\n", "        return out  # unattached\n",
+     'closure_not_attached', "return out  # unattached"),
     ('*', '__mul__', "(self, other), '*'", "(self,), '*'", 'not_in_graph', "(self,), '*'"),
     ('tanh', 'tanh', "(self,), 'tanh'", "(self,), 'TANH'", 'op_label', "(self,), 'TANH'"),
     ('*', '__mul__', "        out._backward = _backward\n", "        other._backward = _backward\n",
@@ -520,7 +521,7 @@ LECTURE_GRAPH_EDITS = [
 # A slip in one branch of a closure written with two (x ** y's _power: an exponent that is a Value, or a number),
 # in dot, and in backward(): (exercise, method, body, diagnosis, the text of the line planted).
 POW_BRANCHES = ("if isinstance({y}, Value):\n{i}    {x}.grad += %s * grad\n"
-                "{i}    {y}.grad += out * math.log(x) * grad\n{i}else:\n{i}    {x}.grad += %s * grad")
+                "{i}    {y}.grad += data * math.log(x) * grad\n{i}else:\n{i}    {x}.grad += %s * grad")
 POW_SLIP = "self.grad += y * x ** y * grad"
 LINE_SLIPS = [
     ('**', '_power', POW_BRANCHES % ("y * x ** (y - 1)", "y * x ** y"), 'exponent_off', POW_SLIP),  # the number's
@@ -554,7 +555,7 @@ IN_THEIR_WORDS = [
     ('+', '__add__', "{x}.grad += grad\n{i}{x}.grad += grad", 'wrong_parent', "self.grad += grad",
      "`self.grad += grad` should add to `other.grad`"),
     # x ** k, k a number: one parent, so not 'on every parent'
-    ('**', '_power', POW_SIGN + "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad -= out * math.log(x) * grad",
+    ('**', '_power', POW_SIGN + "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad -= data * math.log(x) * grad",
      'sign', POW_SIGN, f"a sign flipped: `{POW_SIGN}`"),
 ]
 # The lecture's * with the operands swapped in one line, out.grad as the lecture writes it.

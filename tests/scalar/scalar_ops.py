@@ -130,15 +130,9 @@ PYTHONS_DIVISION = r'division by zero'
 PYTHONS_POW = r'Value\.__pow__|out of range'  # x ** k for k >= 1 is the lecture's: an overflow is Python's
 PYTHONS_EXP = r'math range error'
 PYTHONS_POW_OPERAND = r'Value\.__pow__|int too large to convert to float'  # (x ** 10**400: Python's own)
-NEGATIVE_ZERO_SLOPE = ("at x = -0.0 the slope k * x**(k-1) of x ** k (k < 1, not an integer) is +inf, as IEEE "
-                       "pow(-0.0, k-1) gives it; PyTorch gives -inf")
-POW_DIFFERS = {'refuses': (FRACTIONAL, ZERO_TO_NEGATIVE, POW_OVERFLOW), 'grad': (NEGATIVE_ZERO_SLOPE,)}
+POW_DIFFERS = {'refuses': (FRACTIONAL, ZERO_TO_NEGATIVE, POW_OVERFLOW)}
 INTEGER_POW_DIFFERS = {'refuses': (ZERO_TO_NEGATIVE, POW_OVERFLOW)}
-VALUE_POW_DIFFERS = {'refuses': (FRACTIONAL, ZERO_TO_NEGATIVE, POW_OVERFLOW), 'grad': (NEGATIVE_ZERO_SLOPE,)}
-
-
-def _at_negative_zero(a: float, b: float) -> bool:
-    return a == 0 and math.copysign(1.0, a) < 0
+VALUE_POW_DIFFERS = {'refuses': (FRACTIONAL, ZERO_TO_NEGATIVE, POW_OVERFLOW)}
 
 
 def _reciprocal_overflows(k: float, x: float) -> bool:
@@ -169,11 +163,10 @@ OPS: list[ScalarOp] = [
              interval=(0.5, 3.0), ulps=1, torch_differs=_reciprocal_overflows,
              differs={**DIVISION_DIFFERS, 'forward': (TORCH_RECIPROCAL,), 'grad': (TORCH_RECIPROCAL,)}),
     ScalarOp('x ** y', 'values', lambda a, b: a ** b, _pow, lambda t, a, b: a ** b, 'Value.__pow__',
-             refuses=_pow_refusal, interval=(0.5, 3.0), differs=VALUE_POW_DIFFERS, torch_differs=_at_negative_zero),
+             refuses=_pow_refusal, interval=(0.5, 3.0), differs=VALUE_POW_DIFFERS),
     ScalarOp('x ** k', 'number', lambda a, b: a ** b, _pow, lambda t, a, b: a ** b, 'Value.__pow__',
              refuses=_pow_refusal, errors_name=PYTHONS_POW, operand_named=PYTHONS_POW_OPERAND, interval=(0.5, 3.0),
-             differs=POW_DIFFERS,
-             torch_differs=_at_negative_zero),
+             differs=POW_DIFFERS),
     ScalarOp('x ** 3', 'unary', lambda a, b: a ** 3, lambda a, b: _pow(a, 3), lambda t, a, b: a ** 3,
              'Value.__pow__', refuses=lambda a, b: _pow_refusal(a, 3.0), errors_name=PYTHONS_POW,
              differs=INTEGER_POW_DIFFERS),
@@ -182,11 +175,10 @@ OPS: list[ScalarOp] = [
              differs=INTEGER_POW_DIFFERS),
     ScalarOp('x ** 0.5', 'unary', lambda a, b: a ** 0.5, lambda a, b: _pow(a, 0.5), lambda t, a, b: a ** 0.5,
              'Value.__pow__', refuses=lambda a, b: _pow_refusal(a, 0.5), interval=(0.5, 3.0),
-             differs={'refuses': (FRACTIONAL,), 'grad': (NEGATIVE_ZERO_SLOPE,)},
-             torch_differs=_at_negative_zero),
+             differs={'refuses': (FRACTIONAL,)}),
     ScalarOp('k ** x', 'rnumber', lambda a, b: a ** b, _pow, lambda t, a, b: a ** b, 'Value.__rpow__',
              refuses=_pow_refusal, errors_name=r'Value\.__r?pow__', number_interval=(0.5, 3.0),
-             differs=VALUE_POW_DIFFERS, torch_differs=_at_negative_zero),
+             differs=VALUE_POW_DIFFERS),
     ScalarOp('-x', 'unary', lambda a, b: -a, lambda a, b: -a, lambda t, a, b: -a, 'Value.__neg__'),
     ScalarOp('relu', 'unary', lambda a, b: a.relu(), lambda a, b: _relu(a), lambda t, a, b: a.relu(), 'Value.relu',
              kinks=(0.0,)),
@@ -259,7 +251,7 @@ OPERAND_DIFFERENCES: dict[str, tuple[tuple[str, ...], str]] = {
 }
 
 # Every deliberate difference from PyTorch, once each, for the README.
-DIFFERENCES = [ZERO_DIVISION, TORCH_RECIPROCAL, ZERO_TO_NEGATIVE, FRACTIONAL, POW_OVERFLOW, NEGATIVE_ZERO_SLOPE,
+DIFFERENCES = [ZERO_DIVISION, TORCH_RECIPROCAL, ZERO_TO_NEGATIVE, FRACTIONAL, POW_OVERFLOW,
                EXP_OVERFLOW, LOG_DOMAIN, FRACTION, ZERO_D_ARRAY, COMPLEX, ARRAY]
 
 

@@ -27,6 +27,7 @@ from micrograd.exercises.scalar.places import (
     codes_run,
     grad_line,
     in_learners_words,
+    line_with,
     lines_run,
     repeated_grad_line,
 )
@@ -142,8 +143,8 @@ def diagnose(exercise: Exercise, runs: list[Run], failing: list[int], value_clas
     one that also matches every other case the learner's code ran, else the one matching the most failing cases."""
     cases, first = exercise.cases, failing[0]
     error = runs[first].error
-    if error is not None and _lecture_reflex(error):
-        return 'out_undefined', outcome.explain(exercise, 'out_undefined')
+    if error is not None and _lecture_reflex(error) or value_class is not None and _reads_out(exercise, value_class):
+        return 'holds_out', outcome.explain(exercise, 'holds_out')
     scored = []
     for n, (slip, module) in enumerate(variants(exercise.name)):
         theirs = [run_case(case, module.Value) if _compared(runs[i]) else None for i, case in enumerate(cases)]
@@ -296,5 +297,21 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
         return unfinished
     behind = through_the_graph(exercise, value_class, {i: expected(exercise.name, i)[0].grads or {}
                                                        for i, _ in probes(exercise)})
-    return behind or outcome.done(exercise, note='\n'.join(notes))
+    return behind or _holding_out(exercise, value_class) or outcome.done(exercise, note='\n'.join(notes))
+
+
+def _reads_out(exercise: Exercise, value_class: Any) -> bool:
+    """Whether a closure of the op that is handed grad reads the output Value, out, as the lecture's does."""
+    return any(code.co_argcount and 'out' in code.co_freevars for code in closures(value_class, exercise.methods))
+
+
+def _holding_out(exercise: Exercise, value_class: Any) -> Result | None:
+    """The lecture's out.grad in a closure handed grad: its numbers are right, but the closure holds the output
+    (and the output it: a cycle, freed only by the garbage collector). None where no closure reads out."""
+    if not _reads_out(exercise, value_class):
+        return None
+    place = next((p for method in exercise.methods for needle in ('out.grad', 'out.data', 'out')
+                  if (p := line_with(value_class, method, needle))), '')
+    return outcome.wrong(exercise, 'holds_out', input=exercise.cases[0].text(), expected="grad, handed over",
+                         obtained="out, held by the closure", place=place)
 

@@ -16,10 +16,15 @@ from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
 from micrograd.exercises.scalar.blanks import blanks_of
-from micrograd.exercises.scalar.drive import backpropagate, closure_of, hand_node, reaches, workspace_convention
+from micrograd.exercises.scalar.drive import backpropagate, closure_of, hand_node, reaches
 from micrograd.exercises.scalar.exercises import Case, Exercise
 from micrograd.exercises.scalar.fit import roles_of
 from micrograd.exercises.scalar.places import closures, line_with, lines_run, output_line
+
+# The closure never attached to the output, in either convention (the workspace's _backward(grad) or the
+# lecture's _backward()): the line that attaches it is the same.
+UNATTACHED = ("`out._backward = _backward` is missing: the closure is never attached, so backward() has nothing "
+              "to run for this op")
 
 
 def probes(exercise: Exercise) -> list[tuple[int, Case]]:
@@ -109,7 +114,7 @@ def wiring(exercise: Exercise, value_class: Any) -> Result | None:
                 expected="out with its _backward", obtained=f"{holders} with it, out with none",
                 **fields | {'place': attached})
         if closure is None:
-            return outcome.wrong(exercise, 'closure_not_attached', why=_unattached(value_class, exercise),
+            return outcome.wrong(exercise, 'closure_not_attached', why=UNATTACHED,
                                  expected="out with its _backward", obtained="out with none",
                                  **fields | {'place': output_line(value_class, exercise.methods, ran, True)})
         label, want = getattr(out, '_op', None), _label(exercise, case)
@@ -123,28 +128,22 @@ def wiring(exercise: Exercise, value_class: Any) -> Result | None:
 
 
 def _constructor(exercise: Exercise, value_class: Any) -> Result | None:
-    """Whether Value(data, children, op) keeps what it is given (its parents in _prev, its op in _op, the closure
-    handed to it): where it does not, every op's output misses it, and the line to fix is in __init__."""
+    """Whether Value(data, children, op) keeps what it is given (its parents in _prev, its op in _op): where it
+    does not, every op's output misses it, and the line to fix is in __init__."""
     text_ = "a, b = Value(1.0), Value(2.0); out = Value(3.0, (a, b), '+')"
     set_input(text_)
-    fn = lambda *grad: None  # noqa: E731 -- a closure to hand over
     try:
         a, b = value_class(1.0), value_class(2.0)
-        out = value_class(3.0, (a, b), '+', _grad_fn=fn) if workspace_convention(value_class) else \
-            value_class(3.0, (a, b), '+')
+        out = value_class(3.0, (a, b), '+')
     except Exception:  # noqa: BLE001 -- a Value made otherwise: its ops are checked as they are
         return None
     prev = list(getattr(out, '_prev', ()) or ())
     problems = [('constructor_prev', not (any(p is a for p in prev) and any(p is b for p in prev)), '_prev',
                  f"out._prev = {prev!r}"[:120]),
                 ('constructor_op', getattr(out, '_op', '+') != '+', '_op', f"out._op = {getattr(out, '_op', None)!r}")]
-    if workspace_convention(value_class):
-        problems.append(('constructor_closure', getattr(out, '_grad_fn', None) is not fn, '_grad_fn',
-                         "out._grad_fn = None"))
     for key, wrong_, attribute, obtained in problems:
         if wrong_:
-            said = {'_prev': "its parents (_children) in `_prev`", '_op': "the op's name (_op) in `_op`",
-                    '_grad_fn': "the closure it is handed (_grad_fn) in `_grad_fn`"}[attribute]
+            said = {'_prev': "its parents (_children) in `_prev`", '_op': "the op's name (_op) in `_op`"}[attribute]
             return outcome.wrong(exercise, key, input=text_, expected=f"out.{attribute} as given", obtained=obtained,
                                  why=f"`Value(data, children, op)` does not keep {said}: `Value.__init__` must, or "
                                      "no op's output is in the graph as it should be",
@@ -196,13 +195,3 @@ def _label(exercise: Exercise, case: Case) -> str:
     if exponent and exponent not in case.leaves:
         return f"{op.name}{exponent}"
     return op.name
-
-
-def _unattached(value_class: Any, exercise: Exercise) -> str:
-    """The closure never attached, said in the convention the learner's op is written in: the workspace's
-    _backward(grad), handed over as Value(..., _grad_fn=_backward), or the lecture's _backward(), assigned to
-    out._backward."""
-    if any(code.co_argcount for code in closures(value_class, exercise.methods)):  # _backward(grad)
-        return ("`_grad_fn=_backward` is missing from the `Value(...)` that makes the output: the closure is never "
-                "attached, so backward() has nothing to run for this op")
-    return "`out._backward = _backward` is missing: the closure is never attached"

@@ -176,9 +176,9 @@ def line_with(cls: Any, method: str, needle: str | re.Pattern[str], loop: bool =
         return ''
     node, first, file = found
     lines = inspect.getsourcelines(fn)[0]
-    at = next((n for n, line in enumerate(lines, 1) if (needle.search(line) if isinstance(needle, re.Pattern)
-                                                         else needle in line) and not line.strip().startswith('#')),
-              None)
+    codes = [line.split('#')[0] for line in lines]  # (not in a comment)
+    at = next((n for n, code in enumerate(codes, 1)
+               if (needle.search(code) if isinstance(needle, re.Pattern) else needle in code)), None)
     if at is None:
         return ''
     if loop:  # the innermost loop around it

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, cast
 
-from micrograd.exercises.cutting import library_source, load, splice
+from micrograd.exercises.cutting import INLINED, library_source, load, splice
 from micrograd.exercises.scalar.blanks import Blank, blanks_of, enclosing
 from micrograd.exercises.scalar.exercises import Exercise, find
 
@@ -54,9 +54,10 @@ RULES: dict[str, str] = {
                        "y * grad, with y a Value, builds a graph node); use y.data",
     'reused_leaf': "right when the parents differ, wrong when one Value is both parents (as in a + a): each use "
                    "already gets its share through `+=`, so a special case for `self is other` counts it again",
-    'out_undefined': "out is not the output Value in the workspace's _backward(grad) (it is undefined, or a "
-                     "float): the closure is handed the output's gradient, so here `grad` is the lecture's "
-                     "`out.grad`, and the output's value is the forward pass's own variable",
+    'holds_out': "your _backward reads `out`, as the lecture's does: then the closure holds the output and the "
+                 "output holds it, a reference cycle that only the garbage collector frees (the library runs half "
+                 "as fast so). It is handed the output's gradient: write `grad` where the lecture writes "
+                 "`out.grad`, and the forward pass's own variable (or formula) for `out.data`",
     'forward': "the forward value is wrong (out.data), so its derivative cannot be right either",
     'through_ops': "right on leaves, wrong where an operand was made by an op: the gradient must reach what made "
                    "it, through the graph",
@@ -88,8 +89,9 @@ class _Context:
                 self.assigned |= {t.id: v for t, v in zip(node.targets[0].elts, node.value.elts)
                                   if isinstance(t, ast.Name)}
         returned = [n.value for n in ast.walk(method) if isinstance(n, ast.Return) and n.value is not None]
-        values = [r.args[0] for r in returned if isinstance(r, ast.Call) and isinstance(r.func, ast.Name)
-                  and r.func.id == 'Value' and r.args]
+        returned = [self.assigned.get(r.id, r) if isinstance(r, ast.Name) else r for r in returned]  # return out
+        values = [r.args[0] for r in returned if isinstance(r, ast.Call) and r.args and (
+            isinstance(r.func, ast.Name) and r.func.id in ('Value', 'cls') or ast.unparse(r.func) == 'type(self)')]
         self.output = values[0] if values else None
         self.outputs = {v.id for v in values if isinstance(v, ast.Name)}
         self.inputs = {name for name, value in self.assigned.items() if name not in self.outputs  # x = self.data,
@@ -126,6 +128,8 @@ def helper(node: ast.AST, module: str = 'micrograd.engine') -> Any:
     if not isinstance(node, ast.Call):
         return None
     namespace, func = vars(importlib.import_module(module)), node.func
+    if module in INLINED:  # (engine.py's ops beyond the lecture are more_ops.py's, with its names)
+        namespace = {**vars(importlib.import_module(INLINED[module])), **namespace}
     found = namespace.get(func.id) if isinstance(func, ast.Name) else \
         getattr(namespace.get(func.value.id), func.attr, None) if isinstance(func, ast.Attribute) and \
         isinstance(func.value, ast.Name) else None
