@@ -40,9 +40,9 @@ class Value:
         return out
     def __pow__(self, other: Value | float) -> Value:
         # The lecture's power rule, for a number k. Below the line: x ** y of two Values, a NumPy
-        # number, and k < 1 for x < 1, where the slope may be too steep for a float (inf at 0).
+        # number, and x < 1 with k < 1 or nan (a slope too steep for a float is inf, or complex).
         if (isinstance(other, Value) or type(other) not in (int, float)
-                or type(self.data) is not float or other < 1 and not self.data >= 1):
+                or type(self.data) is not float or not other >= 1 and not self.data >= 1):
             return self._power(other)
         out = Value(self.data**other, (self,), f'**{other}')
         def _backward(grad: float) -> None:

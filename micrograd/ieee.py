@@ -36,17 +36,18 @@ def checked_pow(base: object, exponent: object) -> tuple[float, float, float]:
     return x, y, out
 
 
-def power(x: float, e: float) -> float:
+def power(x: float, e: float, number: bool = False) -> float:
     """x ** e of two floats in IEEE arithmetic, as PyTorch computes it: where Python raises, it is infinite
     (0.0 ** -0.5 and 1e-300 ** -2.0 are inf), with the sign x ** e has (negative for a negative x and an odd
-    whole e, and at x = -0.0 for e = -0.5). The power rule's x**(y-1) in the backward of x ** y: a slope
-    too steep for a float is inf."""
+    whole e, and at x = -0.0 for e = -0.5 when e is a number, not a Value's data). The power rule's
+    x**(y-1) in the backward of x ** y: a slope too steep for a float is inf."""
     try:
         out: float = x ** e
         return out
     except (OverflowError, ZeroDivisionError):
         odd = e.is_integer() and e % 2 == 1
-        rsqrt = e == -0.5  # PyTorch's x ** -0.5 is 1 / sqrt(x): -inf at x = -0.0, as sqrt(-0.0) is -0.0
+        rsqrt = number and e == -0.5  # PyTorch's x ** -0.5 of a number is 1 / sqrt(x): -inf at x = -0.0
+        # (sqrt(-0.0) is -0.0); of a tensor exponent it is IEEE pow's +inf
         return math.copysign(math.inf, x) if odd or rsqrt else math.inf
 
 

@@ -23,7 +23,7 @@ def _power(self: Any, other: Any) -> Any:  # x ** y, and x ** k at its edges: er
     x, y, data = ieee.checked_pow(self.data, other.data if two else other)
     out = type(self)(data, (self, other) if two else (self,), '**' if two else f'**{other}')
     def _backward(grad: float) -> None:  # d(x**y)/dx = y * x**(y-1) (0 for y = 0: PyTorch's)
-        self.grad += y * ieee.power(x, y - 1) * grad if y else 0.0  # (inf at x = 0 for y < 1)
+        self.grad += y * ieee.power(x, y - 1, not two) * grad if y else 0.0  # (inf at x = 0, y < 1)
         if two:  # d(x**y)/dy = x**y * log(x), 0 at x = 0 as in PyTorch
             other.grad += ieee.times_log(data, x) * grad
     out._backward = _backward
