@@ -1,6 +1,10 @@
 """What the checker says, for either track: a progress table and, for the first exercise that is not done,
 why; as text for a terminal and as HTML for Jupyter and Colab.
 
+Two levels: level 1 is the idea, the lecture's (an exercise 'correct ✓' has it), and reaching it everywhere is
+done (exit status 0); level 2, optional, is the library's own rules, said as how many are left. A track may add
+one more Result, numbered 0: its whole engine run once the exercises are right; "done" waits for it too.
+
 A track's exercises need only say who they are: number, name, title, task, hint, stronger (the hint --hint
 adds) and formula. What is wrong comes in the Results (result.py), sentences included.
 """
@@ -49,6 +53,11 @@ class Report:
     command: str = 'python -m micrograd.exercises check'  # how to run the checker again, for the advice
     answer: str = ''                # how to see the library's own code, for when all is done
     title: str = 'micrograd exercises'
+    engine: Result | None = None    # the whole engine's verdict (the Result numbered 0), once it was run
+
+    def __post_init__(self) -> None:
+        self.engine = next((r for r in self.results if not r.number), self.engine)
+        self.results = [r for r in self.results if r.number]
 
     def exercise(self, result: Result) -> Described:
         return next(e for e in self.exercises if e.name == result.name)
@@ -59,19 +68,23 @@ class Report:
 
     @property
     def done(self) -> int:
-        return sum(r.status == DONE for r in self.results)
+        """How many are done at level 1 (the library's rules, level 2, may be left)."""
+        return sum(r.status in (DONE, CORRECT) for r in self.results)
 
     @property
     def passed(self) -> bool:
-        return not self.error and bool(self.present) and all(r.status == DONE for r in self.present)
+        """Level 1 everywhere, and the whole engine right where it was run."""
+        return (not self.error and bool(self.present) and all(r.status in (DONE, CORRECT) for r in self.present)
+                and (self.engine is None or self.engine.status == DONE))
 
     @property
     def focus(self) -> Result | None:
-        """The exercise to talk about: the first wrong one, else the first correct-but-for-a-rule one (a rule left
-        waits for a mistake to be shown), else the first not started."""
-        for status in (WRONG, CORRECT, NOT_STARTED):
-            for r in self.results:
-                if r.status == status:
+        """What to talk about: the first wrong exercise, else the first not started, else the whole engine where
+        it differs, else (level 2) the first exercise correct but for a rule of the library's."""
+        engine = [self.engine] if self.engine is not None and self.engine.status == WRONG else []
+        for status in (WRONG, NOT_STARTED, 'engine', CORRECT):
+            for r in engine if status == 'engine' else self.results:
+                if r.status == status or status == 'engine':
                     return r
         return None
 
@@ -80,12 +93,12 @@ class Report:
             return "nothing checked"
         absent = [r.name for r in self.results if r.status == ABSENT]
         line = f"{self.done} of {len(self.results) - len(absent)} done"
-        correct = sum(r.status == CORRECT for r in self.results)
-        if correct:
-            line += f", {correct} correct with a rule of the library's left"
         if absent:
             line += f" ({len(absent)} not in this class: {' '.join(absent)})"
-        return line
+        correct = sum(r.status == CORRECT for r in self.results)
+        if self.engine is not None and self.engine.status == WRONG:
+            line += "; the whole engine differs from the library's"
+        return line + (f"; level 2 (the library's rules, optional): {correct} left" if correct else '')
 
     def headline(self) -> str:
         """One sentence on where the learner stands."""
@@ -93,19 +106,24 @@ class Report:
             return self.error
         if not self.present:
             return "none of the exercises' methods is in this class"
-        if self.passed:
-            said = "all done: every gradient matches the library's engine and central differences"
-            return f"{said}. Compare with the library's own code: {self.answer}" if self.answer else said
         focus = self.focus
-        assert focus is not None
-        place = self.places.get(focus.number, '')
+        place = self.places.get(focus.number, '') if focus is not None else ''
         place = f" ({place})" if place else ''
+        if self.passed:
+            said = "every gradient matches the library's engine and central differences"
+            if focus is not None:  # level 2 left
+                return (f"all done at level 1: {said}. Level 2, optional: exercise {focus.number} ({focus.name}) "
+                        f"is correct ✓{place}; the library asks a little more")
+            return f"all done: {said}" + (f". Compare with the library's own code: {self.answer}" if self.answer
+                                          else '')
+        assert focus is not None
+        if focus is self.engine:
+            return "the exercises are done, but the whole engine differs from the library's" + \
+                (f" ({focus.place})" if focus.place else '')
         if all(r.status == NOT_STARTED for r in self.present):
             return f"nothing started yet: begin with `{focus.name}`, exercise {focus.number}{place}"
         if focus.status == NOT_STARTED:
             return f"next: exercise {focus.number} ({focus.name}){place}"
-        if focus.status == CORRECT:
-            return f"exercise {focus.number} ({focus.name}) is correct ✓{place}; the library asks a little more"
         return f"exercise {focus.number} ({focus.name}) is wrong{place}"
 
     def details(self) -> list[tuple[str, str]]:
@@ -117,6 +135,11 @@ class Report:
                  if r.status == DONE and r.note]
         if focus is None:
             return notes
+        if focus is self.engine:
+            shown = [('input', focus.input), ('expected', focus.expected), ('obtained', focus.obtained),
+                     ('diagnosis', focus.why), ('line', focus.place), ('also wrong', focus.also),
+                     ('printed', focus.printed.rstrip()[-600:])]
+            return [(label, text) for label, text in shown if text]
         exercise = self.exercise(focus)
         rows: list[tuple[str, str]] = []
         if focus.status == WRONG:
@@ -128,7 +151,8 @@ class Report:
             why = f"{focus.why}: {focus.detail}" if focus.why and focus.detail else focus.why or focus.detail
             rows.append(('diagnosis' if focus.status == WRONG else 'verdict', why))
             rows.append(('line', focus.place))
-        rows.append(('task', exercise.task))
+        if focus.status != CORRECT:  # (a correct one's verdict lists the rules of its task left)
+            rows.append(('task', exercise.task))
         rows.append(('hint', exercise.hint))
         if self.hint:
             rows += [('more', exercise.stronger), ('formula', exercise.formula)]
@@ -142,9 +166,11 @@ class Report:
         rows += [('also', f"exercise {r.number} ({r.name}) is WRONG too: {r.why}"
                           + (f" ({r.place})" if r.place else '')) for r in self.results
                  if r.status == WRONG and r is not focus]
-        turn = "once the mistakes are fixed" if focus.status == WRONG else "next"
-        rows += [('also', f"exercise {r.number} ({r.name}) is correct ✓ too, with a rule of the library's left: "
-                          f"its turn comes {turn}") for r in self.results if r.status == CORRECT and r is not focus]
+        others = [f"{r.number} ({r.name})" for r in self.results if r.status == CORRECT and r is not focus]
+        if others:
+            rows.append(('also', f"exercise{'s' if len(others) > 1 else ''} {', '.join(others)} "
+                                 f"{'are' if len(others) > 1 else 'is'} correct ✓ too: level 1 done, a rule of the "
+                                 "library's left for level 2"))
         if focus.printed:
             rows.append(('printed', focus.printed.rstrip()[-600:]))
         return [(label, text) for label, text in rows + notes if text]

@@ -9,6 +9,7 @@ output (t in tanh, e in exp, s in sigmoid; data in x ** y) and exponent (k in x 
 x ** y, _power: x ** y and x ** k for k < 1).
 """
 import ast
+import re
 
 from micrograd.exercises.cutting import library_source, load, splice
 from micrograd.exercises.scalar.blanks import find_blanks
@@ -72,6 +73,8 @@ MUTANTS = [
     ('**', '__pow__', "{x}.grad += {y} * ({x}.data ** {y}) ** ({y} - 1) * grad", 'at_output'),
     ('**', '__pow__', "{x}.grad += {y} * {x}.data ** {y} - 1 * grad", 'precedence'),
     # x ** y, and x ** k for k < 1 (_power)
+    ('**', '_power', "{x}.grad = y * {x}.data ** (y - 1) * grad" + EXPONENT, 'overwrite'),  # the base's line
+    ('**', '_power', "{x}.grad += y * abs({x}.data) ** (y - 1) * grad" + EXPONENT, 'pow_abs'),
     ('**', '_power', "{x}.grad += y * {x}.data ** y * grad" + EXPONENT, 'exponent_off'),
     ('**', '_power', "{x}.grad += y * {x}.data ** (y - 2) * grad" + EXPONENT, 'exponent_off'),
     ('**', '_power', "{x}.grad += {x}.data ** (y - 1) * grad" + EXPONENT, 'factor_dropped'),
@@ -453,6 +456,18 @@ NEURON_MUTANTS = [
                  "{i}return Value(act) if self.activation == 'linear' else Value(act).relu()", 'neuron_detached'),
 ]
 
+# A neuron whose forward value differs, named by the rule that gives its value, at the line that holds it:
+# (method, body, diagnosis, the line planted)
+ACT = "{i}return act if self.activation == 'linear' else getattr(act, self.activation)()"
+NEURON_LINE_SLIPS = [
+    ('__call__', "act = Value(0.0)\n{i}for wi, xi in zip(self.w, x):\n{i}    act = act + wi * xi + self.b\n" + ACT,
+     'neuron_bias_per_input', "act = act + wi * xi + self.b"),
+    ('__call__', "act = sum((wi * wi for wi, xi in zip(self.w, x)), self.b)\n" + ACT, 'neuron_squared',
+     "act = sum((wi * wi for wi, xi in zip(self.w, x)), self.b)"),
+    ('__call__', "act = self.b\n{i}for wi, xi in zip(self.w, x):\n{i}    act = act + xi * xi\n{i}return act.tanh()",
+     'neuron_squared', "act = act + xi * xi"),
+]
+
 # The lecture's neuron and a neuron without the library's rules: right in the idea, graded 'correct'.
 NEURON_RULES_LEFT = [
     ('__call__', "act = sum((wi * xi for wi, xi in zip(self.w, x)), self.b)\n{i}out = act.tanh()\n{i}return out",
@@ -499,6 +514,8 @@ LECTURE_GRAPH_EDITS = [
      'closure_not_attached', "return out  # unattached"),
     ('*', '__mul__', "(self, other), '*'", "(self,), '*'", 'not_in_graph', "(self,), '*'"),
     ('tanh', 'tanh', "(self,), 'tanh'", "(self,), 'TANH'", 'op_label', "(self,), 'TANH'"),
+    ('*', '__mul__', "        out._backward = _backward\n", "        other._backward = _backward\n",
+     'closure_on_operand', "other._backward = _backward"),  # attached to the wrong node
 ]
 
 # A slip in one branch of a closure written with two (x ** y's _power: an exponent that is a Value, or a number),
@@ -517,6 +534,11 @@ LINE_SLIPS = [
     ('backward', 'backward', "order = self._topological_order()\n{i}for node in order:\n{i}    node.grad = 0.0\n"
                              "{i}self.grad += 1.0\n{i}for n in order:\n{i}    n._grad_fn(n.grad)",
      'backward_not_reversed', "for n in order:"),
+    # each node zeroed just after it passes its gradient on: the nodes between lose theirs
+    ('backward', 'backward', "order = self._topological_order()\n{i}for node in order:\n{i}    node.grad = 0.0\n"
+                             "{i}self.grad += 1.0\n{i}for n in reversed(order):\n{i}    n._backward()\n"
+                             "{i}    n.grad = 0",
+     'backward_zeroed_after', "n.grad = 0"),
     # the nodes zeroed inside the loop that runs their backwards: the seed and every gradient received wiped
     ('backward', 'backward', "order = self._topological_order()\n{i}self.grad += 1.0\n{i}for n in reversed(order):\n"
                              "{i}    n.grad = 0\n{i}    n._grad_fn(n.grad)", 'backward_zeroed_in_loop', "n.grad = 0"),
@@ -538,6 +560,54 @@ IN_THEIR_WORDS = [
 ]
 # The lecture's * with the operands swapped in one line, out.grad as the lecture writes it.
 LECTURE_SWAPPED = "self.grad += self.data * out.grad"
+
+
+# The ops the workspace gives, each planted with a slip in a solved engine: the whole engine (whole_engine.py)
+# must name the form that differs by the form whose numbers it gives, at the line planted. (method, its new text,
+# or for a method made another `name = other`, what the report says, the line planted)
+LECTURE_SUB = """\
+    def __sub__(self, other):
+        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data - other.data, (self, other), '-')
+
+        def _backward():
+            self.grad += out.grad
+            other.grad %s out.grad
+        out._backward = _backward
+        return out
+"""
+GIVEN_OP_SLIPS = [
+    ('__neg__', "    def __neg__(self):\n        return self * 1.0\n", "`-x` gives the value of `x`",
+     "return self * 1.0"),
+    ('__sub__', "    def __sub__(self, other):\n        return self + other\n", "`x - y` gives the value of `x + y`",
+     "return self + other"),
+    ('__rsub__', "    def __rsub__(self, other):\n        return self - Value(other)\n",
+     "`2 - x` gives the value of `x - 2`", "return self - Value(other)"),
+    ('__rtruediv__', "    def __rtruediv__(self, other):\n        return self / Value(other)\n",
+     "`2 / x` gives the value of `x / 2`", "return self / Value(other)"),
+    ('__rpow__', "    def __rpow__(self, other):\n        return self ** Value(other)\n",
+     "`2 ** x` gives the value of `x ** 2`", "return self ** Value(other)"),
+    ('__rmul__', "__add__", "`2 * x` gives the value of `2 + x`", "__rmul__ = __add__"),
+    ('__sub__', LECTURE_SUB % '+=', "`x - y` gives the right value, but the gradients of `x + y`",
+     "other.grad += out.grad"),
+]
+# The same ops written otherwise, rightly: the whole engine is done. (method, its new text)
+GIVEN_OPS_RIGHT = [
+    ('__sub__', "    def __sub__(self, other):\n        return self + (-other)\n"),  # the lecture's
+    ('__sub__', LECTURE_SUB % '-='),  # - as an op of its own
+    ('__neg__', "    def __neg__(self):\n        return self * -1\n"),
+    ('__rtruediv__', "    def __rtruediv__(self, other):\n        return other * self**-1\n"),
+]
+
+
+def given_op_engine(method, text):
+    """The library's engine with one given op replaced whole, or (text a method's name) made that method."""
+    if text.startswith('__'):
+        source, _ = library_source('micrograd.engine')
+        source = re.sub(rf'(?m)^(\s*){method} = \w+', rf'\g<1>{method} = {text}', source, count=1)
+        return load(source, 'given', '<given>'), source
+    source = rewritten_source(method, text)
+    return load(source, 'given', '<given>'), source
 
 
 def edited_engine(method, old, new, source=None):

@@ -24,14 +24,19 @@ from micrograd.exercises.cutting import library_source, load, splice
 from micrograd.exercises.report import Report
 from micrograd.exercises.result import CORRECT, DONE, GENERIC, NOT_STARTED, WRONG
 from micrograd.exercises.scalar.blanks import blanks_of, engine_header, find_blanks, nn_header
+from micrograd.exercises.scalar.drive import closure_of, takes_grad
 from micrograd.exercises.scalar.exercises import BY_NAME as EXERCISE
 from micrograd.exercises.scalar.exercises import WRITTEN, op_exercise
 from micrograd.exercises.scalar.grade import check_all, check_one
 from micrograd.exercises.scalar.op_grading import expected
+from micrograd.exercises.scalar.places import closures
 from micrograd.exercises.scalar.slips import RULES, derive, variants
+from micrograd.exercises.scalar.whole_engine import PROTOCOL, check_engine, forms
 from tests import ROOT
 from tests.exercises.exercises_mutants import (
     CONSTRUCTOR_EDITS,
+    GIVEN_OP_SLIPS,
+    GIVEN_OPS_RIGHT,
     GRAPH_EDITS,
     IN_THEIR_WORDS,
     LECTURE_BUILD_TOPO,
@@ -41,11 +46,13 @@ from tests.exercises.exercises_mutants import (
     LECTURE_SWAPPED,
     LINE_SLIPS,
     MUTANTS,
+    NEURON_LINE_SLIPS,
     NEURON_MUTANTS,
     NEURON_RULES_LEFT,
     RIGHT,
     RULES_LEFT,
     edited_engine,
+    given_op_engine,
     line_of,
     mutant_engine,
     mutant_nn,
@@ -159,6 +166,47 @@ def test_every_rule_is_stated_in_the_task_and_above_the_blank_before_the_learner
         for _, text in e.rules:
             assert text in e.task
             assert ' '.join(text.split()) in flat, text
+
+
+def closure_runs(case, data=None):
+    """Each closure the case runs with the library, in the order backward() runs them: (its code, whether a
+    parent holds a gradient already when it runs, {parent's position: (the case's leaf there, its sign)})."""
+    leaves, out = case.build(micrograd.engine.Value, data)
+    names = {id(v): k for k, v in leaves.items()}
+    order = micrograd.engine.topological_order(out)
+    for node in order:
+        node.grad = 0.0
+    out.grad = case.grad
+    runs = []
+    for node in reversed(order):
+        fn = closure_of(node)  # (the closure itself, or a wrapper holding it: its code is the closure's)
+        code = next(c for c in [fn.__code__, *(getattr(cell.cell_contents, '__code__', None)
+                                               for cell in fn.__closure__ or ())] if c and c.co_name == '_backward')
+        runs.append((code, any(p.grad != 0 for p in node._prev),
+                     {i: (names[id(p)], math.copysign(1, p.data)) for i, p in enumerate(node._prev) if id(p) in names}))
+        fn(node.grad) if takes_grad(fn) else fn()
+    return runs
+
+
+@pytest.mark.parametrize('exercise', OPS, ids=[e.name for e in OPS])
+def test_every_closures_cases_reuse_a_parent_and_cover_each_sign_its_domain_allows(exercise):
+    """Each closure of an op (x ** y's two too) runs on a case where a parent holds a gradient already when it
+    runs (used twice, or left from an earlier backward(): where `=` for `+=` shows), and each parent that is a
+    leaf takes each sign the library accepts there (a leaf's sign flipped: where it still builds and runs the
+    closure, that sign is in its domain, and a case must have it: where abs() and a dropped sign show)."""
+    for code in closures(micrograd.engine.Value, exercise.methods):
+        runs = [(case, run) for case in exercise.cases for run in closure_runs(case) if run[0] is code]
+        assert runs, f"{code.co_name} of {exercise.name}: no case runs it"
+        assert any(held for _, (_, held, _) in runs), f"{exercise.name}: no parent holds a gradient as it runs"
+        seen = {(i, sign) for _, (_, _, signs) in runs for i, (_, sign) in signs.items()}
+        for case, (_, _, signs) in runs:
+            for i, (leaf, sign) in signs.items():
+                try:
+                    flipped = closure_runs(case, {**case.leaves, leaf: -case.leaves[leaf]})
+                except ValueError:  # outside the op's domain (log of a negative, a fractional power of one)
+                    continue
+                assert (i, -sign) in seen or all(run[0] is not code for run in flipped), \
+                    f"{exercise.name}: parent {i} never has the sign of {leaf} flipped in `{case.text()}`"
 
 
 def test_my_engine_read_top_to_bottom_meets_the_ops_in_the_order_of_their_numbers():
@@ -446,6 +494,35 @@ def test_the_lectures_class_and_the_lecture_style_ops_are_put_in_the_graph_right
 
 # --- The idea first: the lecture's own code is correct, the library's rules named one by one -----
 
+@pytest.mark.parametrize('method, text, said, planted', GIVEN_OP_SLIPS, ids=[f"{m[0]}-{n}" for n, m in
+                                                                        enumerate(GIVEN_OP_SLIPS)])
+def test_a_slip_in_an_op_the_workspace_gives_keeps_the_engine_from_done(method, text, said, planted):
+    """Every exercise done, one given op slipped: the whole engine names the form and its line; not all done."""
+    engine, source = given_op_engine(method, text)
+    report = Report(results=list(check_all(engine.Value)), exercises=EXERCISES)
+    assert all(r.status == DONE for r in report.present), [(r.name, r.why) for r in report.present]
+    assert report.engine.status == WRONG and not report.passed
+    assert report.engine.why == said and report.focus is report.engine
+    assert report.engine.place == f"<given>, line {line_of(source, planted)}: {planted}"
+    assert f"the whole engine differs from the library's ({report.engine.place})" in str(report)
+
+
+@pytest.mark.parametrize('method, text', GIVEN_OPS_RIGHT, ids=[f"{m[0]}-{n}" for n, m in enumerate(GIVEN_OPS_RIGHT)])
+def test_a_given_op_written_otherwise_rightly_is_done(method, text):
+    engine, _ = given_op_engine(method, text)
+    assert check_engine(engine.Value, strict=True).status == DONE
+
+
+def test_the_whole_engine_runs_every_op_of_the_protocol_and_the_op_table_on_each_operand_kind():
+    codes = [f.code for f in forms()]
+    table = {(f.code, f.method) for f in forms()}
+    for symbol, method, reflected in PROTOCOL:  # a Value, the same Value, an int and a float; both sides
+        assert {(f"x {symbol} y", method), (f"x {symbol} x", method), (f"x {symbol} 2", method),
+                (f"2 {symbol} x", reflected), (f"x {symbol} 0.5", method), (f"0.5 {symbol} x", reflected)} <= table
+    assert {op.method for op in ops.OPS} <= {f.method for f in forms()}
+    assert len(codes) == len(set(codes))
+
+
 @pytest.mark.parametrize('exercise, method, body, rules', RULES_LEFT,
                          ids=[f"{m[0]}-{n}" for n, m in enumerate(RULES_LEFT)])
 def test_right_in_the_idea_but_short_of_a_rule_is_correct_and_the_rule_named(exercise, method, body, rules):
@@ -477,6 +554,16 @@ def test_the_tanh_neuron_says_first_that_the_forward_value_differs_and_why():
     assert report.focus.place.endswith(": return act.tanh()")  # the line that applies the activation
 
 
+@pytest.mark.parametrize('method, body, diagnosis, planted', NEURON_LINE_SLIPS,
+                         ids=[f"{m[2]}-{n}" for n, m in enumerate(NEURON_LINE_SLIPS)])
+def test_a_neuron_whose_value_differs_is_named_by_the_rule_that_gives_it_at_its_line(method, body, diagnosis,
+                                                                                      planted):
+    nn = mutant_nn(method, body)
+    result = check_one(EXERCISE['neuron'], micrograd.engine.Value, nn.Neuron, strict=True)
+    assert (result.status, result.diagnosis) == (WRONG, diagnosis), result.why
+    assert result.place.endswith(f"line {line_of(inspect.getsource(nn), planted)}: {planted}")
+
+
 @pytest.mark.parametrize('method, body, diagnosis', NEURON_MUTANTS, ids=[m[2] for m in NEURON_MUTANTS])
 def test_a_mistake_in_the_neuron_is_named(method, body, diagnosis):
     result = check_one(EXERCISE['neuron'], micrograd.engine.Value, mutant_nn(method, body).Neuron, strict=True)
@@ -494,7 +581,9 @@ def test_a_value_from_the_lecture_is_checked_on_the_ops_it_has():
     assert backward.status == CORRECT  # right gradients; it never zeroes, sets the root's grad, recurses
     assert backward.diagnosis == 'backward_no_zeroing' and "3 steps left" in backward.why
     present = N - len(absent)
-    assert f"{present - 1} of {present} done, 1 correct" in str(report)
+    assert f"{present} of {present} done (5 not in this class: log sigmoid dot sort neuron); level 2 (the library's " \
+           "rules, optional): 1 left" in str(report)
+    assert report.passed and report.engine.status == DONE  # its whole engine, on the forms it has
 
 
 def test_a_lecture_value_with_eq_for_plus_eq_is_caught_on_a_times_a():
@@ -649,7 +738,7 @@ def test_the_command_line(tmp_path):
 def test_a_learner_writes_the_lectures_sort_backward_and_neuron_and_is_told_correct(tmp_path):
     """The walk-through: the lecture's recursive build_topo keeping the leaves, its backward() with
     self.grad = 1.0 and node._backward(), its tanh neuron with a for loop over zip(self.w, x). Each is correct
-    backprop, said so, with the library's rules still to meet named one by one."""
+    backprop, said so: level 1 is done, with the library's rules (level 2, optional) named one by one."""
     start(tmp_path)
     engine, nn = tmp_path / 'my_engine.py', tmp_path / 'my_nn.py'
     source, _ = library_source('micrograd.engine')  # the ops written as the library writes them
@@ -666,8 +755,10 @@ def test_a_learner_writes_the_lectures_sort_backward_and_neuron_and_is_told_corr
     ops = len(OPS)  # the ops come first, then the sort, backward() and the neuron
     assert [r.status for r in report.results] == [DONE] * ops + [CORRECT] * 3, [r.why for r in report.results]
     text = str(report)
-    assert f"{ops} of {N} done, 3 correct with a rule of the library's left" in text
-    assert f"exercise {number('sort')} (sort) is correct ✓" in text
+    assert f"{N} of {N} done; level 2 (the library's rules, optional): 3 left" in text
+    assert report.passed and report.engine.status == DONE  # level 1 is done: exit status 0
+    assert "all done at level 1: every gradient matches" in text
+    assert f"Level 2, optional: exercise {number('sort')} (sort) is correct ✓" in text
     assert "correct ✓ — every node once, after its parents" in text
     for r in report.results[ops:]:
         assert r.why.startswith("correct ✓ — ") and "left to match the library" in r.why
@@ -717,8 +808,9 @@ def test_a_wrong_exercise_is_shown_before_the_lectures_correct_ones(tmp_path, fi
     assert f"exercise {number(name)} ({name}) is wrong" in text
     assert f"  line:      {file}, line {line}: " in text and wrong.why in text
     correct = [r for r in report.results if r.status == CORRECT]
-    assert correct and all(f"exercise {r.number} ({r.name}) is correct ✓ too" in text for r in correct)
-    assert text.index("diagnosis:") < text.index("is correct ✓ too")
+    also = next(line for line in text.splitlines() if "correct ✓ too: level 1 done" in line)
+    assert correct and all(f"{r.number} ({r.name})" in also for r in correct)
+    assert text.index("diagnosis:") < text.index("correct ✓ too")
 
 
 def test_a_correct_exercise_shows_the_librarys_way_beside_the_learners_not_as_expected():

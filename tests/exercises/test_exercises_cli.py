@@ -2,6 +2,7 @@
 every option refused on one line before any work, paths with spaces, commands that work as printed, and a
 learner's code that prints, exits or writes to file descriptor 1 without disturbing the checker's results."""
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from micrograd.exercises import EXERCISES, check, start
 from micrograd.exercises.__main__ import main
 from micrograd.exercises.cutting import library_source, splice
 from micrograd.exercises.result import DONE, GENERIC, WRONG
-from micrograd.exercises.scalar.blanks import engine_header, find_blanks
+from micrograd.exercises.scalar.blanks import engine_header, find_blanks, nn_header
 from micrograd.exercises.scalar.exercises import BY_NAME as EXERCISE
 from micrograd.exercises.scalar.grade import check_one
 from tests import ROOT
@@ -170,6 +171,22 @@ def test_the_lectures_out_grad_is_translated_and_the_closure_named(tmp_path):
     assert "write `grad` where the lecture writes `out.grad`" in str(report)
     line = 1 + (tmp_path / 'my_engine.py').read_text().split('self.grad += out.grad')[0].count('\n')
     assert focus.place == f"my_engine.py, line {line}: self.grad += out.grad"
+
+
+def test_a_given_op_slipped_in_a_finished_workspace_is_named_at_its_line_and_exit_status_is_1(tmp_path):
+    """Every exercise written as the library writes it, then `__rmul__ = __add__`: not all done."""
+    start(tmp_path)
+    solved(tmp_path, 'backward')
+    nn = tmp_path / 'my_nn.py'
+    nn.write_text(nn_header() + library_source('micrograd.nn')[0].replace('from micrograd.engine import',
+                                                                        'from my_engine import'))
+    engine = tmp_path / 'my_engine.py'
+    engine.write_text(re.sub(r'__rmul__ = __mul__.*', '__rmul__ = __add__', engine.read_text(), count=1))
+    line = 1 + engine.read_text().split('__rmul__ = __add__')[0].count('\n')
+    done = run('check', '.', cwd=tmp_path)
+    assert done.returncode == 1 and f"{N} of {N} done; the whole engine differs" in done.stdout, done.stdout
+    assert f"(my_engine.py, line {line}: __rmul__ = __add__)" in done.stdout
+    assert "`2 * x` gives the value of `2 + x`" in done.stdout
 
 
 def test_an_error_inside_micrograd_is_placed_at_the_learners_line():

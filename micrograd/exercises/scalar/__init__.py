@@ -12,7 +12,8 @@ engine.py and nn.py for the learner to write.
     neuron_grading.py grading the neuron: the idea first, then the library's rules
     outcome.py        a Result made the same way by every grader
     places.py         where the learner wrote each exercise, and the line a diagnosis points at
-    grade.py          every exercise in order, each under a time limit
+    grade.py          every exercise in order, each under a time limit, then the whole engine
+    whole_engine.py   every op the Value defines, given or written, on a table of forms against the library's
     fit.py            a wrong gradient no slip reproduces, named by the formula its numbers follow
     exercises_ipynb.py  exercises.ipynb: a cell per exercise, a check under each
 

@@ -43,10 +43,11 @@ def make(graph: Graph, value_class: Any) -> dict[str, Any]:
 
 
 def simulate(graph: Graph, calls: int = 1, reverse: bool = True, seed: str = '+=', unit: bool = False,
-             zero: str = 'order', repeat: int = 1, paths: bool = False) -> dict[str, float]:
+             zero: str = 'order', repeat: int = 1, paths: bool = False, zero_after: bool = False) -> dict[str, float]:
     """The gradients a backward() of a given kind leaves in graph: the library's by default. seed: '+=', '=',
     '' (none) or 'late' (after the loop); repeat: each node's backward run that many times; paths: the order of a
-    sort without a visited set (a node once per path)."""
+    sort without a visited set (a node once per path); zero_after: each node zeroed once it has passed its
+    gradient on."""
     data = dict(graph.leaves)
     local: dict[str, list[float]] = {}
     for name, op, parents in graph.nodes:
@@ -75,6 +76,8 @@ def simulate(graph: Graph, calls: int = 1, reverse: bool = True, seed: str = '+=
                 g = 1.0 if unit else result[name]
                 for p, d in zip(parents_of[name], local[name]):
                     result[p] += d * g
+            if zero_after:
+                result[name] = 0.0
         if seed == 'late':  # the root's gradient set after the loop: nothing was passed on
             result[graph.root] = 1.0
     return result
@@ -161,7 +164,7 @@ def diagnose_backward(graph: Graph, calls: int, obtained: dict[str, float]) -> s
     kinds = [('backward_no_seed', {'seed': ''}), ('backward_not_called', {'repeat': 0}),
              ('backward_not_called', {'seed': 'late'}), ('backward_not_reversed', {'reverse': False}),
              ('backward_unit_grad', {'unit': True}), ('backward_twice', {'repeat': 2}),
-             ('backward_twice', {'paths': True})]
+             ('backward_twice', {'paths': True}), ('backward_zeroed_after', {'zero_after': True})]
     if calls > 1:
         kinds += [('backward_no_zeroing', {'zero': 'none'}), ('backward_no_zeroing', {'zero': 'none', 'seed': '='}),
                   ('backward_zeroes_leaves', {'zero': 'all'})]
@@ -189,6 +192,8 @@ def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: 
     if result.diagnosis == 'backward_no_seed' and (zeroed := zeroed_in_loop(value_class, 'backward')):
         result = replace(result, diagnosis='backward_zeroed_in_loop', place=zeroed,
                          why=outcome.explain(exercise, 'backward_zeroed_in_loop'))
+    if result.diagnosis == 'backward_zeroed_after':
+        result.place = zeroed_in_loop(value_class, 'backward', after=True)
     if result.diagnosis in LINES and not result.place:  # the line that holds the slip, where there is one
         loop = result.diagnosis == 'backward_not_reversed'  # the order walked: the `for` line, where there is one
         result.place = next((found for needle in LINES[result.diagnosis]

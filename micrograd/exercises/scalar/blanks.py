@@ -29,7 +29,7 @@ from micrograd.exercises.cutting import (
     splice,
     unwritten,
 )
-from micrograd.exercises.scalar.exercises import EXERCISES, Exercise, find
+from micrograd.exercises.scalar.exercises import EXERCISES, LEVELS, Exercise, find
 
 ENGINE_FILE, NN_FILE = 'my_engine.py', 'my_nn.py'
 CLASSES = {'engine': 'Value', 'nn': 'Neuron'}
@@ -150,6 +150,7 @@ def engine_header(directory: str | Path = '.') -> str:
 # my_engine.py: micrograd's engine.py with the backward of each op cut out, for you to write.
 # Fill in each EXERCISE in order, from 1 (+) to {_LAST.number} (backward); exercise {_NEURON.number} is in my_nn.py.
 {order}# Each op's _backward(grad) is handed the output's gradient: where the lecture writes out.grad, write grad.
+{textwrap.fill(LEVELS, 110, initial_indent='# ', subsequent_indent='# ')}
 """ + advice(command('check', where), command('solution', 'tanh'))
 
 

@@ -27,7 +27,7 @@ class Case:
     leaves: dict[str, float]
     code: str                  # statements that end by binding out
     grad: float = 1.0          # the gradient arriving at out
-    kink: bool = False         # at a kink: no finite differences (relu at 0)
+    kink: bool = False         # no finite differences there (relu at 0; x ** y at a negative x: not real nearby)
     prior: dict[str, float] = field(default_factory=dict)  # leaf grads left from an earlier backward()
     # An input where naive formulas overflow (tanh at 400, a divisor of 1e-170). A right formula that raises
     # OverflowError or ZeroDivisionError there (the textbook -x/y**2: y**2 underflows to 0) is accepted with a
@@ -172,6 +172,12 @@ def op_exercise(op: ops.Op) -> Exercise:
         cases=(*(case(leaves, code) for leaves in samples), case(samples[0], code, grad=-1.5),
                case(samples[0], code, prior='x=0.25')))
 
+# What the two levels are, said up front (the workspace's header, the notebook's introduction).
+LEVELS = ("Two levels. Level 1 is the lecture's: right gradients, the lecture's way (its recursive `build_topo`, "
+          "`self.grad = 1.0`, a tanh neuron), and your whole engine (the ops given too) agreeing with the library's "
+          "finish it (\"done\", exit status 0). Level 2, optional, is the library's own rules, each stated in its "
+          "exercise: an exercise that meets level 1 only is \"correct ✓\", and each rule left is named.")
+
 # A number in x + 2, x * 2 or x / 2 arrives as a leaf Value(2.0), so one closure serves both.
 _LEAF = "(and x {op} k: other is then a leaf Value(k))"
 
@@ -260,7 +266,10 @@ WRITTEN: tuple[Exercise, ...] = (
                case('x=2.0 y=3.0', 'out = x ** y'),
                case('x=2.0 y=3.0', 'out = x ** y', grad=-0.5),
                case('a=1.5', 'out = a ** a'),
-               case('x=1.5', 'out = x ** 3', prior='x=0.25')),
+               case('x=1.5', 'out = x ** 3', prior='x=0.25'),
+               case('x=-0.5', 'out = x ** -2'),
+               case('x=-2.0 y=2.0', 'out = x ** y', kink=True),  # y.grad = nan, as PyTorch's (math.log raises)
+               case('x=1.5 y=-2.0', 'out = x ** y', prior='x=0.25')),
         mistakes={
             'pow_abs': "the sign of a negative base is lost (abs, or a log of |x|): for x = -2, d(x**3)/dx = 12 and "
                        "d(x**2)/dx = -4",
@@ -355,6 +364,7 @@ WRITTEN: tuple[Exercise, ...] = (
                case('x=3.0 y=2.0', 'out = x / y', grad=-2.0),
                case('x=1.5', 'out = x / 4.0', grad=3.0),
                case('x=2.0 y=-0.5', 'out = x / y'),
+               case('x=-1.5 y=0.5', 'out = x / y'),
                case('a=1.5', 'out = a / a'),
                case('x=3.0 y=2.0', 'out = x / y', prior='y=0.5'),
                case('x=1.5', 'out = x / 4.0', prior='x=0.25'),
@@ -408,6 +418,7 @@ WRITTEN: tuple[Exercise, ...] = (
         cases=(case('w1=0.5 w2=-1.5 x1=2.0 x2=3.0', 'out = Value.dot([w1, w2], [x1, x2])'),
                case('w1=0.5 w2=-1.5 x1=2.0 x2=3.0 b=0.25', 'out = Value.dot([w1, w2], [x1, x2], b)', grad=2.0),
                case('a=1.5 b=-0.25', 'out = Value.dot([a, b], [a, a], b)'),
+               case('w1=-0.5 w2=1.5 x1=-2.0 x2=-3.0', 'out = Value.dot([w1, w2], [x1, x2])'),
                case('w=0.5 x=2.0', 'out = Value.dot([w], [x])', prior='w=0.25')),
         mistakes={
             'dot_reversed': "the weights paired with the inputs in reverse order: w_i goes with x_i, the input at "
@@ -475,6 +486,10 @@ AFTER_OPS: tuple[Exercise, ...] = (
                                        "runs: that wipes the root's 1 and every gradient a node has received, so "
                                        "nothing is passed on; zero the nodes in a loop of its own, before the root's "
                                        "1 is added",
+            'backward_zeroed_after': "each node's gradient is set to 0 inside the loop, just after its backward "
+                                     "runs: the nodes between the root and the leaves lose the gradient backward() "
+                                     "leaves in them; zero the nodes in a loop of its own, before the root's 1 is "
+                                     "added",
             'backward_twice': "a node's _backward runs twice, so its parents get its gradient twice (a sort without "
                               "a visited set lists a reused node once per path; or the loop calls it twice)",
             'backward_extra_grad': "backward() hands a gradient to a _backward that takes none: node._backward (and "
@@ -515,6 +530,10 @@ AFTER_OPS: tuple[Exercise, ...] = (
                              "self.w + [self.b]",
             'neuron_no_bias': "the bias is left out of the sum: activation(w . x + b)",
             'neuron_forward': "the forward value differs from the library's, so its gradients cannot be right either",
+            'neuron_bias_per_input': "the bias is added once per input (inside the loop over the inputs): w . x + b "
+                                     "adds it once",
+            'neuron_squared': "an operand multiplied by itself (wi * wi, or xi * xi): each weight multiplies its own "
+                              "input, wi * xi",
             'neuron_detached': "the output is not built from the weights: use Value ops (Value.dot(self.w, x, "
                                "self.b), or w * x summed) rather than .data floats, so backward() reaches w and b"},
         aliases=('neuron.__call__', 'parameters', 'Neuron')),

@@ -12,7 +12,7 @@ from typing import Any
 from micrograd.exercises.cutting import class_node, library_source, splice
 from micrograd.exercises.notebook import cell, free_names, markdown, module_names, notebook
 from micrograd.exercises.scalar.blanks import CLASSES, find_blanks, methods_of
-from micrograd.exercises.scalar.exercises import EXERCISES, Exercise
+from micrograd.exercises.scalar.exercises import EXERCISES, LEVELS, Exercise
 
 INTRO = """\
 # Learn backpropagation by writing it
@@ -28,9 +28,7 @@ Order: {order}.
 Stuck? `check(Value, Neuron, hint=True)` gives a stronger hint and the formula. The library is the answer:
 `python -m micrograd.exercises solution tanh` prints its `tanh`.
 
-The idea is graded first: code that computes the right gradients the lecture's way (a recursive
-`build_topo`, `self.grad = 1`, a tanh neuron) is "correct ✓", and each of the library's own rules still to
-meet, stated in the exercise before you start, is named one by one.
+{levels}
 
 The same exercises as files, for your editor: `python -m micrograd.exercises start` (or `make exercises`),
 then `python -m micrograd.exercises check`."""
@@ -132,6 +130,6 @@ def _about(exercise: Exercise) -> str:
 def build_notebook() -> Any:
     """The notebook, as an nbformat node (no outputs: it is for the learner to run)."""
     order = ', '.join(f"`{e.name}`" for e in EXERCISES)  # as the list has them
-    return notebook([INTRO.replace('{order}', order), SETUP_NOTE], _setup(),
+    return notebook([INTRO.replace('{order}', order).replace('{levels}', LEVELS), SETUP_NOTE], _setup(),
                     [(_about(e), code) for e, code in exercise_cells('engine') + exercise_cells('nn')],
                     CHECK, FINALE, FINALE_CODE)

@@ -1,16 +1,18 @@
 """Grading a Value class (and a Neuron class) exercise by exercise, in order, each under a time limit: the
-kind in an exercise's record says which grader it goes to."""
+kind in an exercise's record says which grader it goes to. Once every exercise of the engine is right, the
+whole engine (whole_engine.py), as one more Result, numbered 0."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from micrograd.exercises.result import CORRECT, DONE, Result
+from micrograd.exercises.result import ABSENT, CORRECT, DONE, Result
 from micrograd.exercises.sandbox import guarded
 from micrograd.exercises.scalar.backprop_grading import check_backward, check_sort
 from micrograd.exercises.scalar.exercises import EXERCISES, Exercise
 from micrograd.exercises.scalar.neuron_grading import check_neuron
 from micrograd.exercises.scalar.op_grading import check_op
+from micrograd.exercises.scalar.whole_engine import check_engine
 
 
 def check_one(exercise: Exercise, value_class: Any, neuron_class: Any = None, *, strict: bool = False,
@@ -28,8 +30,9 @@ def check_one(exercise: Exercise, value_class: Any, neuron_class: Any = None, *,
 
 def check_all(value_class: Any, neuron_class: Any = None, *, strict: bool = False,
               timeout: float | None = 10.0, before: Callable[[int], None] | None = None) -> Iterator[Result]:
-    """Every exercise, in order; before(number) is called as each begins."""
-    sort_done, done = True, frozenset[str]()
+    """Every exercise, in order, then the whole engine when every exercise of it is right; before(number) is
+    called as each exercise begins."""
+    sort_done, done, engine = True, frozenset[str](), True
     for exercise in EXERCISES:
         if before is not None:
             before(exercise.number)
@@ -39,4 +42,7 @@ def check_all(value_class: Any, neuron_class: Any = None, *, strict: bool = Fals
             sort_done = result.status == DONE
         if result.status in (DONE, CORRECT):
             done |= {exercise.name}
+        engine = engine and (exercise.source != 'engine' or result.status in (DONE, CORRECT, ABSENT))
         yield result
+    if engine and 'backward' in done:  # (run through the learner's backward())
+        yield guarded(0, 'engine', lambda: check_engine(value_class, strict), timeout)

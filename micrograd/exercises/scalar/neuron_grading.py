@@ -6,6 +6,7 @@ checked. When the forward value differs, that is said first, and why when it is 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -26,6 +27,17 @@ ACTIVATIONS: dict[str, Callable[[float], float]] = {
 DESCRIBED = {'relu': 'relu', 'tanh': 'tanh', 'linear': 'no activation', 'sigmoid': 'sigmoid'}
 APPLIED = {'relu': 'relu(w . x + b)', 'tanh': 'tanh(w . x + b)', 'sigmoid': 'sigmoid(w . x + b)',
            'linear': 'w . x + b itself, with no activation'}
+
+
+def _slipped(x: tuple[float, ...]) -> list[tuple[str, float, re.Pattern[str] | None]]:
+    """What w . x + b becomes by each slip's rule, and what the slipped line holds (a regular expression):
+    the bias dropped, the bias added once per input, an operand multiplied by itself."""
+    def dot(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+        return sum(p * q for p, q in zip(a, b))
+    squared = re.compile(r'\b([\w.]+(\[\w+\])?)\s*\*\s*\1\b')  # wi * wi, self.w[i] * self.w[i]
+    return [('neuron_no_bias', dot(WEIGHTS, x), None),
+            ('neuron_bias_per_input', dot(WEIGHTS, x) + len(x) * BIAS, re.compile(r'self\.b\b')),
+            *(('neuron_squared', dot(v, v) + BIAS, squared) for v in (WEIGHTS, x))]
 
 
 def _neuron(neuron_class: Any, nin: int, **kw: Any) -> Any:
@@ -92,8 +104,11 @@ def _forward(exercise: Exercise, value_class: Any, neuron_class: Any, kw: dict[s
         applied = next((name for name, f in ACTIVATIONS.items() if close(data, f(act))), '')
         result = outcome.wrong(exercise, 'neuron_forward', input=text, expected=shown,
                                obtained=f"out.data = {number(data)}", place=place)
-        if close(data, ACTIVATIONS[activation](act - BIAS)):
-            result.diagnosis, result.why = 'neuron_no_bias', outcome.explain(exercise, 'neuron_no_bias')
+        for key, slipped, needle in _slipped(x):  # the sum a slip makes, under any activation: named at its line
+            if any(close(data, f(slipped)) for f in ACTIVATIONS.values()):
+                result.diagnosis, result.why = key, outcome.explain(exercise, key)
+                result.place = line_with(neuron_class, '__call__', needle) if needle else place
+                break
         return result, applied
     if not isinstance(out, value_class) or not reaches(out, [*n.w, n.b]):
         return outcome.wrong(exercise, 'neuron_detached', input=text, expected="out, a Value made from n.w and n.b",

@@ -6,6 +6,7 @@ on to x0. An op of the lecture's written as other ops (x / y as x * y**-1) holds
 label and closure are those ops' own, and are not asked for here."""
 from __future__ import annotations
 
+import re
 import types
 from typing import Any
 
@@ -102,6 +103,16 @@ def wiring(exercise: Exercise, value_class: Any) -> Result | None:
         closure, own = closure_of(out), closures(value_class, exercise.methods)
         if not _made_here(closure, own) and (closure is not None or not own):
             continue  # made by other ops (the lecture's x * y**-1): their labels and closures are theirs
+        elsewhere = [leaf for leaf, node in operands if _made_here(closure_of(node), own)]
+        if closure is None and elsewhere:  # attached, but to an operand: `other._backward = _backward`
+            holders = ' and '.join(dict.fromkeys(_name(_role(roles[leaf], parents), exercise) for leaf in elsewhere))
+            attached = next((found for method in exercise.methods if (found := line_with(
+                value_class, method, re.compile(r'\w+\.(_backward|_grad_fn)\s*=(?!=)')))), fields['place'])
+            return outcome.wrong(exercise, 'closure_on_operand', why=(
+                f"your `{exercise.name}` attaches its closure to {holders}, not to its output: backward() runs each "
+                "node's own closure, so the output passes nothing on"),
+                expected="out with its _backward", obtained=f"{holders} with it, out with none",
+                **fields | {'place': attached})
         if closure is None:
             return outcome.wrong(exercise, 'closure_not_attached', why=UNATTACHED,
                                  expected="out with its _backward", obtained="out with none",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import linecache
 import re
 import textwrap
 import types
@@ -154,15 +155,31 @@ def in_learners_words(why: str, place: str, one_parent: bool) -> str:
     return why
 
 
-def line_with(cls: Any, method: str, needle: str, loop: bool = False) -> str:
-    """The learner's first line in method that holds needle ('.tanh('): 'my_nn.py, line 49: out = act.tanh()';
-    with loop, the `for` line of the loop that holds it, where there is one. '' where there is none."""
+def alias_line(cls: Any, method: str) -> str:
+    """The line of cls's body that makes method another method (`__rmul__ = __add__`), '' where method is its
+    own function: 'my_engine.py, line 92: __rmul__ = __add__'."""
+    fn = _function(cls, method)
+    if fn is None or getattr(fn, '__name__', method) == method:
+        return ''
+    code = getattr(fn, '__code__', None)  # the class's file is the one its methods were compiled from
+    lines = linecache.getlines(code.co_filename) if code is not None else []
+    at = next((n for n, line in enumerate(lines, 1) if re.match(rf'\s*{method}\s*=', line)), None)
+    return '' if at is None or code is None else \
+        f"{Path(code.co_filename).name}, line {at}: {lines[at - 1].split('#')[0].strip()}"
+
+
+def line_with(cls: Any, method: str, needle: str | re.Pattern[str], loop: bool = False) -> str:
+    """The learner's first line in method that holds needle ('.tanh(', or a regular expression): 'my_nn.py,
+    line 49: out = act.tanh()'; with loop, the `for` line of the loop that holds it, where there is one. ''
+    where there is none."""
     found, fn = _source(cls, method), _function(cls, method)
     if found is None or fn is None:
         return ''
     node, first, file = found
     lines = inspect.getsourcelines(fn)[0]
-    at = next((n for n, line in enumerate(lines, 1) if needle in line.split('#')[0]), None)  # (not in a comment)
+    codes = [line.split('#')[0] for line in lines]  # (not in a comment)
+    at = next((n for n, code in enumerate(codes, 1)
+               if (needle.search(code) if isinstance(needle, re.Pattern) else needle in code)), None)
     if at is None:
         return ''
     if loop:  # the innermost loop around it
@@ -172,9 +189,9 @@ def line_with(cls: Any, method: str, needle: str, loop: bool = False) -> str:
     return f"{file}, line {first - 1 + at}: {lines[at - 1].strip()}"
 
 
-def zeroed_in_loop(cls: Any, method: str) -> str:
+def zeroed_in_loop(cls: Any, method: str, after: bool = False) -> str:
     """The learner's line in method that sets a node's .grad to 0 inside the loop that runs each node's backward,
-    before the call ('my_engine.py, line 118: node.grad = 0.0'); '' where there is none."""
+    before the call (with after, after it): 'my_engine.py, line 118: node.grad = 0.0'; '' where there is none."""
     found = _source(cls, method)
     if found is None:
         return ''
@@ -186,7 +203,7 @@ def zeroed_in_loop(cls: Any, method: str) -> str:
                       and isinstance(statement.targets[0], ast.Attribute) and statement.targets[0].attr == 'grad'
                       and isinstance(statement.value, ast.Constant) and statement.value.value == 0)
             calls = any(isinstance(n, ast.Attribute) and n.attr in ('_backward', '_grad_fn')
-                        for later in loop.body[at + 1:] for n in ast.walk(later))
+                        for other in (loop.body[:at] if after else loop.body[at + 1:]) for n in ast.walk(other))
             if zeroes and calls:
                 return f"{file}, line {first - 1 + statement.lineno}: {lines[statement.lineno - 1].strip()}"
     return ''

@@ -1,0 +1,158 @@
+"""The learner's whole engine, run once every exercise of it is right: every op its Value defines, the ones the
+workspace gives (-x, x - y, k / x, ...) as well as the ones the learner wrote, on a table of forms (each op of
+Python's operator protocol with a Value, the same Value, an int and a float, unreflected and reflected, then the
+named ops of ops.py), forward and backward through the learner's own backward(), against the library's engine
+and central differences. An op that differs is named by the form whose numbers it gives (`2 - x` computing
+`x - 2`), at the learner's line that ran."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from micrograd import engine as library
+from micrograd import ops
+from micrograd.exercises.blame import place_of, where
+from micrograd.exercises.numbers import close, grads, number
+from micrograd.exercises.result import DONE, WRONG, Result
+from micrograd.exercises.sandbox import paused, set_input
+from micrograd.exercises.scalar.places import alias_line, grad_line, lines_run, output_line
+
+# Python's operator protocol: an op's symbol, the method x <op> other calls, and the one k <op> x calls.
+PROTOCOL = (('+', '__add__', '__radd__'), ('-', '__sub__', '__rsub__'), ('*', '__mul__', '__rmul__'),
+            ('/', '__truediv__', '__rtruediv__'), ('**', '__pow__', '__rpow__'))
+LEAVES = {'x': 1.5, 'y': -0.75}  # in every op's domain; y negative, so a sign dropped shows
+NUMBERS = (2, 0.5)               # the int and the float operand
+
+
+@dataclass(frozen=True)
+class Form:
+    code: str      # as the learner writes it: 'x - y', '2 - x', 'x.tanh()'
+    method: str    # the method of Value Python calls for it ('' for x itself, a form only to name others by)
+
+    @property
+    def leaves(self) -> list[str]:
+        return [name for name in LEAVES if re.search(rf'\b{name}\b', self.code)]
+
+    def text(self) -> str:
+        made = '; '.join(f"{name} = Value({LEAVES[name]!r})" for name in self.leaves)
+        return f"{made}; out = {self.code}; out.backward()"
+
+
+def forms() -> list[Form]:
+    """The table: -x (the others are often built on it), each op of the protocol with y, with x itself (a Value
+    used twice), with each number on either side, then every other op of ops.py, by its name."""
+    table = [Form('-x', '__neg__')]
+    for symbol, method, reflected in PROTOCOL:
+        table += [Form(f"x {symbol} y", method), Form(f"x {symbol} x", method)]
+        table += [f for k in NUMBERS for f in (Form(f"x {symbol} {k!r}", method), Form(f"{k!r} {symbol} x", reflected))]
+    protocol = {method for _, method, _ in PROTOCOL}
+    named = {1: "x.{}()", 2: "x.{}(y)", 0: "Value.{}([x, y], [y, x])"}  # by how many parents (0: any number)
+    return table + [Form(named[op.parents].format(op.method), op.method) for op in ops.OPS if op.method not in protocol]
+
+
+@dataclass
+class Run:
+    data: float | None = None
+    grads: dict[str, float] | None = None
+    error: BaseException | None = None
+
+
+def run(form: Form, value_class: Any) -> Run:
+    leaves = {name: value_class(LEAVES[name]) for name in form.leaves}
+    try:
+        out = eval(form.code, {'Value': value_class, **leaves})  # noqa: S307 -- the checker's own table
+        data = out.data
+        out.backward()
+    except Exception as error:  # noqa: BLE001 -- the learner's error, said with its line
+        return Run(error=error)
+    return Run(data, {name: leaf.grad for name, leaf in leaves.items()})
+
+
+_EXPECTED: dict[str, tuple[Run, dict[str, float]]] = {}
+
+
+def expected(form: Form) -> tuple[Run, dict[str, float]]:
+    """The library's numbers for a form, and the central differences of its forward pass."""
+    def value(name: str, step: float) -> float:
+        data = {**LEAVES, name: LEAVES[name] + step}
+        return float(eval(form.code, {'Value': library.Value, **{n: library.Value(data[n]) for n in LEAVES}}).data)
+    if form.code not in _EXPECTED:
+        steps = {name: 1e-6 * abs(LEAVES[name]) for name in form.leaves}
+        _EXPECTED[form.code] = run(form, library.Value), {name: (value(name, h) - value(name, -h)) / (2 * h)
+                                                          for name, h in steps.items()}
+    return _EXPECTED[form.code]
+
+
+def _shown(r: Run) -> str:
+    return f"out.data = {number(r.data)}, {grads(r.grads)}"
+
+
+def _differs(form: Form, mine: Run) -> bool:
+    want, fd = expected(form)
+    if mine.error is not None or not close(mine.data, want.data):
+        return True
+    assert mine.grads is not None and want.grads is not None
+    return any(not (close(g, want.grads[k]) and close(g, fd[k], rel=1e-4, abs_=1e-6)) for k, g in mine.grads.items())
+
+
+def _like(form: Form, mine: Run, table: list[Form]) -> str:
+    """The form whose numbers the learner's gives (of those, the nearest in leaves and in what is written):
+    `x - 2` for a `2 - x` with its operands swapped, the gradients of `x + y` for an `x - y` with a sign lost."""
+    value = not close(mine.data, expected(form)[0].data)
+
+    def gives(other: Form) -> bool:
+        theirs = expected(other)[0]
+        if value:
+            return close(mine.data, theirs.data)
+        return theirs.grads is not None and theirs.grads.keys() == (mine.grads or {}).keys() and \
+            all(close(g, theirs.grads[k]) for k, g in (mine.grads or {}).items())
+    words = set(form.code.split())
+    like = sorted((f for f in [Form('x', ''), *table] if f.code != form.code and gives(f)),
+                  key=lambda f: (f.leaves != form.leaves, -len(words & set(f.code.split())),
+                                 f.code.split()[0] != form.code.split()[0]))  # then the operands' order kept
+    if value:
+        return f"`{form.code}` gives the value of `{like[0].code}`" if like else \
+            f"`{form.code}` gives a value the library's does not"
+    said = f"the gradients of `{like[0].code}`" if like else "other gradients"
+    return f"`{form.code}` gives the right value, but {said}"
+
+
+def _place(value_class: Any, form: Form, mine: Run, ran: Any) -> str:
+    """The learner's line: a method made another's (`__rmul__ = __add__`), the line giving a wrong gradient, or
+    the method's return that ran."""
+    want = expected(form)[0]
+    if mine.error is not None:
+        return place_of(mine.error)
+    bad = [k for k, g in (mine.grads or {}).items() if want.grads and not close(g, want.grads[k])]
+    roles = ['other' if k == 'y' else 'self' for k in bad] if close(mine.data, want.data) else []
+    return (alias_line(value_class, form.method) or (roles and grad_line(value_class, (form.method,), roles, ran))
+            or output_line(value_class, (form.method,), ran, returned=True))
+
+
+def check_engine(value_class: Any, strict: bool) -> Result:
+    """The whole engine's verdict: done, or the first form that differs, named, at its line."""
+    table = [f for f in forms() if hasattr(value_class, f.method)]
+    differing: list[tuple[Form, Run]] = []
+    for form in table:
+        set_input(form.text())
+        mine = run(form, value_class)
+        with paused():  # the checker's own work: not the learner's time
+            if not strict and mine.error is not None:
+                continue  # a lecture's Value without this form (x ** y of two Values)
+            if _differs(form, mine):
+                differing.append((form, mine))
+    if not differing:
+        return Result(number=0, name='engine', status=DONE)
+    form, mine = differing[0]
+    with paused():  # (the line that ran: the learner's code run again, traced, for the checker)
+        ran = lines_run(lambda: run(form, value_class))
+        want = expected(form)[0]
+        if mine.error is not None:
+            diagnosis, said, obtained = 'raises', f"`{form.code}` raises {where(mine.error)}", type(mine.error).__name__
+        else:
+            diagnosis = 'engine_grad' if close(mine.data, want.data) else 'engine_value'
+            said, obtained = _like(form, mine, table), _shown(mine)
+        return Result(number=0, name='engine', status=WRONG, input=form.text(), expected=_shown(want),
+                      obtained=obtained, diagnosis=diagnosis, why=said, place=_place(value_class, form, mine, ran),
+                      also='\n'.join(f.text() for f, _ in differing[1:]))
