@@ -60,7 +60,8 @@ def gone(pid, within=5.0):
 ENCODINGS = {  # the file's bytes, from its text (the second line a comment in a language that is not English)
     'utf-8': lambda text: ("# -*- coding: utf-8 -*-\n# café\n" + text).encode('utf-8'),
     'utf-8 with a byte-order mark': lambda text: b'\xef\xbb\xbf' + ("# café\n# ok\n" + text).encode('utf-8'),
-    'latin-1 declared': lambda text: ("# -*- coding: latin-1 -*-\n# café\n" + text).encode('latin-1'),
+    # (what latin-1 cannot spell, the header's ✓, saved as an editor would: '?')
+    'latin-1 declared': lambda text: ("# -*- coding: latin-1 -*-\n# café\n" + text).encode('latin-1', 'replace'),
     'CRLF line endings': lambda text: ("# café\n# ok\n" + text).replace('\n', '\r\n').encode('utf-8'),
 }
 
