@@ -16,7 +16,8 @@ from tests.support.notebooks import executed_again, mime_types, printed
 NOTEBOOK = ROOT / 'demo.ipynb'
 PAGE_TEMPLATE = NOTEBOOK.parent / 'docs' / 'demo-page.html.j2'  # what `make demo` exports with
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.same_on_every_python]
+# (a notebook run against its committed outputs: the library's code, which the other tests try on every Python)
 
 
 @pytest.fixture(scope='module')

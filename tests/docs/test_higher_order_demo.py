@@ -13,7 +13,8 @@ from tests.support.notebooks import executed_again, mime_types, printed
 
 NOTEBOOK = ROOT / 'higher_order.ipynb'
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.same_on_every_python]
+# (a notebook run against its committed outputs: the library's code, which the other tests try on every Python)
 
 
 @pytest.fixture(scope='module')

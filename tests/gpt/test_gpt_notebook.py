@@ -3,30 +3,24 @@
 The notebook reads GPT_NOTEBOOK_STEPS (how long to train) and GPT_NOTEBOOK_OUT (where to write
 the model and the pictures); the committed file is only read, never written.
 """
-import copy
-
-import nbclient
 import nbformat
 import pytest
 
 from tests.gpt.examples import GPT_DIR
+from tests.support.notebooks import executed_again
 
 NOTEBOOK = GPT_DIR / 'gpt.ipynb'
+# (a notebook run: the library's code, which the other tests try on every Python)
+pytestmark = pytest.mark.same_on_every_python
 
 
 @pytest.fixture(scope='module')
 def executed(tmp_path_factory):
     out = tmp_path_factory.mktemp('notebook')
-    nb = copy.deepcopy(nbformat.read(NOTEBOOK, as_version=4))
-    for cell in nb.cells:
-        if cell.cell_type == 'code':
-            cell.outputs, cell.execution_count = [], None
     with pytest.MonkeyPatch.context() as env:  # the kernel inherits this process's environment
         env.setenv('GPT_NOTEBOOK_STEPS', '40')
         env.setenv('GPT_NOTEBOOK_OUT', str(out))
-        # Raises CellExecutionError, naming the cell and its traceback, if any cell fails.
-        nbclient.NotebookClient(nb, timeout=120, kernel_name='python3',
-                                resources={'metadata': {'path': str(NOTEBOOK.parent)}}).execute()
+        nb = executed_again(nbformat.read(NOTEBOOK, as_version=4), NOTEBOOK.parent)
     return nb, out
 
 
