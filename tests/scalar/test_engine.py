@@ -298,7 +298,7 @@ def test_a_numpy_learning_rate_in_a_users_update_loop_leaves_the_parameters_pyth
 
 # --- bad input is a clear error naming the op, never a wrong number --------------------------
 
-# A number operand k becomes Value(k, _for=the op's method), whose one check names the op.
+# A number operand k becomes Value(k), as in the lecture; its one check names the op that called Value().
 @pytest.mark.parametrize('make, match', [
     (lambda: Value(2) - None, r"^Value\.__sub__"),
     (lambda: None - Value(2), r"^Value\.__rsub__"),
