@@ -159,8 +159,10 @@ def test_a_check_out_of_time_kills_its_child_and_what_it_started(tmp_path, track
 def test_a_checker_interrupted_or_killed_leaves_no_process_behind(tmp_path, track, how):
     noted = stubborn(TRACKS[track], tmp_path / 'ws')
     argv = [sys.executable, '-m', 'micrograd.exercises', 'check', '--track', track, 'ws', '--timeout', '100']
+    # Ctrl-C as in a terminal: a job started in the background (as CI's lanes are) inherits SIGINT ignored
     checker = subprocess.Popen(argv, cwd=tmp_path, env={**os.environ, 'PYTHONPATH': str(ROOT)},
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         worker, helper = pids(noted)
         assert alive(worker) and alive(helper)
