@@ -26,7 +26,8 @@ check = tensor + viz[:1] + plots + ['pytest>=7', 'hypothesis>=6.80']
 # TORCH, the one place its version is written).
 # playwright drives the system's Chromium in the player tests; setuptools (with its own bdist_wheel, 70.1+)
 # builds the wheel whose contents a test checks, on every Python (3.12's venv has no setuptools at all).
-test = bench + check + ['ruff>=0.5', 'mypy>=1.8',
+# pytest-xdist: make test runs the suite in two processes (much of it waits on subprocesses and notebooks).
+test = bench + check + ['ruff>=0.5', 'mypy>=1.8', 'pytest-xdist>=3.5',
                 'playwright>=1.40', 'setuptools>=70.1']
 
 setup(
