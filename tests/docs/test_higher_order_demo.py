@@ -5,11 +5,10 @@ The notebook is executed in memory (the committed file is only read, never writt
 """
 import re
 
-import nbformat
 import pytest
 
 from tests import ROOT
-from tests.support.notebooks import executed_again, mime_types, printed
+from tests.support.notebooks import mime_types, notebook_fixtures, printed
 
 NOTEBOOK = ROOT / 'higher_order.ipynb'
 
@@ -17,14 +16,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.same_on_every_python]
 # (a notebook run against its committed outputs: the library's code, which the other tests try on every Python)
 
 
-@pytest.fixture(scope='module')
-def committed() -> nbformat.NotebookNode:
-    return nbformat.read(NOTEBOOK, as_version=4)
-
-
-@pytest.fixture(scope='module')
-def executed(committed) -> nbformat.NotebookNode:
-    return executed_again(committed, NOTEBOOK.parent)
+committed, executed = notebook_fixtures(NOTEBOOK)
 
 
 def test_every_cell_runs_without_error(executed):

@@ -3,6 +3,7 @@ import copy
 from pathlib import Path
 
 import nbformat
+import pytest
 from nbclient import NotebookClient
 
 CELL_TIMEOUT = 180  # seconds; the slowest cell of a tour (training a net) takes well under a minute
@@ -31,3 +32,17 @@ def executed_again(committed: nbformat.NotebookNode, folder: Path) -> nbformat.N
     NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name='python3',
                    resources={'metadata': {'path': str(folder)}}).execute()
     return nb
+
+
+def notebook_fixtures(path: Path):  # noqa: ANN201  (two pytest fixtures)
+    """A test module's fixtures for the notebook at path: `committed`, as the repository holds it, and `executed`,
+    run again in its folder (once a module). In the module: `committed, executed = notebook_fixtures(NOTEBOOK)`."""
+    @pytest.fixture(scope='module')
+    def committed() -> nbformat.NotebookNode:
+        return nbformat.read(path, as_version=4)
+
+    @pytest.fixture(scope='module')
+    def executed(committed: nbformat.NotebookNode) -> nbformat.NotebookNode:
+        return executed_again(committed, path.parent)
+
+    return committed, executed
