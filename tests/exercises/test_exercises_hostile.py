@@ -2,7 +2,6 @@
 another encoding or with other line endings, output that is not UTF-8, a loop that never ends at import, one that
 swallows the time limit, a checker interrupted (Ctrl-C) or killed outright. A report always comes back, its lines
 are the file's, and no process the check started outlives it."""
-import importlib.util
 import os
 import re
 import signal
@@ -143,8 +142,7 @@ def pids(file, within=60.0):
 @pytest.mark.slow
 @pytest.mark.parametrize('track', TRACKS)
 def test_a_check_out_of_time_kills_its_child_and_what_it_started(tmp_path, track, monkeypatch):
-    warm_up = track == 'tensor' and importlib.util.find_spec('torch') is not None  # it imports PyTorch first
-    monkeypatch.setattr(runner, 'MARGIN', 10.0 if warm_up else 3.0)
+    monkeypatch.setattr(runner, 'MARGIN', 3.0)  # (the checker's own work before the learner's file: a second)
     chosen = TRACKS[track]
     noted = stubborn(chosen, tmp_path)
     report = chosen.check(tmp_path, timeout=0.2)

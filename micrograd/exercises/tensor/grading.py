@@ -114,8 +114,9 @@ def check_op(exercise: Exercise, module: Any) -> Result:
                              detail=where(run.error) if run.error else '')
         runs.append(run)
         want, fd = expected(exercise.number, i)
-        if (run.error is not None or run.inplace or run.misshaped
-                or _wrong_leaf(run, want, fd, torch_grads(exercise.number, i), case)):
+        # (PyTorch's gradients are the library's, as the library's tests hold: a report quotes them, where one
+        # is written, but a right case needs no PyTorch, so a check of right code never imports it)
+        if run.error is not None or run.inplace or run.misshaped or _wrong_leaf(run, want, fd, None, case):
             failing.append(i)
         elif not note and any(t.grad is not None for t in run.given.values()):
             names = ', '.join(k for k, t in run.given.items() if t.grad is not None)

@@ -169,12 +169,8 @@ def _watching(tensor: Any, handed: list[tuple[str, tuple[int, ...], tuple[int, .
 
 
 def prepare() -> None:
-    """What the checker needs, made before any clock starts: PyTorch imported where it is installed (5 s on a
-    loaded machine), the library's engine as one module, its blanks."""
-    try:
-        importlib.import_module('torch')
-    except Exception:  # noqa: BLE001 -- not installed, or broken: central differences check every case alone
-        pass
+    """What the checker needs, made before any clock starts: the library's engine as one module, its blanks.
+    (PyTorch, where installed, is imported only when a report quotes its gradients: torch_grads.)"""
     library_module()
     blanks()
 
