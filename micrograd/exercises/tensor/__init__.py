@@ -19,7 +19,8 @@ In a notebook: `from micrograd.exercises.tensor import blank_tensor, check`, the
     workspace.py            my_tensor.py: the exercises in order, each function it blanks under its task; and
                             load(), which runs it inside a fresh copy of the engine
     running.py              a case run with any engine and backpropagated by the checker's own loop; the right
-                            answer (the library, central differences; PyTorch in a report, where installed); each exercise alone
+                            answer (the library, central differences; PyTorch in a report, where installed);
+                            each exercise alone
     naming.py               the slip named: planted in the library and run, or read off the numbers and the shapes
     grading.py              one exercise graded: the idea first, then the library's rules
     wrong_line.py           the learner's line that made a wrong gradient: their run traced against the library's
