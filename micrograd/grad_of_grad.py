@@ -69,11 +69,8 @@ def grad(outputs: Value | Sequence[Value], inputs: Value | Sequence[Value],
         if any(p in needed for p in node._prev):
             needed.add(node)
     if create_graph:
-        token = recording.set(True)  # the answers are graphs even inside no_grad(), as in PyTorch
-        try:
+        with _recording():  # the answers are graphs even inside no_grad(), as in PyTorch
             totals = _graphs(order, outs, weights, needed, set(ins))
-        finally:
-            recording.reset(token)
         found = {x: _leaf_or_graph(totals.get(x, 0.0)) for x in ins if x in reached}
     else:
         found = {x: Value(g) for x, g in _numbers(order, outs, weights, needed, ins, reached).items()}

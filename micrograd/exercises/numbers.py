@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 
 def close(a: object, b: object, rel: float = 1e-6, abs_: float = 1e-9) -> bool:
@@ -11,6 +12,12 @@ def close(a: object, b: object, rel: float = 1e-6, abs_: float = 1e-9) -> bool:
     if math.isnan(a) or math.isnan(b):
         return math.isnan(a) and math.isnan(b)
     return math.isclose(a, b, rel_tol=rel, abs_tol=abs_)
+
+
+def central_difference(f: Callable[[float], float], x: float) -> float:
+    """df/dx at x from f alone: (f(x + h) - f(x - h)) / 2h, h relative to x (a fixed step suits no x far from 1)."""
+    h = 1e-6 * (abs(x) or 1.0)
+    return (f(x + h) - f(x - h)) / (2 * h)
 
 
 def same(a: dict[str, float] | None, b: dict[str, float] | None) -> bool:

@@ -13,7 +13,7 @@ from micrograd import engine as library
 from micrograd import ops
 from micrograd.exercises.blame import learners, line_of, place_of, where
 from micrograd.exercises.cutting import blank_raised
-from micrograd.exercises.numbers import close, grads, number, same
+from micrograd.exercises.numbers import central_difference, close, grads, number, same
 from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import paused, set_input
 from micrograd.exercises.scalar import fit, outcome
@@ -65,11 +65,10 @@ def expected(name: str, index: int) -> tuple[Run, dict[str, float]]:
         case = find(name).cases[index]
         run = run_case(case, library.Value)
         fd: dict[str, float] = {}
-        for leaf, x in case.leaves.items() if not case.kink else ():
-            h = 1e-6 * (abs(x) or 1.0)  # relative to x: a fixed step suits no input far from 1
-            up = case.build(library.Value, {**case.leaves, leaf: x + h})[1].data
-            down = case.build(library.Value, {**case.leaves, leaf: x - h})[1].data
-            fd[leaf] = case.grad * (up - down) / (2 * h) + case.prior.get(leaf, 0.0)
+        for leaf in case.leaves if not case.kink else ():
+            def value(x: float, leaf: str = leaf) -> float:
+                return float(case.build(library.Value, {**case.leaves, leaf: x})[1].data)
+            fd[leaf] = case.grad * central_difference(value, case.leaves[leaf]) + case.prior.get(leaf, 0.0)
         _EXPECTED[name, index] = run, fd
     return _EXPECTED[name, index]
 

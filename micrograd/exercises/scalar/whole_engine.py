@@ -7,13 +7,14 @@ and central differences. An op that differs is named by the form whose numbers i
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from micrograd import engine as library
 from micrograd import ops
 from micrograd.exercises.blame import place_of, where
-from micrograd.exercises.numbers import close, grads, number
+from micrograd.exercises.numbers import central_difference, close, grads, number
 from micrograd.exercises.result import DONE, WRONG, Result
 from micrograd.exercises.sandbox import paused, set_input
 from micrograd.exercises.scalar.places import alias_line, grad_line, lines_run, output_line
@@ -74,13 +75,14 @@ _EXPECTED: dict[str, tuple[Run, dict[str, float]]] = {}
 
 def expected(form: Form) -> tuple[Run, dict[str, float]]:
     """The library's numbers for a form, and the central differences of its forward pass."""
-    def value(name: str, step: float) -> float:
-        data = {**LEAVES, name: LEAVES[name] + step}
-        return float(eval(form.code, {'Value': library.Value, **{n: library.Value(data[n]) for n in LEAVES}}).data)
+    def value(name: str) -> Callable[[float], float]:
+        def at(x: float) -> float:
+            data = {**LEAVES, name: x}
+            return float(eval(form.code, {'Value': library.Value, **{n: library.Value(data[n]) for n in LEAVES}}).data)
+        return at
     if form.code not in _EXPECTED:
-        steps = {name: 1e-6 * abs(LEAVES[name]) for name in form.leaves}
-        _EXPECTED[form.code] = run(form, library.Value), {name: (value(name, h) - value(name, -h)) / (2 * h)
-                                                          for name, h in steps.items()}
+        _EXPECTED[form.code] = run(form, library.Value), {name: central_difference(value(name), LEAVES[name])
+                                                          for name in form.leaves}
     return _EXPECTED[form.code]
 
 
