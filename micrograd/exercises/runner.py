@@ -32,8 +32,8 @@ import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from micrograd.exercises.blame import where
 from micrograd.exercises.cutting import load_file
+from micrograd.exercises.lines import where
 from micrograd.exercises.report import Described
 from micrograd.exercises.result import GENERIC, UNCHECKED, WRONG, Result
 from micrograd.exercises.sandbox import Timeout, time_limit

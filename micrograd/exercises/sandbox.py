@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from micrograd.exercises.blame import where
+from micrograd.exercises.lines import where
 from micrograd.exercises.result import GENERIC, WRONG, Result
 
 

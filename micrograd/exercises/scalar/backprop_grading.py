@@ -9,8 +9,8 @@ from dataclasses import replace
 from typing import Any
 
 from micrograd.engine import topological_order
-from micrograd.exercises.blame import where
 from micrograd.exercises.cutting import blank_raised
+from micrograd.exercises.lines import where
 from micrograd.exercises.numbers import close, grads, number, same
 from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import set_input

@@ -10,8 +10,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from micrograd.exercises.blame import where
 from micrograd.exercises.cutting import blank_raised
+from micrograd.exercises.lines import where
 from micrograd.exercises.numbers import close, number
 from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import set_input

@@ -11,8 +11,8 @@ from typing import Any
 
 from micrograd import engine as library
 from micrograd import ops
-from micrograd.exercises.blame import learners, line_of, place_of, where
 from micrograd.exercises.cutting import blank_raised
+from micrograd.exercises.lines import learners, line_of, place_of, where
 from micrograd.exercises.numbers import central_difference, close, grads, number, same
 from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import paused, set_input

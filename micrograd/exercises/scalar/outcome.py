@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from micrograd.exercises.blame import where
+from micrograd.exercises.lines import where
 from micrograd.exercises.result import ABSENT, CORRECT, DONE, GENERIC, NOT_STARTED, WRONG, Result
 from micrograd.exercises.scalar.exercises import Exercise
 from micrograd.exercises.scalar.slips import RULES

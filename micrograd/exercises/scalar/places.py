@@ -13,8 +13,8 @@ from collections.abc import Callable, Set
 from pathlib import Path
 from typing import Any
 
-from micrograd.exercises.blame import NOT_LEARNERS, traced
 from micrograd.exercises.cutting import read_learners
+from micrograd.exercises.lines import NOT_LEARNERS, traced
 from micrograd.exercises.scalar.exercises import EXERCISES
 
 

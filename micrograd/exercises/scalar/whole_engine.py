@@ -13,7 +13,7 @@ from typing import Any
 
 from micrograd import engine as library
 from micrograd import ops
-from micrograd.exercises.blame import place_of, where
+from micrograd.exercises.lines import place_of, where
 from micrograd.exercises.numbers import central_difference, close, grads, number
 from micrograd.exercises.result import DONE, WRONG, Result
 from micrograd.exercises.sandbox import paused, set_input

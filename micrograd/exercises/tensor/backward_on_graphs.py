@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from micrograd.exercises.blame import where
 from micrograd.exercises.cutting import blank_raised
+from micrograd.exercises.lines import where
 from micrograd.exercises.result import CORRECT, DONE, GENERIC, NOT_STARTED, WRONG, Result
 from micrograd.exercises.sandbox import learners_time, set_input
 from micrograd.exercises.tensor.array_exercise import Exercise

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from micrograd.exercises.blame import learners, where
 from micrograd.exercises.cutting import blank_raised
+from micrograd.exercises.lines import learners, where
 from micrograd.exercises.result import DONE, GENERIC, NOT_STARTED, WRONG, Result
 from micrograd.exercises.sandbox import guarded, set_input, timed
 from micrograd.exercises.tensor.array_exercise import (

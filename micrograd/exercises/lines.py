@@ -1,0 +1,285 @@
+"""The learner's line, for both tracks: the frame of their code that raised an error, or the first line of their
+code that made a wrong value.
+
+Frames of micrograd itself (the checker, numeric.py) and of Python's standard library are not the learner's: an
+error is reported at the innermost frame the learner wrote.
+
+A wrong value is found by running the case twice. The library runs it with every expression of the exercise's
+bodies noted as it is computed; the learner's engine runs it traced line by line in the bodies they wrote. A line
+makes values (floats, arrays): the locals it assigns or changes, what it returns, the gradient it hands a node
+(through _add_grad, or on .grad by hand). A gradient is right when the library handed that node (a node of the
+same data) that gradient, any other value when the library computed it anywhere. The first line that makes a value
+that is not right is the learner's line: a slip split over two lines (a local, then the gradient made from it) is
+named at the line that makes the wrong local.
+"""
+from __future__ import annotations
+import __future__
+
+import ast
+import linecache
+import os
+import sys
+import sysconfig
+import types
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple, cast
+
+import numpy as np
+
+NOT_LEARNERS = tuple(str(Path(p).resolve()) + os.sep for p in [
+    str(Path(__file__).parents[1]), *(sysconfig.get_paths()[k] for k in ('stdlib', 'purelib', 'platlib'))])
+Line = tuple[types.CodeType, int]
+
+
+# --- an error: the innermost frame the learner wrote -----------------------------------------------------
+
+def learners(error: BaseException) -> list[Line]:
+    """The frames of error's traceback in the learner's code (their file, their notebook cell), outermost first."""
+    frames, tb = [], error.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        name = code.co_filename
+        if name != '<string>' and not str(Path(name).resolve()).startswith(NOT_LEARNERS):
+            frames.append((code, tb.tb_lineno))
+        tb = tb.tb_next
+    return frames
+
+
+def function(code: types.CodeType) -> str:
+    """'_backward in Value.__mul__' for the closure inside __mul__."""
+    parts = getattr(code, 'co_qualname', None) or _qualname_from_source(code)
+    return ' in '.join(reversed(parts.split('.<locals>.')))
+
+
+def _qualname_from_source(code: types.CodeType) -> str:
+    """code's qualified name found in its file (Python 3.10 has no co_qualname): the classes and functions
+    whose bodies hold the def that starts on its first line, written as Python 3.11 writes them."""
+    try:  # linecache: also a workspace or notebook source the checker compiled itself
+        tree = ast.parse(''.join(linecache.getlines(code.co_filename)))
+    except (SyntaxError, ValueError):
+        return code.co_name
+    name, node = '', cast(ast.AST, tree)
+    while True:
+        inner = [child for child in ast.iter_child_nodes(node)
+                 if isinstance(child, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                 and child.lineno <= code.co_firstlineno <= (child.end_lineno or child.lineno)]
+        if not inner:
+            return name or code.co_name
+        child = inner[0]
+        if name:
+            name += '.<locals>.' if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else '.'
+        name, node = name + child.name, child
+        if child.name == code.co_name and child.lineno == code.co_firstlineno:
+            return name
+
+
+def place(code: types.CodeType, line: int) -> str:
+    """A line as a report points at it: 'my_engine.py, line 142: raise ...'."""
+    return f"{Path(code.co_filename).name}, line {line}: {linecache.getline(code.co_filename, line).strip()}"
+
+
+def where(error: BaseException) -> str:
+    """The error, and the function and line of the learner's code that raised it."""
+    message = f"{type(error).__name__}: {error}".rstrip(': ')
+    frames = learners(error)
+    if frames:
+        code, line = frames[-1]
+        text = linecache.getline(code.co_filename, line).strip()
+        message += f" (in {function(code)}, {Path(code.co_filename).name} line {line}: {text})"
+    return message
+
+
+def line_of(error: BaseException) -> str:
+    """Where the learner's code raised error: 'the blank in _backward in Value.__mul__, my_engine.py line 184'."""
+    frames = learners(error)
+    if not frames:
+        return str(error)
+    code, line = frames[-1]
+    return f"the blank in {function(code)}, {Path(code.co_filename).name} line {line}"
+
+
+def place_of(error: BaseException) -> str:
+    """The learner's line that raised error, as a report points at it; '' where none is theirs."""
+    frames = learners(error)
+    return place(*frames[-1]) if frames else ''
+
+
+def traced(call: Callable[[], object], tracer: Callable[[types.FrameType, str, Any], Any]) -> None:
+    """call() with tracer as sys.settrace's (the one before it put back after; an exception is let through)."""
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        call()
+    finally:
+        sys.settrace(previous)
+
+
+# --- the library's run, every expression noted ---------------------------------------------------------
+
+Noted = tuple[types.CodeType, int, np.ndarray]  # (code, line, a value computed there)
+
+
+def _value(v: Any) -> np.ndarray | None:
+    """A copy of v, where v is a value a line makes: an array, or a float (as an array of shape ())."""
+    return np.array(v, copy=True) if isinstance(v, (np.ndarray, np.generic)) or type(v) is float else None
+
+
+class _Noting(ast.NodeTransformer):
+    """Every expression e that is read becomes __noted__(e), which keeps a copy of its value."""
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
+        return node
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
+        return node
+
+    def visit(self, node: ast.AST) -> Any:
+        new = super().visit(node)
+        if (isinstance(new, ast.expr) and not isinstance(new, (ast.Starred, ast.Slice, ast.Constant, ast.JoinedStr))
+                and isinstance(getattr(new, 'ctx', ast.Load()), ast.Load)
+                and not (isinstance(new, ast.Tuple) and any(isinstance(e, ast.Slice) for e in new.elts))):
+            return ast.copy_location(ast.Call(ast.Name('__noted__', ast.Load()), [new], []), new)
+        return new
+
+
+def noting(source: str, namespace: dict[str, Any], whole: bool, noted: list[Noted]) -> dict[str, Any]:
+    """source, the text of one library function, run in a copy of namespace with every expression of its body
+    (not whole: of its `_backward` closures') noted into noted as it is computed: that copy, holding it."""
+    tree = ast.parse(source)
+    fn = tree.body[0]
+    assert isinstance(fn, ast.FunctionDef)
+    for body in [fn] if whole else [f for f in ast.walk(fn) if isinstance(f, ast.FunctionDef)
+                                    and f.name == '_backward']:
+        body.body = [_Noting().visit(statement) for statement in body.body]
+    ast.fix_missing_locations(tree)
+
+    def note(value: Any) -> Any:
+        if (copy := _value(value)) is not None:
+            frame = sys._getframe(1)
+            noted.append((frame.f_code, frame.f_lineno, copy))
+        return value
+    namespace = {**namespace, '__noted__': note}
+    where = str(Path(__file__).parent / f'<library {fn.name}, noted>')  # (the library's, not the learner's)
+    exec(compile(tree, where, 'exec', flags=__future__.annotations.compiler_flag, dont_inherit=True), namespace)
+    return namespace
+
+
+# --- a run traced line by line --------------------------------------------------------------------------
+
+class Event(NamedTuple):
+    """A line that ran: the values it made, and what it did: 'given' the values a body starts with (its
+    arguments, what its closure holds, its nodes' data: not made), 'wrote' into one of those, 'return', 'handed'
+    a gradient to the node whose data is target, 'misfit' handed _add_grad one of a shape not its tensor's, or ''."""
+    code: types.CodeType
+    line: int
+    values: list[np.ndarray]
+    tag: str = ''
+    target: Any = None
+
+
+def _nodes(frame: types.FrameType) -> list[Any]:
+    return [v for v in frame.f_locals.values() if hasattr(v, '_prev') and hasattr(v, 'grad')]
+
+
+def _values(frame: types.FrameType) -> dict[str, Any]:
+    return {k: v for k, v in frame.f_locals.items() if _value(v) is not None}
+
+
+def run_traced(codes: set[types.CodeType], run: Callable[[], Any], fits: Callable[[Any, Any], bool]) -> list[Event]:
+    """run() with the bodies of codes traced: for each line they ran, in order, the values it made. fits(shape,
+    given): whether an array of shape given is a gradient for a tensor of shape."""
+    events: list[Event] = []
+    frames: dict[int, dict[str, Any]] = {}
+
+    def local(frame: types.FrameType, event: str, arg: Any) -> Any:
+        state, now = frames[id(frame)], _values(frame)
+        if state['given'] is None:  # the first line: what the body starts with (its closure's cells are filled now)
+            data = [_value(getattr(v, 'data', None)) for v in frame.f_locals.values()]
+            given = [np.array(v, copy=True) for v in now.values()] + [d for d in data if d is not None]
+            events.append(Event(frame.f_code, 0, given, 'given'))
+            state['given'] = {id(v) for v in now.values()}
+        elif state['line'] is not None:
+            before, copies = state['before'], state['copies']
+            changed = [k for k, v in now.items() if k not in before or before[k] is not v
+                       or not np.array_equal(copies[k], v, equal_nan=True)]
+            wrote = any(before.get(k) is now[k] and id(now[k]) in state['given'] for k in changed)
+            if changed:
+                events.append(Event(frame.f_code, state['line'], [np.array(now[k], copy=True) for k in changed],
+                                    'wrote' if wrote else ''))
+            for t in _nodes(frame):  # a .grad set by hand, not through _add_grad
+                if id(t.grad) != state['grads'].get(id(t), id(t.grad)):
+                    new = _value(t.grad)
+                    events.append(Event(frame.f_code, state['line'], [] if new is None else [new], 'handed', t.data))
+        if event == 'return' and (value := _value(arg)) is not None:
+            events.append(Event(frame.f_code, frame.f_lineno, [value], 'return'))
+        now = _values(frame)
+        state.update(line=frame.f_lineno if event == 'line' else None, before=now,
+                     copies={k: np.array(v, copy=True) for k, v in now.items()},
+                     grads={id(t): id(t.grad) for t in _nodes(frame)})
+        return local
+
+    def calls(frame: types.FrameType, event: str, arg: Any) -> Any:
+        if event != 'call':
+            return None
+        if frame.f_code in codes:
+            frames[id(frame)] = {'line': None, 'given': None}
+            return local
+        caller = frame.f_back
+        if frame.f_code.co_name == '_add_grad' and caller is not None and caller.f_code in codes:
+            handed, tensor = frame.f_locals.get('grad'), frame.f_locals.get('self')
+            if isinstance(handed, (np.ndarray, np.generic)):
+                shape = getattr(getattr(tensor, 'data', None), 'shape', np.shape(handed))
+                events.append(Event(caller.f_code, caller.f_lineno, [np.array(handed, copy=True)],
+                                    'handed' if fits(shape, np.shape(handed)) else 'misfit',
+                                    getattr(tensor, 'data', None)))
+        return None
+
+    traced(run, calls)
+    return events
+
+
+# --- the first line that made a wrong value -------------------------------------------------------------
+
+class Right:
+    """The library's values on a case, to hold the learner's against within (rtol, atol); dtype: the case's."""
+
+    def __init__(self, noted: list[Noted], events: list[Event], dtype: Any, rtol: float, atol: float) -> None:
+        self.dtype, self.rtol, self.atol = np.dtype(dtype), rtol, atol
+        self.everywhere = [v for _, _, v in noted] + [v for e in events for v in e.values]
+        self.handed = [e for e in events if e.tag == 'handed']
+
+    def gradients(self, target: Any) -> list[np.ndarray]:
+        """The gradients the library handed a node of data target."""
+        return [v for e in self.handed if _same(e.target, target) for v in e.values]
+
+    def known(self, a: np.ndarray, among: list[np.ndarray]) -> bool:
+        """Whether a is one of among (the same shape and numbers; a float of another width is not), or zeros, where
+        a sum starts."""
+        if not np.any(a) and (a.dtype.kind != 'f' or a.dtype == self.dtype):
+            return True
+        for b in among:
+            if a.shape != b.shape or a.dtype.kind == 'f' and b.dtype.kind == 'f' and a.dtype != b.dtype:
+                continue
+            with np.errstate(all='ignore'):
+                if np.allclose(a.astype(np.float64), b.astype(np.float64), self.rtol, self.atol, equal_nan=True):
+                    return True
+        return False
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a is not None and b is not None and np.shape(a) == np.shape(b) and bool(np.array_equal(a, b))
+
+
+def wrong_line(right: Right, mine: list[Event], about: str = '', leaf: Any = None) -> Line | None:
+    """The learner's line (of the events of their run) that made a wrong value first, or None where none did.
+    about: the first line tagged so ('wrote', 'misfit'). Where every value is right (handed to the wrong node,
+    say): the line that handed the node of data leaf its gradient, or that returned the result."""
+    if about:
+        return next(((e.code, e.line) for e in mine if e.tag == about), None)
+    for e in mine:
+        among = right.gradients(e.target) if e.tag == 'handed' else right.everywhere
+        if e.tag != 'given' and not all(right.known(np.asarray(a), among) for a in e.values):
+            return e.code, e.line
+    return next(((e.code, e.line) for e in mine if e.tag == 'return' or e.tag == 'handed' and _same(e.target, leaf)),
+                None)
