@@ -542,6 +542,14 @@ LINE_SLIPS = [
     # the nodes zeroed inside the loop that runs their backwards: the seed and every gradient received wiped
     ('backward', 'backward', "order = self._topological_order()\n{i}self.grad += 1.0\n{i}for n in reversed(order):\n"
                              "{i}    n.grad = 0\n{i}    n._grad_fn(n.grad)", 'backward_zeroed_in_loop', "n.grad = 0"),
+    # a slip split over two lines: a local, then the gradient made from it; at the line that makes the wrong value
+    ('tanh', 'tanh', "local = 1 - {x}.data**2\n{i}{x}.grad += local * grad", 'at_input', "local = 1 - self.data**2"),
+    ('sigmoid', 'sigmoid', "local = s * (1 + s)\n{i}{x}.grad += local * grad", 'sign', "local = s * (1 + s)"),
+    # (the local reads an input as it is: the line that makes the gradient from it)
+    ('/', '__truediv__', "d = {y}.data\n{i}{x}.grad += d * grad\n{i}{y}.grad -= grad * {x}.data / {y}.data**2",
+     'mul_for_div', "self.grad += d * grad"),
+    ('*', '__mul__', "d = {x}.data\n{i}{x}.grad += d * grad\n{i}{y}.grad += {x}.data * grad", 'swapped',
+     "self.grad += d * grad"),
 ]
 
 

@@ -61,6 +61,11 @@ SLIPS = [
     ('elementwise', 'Tensor.tanh', "self._add_grad((1 - self.data * self.data) * grad)", 'tanh_at_input', 1),
     ('elementwise', 'Tensor.tanh', "self._add_grad(grad * (1 - np.tanh(self.data)))", 'tanh_no_square', 1),
     ('elementwise', 'Tensor.tanh', "self._add_grad(1 - t ** 2)", 'upstream', 1),
+    # a slip split over two lines: a local, then the gradient made from it; at the line that makes the wrong value
+    ('elementwise', 'Tensor.tanh', "local = 1 - self.data * self.data\nself._add_grad(local * grad)",
+     'tanh_at_input', 1),
+    ('elementwise', 'Tensor.tanh', "local = 1 - np.tanh(self.data)\nself._add_grad(grad * local)", 'tanh_no_square', 1),
+    ('+ *', 'Tensor.__add__', "g = grad.sum(axis=0)\nself._add_grad(grad)\nother._add_grad(g * 2)", 'factor', 3),
     ('elementwise', 'Tensor.relu', "self._add_grad(np.where(self.data >= 0, grad, 0))", 'relu_at_zero', 1),
     ('elementwise', 'Tensor.relu', "self._add_grad(grad.copy())", 'relu_ungated', 1),
     ('elementwise', 'Tensor.relu', "self._add_grad(np.where(self.data > 0, self.data, 0) * grad)", 'relu_value', 1),

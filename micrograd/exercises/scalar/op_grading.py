@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import linecache
 import math
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,16 +20,7 @@ from micrograd.exercises.scalar.blanks import blanks_of
 from micrograd.exercises.scalar.drive import backpropagate
 from micrograd.exercises.scalar.exercises import EXERCISES, Case, Exercise, find
 from micrograd.exercises.scalar.op_wiring import probes, through_the_graph, wiring
-from micrograd.exercises.scalar.places import (
-    Ran,
-    closures,
-    codes_run,
-    grad_line,
-    in_learners_words,
-    line_with,
-    lines_run,
-    repeated_grad_line,
-)
+from micrograd.exercises.scalar.places import closures, codes_run, in_learners_words, line_with, wrong_line
 from micrograd.exercises.scalar.slips import variants
 
 
@@ -113,17 +103,6 @@ def _division_note(case: Case, run: Run, want: Run) -> str:
             f"-y**-2 = -1e+340, is past a float's range, so `{case.text()}` {what}, where the library's "
             f"-(x/y)/y stays finite ({grads(want.grads)}). Accepted, since only the float's range differs; "
             "the hint shows the form that does not overflow")
-
-
-def _roles(case: Case, leaves: list[str], parents: tuple[str, ...]) -> list[str]:
-    """The closure's parent names (as the library writes them) of the leaves whose gradient is wrong."""
-    binary = re.fullmatch(r'out = (\w+) \S+ (\w+)', case.code)
-    if binary and binary.group(1) in case.leaves and len(parents) > 1:
-        roles = {binary.group(1): parents[0], binary.group(2): parents[1]}
-        return [roles[leaf] for leaf in leaves if leaf in roles] or list(parents)
-    if len(parents) > 2:  # dot: w1 and w2 are weights ('w'), x1 and x2 inputs ('x'), b the bias ('b')
-        return [leaf[:1] for leaf in leaves]
-    return list(parents[:1])
 
 
 def _leaky(exercise: Exercise, runs: list[Run], cases: tuple[Case, ...]) -> bool:
@@ -225,7 +204,7 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
         return outcome.not_started(exercise)
     unfinished, notes = None, []
     wrong: list[tuple[int, Result]] = []  # (case, what is wrong there), every case: a slip is named by all
-    seen: dict[int, tuple[Ran, int]] = {}  # case: the learner's lines that ran, how many gradients are wrong
+    seen: dict[int, int] = {}  # case: how many gradients are wrong
     for i, (case, run) in enumerate(zip(cases, runs)):
         want, fd = expected(exercise.name, i)
         text = case.text()
@@ -269,12 +248,11 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
             if not case.kink:
                 differences = ', '.join(number(round(v, 8)) for v in fd.values())
                 shown += f"   (the library's engine; central differences give {differences})"
-            parents = max((b.parents for b in blanks_of(exercise)), key=len, default=('self',))  # (x ** y's)
-            ran = lines_run(lambda: run_case(case, value_class))  # noqa: B023 -- called at once
-            place = grad_line(value_class, exercise.methods, _roles(case, bad, parents), ran)
+            place = wrong_line(exercise.methods, value_class, lambda cls: run_case(case, cls),  # noqa: B023
+                               case.leaves.get(bad[0]))  # (run at once, in this loop)
             wrong.append((i, outcome.wrong(exercise, input=text, expected=shown, obtained=grads(run.grads),
                                            place=place)))
-            seen[i] = (ran, len(bad))
+            seen[i] = len(bad)
     if wrong or unfinished is None:  # an output left out of the graph explains any gradient: said first
         wired = wiring(exercise, value_class)
         if wired is not None:
@@ -285,11 +263,8 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
             with paused():  # the checker's own work: not the learner's time
                 first.diagnosis, first.why = diagnose(exercise, runs, [i for i, _ in wrong], value_class)
             first.why = first.why or outcome.explain(exercise, first.diagnosis)
-            ran, wrongs = seen.get(wrong[0][0], (frozenset(), 0))
-            if first.diagnosis == 'wrong_parent':  # the second line adding to one parent, not the first
-                first.place = repeated_grad_line(value_class, exercise.methods, ran) or first.place
             if first.diagnosis not in ('parent_twice', 'parent_dropped'):  # (these quote the right line)
-                first.why = in_learners_words(first.why, first.place, wrongs == 1)
+                first.why = in_learners_words(first.why, first.place, seen.get(wrong[0][0]) == 1)
         first.also = '\n'.join(r.input for _, r in wrong[1:])
         return first
     if unfinished is not None:

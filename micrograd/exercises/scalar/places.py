@@ -13,8 +13,12 @@ from collections.abc import Callable, Set
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from micrograd.engine import Value
+from micrograd.exercises import lines
 from micrograd.exercises.cutting import read_learners
-from micrograd.exercises.lines import NOT_LEARNERS, traced
+from micrograd.exercises.lines import NOT_LEARNERS, Noted, Right, noting, place, run_traced, traced
 from micrograd.exercises.scalar.exercises import EXERCISES
 
 
@@ -91,40 +95,29 @@ def method_place(cls: Any, method: str) -> str:
     return f"{file}, line {first - 1 + node.lineno}: {cls.__name__}.{method}"
 
 
-def grad_line(cls: Any, methods: tuple[str, ...], roles: list[str], ran: Ran = frozenset()) -> str:
-    """The learner's line in the methods' backward closures that adds to the .grad of the first of roles (the
-    parent names as the library writes them: 'other', or 'w' for a weight in dot), of those that ran when ran
-    is given (a closure with two branches: the one the case took): 'my_engine.py, line 47: other.grad -= ...'.
-    '' where it cannot be told."""
-    found = [(f, _function(cls, m)) for m in methods if (f := _source(cls, m)) is not None]
-    statements = [(s, first, file, fn) for (node, first, file), fn in found
-                  for s in ast.walk(node) if isinstance(s, (ast.AugAssign, ast.Assign)) and _base(s) is not None]
-    statements = [s for s in statements if _ran(s[0], s[1], s[3].__code__.co_filename, ran)] or statements
-    for role in roles:
-        for exact in (True, False):
-            for statement, first, file, fn in statements:
-                base = _base(statement) or ''
-                if base == role if exact else base[:1] == role[:1]:
-                    text = inspect.getsourcelines(fn)[0][statement.lineno - 1].strip()
-                    return f"{file}, line {first - 1 + statement.lineno}: {text}"
-    return ''
+def wrong_line(methods: tuple[str, ...], value_class: Any, run: Callable[[Any], object], leaf: float | None) -> str:
+    """The learner's line in the closures of value_class's methods that made a wrong value first, run(a Value
+    class) running the case (lines.py: the library's closures noted, the learner's traced): 'my_engine.py, line 47:
+    other.grad -= ...'; where every value is right, the line that handed the leaf of data leaf its gradient; ''
+    where none did. The library's closures of every op are traced: x - y is x + (-y)."""
+    noted: list[Noted] = []
+    mine = run_traced(closures(value_class, methods), lambda: run(value_class), _fits)
+    saved = {m: vars(Value)[m] for m in methods if m in vars(Value)}
+    try:
+        for method in saved:
+            fn = _function(Value, method)
+            setattr(Value, method, noting(textwrap.dedent(inspect.getsource(fn)), fn.__globals__, False, noted)[
+                fn.__name__])
+        right = run_traced(closures(Value, tuple(vars(Value))), lambda: run(Value), _fits)
+    finally:
+        for method, fn in saved.items():
+            setattr(Value, method, fn)
+    found = lines.wrong_line(Right(noted, right, np.float64, 1e-6, 1e-9), mine, leaf=leaf)
+    return place(*found) if found else ''
 
 
-def repeated_grad_line(cls: Any, methods: tuple[str, ...], ran: Ran = frozenset()) -> str:
-    """The learner's second line (of those that ran) adding to a parent's .grad that a line before it adds to
-    already, in the methods' backward closures: where `self.grad += grad` is written for `other.grad`."""
-    found = [(f, _function(cls, m)) for m in methods if (f := _source(cls, m)) is not None]
-    statements = [(s, first, file, fn) for (node, first, file), fn in found
-                  for s in ast.walk(node) if isinstance(s, (ast.AugAssign, ast.Assign)) and _base(s) is not None]
-    statements = [s for s in statements if _ran(s[0], s[1], s[3].__code__.co_filename, ran)] or statements
-    seen: set[str] = set()
-    for statement, first, file, fn in sorted(statements, key=lambda t: t[0].lineno):
-        base = _base(statement) or ''
-        if base in seen:
-            text = inspect.getsourcelines(fn)[0][statement.lineno - 1].strip()
-            return f"{file}, line {first - 1 + statement.lineno}: {text}"
-        seen.add(base)
-    return ''
+def _fits(shape: Any, given: Any) -> bool:
+    return True  # (a float's gradient is a float: no shapes)
 
 
 def in_learners_words(why: str, place: str, one_parent: bool) -> str:

@@ -17,7 +17,7 @@ from micrograd.exercises.lines import place_of, where
 from micrograd.exercises.numbers import central_difference, close, grads, number
 from micrograd.exercises.result import DONE, WRONG, Result
 from micrograd.exercises.sandbox import paused, set_input
-from micrograd.exercises.scalar.places import alias_line, grad_line, lines_run, output_line
+from micrograd.exercises.scalar.places import alias_line, lines_run, output_line, wrong_line
 
 # Python's operator protocol: an op's symbol, the method x <op> other calls, and the one k <op> x calls.
 PROTOCOL = (('+', '__add__', '__radd__'), ('-', '__sub__', '__rsub__'), ('*', '__mul__', '__rmul__'),
@@ -127,9 +127,9 @@ def _place(value_class: Any, form: Form, mine: Run, ran: Any) -> str:
     if mine.error is not None:
         return place_of(mine.error)
     bad = [k for k, g in (mine.grads or {}).items() if want.grads and not close(g, want.grads[k])]
-    roles = ['other' if k == 'y' else 'self' for k in bad] if close(mine.data, want.data) else []
-    return (alias_line(value_class, form.method) or (roles and grad_line(value_class, (form.method,), roles, ran))
-            or output_line(value_class, (form.method,), ran, returned=True))
+    grad = bad and close(mine.data, want.data) and wrong_line((form.method,), value_class, lambda cls: run(form, cls),
+                                                               LEAVES[bad[0]])
+    return alias_line(value_class, form.method) or grad or output_line(value_class, (form.method,), ran, returned=True)
 
 
 def check_engine(value_class: Any, strict: bool) -> Result:
