@@ -17,6 +17,7 @@ import __future__
 
 import ast
 import linecache
+import math
 import os
 import sys
 import sysconfig
@@ -24,8 +25,6 @@ import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple, cast
-
-import numpy as np
 
 NOT_LEARNERS = tuple(str(Path(p).resolve()) + os.sep for p in [
     str(Path(__file__).parents[1]), *(sysconfig.get_paths()[k] for k in ('stdlib', 'purelib', 'platlib'))])
@@ -117,12 +116,22 @@ def traced(call: Callable[[], object], tracer: Callable[[types.FrameType, str, A
 
 # --- the library's run, every expression noted ---------------------------------------------------------
 
-Noted = tuple[types.CodeType, int, np.ndarray]  # (code, line, a value computed there)
+Noted = tuple[types.CodeType, int, Any]  # (code, line, a value computed there)
 
 
-def _value(v: Any) -> np.ndarray | None:
-    """A copy of v, where v is a value a line makes: an array, or a float (as an array of shape ())."""
-    return np.array(v, copy=True) if isinstance(v, (np.ndarray, np.generic)) or type(v) is float else None
+def _value(v: Any) -> Any:
+    """A copy of v, where v is a value a line makes: a float, or a NumPy array or number; else None. (NumPy is
+    never imported here: the scalar track runs without it, and where an array is, NumPy is loaded.)"""
+    return v if type(v) is float else v.copy() if type(v).__module__ == 'numpy' and hasattr(v, 'shape') else None
+
+
+def _equal(a: Any, b: Any) -> bool:
+    """The same value (NaN equal to NaN); None is none."""
+    if a is None or b is None:
+        return False
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return bool(a == b or a != a and b != b)
+    return bool(sys.modules['numpy'].array_equal(a, b, equal_nan=True))
 
 
 class _Noting(ast.NodeTransformer):
@@ -173,7 +182,7 @@ class Event(NamedTuple):
     a gradient to the node whose data is target, 'misfit' handed _add_grad one of a shape not its tensor's, or ''."""
     code: types.CodeType
     line: int
-    values: list[np.ndarray]
+    values: list[Any]
     tag: str = ''
     target: Any = None
 
@@ -186,7 +195,8 @@ def _values(frame: types.FrameType) -> dict[str, Any]:
     return {k: v for k, v in frame.f_locals.items() if _value(v) is not None}
 
 
-def run_traced(codes: set[types.CodeType], run: Callable[[], Any], fits: Callable[[Any, Any], bool]) -> list[Event]:
+def run_traced(codes: set[types.CodeType], run: Callable[[], Any],
+               fits: Callable[[Any, Any], bool] = lambda shape, given: True) -> list[Event]:
     """run() with the bodies of codes traced: for each line they ran, in order, the values it made. fits(shape,
     given): whether an array of shape given is a gradient for a tensor of shape."""
     events: list[Event] = []
@@ -196,16 +206,16 @@ def run_traced(codes: set[types.CodeType], run: Callable[[], Any], fits: Callabl
         state, now = frames[id(frame)], _values(frame)
         if state['given'] is None:  # the first line: what the body starts with (its closure's cells are filled now)
             data = [_value(getattr(v, 'data', None)) for v in frame.f_locals.values()]
-            given = [np.array(v, copy=True) for v in now.values()] + [d for d in data if d is not None]
+            given = [_value(v) for v in now.values()] + [d for d in data if d is not None]
             events.append(Event(frame.f_code, 0, given, 'given'))
             state['given'] = {id(v) for v in now.values()}
         elif state['line'] is not None:
             before, copies = state['before'], state['copies']
             changed = [k for k, v in now.items() if k not in before or before[k] is not v
-                       or not np.array_equal(copies[k], v, equal_nan=True)]
+                       or not _equal(copies[k], v)]
             wrote = any(before.get(k) is now[k] and id(now[k]) in state['given'] for k in changed)
             if changed:
-                events.append(Event(frame.f_code, state['line'], [np.array(now[k], copy=True) for k in changed],
+                events.append(Event(frame.f_code, state['line'], [_value(now[k]) for k in changed],
                                     'wrote' if wrote else ''))
             for t in _nodes(frame):  # a .grad set by hand, not through _add_grad
                 if id(t.grad) != state['grads'].get(id(t), id(t.grad)):
@@ -215,7 +225,7 @@ def run_traced(codes: set[types.CodeType], run: Callable[[], Any], fits: Callabl
             events.append(Event(frame.f_code, frame.f_lineno, [value], 'return'))
         now = _values(frame)
         state.update(line=frame.f_lineno if event == 'line' else None, before=now,
-                     copies={k: np.array(v, copy=True) for k, v in now.items()},
+                     copies={k: _value(v) for k, v in now.items()},
                      grads={id(t): id(t.grad) for t in _nodes(frame)})
         return local
 
@@ -228,11 +238,10 @@ def run_traced(codes: set[types.CodeType], run: Callable[[], Any], fits: Callabl
         caller = frame.f_back
         if frame.f_code.co_name == '_add_grad' and caller is not None and caller.f_code in codes:
             handed, tensor = frame.f_locals.get('grad'), frame.f_locals.get('self')
-            if isinstance(handed, (np.ndarray, np.generic)):
-                shape = getattr(getattr(tensor, 'data', None), 'shape', np.shape(handed))
-                events.append(Event(caller.f_code, caller.f_lineno, [np.array(handed, copy=True)],
-                                    'handed' if fits(shape, np.shape(handed)) else 'misfit',
-                                    getattr(tensor, 'data', None)))
+            if hasattr(copy := _value(handed), 'shape'):
+                shape = getattr(getattr(tensor, 'data', None), 'shape', copy.shape)
+                events.append(Event(caller.f_code, caller.f_lineno, [copy],
+                                    'handed' if fits(shape, copy.shape) else 'misfit', getattr(tensor, 'data', None)))
         return None
 
     traced(run, calls)
@@ -245,30 +254,31 @@ class Right:
     """The library's values on a case, to hold the learner's against within (rtol, atol); dtype: the case's."""
 
     def __init__(self, noted: list[Noted], events: list[Event], dtype: Any, rtol: float, atol: float) -> None:
-        self.dtype, self.rtol, self.atol = np.dtype(dtype), rtol, atol
+        self.dtype, self.rtol, self.atol = dtype, rtol, atol
         self.everywhere = [v for _, _, v in noted] + [v for e in events for v in e.values]
         self.handed = [e for e in events if e.tag == 'handed']
 
-    def gradients(self, target: Any) -> list[np.ndarray]:
+    def gradients(self, target: Any) -> list[Any]:
         """The gradients the library handed a node of data target."""
-        return [v for e in self.handed if _same(e.target, target) for v in e.values]
+        return [v for e in self.handed if _equal(e.target, target) for v in e.values]
 
-    def known(self, a: np.ndarray, among: list[np.ndarray]) -> bool:
+    def known(self, a: Any, among: list[Any]) -> bool:
         """Whether a is one of among (the same shape and numbers; a float of another width is not), or zeros, where
         a sum starts."""
-        if not np.any(a) and (a.dtype.kind != 'f' or a.dtype == self.dtype):
+        if type(a) is float:
+            return a == 0 or any(isinstance(b, float) and (math.isclose(a, b, rel_tol=self.rtol, abs_tol=self.atol)
+                                                           or a != a and b != b) for b in among)
+        np = sys.modules['numpy']
+        if not np.any(a) and (a.dtype.kind != 'f' or a.dtype == np.dtype(self.dtype)):
             return True
         for b in among:
+            b = np.asarray(b)
             if a.shape != b.shape or a.dtype.kind == 'f' and b.dtype.kind == 'f' and a.dtype != b.dtype:
                 continue
             with np.errstate(all='ignore'):
                 if np.allclose(a.astype(np.float64), b.astype(np.float64), self.rtol, self.atol, equal_nan=True):
                     return True
         return False
-
-
-def _same(a: Any, b: Any) -> bool:
-    return a is not None and b is not None and np.shape(a) == np.shape(b) and bool(np.array_equal(a, b))
 
 
 def wrong_line(right: Right, mine: list[Event], about: str = '', leaf: Any = None) -> Line | None:
@@ -279,7 +289,7 @@ def wrong_line(right: Right, mine: list[Event], about: str = '', leaf: Any = Non
         return next(((e.code, e.line) for e in mine if e.tag == about), None)
     for e in mine:
         among = right.gradients(e.target) if e.tag == 'handed' else right.everywhere
-        if e.tag != 'given' and not all(right.known(np.asarray(a), among) for a in e.values):
+        if e.tag != 'given' and not all(right.known(a, among) for a in e.values):
             return e.code, e.line
-    return next(((e.code, e.line) for e in mine if e.tag == 'return' or e.tag == 'handed' and _same(e.target, leaf)),
+    return next(((e.code, e.line) for e in mine if e.tag == 'return' or e.tag == 'handed' and _equal(e.target, leaf)),
                 None)

@@ -11,7 +11,7 @@ from typing import Any
 from micrograd import engine as library
 from micrograd import ops
 from micrograd.exercises.cutting import blank_raised
-from micrograd.exercises.lines import learners, line_of, place_of, where
+from micrograd.exercises.lines import learners, line_of, place_of, run_traced, where
 from micrograd.exercises.numbers import central_difference, close, grads, number, same
 from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import paused, set_input
@@ -20,7 +20,7 @@ from micrograd.exercises.scalar.blanks import blanks_of
 from micrograd.exercises.scalar.drive import backpropagate
 from micrograd.exercises.scalar.exercises import EXERCISES, Case, Exercise, find
 from micrograd.exercises.scalar.op_wiring import probes, through_the_graph, wiring
-from micrograd.exercises.scalar.places import closures, codes_run, in_learners_words, line_with, wrong_line
+from micrograd.exercises.scalar.places import closures, in_learners_words, line_with, wrong_line
 from micrograd.exercises.scalar.slips import variants
 
 
@@ -168,7 +168,7 @@ def _same_closures(exercise: Exercise, value_class: Any, first: int) -> list[int
     ran = []
     for case in exercise.cases:
         try:
-            ran.append(codes_run(lambda: run_case(case, value_class), codes))  # noqa: B023 -- called at once
+            ran.append({e.code for e in run_traced(codes, lambda: run_case(case, value_class))})  # noqa: B023
         except Exception:  # noqa: BLE001 -- run_case keeps the learner's errors: this is the checker's own
             ran.append(set())
     return [i for i, r in enumerate(ran) if not ran[first] or r & ran[first]]

@@ -19,7 +19,7 @@ from micrograd.exercises.scalar.blanks import blanks_of
 from micrograd.exercises.scalar.drive import backpropagate, closure_of, hand_node, reaches
 from micrograd.exercises.scalar.exercises import Case, Exercise
 from micrograd.exercises.scalar.fit import roles_of
-from micrograd.exercises.scalar.places import closures, line_with, lines_run, output_line
+from micrograd.exercises.scalar.places import closures, line_with, output_lines
 
 # The closure never attached to the output, in either convention (the workspace's _backward(grad) or the
 # lecture's _backward()): the line that attaches it is the same.
@@ -82,13 +82,14 @@ def wiring(exercise: Exercise, value_class: Any) -> Result | None:
         input_ = text(case)
         set_input(input_)
         try:
-            ran = lines_run(lambda: build(case, value_class))  # noqa: B023 -- called at once
+            made_at, returned_at = output_lines(value_class, exercise.methods,
+                                                lambda: build(case, value_class))  # noqa: B023 -- called at once
             _, made, out = build(case, value_class)
         except Exception:  # noqa: BLE001 -- a Value that does not take this input: its cases say so
             continue
         roles = _roles(case) or {}
         operands = [(leaf, made[leaf]) for leaf in case.leaves]
-        fields = {'input': input_, 'place': output_line(value_class, exercise.methods, ran, argument=1)}
+        fields = {'input': input_, 'place': made_at}
         prev = list(getattr(out, '_prev', ()) or ())
         lost = [leaf for leaf, node in operands if not reaches(out, [node])]
         if lost:
@@ -116,14 +117,14 @@ def wiring(exercise: Exercise, value_class: Any) -> Result | None:
         if closure is None:
             return outcome.wrong(exercise, 'closure_not_attached', why=UNATTACHED,
                                  expected="out with its _backward", obtained="out with none",
-                                 **fields | {'place': output_line(value_class, exercise.methods, ran, True)})
+                                 **fields | {'place': returned_at})
         label, want = getattr(out, '_op', None), _label(exercise, case)
         if label is not None and want and label != want:
             return outcome.wrong(exercise, 'op_label', why=(
                 f"your `{exercise.name}` labels its output {label!r}, where the library's is {want!r}: `_op` "
                 "names the op that made a node, as the drawings show it"),
                 expected=f"out._op = {want!r}", obtained=f"out._op = {label!r}",
-                **fields | {'place': output_line(value_class, exercise.methods, ran, argument=2)})
+                **fields)
     return None
 
 

@@ -9,16 +9,14 @@ import linecache
 import re
 import textwrap
 import types
-from collections.abc import Callable, Set
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from micrograd.engine import Value
 from micrograd.exercises import lines
 from micrograd.exercises.cutting import read_learners
-from micrograd.exercises.lines import NOT_LEARNERS, Noted, Right, noting, place, run_traced, traced
+from micrograd.exercises.lines import Line, Noted, Right, noting, place, run_traced, traced
 from micrograd.exercises.scalar.exercises import EXERCISES
 
 
@@ -101,23 +99,19 @@ def wrong_line(methods: tuple[str, ...], value_class: Any, run: Callable[[Any], 
     other.grad -= ...'; where every value is right, the line that handed the leaf of data leaf its gradient; ''
     where none did. The library's closures of every op are traced: x - y is x + (-y)."""
     noted: list[Noted] = []
-    mine = run_traced(closures(value_class, methods), lambda: run(value_class), _fits)
+    mine = run_traced(closures(value_class, methods), lambda: run(value_class))
     saved = {m: vars(Value)[m] for m in methods if m in vars(Value)}
     try:
         for method in saved:
             fn = _function(Value, method)
             setattr(Value, method, noting(textwrap.dedent(inspect.getsource(fn)), fn.__globals__, False, noted)[
                 fn.__name__])
-        right = run_traced(closures(Value, tuple(vars(Value))), lambda: run(Value), _fits)
+        right = run_traced(closures(Value, tuple(vars(Value))), lambda: run(Value))
     finally:
         for method, fn in saved.items():
             setattr(Value, method, fn)
-    found = lines.wrong_line(Right(noted, right, np.float64, 1e-6, 1e-9), mine, leaf=leaf)
+    found = lines.wrong_line(Right(noted, right, float, 1e-6, 1e-9), mine, leaf=leaf)
     return place(*found) if found else ''
-
-
-def _fits(shape: Any, given: Any) -> bool:
-    return True  # (a float's gradient is a float: no shapes)
 
 
 def in_learners_words(why: str, place: str, one_parent: bool) -> str:
@@ -212,39 +206,29 @@ def _base(statement: ast.stmt) -> str | None:
     return value.id if isinstance(value, ast.Name) else None
 
 
-Ran = Set[tuple[str, int]]  # (file, line) of each line of the learner's code that ran
+def output_lines(cls: Any, methods: tuple[str, ...], run: Callable[[], object]) -> tuple[str, str]:
+    """The learner's lines in cls's methods, as run() runs them, that made the output (the first line after which
+    a local of theirs held what the outermost of them returned; else the line that returned it) and that returned
+    it: ('my_engine.py, line 40: out = Value(...)', 'my_engine.py, line 44: return out'); '' where none ran."""
+    codes = {getattr(_function(cls, m), '__code__', None) for m in methods}
+    held: dict[int, tuple[Any, Line | None]] = {}  # id of an object: it, and the line after which a local held it
+    returned: list[tuple[Any, Line]] = []  # innermost first
+    last: dict[int, int] = {}  # a frame: the line it ran last
 
-
-_LEARNERS: dict[str, bool] = {}  # a file's name: whether it is the learner's
-
-
-def lines_run(call: Callable[[], object]) -> Ran:
-    """The lines of the learner's code that ran while call() did (an exception it raises is let through)."""
-    seen: set[tuple[str, int]] = set()
-
-    def line(frame: types.FrameType, event: str, arg: object) -> Any:
-        if event == 'line':
-            seen.add((frame.f_code.co_filename, frame.f_lineno))
-        return line
-
-    def enter(frame: types.FrameType, event: str, arg: object) -> Any:
-        name = frame.f_code.co_filename
-        if name not in _LEARNERS:
-            _LEARNERS[name] = not (name.startswith('<frozen') or str(Path(name).resolve()).startswith(NOT_LEARNERS))
-        return line if _LEARNERS[name] else None
-    traced(call, enter)
-    return seen
-
-
-def codes_run(call: Callable[[], object], codes: set[types.CodeType]) -> set[types.CodeType]:
-    """Which of codes (the closures of an op's methods, say) ran while call() did; an exception is let through."""
-    seen: set[types.CodeType] = set()
-
-    def enter(frame: types.FrameType, event: str, arg: object) -> None:
-        if frame.f_code in codes:
-            seen.add(frame.f_code)
-    traced(call, enter)
-    return seen
+    def local(frame: types.FrameType, event: str, arg: Any) -> Any:
+        at = last.get(id(frame))
+        for v in frame.f_locals.values():
+            held.setdefault(id(v), (v, None if at is None else (frame.f_code, at)))
+        last[id(frame)] = frame.f_lineno
+        if event == 'return':
+            returned.append((arg, (frame.f_code, frame.f_lineno)))
+        return local
+    traced(run, lambda frame, event, arg: local if event == 'call' and frame.f_code in codes else None)
+    if not returned:
+        return '', ''
+    out = returned[-1][0]
+    at_return = next(line for value, line in returned if value is out)
+    return place(*(held.get(id(out), (None, None))[1] or at_return)), place(*at_return)
 
 
 def closures(cls: Any, methods: tuple[str, ...]) -> set[types.CodeType]:
@@ -260,64 +244,3 @@ def _function(cls: Any, method: str) -> Any:
     """The function of cls's method, its own or inherited (a staticmethod's function)."""
     fn = inspect.getattr_static(cls, method, None) if isinstance(cls, type) else None
     return getattr(fn, '__func__', fn)
-
-
-def _ran(node: ast.stmt, first: int, file: str, ran: Ran) -> bool:
-    """Whether any line of statement node (at lines counted from first) ran."""
-    end = node.end_lineno or node.lineno
-    return any((file, first - 1 + n) in ran for n in range(node.lineno, end + 1))
-
-
-def _own_statements(method: ast.FunctionDef) -> list[ast.stmt]:
-    """The statements of method, nested ones (in an if, a for) too, but not those of a function inside it."""
-    out, stack = [], list(reversed(method.body))
-    while stack:
-        node = stack.pop()
-        out.append(node)
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            stack += reversed([n for field in ('body', 'orelse', 'finalbody', 'handlers')
-                               for n in getattr(node, field, []) if isinstance(n, ast.stmt)])
-    return out
-
-
-def output_line(cls: Any, methods: tuple[str, ...], ran: Ran, returned: bool = False, argument: int = 0) -> str:
-    """The learner's line in the methods that made the op's output Value ('my_engine.py, line 40: return
-    Value(...)'), or with returned the return statement: of those that can, the one that ran ('' where it cannot
-    be told). argument: the constructor's argument the diagnosis is about (1: the parents, 2: the op's name);
-    where it is a name, the line that ran and gave it its value (`parents, op = (self, other), '**'`)."""
-    makers = {cls.__name__, 'Value', 'cls'}
-
-    def made(statement: ast.stmt) -> ast.Call | None:
-        calls = [n for n in ast.walk(statement) if isinstance(n, ast.Call)]
-        return next((c for c in calls if isinstance(c.func, ast.Name) and c.func.id in makers
-                     or ast.unparse(c.func) in ('type(self)', 'self.__class__')), None)
-    statements = []
-    for method in methods:
-        found, fn = _source(cls, method), _function(cls, method)
-        if found is None or fn is None:
-            continue
-        node, first, file = found
-        lines = inspect.getsourcelines(fn)[0]
-        everything = _own_statements(node)
-        own = [s for s in everything if (isinstance(s, ast.Return) if returned else
-                                         not isinstance(s, (ast.If, ast.For, ast.While, ast.With)) and made(s))]
-        if not returned:  # the Value made last: the output, not an operand converted first (other = Value(other))
-            own = [s for s in own if not _converts_operand(s)] or own
-        statements += [(s, first, file, lines, fn.__code__.co_filename, everything) for s in own]
-    if not statements:
-        return ''
-    s, first, file, lines, code_file, everything = next(
-        (t for t in reversed(statements) if _ran(t[0], t[1], t[4], ran)), statements[-1])
-    call = made(s)
-    given = call.args[argument] if call is not None and argument and len(call.args) > argument else None
-    if isinstance(given, ast.Name):  # the parents (or the name) given by a line before it
-        binds = [b for b in everything if isinstance(b, ast.Assign) and b.lineno < s.lineno
-                 and given.id in {n.id for t in b.targets for n in ast.walk(t) if isinstance(n, ast.Name)}]
-        s = next((b for b in reversed(binds) if _ran(b, first, code_file, ran)), binds[-1] if binds else s)
-    return f"{file}, line {first - 1 + s.lineno}: {lines[s.lineno - 1].strip()}"
-
-
-def _converts_operand(statement: ast.stmt) -> bool:
-    """other = other if isinstance(other, Value) else Value(other): a number made a leaf, not the output."""
-    return isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == 'other'
-                                                     for t in statement.targets)

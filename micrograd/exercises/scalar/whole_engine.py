@@ -17,7 +17,7 @@ from micrograd.exercises.lines import place_of, where
 from micrograd.exercises.numbers import central_difference, close, grads, number
 from micrograd.exercises.result import DONE, WRONG, Result
 from micrograd.exercises.sandbox import paused, set_input
-from micrograd.exercises.scalar.places import alias_line, lines_run, output_line, wrong_line
+from micrograd.exercises.scalar.places import alias_line, output_lines, wrong_line
 
 # Python's operator protocol: an op's symbol, the method x <op> other calls, and the one k <op> x calls.
 PROTOCOL = (('+', '__add__', '__radd__'), ('-', '__sub__', '__rsub__'), ('*', '__mul__', '__rmul__'),
@@ -120,16 +120,17 @@ def _like(form: Form, mine: Run, table: list[Form]) -> str:
     return f"`{form.code}` gives the right value, but {said}"
 
 
-def _place(value_class: Any, form: Form, mine: Run, ran: Any) -> str:
+def _place(value_class: Any, form: Form, mine: Run) -> str:
     """The learner's line: a method made another's (`__rmul__ = __add__`), the line giving a wrong gradient, or
     the method's return that ran."""
     want = expected(form)[0]
     if mine.error is not None:
         return place_of(mine.error)
     bad = [k for k, g in (mine.grads or {}).items() if want.grads and not close(g, want.grads[k])]
-    grad = bad and close(mine.data, want.data) and wrong_line((form.method,), value_class, lambda cls: run(form, cls),
-                                                               LEAVES[bad[0]])
-    return alias_line(value_class, form.method) or grad or output_line(value_class, (form.method,), ran, returned=True)
+    line = alias_line(value_class, form.method)
+    if not line and bad and close(mine.data, want.data):
+        line = wrong_line((form.method,), value_class, lambda cls: run(form, cls), LEAVES[bad[0]])
+    return line or output_lines(value_class, (form.method,), lambda: run(form, value_class))[1]
 
 
 def check_engine(value_class: Any, strict: bool) -> Result:
@@ -148,7 +149,6 @@ def check_engine(value_class: Any, strict: bool) -> Result:
         return Result(number=0, name='engine', status=DONE)
     form, mine = differing[0]
     with paused():  # (the line that ran: the learner's code run again, traced, for the checker)
-        ran = lines_run(lambda: run(form, value_class))
         want = expected(form)[0]
         if mine.error is not None:
             diagnosis, said, obtained = 'raises', f"`{form.code}` raises {where(mine.error)}", type(mine.error).__name__
@@ -156,5 +156,5 @@ def check_engine(value_class: Any, strict: bool) -> Result:
             diagnosis = 'engine_grad' if close(mine.data, want.data) else 'engine_value'
             said, obtained = _like(form, mine, table), _shown(mine)
         return Result(number=0, name='engine', status=WRONG, input=form.text(), expected=_shown(want),
-                      obtained=obtained, diagnosis=diagnosis, why=said, place=_place(value_class, form, mine, ran),
+                      obtained=obtained, diagnosis=diagnosis, why=said, place=_place(value_class, form, mine),
                       also='\n'.join(f.text() for f, _ in differing[1:]))
