@@ -22,7 +22,8 @@ import os
 import sys
 import sysconfig
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
@@ -112,6 +113,20 @@ def traced(call: Callable[[], object], tracer: Callable[[types.FrameType, str, A
         call()
     finally:
         sys.settrace(previous)
+
+
+@contextmanager
+def swapped(replacements: list[tuple[Any, str, Any]]) -> Iterator[None]:
+    """Each (owner, name, value) of replacements: owner.name made value (a class's own attribute), put back after."""
+    saved = [(owner, name, vars(owner)[name] if isinstance(owner, type) else getattr(owner, name))
+             for owner, name, _ in replacements]
+    try:
+        for owner, name, value in replacements:
+            setattr(owner, name, value)
+        yield
+    finally:
+        for owner, name, value in reversed(saved):
+            setattr(owner, name, value)
 
 
 # --- the library's run, every expression noted ---------------------------------------------------------

@@ -16,7 +16,7 @@ from typing import Any
 from micrograd.engine import Value
 from micrograd.exercises import lines
 from micrograd.exercises.cutting import read_learners
-from micrograd.exercises.lines import Line, Noted, Right, noting, place, run_traced, traced
+from micrograd.exercises.lines import Line, Noted, Right, noting, place, run_traced, swapped, traced
 from micrograd.exercises.scalar.exercises import EXERCISES
 
 
@@ -99,17 +99,11 @@ def wrong_line(methods: tuple[str, ...], value_class: Any, run: Callable[[Any], 
     other.grad -= ...'; where every value is right, the line that handed the leaf of data leaf its gradient; ''
     where none did. The library's closures of every op are traced: x - y is x + (-y)."""
     noted: list[Noted] = []
-    mine = run_traced(closures(value_class, methods), lambda: run(value_class))
-    saved = {m: vars(Value)[m] for m in methods if m in vars(Value)}
-    try:
-        for method in saved:
-            fn = _function(Value, method)
-            setattr(Value, method, noting(textwrap.dedent(inspect.getsource(fn)), fn.__globals__, False, noted)[
-                fn.__name__])
+    swaps = [(Value, m, noting(textwrap.dedent(inspect.getsource(fn)), fn.__globals__, False, noted)[fn.__name__])
+             for m in methods if m in vars(Value) and (fn := _function(Value, m))]
+    with swapped(swaps):
         right = run_traced(closures(Value, tuple(vars(Value))), lambda: run(Value))
-    finally:
-        for method, fn in saved.items():
-            setattr(Value, method, fn)
+    mine = run_traced(closures(value_class, methods), lambda: run(value_class))
     found = lines.wrong_line(Right(noted, right, float, 1e-6, 1e-9), mine, leaf=leaf)
     return place(*found) if found else ''
 

@@ -10,12 +10,11 @@ import inspect
 import re
 import textwrap
 import types
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 from micrograd.exercises import lines
-from micrograd.exercises.lines import Line, Noted, Right, noting, run_traced
+from micrograd.exercises.lines import Line, Noted, Right, noting, run_traced, swapped
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.cases import Case
 from micrograd.exercises.tensor.my_tensor_file import FUNCTIONS, library_module
@@ -64,41 +63,21 @@ def wrong_line(exercise: Exercise, case: Case, module: Any, about: str = '', lea
     (then the caller says the body): lines.py's, the library's bodies noted against the learner's traced. about:
     'wrote' the line that wrote into an array the body was given, 'misfit' the one that handed _add_grad an array
     of a shape that is not its tensor's. leaf: the tensor whose gradient is wrong."""
-    library, noted, functions = library_module(), list[Noted](), {}
+    library, noted, swaps, codes, mine = library_module(), list[Noted](), [], set(), set()
     for blank in exercise.blanks:
-        owner = holder_of(library, blank)[1]
-        if owner:
-            whole = blank.endswith('()') or blank in FUNCTIONS
-            namespace = noting(library_text(owner), vars(library), whole, noted)
-            functions[blank] = own_function(namespace, owner.split('.')[-1], library)
-    codes = {c for blank, fn in functions.items() for c in _bodies(getattr(fn, '__wrapped__', fn), blank)}
-    with _replaced(library, functions):
+        holder, owner = holder_of(library, blank)
+        if holder:
+            namespace = noting(library_text(owner), vars(library), blank.endswith('()') or blank in FUNCTIONS, noted)
+            fn = own_function(namespace, holder[1], library)
+            swaps.append((*holder, fn))
+            codes |= _bodies(getattr(fn, '__wrapped__', fn), blank)
+        if (fn := learners_function(module, blank)) is not None:
+            mine |= _bodies(fn, blank)
+    with swapped(swaps):
         right = run_traced(codes, lambda: run_case(case, library), fits)
-    mine = set()
-    for blank in exercise.blanks:
-        fn = learners_function(module, blank)
-        mine |= _bodies(fn, blank) if fn is not None else set()
     events = run_traced(mine, lambda: run_case(case, module), fits)
     return lines.wrong_line(Right(noted, right, case.dtype, *tolerance(case.dtype)), events, about,
                             case.data().get(leaf))
-
-
-@contextmanager
-def _replaced(module: Any, functions: dict[str, Any]) -> Iterator[None]:
-    """module with some blanks' functions replaced (by blank name), put back after."""
-    saved = []
-    try:
-        for blank, fn in functions.items():
-            holder = holder_of(module, blank)[0]
-            if holder is None:
-                continue
-            saved.append((holder, holder[0].__dict__.get(holder[1]) if isinstance(holder[0], type)
-                          else getattr(holder[0], holder[1])))
-            setattr(holder[0], holder[1], fn)
-        yield
-    finally:
-        for (owner, name), value in reversed(saved):
-            setattr(owner, name, value)
 
 
 # --- backward(): the line the slip is about --------------------------------------------------------------
