@@ -10,7 +10,8 @@ makes values (floats, arrays): the locals it assigns or changes, what it returns
 (through _add_grad, or on .grad by hand). A gradient is right when the library handed that node (a node of the
 same data) that gradient, any other value when the library computed it anywhere. The first line that makes a value
 that is not right is the learner's line: a slip split over two lines (a local, then the gradient made from it) is
-named at the line that makes the wrong local.
+named at the local's line where the local is wrong, at the gradient's where the local is right (an input, read as
+it is) and what is made from it is not.
 """
 from __future__ import annotations
 import __future__

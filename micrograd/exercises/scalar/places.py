@@ -1,6 +1,7 @@
-"""Where the learner wrote each exercise (their file and line, or their notebook class), and the line a
-diagnosis points at: the statement that gives a parent its wrong gradient, not the closure's first line; a
-mistake in parameters() at parameters()."""
+"""Where the learner wrote each exercise (their file and line, or their notebook class), and the scalar track's
+lines a diagnosis points at: the first that made a wrong value (lines.py's tracer, on the op's closures), the one
+that made or returned the output, and the few a slip names by what they hold (an alias, the activation, the
+reset in backward()'s loop)."""
 from __future__ import annotations
 
 import ast
