@@ -17,11 +17,14 @@ from __future__ import annotations
 import __future__
 
 import ast
+import inspect
 import linecache
 import math
 import os
+import re
 import sys
 import sysconfig
+import textwrap
 import types
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -309,3 +312,75 @@ def wrong_line(right: Right, mine: list[Event], about: str = '', leaf: Any = Non
             return e.code, e.line
     return next(((e.code, e.line) for e in mine if e.tag == 'return' or e.tag == 'handed' and _equal(e.target, leaf)),
                 None)
+
+
+# --- backward(): the line a slip of it is about ------------------------------------------------------------
+
+def _calls(text: str) -> bool:
+    """A node's backward called: node._backward(...), or the engine's node._grad_fn(...)."""
+    return re.search(r'\._(backward|grad_fn)\(', text) is not None
+
+
+def _block(lines: list[str], i: int) -> list[str]:
+    """The lines of the block line i opens: those after it, indented deeper."""
+    def indent(line: str) -> int:
+        return len(line) - len(line.lstrip())
+    end = next((k for k in range(i + 1, len(lines)) if lines[k].strip() and indent(lines[k]) <= indent(lines[i])),
+               len(lines))
+    return lines[i + 1:end]
+
+
+def _loop(lines: list[str], i: int) -> bool:
+    """Line i opens the innermost loop around the first call of a node's backward in it."""
+    block = _block(lines, i) if re.match(r'\s*(for|while)\b', lines[i]) else []
+    at = next((k for k, line in enumerate(block) if _calls(line)), None)
+    return at is not None and not any(_loop(block, k) for k in range(at))
+
+
+def _zeroed(after: bool) -> Callable[[list[str], int], bool]:
+    """A node's .grad set to 0 in the loop that calls each node's backward, before the call (after: after it)."""
+    def about(lines: list[str], i: int) -> bool:
+        loop = next((j for j in range(i - 1, -1, -1) if i - j <= len(_block(lines, j)) and _loop(lines, j)), None)
+        if loop is None or not re.match(r'\s*[\w.\[\]]+\.grad\s*=\s*0(\.0)?\s*(#.*)?$', lines[i]):
+            return False
+        return _calls(''.join(lines[loop + 1:i] if after else _block(lines, loop)[i - loop:]))
+    return about
+
+
+def _seed(lines: list[str], i: int) -> bool:
+    return re.search(r'self\._add_grad\(|self\.grad\s*=', lines[i]) is not None
+
+
+_ABOUT: dict[str, list[Callable[[list[str], int], bool]]] = {  # a slip of backward(): its line, most telling first
+    'backward_not_reversed': [_loop],
+    'backward_no_seed': [_loop],
+    'backward_unit_grad': [lambda lines, i: _calls(lines[i])],
+    'backward_not_called': [lambda lines, i: '._backward' in lines[i]],
+    'backward_zeroed_in_loop': [_zeroed(after=False)],
+    'backward_zeroed_after': [_zeroed(after=True)],
+    'backward_ignores_grad': [lambda lines, i: 'np.ones' in lines[i], _seed],
+    'backward_seed_overwrites': [lambda lines, i: re.search(r'self\.grad\s*=', lines[i]) is not None],
+    'promoted': [lambda lines, i: 'np.ones(' in lines[i], _seed],
+    'backward_no_reset': [lambda lines, i: re.search(r'topological_order\(|build\w*\(self\)', lines[i]) is not None],
+    'backward_resets_leaves': [lambda lines, i: '.grad = None' in lines[i] and '_prev' in ''.join(lines[i - 2:i])],
+    'backward_sort_revisits': [lambda lines, i: '.append(' in lines[i]],
+    'backward_nonscalar_seeded': [lambda lines, i: re.search(r'if\s+grad\s+is\s+None', lines[i]) is not None],
+}
+
+
+def backward_line(fn: Any, key: str) -> str:
+    """The learner's line in backward() (fn, in either track) that the slip key is about, as a report points at it:
+    the first line of a statement (never a comment or the docstring) that holds it; '' where none does."""
+    try:
+        lines, first = inspect.getsourcelines(fn)
+        file = Path(inspect.getsourcefile(fn) or '').name
+        node = ast.parse(textwrap.dedent(''.join(lines))).body[0]
+    except (OSError, TypeError, SyntaxError, IndexError):
+        return ''
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return ''
+    docstring = ast.get_docstring(node) is not None
+    starts = sorted({s.lineno - 1 for s in ast.walk(node) if isinstance(s, ast.stmt) and s is not node
+                     and not (docstring and s is node.body[0])})
+    return next((f"{file}, line {first + i}: {lines[i].strip()}" for about in _ABOUT.get(key, []) for i in starts
+                 if about(lines, i)), '')

@@ -10,7 +10,7 @@ from typing import Any
 
 from micrograd.engine import topological_order
 from micrograd.exercises.cutting import blank_raised
-from micrograd.exercises.lines import where
+from micrograd.exercises.lines import backward_line, where
 from micrograd.exercises.numbers import close, grads, number, same
 from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import set_input
@@ -20,7 +20,6 @@ from micrograd.exercises.scalar.exercises import EXERCISES, Exercise, Graph, fin
 from micrograd.exercises.scalar.op_grading import expected
 from micrograd.exercises.scalar.op_wiring import build, probes
 from micrograd.exercises.scalar.op_wiring import text as wired_text
-from micrograd.exercises.scalar.places import line_with, zeroed_in_loop
 
 
 def _forward(op: str, values: list[float]) -> tuple[float, list[float]]:
@@ -189,22 +188,17 @@ def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: 
     finally:
         if own_sort is not None and not sort_done:
             value_class._topological_order = own_sort
-    if result.diagnosis == 'backward_no_seed' and (zeroed := zeroed_in_loop(value_class, 'backward')):
+    if result.diagnosis == 'backward_no_seed' and (zeroed := backward_line(value_class.backward,
+                                                                            'backward_zeroed_in_loop')):
         result = replace(result, diagnosis='backward_zeroed_in_loop', place=zeroed,
                          why=outcome.explain(exercise, 'backward_zeroed_in_loop'))
-    if result.diagnosis == 'backward_zeroed_after':
-        result.place = zeroed_in_loop(value_class, 'backward', after=True)
-    if result.diagnosis in LINES and not result.place:  # the line that holds the slip, where there is one
-        loop = result.diagnosis == 'backward_not_reversed'  # the order walked: the `for` line, where there is one
-        result.place = next((found for needle in LINES[result.diagnosis]
-                             if (found := line_with(value_class, 'backward', needle, loop))), '')
+    if result.diagnosis == 'backward_zeroed_after' or result.diagnosis in LINES and not result.place:
+        result.place = backward_line(value_class.backward, result.diagnosis)  # the line that holds the slip
     return result
 
 
-# For a slip in backward(), what its line holds: the seed, or the call that runs each node's backward.
-_CALLS = ('._backward(', '._grad_fn(')
-LINES = {'backward_seed_overwrites': ('self.grad =',), 'backward_not_reversed': _CALLS, 'backward_unit_grad': _CALLS,
-         'backward_not_called': ('._backward',)}
+# The slips of backward() said at their line.
+LINES = ('backward_seed_overwrites', 'backward_not_reversed', 'backward_unit_grad', 'backward_not_called')
 
 
 def _run(exercise: Exercise, graph: Graph, value_class: Any, calls: int, text: str,

@@ -150,10 +150,9 @@ def alias_line(cls: Any, method: str) -> str:
         f"{Path(code.co_filename).name}, line {at}: {lines[at - 1].split('#')[0].strip()}"
 
 
-def line_with(cls: Any, method: str, needle: str | re.Pattern[str], loop: bool = False) -> str:
+def line_with(cls: Any, method: str, needle: str | re.Pattern[str]) -> str:
     """The learner's first line in method that holds needle ('.tanh(', or a regular expression): 'my_nn.py,
-    line 49: out = act.tanh()'; with loop, the `for` line of the loop that holds it, where there is one. ''
-    where there is none."""
+    line 49: out = act.tanh()'; '' where there is none."""
     found, fn = _source(cls, method), _function(cls, method)
     if found is None or fn is None:
         return ''
@@ -164,31 +163,7 @@ def line_with(cls: Any, method: str, needle: str | re.Pattern[str], loop: bool =
                if (needle.search(code) if isinstance(needle, re.Pattern) else needle in code)), None)
     if at is None:
         return ''
-    if loop:  # the innermost loop around it
-        loops = [s for s in ast.walk(node) if isinstance(s, (ast.For, ast.While))
-                 and s.lineno < at <= (s.end_lineno or 0)]
-        at = max((s.lineno for s in loops), default=at)
     return f"{file}, line {first - 1 + at}: {lines[at - 1].strip()}"
-
-
-def zeroed_in_loop(cls: Any, method: str, after: bool = False) -> str:
-    """The learner's line in method that sets a node's .grad to 0 inside the loop that runs each node's backward,
-    before the call (with after, after it): 'my_engine.py, line 118: node.grad = 0.0'; '' where there is none."""
-    found = _source(cls, method)
-    if found is None:
-        return ''
-    node, first, file = found
-    lines = inspect.getsourcelines(_function(cls, method))[0]
-    for loop in (s for s in ast.walk(node) if isinstance(s, (ast.For, ast.While))):
-        for at, statement in enumerate(loop.body):
-            zeroes = (isinstance(statement, ast.Assign) and len(statement.targets) == 1
-                      and isinstance(statement.targets[0], ast.Attribute) and statement.targets[0].attr == 'grad'
-                      and isinstance(statement.value, ast.Constant) and statement.value.value == 0)
-            calls = any(isinstance(n, ast.Attribute) and n.attr in ('_backward', '_grad_fn')
-                        for other in (loop.body[:at] if after else loop.body[at + 1:]) for n in ast.walk(other))
-            if zeroes and calls:
-                return f"{file}, line {first - 1 + statement.lineno}: {lines[statement.lineno - 1].strip()}"
-    return ''
 
 
 def _base(statement: ast.stmt) -> str | None:

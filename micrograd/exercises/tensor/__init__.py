@@ -23,7 +23,7 @@ In a notebook: `from micrograd.exercises.tensor import blank_tensor, check`, the
                             each exercise alone
     naming.py               the slip named: planted in the library and run, or read off the numbers and the shapes
     grading.py              one exercise graded: the idea first, then the library's rules
-    wrong_line.py           the learner's line: the bodies lines.py traces, and backward()'s line a slip is about
+    wrong_line.py           the learner's line: the functions of a blank lines.py traces, the library's and theirs
     backward_on_graphs.py   the backward() exercise, on graphs the checker makes
     exercises_tensor_ipynb.py  exercises_tensor.ipynb, made from the records and the library's source
 

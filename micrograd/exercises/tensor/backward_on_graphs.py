@@ -7,20 +7,19 @@ slip's), computes them itself, and names the slip whose numbers the learner's ar
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from micrograd.exercises.cutting import blank_raised
-from micrograd.exercises.lines import where
+from micrograd.exercises.lines import backward_line, where
 from micrograd.exercises.result import CORRECT, DONE, GENERIC, NOT_STARTED, WRONG, Result
 from micrograd.exercises.sandbox import learners_time, set_input
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.cases import Array, Graph
 from micrograd.exercises.tensor.exercise_list import EXERCISES
 from micrograd.exercises.tensor.running import summary
-from micrograd.exercises.tensor.wrong_line import backward_line, forwards
+from micrograd.exercises.tensor.wrong_line import forwards, learners_function
 
 
 def _forward(op: str, values: list[Array]) -> Array:
@@ -171,8 +170,7 @@ def _check(exercise: Exercise, module: Any) -> Any:
 
 def _place(module: Any, exercise: Exercise, key: str) -> str:
     """The learner's line in backward() that the slip named is about: 'my_tensor.py, line 1250: for ...'."""
-    found = backward_line(module, exercise.blanks[0], key)
-    return f"{Path(found[0]).name}, line {found[1]}: {found[2]}" if found else ''
+    return backward_line(learners_function(module, exercise.blanks[0]), key)
 
 
 def _rules(exercise: Exercise, module: Any, slips: dict[str, str]) -> Any:

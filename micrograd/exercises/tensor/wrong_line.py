@@ -1,20 +1,13 @@
-"""The tensor track's learner's line: for a case whose numbers (not an exception) are wrong, the line that made a
-wrong value first (lines.py: the library's bodies of the exercise noted, the learner's traced); for a slip of
-backward(), the learner's loop rather than a formula, the line that holds what the slip is about (the walk, the
-seed, the reset).
-"""
+"""The tensor track's side of lines.py: which functions hold a blank, in the library and in the learner's engine,
+and the line that made a wrong value first on a case whose numbers (not an exception) are wrong."""
 from __future__ import annotations
 
-import ast
-import inspect
 import re
-import textwrap
 import types
-from collections.abc import Callable
 from typing import Any
 
 from micrograd.exercises import lines
-from micrograd.exercises.lines import Line, Noted, Right, noting, run_traced, swapped
+from micrograd.exercises.lines import Line, Noted, Right, backward_line, noting, run_traced, swapped
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.cases import Case
 from micrograd.exercises.tensor.my_tensor_file import FUNCTIONS, library_module
@@ -80,55 +73,8 @@ def wrong_line(exercise: Exercise, case: Case, module: Any, about: str = '', lea
                             case.data().get(leaf))
 
 
-# --- backward(): the line the slip is about --------------------------------------------------------------
-
-def _loop_calling_backward(lines: list[str], i: int) -> bool:
-    return bool(re.match(r'\s*for\b', lines[i])) and '_backward(' in ''.join(lines[i:i + 3])
-
-
-def _seed(lines: list[str], i: int) -> bool:
-    return bool(re.search(r'self\._add_grad\(|self\.grad\s*=', lines[i]))
-
-
-_ABOUT: dict[str, list[Callable[[list[str], int], bool]]] = {  # a slip of backward(): its line, most telling first
-    'backward_not_reversed': [_loop_calling_backward],
-    'backward_unit_grad': [lambda lines, i: '_backward(' in lines[i]],
-    'backward_ignores_grad': [lambda lines, i: 'np.ones' in lines[i], _seed],
-    'backward_seed_overwrites': [lambda lines, i: bool(re.search(r'self\.grad\s*=', lines[i]))],
-    'promoted': [lambda lines, i: 'np.ones(' in lines[i], _seed],
-    'backward_no_seed': [_loop_calling_backward],
-    'backward_no_reset': [lambda lines, i: bool(re.search(r'topological_order\(|build\w*\(self\)', lines[i]))],
-    'backward_resets_leaves': [lambda lines, i: '.grad = None' in lines[i] and '_prev' in ''.join(lines[i - 2:i])],
-    'backward_sort_revisits': [lambda lines, i: '.append(' in lines[i]],
-    'backward_nonscalar_seeded': [lambda lines, i: bool(re.search(r'if\s+grad\s+is\s+None', lines[i]))],
-}
-
-
 def forwards(module: Any, exercise: Exercise) -> bool:
     """Whether the learner's backward() walks the order from the leaves: its loop that calls _backward goes over
     the order as it is (no reversed(), no [::-1])."""
-    found = backward_line(module, exercise.blanks[0], 'backward_not_reversed')
-    return found is not None and re.match(r'for\s+\w+\s+in\s+\w+\s*:', found[2]) is not None
-
-
-def backward_line(module: Any, blank: str, key: str) -> tuple[str, int, str] | None:
-    """(file, line, text) of the learner's line in backward() that a slip of backward() is about: the first line
-    of a statement (never a comment or the docstring) that holds it."""
-    fn = learners_function(module, blank)
-    try:
-        lines, first = inspect.getsourcelines(fn)
-        file = inspect.getsourcefile(fn) or ''
-        tree = ast.parse(textwrap.dedent(''.join(lines)))
-    except (OSError, TypeError, SyntaxError):
-        return None
-    node = tree.body[0]
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return None
-    docstring = ast.get_docstring(node) is not None
-    starts = sorted({s.lineno - 1 for s in ast.walk(node) if isinstance(s, ast.stmt) and s is not node
-                     and not (docstring and s is node.body[0])})
-    for about in _ABOUT.get(key, []):
-        for i in starts:
-            if about(lines, i):
-                return file, first + i, lines[i].strip()
-    return None
+    found = backward_line(learners_function(module, exercise.blanks[0]), 'backward_not_reversed')
+    return re.match(r'for\s+\w+\s+in\s+\w+\s*:', found.split(': ', 1)[-1]) is not None
