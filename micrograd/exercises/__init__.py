@@ -31,8 +31,8 @@ The machinery both tracks share, one idea per module:
                   them within a time limit; the child, and what it starts, never outlives the check
     sandbox.py    running the learner's code for one exercise: a time limit (paused for the checker's own
                   work, or counted only while the learner's code runs), its printing kept aside
-    lines.py      the learner's line: in a traceback, or the first that makes a wrong value (their code traced
-                  against the library's run), for both tracks
+    lines.py      the learner's line, in both tracks: in a traceback, the first that makes a wrong value (their
+                  code traced against the library's run), the one a slip of backward() is about
     numbers.py    comparing numbers and printing them as a learner reads them
     cutting.py    cutting bodies out of the library's source, and running the result; a learner's file read as
                   Python reads it (a byte-order mark, a coding line), the same way in both tracks

@@ -1,5 +1,5 @@
-"""The learner's line, for both tracks: the frame of their code that raised an error, or the first line of their
-code that made a wrong value.
+"""The learner's line, for both tracks: the frame of their code that raised an error, the first line of their
+code that made a wrong value, or the line a slip of backward() (a loop, not a formula) is about.
 
 Frames of micrograd itself (the checker, numeric.py) and of Python's standard library are not the learner's: an
 error is reported at the innermost frame the learner wrote.
@@ -12,6 +12,8 @@ same data) that gradient, any other value when the library computed it anywhere.
 that is not right is the learner's line: a slip split over two lines (a local, then the gradient made from it) is
 named at the local's line where the local is wrong, at the gradient's where the local is right (an input, read as
 it is) and what is made from it is not.
+
+A slip of backward() is said at the first line that holds what it is about: the walk, the seed, the reset.
 """
 from __future__ import annotations
 import __future__
@@ -135,9 +137,6 @@ def swapped(replacements: list[tuple[Any, str, Any]]) -> Iterator[None]:
 
 # --- the library's run, every expression noted ---------------------------------------------------------
 
-Noted = tuple[types.CodeType, int, Any]  # (code, line, a value computed there)
-
-
 def _value(v: Any) -> Any:
     """A copy of v, where v is a value a line makes: a float, or a NumPy array or number; else None. (NumPy is
     never imported here: the scalar track runs without it, and where an array is, NumPy is loaded.)"""
@@ -171,7 +170,7 @@ class _Noting(ast.NodeTransformer):
         return new
 
 
-def noting(source: str, namespace: dict[str, Any], whole: bool, noted: list[Noted]) -> dict[str, Any]:
+def noting(source: str, namespace: dict[str, Any], whole: bool, noted: list[Any]) -> dict[str, Any]:
     """source, the text of one library function, run in a copy of namespace with every expression of its body
     (not whole: of its `_backward` closures') noted into noted as it is computed: that copy, holding it."""
     tree = ast.parse(source)
@@ -184,8 +183,7 @@ def noting(source: str, namespace: dict[str, Any], whole: bool, noted: list[Note
 
     def note(value: Any) -> Any:
         if (copy := _value(value)) is not None:
-            frame = sys._getframe(1)
-            noted.append((frame.f_code, frame.f_lineno, copy))
+            noted.append(copy)
         return value
     namespace = {**namespace, '__noted__': note}
     where = str(Path(__file__).parent / f'<library {fn.name}, noted>')  # (the library's, not the learner's)
@@ -272,9 +270,9 @@ def run_traced(codes: set[types.CodeType], run: Callable[[], Any],
 class Right:
     """The library's values on a case, to hold the learner's against within (rtol, atol); dtype: the case's."""
 
-    def __init__(self, noted: list[Noted], events: list[Event], dtype: Any, rtol: float, atol: float) -> None:
+    def __init__(self, noted: list[Any], events: list[Event], dtype: Any, rtol: float, atol: float) -> None:
         self.dtype, self.rtol, self.atol = dtype, rtol, atol
-        self.everywhere = [v for _, _, v in noted] + [v for e in events for v in e.values]
+        self.everywhere = noted + [v for e in events for v in e.values]
         self.handed = [e for e in events if e.tag == 'handed']
 
     def gradients(self, target: Any) -> list[Any]:

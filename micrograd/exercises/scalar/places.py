@@ -17,7 +17,7 @@ from typing import Any
 from micrograd.engine import Value
 from micrograd.exercises import lines
 from micrograd.exercises.cutting import read_learners
-from micrograd.exercises.lines import Line, Noted, Right, noting, place, run_traced, swapped, traced
+from micrograd.exercises.lines import Line, Right, noting, place, run_traced, swapped, traced
 from micrograd.exercises.scalar.exercises import EXERCISES
 
 
@@ -99,7 +99,7 @@ def wrong_line(methods: tuple[str, ...], value_class: Any, run: Callable[[Any], 
     class) running the case (lines.py: the library's closures noted, the learner's traced): 'my_engine.py, line 47:
     other.grad -= ...'; where every value is right, the line that handed the leaf of data leaf its gradient; ''
     where none did. The library's closures of every op are traced: x - y is x + (-y)."""
-    noted: list[Noted] = []
+    noted: list[Any] = []
     swaps = [(Value, m, noting(textwrap.dedent(inspect.getsource(fn)), fn.__globals__, False, noted)[fn.__name__])
              for m in methods if m in vars(Value) and (fn := _function(Value, m))]
     with swapped(swaps):

@@ -7,7 +7,7 @@ import types
 from typing import Any
 
 from micrograd.exercises import lines
-from micrograd.exercises.lines import Line, Noted, Right, backward_line, noting, run_traced, swapped
+from micrograd.exercises.lines import Line, Right, backward_line, noting, run_traced, swapped
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.cases import Case
 from micrograd.exercises.tensor.my_tensor_file import FUNCTIONS, library_module
@@ -56,7 +56,7 @@ def wrong_line(exercise: Exercise, case: Case, module: Any, about: str = '', lea
     (then the caller says the body): lines.py's, the library's bodies noted against the learner's traced. about:
     'wrote' the line that wrote into an array the body was given, 'misfit' the one that handed _add_grad an array
     of a shape that is not its tensor's. leaf: the tensor whose gradient is wrong."""
-    library, noted, swaps, codes, mine = library_module(), list[Noted](), [], set(), set()
+    library, noted, swaps, codes, mine = library_module(), list[Any](), [], set(), set()
     for blank in exercise.blanks:
         holder, owner = holder_of(library, blank)
         if holder:
