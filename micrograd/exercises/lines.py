@@ -8,7 +8,8 @@ A wrong value is found by running the case twice. The library runs it with every
 bodies noted as it is computed; the learner's engine runs it traced line by line in the bodies they wrote. A line
 makes values (floats, arrays): the locals it assigns or changes, what it returns, the gradient it hands a node
 (through _add_grad, or on .grad by hand). A gradient is right when the library handed that node (a node of the
-same data) that gradient, any other value when the library computed it anywhere. The first line that makes a value
+same data) that gradient, and not before it handed it the ones the learner's did before; any other value when the
+library computed it anywhere. The first line that makes a value
 that is not right is the learner's line: a slip split over two lines (a local, then the gradient made from it) is
 named at the local's line where the local is wrong, at the gradient's where the local is right (an input, read as
 it is) and what is made from it is not.
@@ -275,9 +276,9 @@ class Right:
         self.everywhere = noted + [v for e in events for v in e.values]
         self.handed = [e for e in events if e.tag == 'handed']
 
-    def gradients(self, target: Any) -> list[Any]:
-        """The gradients the library handed a node of data target."""
-        return [v for e in self.handed if _equal(e.target, target) for v in e.values]
+    def gradients(self, target: Any, since: int) -> list[Any]:
+        """The gradients the library handed a node of data target, but for the first since of them."""
+        return [v for e in [e for e in self.handed if _equal(e.target, target)][since:] for v in e.values]
 
     def known(self, a: Any, among: list[Any]) -> bool:
         """Whether a is one of among (the same shape and numbers; a float of another width is not), or zeros, where
@@ -304,8 +305,9 @@ def wrong_line(right: Right, mine: list[Event], about: str = '', leaf: Any = Non
     say): the line that handed the node of data leaf its gradient, or that returned the result."""
     if about:
         return next(((e.code, e.line) for e in mine if e.tag == about), None)
-    for e in mine:
-        among = right.gradients(e.target) if e.tag == 'handed' else right.everywhere
+    for n, e in enumerate(mine):
+        since = sum(f.tag == 'handed' and _equal(f.target, e.target) for f in mine[:n])  # (never an earlier one)
+        among = right.gradients(e.target, since) if e.tag == 'handed' else right.everywhere
         if e.tag != 'given' and not all(right.known(a, among) for a in e.values):
             return e.code, e.line
     return next(((e.code, e.line) for e in mine if e.tag == 'return' or e.tag == 'handed' and _equal(e.target, leaf)),
@@ -350,7 +352,7 @@ def _seed(lines: list[str], i: int) -> bool:
 
 
 _ABOUT: dict[str, list[Callable[[list[str], int], bool]]] = {  # a slip of backward(): its line, most telling first
-    'backward_not_reversed': [_loop],
+    'backward_not_reversed': [_loop, lambda lines, i: _calls(lines[i])],  # (the root's alone: no loop)
     'backward_no_seed': [_loop],
     'backward_unit_grad': [lambda lines, i: _calls(lines[i])],
     'backward_not_called': [lambda lines, i: '._backward' in lines[i]],

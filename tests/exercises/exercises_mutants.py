@@ -550,6 +550,10 @@ LINE_SLIPS = [
      'mul_for_div', "self.grad += d * grad"),
     ('*', '__mul__', "d = {x}.data\n{i}{x}.grad += d * grad\n{i}{y}.grad += {x}.data * grad", 'swapped',
      "self.grad += d * grad"),
+    ('sigmoid', 'sigmoid', "s2 = 1 / (1 + math.exp(-s))\n{i}{x}.grad += s2 * (1 - s2) * grad", 'applied_twice',
+     "s2 = 1 / (1 + math.exp(-s))"),
+    # in a + a, the second line sets the gradient the first gave it again, where it must add to it
+    ('+', '__add__', "{x}.grad += grad\n{i}{y}.grad = grad", 'overwrite', "other.grad = grad"),
 ]
 
 
