@@ -8,7 +8,7 @@ blank is named as the exercise records name it ('unbroadcast', 'Tensor.__mul__',
 'Tensor.backward()'); the body is written unindented, and may read what the library's forward pass binds there (x,
 y, e, t, passes, top, s, out, log_probs, ...). Everything else in the engine is the library's own. These are not the
 slips of the records (test_exercises_tensor plants those too): each is written otherwise than the checker's own copy
-of the slip, or is one no record lists.
+of the slip, or is one no record lists, or pins the line of a record's own body the report must point at.
 """
 
 SLIPS = [
