@@ -1,12 +1,7 @@
 """The tensor track's exercises on the ops themselves, easiest first: broadcasting, arithmetic, elementwise
-functions, reductions, max, shapes, indexing, matmul. One record each, holding everything about it.
-
-A record (array_exercise.py says what it holds) names the bodies of the library's tensor engine the learner
-writes (`blanks`), the task, its rules and its shapes (stated before the learner starts: no rule a task does not
-state may fail a learner), a hint, a stronger hint and the formula, the cases it is checked on, and the slips it
-can name: each slip is the body a learner might type in place of the library's, and the sentence that names it.
-Adding an exercise is adding a record (here, or in network_exercises.py) and its place in exercise_list.py: the
-workspace finds its blanks by name.
+functions, reductions, max, shapes, indexing, matmul. One record each (array_exercise.py says what it holds): no
+rule its task does not state may fail a learner. Adding an exercise is adding a record (here, or in
+network_exercises.py) and its place in exercise_list.py: the workspace finds its blanks by name.
 
 Blanks are named 'unbroadcast' (a function: its whole body), 'Tensor.__add__' (the `_backward` closure in
 that method), 'Tensor.backward()' (a method's whole body) or 'cross_entropy' (the closure in a function).
@@ -206,6 +201,10 @@ ELEMENTWISE = Exercise(
     math=(r"\frac{d\,e^x}{dx} = e^x,\quad \frac{d \log x}{dx} = \frac{1}{x},\quad \frac{d \tanh x}{dx} = 1 - "
           r"\tanh^2 x,\quad \frac{d\,\mathrm{relu}(x)}{dx} = [x > 0]"))
 
+# mean's backward as the library writes it: its slips (and sum's keepdims=True ignored) write a part otherwise
+_MEAN = ("if not keepdims and ax:\n    grad = np.expand_dims(grad, ax)\n"
+         "self._add_grad(np.broadcast_to(grad / n, self.data.shape))")
+
 REDUCE = Exercise(
     'sum mean', "backward of sum and mean over axes, with and without keepdims",
     "Write the `_backward` of `sum` and of `mean`: every element that was summed gets the gradient of the sum "
@@ -234,27 +233,24 @@ REDUCE = Exercise(
      case('x 4,5', "out = x.mean(axis=0)", dtype='float32', seed=11)),
     (Slip('keepdims_lost', 'Tensor.sum', "self._add_grad(np.broadcast_to(grad, self.data.shape))", KEEPDIMS),
      Slip('keepdims_lost', 'Tensor.mean', "self._add_grad(np.broadcast_to(grad / n, self.data.shape))", KEEPDIMS),
-     Slip('keepdims_ignored', 'Tensor.sum',
-          "if ax:\n    grad = np.expand_dims(grad, ax)\nself._add_grad(np.broadcast_to(grad, self.data.shape))",
+     Slip('keepdims_ignored', 'Tensor.sum', _MEAN.replace("not keepdims and ", "").replace(" / n", ""),
           "keepdims=True is ignored: with keepdims the reduced axes are in grad already (length 1); add them "
           "back only when keepdims is False"),
-     Slip('mean_not_divided', 'Tensor.mean',
-          "if not keepdims and ax:\n    grad = np.expand_dims(grad, ax)\n"
-          "self._add_grad(np.broadcast_to(grad, self.data.shape))",
+     Slip('mean_not_divided', 'Tensor.mean', _MEAN.replace(" / n", ""),
           "mean not divided by the count: d(mean x)/dx_i = 1/n, with n the number of elements averaged"),
-     Slip('mean_whole_size', 'Tensor.mean',
-          "if not keepdims and ax:\n    grad = np.expand_dims(grad, ax)\n"
-          "self._add_grad(np.broadcast_to(grad / self.data.size, self.data.shape))",
+     Slip('mean_whole_size', 'Tensor.mean', _MEAN.replace("/ n", "/ self.data.size"),
           "mean divided by the whole size: n is the number of elements averaged into each output (the length of "
           "the reduced axes), not x.size"),
-     Slip('mean_times_n', 'Tensor.mean',
-          "if not keepdims and ax:\n    grad = np.expand_dims(grad, ax)\n"
-          "self._add_grad(np.broadcast_to(grad * n, self.data.shape))",
+     Slip('mean_times_n', 'Tensor.mean', _MEAN.replace("/ n", "* n"),
           "multiplied by the count instead of divided: d(mean x)/dx_i = 1/n")),
     prompts=('sum: every summed element gets the gradient of its sum (ax, keepdims)',
              'mean: as sum, divided by n, the number of elements averaged'),
     math=(r"y_i = \sum_j x_{ij}:\ \ \bar x_{ij} = G_i; \qquad y_i = \frac{1}{n}\sum_j x_{ij}:\ \ \bar x_{ij} = "
           r"\frac{G_i}{n}"))
+
+# max's backward as the library writes it: most of its slips write one part otherwise
+_EXTREME = ("grad = np.reshape(grad, top.shape)\nis_top = x == top\n"
+            "self._add_grad(grad * is_top / is_top.sum(axis=ax, keepdims=True))")
 
 MAX = Exercise(
     'max', "backward of max, where ties share the gradient",
@@ -281,9 +277,7 @@ MAX = Exercise(
      case('x 4,3', "out = x.max(axis=0)", dtype='float32', seed=6),
      case('x 4,3', "out = x.min(axis=1)", seed=7, note="min shares max's backward"),
      case('x 4,5', "out = x.min()", values='ties', kink=True, seed=8, torch="out = x.amin()", note="ties at the min")),
-    (Slip('extreme_max_only', 'Tensor._extreme',
-          "grad = np.reshape(grad, top.shape)\nis_top = x == x.max(axis=ax, keepdims=True)\n"
-          "self._add_grad(grad * is_top / is_top.sum(axis=ax, keepdims=True))",
+    (Slip('extreme_max_only', 'Tensor._extreme', _EXTREME.replace("x == top", "x == x.max(axis=ax, keepdims=True)"),
           "the maxima found again where min asked for the minima: min shares this backward, and top is the "
           "extreme the forward pass found (the max or the min): compare x with top"),
      Slip('ties_full', 'Tensor._extreme',
@@ -296,18 +290,14 @@ MAX = Exercise(
           "self._add_grad(grad * (is_top & (first == 1)))",
           "the whole gradient goes to one of the tied maxima (as argmax picks one): the task says ties share it "
           "evenly, as PyTorch's max() and amax do"),
-     Slip('ties_counted_everywhere', 'Tensor._extreme',
-          "grad = np.reshape(grad, top.shape)\nis_top = x == top\nself._add_grad(grad * is_top / is_top.sum())",
+     Slip('ties_counted_everywhere', 'Tensor._extreme', _EXTREME.replace("sum(axis=ax, keepdims=True)", "sum()"),
           "the ties are counted over the whole tensor: each maximum shares its gradient with the ties of its own "
           "row, counted along the reduced axes (is_top.sum(axis=ax, keepdims=True))"),
-     Slip('keepdims_lost', 'Tensor._extreme',
-          "is_top = x == top\nself._add_grad(grad * is_top / is_top.sum(axis=ax, keepdims=True))", KEEPDIMS),
+     Slip('keepdims_lost', 'Tensor._extreme', _EXTREME.replace("grad = np.reshape(grad, top.shape)\n", ""), KEEPDIMS),
      Slip('max_ungated', 'Tensor._extreme',
           "self._add_grad(np.broadcast_to(np.reshape(grad, top.shape), x.shape))",
           "every element gets the gradient, as in sum: only the maxima do"),
-     Slip('max_value', 'Tensor._extreme',
-          "grad = np.reshape(grad, top.shape)\nis_top = x == top\n"
-          "self._add_grad(grad * top * is_top / is_top.sum(axis=ax, keepdims=True))",
+     Slip('max_value', 'Tensor._extreme', _EXTREME.replace("grad * is_top", "grad * top * is_top"),
           "multiplied by the maximum's value: d max/dx_i is 1 (shared among ties) at the maximum, not its value")),
     prompts=('max (and min): the extremes share their gradient evenly (top, ax, x)',),
     math=r"m = \max_k x_k:\quad \bar x_i = \frac{[x_i = m]}{\#\{k : x_k = m\}}\; G")
