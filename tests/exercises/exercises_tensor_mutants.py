@@ -67,6 +67,10 @@ SLIPS = [
     ('elementwise', 'Tensor.relu', "grad *= passes\nself._add_grad(grad)", 'inplace', 1),
     ('elementwise', 'Tensor.relu', "np.multiply(grad, passes, out=grad)\nself._add_grad(grad)", 'inplace', 1),
     ('elementwise', 'Tensor.tanh', "grad *= 1 - t * t\nself._add_grad(grad)", 'inplace', 1),
+    ('elementwise', 'Tensor.relu', "grad[~passes] = 0\nself._add_grad(grad)", 'inplace', 1),
+    ('elementwise', 'Tensor.exp', "grad *= e\nself._add_grad(grad)", 'inplace', 1),
+    ('+ *', 'Tensor.__mul__', "if other.requires_grad:\n    other._add_grad(grad * x)\nif self.requires_grad:\n"
+                              "    grad *= y\n    self._add_grad(grad)", 'inplace', 4),
     # sum and mean
     ('sum mean', 'Tensor.sum', "self._add_grad(grad * np.ones_like(self.data))", 'keepdims_lost', 1),
     ('sum mean', 'Tensor.sum', "self._add_grad(np.ones_like(self.data))", 'upstream', 1),
@@ -92,6 +96,8 @@ SLIPS = [
      'index_overwritten', 2),
     ('getitem', 'Tensor.__getitem__',
      "full = np.zeros_like(self.data)\nfull.__setitem__(picked, grad)\nself._add_grad(full)", 'index_overwritten', 2),
+    ('getitem', 'Tensor.__getitem__', "full = np.zeros_like(self.data)\nfull[picked] = grad\nself._add_grad(full)",
+     'index_overwritten', 2),
     # matmul
     ('matmul', 'Tensor.__matmul__', "self._add_grad(np.matmul(grad, b))\nother._add_grad(np.matmul(a, grad))",
      'matmul_untransposed', 1),

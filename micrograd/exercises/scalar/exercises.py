@@ -5,9 +5,7 @@ sort, backward() and the neuron. Above the records, what a record holds: the Exe
 two kinds of input, a Case for an op and a Graph for the sort and backward().
 
 Formulas and code are written between backticks: Markdown (the notebook) shows them as code, where `*` and `**`
-would otherwise turn into italics and bold and the exponent of the power rule would vanish. A hand-written slip
-is a body in place of the library's, with {x} and {y} for the parents the closure adds to (self and other), {i}
-for the indentation of a following line; most slips are not written here but derived (slips.py).
+would otherwise turn into italics and bold and the exponent of the power rule would vanish.
 """
 from __future__ import annotations
 
@@ -95,9 +93,10 @@ def chain(depth: int) -> Graph:
 
 @dataclass(frozen=True)
 class Slip:
-    """A mistake an exercise names: its key, the sentence that names it (none: the shared rule's, slips.py), and
-    for an op a wrong body that plants it, in place of the library's closure. Without a body the checker finds
-    it by what the code does (a sort's order, a neuron's parameters)."""
+    """A mistake an exercise names beyond those slips.py derives: its key, the sentence that names it (none: the
+    shared rule's), and for an op a body that plants it in place of the library's closure, {x} and {y} the parents
+    the closure adds to (self and other), {i} the indentation of a following line. Without a body the checker
+    finds it by what the code does (a sort's order, a neuron's parameters)."""
     key: str
     says: str = ''
     body: str = ''

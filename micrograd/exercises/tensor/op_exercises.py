@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from micrograd.exercises.tensor.array_exercise import BATCH_T, INPLACE, KEEPDIMS, Exercise, Slip
+from micrograd.exercises.scalar.exercises import EXERCISES as SCALAR
+from micrograd.exercises.tensor.array_exercise import BATCH_T, KEEPDIMS, Exercise, Slip
 from micrograd.exercises.tensor.cases import case
+
+SAID = {key: says for e in SCALAR for key, says in e.mistakes.items()}  # a slip both tracks name, said once
 
 UNBROADCAST = Exercise(
     'unbroadcast', "sum a broadcast gradient back to an operand's shape",
@@ -116,8 +119,7 @@ ADD_MUL = Exercise(
           "has the output's shape), not the local derivative y alone"),
      Slip('product_rule_in_add', 'Tensor.__add__',
           "if self.requires_grad:\n    self._add_grad(grad * y)\n"
-          "if other.requires_grad:\n    other._add_grad(grad * x)",
-          "the derivative of * used for +: d(x+y)/dx is 1, not y"),
+          "if other.requires_grad:\n    other._add_grad(grad * x)", SAID['product_rule_in_add']),
      Slip('not_reduced', 'Tensor.__add__', "self.grad = grad if self.grad is None else self.grad + grad\n"
                                            "other.grad = grad if other.grad is None else other.grad + grad",
           "the broadcast gradient is not reduced: .grad is added to without _add_grad, which sums a gradient of the "
@@ -131,10 +133,7 @@ ADD_MUL = Exercise(
           "shape nor added to what is there (a tensor used twice keeps only one share)"),
      Slip('bypassed_add_grad', 'Tensor.__mul__', "self.grad = grad * y\nother.grad = grad * x",
           "the gradient is set, not added with _add_grad: it is neither summed back to a broadcast operand's "
-          "shape nor added to what is there (a tensor used twice keeps only one share)"),
-     Slip('inplace', 'Tensor.__mul__',
-          "if other.requires_grad:\n    other._add_grad(grad * x)\nif self.requires_grad:\n"
-          "    grad *= y\n    self._add_grad(grad)", INPLACE)),
+          "shape nor added to what is there (a tensor used twice keeps only one share)")),
     prompts=('x + y: pass grad on to each operand that requires gradients',
              'x * y: each operand that requires gradients gets grad times its local derivative'),
     math=(r"x + y:\ \ \bar x = G,\ \bar y = G; \qquad x \odot y:\ \ \bar x = G \odot y,\ \bar y = G \odot x "
@@ -170,30 +169,23 @@ ELEMENTWISE = Exercise(
           "exp applied twice: e is already e**x, its own derivative"),
      Slip('log_at_output', 'Tensor.log', "self._add_grad(grad / np.log(x))",
           "derivative taken at the output: d log(x)/dx = 1/x with the input x, not 1/log(x)"),
-     Slip('log_function', 'Tensor.log', "self._add_grad(grad * np.log(x))",
-          "the function instead of its derivative: d log(x)/dx = 1/x"),
+     Slip('log_function', 'Tensor.log', "self._add_grad(grad * np.log(x))", SAID['log_function']),
      Slip('log_times', 'Tensor.log', "self._add_grad(grad * x)",
           "multiplied by x instead of divided: d log(x)/dx = 1/x"),
-     Slip('log_squared', 'Tensor.log', "self._add_grad(grad / x**2)",
-          "d log(x)/dx = 1/x, not 1/x**2 (that is the derivative of -1/x)"),
+     Slip('log_squared', 'Tensor.log', "self._add_grad(grad / x**2)", SAID['log_squared']),
      Slip('tanh_at_input', 'Tensor.tanh', "self._add_grad(grad * (1 - self.data**2))",
           "derivative taken at the input: d tanh(x)/dx = 1 - t**2 with the output t = tanh(x), not 1 - x**2"),
      Slip('tanh_no_square', 'Tensor.tanh', "self._add_grad(grad * (1 - t))",
           "the square is missing: d tanh(x)/dx = 1 - t**2, not 1 - t"),
      Slip('tanh_plus', 'Tensor.tanh', "self._add_grad(grad * (1 + t**2))",
           "sign inside the derivative: d tanh(x)/dx = 1 - t**2, not 1 + t**2"),
-     Slip('relu_at_zero', 'Tensor.relu', "self._add_grad(grad * (self.data >= 0))",
-          "relu'(0) must be 0 (x > 0, not x >= 0), as in PyTorch: at the kink no gradient passes"),
-     Slip('relu_ungated', 'Tensor.relu', "self._add_grad(grad)",
-          "the gradient passes everywhere: relu blocks it where x <= 0"),
-     Slip('relu_inverted', 'Tensor.relu', "self._add_grad(grad * (self.data <= 0))",
-          "the gate is inverted: relu passes the gradient where x > 0 and blocks it where x <= 0"),
+     Slip('relu_at_zero', 'Tensor.relu', "self._add_grad(grad * (self.data >= 0))", SAID['relu_at_zero']),
+     Slip('relu_ungated', 'Tensor.relu', "self._add_grad(grad)", SAID['relu_ungated']),
+     Slip('relu_inverted', 'Tensor.relu', "self._add_grad(grad * (self.data <= 0))", SAID['relu_inverted']),
      Slip('relu_value', 'Tensor.relu', "self._add_grad(grad * np.maximum(self.data, 0))",
           "the value instead of the slope: relu's local derivative is 1 or 0, not relu(x)"),
      Slip('relu_leaky', 'Tensor.relu', "self._add_grad(grad * np.where(self.data > 0, 1.0, 0.01))",
-          "a leaky slope below zero: relu's derivative is exactly 0 where x <= 0"),
-     Slip('inplace', 'Tensor.relu', "grad[~passes] = 0\nself._add_grad(grad)", INPLACE),
-     Slip('inplace', 'Tensor.exp', "grad *= e\nself._add_grad(grad)", INPLACE)),
+          "a leaky slope below zero: relu's derivative is exactly 0 where x <= 0")),
     prompts=('exp: self gets grad times d e**x/dx (e is the output)',
              'log: self gets grad times d log(x)/dx (x is the input)',
              'tanh: self gets grad times d tanh(x)/dx (t is the output)',
@@ -369,10 +361,6 @@ INDEX = Exercise(
           "full = np.zeros_like(self.data)\nfull[picked] += grad\nself._add_grad(full)",
           "repeated indices overwritten instead of accumulated: full[idx] += grad adds once per distinct index "
           "(NumPy reads all, then writes all); np.add.at(full, idx, grad) adds once per occurrence"),
-     Slip('index_overwritten', 'Tensor.__getitem__',
-          "full = np.zeros_like(self.data)\nfull[picked] = grad\nself._add_grad(full)",
-          "repeated indices overwritten instead of accumulated: full[idx] = grad keeps the last copy's gradient; "
-          "np.add.at(full, idx, grad) adds once per occurrence"),
      Slip('index_dense', 'Tensor.__getitem__', "self._add_grad(grad)",
           "the gradient is passed on as it is: it has the shape of the picked part, and must be put back into "
           "an array of the input's shape at the picked places (zeros elsewhere)")),
