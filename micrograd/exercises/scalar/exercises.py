@@ -123,7 +123,7 @@ class Exercise:
     cases: tuple[Case, ...] = ()     # an op's inputs
     graphs: tuple[Graph, ...] = ()   # the sort's and backward()'s graphs
     named: tuple[Slip, ...] = ()     # the mistakes it names beyond the shared rules (slips.py)
-    aliases: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()    # what the command line takes for it besides its name and methods
 
     def __post_init__(self) -> None:
         """An op's methods are those ops.py says make it (x ** y's _power too), its own method first."""
@@ -243,8 +243,7 @@ WRITTEN: tuple[Exercise, ...] = (
         named=(Slip('product_rule_in_add', "the derivative of * used for +: d(x+y)/dx is 1, not y",
                     "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data * grad"),
                Slip('add_split', "the gradient split between the parents: d(x+y)/dx = 1, so each parent gets all of "
-                                 "grad, not a share of it", "{x}.grad += grad / 2\n{i}{y}.grad += grad / 2")),
-        aliases=('add',)),
+                                 "grad, not a share of it", "{x}.grad += grad / 2\n{i}{y}.grad += grad / 2"))),
     Exercise(
         '*', 'op', 'engine', ('__mul__',),
         (f"x * y {_LEAF.format(op='*')}: each parent's .grad grows by grad times its local derivative",),
@@ -260,8 +259,7 @@ WRITTEN: tuple[Exercise, ...] = (
                case('a=3.0', 'out = a * a'),
                case('a=-2.0', 'b = a * a\nout = b * b'),
                case('x=1.5', 'out = x * -2.5', prior='x=0.25'),
-               case('x=3.0 y=-4.0', 'out = x * y', prior='y=0.5')),
-        aliases=('mul',)),
+               case('x=3.0 y=-4.0', 'out = x * y', prior='y=0.5'))),
     Exercise(
         '**', 'op', 'engine', ('__pow__',),  # (and _power: ops.py says which methods make an op)
         ("x ** k of a number k >= 1, the lecture's: self.grad gets the power rule times grad",
@@ -303,8 +301,7 @@ WRITTEN: tuple[Exercise, ...] = (
                     _BASE + f"\n{{i}}{{y}}.grad += {{x}}.data ** {_E} * math.log({{x}}.data) * grad"),
                Slip('pow_exponent_no_power', "the exponent's gradient is missing its x**y factor: d(x**y)/dy = x**y * "
                                              "log(x), not log(x) (x**y is the output)",
-                    _BASE + "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += math.log({x}.data) * grad")),
-        aliases=('pow',)),
+                    _BASE + "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += math.log({x}.data) * grad"))),
     Exercise(
         'tanh', 'op', 'engine', ('tanh',),
         ("tanh(x), x being self: add grad * d(tanh x)/dx to self.grad",),
@@ -358,8 +355,7 @@ WRITTEN: tuple[Exercise, ...] = (
                Slip('relu_value', "the value instead of the slope: relu's local derivative is 1 or 0, not x",
                     "{x}.grad += {x}.data * grad"),
                Slip('relu_leaky', "a leaky relu: below zero some gradient still passes (a slope other than 0); relu's "
-                                  "derivative is exactly 0 there")),  # found by its slopes (op_grading.py)
-        aliases=('ReLU',)),
+                                  "derivative is exactly 0 there"))),  # found by its slopes (op_grading.py)
     Exercise(
         '/', 'op', 'engine', ('__truediv__',),
         (f"x / y {_LEAF.format(op='/')}: add grad * d(x/y)/dx to self.grad and grad * d(x/y)/dy to other.grad",),
@@ -382,7 +378,7 @@ WRITTEN: tuple[Exercise, ...] = (
         named=(Slip('div_as_mul', "the derivative of * used for /: d(x/y)/dx = 1/y, not y, and d(x/y)/dy = -x/y**2, "
                                   "not x (for x / k: 1/k, not k)",
                     "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data * grad"),),
-        aliases=('div', 'truediv')),
+        aliases=('div',)),
     Exercise(
         'log', 'op', 'engine', ('log',),
         ("log(x), x being self: add grad * d(log x)/dx to self.grad",),
@@ -462,7 +458,7 @@ AFTER_OPS: tuple[Exercise, ...] = (
                                   "that parent's, and the parent would pass on gradient before it has received all "
                                   "of it"),
                Slip('sort_foreign', "the order holds Values that are not part of this graph")),
-        aliases=('topo', 'topological_order', '_topological_order', 'build_topo')),
+        aliases=('topo', 'build_topo')),
     Exercise(
         'backward', 'backward', 'engine', ('backward',),
         ("sort, zero, seed self.grad, then pass each node's grad on to its parents, root first",),
@@ -546,7 +542,7 @@ AFTER_OPS: tuple[Exercise, ...] = (
                Slip('neuron_detached', "the output is not built from the weights: use Value ops (Value.dot(self.w, x, "
                                        "self.b), or w * x summed) rather than .data floats, so backward() reaches w "
                                        "and b")),
-        aliases=('neuron.__call__', 'parameters', 'Neuron')),
+        aliases=('neuron.__call__',)),
 )
 
 # Every op of ops.py in its order (engine.py's), its record here or the one derived from ops.py, then the rest.
@@ -554,7 +550,7 @@ EXERCISES: tuple[Exercise, ...] = (
     *({e.attribute: e for e in WRITTEN}.get(op.method) or op_exercise(op) for op in ops.OPS), *AFTER_OPS)
 
 BY_NAME = {e.name: e for e in EXERCISES}
-ALIASES = {alias.lower(): e.name for e in EXERCISES for alias in e.aliases}
+ALIASES = {a.lower(): e.name for e in EXERCISES for a in (*e.aliases, *e.methods, *(m.strip('_') for m in e.methods))}
 
 
 def find(name: str) -> Exercise:

@@ -8,6 +8,8 @@ import numpy as np
 from micrograd.exercises.tensor.array_exercise import KEEPDIMS, Exercise, Slip
 from micrograd.exercises.tensor.cases import case
 
+_SUM_ALL = "summed over every axis: the sum runs along the softmax's axis only, one per row (keepdims=True)"
+
 SOFTMAX = Exercise(
     'softmax', "backward of softmax and log_softmax",
     "Write the `_backward` of `softmax` and of `log_softmax` along axis `ax`: every output of a row depends on "
@@ -56,8 +58,7 @@ SOFTMAX = Exercise(
           "s = np.exp(out)\nself._add_grad(grad * (1 - s) - s * grad.sum(axis=ax, keepdims=True))",
           "the diagonal counted twice: d out_i/dx_j = 1[i=j] - s_j, and the sum over the row already holds j = i; "
           "dx = grad - s * sum(grad)"),
-     Slip('softmax_sum_all', 'Tensor.softmax', "self._add_grad(s * (grad - (grad * s).sum()))",
-          "summed over every axis: the sum runs along the softmax's axis only, one per row (keepdims=True)"),
+     Slip('softmax_sum_all', 'Tensor.softmax', "self._add_grad(s * (grad - (grad * s).sum()))", _SUM_ALL),
      Slip('log_softmax_no_exp', 'Tensor.log_softmax',
           "self._add_grad(grad - out * grad.sum(axis=ax, keepdims=True))",
           "log-probabilities used where probabilities belong: d out_i/dx_j = 1[i=j] - softmax(x)_j, and "
@@ -65,8 +66,7 @@ SOFTMAX = Exercise(
      Slip('log_softmax_diagonal', 'Tensor.log_softmax', "self._add_grad(grad * (1 - np.exp(out)))",
           "log_softmax's Jacobian reduced to its diagonal 1 - s: every output of a row depends on every input, "
           "dx = grad - softmax(x) * sum(grad, axis, keepdims=True)"),
-     Slip('softmax_sum_all', 'Tensor.log_softmax', "self._add_grad(grad - np.exp(out) * grad.sum())",
-          "summed over every axis: the sum runs along the softmax's axis only, one per row (keepdims=True)"),
+     Slip('softmax_sum_all', 'Tensor.log_softmax', "self._add_grad(grad - np.exp(out) * grad.sum())", _SUM_ALL),
      Slip('keepdims_lost', 'Tensor.log_softmax', "self._add_grad(grad - np.exp(out) * grad.sum(axis=ax))",
           KEEPDIMS)),
     prompts=('softmax along ax: each input gets a sum over its row (s is the output)',
