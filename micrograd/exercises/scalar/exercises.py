@@ -162,7 +162,6 @@ class Exercise:
         return f"{self.what} Once that is right, the library's rules: {rules}"
 
 
-
 def op_exercise(op: ops.Op) -> Exercise:
     """The exercise of an op with no record in WRITTEN, read from its record in ops.py: the task from its
     method, the hint from its derivatives, the formula from its backward lines, the cases from its samples
