@@ -1,11 +1,7 @@
 """The tensor track: the backward of micrograd.tensor's ops, from a broadcast gradient to attention, cut out of
-the library's own tensor engine for the learner to write, and graded as the scalar track is.
-
-    python -m micrograd.exercises start --track tensor DIR    # DIR/my_tensor.py, every exercise a blank
-    python -m micrograd.exercises check --track tensor DIR    # the progress table and, for the first wrong one, why
-    python -m micrograd.exercises solution --track tensor softmax
-
-In a notebook: `from micrograd.exercises.tensor import blank_tensor, check`, then check(module).
+the library's own tensor engine for the learner to write, and graded as the scalar track is. Its commands are
+the scalar track's with --track tensor. In a notebook: `from micrograd.exercises.tensor import blank_tensor,
+check`, then check(module).
 
     op_exercises.py         the exercises on the ops (broadcasting to matmul), one record each (task, rules,
                             shapes, hints, formula, cases, slips, a prompt above each blank): an exercise is a record
@@ -27,9 +23,8 @@ In a notebook: `from micrograd.exercises.tensor import blank_tensor, check`, the
     backward_on_graphs.py   the backward() exercise, on graphs the checker makes
     exercises_tensor_ipynb.py  exercises_tensor.ipynb, made from the records and the library's source
 
-The track is TRACK, a Track (../track.py); its methods are also this package's functions: start(directory),
-check(target) -> Report, solution(name), write_notebook(path), and check_files and warm_up for the checking
-process (runner.py); load(path) gives the engine a workspace makes, to try it.
+The track is TRACK, a Track (../track.py); start, check and solution are its methods. load(path) gives the
+engine a workspace makes, to try it.
 """
 from __future__ import annotations
 
@@ -57,8 +52,7 @@ from micrograd.exercises.tensor.workspace import blank_tensor, load, source
 from micrograd.exercises.tensor.workspace import places as workspace_places
 from micrograd.exercises.track import Track
 
-__all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'check_files', 'missing', 'blank_tensor',
-           'load', 'write_notebook', 'warm_up', 'TRACK']
+__all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'blank_tensor', 'load', 'TRACK']
 
 
 class TensorTrack(Track):
@@ -103,6 +97,4 @@ class TensorTrack(Track):
 
 
 TRACK = TensorTrack()
-check, start, missing, solution = TRACK.check, TRACK.start, TRACK.missing, TRACK.solution
-write_notebook = TRACK.write_notebook
-check_files, warm_up = TRACK.check_files, TRACK.warm_up
+start, check, solution = TRACK.start, TRACK.check, TRACK.solution
