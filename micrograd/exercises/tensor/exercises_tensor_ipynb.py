@@ -13,7 +13,7 @@ from typing import Any
 from micrograd.exercises.notebook import cell, markdown, module_names, notebook
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.exercise_list import EXERCISES
-from micrograd.exercises.tensor.my_tensor_file import blanks, library_module, library_source, locate, splice
+from micrograd.exercises.tensor.my_tensor_file import engine_source, library_module, library_source, locate
 
 INTRO = """\
 # Build the tensor engine yourself: backpropagation over arrays
@@ -67,8 +67,7 @@ def _holder(owner: str) -> str:
 def exercise_cells(blank: bool = True) -> list[tuple[Exercise, str]]:
     """(exercise, the code of its cell): the functions and methods it blanks, then the lines that put them on the
     engine (blank=False: the library's bodies)."""
-    source = library_source()
-    text = splice(source, {b: b.text(task=False) for b in blanks()}) if blank else source
+    text = engine_source() if blank else library_source()
     tree, lines = ast.parse(text), text.splitlines()
     cells = []
     for exercise in EXERCISES:
