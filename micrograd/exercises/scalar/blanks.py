@@ -8,6 +8,7 @@ formulas), then says what to write and the rules it will be held to.
 from __future__ import annotations
 
 import ast
+import re
 import sys
 import textwrap
 import types
@@ -24,7 +25,6 @@ from micrograd.exercises.cutting import (
     load,
     method_node,
     offsets,
-    position,
     quoted,
     splice,
     unwritten,
@@ -48,10 +48,6 @@ class Blank:
     solution: str            # the library's text of that body
     comments: tuple[str, ...] = ()  # an op's formulas, the comments on its body's lines: they stay
 
-    @property
-    def prompt(self) -> str:
-        return self.exercise.prompts[self.exercise.methods.index(self.method)]
-
     def text(self) -> str:
         """The blank itself: the formulas, the marker with the prompt, the rules, and the raise that says it is
         not written."""
@@ -64,8 +60,8 @@ class Blank:
             rules = (f"# The idea is checked first; then the library's own rules:\n{i}"
                      + ''.join(f"#   {line}\n{i}" if j == 0 else f"#     {line}\n{i}"
                                for rule in wrapped for j, line in enumerate(rule)))
-        return (f"{formulas}# EXERCISE {n} ({name}): {self.prompt}\n{i}{rules}"
-                + unwritten(n, name))
+        prompt = self.exercise.prompts[self.exercise.methods.index(self.method)]
+        return f"{formulas}# EXERCISE {n} ({name}): {prompt}\n{i}{rules}" + unwritten(n, name)
 
 
 def _graded(fn: ast.FunctionDef) -> tuple[str, ...]:
@@ -162,39 +158,32 @@ def nn_header(directory: str | Path = '.') -> str:
 """
 
 
+def blanked(which: str) -> str:
+    """engine.py's or nn.py's text (which: 'engine' or 'nn'), every exercise a blank."""
+    source, _ = library_source(f'micrograd.{which}')
+    return splice(source, {b: b.text() for b in find_blanks(source, which)})
+
+
 def engine_text(directory: str | Path = '.') -> str:
     """my_engine.py for a workspace in directory: the library's engine.py, every exercise a blank."""
-    source, _ = library_source('micrograd.engine')
-    return engine_header(directory) + splice(source, {b: b.text() for b in find_blanks(source, 'engine')})
-
-
-def _on_my_engine(source: str) -> str:
-    """nn.py's source importing Value (and anything else) from my_engine instead of micrograd.engine."""
-    starts = offsets(source)
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.ImportFrom) and node.module == 'micrograd.engine':
-            start = position(source, starts, node.lineno, node.col_offset)
-            assert node.end_lineno is not None and node.end_col_offset is not None
-            end = position(source, starts, node.end_lineno, node.end_col_offset)
-            names = ', '.join(a.name + (f' as {a.asname}' if a.asname else '') for a in node.names)
-            return source[:start] + f"from my_engine import {names}  # your engine" + source[end:]
-    raise LookupError("nn.py does not import from micrograd.engine")
+    return engine_header(directory) + blanked('engine')
 
 
 def nn_text(directory: str | Path = '.') -> str:
     """my_nn.py: the library's nn.py on my_engine, with Neuron.__call__ and parameters() blank."""
-    source, _ = library_source('micrograd.nn')
-    return nn_header(directory) + _on_my_engine(splice(source, {b: b.text() for b in find_blanks(source, 'nn')}))
+    text, found = re.subn(r'^from micrograd\.engine import ([\w ,]*\w)', r'from my_engine import \1  # your engine',
+                          blanked('nn'), count=1, flags=re.M)
+    if not found:
+        raise LookupError("nn.py does not import from micrograd.engine")
+    return nn_header(directory) + text
 
 
 def solution(name: str) -> str:
     """The library's own code for an exercise: the whole method(s) it lives in, from engine.py or nn.py."""
     exercise = find(name)
     source, filename = library_source(f'micrograd.{exercise.source}')
-    lines = source.splitlines()
     cls = class_node(ast.parse(source), CLASSES[exercise.source])
-    parts = []
-    parts = [quoted(filename, lines, method) for method in methods_of(cls, exercise)]
+    parts = [quoted(filename, source.splitlines(), method) for method in methods_of(cls, exercise)]
     return f"# exercise {exercise.number} ({exercise.name}): the library's answer\n" + '\n\n'.join(parts) + '\n'
 
 

@@ -9,9 +9,9 @@ import ast
 import textwrap
 from typing import Any
 
-from micrograd.exercises.cutting import class_node, library_source, splice
+from micrograd.exercises.cutting import class_node, library_source
 from micrograd.exercises.notebook import cell, free_names, markdown, module_names, notebook
-from micrograd.exercises.scalar.blanks import CLASSES, find_blanks, methods_of
+from micrograd.exercises.scalar.blanks import CLASSES, blanked, find_blanks, methods_of
 from micrograd.exercises.scalar.exercises import EXERCISES, LEVELS, Exercise
 
 INTRO = """\
@@ -66,9 +66,8 @@ def _aliases(cls: ast.ClassDef) -> dict[str, list[str]]:
 
 def exercise_cells(which: str, blank: bool = True) -> list[tuple[Exercise, str]]:
     """(exercise, the code of its cell) for engine.py's or nn.py's exercises (blank=False: the library's)."""
-    source, _ = library_source(f'micrograd.{which}')
-    blanked = splice(source, {b: b.text() for b in find_blanks(source, which)}) if blank else source
-    lines, tree = blanked.splitlines(), ast.parse(blanked)
+    text = blanked(which) if blank else library_source(f'micrograd.{which}')[0]
+    lines, tree = text.splitlines(), ast.parse(text)
     class_name = CLASSES[which]
     cls = class_node(tree, class_name)
     aliases = _aliases(cls)
@@ -92,27 +91,22 @@ def fill(code: str) -> str:
 
 
 def _setup() -> str:
-    engine_source, nn_source = library_source('micrograd.engine')[0], library_source('micrograd.nn')[0]
-    engine_names = {n for n in module_names(engine_source)}
-    nn_names = {n for n in module_names(nn_source)} - {'Value', 'Neuron'}
-    def used(which: str, names: set[str]) -> set[str]:  # what the blanks and the answers read
-        return {n for blank in (True, False) for _, code in exercise_cells(which, blank)
-                for n in free_names(code, names)}
-    used_engine = sorted(used('engine', engine_names) - {'Value'})
-    used_nn = sorted(used('nn', nn_names) - set(used_engine))
     lines = ["from micrograd.exercises import blank_engine, blank_nn, check", "",
              "engine = blank_engine()  # micrograd/engine.py, every exercise blank: your Value",
              "nn = blank_nn(engine)    # micrograd/nn.py on that Value: your Neuron",
              "Value, Neuron = engine.Value, nn.Neuron"]
-    for module, names in (('engine', used_engine), ('nn', used_nn)):
-        if names:
-            lines.append(f"# what the {'ops call' if module == 'engine' else 'neuron calls'}, from the same {module}")
-            values = ', '.join(f'{module}.{n}' for n in names)
-            if len(names) == 1:
-                lines.append(f"{names[0]} = {values}")
-            else:
-                lines += [f"{', '.join(names)} = (",
-                          textwrap.fill(values, 96, initial_indent='    ', subsequent_indent='    ') + ')']
+    taken = {'Value', 'Neuron'}
+    for module, says in (('engine', 'ops call'), ('nn', 'neuron calls')):
+        names = module_names(library_source(f'micrograd.{module}')[0]) - taken
+        used = sorted({n for blank in (True, False) for _, code in exercise_cells(module, blank)  # blanks and answers
+                       for n in free_names(code, names)})
+        taken |= set(used)
+        values = ', '.join(f'{module}.{n}' for n in used)
+        if len(used) == 1:
+            lines += [f"# what the {says}, from the same {module}", f"{used[0]} = {values}"]
+        elif used:
+            lines += [f"# what the {says}, from the same {module}", f"{', '.join(used)} = (",
+                      textwrap.fill(values, 96, initial_indent='    ', subsequent_indent='    ') + ')']
     return '\n'.join(lines)
 
 
