@@ -18,7 +18,7 @@ import types
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 
 class Span(Protocol):
@@ -31,9 +31,8 @@ class Span(Protocol):
     def indent(self) -> str: ...
 
 
-# A module whose class takes in another module's functions as methods, by an import in the class body
-# (engine.py's Value takes in the ops beyond the lecture, written in more_ops.py): its text, as the
-# exercises read it, shows those functions inside the class, where Python makes them methods.
+# A module whose class takes in another module's functions as methods by an import in its body (engine.py's
+# Value, the ops of more_ops.py): the exercises read those functions inside the class.
 INLINED = {'micrograd.engine': 'micrograd.more_ops'}
 
 
@@ -86,18 +85,12 @@ def position(source: str, starts: list[int], line: int, col: int) -> int:
     return starts[line] + len(text.encode('utf-8')[:col].decode('utf-8'))
 
 
-def class_node(tree: ast.Module, name: str) -> ast.ClassDef:
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef) and node.name == name:
-            return node
-    raise LookupError(f"no class {name} in the library's source")
-
-
-def method_node(cls: ast.ClassDef, name: str) -> ast.FunctionDef:
-    for node in cls.body:
-        if isinstance(node, ast.FunctionDef) and node.name == name:
-            return node
-    raise LookupError(f"no method {cls.name}.{name} in the library's source")
+def named(node: ast.Module | ast.ClassDef, name: str) -> Any:
+    """The class or function called name in node's body: a module's class, a class's method."""
+    found = next((n for n in node.body if isinstance(n, (ast.ClassDef, ast.FunctionDef)) and n.name == name), None)
+    if found is None:
+        raise LookupError(f"no {name} in {getattr(node, 'name', 'the module')} of the library's source")
+    return found
 
 
 def definition(fn: ast.FunctionDef) -> tuple[int, int]:

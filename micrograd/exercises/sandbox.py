@@ -24,18 +24,22 @@ class Timeout(BaseException):
     pass
 
 
+def _signals() -> bool:
+    """Whether a timer signal can interrupt the code here."""
+    return hasattr(signal, 'setitimer') and threading.current_thread() is threading.main_thread()
+
+
 @contextlib.contextmanager
 def time_limit(seconds: float | None) -> Iterator[None]:
     """Interrupt the block after seconds, where signals allow it; elsewhere run it without a limit."""
-    usable = (seconds and hasattr(signal, 'setitimer') and threading.current_thread() is threading.main_thread())
-    if not usable:
+    if not (seconds and _signals()):
         yield
         return
 
     def stop(signum: int, frame: object) -> None:
         raise Timeout(f"did not finish in {seconds:g} s")
     previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)  # type: ignore[arg-type]
+    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:
@@ -47,8 +51,7 @@ def time_limit(seconds: float | None) -> Iterator[None]:
 def paused() -> Iterator[None]:
     """The time limit stopped while the block runs: the checker's own work (naming a slip), not the learner's,
     which the limit measures."""
-    usable = hasattr(signal, 'setitimer') and threading.current_thread() is threading.main_thread()
-    left = signal.setitimer(signal.ITIMER_REAL, 0)[0] if usable else 0.0
+    left = signal.setitimer(signal.ITIMER_REAL, 0)[0] if _signals() else 0.0
     try:
         yield
     finally:

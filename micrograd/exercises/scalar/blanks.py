@@ -19,11 +19,10 @@ from pathlib import Path
 from micrograd.exercises.commands import advice, command
 from micrograd.exercises.cutting import (
     body_span,
-    class_node,
     comments,
     library_source,
     load,
-    method_node,
+    named,
     offsets,
     quoted,
     splice,
@@ -82,10 +81,10 @@ def _closures(method: ast.FunctionDef) -> list[ast.FunctionDef]:
 def find_blanks(source: str, which: str = 'engine') -> list[Blank]:
     """Every body the exercises cut out of engine.py (which='engine') or nn.py (which='nn'), in order."""
     tree, starts, blanks = ast.parse(source), offsets(source), []
-    cls = class_node(tree, CLASSES[which])
+    cls = named(tree, CLASSES[which])
     for exercise in (e for e in EXERCISES if e.source == which):
         for name in exercise.methods:
-            method = method_node(cls, name)
+            method = named(cls, name)
             functions = _closures(method) if exercise.kind == 'op' else [method]
             if not functions:
                 raise LookupError(f"Value.{name} defines no _backward closure")
@@ -107,7 +106,7 @@ def blanks_of(exercise: Exercise) -> list[Blank]:
 def enclosing(blank: Blank) -> tuple[ast.FunctionDef, ast.FunctionDef]:
     """The library's method a blank sits in, and the function whose body it is (the closure, or the method)."""
     source, _ = library_source(f'micrograd.{blank.exercise.source}')
-    method = method_node(class_node(ast.parse(source), CLASSES[blank.exercise.source]), blank.method)
+    method = named(named(ast.parse(source), CLASSES[blank.exercise.source]), blank.method)
     starts = offsets(source)
     for fn in ast.walk(method):
         if isinstance(fn, ast.FunctionDef) and fn.name == blank.function and \
@@ -118,7 +117,7 @@ def enclosing(blank: Blank) -> tuple[ast.FunctionDef, ast.FunctionDef]:
 
 def methods_of(cls: ast.ClassDef, exercise: Exercise) -> list[ast.FunctionDef]:
     """The methods an exercise blanks (x + k has no helper of its own: k becomes a leaf Value)."""
-    return [method_node(cls, name) for name in exercise.methods]
+    return [named(cls, name) for name in exercise.methods]
 
 
 _LAST, _NEURON = find('backward'), find('neuron')
@@ -182,7 +181,7 @@ def solution(name: str) -> str:
     """The library's own code for an exercise: the whole method(s) it lives in, from engine.py or nn.py."""
     exercise = find(name)
     source, filename = library_source(f'micrograd.{exercise.source}')
-    cls = class_node(ast.parse(source), CLASSES[exercise.source])
+    cls = named(ast.parse(source), CLASSES[exercise.source])
     parts = [quoted(filename, source.splitlines(), method) for method in methods_of(cls, exercise)]
     return f"# exercise {exercise.number} ({exercise.name}): the library's answer\n" + '\n\n'.join(parts) + '\n'
 

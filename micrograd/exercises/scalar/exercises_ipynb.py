@@ -9,7 +9,7 @@ import ast
 import textwrap
 from typing import Any
 
-from micrograd.exercises.cutting import class_node, library_source
+from micrograd.exercises.cutting import library_source, named
 from micrograd.exercises.notebook import cell, free_names, markdown, module_names, notebook
 from micrograd.exercises.scalar.blanks import CLASSES, blanked, find_blanks, methods_of
 from micrograd.exercises.scalar.exercises import EXERCISES, LEVELS, Exercise
@@ -69,7 +69,7 @@ def exercise_cells(which: str, blank: bool = True) -> list[tuple[Exercise, str]]
     text = blanked(which) if blank else library_source(f'micrograd.{which}')[0]
     lines, tree = text.splitlines(), ast.parse(text)
     class_name = CLASSES[which]
-    cls = class_node(tree, class_name)
+    cls = named(tree, class_name)
     aliases = _aliases(cls)
     cells = []
     for exercise in (e for e in EXERCISES if e.source == which):
