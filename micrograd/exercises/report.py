@@ -5,8 +5,8 @@ Two levels: level 1 is the idea, the lecture's (an exercise 'correct ✓' has it
 done (exit status 0); level 2, optional, is the library's own rules, said as how many are left. A track may add
 one more Result, numbered 0: its whole engine run once the exercises are right; "done" waits for it too.
 
-A track's exercises need only say who they are: number, name, title, task, hint, stronger (the hint --hint
-adds) and formula. What is wrong comes in the Results (result.py), sentences included.
+A track's exercises need only say who they are (result.Described); what is wrong comes in the Results, sentences
+included.
 """
 from __future__ import annotations
 
@@ -14,32 +14,13 @@ import html
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
-from micrograd.exercises.result import ABSENT, CORRECT, DONE, NOT_STARTED, UNCHECKED, WRONG, Result
+from micrograd.exercises.result import ABSENT, CORRECT, DONE, NOT_STARTED, UNCHECKED, WRONG, Described, Result
 
 MARKS = {DONE: 'done', CORRECT: 'correct ✓', WRONG: 'WRONG', NOT_STARTED: 'not started', ABSENT: '-',
          UNCHECKED: 'not checked'}
 COLOURS = {DONE: '#1a7f37', CORRECT: '#9a6700', WRONG: '#cf222e', NOT_STARTED: '#6e7781', ABSENT: '#afb8c1',
            UNCHECKED: '#afb8c1'}
-
-
-class Described(Protocol):
-    """What the report reads of an exercise, in any track."""
-    @property
-    def number(self) -> int: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def title(self) -> str: ...
-    @property
-    def task(self) -> str: ...
-    @property
-    def hint(self) -> str: ...
-    @property
-    def stronger(self) -> str: ...
-    @property
-    def formula(self) -> str: ...
 
 
 @dataclass
@@ -81,12 +62,10 @@ class Report:
     def focus(self) -> Result | None:
         """What to talk about: the first wrong exercise, else the first not started, else the whole engine where
         it differs, else (level 2) the first exercise correct but for a rule of the library's."""
-        engine = [self.engine] if self.engine is not None and self.engine.status == WRONG else []
-        for status in (WRONG, NOT_STARTED, 'engine', CORRECT):
-            for r in engine if status == 'engine' else self.results:
-                if r.status == status or status == 'engine':
-                    return r
-        return None
+        def first(status: str) -> Result | None:
+            return next((r for r in self.results if r.status == status), None)
+        engine = self.engine if self.engine is not None and self.engine.status == WRONG else None
+        return first(WRONG) or first(NOT_STARTED) or engine or first(CORRECT)
 
     def summary(self) -> str:
         if self.error:
@@ -205,12 +184,11 @@ class Report:
                  f"<tbody>{cells}</tbody></table>") if self.results else ''
         code = ('input', 'expected', 'obtained', "library's", 'yours', 'also wrong', 'printed', 'stuck?', 'formula',
                 'line')
-        rows = ''.join(f"<tr><th style='text-align:left;vertical-align:top'>{e(label)}</th>"
-                       f"<td style='text-align:left'><code style='white-space:pre-wrap'>{_breaks(e(text))}</code>"
-                       f"</td></tr>" if label in code else
-                       f"<tr><th style='text-align:left;vertical-align:top'>{e(label)}</th>"
-                       f"<td style='text-align:left;white-space:pre-wrap'>{_breaks(_code_spans(e(text)))}</td></tr>"
-                       for label, text in self.details())
+        rows = ''.join(f"<tr><th style='text-align:left;vertical-align:top'>{e(label)}</th>" + (
+            f"<td style='text-align:left'><code style='white-space:pre-wrap'>{_breaks(e(text))}</code></td></tr>"
+            if label in code else
+            f"<td style='text-align:left;white-space:pre-wrap'>{_breaks(_code_spans(e(text)))}</td></tr>")
+            for label, text in self.details())
         focus = self.focus
         status = DONE if self.passed else WRONG if self.error else focus.status if focus else NOT_STARTED
         return (f"<div class='micrograd-exercises'><p><b>{e(self.title)}: {e(self.summary())}</b></p>{table}"

@@ -28,8 +28,7 @@ from pathlib import Path
 
 from micrograd.exercises.blame import where
 from micrograd.exercises.cutting import load_file
-from micrograd.exercises.report import Described
-from micrograd.exercises.result import GENERIC, UNCHECKED, WRONG, Result
+from micrograd.exercises.result import GENERIC, UNCHECKED, WRONG, Described, Result
 from micrograd.exercises.sandbox import Timeout, time_limit
 
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from micrograd.exercises.commands import command
 from micrograd.exercises.notebook import write
-from micrograd.exercises.report import Described, Report
-from micrograd.exercises.result import Result
+from micrograd.exercises.report import Report
+from micrograd.exercises.result import Described, Result
 from micrograd.exercises.runner import run_in_child
 
 
