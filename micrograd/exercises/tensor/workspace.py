@@ -131,15 +131,12 @@ def load(path: str | Path, text: str | None = None) -> types.ModuleType:
                and inspect.unwrap(value).__code__.co_filename == filename}
     methods = {_bare(b.name) for b in blanks() if '.' in b.name}
     functions = {_bare(b.name) for b in blanks() if '.' not in b.name}
-    for name, value in list(namespace.items()):  # the engine's own names back: only its blank functions are the file's
-        if name in functions and name in defined:
-            continue
-        if name in given and value is not given[name]:
-            namespace[name] = given[name]
-        elif name not in given and name in methods and name in defined:
+    for name, value in given.items():  # the engine's own names back: only its blank functions are the file's
+        if name not in functions or name not in defined:
+            namespace[name] = value
+    for name in methods & defined.keys():  # each method on the class that holds it (Tensor, or one of its mixins)
+        setattr(next(c for c in module.Tensor.__mro__ if name in vars(c)), name, defined[name])
+        if name not in given:
             del namespace[name]
-    for name in methods & set(defined):  # each method on the class that holds it (Tensor, or one of its mixins)
-        holder = next(c for c in module.Tensor.__mro__ if name in vars(c))
-        setattr(holder, name, defined[name])
     return module
 
