@@ -1,7 +1,6 @@
-"""A track's notebook, for either track: an introduction, a setup cell, then per exercise its text, a cell with
-what it blanks and a check, and a finale; Markdown that keeps its formulas, the module-level names a cell's code
-reads, and the notebook itself (no outputs: it is for the learner to run), checked by nbformat (the demo extra)
-and written. Each track says what goes in its cells (scalar/exercises_ipynb.py, tensor/exercises_tensor_ipynb.py)."""
+"""A track's notebook: an introduction, a setup cell, then per exercise its text, a cell with what it blanks and a
+check, and a finale; Markdown that keeps its formulas; the module-level names a cell's code reads. Each track says
+what goes in its cells (scalar/exercises_ipynb.py, tensor/exercises_tensor_ipynb.py)."""
 from __future__ import annotations
 
 import ast
@@ -9,7 +8,6 @@ import builtins
 import importlib
 import re
 import textwrap
-from pathlib import Path
 from typing import Any
 
 from micrograd.exercises.cutting import definition
@@ -71,8 +69,3 @@ def notebook(intro: list[str], setup: str, exercises: list[tuple[str, str]], che
         'language_info': {'name': 'python'}})
     nbformat.validate(nb)
     return nb
-
-
-def write(nb: Any, path: Path) -> Path:
-    importlib.import_module('nbformat').write(nb, str(path))
-    return path

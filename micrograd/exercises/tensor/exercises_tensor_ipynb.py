@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import ast
 import builtins
-from functools import cache
 from typing import Any
 
-from micrograd.exercises.notebook import cell, markdown, module_names, notebook
+from micrograd.exercises.notebook import cell, markdown, notebook
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.exercise_list import EXERCISES
 from micrograd.exercises.tensor.my_tensor_file import engine_source, library_module, library_source, locate
@@ -75,18 +74,12 @@ def exercise_cells(blank: bool = True) -> list[tuple[Exercise, str]]:
         for fn, owner in dict.fromkeys(locate(tree, name) for name in exercise.blanks):
             defs.append(fn)
             attach.append(f"{_holder(owner)}.{fn.name} = {fn.name}")
-            if '.' in owner and fn.name in _helpers():  # (the method hid a function of the same name)
+            if '.' in owner and fn.name in vars(library_module()):  # (the method hid a function of the same name)
                 attach.append(f"{fn.name} = my_tensor.{fn.name}  # the name is the engine's function again")
             elif hasattr(builtins, fn.name):  # (def sum hid Python's own sum)
                 attach.append(f"del {fn.name}  # the name is Python's own {fn.name} again")
         cells.append((exercise, cell(lines, defs, attach)))
     return cells
-
-
-@cache
-def _helpers() -> set[str]:
-    """The engine's module-level names."""
-    return {n for n in module_names(library_source()) if hasattr(library_module(), n)}
 
 
 def _setup() -> str:
