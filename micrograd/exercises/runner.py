@@ -88,7 +88,6 @@ def run_in_child(track: str, paths: Sequence[Path], exercises: Sequence[Describe
             stderr = child.communicate(timeout=limit)[1]
             problem = _ended(child.returncode, stderr.decode('utf-8', errors='replace'))
         except subprocess.TimeoutExpired:
-            _stop(child)
             problem = ('timeout', f"the whole check ran out of time ({limit:g} s) and was stopped")
         finally:  # (Ctrl-C, or an error of the checker's own, too: nothing the learner's code started stays)
             _stop(child)

@@ -73,11 +73,6 @@ def _graded(fn: ast.FunctionDef) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-def _closures(method: ast.FunctionDef) -> list[ast.FunctionDef]:
-    return [f for f in ast.walk(method) if isinstance(f, ast.FunctionDef) and f is not method
-            and f.name.startswith('_backward')]
-
-
 def find_blanks(source: str, which: str = 'engine') -> list[Blank]:
     """Every body the exercises cut out of engine.py (which='engine') or nn.py (which='nn'), in order."""
     tree, starts, blanks = ast.parse(source), offsets(source), []
@@ -85,7 +80,8 @@ def find_blanks(source: str, which: str = 'engine') -> list[Blank]:
     for exercise in (e for e in EXERCISES if e.source == which):
         for name in exercise.methods:
             method = named(cls, name)
-            functions = _closures(method) if exercise.kind == 'op' else [method]
+            functions = [f for f in ast.walk(method) if isinstance(f, ast.FunctionDef) and f is not method
+                         and f.name.startswith('_backward')] if exercise.kind == 'op' else [method]
             if not functions:
                 raise LookupError(f"Value.{name} defines no _backward closure")
             for fn in functions:
@@ -113,11 +109,6 @@ def enclosing(blank: Blank) -> tuple[ast.FunctionDef, ast.FunctionDef]:
                 body_span(source, starts, fn)[0] == blank.start:
             return method, fn
     raise LookupError(f"no {blank.function} in {blank.method}")
-
-
-def methods_of(cls: ast.ClassDef, exercise: Exercise) -> list[ast.FunctionDef]:
-    """The methods an exercise blanks (x + k has no helper of its own: k becomes a leaf Value)."""
-    return [named(cls, name) for name in exercise.methods]
 
 
 _LAST, _NEURON = find('backward'), find('neuron')
@@ -182,7 +173,7 @@ def solution(name: str) -> str:
     exercise = find(name)
     source, filename = library_source(f'micrograd.{exercise.source}')
     cls = named(ast.parse(source), CLASSES[exercise.source])
-    parts = [quoted(filename, source.splitlines(), method) for method in methods_of(cls, exercise)]
+    parts = [quoted(filename, source.splitlines(), named(cls, method)) for method in exercise.methods]
     return f"# exercise {exercise.number} ({exercise.name}): the library's answer\n" + '\n\n'.join(parts) + '\n'
 
 

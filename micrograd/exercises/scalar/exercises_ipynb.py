@@ -11,7 +11,7 @@ from typing import Any
 
 from micrograd.exercises.cutting import library_source, named
 from micrograd.exercises.notebook import cell, free_names, markdown, module_names, notebook
-from micrograd.exercises.scalar.blanks import CLASSES, blanked, find_blanks, methods_of
+from micrograd.exercises.scalar.blanks import CLASSES, blanked, find_blanks
 from micrograd.exercises.scalar.exercises import EXERCISES, LEVELS, Exercise
 
 INTRO = """\
@@ -73,7 +73,7 @@ def exercise_cells(which: str, blank: bool = True) -> list[tuple[Exercise, str]]
     aliases = _aliases(cls)
     cells = []
     for exercise in (e for e in EXERCISES if e.source == which):
-        methods = methods_of(cls, exercise)
+        methods = [named(cls, name) for name in exercise.methods]
         attach = [' = '.join(f"{class_name}.{n}" for n in [m.name, *aliases.get(m.name, [])]) + f" = {m.name}"
                   for m in methods]
         cells.append((exercise, cell(lines, methods, attach)))
