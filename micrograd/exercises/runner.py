@@ -6,9 +6,6 @@ output, read here as bytes). Each exercise has a time limit inside the child (sa
 more, from outside: the child is then killed and the exercise it was in is reported as not finishing. The child runs
 in a process group of its own, killed with whatever the learner's code started when the check ends, runs out of time
 or is interrupted; a child whose checker was killed outright sees its parent gone and kills its group.
-
-A track (track.py) plugs in with check_files(), which imports the learner's files with import_learners(), and
-warm_up(), which makes what the checker needs before any time limit starts: a limit measures the learner's code.
 """
 from __future__ import annotations
 

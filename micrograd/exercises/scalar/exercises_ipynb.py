@@ -1,7 +1,5 @@
-"""exercises.ipynb, the scalar track in a notebook, made from the library's source like the workspace: one
-cell per exercise holding the methods it blanks, each put on the notebook's Value (or Neuron) when the cell
-runs, and a check after it. `python -m micrograd.exercises notebook` writes it again after the engine
-changes; a test checks that the committed notebook is the one this makes.
+"""exercises.ipynb, made from the library's source like the workspace: one cell per exercise holding the methods
+it blanks, each put on the notebook's Value (or Neuron) when the cell runs, and a check after it.
 """
 from __future__ import annotations
 
