@@ -18,6 +18,7 @@ MARKS = {DONE: 'done', CORRECT: 'correct ✓', WRONG: 'WRONG', NOT_STARTED: 'not
          UNCHECKED: 'not checked'}
 COLOURS = {DONE: '#1a7f37', CORRECT: '#9a6700', WRONG: '#cf222e', NOT_STARTED: '#6e7781', ABSENT: '#afb8c1',
            UNCHECKED: '#afb8c1'}
+SPAN, CODE = r'`([^`]+)`', r'<code>\1</code>'
 
 
 @dataclass
@@ -181,27 +182,19 @@ class Report:
                  f"<tbody>{cells}</tbody></table>") if self.results else ''
         code = ('input', 'expected', 'obtained', "library's", 'yours', 'also wrong', 'printed', 'stuck?', 'formula',
                 'line')
-        rows = ''.join(f"<tr><th style='text-align:left;vertical-align:top'>{e(label)}</th>" + (
-            f"<td style='text-align:left'><code style='white-space:pre-wrap'>{_breaks(e(text))}</code></td></tr>"
-            if label in code else
-            f"<td style='text-align:left;white-space:pre-wrap'>{_breaks(_code_spans(e(text)))}</td></tr>")
-            for label, text in self.details())
+        rows = ''
+        for label, text in self.details():
+            text = e(text).replace('\n', '<br>')  # (a <br> every page keeps: a notebook may drop the white-space style)
+            if label in code:
+                cell = f"<td style='text-align:left'><code style='white-space:pre-wrap'>{text}</code></td>"
+            else:  # a hint's `code`, written so for the notebook's Markdown, as <code>
+                cell = f"<td style='text-align:left;white-space:pre-wrap'>{re.sub(SPAN, CODE, text)}</td>"
+            rows += f"<tr><th style='text-align:left;vertical-align:top'>{e(label)}</th>{cell}</tr>"
         focus = self.focus
         status = DONE if self.passed else WRONG if self.error else focus.status if focus else NOT_STARTED
         return (f"<div class='micrograd-exercises'><p><b>{e(self.title)}: {e(self.summary())}</b></p>{table}"
                 f"<p style='color:{COLOURS[status]}'><b>{e(self.headline())}</b></p>"
                 f"{f'<table>{rows}</table>' if rows else ''}</div>")
-
-
-def _breaks(text: str) -> str:
-    """The text's line breaks as <br>, which every page keeps (a notebook may drop the white-space style, and
-    the lines of a task, its Rules and what it is Checked on, would run together)."""
-    return text.replace('\n', '<br>')
-
-
-def _code_spans(text: str) -> str:
-    """`code` in a hint (written so for the notebook's Markdown) as <code> in HTML."""
-    return re.sub(r'`([^`]+)`', r'<code>\1</code>', text)
 
 
 def listing(exercises: Sequence[Described]) -> str:
