@@ -30,21 +30,6 @@ def free_names(code: str, names: set[str]) -> list[str]:
     return sorted({name for name in read if name in names and name not in bound and not hasattr(builtins, name)})
 
 
-def module_names(source: str) -> set[str]:
-    """The names a module binds at its top level (its functions, classes, imports, constants)."""
-    names: set[str] = set()
-    for node in ast.parse(source).body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names |= {(a.asname or a.name).split('.')[0] for a in node.names}
-        elif isinstance(node, ast.Assign):
-            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            names.add(node.target.id)
-    return names
-
-
 def cell(lines: list[str], defs: list[ast.FunctionDef], attach: list[str]) -> str:
     """An exercise's code cell: each of defs as lines has it (dedented), then the lines that put them in place."""
     parts = [textwrap.dedent('\n'.join(lines[first - 1:last])) for first, last in map(definition, defs)]

@@ -4,12 +4,13 @@ it blanks, each put on the notebook's Value (or Neuron) when the cell runs, and 
 from __future__ import annotations
 
 import ast
+import importlib
 import textwrap
 from typing import Any
 
 from micrograd.exercises.cutting import library_source, named
-from micrograd.exercises.notebook import cell, free_names, markdown, module_names, notebook
-from micrograd.exercises.scalar.blanks import CLASSES, blanked, find_blanks
+from micrograd.exercises.notebook import cell, free_names, markdown, notebook
+from micrograd.exercises.scalar.blanks import CLASSES, blank_engine, blank_nn, blanked, find_blanks
 from micrograd.exercises.scalar.exercises import EXERCISES, LEVELS, Exercise
 
 INTRO = """\
@@ -51,29 +52,18 @@ print(f"df/da = {a.grad}, df/db = {b.grad}, df/dc = {c.grad}")  # -24.0 16.0 8.0
 CHECK = "check(Value, Neuron)"
 
 
-def _aliases(cls: ast.ClassDef) -> dict[str, list[str]]:
-    """`__radd__ = __add__` in a class body: {'__add__': ['__radd__']}."""
-    out: dict[str, list[str]] = {}
-    for node in cls.body:
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    out.setdefault(node.value.id, []).append(target.id)
-    return out
-
-
 def exercise_cells(which: str, blank: bool = True) -> list[tuple[Exercise, str]]:
     """(exercise, the code of its cell) for engine.py's or nn.py's exercises (blank=False: the library's)."""
     text = blanked(which) if blank else library_source(f'micrograd.{which}')[0]
     lines, tree = text.splitlines(), ast.parse(text)
     class_name = CLASSES[which]
     cls = named(tree, class_name)
-    aliases = _aliases(cls)
+    library = vars(getattr(importlib.import_module(f'micrograd.{which}'), class_name))  # its names, in order
     cells = []
     for exercise in (e for e in EXERCISES if e.source == which):
         methods = [named(cls, name) for name in exercise.methods]
-        attach = [' = '.join(f"{class_name}.{n}" for n in [m.name, *aliases.get(m.name, [])]) + f" = {m.name}"
-                  for m in methods]
+        attach = [' = '.join(f"{class_name}.{n}" for n in library if library[n] is library[m.name])  # __radd__ too
+                  + f" = {m.name}" for m in methods]
         cells.append((exercise, cell(lines, methods, attach)))
     return cells
 
@@ -93,9 +83,9 @@ def _setup() -> str:
              "engine = blank_engine()  # micrograd/engine.py, every exercise blank: your Value",
              "nn = blank_nn(engine)    # micrograd/nn.py on that Value: your Neuron",
              "Value, Neuron = engine.Value, nn.Neuron"]
-    taken = {'Value', 'Neuron'}
+    taken, engine = {'Value', 'Neuron'}, blank_engine()
     for module, says in (('engine', 'ops call'), ('nn', 'neuron calls')):
-        names = module_names(library_source(f'micrograd.{module}')[0]) - taken
+        names = set(vars(engine if module == 'engine' else blank_nn(engine))) - taken
         used = sorted({n for blank in (True, False) for _, code in exercise_cells(module, blank)  # blanks and answers
                        for n in free_names(code, names)})
         taken |= set(used)
