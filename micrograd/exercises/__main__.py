@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"start: {blocked} is a file, not a folder")
         try:
             files = chosen.start(where, force=args.force)
-        except (FileExistsError, OSError) as error:
+        except OSError as error:  # (FileExistsError: a workspace there already)
             print(error, file=sys.stderr)
             return 1
         exercises = chosen.exercises

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import inspect
 import io
 import linecache
 import sys
@@ -41,20 +42,14 @@ def library_source(module: str) -> tuple[str, str]:
     """The text of one of micrograd's modules ('micrograd.engine'), and its file name as a reader knows it; read
     once, so that everything cut from it in one process agrees on its offsets. For engine.py, the text has the
     ops of more_ops.py in Value's class, in place of the line that imports them (see INLINED)."""
-    text = _text(module)
+    text = inspect.getsource(importlib.import_module(module))
     return (_inlined(text, INLINED[module]) if module in INLINED else text), module.replace('.', '/') + '.py'
-
-
-def _text(module: str) -> str:
-    spec = importlib.util.find_spec(module)
-    assert spec is not None and spec.origin is not None, f"{module} is not installed"
-    return Path(spec.origin).read_text(encoding='utf-8')
 
 
 def _inlined(source: str, module: str) -> str:
     """source with its class-body `from <module> import ...` replaced by those functions' text (indented into
     the class, in module's order), and module's imports added at the end (the methods run after the import)."""
-    inner = _text(module)
+    inner = inspect.getsource(importlib.import_module(module))
     tree, lines = ast.parse(inner), inner.splitlines(keepends=True)
     imports = [ast.get_source_segment(inner, node) or '' for node in tree.body
                if isinstance(node, (ast.Import, ast.ImportFrom)) and getattr(node, 'module', '') != '__future__']
@@ -127,10 +122,7 @@ def body_span(source: str, starts: list[int], fn: ast.FunctionDef) -> tuple[int,
 def comments(text: str) -> tuple[str, ...]:
     """The comments in a piece of code, in order."""
     tokens = tokenize.generate_tokens(io.StringIO(textwrap.dedent(text)).readline)
-    try:
-        return tuple(t.string for t in tokens if t.type == tokenize.COMMENT)
-    except (tokenize.TokenError, IndentationError):
-        return ()
+    return tuple(t.string for t in tokens if t.type == tokenize.COMMENT)
 
 
 def unwritten(number: int, name: str) -> str:

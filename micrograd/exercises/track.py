@@ -97,8 +97,8 @@ class Track:
         return report
 
     def check_workspace(self, path: Path, timeout: float) -> Report:
-        """Check a workspace, given as its folder or one of its files (a later file checks the workspace it
-        belongs to; any other Python file is checked as the first), in a child process."""
+        """Check a workspace in a child process, given as its folder or one of its files (a later file: the
+        workspace it belongs to)."""
         first = path / self.files[0] if path.is_dir() else \
             path.parent / self.files[0] if path.name in self.files[1:] else path
         paths = [first] + [p for p in (first.parent / name for name in self.files[1:]) if p.is_file() and p != first]
