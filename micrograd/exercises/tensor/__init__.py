@@ -62,6 +62,7 @@ class TensorTrack(Track):
     files = (TENSOR_FILE,)
     notebook = 'micrograd.exercises.tensor.exercises_tensor_ipynb'
     solution = staticmethod(library_answer)
+    warm_up = staticmethod(prepare)
 
     def texts(self, directory: Path) -> list[str]:
         return [source(directory)]
@@ -91,9 +92,6 @@ class TensorTrack(Track):
         """Load my_tensor.py into a fresh copy of the engine (within the time limit) and check every exercise."""
         yield from check_all(import_learners('my_tensor', paths[0], timeout, load=lambda _, path: load(path)),
                              timeout=timeout, before=before)
-
-    def warm_up(self) -> None:
-        prepare()
 
 
 TRACK = TensorTrack()
