@@ -169,8 +169,7 @@ class Report:
             lines += [f"  {'':<{width + 1}} {line}" for line in rest]
         return '\n'.join(lines) + '\n'
 
-    def __repr__(self) -> str:  # the text, where there is no HTML (a terminal's REPL)
-        return str(self)
+    __repr__ = __str__  # the text, where there is no HTML (a terminal's REPL)
 
     def _repr_html_(self) -> str:
         e = html.escape
