@@ -12,8 +12,7 @@ check`, then check(module).
     cases.py                what a case is: tensors of given shapes and dtype, a line of code, a random upstream
                             gradient; and a graph for backward(), made node by node
     my_tensor_file.py       the library's tensor engine as one module, and the bodies the exercises cut out of it
-    workspace.py            my_tensor.py: the exercises in order, each function it blanks under its task; and
-                            load(), which runs it inside a fresh copy of the engine
+    workspace.py            my_tensor.py, and load(), which runs it inside a fresh copy of the engine
     running.py              a case run with any engine and backpropagated by the checker's own loop; the right
                             answer (the library, central differences; PyTorch in a report, where installed);
                             each exercise alone
