@@ -150,16 +150,23 @@ def splice(source: str, replacements: Mapping[Span, str]) -> str:
     return ''.join(out) + source[at:]
 
 
-def load(source: str, name: str, filename: str) -> types.ModuleType:
-    """Run source as a fresh module called name (not left in sys.modules); tracebacks show filename's lines."""
+def load(source: str, name: str, filename: str, **imports: types.ModuleType) -> types.ModuleType:
+    """Run source as a fresh module called name; tracebacks show filename's lines. While it runs, sys.modules holds
+    it (dataclasses and typing look a module up by name) and imports (the modules it imports, by name); then
+    sys.modules is as it was."""
     module = types.ModuleType(name)
     module.__file__ = filename
     linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
-    sys.modules[name] = module  # while it runs: dataclasses and typing look a module up by name
+    before = {key: sys.modules.get(key) for key in [name, *imports]}
+    sys.modules.update({name: module, **imports})
     try:
         exec(compile(source, filename, 'exec'), module.__dict__)
     finally:
-        del sys.modules[name]
+        for key, previous in before.items():
+            if previous is None:
+                sys.modules.pop(key, None)
+            else:
+                sys.modules[key] = previous
     return module
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import re
-import sys
 import textwrap
 import types
 from dataclasses import dataclass
@@ -184,12 +183,4 @@ def blank_engine() -> types.ModuleType:
 
 def blank_nn(engine: types.ModuleType) -> types.ModuleType:
     """my_nn.py as a module, on the given engine module (say, blank_engine())."""
-    previous = sys.modules.get('my_engine')
-    sys.modules['my_engine'] = engine
-    try:
-        return load(nn_text(), 'my_nn', NN_FILE)
-    finally:
-        if previous is None:
-            del sys.modules['my_engine']
-        else:
-            sys.modules['my_engine'] = previous
+    return load(nn_text(), 'my_nn', NN_FILE, my_engine=engine)
