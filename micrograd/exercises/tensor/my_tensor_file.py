@@ -54,14 +54,12 @@ def _modules() -> list[types.ModuleType]:
 
 def _header_end(tree: ast.Module) -> int:
     """How many statements at the top of a module are its docstring, imports and TYPE_CHECKING block."""
-    n = 0
-    for node in tree.body:
-        docstring = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and n == 0
+    for n, node in enumerate(tree.body):
+        docstring = n == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
         checking = isinstance(node, ast.If) and 'TYPE_CHECKING' in ast.unparse(node.test)
         if not (docstring or checking or isinstance(node, (ast.Import, ast.ImportFrom))):
-            break
-        n += 1
-    return n
+            return n
+    return len(tree.body)
 
 
 @cache
