@@ -11,6 +11,7 @@ import ast
 import importlib.util
 import inspect
 import io
+import itertools
 import linecache
 import sys
 import textwrap
@@ -68,11 +69,7 @@ def _inlined(source: str, module: str) -> str:
 
 def offsets(source: str) -> list[int]:
     """Where each line starts (ast counts lines from 1 and columns in UTF-8 bytes)."""
-    starts, total = [0, 0], 0
-    for line in source.splitlines(keepends=True):
-        total += len(line)
-        starts.append(total)
-    return starts
+    return [0, 0, *itertools.accumulate(len(line) for line in source.splitlines(keepends=True))]
 
 
 def position(source: str, starts: list[int], line: int, col: int) -> int:
