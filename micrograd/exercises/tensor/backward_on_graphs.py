@@ -2,8 +2,8 @@
 checker's, so backward() is checked before (and whatever) the ops' exercises are.
 
 The graphs are the record's (backward_exercise.py): a few leaves and nodes (name, op, parents), '*' and '+'
-elementwise and 'sum' to 0-d. The checker knows the gradients each kind of backward() leaves (the right one and each
-slip's), computes them itself, and names the slip whose numbers the learner's are.
+elementwise and 'sum' to 0-d. The right gradients are the library's backward()'s on the same graph; wrong ones are
+named by the record's slip that, planted in the library's backward(), leaves the same numbers.
 """
 from __future__ import annotations
 
@@ -19,6 +19,8 @@ from micrograd.exercises.sandbox import learners_time, set_input
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.cases import Array, Graph
 from micrograd.exercises.tensor.exercise_list import EXERCISES
+from micrograd.exercises.tensor.my_tensor_file import library_module
+from micrograd.exercises.tensor.naming import planted
 from micrograd.exercises.tensor.running import summary
 from micrograd.exercises.tensor.wrong_line import backward_line, forwards
 
@@ -62,46 +64,12 @@ def _hand(op: str, parents: list[Any]) -> Any:
     return _backward
 
 
-def simulate(graph: Graph, calls: int = 1, seed: Array | None = None, reverse: bool = True, reset: bool = True,
-             unit: bool = False, ignore_seed: bool = False, seeded: bool = True,
-             leaves_too: bool = False, revisit: bool = False) -> dict[str, Array]:
-    """The gradients a backward() of a given kind leaves: the library's by default (revisit: a sort without a
-    visited set, which lists a node once for every path to it)."""
-    dtype = np.dtype(graph.dtype)
-    data = {n: np.asarray(v, dtype=dtype) for n, v in graph.leaves.items()}
-    for name, op, parents in graph.nodes:
-        data[name] = _forward(op, [data[p] for p in parents]).astype(dtype)
-    grads: dict[str, Array | None] = {n: None for n in data}
-    parents_of = {n: (op, ps) for n, op, ps in graph.nodes}
-    order = [n for n, _, _ in graph.nodes] if not revisit else _every_path(graph.root, parents_of)
-    start = np.ones_like(data[graph.root]) if seed is None or ignore_seed else np.asarray(seed, dtype=dtype)
-    for _ in range(calls):
-        if reset:
-            for n in (list(grads) if leaves_too else order):
-                grads[n] = None
-        g0 = grads[graph.root]
-        if seeded:
-            grads[graph.root] = start.copy() if g0 is None else g0 + start
-        for n in (reversed(order) if reverse else order):
-            g = grads[n]
-            if g is None:
-                continue
-            op, ps = parents_of[n]
-            for p, share in zip(ps, _local(op, [data[q] for q in ps], np.ones_like(g) if unit else g)):
-                gp = grads[p]
-                grads[p] = share.astype(dtype) if gp is None else gp + share
-    return {n: g for n, g in grads.items() if g is not None}
-
-
-def _every_path(node: str, parents_of: dict[str, tuple[str, tuple[str, ...]]]) -> list[str]:
-    """The nodes below node in a depth-first order without a visited set: each once for every path to it."""
-    if node not in parents_of:
-        return []
-    return [n for p in parents_of[node][1] for n in _every_path(p, parents_of)] + [node]
-
-
-def _grads(nodes: dict[str, Any], names: list[str]) -> dict[str, Array | None]:
-    return {n: (None if nodes[n].grad is None else np.array(nodes[n].grad)) for n in names}
+def backpropagated(graph: Graph, tensor: Any) -> dict[str, Array | None]:
+    """Every node's gradient after backward() of tensor's engine, called on graph as the check calls it."""
+    nodes = make(graph, tensor)
+    for _ in range(graph.calls):
+        nodes[graph.root].backward() if graph.seed is None else nodes[graph.root].backward(np.array(graph.seed))
+    return {n: (None if t.grad is None else np.array(t.grad)) for n, t in nodes.items()}
 
 
 def _same(got: dict[str, Any], want: dict[str, Any]) -> bool:
@@ -115,37 +83,28 @@ def _same(got: dict[str, Any], want: dict[str, Any]) -> bool:
     return True
 
 
-def _name(graph: Graph, calls: int, seed: Array | None, got: dict[str, Any], slips: dict[str, str]) -> tuple[str, str]:
-    kinds: list[tuple[str, dict[str, bool]]] = [
-        ('backward_not_reversed', {'reverse': False}), ('backward_unit_grad', {'unit': True}),
-        ('backward_ignores_grad', {'ignore_seed': True}), ('backward_no_reset', {'reset': False}),
-        ('backward_no_seed', {'seeded': False}), ('backward_resets_leaves', {'leaves_too': True}),
-        ('backward_sort_revisits', {'revisit': True})]
-    for key, how in kinds:
-        if _same(got, simulate(graph, calls, seed, **how)):
-            return key, slips[key]
+def _name(exercise: Exercise, graph: Graph, got: dict[str, Any]) -> tuple[str, str]:
+    """The record's slip that, planted in the library's backward(), leaves the learner's gradients on graph."""
+    for n, slip in enumerate(exercise.slips):
+        module = planted(exercise.number, n)
+        try:
+            if module is not None and _same(got, backpropagated(graph, module.Tensor)):
+                return slip.key, slip.says
+        except Exception:  # noqa: BLE001 -- a slip that raises on this graph is not the learner's
+            continue
     return 'wrong', "the gradients differ from the chain rule's, and it is none of the slips the checker knows"
 
 
 def check_backward(exercise: Exercise, module: Any) -> Any:
-    with learners_time(module):  # (nearly all of it is the learner's backward(): the time limit covers it all)
-        return _check(exercise, module)
-
-
-def _check(exercise: Exercise, module: Any) -> Any:
     slips = {s.key: s.says for s in exercise.slips}
-    tensor = module.Tensor
     for graph in exercise.graphs:
-        calls, text = graph.calls, graph.text()
-        seed = None if graph.seed is None else np.array(graph.seed)
+        text = graph.text()
         set_input(text)
-        nodes = make(graph, tensor)
-        want = simulate(graph, calls, seed)
-        names = list(nodes)
+        want = backpropagated(graph, library_module().Tensor)
         shown = '; '.join(summary(n, want[n]) for n in graph.leaves)
         try:
-            for _ in range(calls):
-                nodes[graph.root].backward() if seed is None else nodes[graph.root].backward(seed)
+            with learners_time(module):
+                got = backpropagated(graph, module.Tensor)
         except Exception as error:  # noqa: BLE001
             if blank_raised(error, len(EXERCISES)) is not None:
                 return Result.of(exercise, NOT_STARTED)
@@ -155,18 +114,18 @@ def _check(exercise: Exercise, module: Any) -> Any:
                                  detail=where(error), place=_place(module, exercise, 'backward_not_reversed'))
             return Result.of(exercise, WRONG, input=text, expected=shown, obtained=type(error).__name__,
                              diagnosis='raises', why=GENERIC['raises'], detail=where(error))
-        got = _grads(nodes, names)
         root = got.get(graph.root)
         if root is not None and _same(got, want) and root.dtype != np.dtype(graph.dtype):
             return Result.of(exercise, WRONG, input=text, expected=f"{graph.root}.grad of dtype {graph.dtype}",
                              obtained=f"{graph.root}.grad of dtype {root.dtype}", diagnosis='promoted',
                              why=slips['promoted'], place=_place(module, exercise, 'promoted'))
         if not _same(got, want):
-            key, says = _name(graph, calls, seed, got, slips)
+            key, says = _name(exercise, graph, got)
             obtained = '; '.join(summary(n, got[n]) for n in graph.leaves)
             return Result.of(exercise, WRONG, input=text, expected=shown, obtained=obtained, diagnosis=key, why=says,
                              place=_place(module, exercise, key))
-    return _rules(exercise, module, slips) or Result.of(exercise, DONE)
+    with learners_time(module):
+        return _rules(exercise, module, slips) or Result.of(exercise, DONE)
 
 
 def _place(module: Any, exercise: Exercise, key: str) -> str:
