@@ -7,6 +7,7 @@ named by the record's slip that, planted in the library's backward(), leaves the
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,31 +25,21 @@ from micrograd.exercises.tensor.naming import planted
 from micrograd.exercises.tensor.running import summary
 from micrograd.exercises.tensor.wrong_line import backward_line, forwards
 
-
-def _forward(op: str, values: list[Array]) -> Array:
-    if op == '*':
-        return values[0] * values[1]
-    if op == '+':
-        return values[0] + values[1]
-    return np.asarray(values[0].sum())
-
-
-def _local(op: str, values: list[Array], grad: Array) -> list[Array]:
-    """What each parent gets from a node's gradient."""
-    if op == '*':
-        return [grad * values[1], grad * values[0]]
-    if op == '+':
-        return [grad, grad]
-    return [np.broadcast_to(grad, values[0].shape).copy()]
+# Each op of the checker's graphs: its forward, and what each parent gets from the node's gradient.
+OPS: dict[str, tuple[Callable[..., Array], Callable[..., list[Array]]]] = {
+    '*': (lambda a, b: a * b, lambda g, a, b: [g * b, g * a]),
+    '+': (lambda a, b: a + b, lambda g, a, b: [g, g]),
+    'sum': (lambda a: np.asarray(a.sum()), lambda g, a: [np.broadcast_to(g, a.shape).copy()]),
+}
 
 
 def make(graph: Graph, tensor: Any) -> dict[str, Any]:
-    """graph built of the learner's Tensors, each node with a _backward of the checker's."""
+    """graph built of tensor's Tensors, each node with a _backward of the checker's."""
     dtype = np.dtype(graph.dtype)
     nodes = {n: tensor(np.asarray(v, dtype=dtype), requires_grad=True, dtype=dtype) for n, v in graph.leaves.items()}
     for name, op, parent_names in graph.nodes:
         parents = [nodes[p] for p in parent_names]
-        data = _forward(op, [p.data for p in parents])
+        data = OPS[op][0](*(p.data for p in parents))
         nodes[name] = tensor._result(np.asarray(data, dtype=dtype), tuple(parents), op, _hand(op, parents),
                                      reads=())
     return nodes
@@ -58,7 +49,7 @@ def _hand(op: str, parents: list[Any]) -> Any:
     def _backward(grad: Array) -> None:
         if grad is None:  # (a backward() that runs a node before its gradient came: it passes nothing on)
             return
-        for parent, g in zip(parents, _local(op, [p.data for p in parents], grad)):
+        for parent, g in zip(parents, OPS[op][1](grad, *(p.data for p in parents))):
             g = np.asarray(g, dtype=parent.data.dtype)
             parent.grad = g if parent.grad is None else parent.grad + g
     return _backward
@@ -95,7 +86,7 @@ def _name(exercise: Exercise, graph: Graph, got: dict[str, Any]) -> tuple[str, s
     return 'wrong', "the gradients differ from the chain rule's, and it is none of the slips the checker knows"
 
 
-def check_backward(exercise: Exercise, module: Any) -> Any:
+def check_backward(exercise: Exercise, module: Any) -> Result:
     slips = {s.key: s.says for s in exercise.slips}
     for graph in exercise.graphs:
         text = graph.text()
@@ -109,66 +100,65 @@ def check_backward(exercise: Exercise, module: Any) -> Any:
             if blank_raised(error, len(EXERCISES)) is not None:
                 return Result.of(exercise, NOT_STARTED)
             if forwards(module, exercise):  # (the library's assert, kept: a node reached before its gradient came)
-                return Result.of(exercise, WRONG, input=text, expected=shown, obtained=type(error).__name__,
-                                 diagnosis='backward_not_reversed', why=slips['backward_not_reversed'],
-                                 detail=where(error), place=_place(module, exercise, 'backward_not_reversed'))
-            return Result.of(exercise, WRONG, input=text, expected=shown, obtained=type(error).__name__,
-                             diagnosis='raises', why=GENERIC['raises'], detail=where(error))
+                return _named(exercise, module, WRONG, 'backward_not_reversed', slips['backward_not_reversed'],
+                              input=text, expected=shown, obtained=type(error).__name__, detail=where(error))
+            return _raised(exercise, text, shown, error)
         root = got.get(graph.root)
         if root is not None and _same(got, want) and root.dtype != np.dtype(graph.dtype):
-            return Result.of(exercise, WRONG, input=text, expected=f"{graph.root}.grad of dtype {graph.dtype}",
-                             obtained=f"{graph.root}.grad of dtype {root.dtype}", diagnosis='promoted',
-                             why=slips['promoted'], place=_place(module, exercise, 'promoted'))
+            return _named(exercise, module, WRONG, 'promoted', slips['promoted'], input=text,
+                          expected=f"{graph.root}.grad of dtype {graph.dtype}",
+                          obtained=f"{graph.root}.grad of dtype {root.dtype}")
         if not _same(got, want):
             key, says = _name(exercise, graph, got)
-            obtained = '; '.join(summary(n, got[n]) for n in graph.leaves)
-            return Result.of(exercise, WRONG, input=text, expected=shown, obtained=obtained, diagnosis=key, why=says,
-                             place=_place(module, exercise, key))
+            return _named(exercise, module, WRONG, key, says, input=text, expected=shown,
+                          obtained='; '.join(summary(n, got[n]) for n in graph.leaves))
     with learners_time(module):
         return _rules(exercise, module, slips) or Result.of(exercise, DONE)
 
 
-def _place(module: Any, exercise: Exercise, key: str) -> str:
-    """The learner's line in backward() that the slip named is about: 'my_tensor.py, line 1250: for ...'."""
+def _named(exercise: Exercise, module: Any, status: str, key: str, why: str, **shown: str) -> Result:
+    """A result that names slip key, at the learner's line in backward() it is about ('my_tensor.py, line 1250:
+    for ...')."""
     found = backward_line(module, exercise.blanks[0], key)
-    return f"{Path(found[0]).name}, line {found[1]}: {found[2]}" if found else ''
+    place = f"{Path(found[0]).name}, line {found[1]}: {found[2]}" if found else ''
+    return Result.of(exercise, status, diagnosis=key, why=why, place=place, **shown)
 
 
-def _rules(exercise: Exercise, module: Any, slips: dict[str, str]) -> Any:
+def _raised(exercise: Exercise, text: str, expected: str, error: Exception) -> Result:
+    return Result.of(exercise, WRONG, input=text, expected=expected, obtained=type(error).__name__,
+                     diagnosis='raises', why=GENERIC['raises'], detail=where(error))
+
+
+LEFT = "correct ✓ — every gradient is right; one step left to match the library: "
+
+
+def _rules(exercise: Exercise, module: Any, slips: dict[str, str]) -> Result | None:
     """The library's rules the task states, checked once the gradients are right: a leaf output adds to its
     gradient; a non-scalar output needs grad=."""
-    tensor = module.Tensor
     text = "x = Tensor(2.0, requires_grad=True); x.grad = np.array(0.5); x.backward()   (x is a leaf: it accumulates)"
     set_input(text)
-    x = tensor(2.0, requires_grad=True)
+    x = module.Tensor(2.0, requires_grad=True)
     x.grad = np.array(0.5)
     try:
         x.backward()
     except Exception as error:  # noqa: BLE001
-        return Result.of(exercise, WRONG, input=text, expected="x.grad = 1.5", obtained=type(error).__name__,
-                         diagnosis='raises', why=GENERIC['raises'], detail=where(error))
+        return _raised(exercise, text, "x.grad = 1.5", error)
     if not np.allclose(x.grad, 1.5):
+        shown = {'input': text, 'expected': "x.grad = 1.5", 'obtained': f"x.grad = {x.grad}"}
         if np.allclose(x.grad, 1.0):  # the lecture's self.grad = 1: right on every graph an op made
-            return Result.of(exercise, CORRECT, input=text, expected="x.grad = 1.5", obtained=f"x.grad = {x.grad}",
-                             diagnosis='backward_seed_overwrites', why="correct ✓ — every gradient is right; one "
-                             "step left to match the library: " + slips['backward_seed_overwrites'],
-                             place=_place(module, exercise, 'backward_seed_overwrites'))
-        return Result.of(exercise, WRONG, input=text, expected="x.grad = 1.5", obtained=f"x.grad = {x.grad}",
-                         diagnosis='wrong',
-                         why="a leaf output's gradient must grow by 1 (d x/d x), added to what it has")
+            return _named(exercise, module, CORRECT, 'backward_seed_overwrites',
+                          LEFT + slips['backward_seed_overwrites'], **shown)
+        return Result.of(exercise, WRONG, diagnosis='wrong',
+                         why="a leaf output's gradient must grow by 1 (d x/d x), added to what it has", **shown)
     vector = next(g for g in exercise.graphs if g.seed is not None)
-    text = vector.text('backward()') + f"   ({vector.root} has shape {vector.shape} and no grad= is given)"
+    shape = np.shape(vector.seed or ())
+    text = vector.text('backward()') + f"   ({vector.root} has shape {shape} and no grad= is given)"
     set_input(text)
-    nodes = make(vector, tensor)
     try:
-        nodes['u'].backward()
+        make(vector, module.Tensor)[vector.root].backward()
     except ValueError:
         return None
     except Exception as error:  # noqa: BLE001
-        return Result.of(exercise, WRONG, input=text, expected="ValueError", obtained=type(error).__name__,
-                         diagnosis='raises', why=GENERIC['raises'], detail=where(error))
-    return Result.of(exercise, CORRECT, input=text, expected="ValueError (a non-scalar output needs grad=)",
-                     obtained="no error", diagnosis='backward_nonscalar_seeded',
-                     why="correct ✓ — every gradient is right; one step left to match the library: "
-                         + slips['backward_nonscalar_seeded'],
-                     place=_place(module, exercise, 'backward_nonscalar_seeded'))
+        return _raised(exercise, text, "ValueError", error)
+    return _named(exercise, module, CORRECT, 'backward_nonscalar_seeded', LEFT + slips['backward_nonscalar_seeded'],
+                  input=text, expected="ValueError (a non-scalar output needs grad=)", obtained="no error")

@@ -84,11 +84,6 @@ class Graph:
     seed: tuple[float, ...] | None = None           # backward(grad=seed), for a root that is no scalar
     note: str = ''
 
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return () if any(op == 'sum' for name, op, _ in self.nodes if name == self.root) else (
-            len(next(iter(self.leaves.values()))),)  # type: ignore[arg-type]
-
     def text(self, call: str = '') -> str:
         """The graph as a learner can paste it, and the backward() call(s) the check makes."""
         dtype = '' if self.dtype == 'float64' else f", dtype=np.{self.dtype}"

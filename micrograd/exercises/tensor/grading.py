@@ -8,6 +8,7 @@ wrong gradient; a data tensor that got a .grad is only noted (the gradients are 
 from __future__ import annotations
 
 import ast
+import contextlib
 import inspect
 import linecache
 import textwrap
@@ -26,11 +27,10 @@ from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.backward_on_graphs import check_backward
 from micrograd.exercises.tensor.cases import Case
 from micrograd.exercises.tensor.exercise_list import EXERCISES
-from micrograd.exercises.tensor.my_tensor_file import written_at
+from micrograd.exercises.tensor.my_tensor_file import blanks, written_at
 from micrograd.exercises.tensor.naming import diagnose
 from micrograd.exercises.tensor.running import (
     Run,
-    alone,
     close,
     expected,
     library_body,
@@ -187,6 +187,26 @@ def _culprit(module: Any, exercise: Exercise, i: int) -> str:
         if run.error is None and not run.inplace and not run.misshaped and not _wrong_leaf(run, want, fd, None, case):
             return name
     return ''
+
+
+@contextlib.contextmanager
+def alone(module: Any, exercise: Exercise) -> Iterator[None]:
+    """While checking exercise: every other exercise's body is the library's (patched into module, and put
+    back after), so that one exercise's slip never shows as another's."""
+    saved: list[tuple[Any, str, Any]] = []
+    try:
+        for b in blanks():
+            holder = holder_of(module, b.name)[0]
+            if b.exercise is not exercise and holder is not None:
+                saved.append((*holder, vars(holder[0]).get(holder[1])))
+                setattr(*holder, library_body(b.owner, module))
+        yield
+    finally:
+        for target, name, value in reversed(saved):
+            if value is None:
+                delattr(target, name)
+            else:
+                setattr(target, name, value)
 
 
 # --- the driver ----------------------------------------------------------------------------------------

@@ -45,7 +45,6 @@ DERIVED: dict[str, str] = {
     'sign': "sign error: the gradient is minus the right one",
     'nothing': "no gradient reaches the input: the _backward must pass grad on with parent._add_grad(...)",
     'one_parent': "only one operand gets a gradient: every parent that requires gradients gets its share",
-    'exchanged': "the operands' gradients are exchanged: each operand got the other's",
     'wrong_axis': "the wrong axis: a sum runs along the op's own axes, ax, and a reduced axis goes back where it "
                   "was (np.expand_dims(grad, ax)); a fixed axis=-1 or axis=0 is right for some cases only",
 }
@@ -53,9 +52,7 @@ DERIVED: dict[str, str] = {
 
 def generic(blank: Blank) -> list[Slip]:
     """The slips any backward can make, made from the library's own body of blank."""
-    body = re.sub(r'[ \t]*#[^\n]*', '', blank.solution)
-    lines = [line[len(blank.indent):] if line.startswith(blank.indent) else line.lstrip()
-             for line in body.split('\n')]
+    lines = _library_lines(blank)
     text = '\n'.join(lines)
     out = [Slip('upstream', blank.name, "grad = np.ones_like(grad)\n" + text, DERIVED['upstream']),
            Slip('sign', blank.name, "grad = -grad\n" + text, DERIVED['sign']),
@@ -65,47 +62,47 @@ def generic(blank: Blank) -> list[Slip]:
             out += [Slip('wrong_axis', blank.name, text.replace(fixed.format('ax'), fixed.format(a)),
                          DERIVED['wrong_axis']) for a in (-1, 0)]
     targets = list(dict.fromkeys(re.findall(r'(\w+)\._add_grad\(', text)))
-    if len(targets) >= 2:
-        a, b = targets[:2]
-        swapped = text.replace(f'{a}._add_grad(', '\0').replace(f'{b}._add_grad(', f'{a}._add_grad(')
-        out.append(Slip('exchanged', blank.name, swapped.replace('\0', f'{b}._add_grad('), DERIVED['exchanged']))
-        for t in targets:
-            dropped = re.sub(rf'{t}\._add_grad\(', '(lambda *a, **k: None)(', text)
-            out.append(Slip('one_parent', blank.name, dropped, DERIVED['one_parent']))
-            lines = text.split('\n')
-            mine = [i for i, line in enumerate(lines) if f'{t}._add_grad(' in line]
-            if len(mine) != 1:
-                continue
-            line = lines[mine[0]]
-            for key, changed in (('sign', line.replace(f'{t}._add_grad(', f'{t}._add_grad(-1 * ')),
-                                 ('upstream', re.sub(r'(?<![.\w])grad\b', 'np.ones_like(grad)', line))):
-                if changed != line:
-                    body = '\n'.join(lines[:mine[0]] + [changed] + lines[mine[0] + 1:])
-                    out.append(Slip(key, blank.name, body, f"{DERIVED[key]} (in {t}'s gradient)"))
+    for t in targets if len(targets) >= 2 else []:
+        dropped = re.sub(rf'{t}\._add_grad\(', '(lambda *a, **k: None)(', text)
+        out.append(Slip('one_parent', blank.name, dropped, DERIVED['one_parent']))
+        line = next(line for line in lines if f'{t}._add_grad(' in line)
+        for key, changed in (('sign', line.replace(f'{t}._add_grad(', f'{t}._add_grad(-1 * ')),
+                             ('upstream', re.sub(r'(?<![.\w])grad\b', 'np.ones_like(grad)', line))):
+            if changed != line and (body := _in_one_parent(lines, t, changed)):
+                out.append(Slip(key, blank.name, body, f"{DERIVED[key]} (in {t}'s gradient)"))
     return out
 
 
 def halves(slip: Slip, blank: Blank) -> list[Slip]:
     """A slip in the gradients of several parents, made in one parent's only (the others' lines the library's):
     x * y with other._add_grad(grad * y) is half of the swap."""
-    library = re.sub(r'[ \t]*#[^\n]*', '', blank.solution).split('\n')
-    plain = '\n'.join(library).replace('\n' + blank.indent, '\n').strip()
-    lines = [line.strip() for line in slip.body.split('\n') if line.strip()]
-    if not all(line.startswith('if ') or '._add_grad(' in line for line in lines):
+    lines = _library_lines(blank)
+    mine = [line.strip() for line in slip.body.split('\n') if line.strip()]
+    targets = list(dict.fromkeys(re.findall(r'(\w+)\._add_grad\(', slip.body)))
+    if len(targets) < 2 or not all(line.startswith('if ') or '._add_grad(' in line for line in mine):
         return []  # (a slip with statements of its own, as grad *= y, is not split)
     out = []
-    for target in dict.fromkeys(re.findall(r'(\w+)\._add_grad\(', slip.body)):
-        mine = [line.strip() for line in slip.body.split('\n') if f'{target}._add_grad(' in line]
-        theirs = [i for i, line in enumerate(library) if f'{target}._add_grad(' in line]
-        if len(mine) != 1 or len(theirs) != 1:
-            continue
-        lines = list(library)
-        line = lines[theirs[0]]
-        lines[theirs[0]] = line[:len(line) - len(line.lstrip())] + mine[0]
-        body = '\n'.join(lines).replace('\n' + blank.indent, '\n').strip()
-        if body not in (slip.body, plain):
-            out.append(Slip(slip.key, slip.blank, body, f"{slip.says} (here in {target}'s gradient)"))
+    for t in targets:
+        own = [line for line in mine if f'{t}._add_grad(' in line]
+        body = _in_one_parent(lines, t, own[0]).strip() if len(own) == 1 else ''
+        if body and body not in (slip.body, '\n'.join(lines).strip()):
+            out.append(Slip(slip.key, slip.blank, body, f"{slip.says} (here in {t}'s gradient)"))
     return out
+
+
+def _library_lines(blank: Blank) -> list[str]:
+    """The library's body of blank, without its comments, unindented: what the derived slips edit."""
+    body = re.sub(r'[ \t]*#[^\n]*', '', blank.solution)
+    return [line[len(blank.indent):] if line.startswith(blank.indent) else line.lstrip() for line in body.split('\n')]
+
+
+def _in_one_parent(lines: list[str], target: str, line: str) -> str:
+    """The body `lines` with target's one _add_grad line written as line ('' where target has not exactly one)."""
+    at = [i for i, old in enumerate(lines) if f'{target}._add_grad(' in old]
+    if len(at) != 1:
+        return ''
+    old = lines[at[0]]
+    return '\n'.join(lines[:at[0]] + [old[:len(old) - len(old.lstrip())] + line.strip()] + lines[at[0] + 1:])
 
 
 def slips_of(exercise: Exercise) -> list[Slip]:
@@ -115,8 +112,7 @@ def slips_of(exercise: Exercise) -> list[Slip]:
     if exercise.kind == 'op':
         for b in blanks():
             if b.exercise is exercise:
-                own += [half for slip in exercise.slips if slip.blank == b.name and len(
-                    set(re.findall(r'(\w+)\._add_grad\(', slip.body))) > 1 for half in halves(slip, b)]
+                own += [half for slip in exercise.slips if slip.blank == b.name for half in halves(slip, b)]
                 own += generic(b)
     return own
 
@@ -361,18 +357,18 @@ def factor_story(got: Array, want: Array, case: Case, out_shape: tuple[int, ...]
 
 def reduction_story(case: Case, out_shape: tuple[int, ...] | None) -> str:
     """For a shape error in a reduction's case (the output is the input with axes removed): keepdims lost."""
-    if out_shape is None:
-        return ''
-    for name, shape in case.leaves.items():
-        if len(out_shape) < len(shape) and any(
-                tuple(n for i, n in enumerate(shape) if i not in axes) == tuple(out_shape)
-                for axes in _axis_sets(len(shape))):
-            return name
-    return ''
+    return next((name for name, shape in case.leaves.items() if out_shape is not None
+                 and len(out_shape) < len(shape) and _dropped(shape, out_shape)), '')
 
 
 def _axis_sets(ndim: int) -> list[tuple[int, ...]]:
     return [tuple(i for i in range(ndim) if m >> i & 1) for m in range(1, 2 ** ndim)]
+
+
+def _dropped(shape: tuple[int, ...], smaller: tuple[int, ...]) -> tuple[int, ...]:
+    """The axes of shape whose removal leaves smaller (the first such set), or ()."""
+    return next((a for a in _axis_sets(len(shape))
+                 if tuple(n for i, n in enumerate(shape) if i not in a) == tuple(smaller)), ())
 
 
 def summed_story(g: Array, got: Array, want: Array) -> tuple[str, str]:
@@ -422,10 +418,8 @@ def handed_story(run: Run, out_shape: tuple[int, ...] | None) -> str:
                 f"_add_grad of {who} was handed an array of shape {given}, which does not reduce to {shape}")
         if out_shape is not None:
             said += f" (the output's gradient, grad, is {out_shape})"
-            lost = [a for a in _axis_sets(len(out_shape))
-                    if tuple(n for i, n in enumerate(out_shape) if i not in a) == given]
-            if lost:
-                said += (f": it was summed over axis {lost[0][0] if len(lost[0]) == 1 else lost[0]} by hand. "
+            if lost := _dropped(out_shape, given):
+                said += (f": it was summed over axis {lost[0] if len(lost) == 1 else lost} by hand. "
                          "_add_grad sums a gradient back to its tensor's shape itself: hand it grad times the "
                          "local derivative, with the output's shape")
             elif len(given) >= 2 and given[-2:] == shape[-2:][::-1]:

@@ -25,10 +25,9 @@ import numpy as np
 from micrograd.engine import topological_order
 from micrograd.exercises.cutting import definition
 from micrograd.exercises.sandbox import learners_time
-from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.cases import Array, Case
 from micrograd.exercises.tensor.exercise_list import EXERCISES
-from micrograd.exercises.tensor.my_tensor_file import FUNCTIONS, blanks, library_module, library_source
+from micrograd.exercises.tensor.my_tensor_file import blanks, library_module, library_source
 
 
 @dataclass
@@ -175,7 +174,7 @@ def prepare() -> None:
     blanks()
 
 
-# --- each exercise on its own: the other exercises' bodies are the library's ---------------------------
+# --- the library's bodies, made for another engine -------------------------------------------------
 
 @cache
 def library_text(owner: str) -> str:
@@ -213,40 +212,6 @@ def own_function(namespace: dict[str, Any], name: str, module: Any) -> Any:
     if hasattr(module, name):
         namespace[name] = getattr(module, name)
     return fn
-
-
-def _owner_class(module: Any, owner: str) -> Any:
-    cls_name = owner.partition('.')[0]
-    cls = getattr(module, cls_name, None)
-    if isinstance(cls, type) and owner.partition('.')[2] in vars(cls):
-        return cls
-    tensor = module.Tensor
-    return next((c for c in tensor.__mro__ if owner.partition('.')[2] in vars(c)), tensor)
-
-
-@contextlib.contextmanager
-def alone(module: Any, exercise: Exercise) -> Iterator[None]:
-    """While checking exercise: every other exercise's body is the library's (patched into module, and put
-    back after), so that one exercise's slip never shows as another's."""
-    saved: list[tuple[Any, str, Any]] = []
-    try:
-        for b in blanks():
-            if b.exercise is exercise:
-                continue
-            name = b.owner.rpartition('.')[2]
-            target = module if b.owner in FUNCTIONS or '.' not in b.owner else _owner_class(module, b.owner)
-            if target is None:
-                continue
-            saved.append((target, name, target.__dict__.get(name) if isinstance(target, type)
-                          else getattr(target, name, None)))
-            setattr(target, name, library_body(b.owner, module))
-        yield
-    finally:
-        for target, name, value in reversed(saved):
-            if value is None:
-                delattr(target, name)
-            else:
-                setattr(target, name, value)
 
 
 _LIBRARY_BODIES: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
