@@ -7,6 +7,7 @@ named by the record's slip that, planted in the library's backward(), leaves the
 """
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from micrograd.exercises.tensor.cases import Array, Graph
 from micrograd.exercises.tensor.exercise_list import EXERCISES
 from micrograd.exercises.tensor.my_tensor_file import library_module
 from micrograd.exercises.tensor.naming import planted
-from micrograd.exercises.tensor.running import summary
+from micrograd.exercises.tensor.running import close, summary
 from micrograd.exercises.tensor.wrong_line import backward_line, forwards
 
 # Each op of the checker's graphs: its forward, and what each parent gets from the node's gradient.
@@ -63,26 +64,17 @@ def backpropagated(graph: Graph, tensor: Any) -> dict[str, Array | None]:
     return {n: (None if t.grad is None else np.array(t.grad)) for n, t in nodes.items()}
 
 
-def _same(got: dict[str, Any], want: dict[str, Any]) -> bool:
+def _same(got: dict[str, Any], want: dict[str, Any], dtype: str) -> bool:
     """The same gradients on every tensor either names (a tensor one leaves without a gradient is None)."""
-    for k in set(got) | set(want):
-        g, w = got.get(k), want.get(k)
-        if (g is None) != (w is None):
-            return False
-        if g is not None and w is not None and (np.shape(g) != np.shape(w) or not np.allclose(g, w, 1e-6, 1e-9)):
-            return False
-    return True
+    return all(got.get(k) is want.get(k) is None or close(got.get(k), want.get(k), dtype) for k in {*got, *want})
 
 
 def _name(exercise: Exercise, graph: Graph, got: dict[str, Any]) -> tuple[str, str]:
     """The record's slip that, planted in the library's backward(), leaves the learner's gradients on graph."""
     for n, slip in enumerate(exercise.slips):
-        module = planted(exercise.number, n)
-        try:
-            if module is not None and _same(got, backpropagated(graph, module.Tensor)):
+        with contextlib.suppress(Exception):  # (a slip that raises on this graph is not the learner's)
+            if _same(got, backpropagated(graph, planted(exercise.number, n).Tensor), graph.dtype):
                 return slip.key, slip.says
-        except Exception:  # noqa: BLE001 -- a slip that raises on this graph is not the learner's
-            continue
     return 'wrong', "the gradients differ from the chain rule's, and it is none of the slips the checker knows"
 
 
@@ -104,11 +96,11 @@ def check_backward(exercise: Exercise, module: Any) -> Result:
                               input=text, expected=shown, obtained=type(error).__name__, detail=where(error))
             return _raised(exercise, text, shown, error)
         root = got.get(graph.root)
-        if root is not None and _same(got, want) and root.dtype != np.dtype(graph.dtype):
+        if root is not None and _same(got, want, graph.dtype) and root.dtype != np.dtype(graph.dtype):
             return _named(exercise, module, WRONG, 'promoted', slips['promoted'], input=text,
                           expected=f"{graph.root}.grad of dtype {graph.dtype}",
                           obtained=f"{graph.root}.grad of dtype {root.dtype}")
-        if not _same(got, want):
+        if not _same(got, want, graph.dtype):
             key, says = _name(exercise, graph, got)
             return _named(exercise, module, WRONG, key, says, input=text, expected=shown,
                           obtained='; '.join(summary(n, got[n]) for n in graph.leaves))

@@ -61,13 +61,13 @@ class Case:
     def text(self) -> str:
         """The case as a learner reads it: shapes and the code."""
         dtype = '' if self.dtype == 'float64' else f" {self.dtype}"
-        shapes = ', '.join(f"{name} {_shape(shape)}{dtype}" for name, shape in self.leaves.items())
+        shapes = ', '.join(f"{name} {shape}{dtype}" for name, shape in self.leaves.items())
         given = ''.join(f", {name} = {_given(v)}" for name, v in self.given.items())
         code = self.code.replace(chr(10), '; ')
         if 'unbroadcast' in self.code:  # a function of arrays: g is the gradient, shown when it is small
             g = self.data()['g']
             numbers = f" = {np.array2string(g, separator=', ')}".replace('\n', '') if 0 < g.size <= 12 else ''
-            text = f"g {_shape(g.shape)}{dtype}{numbers}: {code}"
+            text = f"g {g.shape}{dtype}{numbers}: {code}"
         else:
             upstream = "ones" if self.ones else "random"
             text = f"{shapes}{given}: {code}   (upstream gradient: {upstream})"
@@ -95,14 +95,10 @@ class Graph:
         return text + (f"   [{self.note}]" if self.note else '')
 
 
-def _shape(shape: tuple[int, ...]) -> str:
-    return '()' if not shape else f"({shape[0]},)" if len(shape) == 1 else str(tuple(shape))
-
-
 def _given(v: Any) -> str:
     if isinstance(v, np.ndarray):
         text = str(v.tolist()) if v.dtype.kind in 'iub' else np.array2string(v, separator=', ')
-        return text if len(text) < 60 else f"array of shape {_shape(v.shape)}"
+        return text if len(text) < 60 else f"array of shape {v.shape}"
     return repr(v)
 
 

@@ -1,14 +1,11 @@
 """Naming a slip: which mistake gives the learner's numbers (or the learner's error), said by its rule.
 
-Three ways, in order. (1) A slip of the exercise's record (also made in one parent's gradient only), or one
-every op can make (derived from the library's own body: the upstream gradient dropped, the sign flipped, a
-fixed axis for the op's own, one parent left out, the parents' gradients exchanged), planted in the library's
-engine and run on the same cases: when its gradients are the learner's on every case both ran, that is the
-name. (2) What the numbers themselves say: the axes unbroadcast summed over, a gradient with the output's
-shape where the operand was broadcast ("sum it over axis 0"), an array handed to _add_grad that cannot reduce
-to its tensor's shape, a constant factor (the count a mean divides by, the batch size, the scale), a
-transpose. (3) A shape error from NumPy, said in the case's terms: which array had which shape, and what the
-operand's shape was.
+Three ways, in order. (1) A slip planted in the library's engine and run on the same cases: the record's (each
+also in one parent's gradient only) and the ones any op can make, derived from the library's own body (the
+upstream gradient dropped, the sign flipped, a fixed axis, one parent left out); the one whose gradients are the
+learner's on the most cases is the name. (2) What the numbers say: the axes unbroadcast summed over, an array
+handed to _add_grad that cannot reduce to its tensor's shape, the local derivative, a constant factor (the count
+a mean divides by, the batch size, the scale). (3) A shape error from NumPy, said in the case's terms.
 """
 from __future__ import annotations
 
@@ -163,12 +160,12 @@ def reproduce(exercise: Exercise, runs: list[Run | None], failing: list[int], bl
     first, best = failing[0], None
     mine = runs[first]
     assert mine is not None
-    for n, (slip, module) in enumerate(_candidates(exercise, first, blank)):
+    for slip, module in _candidates(exercise, first, blank):
         if not agree(mine, run_case(exercise.cases[first], module), exercise.cases[first].dtype):
             continue
         ran = [agree(r, run_case(c, module), c.dtype) for c, r in zip(exercise.cases, runs) if r is not None]
-        score = (all(ran), sum(ran), -n)
-        if best is None or score > best[0]:
+        score = (all(ran), sum(ran))
+        if best is None or score > best[0]:  # (a tie: the slip listed first)
             best = score, slip
     return (best[1], best[0][0]) if best else (None, False)
 
