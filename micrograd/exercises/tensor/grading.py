@@ -1,5 +1,5 @@
-"""Grading one exercise of the tensor track: the learner's gradients against the library's, central
-differences and (where it is installed) PyTorch, on every case; for the first one wrong, the slip named.
+"""Grading one exercise of the tensor track: the learner's gradients against the library's and central
+differences', on every case; for the first one wrong, the slip named (naming.py) and the learner's line.
 
 The idea is graded first: gradients right on every case is the exercise done. A library rule the task stated is
 a second level: backward() that seeds a non-scalar output without grad= is "correct ✓ — one step left", never a
@@ -43,16 +43,15 @@ from micrograd.exercises.tensor.wrong_line import holder_of, learners_function, 
 
 # --- one exercise --------------------------------------------------------------------------------------
 
-def _wrong_leaf(run: Run, want: Run, fd: dict[str, Any], torch: dict[str, Any] | None, case: Case) -> str:
-    """'' when run's gradients are right (the library's, central differences', PyTorch's; shapes and dtypes);
-    else the first leaf that is wrong."""
+def _wrong_leaf(run: Run, want: Run, fd: dict[str, Any], case: Case) -> str:
+    """'' when run's gradients are right (the library's and central differences'; shapes and dtypes); else the
+    first leaf that is wrong. (PyTorch's are the library's, as the library's tests hold: a report quotes them, but
+    a right case needs no PyTorch, so a check of right code never imports it.)"""
     for name, w in want.grads.items():
         g = run.grads.get(name)
         if not close(g, w, case.dtype) or (isinstance(g, np.ndarray) and w is not None and g.dtype != w.dtype):
             return name
         if name in fd and not close(g, fd[name], loose=True):
-            return name
-        if torch is not None and name in torch and not close(g, torch[name], case.dtype):
             return name
     return ''
 
@@ -64,7 +63,7 @@ def _shown(exercise: Exercise, i: int, run: Run) -> tuple[str, str]:
     torch = torch_grads(exercise.number, i)
     if run.error is not None:
         return '; '.join(summary(k, v) for k, v in want.grads.items()), type(run.error).__name__
-    leaf = _wrong_leaf(run, want, fd, torch, case) or next(iter(want.grads))
+    leaf = _wrong_leaf(run, want, fd, case) or next(iter(want.grads))
     shown = summary(leaf, want.grads[leaf])
     if leaf in fd:
         shown += "   (the library's engine; central differences agree" + (", and PyTorch)" if torch else ")")
@@ -91,9 +90,7 @@ def check_op(exercise: Exercise, module: Any) -> Result:
                              detail=where(run.error) if run.error else '')
         runs.append(run)
         want, fd = expected(exercise.number, i)
-        # (PyTorch's gradients are the library's, as the library's tests hold: a report quotes them, where one
-        # is written, but a right case needs no PyTorch, so a check of right code never imports it)
-        if run.error is not None or run.inplace or run.misshaped or _wrong_leaf(run, want, fd, None, case):
+        if run.error is not None or run.inplace or run.misshaped or _wrong_leaf(run, want, fd, case):
             failing.append(i)
         elif not note and any(t.grad is not None for t in run.given.values()):
             names = ', '.join(k for k, t in run.given.items() if t.grad is not None)
@@ -160,7 +157,7 @@ def _place(module: Any, exercise: Exercise, blank: str, run: Run, i: int) -> str
             return f"{_file(code.co_filename)}, line {line}: {linecache.getline(code.co_filename, line).strip()}"
     about = 'wrote' if run.inplace else 'misfit' if run.misshaped else ''
     want, fd = expected(exercise.number, i)
-    leaf = _wrong_leaf(run, want, fd, torch_grads(exercise.number, i), exercise.cases[i])
+    leaf = _wrong_leaf(run, want, fd, exercise.cases[i])
     found = wrong_line(exercise, exercise.cases[i], module, about, leaf) if run.error is None else None
     if found is not None:
         code, line = found
@@ -184,7 +181,7 @@ def _culprit(module: Any, exercise: Exercise, i: int) -> str:
             run = run_case(case, module)
         finally:
             setattr(holder, attr, saved)
-        if run.error is None and not run.inplace and not run.misshaped and not _wrong_leaf(run, want, fd, None, case):
+        if run.error is None and not run.inplace and not run.misshaped and not _wrong_leaf(run, want, fd, case):
             return name
     return ''
 
