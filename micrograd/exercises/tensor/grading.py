@@ -49,9 +49,8 @@ def _wrong_leaf(run: Run, want: Run, fd: dict[str, Any], case: Case) -> str:
     a right case needs no PyTorch, so a check of right code never imports it.)"""
     for name, w in want.grads.items():
         g = run.grads.get(name)
-        if not close(g, w, case.dtype) or (isinstance(g, np.ndarray) and w is not None and g.dtype != w.dtype):
-            return name
-        if name in fd and not close(g, fd[name], loose=True):
+        if not close(g, w, case.dtype) or (name in fd and not close(g, fd[name], loose=True)) or (
+                isinstance(g, np.ndarray) and w is not None and g.dtype != w.dtype):
             return name
     return ''
 
@@ -60,12 +59,12 @@ def _shown(exercise: Exercise, i: int, run: Run) -> tuple[str, str]:
     """(expected, obtained) as the report shows them."""
     case = exercise.cases[i]
     want, fd = expected(exercise.number, i)
-    torch = torch_grads(exercise.number, i)
     if run.error is not None:
         return '; '.join(summary(k, v) for k, v in want.grads.items()), type(run.error).__name__
     leaf = _wrong_leaf(run, want, fd, case) or next(iter(want.grads))
     shown = summary(leaf, want.grads[leaf])
     if leaf in fd:
+        torch = torch_grads(exercise.number, i) is not None
         shown += "   (the library's engine; central differences agree" + (", and PyTorch)" if torch else ")")
     return shown, summary(leaf, run.grads.get(leaf))
 
