@@ -18,28 +18,21 @@ the learner starts and named when missing.
 
     scalar/       the scalar track: micrograd's engine.py and nn.py (its modules: scalar/__init__.py)
     tensor/       the tensor track: micrograd.tensor
-    Each track is a Track (track.py), its package's TRACK, holding only what differs: its exercises, its
-    workspace's files and their text, where an exercise is written, how it grades, its answer, its notebook.
     Both backpropagate with the engine's own sort (engine.topological_order).
 
 The machinery both tracks share, one idea per module:
-    track.py      what a track is, and what every track does the same way: start, check (a workspace in a
-                  child process, or what a notebook defines), the messages for a missing workspace, write_notebook
+    track.py      a Track: what a track says for itself, and what every track does the same way
     result.py     how one exercise stands: the Result record, its statuses, the diagnoses any exercise can get
     report.py     what the checker says: the progress table and why, as text and as HTML
-    runner.py     running a learner's files in a child process (a track plugs in with check_files), importing
-                  them within a time limit; the child, and what it starts, never outlives the check
-    sandbox.py    running the learner's code for one exercise: a time limit (paused for the checker's own
-                  work, or counted only while the learner's code runs), its printing kept aside
+    runner.py     the learner's files checked in a child process that never outlives the check
+    sandbox.py    the learner's code for one exercise under a time limit, its printing kept aside
     lines.py      the learner's line, in both tracks: in a traceback, the first that makes a wrong value (their
                   code traced against the library's run), the one a slip of backward() is about
     numbers.py    comparing numbers and printing them as a learner reads them
-    cutting.py    cutting bodies out of the library's source, and running the result; a learner's file read as
-                  Python reads it (a byte-order mark, a coding line), the same way in both tracks
+    cutting.py    cutting bodies out of the library's source, and running the result; a learner's file read
     commands.py   the commands printed for the learner to copy
     notebook.py   a track's notebook: its cells in order, Markdown that keeps formulas, a cell's free names
-    __main__.py   the command line: start, check, list, solution, notebook; --track scalar|tensor (check finds
-                  it from the workspace's files)
+    __main__.py   the command line: start, check, list, solution, notebook; --track scalar|tensor
 """
 from micrograd.exercises.report import Report
 from micrograd.exercises.result import Result

@@ -56,18 +56,13 @@ def held(path: Path) -> str:
     """The track whose workspace path is (its folder, or one of its files): the first whose files are there;
     scalar when none is (its message says what is missing)."""
     for name in TRACKS:
-        files = _files(name) if _has(name) else ()
+        try:
+            files = importlib.import_module(f'micrograd.exercises.{name}').TRACK.files if _has(name) else ()
+        except ImportError:  # (a track that cannot be loaded here: the tensor track without NumPy)
+            files = ()
         if path.name in files if path.suffix == '.py' else any((path / f).is_file() for f in files[:1]):
             return name
     return 'scalar'
-
-
-def _files(name: str) -> tuple[str, ...]:
-    """A track's workspace files, or none when it cannot be loaded here (say, the tensor track without NumPy)."""
-    try:
-        return tuple(importlib.import_module(f'micrograd.exercises.{name}').TRACK.files)
-    except ImportError:
-        return ()
 
 
 def _has(name: str) -> bool:
@@ -119,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"start: {blocked} is a file, not a folder")
         try:
             files = chosen.start(where, force=args.force)
-        except (FileExistsError, OSError) as error:
+        except OSError as error:  # (FileExistsError: a workspace there already)
             print(error, file=sys.stderr)
             return 1
         exercises = chosen.exercises

@@ -8,24 +8,17 @@ import sys
 from pathlib import Path
 
 
-def installed() -> bool:
-    """Whether this interpreter finds micrograd from any folder (pip installed it, editable or not)."""
-    try:
-        importlib.metadata.distribution('micrograd-edu')
-    except importlib.metadata.PackageNotFoundError:
-        return False
-    return True
-
-
 def command(*args: str | Path) -> str:
     """`python -m micrograd.exercises ARGS` as a shell line: this interpreter's full path and every argument
     quoted; PYTHONPATH set first where micrograd is importable only from its own folder (a clone not installed)."""
     words = [sys.executable, '-m', 'micrograd.exercises', *(str(a) for a in args)]
     line = ' '.join(shlex.quote(word) for word in words)
-    if installed():
-        return line
-    root = Path(__file__).resolve().parents[2]  # the folder holding the micrograd package
-    return f"PYTHONPATH={shlex.quote(str(root))} {line}"
+    try:  # installed by pip (editable or not): micrograd is found from any folder
+        importlib.metadata.distribution('micrograd-edu')
+    except importlib.metadata.PackageNotFoundError:
+        root = Path(__file__).resolve().parents[2]  # the folder holding the micrograd package
+        return f"PYTHONPATH={shlex.quote(str(root))} {line}"
+    return line
 
 
 def advice(check: str, answer: str) -> str:

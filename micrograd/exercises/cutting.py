@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import inspect
 import io
+import itertools
 import linecache
 import sys
 import textwrap
@@ -18,7 +20,7 @@ import types
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 
 class Span(Protocol):
@@ -31,9 +33,8 @@ class Span(Protocol):
     def indent(self) -> str: ...
 
 
-# A module whose class takes in another module's functions as methods, by an import in the class body
-# (engine.py's Value takes in the ops beyond the lecture, written in more_ops.py): its text, as the
-# exercises read it, shows those functions inside the class, where Python makes them methods.
+# A module whose class takes in another module's functions as methods by an import in its body (engine.py's
+# Value, the ops of more_ops.py): the exercises read those functions inside the class.
 INLINED = {'micrograd.engine': 'micrograd.more_ops'}
 
 
@@ -42,20 +43,14 @@ def library_source(module: str) -> tuple[str, str]:
     """The text of one of micrograd's modules ('micrograd.engine'), and its file name as a reader knows it; read
     once, so that everything cut from it in one process agrees on its offsets. For engine.py, the text has the
     ops of more_ops.py in Value's class, in place of the line that imports them (see INLINED)."""
-    text = _text(module)
+    text = inspect.getsource(importlib.import_module(module))
     return (_inlined(text, INLINED[module]) if module in INLINED else text), module.replace('.', '/') + '.py'
-
-
-def _text(module: str) -> str:
-    spec = importlib.util.find_spec(module)
-    assert spec is not None and spec.origin is not None, f"{module} is not installed"
-    return Path(spec.origin).read_text(encoding='utf-8')
 
 
 def _inlined(source: str, module: str) -> str:
     """source with its class-body `from <module> import ...` replaced by those functions' text (indented into
     the class, in module's order), and module's imports added at the end (the methods run after the import)."""
-    inner = _text(module)
+    inner = inspect.getsource(importlib.import_module(module))
     tree, lines = ast.parse(inner), inner.splitlines(keepends=True)
     imports = [ast.get_source_segment(inner, node) or '' for node in tree.body
                if isinstance(node, (ast.Import, ast.ImportFrom)) and getattr(node, 'module', '') != '__future__']
@@ -74,11 +69,7 @@ def _inlined(source: str, module: str) -> str:
 
 def offsets(source: str) -> list[int]:
     """Where each line starts (ast counts lines from 1 and columns in UTF-8 bytes)."""
-    starts, total = [0, 0], 0
-    for line in source.splitlines(keepends=True):
-        total += len(line)
-        starts.append(total)
-    return starts
+    return [0, 0, *itertools.accumulate(len(line) for line in source.splitlines(keepends=True))]
 
 
 def position(source: str, starts: list[int], line: int, col: int) -> int:
@@ -86,18 +77,12 @@ def position(source: str, starts: list[int], line: int, col: int) -> int:
     return starts[line] + len(text.encode('utf-8')[:col].decode('utf-8'))
 
 
-def class_node(tree: ast.Module, name: str) -> ast.ClassDef:
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef) and node.name == name:
-            return node
-    raise LookupError(f"no class {name} in the library's source")
-
-
-def method_node(cls: ast.ClassDef, name: str) -> ast.FunctionDef:
-    for node in cls.body:
-        if isinstance(node, ast.FunctionDef) and node.name == name:
-            return node
-    raise LookupError(f"no method {cls.name}.{name} in the library's source")
+def named(node: ast.Module | ast.ClassDef, name: str) -> Any:
+    """The class or function called name in node's body: a module's class, a class's method."""
+    found = next((n for n in node.body if isinstance(n, (ast.ClassDef, ast.FunctionDef)) and n.name == name), None)
+    if found is None:
+        raise LookupError(f"no {name} in {getattr(node, 'name', 'the module')} of the library's source")
+    return found
 
 
 def definition(fn: ast.FunctionDef) -> tuple[int, int]:
@@ -134,10 +119,7 @@ def body_span(source: str, starts: list[int], fn: ast.FunctionDef) -> tuple[int,
 def comments(text: str) -> tuple[str, ...]:
     """The comments in a piece of code, in order."""
     tokens = tokenize.generate_tokens(io.StringIO(textwrap.dedent(text)).readline)
-    try:
-        return tuple(t.string for t in tokens if t.type == tokenize.COMMENT)
-    except (tokenize.TokenError, IndentationError):
-        return ()
+    return tuple(t.string for t in tokens if t.type == tokenize.COMMENT)
 
 
 def unwritten(number: int, name: str) -> str:
@@ -165,16 +147,23 @@ def splice(source: str, replacements: Mapping[Span, str]) -> str:
     return ''.join(out) + source[at:]
 
 
-def load(source: str, name: str, filename: str) -> types.ModuleType:
-    """Run source as a fresh module called name (not left in sys.modules); tracebacks show filename's lines."""
+def load(source: str, name: str, filename: str, **imports: types.ModuleType) -> types.ModuleType:
+    """Run source as a fresh module called name; tracebacks show filename's lines. While it runs, sys.modules holds
+    it (dataclasses and typing look a module up by name) and imports (the modules it imports, by name); then
+    sys.modules is as it was."""
     module = types.ModuleType(name)
     module.__file__ = filename
     linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
-    sys.modules[name] = module  # while it runs: dataclasses and typing look a module up by name
+    before = {key: sys.modules.get(key) for key in [name, *imports]}
+    sys.modules.update({name: module, **imports})
     try:
         exec(compile(source, filename, 'exec'), module.__dict__)
     finally:
-        del sys.modules[name]
+        for key, previous in before.items():
+            if previous is None:
+                sys.modules.pop(key, None)
+            else:
+                sys.modules[key] = previous
     return module
 
 

@@ -1,7 +1,6 @@
-"""A track's notebook, for either track: an introduction, a setup cell, then per exercise its text, a cell with
-what it blanks and a check, and a finale; Markdown that keeps its formulas, the module-level names a cell's code
-reads, and the notebook itself (no outputs: it is for the learner to run), checked by nbformat (the demo extra)
-and written. Each track says what goes in its cells (scalar/exercises_ipynb.py, tensor/exercises_tensor_ipynb.py)."""
+"""A track's notebook: an introduction, a setup cell, then per exercise its text, a cell with what it blanks and a
+check, and a finale; Markdown that keeps its formulas; the module-level names a cell's code reads. Each track says
+what goes in its cells (scalar/exercises_ipynb.py, tensor/exercises_tensor_ipynb.py)."""
 from __future__ import annotations
 
 import ast
@@ -9,7 +8,6 @@ import builtins
 import importlib
 import re
 import textwrap
-from pathlib import Path
 from typing import Any
 
 from micrograd.exercises.cutting import definition
@@ -30,21 +28,6 @@ def free_names(code: str, names: set[str]) -> list[str]:
               for a in [*n.posonlyargs, *n.args, *n.kwonlyargs, n.vararg, n.kwarg] if a is not None}
     read = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
     return sorted({name for name in read if name in names and name not in bound and not hasattr(builtins, name)})
-
-
-def module_names(source: str) -> set[str]:
-    """The names a module binds at its top level (its functions, classes, imports, constants)."""
-    names: set[str] = set()
-    for node in ast.parse(source).body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names |= {(a.asname or a.name).split('.')[0] for a in node.names}
-        elif isinstance(node, ast.Assign):
-            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            names.add(node.target.id)
-    return names
 
 
 def cell(lines: list[str], defs: list[ast.FunctionDef], attach: list[str]) -> str:
@@ -71,8 +54,3 @@ def notebook(intro: list[str], setup: str, exercises: list[tuple[str, str]], che
         'language_info': {'name': 'python'}})
     nbformat.validate(nb)
     return nb
-
-
-def write(nb: Any, path: Path) -> Path:
-    importlib.import_module('nbformat').write(nb, str(path))
-    return path

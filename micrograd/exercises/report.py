@@ -4,9 +4,6 @@ why; as text for a terminal and as HTML for Jupyter and Colab.
 Two levels: level 1 is the idea, the lecture's (an exercise 'correct ✓' has it), and reaching it everywhere is
 done (exit status 0); level 2, optional, is the library's own rules, said as how many are left. A track may add
 one more Result, numbered 0: its whole engine run once the exercises are right; "done" waits for it too.
-
-A track's exercises need only say who they are: number, name, title, task, hint, stronger (the hint --hint
-adds) and formula. What is wrong comes in the Results (result.py), sentences included.
 """
 from __future__ import annotations
 
@@ -14,32 +11,14 @@ import html
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
-from micrograd.exercises.result import ABSENT, CORRECT, DONE, NOT_STARTED, UNCHECKED, WRONG, Result
+from micrograd.exercises.result import ABSENT, CORRECT, DONE, NOT_STARTED, UNCHECKED, WRONG, Described, Result
 
 MARKS = {DONE: 'done', CORRECT: 'correct ✓', WRONG: 'WRONG', NOT_STARTED: 'not started', ABSENT: '-',
          UNCHECKED: 'not checked'}
 COLOURS = {DONE: '#1a7f37', CORRECT: '#9a6700', WRONG: '#cf222e', NOT_STARTED: '#6e7781', ABSENT: '#afb8c1',
            UNCHECKED: '#afb8c1'}
-
-
-class Described(Protocol):
-    """What the report reads of an exercise, in any track."""
-    @property
-    def number(self) -> int: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def title(self) -> str: ...
-    @property
-    def task(self) -> str: ...
-    @property
-    def hint(self) -> str: ...
-    @property
-    def stronger(self) -> str: ...
-    @property
-    def formula(self) -> str: ...
+SPAN, CODE = r'`([^`]+)`', r'<code>\1</code>'
 
 
 @dataclass
@@ -81,12 +60,10 @@ class Report:
     def focus(self) -> Result | None:
         """What to talk about: the first wrong exercise, else the first not started, else the whole engine where
         it differs, else (level 2) the first exercise correct but for a rule of the library's."""
-        engine = [self.engine] if self.engine is not None and self.engine.status == WRONG else []
-        for status in (WRONG, NOT_STARTED, 'engine', CORRECT):
-            for r in engine if status == 'engine' else self.results:
-                if r.status == status or status == 'engine':
-                    return r
-        return None
+        def first(status: str) -> Result | None:
+            return next((r for r in self.results if r.status == status), None)
+        engine = self.engine if self.engine is not None and self.engine.status == WRONG else None
+        return first(WRONG) or first(NOT_STARTED) or engine or first(CORRECT)
 
     def summary(self) -> str:
         if self.error:
@@ -192,8 +169,7 @@ class Report:
             lines += [f"  {'':<{width + 1}} {line}" for line in rest]
         return '\n'.join(lines) + '\n'
 
-    def __repr__(self) -> str:  # the text, where there is no HTML (a terminal's REPL)
-        return str(self)
+    __repr__ = __str__  # the text, where there is no HTML (a terminal's REPL)
 
     def _repr_html_(self) -> str:
         e = html.escape
@@ -205,28 +181,19 @@ class Report:
                  f"<tbody>{cells}</tbody></table>") if self.results else ''
         code = ('input', 'expected', 'obtained', "library's", 'yours', 'also wrong', 'printed', 'stuck?', 'formula',
                 'line')
-        rows = ''.join(f"<tr><th style='text-align:left;vertical-align:top'>{e(label)}</th>"
-                       f"<td style='text-align:left'><code style='white-space:pre-wrap'>{_breaks(e(text))}</code>"
-                       f"</td></tr>" if label in code else
-                       f"<tr><th style='text-align:left;vertical-align:top'>{e(label)}</th>"
-                       f"<td style='text-align:left;white-space:pre-wrap'>{_breaks(_code_spans(e(text)))}</td></tr>"
-                       for label, text in self.details())
+        rows = ''
+        for label, text in self.details():
+            text = e(text).replace('\n', '<br>')  # (a <br> every page keeps: a notebook may drop the white-space style)
+            if label in code:
+                cell = f"<td style='text-align:left'><code style='white-space:pre-wrap'>{text}</code></td>"
+            else:  # a hint's `code`, written so for the notebook's Markdown, as <code>
+                cell = f"<td style='text-align:left;white-space:pre-wrap'>{re.sub(SPAN, CODE, text)}</td>"
+            rows += f"<tr><th style='text-align:left;vertical-align:top'>{e(label)}</th>{cell}</tr>"
         focus = self.focus
         status = DONE if self.passed else WRONG if self.error else focus.status if focus else NOT_STARTED
         return (f"<div class='micrograd-exercises'><p><b>{e(self.title)}: {e(self.summary())}</b></p>{table}"
                 f"<p style='color:{COLOURS[status]}'><b>{e(self.headline())}</b></p>"
                 f"{f'<table>{rows}</table>' if rows else ''}</div>")
-
-
-def _breaks(text: str) -> str:
-    """The text's line breaks as <br>, which every page keeps (a notebook may drop the white-space style, and
-    the lines of a task, its Rules and what it is Checked on, would run together)."""
-    return text.replace('\n', '<br>')
-
-
-def _code_spans(text: str) -> str:
-    """`code` in a hint (written so for the notebook's Markdown) as <code> in HTML."""
-    return re.sub(r'`([^`]+)`', r'<code>\1</code>', text)
 
 
 def listing(exercises: Sequence[Described]) -> str:

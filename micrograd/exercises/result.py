@@ -6,12 +6,23 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 
-class Numbered(Protocol):
-    """An exercise of any track, as far as its Result needs it."""
+class Described(Protocol):
+    """An exercise of any track, as its Result and the report read it."""
     @property
     def number(self) -> int: ...
     @property
     def name(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def task(self) -> str: ...
+    @property
+    def hint(self) -> str: ...
+    @property
+    def stronger(self) -> str: ...   # the hint --hint adds
+    @property
+    def formula(self) -> str: ...
+
 
 DONE, WRONG, NOT_STARTED, ABSENT, UNCHECKED = 'done', 'wrong', 'not started', 'absent', 'not checked'
 CORRECT = 'correct'  # the idea is right (the gradients are); a rule of the library's, stated in the task, is not met
@@ -35,7 +46,7 @@ class Result:
     printed: str = ''     # what the learner's code printed meanwhile
 
     @classmethod
-    def of(cls, exercise: Numbered, status: str, **fields: Any) -> Result:
+    def of(cls, exercise: Described, status: str, **fields: Any) -> Result:
         """How exercise stands, as every grader of every track says it."""
         return cls(number=exercise.number, name=exercise.name, status=status, **fields)
 

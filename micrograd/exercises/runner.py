@@ -1,20 +1,11 @@
-"""Running a learner's files in a separate Python process, for either track.
+"""Running a learner's files in a child process, for either track: an infinite loop or a crash (a recursion limit
+raised until the interpreter's stack overflows) cannot take the checker down.
 
-A learner's infinite loop or a crash (a recursion limit raised until the interpreter overflows its stack)
-cannot take the checker down. The child writes its results to a file of their own, not to its standard
-output, which the learner's code can write to (a print without a newline would otherwise glue itself to a
-result line). Each exercise has a time limit, enforced inside the child (sandbox.py), and the whole run has
-one more, enforced from outside: when it expires the child is killed and the exercise it was in is reported as
-not finishing. The child never outlives its checker: it runs in a process group of its own, killed with whatever
-the learner's code started in it when the check ends, runs out of time or is interrupted (Ctrl-C); a checker
-killed outright leaves an orphan, which sees its parent gone and kills its group. What the learner's code writes
-to the child's output is read as bytes, decoded with a replacement character for what is not UTF-8.
-
-A track (track.py) plugs in with `check_files(paths, timeout, before)`: it imports the learner's files
-(import_learners: raising ImportFailed with the reason when one fails) and yields a Result per exercise, calling
-before(number) as each begins; and with `warm_up()`, which the child calls before the learner's files are
-imported, so that what the checker itself needs (a library imported, the right answers computed) is ready before
-any time limit starts: a limit measures the learner's code only.
+The child writes its results, a line each, to a file of their own (the learner's code may write to its standard
+output, read here as bytes). Each exercise has a time limit inside the child (sandbox.py); the whole run has one
+more, from outside: the child is then killed and the exercise it was in is reported as not finishing. The child runs
+in a process group of its own, killed with whatever the learner's code started when the check ends, runs out of time
+or is interrupted; a child whose checker was killed outright sees its parent gone and kills its group.
 """
 from __future__ import annotations
 
@@ -34,8 +25,7 @@ from pathlib import Path
 
 from micrograd.exercises.cutting import load_file
 from micrograd.exercises.lines import where
-from micrograd.exercises.report import Described
-from micrograd.exercises.result import GENERIC, UNCHECKED, WRONG, Result
+from micrograd.exercises.result import GENERIC, UNCHECKED, WRONG, Described, Result
 from micrograd.exercises.sandbox import Timeout, time_limit
 
 
@@ -95,7 +85,6 @@ def run_in_child(track: str, paths: Sequence[Path], exercises: Sequence[Describe
             stderr = child.communicate(timeout=limit)[1]
             problem = _ended(child.returncode, stderr.decode('utf-8', errors='replace'))
         except subprocess.TimeoutExpired:
-            _stop(child)
             problem = ('timeout', f"the whole check ran out of time ({limit:g} s) and was stopped")
         finally:  # (Ctrl-C, or an error of the checker's own, too: nothing the learner's code started stays)
             _stop(child)

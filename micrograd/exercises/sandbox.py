@@ -24,18 +24,22 @@ class Timeout(BaseException):
     pass
 
 
+def _signals() -> bool:
+    """Whether a timer signal can interrupt the code here."""
+    return hasattr(signal, 'setitimer') and threading.current_thread() is threading.main_thread()
+
+
 @contextlib.contextmanager
 def time_limit(seconds: float | None) -> Iterator[None]:
     """Interrupt the block after seconds, where signals allow it; elsewhere run it without a limit."""
-    usable = (seconds and hasattr(signal, 'setitimer') and threading.current_thread() is threading.main_thread())
-    if not usable:
+    if not (seconds and _signals()):
         yield
         return
 
     def stop(signum: int, frame: object) -> None:
         raise Timeout(f"did not finish in {seconds:g} s")
     previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)  # type: ignore[arg-type]
+    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:
@@ -47,8 +51,7 @@ def time_limit(seconds: float | None) -> Iterator[None]:
 def paused() -> Iterator[None]:
     """The time limit stopped while the block runs: the checker's own work (naming a slip), not the learner's,
     which the limit measures."""
-    usable = hasattr(signal, 'setitimer') and threading.current_thread() is threading.main_thread()
-    left = signal.setitimer(signal.ITIMER_REAL, 0)[0] if usable else 0.0
+    left = signal.setitimer(signal.ITIMER_REAL, 0)[0] if _signals() else 0.0
     try:
         yield
     finally:
@@ -57,48 +60,46 @@ def paused() -> Iterator[None]:
 
 
 @dataclass
-class _Clock:
+class _Now:
+    """The exercise being checked."""
+    input: str = ''              # the case being run, for the report of a timeout or an exit
     module: Any = None           # the learner's engine, while one of its exercises is checked
     left: float | None = None    # the seconds its code has left (None: no limit)
     inside: bool = False
 
 
-_CLOCK = _Clock()
+_NOW = _Now()
 
 
 @contextlib.contextmanager
 def timed(module: Any, seconds: float | None) -> Iterator[None]:
     """While one exercise is checked: module's code has `seconds` in all, counted by learners_time()."""
-    _CLOCK.module, _CLOCK.left = module, seconds
+    _NOW.module, _NOW.left = module, seconds
     try:
         yield
     finally:
-        _CLOCK.module, _CLOCK.left = None, None
+        _NOW.module, _NOW.left = None, None
 
 
 @contextlib.contextmanager
 def learners_time(module: Any) -> Iterator[None]:
     """A block that runs the learner's code (module is the learner's engine), under what is left of the exercise's
     time limit; the checker's own work (the library's runs, central differences, PyTorch, naming) is not counted."""
-    if module is not _CLOCK.module or _CLOCK.left is None or _CLOCK.inside:
+    if module is not _NOW.module or _NOW.left is None or _NOW.inside:
         yield
         return
     began = time.perf_counter()
-    _CLOCK.inside = True
+    _NOW.inside = True
     try:
-        with time_limit(max(_CLOCK.left, 1e-3)):
+        with time_limit(max(_NOW.left, 1e-3)):
             yield
     finally:
-        _CLOCK.inside = False
-        _CLOCK.left -= time.perf_counter() - began
-
-
-_input = ['']
+        _NOW.inside = False
+        _NOW.left -= time.perf_counter() - began
 
 
 def set_input(text: str) -> None:
-    """The case being run, for the report of a timeout or an exit."""
-    _input[0] = text
+    _NOW.input = text
 
 
 def guarded(number: int, name: str, grade: Callable[[], Result], timeout: float | None) -> Result:
@@ -110,12 +111,12 @@ def guarded(number: int, name: str, grade: Callable[[], Result], timeout: float 
         with contextlib.redirect_stdout(printed), time_limit(timeout):
             result = grade()
     except Timeout as error:
-        result = Result(number=number, name=name, status=WRONG, input=_input[0], obtained=str(error),
+        result = Result(number=number, name=name, status=WRONG, input=_NOW.input, obtained=str(error),
                         diagnosis='timeout', why=GENERIC['timeout'],
                         detail="the checker stopped it: look for a loop that never ends (a stack that is never "
                                "emptied, a node pushed again and again)")
     except SystemExit as error:
-        result = Result(number=number, name=name, status=WRONG, input=_input[0],
+        result = Result(number=number, name=name, status=WRONG, input=_NOW.input,
                         obtained=f"SystemExit({error.code!r})", diagnosis='exits', why=GENERIC['exits'],
                         detail=where(error))
     result.printed = printed.getvalue()[-2000:]

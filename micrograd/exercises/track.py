@@ -1,11 +1,8 @@
-"""What a track is, and what every track does the same way: its workspace written and checked, its notebook
-written, a check of a workspace or of classes a notebook defines.
+"""What a track is, and what every track does the same way: its workspace written and checked (in a child
+process: runner.py), a check of what a notebook defines, its notebook written.
 
-A track (scalar/, tensor/) is one Track: its name, its exercises, its workspace's files (the first the one the
-learner opens, each later one running on it), and what only it knows: the text of each file, where each
-exercise is written in them, how its exercises are graded in the checking process (check_files, warm_up, see
-runner.py) and on objects a notebook made (check_objects), the library's answer (solution), and the module
-that builds its notebook.
+A track (scalar/, tensor/) is one Track holding only what differs: its name, its exercises, its workspace's files
+(the learner opens the first; each later one runs on it), and the methods below that raise NotImplementedError.
 """
 from __future__ import annotations
 
@@ -15,9 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from micrograd.exercises.commands import command
-from micrograd.exercises.notebook import write
-from micrograd.exercises.report import Described, Report
-from micrograd.exercises.result import Result
+from micrograd.exercises.report import Report
+from micrograd.exercises.result import Described, Result
 from micrograd.exercises.runner import run_in_child
 
 
@@ -25,10 +21,8 @@ class Track:
     name = ''                             # as --track says it
     title = 'micrograd exercises'         # the report's first words
     exercises: Sequence[Described] = ()
-    files: tuple[str, ...] = ()           # the workspace's files: the learner opens the first
+    files: tuple[str, ...] = ()           # the workspace's files
     notebook = ''                         # the module whose build_notebook() makes the track's notebook
-
-    # --- what each track says for itself ---------------------------------------------------------------
 
     def texts(self, directory: Path) -> list[str]:
         """The text of each of the workspace's files, for a workspace in directory."""
@@ -55,8 +49,6 @@ class Track:
     def solution(self, name: str) -> str:
         """The library's own code for an exercise."""
         raise NotImplementedError
-
-    # --- what every track does the same way --------------------------------------------------------------
 
     def command(self, verb: str, *args: str | Path) -> str:
         """A command of this track, as the learner copies it (the default track needs no --track)."""
@@ -96,26 +88,23 @@ class Track:
 
     def check(self, target: Any = '.', *more: Any, hint: bool = False, timeout: float = 10.0) -> Report:
         """Check the exercises and return a Report (printable; shown as a table in Jupyter). target: a workspace
-        directory or one of its files; else what a notebook defines (check_objects). hint: add the stronger hint
-        and the formula for the first exercise that is wrong or not started."""
-        if isinstance(target, (str, Path)):
-            report = self.check_workspace(Path(target), timeout=timeout)
-        else:
-            report = self.check_objects(target, *more, timeout=timeout)
+        directory or one of its files; else what a notebook defines (check_objects: the scalar track's Value
+        class, then its Neuron, or a module holding them). hint: add the stronger hint and the formula for the
+        first exercise that is wrong or not started."""
+        report = (self.check_workspace(Path(target), timeout) if isinstance(target, (str, Path))
+                  else self.check_objects(target, *more, timeout=timeout))
         report.hint = hint
         return report
 
-    def check_workspace(self, path: Path, timeout: float = 10.0) -> Report:
-        """Check a workspace, given as its folder or one of its files (a later file checks the workspace it
-        belongs to; any other Python file is checked as the first), in a child process."""
+    def check_workspace(self, path: Path, timeout: float) -> Report:
+        """Check a workspace in a child process, given as its folder or one of its files (a later file: the
+        workspace it belongs to)."""
         first = path / self.files[0] if path.is_dir() else \
             path.parent / self.files[0] if path.name in self.files[1:] else path
-        later = [first.parent / name for name in self.files[1:]]
-        paths = [first] + [p for p in later if p.is_file() and p != first]
+        paths = [first] + [p for p in (first.parent / name for name in self.files[1:]) if p.is_file() and p != first]
         again = self.command('check', *([path] if str(path) != '.' else []))
-        if absent := self.missing(path):
-            return Report(exercises=self.exercises, error=absent, command=again, title=self.title)
-        results, error = run_in_child(self.name, paths, self.exercises, timeout, first.parent)
+        error = self.missing(path)
+        results, error = ([], error) if error else run_in_child(self.name, paths, self.exercises, timeout, first.parent)
         if error:
             return Report(exercises=self.exercises, error=error, command=again, title=self.title)
         places = self.places(paths) | {r.number: r.place for r in results if r.place}  # a wrong one: its line
@@ -124,4 +113,5 @@ class Track:
 
     def write_notebook(self, path: Path) -> Path:
         """Write the track's notebook to path (it needs nbformat, of the demo extra: imported only here)."""
-        return write(importlib.import_module(self.notebook).build_notebook(), path)
+        importlib.import_module('nbformat').write(importlib.import_module(self.notebook).build_notebook(), str(path))
+        return path

@@ -6,7 +6,8 @@ A mutant is (exercise, the method whose blank it fills, the body, the diagnosis)
 parents the closure adds to (self and other; w, x in dot) and {i} for the indentation of every line after the
 first; they read only what any version of the engine binds: the parents' .data, grad, and the forward pass's
 output (t in tanh, e in exp, s in sigmoid; data in x ** y) and exponent (k in x ** k, the lecture's __pow__; y in
-x ** y, _power: x ** y and x ** k for k < 1).
+x ** y, _power: x ** y and x ** k for k < 1). A record's own slips (its Slips with a body) are not repeated here:
+test_exercises plants each of them.
 """
 import ast
 import re
@@ -27,7 +28,6 @@ MUTANTS = [
     ('+', '__add__', "{x}.grad = {x}.grad + 1\n{i}{y}.grad = {y}.grad + 1", 'upstream'),
     ('+', '__add__', "{x}.grad += grad", 'parent_dropped'),
     ('+', '__add__', "{y}.grad += grad", 'parent_dropped'),
-    ('+', '__add__', "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data * grad", 'product_rule_in_add'),
     ('+', '__add__', "{x}.grad -= grad\n{i}{y}.grad -= grad", 'sign'),
     ('+', '__add__', "{x}.grad += grad\n{i}{y}.grad -= grad", 'sign'),
     ('+', '__add__', "pass", 'nothing'),
@@ -41,7 +41,6 @@ MUTANTS = [
     ('+', '__add__', "if {x} is {y}:\n{i}    {x}.grad += 2 * grad\n{i}{x}.grad += grad\n{i}{y}.grad += grad",
      'reused_leaf'),
     ('+', '__add__', "{x}.grad += {x}.data * grad\n{i}{y}.grad += grad", 'factor_added'),
-    ('+', '__add__', "{x}.grad += grad / 2\n{i}{y}.grad += grad / 2", 'add_split'),
     # x * y (x * 3 makes 3 a leaf Value)
     ('*', '__mul__', "{x}.grad = {x}.grad + {x}.data * grad\n{i}{y}.grad = {y}.grad + {y}.data * grad", 'swapped'),
     ('*', '__mul__', "{x}.grad += {x}.data * grad\n{i}{y}.grad += {y}.data * grad", 'swapped'),
@@ -103,7 +102,6 @@ MUTANTS = [
     ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= {x}.data / {y}.data * grad", 'factor_dropped'),
     ('/', '__truediv__', "{x}.grad += grad / {y}.data\n{i}{y}.grad -= " + Q + " / {y}.data ** 2 * grad",
      'formula'),  # the output x / y where the derivative has x: named by the formula its numbers follow
-    ('/', '__truediv__', "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data * grad", 'div_as_mul'),
     ('/', '__truediv__', "{x}.grad = grad / {y}.data\n{i}{y}.grad = -grad * " + Q + " / {y}.data", 'overwrite'),
     ('/', '__truediv__', "{x}.grad += 1.0 / {y}.data\n{i}{y}.grad -= " + Q + " / {y}.data", 'upstream'),
     ('/', '__truediv__', "{x}.grad -= grad / {y}.data\n{i}{y}.grad += " + Q + " / {y}.data * grad", 'sign'),
@@ -118,7 +116,6 @@ MUTANTS = [
      'factor_added'),
     # exp
     ('exp', 'exp', "{x}.grad += {x}.data * grad", 'at_input'),
-    ('exp', 'exp', "{x}.grad += {x}.data * math.exp({x}.data - 1) * grad", 'exp_power_rule'),
     ('exp', 'exp', "{x}.grad += e", 'upstream'),
     ('exp', 'exp', "{x}.grad += math.exp(e) * grad", 'applied_twice'),
     ('exp', 'exp', "{x}.grad = e * grad", 'overwrite'),
@@ -139,12 +136,9 @@ MUTANTS = [
     ('tanh', 'tanh', "pass", 'nothing'),
     ('tanh', 'tanh', "{x}.grad += (1 - t ** 2) / grad", 'mul_for_div'),
     ('tanh', 'tanh', "{x}.grad += 1 - t ** 2 * grad", 'precedence'),
-    ('tanh', 'tanh', "{x}.grad += t * (1 - t) * grad", 'tanh_sigmoid_rule'),
     # log
     ('log', 'log', "{x}.grad += grad / math.log({x}.data)", 'at_output'),
-    ('log', 'log', "{x}.grad += math.log({x}.data) * grad", 'log_function'),
     ('log', 'log', "{x}.grad += -grad / {x}.data", 'sign'),
-    ('log', 'log', "{x}.grad += grad / {x}.data ** 2", 'log_squared'),
     ('log', 'log', "{x}.grad = grad / {x}.data", 'overwrite'),
     ('log', 'log', "{x}.grad += 1 / {x}.data", 'upstream'),
     ('log', 'log', "{x}.grad += out.grad / {x}.data", 'holds_out'),
@@ -153,8 +147,6 @@ MUTANTS = [
     # relu
     ('relu', 'relu', "{x}.grad += grad if {x}.data >= 0 else 0.0", 'relu_at_zero'),
     ('relu', 'relu', "{x}.grad += max(0.0, {x}.data) * grad", 'factor_added'),
-    ('relu', 'relu', "{x}.grad += grad", 'relu_ungated'),
-    ('relu', 'relu', "{x}.grad += grad if {x}.data <= 0 else 0.0", 'relu_inverted'),
     ('relu', 'relu', "{x}.grad += ({x}.data < 0) * grad", 'relu_inverted'),
     ('relu', 'relu', "{x}.grad = ({x}.data > 0) * grad", 'overwrite'),
     ('relu', 'relu', "{x}.grad += 1.0 if {x}.data > 0 else 0.0", 'upstream'),
@@ -172,7 +164,6 @@ MUTANTS = [
     ('sigmoid', 'sigmoid', "pass", 'nothing'),
     ('sigmoid', 'sigmoid', "{x}.grad += s * 1 - s * grad", 'precedence'),
     ('sigmoid', 'sigmoid', "{x}.grad += (1 - s ** 2) * grad", 'sigmoid_tanh_rule'),
-    ('relu', 'relu', "{x}.grad += {x}.data * grad", 'relu_value'),
     # dot (ws and xs, and the bias b: always a Value)
     ('dot', 'dot', "for w, x in zip(ws, xs):\n{i}    w.grad += x.data * grad\n{i}    x.grad += w.data * grad",
      'parent_dropped'),
@@ -286,6 +277,13 @@ MUTANTS = [
     ('sort', '_topological_order', "order, stack = [], [self]\n{i}while stack:\n{i}    node = stack[-1]\n"
                                    "{i}    order.append(node)\n{i}return order", 'timeout'),
     ('sort', '_topological_order', "return set(v for v in [self] if v._prev)", 'sort_not_list'),
+    ('sort', '_topological_order', "order, visited, stack = [], set(), [(self, False)]\n{i}while stack:\n"
+                                   "{i}    node, placed = stack.pop()\n{i}    if placed:\n"
+                                   "{i}        order.append(Value(node.data))\n"
+                                   "{i}    elif node not in visited and node._prev:\n{i}        visited.add(node)\n"
+                                   "{i}        stack.append((node, True))\n"
+                                   "{i}        stack.extend((p, False) for p in node._prev)\n{i}return order",
+     'sort_foreign'),  # copies of the nodes
     ('sort', '_topological_order', "order, visited, stack = [], set(), [(self, False)]\n{i}while stack:\n"
                                    "{i}    node, placed = stack.pop()\n"
                                    "{i}    if placed:\n{i}        order.append(node)\n"

@@ -8,7 +8,7 @@ blank is named as the exercise records name it ('unbroadcast', 'Tensor.__mul__',
 'Tensor.backward()'); the body is written unindented, and may read what the library's forward pass binds there (x,
 y, e, t, passes, top, s, out, log_probs, ...). Everything else in the engine is the library's own. These are not the
 slips of the records (test_exercises_tensor plants those too): each is written otherwise than the checker's own copy
-of the slip, or is one no record lists.
+of the slip, or is one no record lists, or pins the line of a record's own body the report must point at.
 """
 
 SLIPS = [
@@ -72,6 +72,10 @@ SLIPS = [
     ('elementwise', 'Tensor.relu', "grad *= passes\nself._add_grad(grad)", 'inplace', 1),
     ('elementwise', 'Tensor.relu', "np.multiply(grad, passes, out=grad)\nself._add_grad(grad)", 'inplace', 1),
     ('elementwise', 'Tensor.tanh', "grad *= 1 - t * t\nself._add_grad(grad)", 'inplace', 1),
+    ('elementwise', 'Tensor.relu', "grad[~passes] = 0\nself._add_grad(grad)", 'inplace', 1),
+    ('elementwise', 'Tensor.exp', "grad *= e\nself._add_grad(grad)", 'inplace', 1),
+    ('+ *', 'Tensor.__mul__', "if other.requires_grad:\n    other._add_grad(grad * x)\nif self.requires_grad:\n"
+                              "    grad *= y\n    self._add_grad(grad)", 'inplace', 4),
     # sum and mean
     ('sum mean', 'Tensor.sum', "self._add_grad(grad * np.ones_like(self.data))", 'keepdims_lost', 1),
     ('sum mean', 'Tensor.sum', "self._add_grad(np.ones_like(self.data))", 'upstream', 1),
@@ -97,6 +101,8 @@ SLIPS = [
      'index_overwritten', 2),
     ('getitem', 'Tensor.__getitem__',
      "full = np.zeros_like(self.data)\nfull.__setitem__(picked, grad)\nself._add_grad(full)", 'index_overwritten', 2),
+    ('getitem', 'Tensor.__getitem__', "full = np.zeros_like(self.data)\nfull[picked] = grad\nself._add_grad(full)",
+     'index_overwritten', 2),
     # matmul
     ('matmul', 'Tensor.__matmul__', "self._add_grad(np.matmul(grad, b))\nother._add_grad(np.matmul(a, grad))",
      'matmul_untransposed', 1),

@@ -319,6 +319,42 @@ def test_a_slip_is_caught_by_its_exercise_and_named(exercise, method, body, diag
     assert "none of the mistakes the checker knows" not in result.why
 
 
+RECORDED = [(e.name, slip) for e in OPS for slip in e.named if slip.body]
+
+
+@pytest.mark.parametrize('exercise, slip', RECORDED, ids=[f"{m[0]}-{m[1].key}" for m in RECORDED])
+def test_a_records_own_slip_is_named_at_a_line_of_its_body(exercise, slip):
+    """Each record's slip planted in each blank of its exercise: named, at a line of the body planted; or done,
+    where the body is right (x ** k has no exponent's gradient to get wrong). Named in one blank at least."""
+    library = library_source('micrograd.engine')[0].splitlines()
+    named = []
+    for blank in blanks_of(EXERCISE[exercise]):
+        source = mutant_source(exercise, blank.method, slip.body)
+        result = check_one(EXERCISE[exercise], load(source, 'mutant', '<mutant>').Value, strict=True, timeout=2.0)
+        assert (result.status, result.diagnosis) in ((WRONG, slip.key), (DONE, '')), (result.why, result.place)
+        named.append(result.status == WRONG)
+        if result.place:  # (x ** 3's exponent given a gradient fails in the checker's code: no line of the body)
+            lines = source.splitlines()
+            first = next(n for n, (a, b) in enumerate(zip(library, lines), 1) if a != b)
+            last = len(lines) - next(n for n, (a, b) in enumerate(zip(library[::-1], lines[::-1])) if a != b)
+            line = int(re.match(r'<mutant>, line (\d+): ', result.place).group(1))
+            assert first <= line <= last and result.place.endswith(lines[line - 1].strip()), result.place
+    assert any(named)
+
+
+def test_every_slip_a_record_names_is_planted_by_a_test():
+    """A record's slip with a body is planted by the test above (in one blank of its exercise at least, named);
+    one the checker finds by what the code does, by a row of the mutation tables."""
+    named = {(e.name, slip.key) for e in EXERCISES for slip in e.named}
+    by_body = {(name, slip.key) for name, slip in RECORDED}
+    rows = {(m[0], m[3]) for m in MUTANTS + LINE_SLIPS} | {('neuron', m[2]) for m in NEURON_MUTANTS + NEURON_LINE_SLIPS}
+    # backward_no_grad needs closures that take no gradient: the command-line tests plant it (test_exercises_cli);
+    # backward_own_ops, a backward() right on the checker's graphs and wrong on the learner's own ops, none yet
+    assert named - by_body - rows == {('backward', 'backward_no_grad'), ('backward', 'backward_own_ops')}
+    assert not [m for m in MUTANTS + LINE_SLIPS for name, slip in RECORDED
+                if (m[0], m[2], m[3]) == (name, slip.body, slip.key)]  # no row repeats a record's own slip
+
+
 def test_the_mutation_test_is_large_and_each_slip_has_a_name():
     """Over a hundred wrong backwards, none named with the catch-all; twenty and more right ones; every rule the
     slips are derived by is exercised by at least one mutant."""

@@ -17,9 +17,7 @@ engine.py and nn.py for the learner to write.
     fit.py            a wrong gradient no slip reproduces, named by the formula its numbers follow
     exercises_ipynb.py  exercises.ipynb: a cell per exercise, a check under each
 
-The track is TRACK, a Track (../track.py); its methods are also this package's functions: start(directory),
-check(target) -> Report, solution(name), write_notebook(path), and check_files and warm_up for the checking
-process (runner.py).
+The track is TRACK, a Track (../track.py); start, check and solution are its methods.
 """
 from __future__ import annotations
 
@@ -41,8 +39,7 @@ from micrograd.exercises.scalar.op_grading import expected
 from micrograd.exercises.scalar.places import class_places, places_in
 from micrograd.exercises.track import Track
 
-__all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'check_files', 'missing', 'warm_up', 'blank_engine',
-           'blank_nn', 'write_notebook', 'TRACK']
+__all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'blank_engine', 'blank_nn', 'TRACK']
 
 
 class ScalarTrack(Track):
@@ -94,15 +91,4 @@ class ScalarTrack(Track):
 
 
 TRACK = ScalarTrack()
-start, missing, solution, write_notebook = TRACK.start, TRACK.missing, TRACK.solution, TRACK.write_notebook
-check_files, warm_up = TRACK.check_files, TRACK.warm_up
-
-
-def check(target: Any = '.', neuron: Any = None, *, hint: bool = False, timeout: float = 10.0) -> Report:
-    """Check the exercises and return a Report (printable; shown as a table in Jupyter).
-
-    target: a workspace directory, its my_engine.py, a Value class, or a module holding one. neuron: a
-    Neuron class to check the neuron's exercise on (a workspace's my_nn.py, or a module's own Neuron, is found).
-    hint: add the stronger hint and the formula for the first exercise that is wrong or not started.
-    """
-    return TRACK.check(target, *([neuron] if neuron is not None else []), hint=hint, timeout=timeout)
+start, check, solution = TRACK.start, TRACK.check, TRACK.solution

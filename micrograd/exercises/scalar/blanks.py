@@ -8,7 +8,7 @@ formulas), then says what to write and the rules it will be held to.
 from __future__ import annotations
 
 import ast
-import sys
+import re
 import textwrap
 import types
 from dataclasses import dataclass
@@ -18,13 +18,11 @@ from pathlib import Path
 from micrograd.exercises.commands import advice, command
 from micrograd.exercises.cutting import (
     body_span,
-    class_node,
     comments,
     library_source,
     load,
-    method_node,
+    named,
     offsets,
-    position,
     quoted,
     splice,
     unwritten,
@@ -48,10 +46,6 @@ class Blank:
     solution: str            # the library's text of that body
     comments: tuple[str, ...] = ()  # an op's formulas, the comments on its body's lines: they stay
 
-    @property
-    def prompt(self) -> str:
-        return self.exercise.prompts[self.exercise.methods.index(self.method)]
-
     def text(self) -> str:
         """The blank itself: the formulas, the marker with the prompt, the rules, and the raise that says it is
         not written."""
@@ -64,8 +58,8 @@ class Blank:
             rules = (f"# The idea is checked first; then the library's own rules:\n{i}"
                      + ''.join(f"#   {line}\n{i}" if j == 0 else f"#     {line}\n{i}"
                                for rule in wrapped for j, line in enumerate(rule)))
-        return (f"{formulas}# EXERCISE {n} ({name}): {self.prompt}\n{i}{rules}"
-                + unwritten(n, name))
+        prompt = self.exercise.prompts[self.exercise.methods.index(self.method)]
+        return f"{formulas}# EXERCISE {n} ({name}): {prompt}\n{i}{rules}" + unwritten(n, name)
 
 
 def _graded(fn: ast.FunctionDef) -> tuple[str, ...]:
@@ -78,19 +72,15 @@ def _graded(fn: ast.FunctionDef) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-def _closures(method: ast.FunctionDef) -> list[ast.FunctionDef]:
-    return [f for f in ast.walk(method) if isinstance(f, ast.FunctionDef) and f is not method
-            and f.name.startswith('_backward')]
-
-
 def find_blanks(source: str, which: str = 'engine') -> list[Blank]:
     """Every body the exercises cut out of engine.py (which='engine') or nn.py (which='nn'), in order."""
     tree, starts, blanks = ast.parse(source), offsets(source), []
-    cls = class_node(tree, CLASSES[which])
+    cls = named(tree, CLASSES[which])
     for exercise in (e for e in EXERCISES if e.source == which):
         for name in exercise.methods:
-            method = method_node(cls, name)
-            functions = _closures(method) if exercise.kind == 'op' else [method]
+            method = named(cls, name)
+            functions = [f for f in ast.walk(method) if isinstance(f, ast.FunctionDef) and f is not method
+                         and f.name.startswith('_backward')] if exercise.kind == 'op' else [method]
             if not functions:
                 raise LookupError(f"Value.{name} defines no _backward closure")
             for fn in functions:
@@ -111,18 +101,13 @@ def blanks_of(exercise: Exercise) -> list[Blank]:
 def enclosing(blank: Blank) -> tuple[ast.FunctionDef, ast.FunctionDef]:
     """The library's method a blank sits in, and the function whose body it is (the closure, or the method)."""
     source, _ = library_source(f'micrograd.{blank.exercise.source}')
-    method = method_node(class_node(ast.parse(source), CLASSES[blank.exercise.source]), blank.method)
+    method = named(named(ast.parse(source), CLASSES[blank.exercise.source]), blank.method)
     starts = offsets(source)
     for fn in ast.walk(method):
         if isinstance(fn, ast.FunctionDef) and fn.name == blank.function and \
                 body_span(source, starts, fn)[0] == blank.start:
             return method, fn
     raise LookupError(f"no {blank.function} in {blank.method}")
-
-
-def methods_of(cls: ast.ClassDef, exercise: Exercise) -> list[ast.FunctionDef]:
-    """The methods an exercise blanks (x + k has no helper of its own: k becomes a leaf Value)."""
-    return [method_node(cls, name) for name in exercise.methods]
 
 
 _LAST, _NEURON = find('backward'), find('neuron')
@@ -162,39 +147,32 @@ def nn_header(directory: str | Path = '.') -> str:
 """
 
 
+def blanked(which: str) -> str:
+    """engine.py's or nn.py's text (which: 'engine' or 'nn'), every exercise a blank."""
+    source, _ = library_source(f'micrograd.{which}')
+    return splice(source, {b: b.text() for b in find_blanks(source, which)})
+
+
 def engine_text(directory: str | Path = '.') -> str:
     """my_engine.py for a workspace in directory: the library's engine.py, every exercise a blank."""
-    source, _ = library_source('micrograd.engine')
-    return engine_header(directory) + splice(source, {b: b.text() for b in find_blanks(source, 'engine')})
-
-
-def _on_my_engine(source: str) -> str:
-    """nn.py's source importing Value (and anything else) from my_engine instead of micrograd.engine."""
-    starts = offsets(source)
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.ImportFrom) and node.module == 'micrograd.engine':
-            start = position(source, starts, node.lineno, node.col_offset)
-            assert node.end_lineno is not None and node.end_col_offset is not None
-            end = position(source, starts, node.end_lineno, node.end_col_offset)
-            names = ', '.join(a.name + (f' as {a.asname}' if a.asname else '') for a in node.names)
-            return source[:start] + f"from my_engine import {names}  # your engine" + source[end:]
-    raise LookupError("nn.py does not import from micrograd.engine")
+    return engine_header(directory) + blanked('engine')
 
 
 def nn_text(directory: str | Path = '.') -> str:
     """my_nn.py: the library's nn.py on my_engine, with Neuron.__call__ and parameters() blank."""
-    source, _ = library_source('micrograd.nn')
-    return nn_header(directory) + _on_my_engine(splice(source, {b: b.text() for b in find_blanks(source, 'nn')}))
+    text, found = re.subn(r'^from micrograd\.engine import ([\w ,]*\w)', r'from my_engine import \1  # your engine',
+                          blanked('nn'), count=1, flags=re.M)
+    if not found:
+        raise LookupError("nn.py does not import from micrograd.engine")
+    return nn_header(directory) + text
 
 
 def solution(name: str) -> str:
     """The library's own code for an exercise: the whole method(s) it lives in, from engine.py or nn.py."""
     exercise = find(name)
     source, filename = library_source(f'micrograd.{exercise.source}')
-    lines = source.splitlines()
-    cls = class_node(ast.parse(source), CLASSES[exercise.source])
-    parts = []
-    parts = [quoted(filename, lines, method) for method in methods_of(cls, exercise)]
+    cls = named(ast.parse(source), CLASSES[exercise.source])
+    parts = [quoted(filename, source.splitlines(), named(cls, method)) for method in exercise.methods]
     return f"# exercise {exercise.number} ({exercise.name}): the library's answer\n" + '\n\n'.join(parts) + '\n'
 
 
@@ -205,12 +183,4 @@ def blank_engine() -> types.ModuleType:
 
 def blank_nn(engine: types.ModuleType) -> types.ModuleType:
     """my_nn.py as a module, on the given engine module (say, blank_engine())."""
-    previous = sys.modules.get('my_engine')
-    sys.modules['my_engine'] = engine
-    try:
-        return load(nn_text(), 'my_nn', NN_FILE)
-    finally:
-        if previous is None:
-            del sys.modules['my_engine']
-        else:
-            sys.modules['my_engine'] = previous
+    return load(nn_text(), 'my_nn', NN_FILE, my_engine=engine)

@@ -1,13 +1,11 @@
 """The scalar exercises, one record each, and an exercise's number is its place in EXERCISES. Every op of ops.py
 is an exercise, in that table's order (engine.py's, as my_engine.py shows them): its record written here (WRITTEN)
 where it has teaching text of its own, else the one op_exercise() makes from its ops.py record. After the ops, the
-sort, backward() and the neuron. Above the records, what a record holds: the Exercise, and the two kinds of input,
-a Case for an op and a Graph for the sort and backward().
+sort, backward() and the neuron. Above the records, what a record holds: the Exercise, the Slips it names, and the
+two kinds of input, a Case for an op and a Graph for the sort and backward().
 
 Formulas and code are written between backticks: Markdown (the notebook) shows them as code, where `*` and `**`
-would otherwise turn into italics and bold and the exponent of the power rule would vanish. A hand-written slip
-is a body in place of the library's, with {x} and {y} for the parents the closure adds to (self and other), {i}
-for the indentation of a following line; most slips are not written here but derived (slips.py).
+would otherwise turn into italics and bold and the exponent of the power rule would vanish.
 """
 from __future__ import annotations
 
@@ -93,6 +91,17 @@ def chain(depth: int) -> Graph:
     return Graph({'x': 0.5}, nodes, f'n{depth}')
 
 
+@dataclass(frozen=True)
+class Slip:
+    """A mistake an exercise names beyond those slips.py derives: its key, the sentence that names it (none: the
+    shared rule's), and for an op a body that plants it in place of the library's closure, {x} and {y} the parents
+    the closure adds to (self and other), {i} the indentation of a following line. Without a body the checker
+    finds it by what the code does (a sort's order, a neuron's parameters)."""
+    key: str
+    says: str = ''
+    body: str = ''
+
+
 @dataclass(frozen=True, eq=False)  # compared by identity: one record per exercise
 class Exercise:
     """One exercise, everything about it in one place. Its kind says how it is graded: 'op' (a backward
@@ -113,15 +122,24 @@ class Exercise:
     rules: tuple[tuple[str, str], ...] = ()
     cases: tuple[Case, ...] = ()     # an op's inputs
     graphs: tuple[Graph, ...] = ()   # the sort's and backward()'s graphs
-    mistakes: dict[str, str] = field(default_factory=dict)  # what each mistake it can name means
-    slips: tuple[tuple[str, str], ...] = ()  # wrong bodies the shared rules (slips.py) cannot derive
-    aliases: tuple[str, ...] = ()
+    named: tuple[Slip, ...] = ()     # the mistakes it names beyond the shared rules (slips.py)
+    aliases: tuple[str, ...] = ()    # what the command line takes for it besides its name and methods
 
     def __post_init__(self) -> None:
         """An op's methods are those ops.py says make it (x ** y's _power too), its own method first."""
         op = ops.BY_METHOD.get(self.methods[0]) if self.kind == 'op' else None
         if op is not None:
             object.__setattr__(self, 'methods', tuple(dict.fromkeys((*self.methods, *op.methods))))
+
+    @property
+    def mistakes(self) -> dict[str, str]:
+        """What each mistake it names means."""
+        return {slip.key: slip.says for slip in self.named if slip.says}
+
+    @property
+    def slips(self) -> tuple[tuple[str, str], ...]:
+        """(key, body) of each mistake it names that the checker plants to recognise it."""
+        return tuple((slip.key, slip.body) for slip in self.named if slip.body)
 
     @property
     def number(self) -> int:
@@ -142,7 +160,6 @@ class Exercise:
             return self.what
         rules = ' '.join(f"({n}) {text}." for n, (_, text) in enumerate(self.rules, 1))
         return f"{self.what} Once that is right, the library's rules: {rules}"
-
 
 
 def op_exercise(op: ops.Op) -> Exercise:
@@ -184,6 +201,7 @@ _LEAF = "(and x {op} k: other is then a leaf Value(k))"
 # x ** k and x ** y: the exponent, a number or a Value's data; the exponent's half of the backward, right.
 _E = "({y}.data if isinstance({y}, Value) else {y})"
 _EXPONENT = "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += {x}.data ** {y}.data * math.log({x}.data) * grad"
+_BASE = f"{{x}}.grad += {_E} * {{x}}.data ** ({_E} - 1) * grad"  # the base's half, right
 
 # The graphs of the sort and backward(). x is used twice in REUSED, and z names y before x: a sort that places a
 # node on its first visit lists y too early. In BRANCHES q is reached only as r's second parent.
@@ -221,12 +239,10 @@ WRITTEN: tuple[Exercise, ...] = (
                case('a=3.0', 'out = a + a'),
                case('a=-1.5', 'b = a + a\nout = b + b'),
                case('x=0.5', 'out = x + 2.0', prior='x=0.25')),
-        mistakes={'product_rule_in_add': "the derivative of * used for +: d(x+y)/dx is 1, not y",
-                  'add_split': "the gradient split between the parents: d(x+y)/dx = 1, so each parent gets all of "
-                               "grad, not a share of it"},
-        slips=(('product_rule_in_add', "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data * grad"),
-               ('add_split', "{x}.grad += grad / 2\n{i}{y}.grad += grad / 2")),
-        aliases=('add',)),
+        named=(Slip('product_rule_in_add', "the derivative of * used for +: d(x+y)/dx is 1, not y",
+                    "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data * grad"),
+               Slip('add_split', "the gradient split between the parents: d(x+y)/dx = 1, so each parent gets all of "
+                                 "grad, not a share of it", "{x}.grad += grad / 2\n{i}{y}.grad += grad / 2"))),
     Exercise(
         '*', 'op', 'engine', ('__mul__',),
         (f"x * y {_LEAF.format(op='*')}: each parent's .grad grows by grad times its local derivative",),
@@ -242,8 +258,7 @@ WRITTEN: tuple[Exercise, ...] = (
                case('a=3.0', 'out = a * a'),
                case('a=-2.0', 'b = a * a\nout = b * b'),
                case('x=1.5', 'out = x * -2.5', prior='x=0.25'),
-               case('x=3.0 y=-4.0', 'out = x * y', prior='y=0.5')),
-        aliases=('mul',)),
+               case('x=3.0 y=-4.0', 'out = x * y', prior='y=0.5'))),
     Exercise(
         '**', 'op', 'engine', ('__pow__',),  # (and _power: ops.py says which methods make an op)
         ("x ** k of a number k >= 1, the lecture's: self.grad gets the power rule times grad",
@@ -270,29 +285,22 @@ WRITTEN: tuple[Exercise, ...] = (
                case('x=-0.5', 'out = x ** -2'),
                case('x=-2.0 y=2.0', 'out = x ** y', kink=True),  # y.grad = nan, as PyTorch's (math.log raises)
                case('x=1.5 y=-2.0', 'out = x ** y', prior='x=0.25')),
-        mistakes={
-            'pow_abs': "the sign of a negative base is lost (abs, or a log of |x|): for x = -2, d(x**3)/dx = 12 and "
-                       "d(x**2)/dx = -4",
-            'pow_number_grad': "in x ** 3 the exponent is a plain number, not a Value: it has no .grad; give the "
-                               "exponent a gradient only when isinstance(other, Value)",
-            'pow_exponent_no_power': "the exponent's gradient is missing its x**y factor: d(x**y)/dy = x**y * "
-                                     "log(x), not log(x) (x**y is the output)",
-            'pow_exponent_no_log': "the exponent's gradient is missing its log(x): d(x**y)/dy = x**y * log(x)",
-            'pow_rule_for_exponent': "the power rule used for the exponent: y * x**(y-1) is the derivative by the "
-                                     "base; by the exponent, d(x**y)/dy = x**y * log(x)"},
-        slips=(('pow_abs', f"{{x}}.grad += {_E} * abs({{x}}.data) ** ({_E} - 1) * grad" + _EXPONENT),
-               ('precedence', f"{{x}}.grad += {_E} * {{x}}.data ** {_E} - 1 * grad" + _EXPONENT),
-               ('pow_exponent_no_log', f"{{x}}.grad += {_E} * {{x}}.data ** ({_E} - 1) * grad\n"
-                                       "{i}if isinstance({y}, Value):\n{i}    {y}.grad += {x}.data ** {y}.data * grad"),
-               ('pow_rule_for_exponent', f"{{x}}.grad += {_E} * {{x}}.data ** ({_E} - 1) * grad\n"
-                                         "{i}if isinstance({y}, Value):\n"
-                                         "{i}    {y}.grad += {y}.data * {x}.data ** ({y}.data - 1) * grad"),
-               ('pow_number_grad', f"{{x}}.grad += {_E} * {{x}}.data ** ({_E} - 1) * grad\n"
-                                   f"{{i}}{{y}}.grad += {{x}}.data ** {_E} * math.log({{x}}.data) * grad"),
-               ('pow_exponent_no_power', f"{{x}}.grad += {_E} * {{x}}.data ** ({_E} - 1) * grad\n"
-                                         "{i}if isinstance({y}, Value):\n"
-                                         "{i}    {y}.grad += math.log({x}.data) * grad")),
-        aliases=('pow',)),
+        named=(Slip('pow_abs', "the sign of a negative base is lost (abs, or a log of |x|): for x = -2, d(x**3)/dx = "
+                               "12 and d(x**2)/dx = -4",
+                    f"{{x}}.grad += {_E} * abs({{x}}.data) ** ({_E} - 1) * grad" + _EXPONENT),
+               Slip('precedence', body=f"{{x}}.grad += {_E} * {{x}}.data ** {_E} - 1 * grad" + _EXPONENT),
+               Slip('pow_exponent_no_log', "the exponent's gradient is missing its log(x): d(x**y)/dy = x**y * log(x)",
+                    _BASE + "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += {x}.data ** {y}.data * grad"),
+               Slip('pow_rule_for_exponent', "the power rule used for the exponent: y * x**(y-1) is the derivative by "
+                                             "the base; by the exponent, d(x**y)/dy = x**y * log(x)",
+                    _BASE + "\n{i}if isinstance({y}, Value):\n"
+                    "{i}    {y}.grad += {y}.data * {x}.data ** ({y}.data - 1) * grad"),
+               Slip('pow_number_grad', "in x ** 3 the exponent is a plain number, not a Value: it has no .grad; give "
+                                       "the exponent a gradient only when isinstance(other, Value)",
+                    _BASE + f"\n{{i}}{{y}}.grad += {{x}}.data ** {_E} * math.log({{x}}.data) * grad"),
+               Slip('pow_exponent_no_power', "the exponent's gradient is missing its x**y factor: d(x**y)/dy = x**y * "
+                                             "log(x), not log(x) (x**y is the output)",
+                    _BASE + "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += math.log({x}.data) * grad"))),
     Exercise(
         'tanh', 'op', 'engine', ('tanh',),
         ("tanh(x), x being self: add grad * d(tanh x)/dx to self.grad",),
@@ -308,8 +316,8 @@ WRITTEN: tuple[Exercise, ...] = (
                case('x=20.0', 'out = x.tanh()'),
                case('x=0.5', 'out = x.tanh()', prior='x=0.25'),
                case('x=400.0', 'out = x.tanh()', extreme=True)),
-        mistakes={'tanh_sigmoid_rule': "sigmoid's derivative used for tanh: d tanh(x)/dx = 1 - t**2, not t * (1 - t)"},
-        slips=(('tanh_sigmoid_rule', "{x}.grad += t * (1 - t) * grad"),)),
+        named=(Slip('tanh_sigmoid_rule', "sigmoid's derivative used for tanh: d tanh(x)/dx = 1 - t**2, not "
+                                         "t * (1 - t)", "{x}.grad += t * (1 - t) * grad"),)),
     Exercise(
         'exp', 'op', 'engine', ('exp',),
         ("exp(x), x being self: add grad * d(e**x)/dx to self.grad",),
@@ -323,9 +331,9 @@ WRITTEN: tuple[Exercise, ...] = (
                case('x=1.5', 'out = x.exp()'),
                case('x=-2.0', 'out = x.exp()', grad=3.0),
                case('x=1.0', 'out = x.exp()', prior='x=0.25')),
-        mistakes={'exp_power_rule': "the power rule used for e**x: x * e**(x-1) treats x as a base, but x is the "
-                                    "exponent; d e**x/dx = e**x, the output itself"},
-        slips=(('exp_power_rule', "{x}.grad += {x}.data * math.exp({x}.data - 1) * grad"),)),
+        named=(Slip('exp_power_rule', "the power rule used for e**x: x * e**(x-1) treats x as a base, but x is the "
+                                      "exponent; d e**x/dx = e**x, the output itself",
+                    "{x}.grad += {x}.data * math.exp({x}.data - 1) * grad"),)),
     Exercise(
         'relu', 'op', 'engine', ('relu',),
         ("relu(x), x being self: add grad * d(relu x)/dx to self.grad",),
@@ -338,18 +346,15 @@ WRITTEN: tuple[Exercise, ...] = (
                case('x=-2.0', 'out = x.relu()'),
                case('x=0.0', 'out = x.relu()', kink=True),
                case('x=1.5', 'out = x.relu()', prior='x=0.25')),
-        mistakes={
-            'relu_at_zero': "relu'(0) must be 0 (x > 0, not x >= 0), as in PyTorch: at the kink no gradient passes",
-            'relu_ungated': "the gradient passes everywhere: relu blocks it where x <= 0",
-            'relu_inverted': "the gate is inverted: relu passes the gradient where x > 0 and blocks it where x <= 0",
-            'relu_value': "the value instead of the slope: relu's local derivative is 1 or 0, not x",
-            'relu_leaky': "a leaky relu: below zero some gradient still passes (a slope other than 0); relu's "
-                          "derivative is exactly 0 there"},
-        slips=(('relu_at_zero', "{x}.grad += ({x}.data >= 0) * grad"),
-               ('relu_inverted', "{x}.grad += grad if {x}.data <= 0 else 0.0"),
-               ('relu_ungated', "{x}.grad += grad"),
-               ('relu_value', "{x}.grad += {x}.data * grad")),
-        aliases=('ReLU',)),
+        named=(Slip('relu_at_zero', "relu'(0) must be 0 (x > 0, not x >= 0), as in PyTorch: at the kink no gradient "
+                                    "passes", "{x}.grad += ({x}.data >= 0) * grad"),
+               Slip('relu_inverted', "the gate is inverted: relu passes the gradient where x > 0 and blocks it where "
+                                     "x <= 0", "{x}.grad += grad if {x}.data <= 0 else 0.0"),
+               Slip('relu_ungated', "the gradient passes everywhere: relu blocks it where x <= 0", "{x}.grad += grad"),
+               Slip('relu_value', "the value instead of the slope: relu's local derivative is 1 or 0, not x",
+                    "{x}.grad += {x}.data * grad"),
+               Slip('relu_leaky', "a leaky relu: below zero some gradient still passes (a slope other than 0); relu's "
+                                  "derivative is exactly 0 there"))),  # found by its slopes (op_grading.py)
     Exercise(
         '/', 'op', 'engine', ('__truediv__',),
         (f"x / y {_LEAF.format(op='/')}: add grad * d(x/y)/dx to self.grad and grad * d(x/y)/dy to other.grad",),
@@ -369,11 +374,10 @@ WRITTEN: tuple[Exercise, ...] = (
                case('x=3.0 y=2.0', 'out = x / y', prior='y=0.5'),
                case('x=1.5', 'out = x / 4.0', prior='x=0.25'),
                case('x=3e-170 y=1e-170', 'out = x / y', extreme=True)),
-        mistakes={
-            'div_as_mul': "the derivative of * used for /: d(x/y)/dx = 1/y, not y, and d(x/y)/dy = -x/y**2, not x "
-                          "(for x / k: 1/k, not k)"},
-        slips=(('div_as_mul', "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data * grad"),),
-        aliases=('div', 'truediv')),
+        named=(Slip('div_as_mul', "the derivative of * used for /: d(x/y)/dx = 1/y, not y, and d(x/y)/dy = -x/y**2, "
+                                  "not x (for x / k: 1/k, not k)",
+                    "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data * grad"),),
+        aliases=('div',)),
     Exercise(
         'log', 'op', 'engine', ('log',),
         ("log(x), x being self: add grad * d(log x)/dx to self.grad",),
@@ -386,10 +390,10 @@ WRITTEN: tuple[Exercise, ...] = (
                case('x=0.25', 'out = x.log()', grad=3.0),
                case('x=10.0', 'out = x.log()'),
                case('x=2.0', 'out = x.log()', prior='x=0.25')),
-        mistakes={'log_function': "the function instead of its derivative: d log(x)/dx = 1/x",
-                  'log_squared': "d log(x)/dx = 1/x, not 1/x**2 (that is the derivative of -1/x)"},
-        slips=(('log_function', "{x}.grad += math.log({x}.data) * grad"),
-               ('log_squared', "{x}.grad += grad / {x}.data ** 2"))),
+        named=(Slip('log_function', "the function instead of its derivative: d log(x)/dx = 1/x",
+                    "{x}.grad += math.log({x}.data) * grad"),
+               Slip('log_squared', "d log(x)/dx = 1/x, not 1/x**2 (that is the derivative of -1/x)",
+                    "{x}.grad += grad / {x}.data ** 2"))),
     Exercise(
         'sigmoid', 'op', 'engine', ('sigmoid',),
         ("sigmoid(x), x being self: add grad * d(sigmoid x)/dx to self.grad",),
@@ -402,9 +406,8 @@ WRITTEN: tuple[Exercise, ...] = (
                case('x=2.0', 'out = x.sigmoid()', grad=3.0),
                case('x=-4.0', 'out = x.sigmoid()'),
                case('x=1.0', 'out = x.sigmoid()', prior='x=0.25')),
-        mistakes={'sigmoid_tanh_rule': "tanh's derivative used for sigmoid: d sigmoid(x)/dx = s * (1 - s), not "
-                                       "1 - s**2"},
-        slips=(('sigmoid_tanh_rule', "{x}.grad += (1 - s * s) * grad"),)),
+        named=(Slip('sigmoid_tanh_rule', "tanh's derivative used for sigmoid: d sigmoid(x)/dx = s * (1 - s), not "
+                                         "1 - s**2", "{x}.grad += (1 - s * s) * grad"),)),
     Exercise(
         'dot', 'op', 'engine', ('dot',),
         ("dot: each w in ws, each x in xs and the bias b get their share of grad",),
@@ -420,11 +423,10 @@ WRITTEN: tuple[Exercise, ...] = (
                case('a=1.5 b=-0.25', 'out = Value.dot([a, b], [a, a], b)'),
                case('w1=-0.5 w2=1.5 x1=-2.0 x2=-3.0', 'out = Value.dot([w1, w2], [x1, x2])'),
                case('w=0.5 x=2.0', 'out = Value.dot([w], [x])', prior='w=0.25')),
-        mistakes={
-            'dot_reversed': "the weights paired with the inputs in reverse order: w_i goes with x_i, the input at "
-                            "the same position (zip(ws, xs)), not x_(n-1-i)"},
-        slips=(('dot_reversed', "for w, x in zip(ws, reversed(xs)):\n{i}    w.grad += x.data * grad\n"
-                                "{i}    x.grad += w.data * grad\n{i}b.grad += grad"),),
+        named=(Slip('dot_reversed', "the weights paired with the inputs in reverse order: w_i goes with x_i, the "
+                                    "input at the same position (zip(ws, xs)), not x_(n-1-i)",
+                    "for w, x in zip(ws, reversed(xs)):\n{i}    w.grad += x.data * grad\n"
+                    "{i}    x.grad += w.data * grad\n{i}b.grad += grad"),),
         aliases=('Value.dot',)),
 )
 
@@ -445,17 +447,17 @@ AFTER_OPS: tuple[Exercise, ...] = (
                ('sort_leaves', "leave the leaves out (a Value no op made: its `_prev` is empty): backward() zeroes "
                                "every node in the order, and leaves must keep accumulating")),
         graphs=(REUSED, BRANCHES, LECTURE, DEEP),
-        mistakes={
-            'sort_not_list': "the sort must return a list of Values",
-            'sort_duplicate': "a reused node is listed twice: its _backward would run twice and double its parents' "
-                              "gradient; keep a visited set",
-            'sort_missing': "a parent is never visited: walk every Value in node._prev (a missing parent in the "
-                            "sort)",
-            'sort_missing_root': "the root itself (self) is missing from the order; it comes last",
-            'sort_order': "a node comes before one of its parents: in reverse, its _backward would run after that "
-                          "parent's, and the parent would pass on gradient before it has received all of it",
-            'sort_foreign': "the order holds Values that are not part of this graph"},
-        aliases=('topo', 'topological_order', '_topological_order', 'build_topo')),
+        named=(Slip('sort_not_list', "the sort must return a list of Values"),
+               Slip('sort_duplicate', "a reused node is listed twice: its _backward would run twice and double its "
+                                      "parents' gradient; keep a visited set"),
+               Slip('sort_missing', "a parent is never visited: walk every Value in node._prev (a missing parent in "
+                                    "the sort)"),
+               Slip('sort_missing_root', "the root itself (self) is missing from the order; it comes last"),
+               Slip('sort_order', "a node comes before one of its parents: in reverse, its _backward would run after "
+                                  "that parent's, and the parent would pass on gradient before it has received all "
+                                  "of it"),
+               Slip('sort_foreign', "the order holds Values that are not part of this graph")),
+        aliases=('topo', 'build_topo')),
     Exercise(
         'backward', 'backward', 'engine', ('backward',),
         ("sort, zero, seed self.grad, then pass each node's grad on to its parents, root first",),
@@ -476,32 +478,34 @@ AFTER_OPS: tuple[Exercise, ...] = (
                                             "that holds a gradient already adds to it, as PyTorch's does"),
                ('backward_recursion', NO_RECURSION)),
         graphs=(LECTURE, REUSED, DOUBLED, DEEP),
-        mistakes={
-            'backward_not_reversed': "only the root passes its gradient on: the other nodes' backwards run before "
-                                     "they have received theirs (the order walked from the leaves, or the root's "
-                                     "alone); run every node's backward, root first: for node in reversed(order)",
-            'backward_no_seed': "the root's gradient is never set: d(self)/d(self) = 1, so self.grad += 1 before "
-                                "the loop",
-            'backward_zeroed_in_loop': "each node's gradient is set to 0 inside the loop, just before its backward "
-                                       "runs: that wipes the root's 1 and every gradient a node has received, so "
-                                       "nothing is passed on; zero the nodes in a loop of its own, before the root's "
-                                       "1 is added",
-            'backward_zeroed_after': "each node's gradient is set to 0 inside the loop, just after its backward "
-                                     "runs: the nodes between the root and the leaves lose the gradient backward() "
-                                     "leaves in them; zero the nodes in a loop of its own, before the root's 1 is "
-                                     "added",
-            'backward_twice': "a node's _backward runs twice, so its parents get its gradient twice (a sort without "
-                              "a visited set lists a reused node once per path; or the loop calls it twice)",
-            'backward_extra_grad': "backward() hands a gradient to a _backward that takes none: node._backward (and "
-                                   "a lecture-style closure, out._backward = f) reads out.grad itself; call "
-                                   "node._backward(), or node._grad_fn(node.grad)",
-            'backward_no_grad': "backward() calls node._backward() without the gradient, but your ops' closures take "
-                                "it: call node._backward(node.grad)",
-            'backward_own_ops': "backward() works on the checker's graphs but not on a graph of your own ops",
-            'backward_unit_grad': "each node is passed 1 instead of its own gradient: call node._grad_fn(node.grad)",
-            'backward_not_called': "nothing passes from the root: no node's backward runs (node._backward without "
-                                   "its parentheses), or the root's gradient is set after the loop; seed the root "
-                                   "first, then call each: node._backward()"}),
+        named=(Slip('backward_not_reversed', "only the root passes its gradient on: the other nodes' backwards run "
+                                             "before they have received theirs (the order walked from the leaves, or "
+                                             "the root's alone); run every node's backward, root first: for node in "
+                                             "reversed(order)"),
+               Slip('backward_no_seed', "the root's gradient is never set: d(self)/d(self) = 1, so self.grad += 1 "
+                                        "before the loop"),
+               Slip('backward_zeroed_in_loop', "each node's gradient is set to 0 inside the loop, just before its "
+                                               "backward runs: that wipes the root's 1 and every gradient a node has "
+                                               "received, so nothing is passed on; zero the nodes in a loop of its "
+                                               "own, before the root's 1 is added"),
+               Slip('backward_zeroed_after', "each node's gradient is set to 0 inside the loop, just after its "
+                                             "backward runs: the nodes between the root and the leaves lose the "
+                                             "gradient backward() leaves in them; zero the nodes in a loop of its own, "
+                                             "before the root's 1 is added"),
+               Slip('backward_twice', "a node's _backward runs twice, so its parents get its gradient twice (a sort "
+                                      "without a visited set lists a reused node once per path; or the loop calls it "
+                                      "twice)"),
+               Slip('backward_extra_grad', "backward() hands a gradient to a _backward that takes none: node._backward "
+                                           "(and a lecture-style closure, out._backward = f) reads out.grad itself; "
+                                           "call node._backward(), or node._grad_fn(node.grad)"),
+               Slip('backward_no_grad', "backward() calls node._backward() without the gradient, but your ops' "
+                                        "closures take it: call node._backward(node.grad)"),
+               Slip('backward_own_ops', "backward() works on the checker's graphs but not on a graph of your own ops"),
+               Slip('backward_unit_grad', "each node is passed 1 instead of its own gradient: call "
+                                          "node._grad_fn(node.grad)"),
+               Slip('backward_not_called', "nothing passes from the root: no node's backward runs (node._backward "
+                                           "without its parentheses), or the root's gradient is set after the loop; "
+                                           "seed the root first, then call each: node._backward()"))),
     Exercise(
         'neuron', 'neuron', 'nn', ('__call__', 'parameters'),
         ("return activation(w . x + b) as a Value built from self.w, x and self.b",
@@ -520,23 +524,24 @@ AFTER_OPS: tuple[Exercise, ...] = (
                                        "hands on a Value, not a list"),
                ('neuron_length', "refuse inputs of the wrong number: 3 weights and 2 inputs raise ValueError "
                                  "(zip would silently drop a weight)")),
-        mistakes={
-            'params_not_list': "parameters() must return a list (an optimizer goes over it many times)",
-            'params_no_bias': "parameters() leaves out the bias b, so an optimizer never trains it",
-            'params_no_weights': "parameters() leaves out weights, so an optimizer never trains them",
-            'params_extra': "parameters() returns Values that are not the neuron's own weights and bias",
-            'params_twice': "parameters() lists a Value twice: an optimizer would step it twice",
-            'params_nested': "parameters() returns a list holding the list of weights: one flat list of Values, "
-                             "self.w + [self.b]",
-            'neuron_no_bias': "the bias is left out of the sum: activation(w . x + b)",
-            'neuron_forward': "the forward value differs from the library's, so its gradients cannot be right either",
-            'neuron_bias_per_input': "the bias is added once per input (inside the loop over the inputs): w . x + b "
-                                     "adds it once",
-            'neuron_squared': "an operand multiplied by itself (wi * wi, or xi * xi): each weight multiplies its own "
-                              "input, wi * xi",
-            'neuron_detached': "the output is not built from the weights: use Value ops (Value.dot(self.w, x, "
-                               "self.b), or w * x summed) rather than .data floats, so backward() reaches w and b"},
-        aliases=('neuron.__call__', 'parameters', 'Neuron')),
+        named=(Slip('params_not_list', "parameters() must return a list (an optimizer goes over it many times)"),
+               Slip('params_no_bias', "parameters() leaves out the bias b, so an optimizer never trains it"),
+               Slip('params_no_weights', "parameters() leaves out weights, so an optimizer never trains them"),
+               Slip('params_extra', "parameters() returns Values that are not the neuron's own weights and bias"),
+               Slip('params_twice', "parameters() lists a Value twice: an optimizer would step it twice"),
+               Slip('params_nested', "parameters() returns a list holding the list of weights: one flat list of "
+                                     "Values, self.w + [self.b]"),
+               Slip('neuron_no_bias', "the bias is left out of the sum: activation(w . x + b)"),
+               Slip('neuron_forward', "the forward value differs from the library's, so its gradients cannot be right "
+                                      "either"),
+               Slip('neuron_bias_per_input', "the bias is added once per input (inside the loop over the inputs): "
+                                             "w . x + b adds it once"),
+               Slip('neuron_squared', "an operand multiplied by itself (wi * wi, or xi * xi): each weight multiplies "
+                                      "its own input, wi * xi"),
+               Slip('neuron_detached', "the output is not built from the weights: use Value ops (Value.dot(self.w, x, "
+                                       "self.b), or w * x summed) rather than .data floats, so backward() reaches w "
+                                       "and b")),
+        aliases=('neuron.__call__',)),
 )
 
 # Every op of ops.py in its order (engine.py's), its record here or the one derived from ops.py, then the rest.
@@ -544,7 +549,7 @@ EXERCISES: tuple[Exercise, ...] = (
     *({e.attribute: e for e in WRITTEN}.get(op.method) or op_exercise(op) for op in ops.OPS), *AFTER_OPS)
 
 BY_NAME = {e.name: e for e in EXERCISES}
-ALIASES = {alias.lower(): e.name for e in EXERCISES for alias in e.aliases}
+ALIASES = {a.lower(): e.name for e in EXERCISES for a in (*e.aliases, *e.methods, *(m.strip('_') for m in e.methods))}
 
 
 def find(name: str) -> Exercise:

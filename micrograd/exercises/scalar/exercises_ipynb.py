@@ -1,17 +1,16 @@
-"""exercises.ipynb, the scalar track in a notebook, made from the library's source like the workspace: one
-cell per exercise holding the methods it blanks, each put on the notebook's Value (or Neuron) when the cell
-runs, and a check after it. `python -m micrograd.exercises notebook` writes it again after the engine
-changes; a test checks that the committed notebook is the one this makes.
+"""exercises.ipynb, made from the library's source like the workspace: one cell per exercise holding the methods
+it blanks, each put on the notebook's Value (or Neuron) when the cell runs, and a check after it.
 """
 from __future__ import annotations
 
 import ast
+import importlib
 import textwrap
 from typing import Any
 
-from micrograd.exercises.cutting import class_node, library_source, splice
-from micrograd.exercises.notebook import cell, free_names, markdown, module_names, notebook
-from micrograd.exercises.scalar.blanks import CLASSES, find_blanks, methods_of
+from micrograd.exercises.cutting import library_source, named
+from micrograd.exercises.notebook import cell, free_names, markdown, notebook
+from micrograd.exercises.scalar.blanks import CLASSES, blank_engine, blank_nn, blanked, find_blanks
 from micrograd.exercises.scalar.exercises import EXERCISES, LEVELS, Exercise
 
 INTRO = """\
@@ -53,30 +52,18 @@ print(f"df/da = {a.grad}, df/db = {b.grad}, df/dc = {c.grad}")  # -24.0 16.0 8.0
 CHECK = "check(Value, Neuron)"
 
 
-def _aliases(cls: ast.ClassDef) -> dict[str, list[str]]:
-    """`__radd__ = __add__` in a class body: {'__add__': ['__radd__']}."""
-    out: dict[str, list[str]] = {}
-    for node in cls.body:
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
-            for target in node.targets:
-                if isinstance(target, ast.Name):
-                    out.setdefault(node.value.id, []).append(target.id)
-    return out
-
-
 def exercise_cells(which: str, blank: bool = True) -> list[tuple[Exercise, str]]:
     """(exercise, the code of its cell) for engine.py's or nn.py's exercises (blank=False: the library's)."""
-    source, _ = library_source(f'micrograd.{which}')
-    blanked = splice(source, {b: b.text() for b in find_blanks(source, which)}) if blank else source
-    lines, tree = blanked.splitlines(), ast.parse(blanked)
+    text = blanked(which) if blank else library_source(f'micrograd.{which}')[0]
+    lines, tree = text.splitlines(), ast.parse(text)
     class_name = CLASSES[which]
-    cls = class_node(tree, class_name)
-    aliases = _aliases(cls)
+    cls = named(tree, class_name)
+    library = vars(getattr(importlib.import_module(f'micrograd.{which}'), class_name))  # its names, in order
     cells = []
     for exercise in (e for e in EXERCISES if e.source == which):
-        methods = methods_of(cls, exercise)
-        attach = [' = '.join(f"{class_name}.{n}" for n in [m.name, *aliases.get(m.name, [])]) + f" = {m.name}"
-                  for m in methods]
+        methods = [named(cls, name) for name in exercise.methods]
+        attach = [' = '.join(f"{class_name}.{n}" for n in library if library[n] is library[m.name])  # __radd__ too
+                  + f" = {m.name}" for m in methods]
         cells.append((exercise, cell(lines, methods, attach)))
     return cells
 
@@ -92,27 +79,22 @@ def fill(code: str) -> str:
 
 
 def _setup() -> str:
-    engine_source, nn_source = library_source('micrograd.engine')[0], library_source('micrograd.nn')[0]
-    engine_names = {n for n in module_names(engine_source)}
-    nn_names = {n for n in module_names(nn_source)} - {'Value', 'Neuron'}
-    def used(which: str, names: set[str]) -> set[str]:  # what the blanks and the answers read
-        return {n for blank in (True, False) for _, code in exercise_cells(which, blank)
-                for n in free_names(code, names)}
-    used_engine = sorted(used('engine', engine_names) - {'Value'})
-    used_nn = sorted(used('nn', nn_names) - set(used_engine))
     lines = ["from micrograd.exercises import blank_engine, blank_nn, check", "",
              "engine = blank_engine()  # micrograd/engine.py, every exercise blank: your Value",
              "nn = blank_nn(engine)    # micrograd/nn.py on that Value: your Neuron",
              "Value, Neuron = engine.Value, nn.Neuron"]
-    for module, names in (('engine', used_engine), ('nn', used_nn)):
-        if names:
-            lines.append(f"# what the {'ops call' if module == 'engine' else 'neuron calls'}, from the same {module}")
-            values = ', '.join(f'{module}.{n}' for n in names)
-            if len(names) == 1:
-                lines.append(f"{names[0]} = {values}")
-            else:
-                lines += [f"{', '.join(names)} = (",
-                          textwrap.fill(values, 96, initial_indent='    ', subsequent_indent='    ') + ')']
+    taken, engine = {'Value', 'Neuron'}, blank_engine()
+    for module, says in (('engine', 'ops call'), ('nn', 'neuron calls')):
+        names = set(vars(engine if module == 'engine' else blank_nn(engine))) - taken
+        used = sorted({n for blank in (True, False) for _, code in exercise_cells(module, blank)  # blanks and answers
+                       for n in free_names(code, names)})
+        taken |= set(used)
+        values = ', '.join(f'{module}.{n}' for n in used)
+        if len(used) == 1:
+            lines += [f"# what the {says}, from the same {module}", f"{used[0]} = {values}"]
+        elif used:
+            lines += [f"# what the {says}, from the same {module}", f"{', '.join(used)} = (",
+                      textwrap.fill(values, 96, initial_indent='    ', subsequent_indent='    ') + ')']
     return '\n'.join(lines)
 
 

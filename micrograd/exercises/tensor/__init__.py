@@ -1,11 +1,7 @@
 """The tensor track: the backward of micrograd.tensor's ops, from a broadcast gradient to attention, cut out of
-the library's own tensor engine for the learner to write, and graded as the scalar track is.
-
-    python -m micrograd.exercises start --track tensor DIR    # DIR/my_tensor.py, every exercise a blank
-    python -m micrograd.exercises check --track tensor DIR    # the progress table and, for the first wrong one, why
-    python -m micrograd.exercises solution --track tensor softmax
-
-In a notebook: `from micrograd.exercises.tensor import blank_tensor, check`, then check(module).
+the library's own tensor engine for the learner to write, and graded as the scalar track is. Its commands are
+the scalar track's with --track tensor. In a notebook: `from micrograd.exercises.tensor import blank_tensor,
+check`, then check(module).
 
     op_exercises.py         the exercises on the ops (broadcasting to matmul), one record each (task, rules,
                             shapes, hints, formula, cases, slips, a prompt above each blank): an exercise is a record
@@ -16,8 +12,7 @@ In a notebook: `from micrograd.exercises.tensor import blank_tensor, check`, the
     cases.py                what a case is: tensors of given shapes and dtype, a line of code, a random upstream
                             gradient; and a graph for backward(), made node by node
     my_tensor_file.py       the library's tensor engine as one module, and the bodies the exercises cut out of it
-    workspace.py            my_tensor.py: the exercises in order, each function it blanks under its task; and
-                            load(), which runs it inside a fresh copy of the engine
+    workspace.py            my_tensor.py, and load(), which runs it inside a fresh copy of the engine
     running.py              a case run with any engine and backpropagated by the checker's own loop; the right
                             answer (the library, central differences; PyTorch in a report, where installed);
                             each exercise alone
@@ -27,9 +22,8 @@ In a notebook: `from micrograd.exercises.tensor import blank_tensor, check`, the
     backward_on_graphs.py   the backward() exercise, on graphs the checker makes
     exercises_tensor_ipynb.py  exercises_tensor.ipynb, made from the records and the library's source
 
-The track is TRACK, a Track (../track.py); its methods are also this package's functions: start(directory),
-check(target) -> Report, solution(name), write_notebook(path), and check_files and warm_up for the checking
-process (runner.py); load(path) gives the engine a workspace makes, to try it.
+The track is TRACK, a Track (../track.py); start, check and solution are its methods. load(path) gives the
+engine a workspace makes, to try it.
 """
 from __future__ import annotations
 
@@ -57,8 +51,7 @@ from micrograd.exercises.tensor.workspace import blank_tensor, load, source
 from micrograd.exercises.tensor.workspace import places as workspace_places
 from micrograd.exercises.track import Track
 
-__all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'check_files', 'missing', 'blank_tensor',
-           'load', 'write_notebook', 'warm_up', 'TRACK']
+__all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'blank_tensor', 'load', 'TRACK']
 
 
 class TensorTrack(Track):
@@ -68,6 +61,7 @@ class TensorTrack(Track):
     files = (TENSOR_FILE,)
     notebook = 'micrograd.exercises.tensor.exercises_tensor_ipynb'
     solution = staticmethod(library_answer)
+    warm_up = staticmethod(prepare)
 
     def texts(self, directory: Path) -> list[str]:
         return [source(directory)]
@@ -98,11 +92,6 @@ class TensorTrack(Track):
         yield from check_all(import_learners('my_tensor', paths[0], timeout, load=lambda _, path: load(path)),
                              timeout=timeout, before=before)
 
-    def warm_up(self) -> None:
-        prepare()
-
 
 TRACK = TensorTrack()
-check, start, missing, solution = TRACK.check, TRACK.start, TRACK.missing, TRACK.solution
-write_notebook = TRACK.write_notebook
-check_files, warm_up = TRACK.check_files, TRACK.warm_up
+start, check, solution = TRACK.start, TRACK.check, TRACK.solution

@@ -61,13 +61,13 @@ class Case:
     def text(self) -> str:
         """The case as a learner reads it: shapes and the code."""
         dtype = '' if self.dtype == 'float64' else f" {self.dtype}"
-        shapes = ', '.join(f"{name} {_shape(shape)}{dtype}" for name, shape in self.leaves.items())
+        shapes = ', '.join(f"{name} {shape}{dtype}" for name, shape in self.leaves.items())
         given = ''.join(f", {name} = {_given(v)}" for name, v in self.given.items())
         code = self.code.replace(chr(10), '; ')
         if 'unbroadcast' in self.code:  # a function of arrays: g is the gradient, shown when it is small
             g = self.data()['g']
             numbers = f" = {np.array2string(g, separator=', ')}".replace('\n', '') if 0 < g.size <= 12 else ''
-            text = f"g {_shape(g.shape)}{dtype}{numbers}: {code}"
+            text = f"g {g.shape}{dtype}{numbers}: {code}"
         else:
             upstream = "ones" if self.ones else "random"
             text = f"{shapes}{given}: {code}   (upstream gradient: {upstream})"
@@ -84,11 +84,6 @@ class Graph:
     seed: tuple[float, ...] | None = None           # backward(grad=seed), for a root that is no scalar
     note: str = ''
 
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return () if any(op == 'sum' for name, op, _ in self.nodes if name == self.root) else (
-            len(next(iter(self.leaves.values()))),)  # type: ignore[arg-type]
-
     def text(self, call: str = '') -> str:
         """The graph as a learner can paste it, and the backward() call(s) the check makes."""
         dtype = '' if self.dtype == 'float64' else f", dtype=np.{self.dtype}"
@@ -100,14 +95,10 @@ class Graph:
         return text + (f"   [{self.note}]" if self.note else '')
 
 
-def _shape(shape: tuple[int, ...]) -> str:
-    return '()' if not shape else f"({shape[0]},)" if len(shape) == 1 else str(tuple(shape))
-
-
 def _given(v: Any) -> str:
     if isinstance(v, np.ndarray):
         text = str(v.tolist()) if v.dtype.kind in 'iub' else np.array2string(v, separator=', ')
-        return text if len(text) < 60 else f"array of shape {_shape(v.shape)}"
+        return text if len(text) < 60 else f"array of shape {v.shape}"
     return repr(v)
 
 

@@ -22,11 +22,10 @@ __all__ = ['EXERCISES', 'find']
 EXERCISES: tuple[Exercise, ...] = numbered(UNBROADCAST, ADD_MUL, ELEMENTWISE, REDUCE, MAX, SHAPES, INDEX, MATMUL,
                                            SOFTMAX, CROSS_ENTROPY, RMS_NORM, ATTENTION, BACKWARD)
 
-ALIASES = {'broadcast': 'unbroadcast', 'add': '+ *', 'mul': '+ *', '+': '+ *', '*': '+ *', 'exp': 'elementwise',
-           'log': 'elementwise', 'tanh': 'elementwise', 'relu': 'elementwise', 'sum': 'sum mean', 'mean': 'sum mean',
-           'permute': 'reshape', 'transpose': 'reshape', 'index': 'getitem', 'indexing': 'getitem',
-           '@': 'matmul', 'log_softmax': 'softmax', 'rms': 'rms_norm', 'sdpa': 'attention',
-           'scaled_dot_product_attention': 'attention'}
+# What find() takes for an exercise besides its name: each of its blanks' names, and these.
+ALIASES = {name.rpartition('.')[2].strip('_()'): e.name for e in EXERCISES for name in e.blanks} | {
+    'broadcast': 'unbroadcast', '+': '+ *', '*': '+ *', 'transpose': 'reshape', 'index': 'getitem',
+    'indexing': 'getitem', '@': 'matmul', 'rms': 'rms_norm', 'sdpa': 'attention'}
 
 
 def find(name: str) -> Exercise:

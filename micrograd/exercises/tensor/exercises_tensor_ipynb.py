@@ -1,19 +1,17 @@
 """exercises_tensor.ipynb, made from the records and the library's source like the workspace: per exercise, its
 task, rules, shapes, hint and formula, a cell with the functions and methods it blanks (each put on the engine
-when the cell runs), and a check. `python -m micrograd.exercises notebook --track tensor` writes it again after
-the engine changes; a test checks that the committed notebook is the one this makes.
+when the cell runs), and a check.
 """
 from __future__ import annotations
 
 import ast
 import builtins
-from functools import cache
 from typing import Any
 
-from micrograd.exercises.notebook import cell, markdown, module_names, notebook
+from micrograd.exercises.notebook import cell, markdown, notebook
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.exercise_list import EXERCISES
-from micrograd.exercises.tensor.my_tensor_file import blanks, library_module, library_source, locate, splice
+from micrograd.exercises.tensor.my_tensor_file import engine_source, library_module, library_source, locate
 
 INTRO = """\
 # Build the tensor engine yourself: backpropagation over arrays
@@ -59,35 +57,23 @@ for T, ce in ((Tensor, cross_entropy), (mt.Tensor, mt.cross_entropy)):
 CHECK = "check(my_tensor)"
 
 
-def _holder(owner: str) -> str:
-    """Where a cell's function goes: 'my_tensor.Unary' for 'Unary.exp', 'my_tensor' for a function."""
-    return f"my_tensor.{owner.rpartition('.')[0]}" if '.' in owner else 'my_tensor'
-
-
 def exercise_cells(blank: bool = True) -> list[tuple[Exercise, str]]:
     """(exercise, the code of its cell): the functions and methods it blanks, then the lines that put them on the
     engine (blank=False: the library's bodies)."""
-    source = library_source()
-    text = splice(source, {b: b.text(task=False) for b in blanks()}) if blank else source
+    text = engine_source() if blank else library_source()
     tree, lines = ast.parse(text), text.splitlines()
     cells = []
     for exercise in EXERCISES:
         defs, attach = [], []
         for fn, owner in dict.fromkeys(locate(tree, name) for name in exercise.blanks):
             defs.append(fn)
-            attach.append(f"{_holder(owner)}.{fn.name} = {fn.name}")
-            if '.' in owner and fn.name in _helpers():  # (the method hid a function of the same name)
+            attach.append(f"my_tensor.{owner} = {fn.name}")  # (owner: 'Unary.exp', or 'cross_entropy')
+            if '.' in owner and fn.name in vars(library_module()):  # (the method hid a function of the same name)
                 attach.append(f"{fn.name} = my_tensor.{fn.name}  # the name is the engine's function again")
             elif hasattr(builtins, fn.name):  # (def sum hid Python's own sum)
                 attach.append(f"del {fn.name}  # the name is Python's own {fn.name} again")
         cells.append((exercise, cell(lines, defs, attach)))
     return cells
-
-
-@cache
-def _helpers() -> set[str]:
-    """The engine's module-level names."""
-    return {n for n in module_names(library_source()) if hasattr(library_module(), n)}
 
 
 def _setup() -> str:

@@ -1,5 +1,5 @@
-"""Grading one exercise of the tensor track: the learner's gradients against the library's, central
-differences and (where it is installed) PyTorch, on every case; for the first one wrong, the slip named.
+"""Grading one exercise of the tensor track: the learner's gradients against the library's and central
+differences', on every case; for the first one wrong, the slip named (naming.py) and the learner's line.
 
 The idea is graded first: gradients right on every case is the exercise done. A library rule the task stated is
 a second level: backward() that seeds a non-scalar output without grad= is "correct ✓ — one step left", never a
@@ -8,10 +8,9 @@ wrong gradient; a data tensor that got a .grad is only noted (the gradients are 
 from __future__ import annotations
 
 import ast
-import dataclasses
+import contextlib
 import inspect
 import linecache
-import re
 import textwrap
 import warnings
 from collections.abc import Callable, Iterator
@@ -24,36 +23,14 @@ from micrograd.exercises.cutting import blank_raised
 from micrograd.exercises.lines import learners, where
 from micrograd.exercises.result import DONE, GENERIC, NOT_STARTED, WRONG, Result
 from micrograd.exercises.sandbox import guarded, set_input, timed
-from micrograd.exercises.tensor.array_exercise import (
-    BATCH_T,
-    GRAD_NONE,
-    INPLACE,
-    INPLACE_DATA,
-    INPLACE_SAVED,
-    KEEPDIMS,
-    OUT_UNDEFINED,
-    Exercise,
-)
+from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.backward_on_graphs import check_backward
 from micrograd.exercises.tensor.cases import Case
 from micrograd.exercises.tensor.exercise_list import EXERCISES
-from micrograd.exercises.tensor.my_tensor_file import library_module, written_at
-from micrograd.exercises.tensor.naming import (
-    DERIVED,
-    error_story,
-    factor_story,
-    handed_story,
-    local_story,
-    per_leaf,
-    reduction_story,
-    reproduce,
-    shape_story,
-    summed_story,
-    transpose_story,
-)
+from micrograd.exercises.tensor.my_tensor_file import blanks, written_at
+from micrograd.exercises.tensor.naming import diagnose
 from micrograd.exercises.tensor.running import (
     Run,
-    alone,
     close,
     expected,
     library_body,
@@ -66,16 +43,14 @@ from micrograd.exercises.tensor.wrong_line import holder_of, learners_function, 
 
 # --- one exercise --------------------------------------------------------------------------------------
 
-def _wrong_leaf(run: Run, want: Run, fd: dict[str, Any], torch: dict[str, Any] | None, case: Case) -> str:
-    """'' when run's gradients are right (the library's, central differences', PyTorch's; shapes and dtypes);
-    else the first leaf that is wrong."""
+def _wrong_leaf(run: Run, want: Run, fd: dict[str, Any], case: Case) -> str:
+    """'' when run's gradients are right (the library's and central differences'; shapes and dtypes); else the
+    first leaf that is wrong. (PyTorch's are the library's, as the library's tests hold: a report quotes them, but
+    a right case needs no PyTorch, so a check of right code never imports it.)"""
     for name, w in want.grads.items():
         g = run.grads.get(name)
-        if not close(g, w, case.dtype) or (isinstance(g, np.ndarray) and w is not None and g.dtype != w.dtype):
-            return name
-        if name in fd and not close(g, fd[name], loose=True):
-            return name
-        if torch is not None and name in torch and not close(g, torch[name], case.dtype):
+        if not close(g, w, case.dtype) or (name in fd and not close(g, fd[name], loose=True)) or (
+                isinstance(g, np.ndarray) and w is not None and g.dtype != w.dtype):
             return name
     return ''
 
@@ -84,12 +59,12 @@ def _shown(exercise: Exercise, i: int, run: Run) -> tuple[str, str]:
     """(expected, obtained) as the report shows them."""
     case = exercise.cases[i]
     want, fd = expected(exercise.number, i)
-    torch = torch_grads(exercise.number, i)
     if run.error is not None:
         return '; '.join(summary(k, v) for k, v in want.grads.items()), type(run.error).__name__
-    leaf = _wrong_leaf(run, want, fd, torch, case) or next(iter(want.grads))
+    leaf = _wrong_leaf(run, want, fd, case) or next(iter(want.grads))
     shown = summary(leaf, want.grads[leaf])
     if leaf in fd:
+        torch = torch_grads(exercise.number, i) is not None
         shown += "   (the library's engine; central differences agree" + (", and PyTorch)" if torch else ")")
     return shown, summary(leaf, run.grads.get(leaf))
 
@@ -114,9 +89,7 @@ def check_op(exercise: Exercise, module: Any) -> Result:
                              detail=where(run.error) if run.error else '')
         runs.append(run)
         want, fd = expected(exercise.number, i)
-        # (PyTorch's gradients are the library's, as the library's tests hold: a report quotes them, where one
-        # is written, but a right case needs no PyTorch, so a check of right code never imports it)
-        if run.error is not None or run.inplace or run.misshaped or _wrong_leaf(run, want, fd, None, case):
+        if run.error is not None or run.inplace or run.misshaped or _wrong_leaf(run, want, fd, case):
             failing.append(i)
         elif not note and any(t.grad is not None for t in run.given.values()):
             names = ', '.join(k for k, t in run.given.items() if t.grad is not None)
@@ -129,63 +102,13 @@ def check_op(exercise: Exercise, module: Any) -> Result:
         wrong = runs[i]
         assert wrong is not None
         shown, obtained = _shown(exercise, i, wrong)
-        key, why, blank = diagnose(exercise, runs, failing, module)
+        culprit = _culprit(module, exercise, i) if len(exercise.blanks) > 1 else ''
+        raised = _raising_line(wrong.error) if wrong.error is not None else ''
+        key, why, blank = diagnose(exercise, runs, failing, culprit, raised)
         return Result.of(exercise, WRONG, input=exercise.cases[i].text(), expected=shown, obtained=obtained,
-                         diagnosis=key, why=why, place=_place(module, exercise, blank, wrong, i),
+                         diagnosis=key, why=why, place=_place(module, exercise, blank or culprit, wrong, i),
                          also='\n'.join(exercise.cases[j].text() for j in failing[1:4]))
     return unfinished or Result.of(exercise, DONE, note=note)
-
-
-def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int],
-             module: Any = None) -> tuple[str, str, str]:
-    """(key, sentence, the blank it is in when known) for the learner's first failing case."""
-    i = failing[0]
-    case, run = exercise.cases[i], runs[i]
-    assert run is not None
-    want, _ = expected(exercise.number, i)
-    out_shape = None if want.out is None else tuple(want.out.shape)
-    if run.inplace:
-        said = {'inplace': INPLACE, 'inplace_data': INPLACE_DATA, 'inplace_saved': INPLACE_SAVED}[run.inplace]
-        array = f"`{run.inplace_name}` " if run.inplace_name and run.inplace_name != 'grad' else ''
-        return run.inplace, f"{said} (here {array}in the backward of '{run.inplace_op}')", ''
-    culprit = _culprit(module, exercise, i) if module is not None and len(exercise.blanks) > 1 else ''
-    slip = reproduce(exercise, runs, failing, culprit, everywhere_only=True)
-    got, right = run.grads.get('out'), want.grads.get('out')
-    if slip is None and isinstance(got, np.ndarray) and isinstance(right, np.ndarray) and run.error is None:
-        key, story = summed_story(case.data()['g'], got, right)  # (unbroadcast's result: out)
-        if key:
-            return key, story, ''
-    slip = slip or reproduce(exercise, runs, failing, culprit)
-    if run.error is not None:
-        told = where(run.error)
-        story = handed_story(run, out_shape) or error_story(run.error, case, out_shape)
-        if slip is not None:
-            shapes = ', '.join(f"{name} {shape}" for name, shape in case.leaves.items())
-            here = f"Here {shapes}" + (f", and grad (the output's gradient) is {out_shape}" if out_shape else '')
-            told = story if 'was handed' in story else told
-            return slip.key, f"{slip.says}.\n{here}. It raised {told}", slip.blank
-        line = _raising_line(run.error)
-        if isinstance(run.error, (NameError, AttributeError)) and re.search(r'\bout\.(grad|data)\b', line):
-            return 'out_undefined', (f"{OUT_UNDEFINED}. It raised {told}"), culprit
-        if isinstance(run.error, TypeError) and 'NoneType' in str(run.error) and '.grad' in line:
-            return 'grad_none', f"{GRAD_NONE}. It raised {told}", culprit
-        if '.T' in line and any(len(s) > 2 for s in case.leaves.values()):
-            return 'batch_transpose', f"{BATCH_T}. It raised {told}", culprit
-        if story and (name := reduction_story(case, out_shape)):
-            return 'keepdims_lost', (f"{KEEPDIMS}.\nHere {name} is {case.leaves[name]} and grad, the output's "
-                                     f"gradient, is {out_shape}. It raised {told}"), culprit
-        if story:
-            return ('handed_wrong_shape' if 'was handed' in story else 'shape'), f"{story}\n{told}", culprit
-        return 'raises', f"your code raised {told}", culprit
-    if slip is not None:
-        return slip.key, _with_shape(slip.says, run, want, out_shape, exercise), slip.blank
-    if story := handed_story(run, out_shape):
-        return 'handed_wrong_shape', story, culprit
-    if len(found := per_leaf(exercise, runs, failing, culprit)) > 1:  # two slips at once, one in each leaf
-        said = '; '.join(f"{leaf}: {slip.says}" for leaf, slip in found)
-        return found[0][1].key, f"two slips: {said}", found[0][1].blank
-    key, why = _from_numbers(exercise, case, run, want, out_shape)
-    return key, why, culprit
 
 
 def _raising_line(error: BaseException) -> str:
@@ -195,61 +118,6 @@ def _raising_line(error: BaseException) -> str:
         return ''
     inner = [f for f in frames if f[0].co_name in ('_backward', 'unbroadcast', 'backward')] or frames
     return linecache.getline(inner[-1][0].co_filename, inner[-1][1])
-
-
-def _from_numbers(exercise: Exercise, case: Case, run: Run, want: Run,
-                  out_shape: tuple[int, ...] | None) -> tuple[str, str]:
-    """What the numbers say when no slip gives them: a shape, a dtype, the upstream gradient left out, a factor, a
-    transpose."""
-    ones = run_case(dataclasses.replace(case, ones=True), library_module()) if exercise.kind == 'op' else None
-    for name, w in want.grads.items():
-        g = run.grads.get(name)
-        label = 'the result' if exercise.kind == 'function' else name
-        if g is None and w is not None:
-            return 'nothing', f"no gradient reaches {name}: {name}.grad is None (pass grad on with _add_grad)"
-        if not (isinstance(g, np.ndarray) and isinstance(w, np.ndarray)):
-            continue
-        if exercise.kind == 'function':
-            key, story = summed_story(case.data()['g'], g, w)
-            if key:
-                return key, story
-        if g.shape != w.shape:
-            story = shape_story(label, g, w, out_shape or (case.leaves['g'] if 'g' in case.leaves else g.shape))
-            return ('not_reduced' if 'not reduced' in story else 'keepdims_lost' if 'keepdims' in story
-                    else 'shape'), story
-        if close(g, w, case.dtype) and g.dtype != w.dtype:
-            return 'promoted', (f"float32 promoted to float64: {label} is {g.dtype} where it must be {w.dtype}; the "
-                                "numbers are right, but a tensor's gradient keeps its dtype (np.zeros(shape) and "
-                                "np.ones(shape) are float64: give them dtype=)")
-        if close(g, w, case.dtype):
-            continue
-        if not np.any(g) and np.any(w):
-            return 'nothing', f"no gradient reaches {name}: {name}.grad is all zeros"
-        if story := local_story(case, g, case.upstream(g.shape)):
-            return 'local_derivative', story
-        if ones is not None and not case.ones and close(g, ones.grads.get(name), case.dtype):
-            return 'upstream', (f"{DERIVED['upstream']}: {name}.grad is what an upstream gradient of ones gives "
-                                f"(grad is missing from {name}'s gradient)")
-        for story in (factor_story(g, w, case, out_shape or ()), transpose_story(name, g, w)):
-            if story:
-                key = 'sign' if story == DERIVED['sign'] else 'transpose' if 'transpose' in story else 'factor'
-                return key, story
-        break
-    return 'wrong', GENERIC['wrong'] + "; compare the shapes first, then one element by hand"
-
-
-def _with_shape(says: str, run: Run, want: Run, out_shape: tuple[int, ...] | None, exercise: Exercise) -> str:
-    """A slip's sentence, with this case's shapes when a gradient came out in the wrong shape."""
-    if run.misshaped:
-        return f"{says}.\nHere {handed_story(run, out_shape)}"
-    for name, w in want.grads.items():
-        g = run.grads.get(name)
-        if isinstance(g, np.ndarray) and isinstance(w, np.ndarray) and g.shape != w.shape:
-            label = 'the result' if exercise.kind == 'function' else name
-            story = shape_story(label, g, w, out_shape or g.shape).removeprefix(
-                "the broadcast gradient is not reduced: ")
-            return f"{says}. Here {story}"
-    return says
 
 
 # --- where: the learner's line -------------------------------------------------------------------------
@@ -288,7 +156,7 @@ def _place(module: Any, exercise: Exercise, blank: str, run: Run, i: int) -> str
             return f"{_file(code.co_filename)}, line {line}: {linecache.getline(code.co_filename, line).strip()}"
     about = 'wrote' if run.inplace else 'misfit' if run.misshaped else ''
     want, fd = expected(exercise.number, i)
-    leaf = _wrong_leaf(run, want, fd, torch_grads(exercise.number, i), exercise.cases[i])
+    leaf = _wrong_leaf(run, want, fd, exercise.cases[i])
     found = wrong_line(exercise, exercise.cases[i], module, about, leaf) if run.error is None else None
     if found is not None:
         code, line = found
@@ -312,9 +180,29 @@ def _culprit(module: Any, exercise: Exercise, i: int) -> str:
             run = run_case(case, module)
         finally:
             setattr(holder, attr, saved)
-        if run.error is None and not run.inplace and not run.misshaped and not _wrong_leaf(run, want, fd, None, case):
+        if run.error is None and not run.inplace and not run.misshaped and not _wrong_leaf(run, want, fd, case):
             return name
     return ''
+
+
+@contextlib.contextmanager
+def alone(module: Any, exercise: Exercise) -> Iterator[None]:
+    """While checking exercise: every other exercise's body is the library's (patched into module, and put
+    back after), so that one exercise's slip never shows as another's."""
+    saved: list[tuple[Any, str, Any]] = []
+    try:
+        for b in blanks():
+            holder = holder_of(module, b.name)[0]
+            if b.exercise is not exercise and holder is not None:
+                saved.append((*holder, vars(holder[0]).get(holder[1])))
+                setattr(*holder, library_body(b.owner, module))
+        yield
+    finally:
+        for target, name, value in reversed(saved):
+            if value is None:
+                delattr(target, name)
+            else:
+                setattr(target, name, value)
 
 
 # --- the driver ----------------------------------------------------------------------------------------

@@ -1,29 +1,39 @@
 """Naming a slip: which mistake gives the learner's numbers (or the learner's error), said by its rule.
 
-Three ways, in order. (1) A slip of the exercise's record (also made in one parent's gradient only), or one
-every op can make (derived from the library's own body: the upstream gradient dropped, the sign flipped, a
-fixed axis for the op's own, one parent left out, the parents' gradients exchanged), planted in the library's
-engine and run on the same cases: when its gradients are the learner's on every case both ran, that is the
-name. (2) What the numbers themselves say: the axes unbroadcast summed over, a gradient with the output's
-shape where the operand was broadcast ("sum it over axis 0"), an array handed to _add_grad that cannot reduce
-to its tensor's shape, a constant factor (the count a mean divides by, the batch size, the scale), a
-transpose. (3) A shape error from NumPy, said in the case's terms: which array had which shape, and what the
-operand's shape was.
+Three ways, in order. (1) A slip planted in the library's engine and run on the same cases: the record's (each
+also in one parent's gradient only) and the ones any op can make, derived from the library's own body (the
+upstream gradient dropped, the sign flipped, a fixed axis, one parent left out); the one whose gradients are the
+learner's on the most cases is the name. (2) What the numbers say: the axes unbroadcast summed over, an array
+handed to _add_grad that cannot reduce to its tensor's shape, the local derivative, a constant factor (the count
+a mean divides by, the batch size, the scale). (3) A shape error from NumPy, said in the case's terms.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
 import numpy as np
 
-from micrograd.exercises.tensor.array_exercise import Exercise, Slip
+from micrograd.exercises.lines import where
+from micrograd.exercises.result import GENERIC
+from micrograd.exercises.tensor.array_exercise import (
+    GRAD_NONE,
+    INPLACE,
+    INPLACE_DATA,
+    INPLACE_SAVED,
+    KEEPDIMS,
+    OUT_UNDEFINED,
+    Exercise,
+    Slip,
+)
 from micrograd.exercises.tensor.cases import Array, Case, reduced_axes
+from micrograd.exercises.tensor.exercise_list import EXERCISES
 from micrograd.exercises.tensor.my_tensor_file import Blank, blanks, library_module, with_bodies
-from micrograd.exercises.tensor.running import Run, close, run_case
+from micrograd.exercises.tensor.running import Run, close, expected, fits, run_case
 
 # The sentences of the slips derived from the library's own bodies (generic() below), by key.
 DERIVED: dict[str, str] = {
@@ -32,7 +42,6 @@ DERIVED: dict[str, str] = {
     'sign': "sign error: the gradient is minus the right one",
     'nothing': "no gradient reaches the input: the _backward must pass grad on with parent._add_grad(...)",
     'one_parent': "only one operand gets a gradient: every parent that requires gradients gets its share",
-    'exchanged': "the operands' gradients are exchanged: each operand got the other's",
     'wrong_axis': "the wrong axis: a sum runs along the op's own axes, ax, and a reduced axis goes back where it "
                   "was (np.expand_dims(grad, ax)); a fixed axis=-1 or axis=0 is right for some cases only",
 }
@@ -40,9 +49,7 @@ DERIVED: dict[str, str] = {
 
 def generic(blank: Blank) -> list[Slip]:
     """The slips any backward can make, made from the library's own body of blank."""
-    body = re.sub(r'[ \t]*#[^\n]*', '', blank.solution)
-    lines = [line[len(blank.indent):] if line.startswith(blank.indent) else line.lstrip()
-             for line in body.split('\n')]
+    lines = _library_lines(blank)
     text = '\n'.join(lines)
     out = [Slip('upstream', blank.name, "grad = np.ones_like(grad)\n" + text, DERIVED['upstream']),
            Slip('sign', blank.name, "grad = -grad\n" + text, DERIVED['sign']),
@@ -52,47 +59,47 @@ def generic(blank: Blank) -> list[Slip]:
             out += [Slip('wrong_axis', blank.name, text.replace(fixed.format('ax'), fixed.format(a)),
                          DERIVED['wrong_axis']) for a in (-1, 0)]
     targets = list(dict.fromkeys(re.findall(r'(\w+)\._add_grad\(', text)))
-    if len(targets) >= 2:
-        a, b = targets[:2]
-        swapped = text.replace(f'{a}._add_grad(', '\0').replace(f'{b}._add_grad(', f'{a}._add_grad(')
-        out.append(Slip('exchanged', blank.name, swapped.replace('\0', f'{b}._add_grad('), DERIVED['exchanged']))
-        for t in targets:
-            dropped = re.sub(rf'{t}\._add_grad\(', '(lambda *a, **k: None)(', text)
-            out.append(Slip('one_parent', blank.name, dropped, DERIVED['one_parent']))
-            lines = text.split('\n')
-            mine = [i for i, line in enumerate(lines) if f'{t}._add_grad(' in line]
-            if len(mine) != 1:
-                continue
-            line = lines[mine[0]]
-            for key, changed in (('sign', line.replace(f'{t}._add_grad(', f'{t}._add_grad(-1 * ')),
-                                 ('upstream', re.sub(r'(?<![.\w])grad\b', 'np.ones_like(grad)', line))):
-                if changed != line:
-                    body = '\n'.join(lines[:mine[0]] + [changed] + lines[mine[0] + 1:])
-                    out.append(Slip(key, blank.name, body, f"{DERIVED[key]} (in {t}'s gradient)"))
+    for t in targets if len(targets) >= 2 else []:
+        dropped = re.sub(rf'{t}\._add_grad\(', '(lambda *a, **k: None)(', text)
+        out.append(Slip('one_parent', blank.name, dropped, DERIVED['one_parent']))
+        line = next(line for line in lines if f'{t}._add_grad(' in line)
+        for key, changed in (('sign', line.replace(f'{t}._add_grad(', f'{t}._add_grad(-1 * ')),
+                             ('upstream', re.sub(r'(?<![.\w])grad\b', 'np.ones_like(grad)', line))):
+            if changed != line and (body := _in_one_parent(lines, t, changed)):
+                out.append(Slip(key, blank.name, body, f"{DERIVED[key]} (in {t}'s gradient)"))
     return out
 
 
 def halves(slip: Slip, blank: Blank) -> list[Slip]:
     """A slip in the gradients of several parents, made in one parent's only (the others' lines the library's):
     x * y with other._add_grad(grad * y) is half of the swap."""
-    library = re.sub(r'[ \t]*#[^\n]*', '', blank.solution).split('\n')
-    plain = '\n'.join(library).replace('\n' + blank.indent, '\n').strip()
-    lines = [line.strip() for line in slip.body.split('\n') if line.strip()]
-    if not all(line.startswith('if ') or '._add_grad(' in line for line in lines):
+    lines = _library_lines(blank)
+    mine = [line.strip() for line in slip.body.split('\n') if line.strip()]
+    targets = list(dict.fromkeys(re.findall(r'(\w+)\._add_grad\(', slip.body)))
+    if len(targets) < 2 or not all(line.startswith('if ') or '._add_grad(' in line for line in mine):
         return []  # (a slip with statements of its own, as grad *= y, is not split)
     out = []
-    for target in dict.fromkeys(re.findall(r'(\w+)\._add_grad\(', slip.body)):
-        mine = [line.strip() for line in slip.body.split('\n') if f'{target}._add_grad(' in line]
-        theirs = [i for i, line in enumerate(library) if f'{target}._add_grad(' in line]
-        if len(mine) != 1 or len(theirs) != 1:
-            continue
-        lines = list(library)
-        line = lines[theirs[0]]
-        lines[theirs[0]] = line[:len(line) - len(line.lstrip())] + mine[0]
-        body = '\n'.join(lines).replace('\n' + blank.indent, '\n').strip()
-        if body not in (slip.body, plain):
-            out.append(Slip(slip.key, slip.blank, body, f"{slip.says} (here in {target}'s gradient)"))
+    for t in targets:
+        own = [line for line in mine if f'{t}._add_grad(' in line]
+        body = _in_one_parent(lines, t, own[0]).strip() if len(own) == 1 else ''
+        if body and body not in (slip.body, '\n'.join(lines).strip()):
+            out.append(Slip(slip.key, slip.blank, body, f"{slip.says} (here in {t}'s gradient)"))
     return out
+
+
+def _library_lines(blank: Blank) -> list[str]:
+    """The library's body of blank, without its comments, unindented: what the derived slips edit."""
+    body = re.sub(r'[ \t]*#[^\n]*', '', blank.solution)
+    return [line[len(blank.indent):] if line.startswith(blank.indent) else line.lstrip() for line in body.split('\n')]
+
+
+def _in_one_parent(lines: list[str], target: str, line: str) -> str:
+    """The body `lines` with target's one _add_grad line written as line ('' where target has not exactly one)."""
+    at = [i for i, old in enumerate(lines) if f'{target}._add_grad(' in old]
+    if len(at) != 1:
+        return ''
+    old = lines[at[0]]
+    return '\n'.join(lines[:at[0]] + [old[:len(old) - len(old.lstrip())] + line.strip()] + lines[at[0] + 1:])
 
 
 def slips_of(exercise: Exercise) -> list[Slip]:
@@ -102,40 +109,29 @@ def slips_of(exercise: Exercise) -> list[Slip]:
     if exercise.kind == 'op':
         for b in blanks():
             if b.exercise is exercise:
-                own += [half for slip in exercise.slips if slip.blank == b.name and len(
-                    set(re.findall(r'(\w+)\._add_grad\(', slip.body))) > 1 for half in halves(slip, b)]
+                own += [half for slip in exercise.slips if slip.blank == b.name for half in halves(slip, b)]
                 own += generic(b)
     return own
 
 
 @cache
-def planted(number: int, index: int) -> types.ModuleType | None:
-    """The library's engine with slip `index` of exercise `number` planted (None: it does not fit)."""
-    from micrograd.exercises.tensor.exercise_list import EXERCISES
+def planted(number: int, index: int) -> types.ModuleType:
+    """The library's engine with slip `index` of exercise `number` planted."""
     slip = slips_of(EXERCISES[number - 1])[index]
-    try:
-        return with_bodies({slip.blank: slip.body}, f'tensor_slip_{number}_{index}')
-    except SyntaxError:
-        return None
+    return with_bodies({slip.blank: slip.body}, f'tensor_slip_{number}_{index}')
 
 
 def agree(mine: Run, theirs: Run, dtype: Any) -> bool:
-    """The same gradients (shapes and numbers), or an exception of the same type, or the same in-place write."""
+    """The same gradients (shapes, numbers and dtypes), or an exception of the same type, or the same in-place
+    write."""
     if mine.error is not None or theirs.error is not None:
         return (mine.error is not None and theirs.error is not None and type(mine.error) is type(theirs.error)
                 and numbers_in(str(mine.error)) == numbers_in(str(theirs.error)))
     if mine.inplace != theirs.inplace or bool(mine.misshaped) != bool(theirs.misshaped):
         return False
-    if mine.grads.keys() != theirs.grads.keys():
-        return False
-    for k in mine.grads:
-        a, b = mine.grads[k], theirs.grads[k]
-        if a is None or b is None:
-            if a is not b:
-                return False
-        elif not close(a, b, dtype) or a.dtype != b.dtype:
-            return False
-    return True
+    return mine.grads.keys() == theirs.grads.keys() and all(
+        a is b is None or (a is not None and b is not None and close(a, b, dtype) and a.dtype == b.dtype)
+        for a, b in ((mine.grads[k], theirs.grads[k]) for k in mine.grads))
 
 
 def numbers_in(message: str) -> list[str]:
@@ -144,57 +140,46 @@ def numbers_in(message: str) -> list[str]:
     return sorted(re.sub(r'\s', '', m) for m in re.findall(r'\([\d,\s]*\)|\b\d+\b', message))
 
 
-def reproduce(exercise: Exercise, runs: list[Run | None], failing: list[int], blank: str = '',
-              everywhere_only: bool = False) -> Slip | None:
-    """The slip whose gradients are the learner's: on every case both ran, else on the most failing cases. blank:
-    the one blank found at fault (its slips only)."""
-    scored = []
+def _candidates(exercise: Exercise, first: int, blank: str) -> Iterator[tuple[Slip, types.ModuleType]]:
+    """The slips that may explain the first failing case, each planted: only blank's (the one found at fault, if
+    any), and only those of a blank the case goes through."""
+    code = exercise.cases[first].code
     for n, slip in enumerate(slips_of(exercise)):
-        if (failing and _skip(slip, exercise, runs, failing[0])) or (blank and slip.blank != blank):
+        op = slip.blank.removesuffix('()').split('.')[-1]
+        uses = {'__add__': ('+',), '__mul__': ('*',), '__matmul__': ('@',), '_matmul_rows': ('@',),
+                '_extreme': ('.max(', '.min('), '__getitem__': ('[',),
+                'permute': ('.T', 'transpose', 'permute')}.get(op, (op,))
+        if (not blank or slip.blank == blank) and any(u in code for u in uses):
+            yield slip, planted(exercise.number, n)
+
+
+def reproduce(exercise: Exercise, runs: list[Run | None], failing: list[int], blank: str = '') -> tuple[
+        Slip | None, bool]:
+    """The slip whose gradients are the learner's on the first failing case and on the most others; and whether
+    on every case both ran."""
+    first, best = failing[0], None
+    mine = runs[first]
+    assert mine is not None
+    for slip, module in _candidates(exercise, first, blank):
+        if not agree(mine, run_case(exercise.cases[first], module), exercise.cases[first].dtype):
             continue
-        module = planted(exercise.number, n)
-        if module is None:
-            continue
-        first = failing[0]
-        theirs_first = run_case(exercise.cases[first], module)
-        mine_first = runs[first]
-        if mine_first is None or not agree(mine_first, theirs_first, exercise.cases[first].dtype):
-            continue
-        agreed = everywhere = 0
-        total = 0
-        for i, (case, mine) in enumerate(zip(exercise.cases, runs)):
-            if mine is None:
-                continue
-            total += 1
-            theirs = theirs_first if i == first else run_case(case, module)
-            if agree(mine, theirs, case.dtype):
-                agreed += 1
-        everywhere = agreed == total
-        scored.append((everywhere, sum(1 for i in failing if runs[i] is not None and i == first) + agreed, -n, slip))
-    if everywhere_only:
-        scored = [s for s in scored if s[0]]
-    if not scored:
-        return None
-    return max(scored, key=lambda s: s[:3])[3]
+        ran = [agree(r, run_case(c, module), c.dtype) for c, r in zip(exercise.cases, runs) if r is not None]
+        score = (all(ran), sum(ran))
+        if best is None or score > best[0]:  # (a tie: the slip listed first)
+            best = score, slip
+    return (best[1], best[0][0]) if best else (None, False)
 
 
 def per_leaf(exercise: Exercise, runs: list[Run | None], failing: list[int], blank: str = '') -> list[tuple[str, Slip]]:
     """For a learner who made two slips at once (k's and v's gradients both untransposed): for each leaf wrong on the
     first failing case, the slip that gives that leaf's gradient on every case (the other leaves aside)."""
     first = failing[0]
-    mine = runs[first]
-    if mine is None or mine.error is not None:
-        return []
-    want = run_case(exercise.cases[first], library_module())
+    mine, want = runs[first], expected(exercise.number, first)[0]
+    assert mine is not None
     wrong = [k for k, g in mine.grads.items() if not close(g, want.grads.get(k), exercise.cases[first].dtype)]
     found: list[tuple[str, Slip]] = []
     for leaf in wrong:
-        for n, slip in enumerate(slips_of(exercise)):
-            if (blank and slip.blank != blank) or _skip(slip, exercise, runs, first):
-                continue
-            module = planted(exercise.number, n)
-            if module is None:
-                continue
+        for slip, module in _candidates(exercise, first, blank):
             if all(r is None or r.error is not None or close(
                     r.grads.get(leaf), (t := run_case(c, module)).grads.get(leaf), c.dtype) and t.error is None
                    for c, r in zip(exercise.cases, runs)):
@@ -203,14 +188,101 @@ def per_leaf(exercise: Exercise, runs: list[Run | None], failing: list[int], bla
     return found if len(found) == len(wrong) else []
 
 
-def _skip(slip: Slip, exercise: Exercise, runs: list[Run | None], first: int) -> bool:
-    """A slip of a blank the first failing case does not go through cannot be the one (saves a build)."""
-    code = exercise.cases[first].code
-    op = slip.blank.removesuffix('()').split('.')[-1]
-    uses: tuple[str, ...] = {'__add__': ('+',), '__mul__': ('*',), '__matmul__': ('@',), '_matmul_rows': ('@',),
-                             '_extreme': ('.max(', '.min('), '__getitem__': ('[',),
-                             'permute': ('.T', 'transpose', 'permute')}.get(op, (op,))
-    return not any(u in code for u in uses)
+# --- the slip named ------------------------------------------------------------------------------------
+
+def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int], culprit: str = '',
+             raised: str = '') -> tuple[str, str, str]:
+    """(key, sentence, the blank it is in when known) for the learner's first failing case. culprit: the one blank
+    found at fault, if any; raised: the text of the learner's line that raised, if one did."""
+    i = failing[0]
+    case, run = exercise.cases[i], runs[i]
+    assert run is not None
+    want = expected(exercise.number, i)[0]
+    out_shape = None if want.out is None else tuple(want.out.shape)
+    if run.inplace:
+        said = {'inplace': INPLACE, 'inplace_data': INPLACE_DATA, 'inplace_saved': INPLACE_SAVED}[run.inplace]
+        array = f"`{run.inplace_name}` " if run.inplace_name and run.inplace_name != 'grad' else ''
+        return run.inplace, f"{said} (here {array}in the backward of '{run.inplace_op}')", ''
+    slip, everywhere = reproduce(exercise, runs, failing, culprit)
+    got, right = run.grads.get('out'), want.grads.get('out')
+    if not everywhere and isinstance(got, np.ndarray) and isinstance(right, np.ndarray) and run.error is None:
+        key, story = summed_story(case.data()['g'], got, right)  # (unbroadcast's result: out)
+        if key:
+            return key, story, ''
+    if run.error is not None:
+        told = where(run.error)
+        handed = handed_story(run, out_shape)
+        if slip is not None:
+            return slip.key, f"{slip.says}.\n{_here(case, out_shape)}. It raised {handed or told}", slip.blank
+        if isinstance(run.error, (NameError, AttributeError)) and re.search(r'\bout\.(grad|data)\b', raised):
+            return 'out_undefined', (f"{OUT_UNDEFINED}. It raised {told}"), culprit
+        if isinstance(run.error, TypeError) and 'NoneType' in str(run.error) and '.grad' in raised:
+            return 'grad_none', f"{GRAD_NONE}. It raised {told}", culprit
+        story = handed or error_story(run.error, case, out_shape)
+        if story and (name := reduction_story(case, out_shape)):
+            return 'keepdims_lost', (f"{KEEPDIMS}.\nHere {name} is {case.leaves[name]} and grad, the output's "
+                                     f"gradient, is {out_shape}. It raised {told}"), culprit
+        if story:
+            return ('handed_wrong_shape' if handed else 'shape'), f"{story}\n{told}", culprit
+        return 'raises', f"your code raised {told}", culprit
+    if slip is not None:
+        return slip.key, _with_shape(slip.says, run, want, out_shape, exercise), slip.blank
+    if story := handed_story(run, out_shape):
+        return 'handed_wrong_shape', story, culprit
+    if len(found := per_leaf(exercise, runs, failing, culprit)) > 1:  # two slips at once, one in each leaf
+        said = '; '.join(f"{leaf}: {slip.says}" for leaf, slip in found)
+        return found[0][1].key, f"two slips: {said}", found[0][1].blank
+    key, why = _from_numbers(exercise, case, run, want, out_shape)
+    return key, why, culprit
+
+
+def _from_numbers(exercise: Exercise, case: Case, run: Run, want: Run,
+                  out_shape: tuple[int, ...] | None) -> tuple[str, str]:
+    """What the numbers say when no slip gives them: a shape, a dtype, the upstream gradient left out, the local
+    derivative, a factor."""
+    ones = run_case(dataclasses.replace(case, ones=True), library_module()) if exercise.kind == 'op' else None
+    for name, w in want.grads.items():
+        g = run.grads.get(name)
+        label = 'the result' if exercise.kind == 'function' else name
+        if g is None and w is not None:
+            return 'nothing', f"no gradient reaches {name}: {name}.grad is None (pass grad on with _add_grad)"
+        if not (isinstance(g, np.ndarray) and isinstance(w, np.ndarray)):
+            continue
+        if g.shape != w.shape:
+            story = shape_story(label, g, w, out_shape or (case.leaves['g'] if 'g' in case.leaves else g.shape))
+            return ('not_reduced' if 'not reduced' in story else 'keepdims_lost' if 'keepdims' in story
+                    else 'shape'), story
+        if close(g, w, case.dtype) and g.dtype != w.dtype:
+            return 'promoted', (f"float32 promoted to float64: {label} is {g.dtype} where it must be {w.dtype}; the "
+                                "numbers are right, but a tensor's gradient keeps its dtype (np.zeros(shape) and "
+                                "np.ones(shape) are float64: give them dtype=)")
+        if close(g, w, case.dtype):
+            continue
+        if not np.any(g) and np.any(w):
+            return 'nothing', f"no gradient reaches {name}: {name}.grad is all zeros"
+        if story := local_story(case, g, case.upstream(g.shape)):
+            return 'local_derivative', story
+        if ones is not None and not case.ones and close(g, ones.grads.get(name), case.dtype):
+            return 'upstream', (f"{DERIVED['upstream']}: {name}.grad is what an upstream gradient of ones gives "
+                                f"(grad is missing from {name}'s gradient)")
+        if story := factor_story(g, w, case, out_shape or ()):
+            return 'factor', story
+        break
+    return 'wrong', GENERIC['wrong'] + "; compare the shapes first, then one element by hand"
+
+
+def _with_shape(says: str, run: Run, want: Run, out_shape: tuple[int, ...] | None, exercise: Exercise) -> str:
+    """A slip's sentence, with this case's shapes when a gradient came out in the wrong shape."""
+    if run.misshaped:
+        return f"{says}.\nHere {handed_story(run, out_shape)}"
+    for name, w in want.grads.items():
+        g = run.grads.get(name)
+        if isinstance(g, np.ndarray) and isinstance(w, np.ndarray) and g.shape != w.shape:
+            label = 'the result' if exercise.kind == 'function' else name
+            story = shape_story(label, g, w, out_shape or g.shape).removeprefix(
+                "the broadcast gradient is not reduced: ")
+            return f"{says}. Here {story}"
+    return says
 
 
 # --- what the numbers say, when no slip gives them -----------------------------------------------------
@@ -243,16 +315,12 @@ def factor_story(got: Array, want: Array, case: Case, out_shape: tuple[int, ...]
     c = float(np.median(ratios))
     if not np.allclose(ratios, c, rtol=1e-5) or not np.allclose(got[~mask], 0, atol=1e-9):
         return ''
-    if abs(c + 1) < 1e-6:
-        return DERIVED['sign']
-    if abs(c) < 1e-12 or abs(c - 1) < 1e-6:
+    if abs(c - 1) < 1e-6:
         return ''
     d = case.leaves['q'][-1] if 'q' in case.leaves else 0
     if d > 1 and abs(c - d) < 1e-6 * d:
         return (f"the gradient is d = {d} times too large: the scale is inverted (divided by scale = 1/sqrt(d) "
                 "instead of multiplied)")
-    if d > 1 and abs(c - np.sqrt(d)) < 1e-6 * c:
-        return f"the gradient is sqrt(d) = {np.sqrt(d):.4g} times too large: the scale 1/sqrt(d) is missing"
     if d > 1 and abs(c - 1 / np.sqrt(d)) < 1e-6:
         return (f"the gradient is scale = 1/sqrt(d) = {1 / np.sqrt(d):.4g} times the right one: the scale belongs to "
                 "the scores' gradients (q's and k's), not here")
@@ -284,27 +352,20 @@ def factor_story(got: Array, want: Array, case: Case, out_shape: tuple[int, ...]
     return f"the gradient is {c:.4g} times the right one: a factor is off"
 
 
-def transpose_story(name: str, got: Array, want: Array) -> str:
-    if got.ndim >= 2 and got.shape == want.shape and got.shape[-1] == got.shape[-2] and close(
-            got, np.swapaxes(want, -1, -2)):
-        return f"{name}.grad is the transpose of the right gradient: a transpose is missing, or one too many"
-    return ''
-
-
 def reduction_story(case: Case, out_shape: tuple[int, ...] | None) -> str:
     """For a shape error in a reduction's case (the output is the input with axes removed): keepdims lost."""
-    if out_shape is None:
-        return ''
-    for name, shape in case.leaves.items():
-        if len(out_shape) < len(shape) and any(
-                tuple(n for i, n in enumerate(shape) if i not in axes) == tuple(out_shape)
-                for axes in _axis_sets(len(shape))):
-            return name
-    return ''
+    return next((name for name, shape in case.leaves.items() if out_shape is not None
+                 and len(out_shape) < len(shape) and _dropped(shape, out_shape)), '')
 
 
 def _axis_sets(ndim: int) -> list[tuple[int, ...]]:
     return [tuple(i for i in range(ndim) if m >> i & 1) for m in range(1, 2 ** ndim)]
+
+
+def _dropped(shape: tuple[int, ...], smaller: tuple[int, ...]) -> tuple[int, ...]:
+    """The axes of shape whose removal leaves smaller (the first such set), or ()."""
+    return next((a for a in _axis_sets(len(shape))
+                 if tuple(n for i, n in enumerate(shape) if i not in a) == tuple(smaller)), ())
 
 
 def summed_story(g: Array, got: Array, want: Array) -> tuple[str, str]:
@@ -346,11 +407,7 @@ def handed_story(run: Run, out_shape: tuple[int, ...] | None) -> str:
     """The array of a shape _add_grad cannot reduce to its tensor's shape, said in the tensor's terms (the
     library's _add_grad reshapes an array of the same size: the numbers then land in the wrong places)."""
     for name, shape, given in reversed(run.handed):
-        try:
-            fits = given == shape or np.broadcast_shapes(shape, given) == given
-        except ValueError:
-            fits = False
-        if fits:
+        if fits(shape, given):
             continue
         who = name if not name.startswith('[') else f"an operand of shape {shape}"
         said = (f"{who}._add_grad was handed an array of shape {given}, which does not reduce to {who}'s shape "
@@ -358,10 +415,8 @@ def handed_story(run: Run, out_shape: tuple[int, ...] | None) -> str:
                 f"_add_grad of {who} was handed an array of shape {given}, which does not reduce to {shape}")
         if out_shape is not None:
             said += f" (the output's gradient, grad, is {out_shape})"
-            lost = [a for a in _axis_sets(len(out_shape))
-                    if tuple(n for i, n in enumerate(out_shape) if i not in a) == given]
-            if lost:
-                said += (f": it was summed over axis {lost[0][0] if len(lost[0]) == 1 else lost[0]} by hand. "
+            if lost := _dropped(out_shape, given):
+                said += (f": it was summed over axis {lost[0] if len(lost) == 1 else lost} by hand. "
                          "_add_grad sums a gradient back to its tensor's shape itself: hand it grad times the "
                          "local derivative, with the output's shape")
             elif len(given) >= 2 and given[-2:] == shape[-2:][::-1]:
@@ -411,26 +466,17 @@ def local_story(case: Case, got: Array, upstream: Array) -> str:
     return ''
 
 
-SHAPE_ERROR = re.compile(r'shapes? \(?\(([\d, ]*)\)|could not be broadcast|mismatch in its core dimension|'
-                         r'cannot reshape|broadcast')
+SHAPE_ERROR = re.compile(r'shapes? \(|core dimension|cannot reshape|broadcast')
 
 
 def error_story(error: BaseException, case: Case, out_shape: tuple[int, ...] | None) -> str:
     """A NumPy shape error from the learner's code, said in the case's terms."""
-    message = str(error)
-    if not isinstance(error, ValueError) or not SHAPE_ERROR.search(message):
+    if not isinstance(error, ValueError) or not SHAPE_ERROR.search(str(error)):
         return ''
+    return f"a shape error: NumPy says '{str(error).splitlines()[0][:160]}'. {_here(case, out_shape)}"
+
+
+def _here(case: Case, out_shape: tuple[int, ...] | None) -> str:
+    """'Here A (4, 3), B (3, 5), and grad (the output's gradient) is (4, 5)'."""
     shapes = ', '.join(f"{name} {shape}" for name, shape in case.leaves.items())
-    said = f"a shape error: NumPy says '{message.splitlines()[0][:160]}'. Here {shapes}"
-    if out_shape is not None:
-        said += f", and grad (the output's gradient) is {tuple(out_shape)}"
-        for name, shape in case.leaves.items():
-            axes = reduced_axes(tuple(out_shape), shape)
-            if axes and len(shape) <= len(out_shape):
-                over = f"axis {axes[0]}" if len(axes) == 1 else f"axes {axes}"
-                said += (f". A gradient for {name} built from grad has the output's shape {tuple(out_shape)}; "
-                         f"{name} was {shape}: it is summed over {over} (by _add_grad)")
-                break
-    if 'core dimension' in message:
-        said += ". In a matrix product (n, k) @ (k, m) the inner lengths must agree: grad @ B^T and A^T @ grad do"
-    return said
+    return f"Here {shapes}" + (f", and grad (the output's gradient) is {out_shape}" if out_shape else '')

@@ -8,6 +8,8 @@ import numpy as np
 from micrograd.exercises.tensor.array_exercise import KEEPDIMS, Exercise, Slip
 from micrograd.exercises.tensor.cases import case
 
+_SUM_ALL = "summed over every axis: the sum runs along the softmax's axis only, one per row (keepdims=True)"
+
 SOFTMAX = Exercise(
     'softmax', "backward of softmax and log_softmax",
     "Write the `_backward` of `softmax` and of `log_softmax` along axis `ax`: every output of a row depends on "
@@ -56,8 +58,7 @@ SOFTMAX = Exercise(
           "s = np.exp(out)\nself._add_grad(grad * (1 - s) - s * grad.sum(axis=ax, keepdims=True))",
           "the diagonal counted twice: d out_i/dx_j = 1[i=j] - s_j, and the sum over the row already holds j = i; "
           "dx = grad - s * sum(grad)"),
-     Slip('softmax_sum_all', 'Tensor.softmax', "self._add_grad(s * (grad - (grad * s).sum()))",
-          "summed over every axis: the sum runs along the softmax's axis only, one per row (keepdims=True)"),
+     Slip('softmax_sum_all', 'Tensor.softmax', "self._add_grad(s * (grad - (grad * s).sum()))", _SUM_ALL),
      Slip('log_softmax_no_exp', 'Tensor.log_softmax',
           "self._add_grad(grad - out * grad.sum(axis=ax, keepdims=True))",
           "log-probabilities used where probabilities belong: d out_i/dx_j = 1[i=j] - softmax(x)_j, and "
@@ -65,8 +66,7 @@ SOFTMAX = Exercise(
      Slip('log_softmax_diagonal', 'Tensor.log_softmax', "self._add_grad(grad * (1 - np.exp(out)))",
           "log_softmax's Jacobian reduced to its diagonal 1 - s: every output of a row depends on every input, "
           "dx = grad - softmax(x) * sum(grad, axis, keepdims=True)"),
-     Slip('softmax_sum_all', 'Tensor.log_softmax', "self._add_grad(grad - np.exp(out) * grad.sum())",
-          "summed over every axis: the sum runs along the softmax's axis only, one per row (keepdims=True)"),
+     Slip('softmax_sum_all', 'Tensor.log_softmax', "self._add_grad(grad - np.exp(out) * grad.sum())", _SUM_ALL),
      Slip('keepdims_lost', 'Tensor.log_softmax', "self._add_grad(grad - np.exp(out) * grad.sum(axis=ax))",
           KEEPDIMS)),
     prompts=('softmax along ax: each input gets a sum over its row (s is the output)',
@@ -168,6 +168,11 @@ RMS_NORM = Exercise(
     math=(r"y = x\,r,\ \ r = \Big(\tfrac{1}{n}\sum_j x_j^2 + \epsilon\Big)^{-1/2}:\quad \bar x = r\,\Big(G - "
           r"y\,\tfrac{1}{n}\sum_j G_j y_j\Big)"))
 
+# attention's backward as the library writes it: each of its slips writes one part of it otherwise
+_SDPA = 'scaled_dot_product_attention'
+_ATTENTION = ("dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
+              "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)")
+
 ATTENTION = Exercise(
     'attention', "backward of scaled dot-product attention with a causal mask",
     "Write the `_backward` of `scaled_dot_product_attention(q, k, v)`: `out = p @ v` with "
@@ -180,47 +185,31 @@ ATTENTION = Exercise(
     "`dscores = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale`; the masked entries need nothing "
     "special, since p is 0 there.",
     "dv = p^T g;  dp = g v^T;  ds = p (dp - sum(p dp)) scale;  dq = ds k;  dk = ds^T q",
-    ('scaled_dot_product_attention',),
+    (_SDPA,),
     (case('q 4,3; k 4,3; v 4,3', "out = F.scaled_dot_product_attention(q, k, v, is_causal=True)"),
      case('q 4,3; k 4,3; v 4,2', "out = F.scaled_dot_product_attention(q, k, v)", seed=1),
      case('q 2,2,4,3; k 2,2,4,3; v 2,2,4,3', "out = F.scaled_dot_product_attention(q, k, v, is_causal=True)",
           seed=2),
      case('q 5,2; k 5,2; v 5,2', "out = F.scaled_dot_product_attention(q, k, v, is_causal=True)",
           dtype='float32', seed=3)),
-    (Slip('attn_softmax_diagonal', 'scaled_dot_product_attention',
-          "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (1 - p) * dp * scale\nq._add_grad(ds @ kd)\n"
-          "k._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)",
+    (Slip('attn_softmax_diagonal', _SDPA, _ATTENTION.replace("p * (dp - (p * dp).sum(axis=-1, keepdims=True))",
+                                                             "p * (1 - p) * dp"),
           "softmax's Jacobian reduced to s * (1 - s): dscores = p * (dp - sum(p * dp, axis=-1, keepdims=True))"),
-     Slip('attn_no_scale', 'scaled_dot_product_attention',
-          "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True))\n"
-          "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)",
+     Slip('attn_no_scale', _SDPA, _ATTENTION.replace(") * scale\n", ")\n"),
           "the scale is missing: the scores were q @ k^T * scale, so dq and dk carry the factor scale = 1/sqrt(d)"),
-     Slip('attn_softmax_no_p', 'scaled_dot_product_attention',
-          "dp = grad @ vd.swapaxes(-2, -1)\nds = (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
-          "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)",
+     Slip('attn_softmax_no_p', _SDPA, _ATTENTION.replace("ds = p * (", "ds = ("),
           "softmax's backward is missing its factor p: dscores = p * (dp - sum(p * dp, axis=-1, keepdims=True))"),
-     Slip('attn_v_untransposed', 'scaled_dot_product_attention',
-          "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
-          "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p @ grad)",
+     Slip('attn_v_untransposed', _SDPA, _ATTENTION.replace("p.swapaxes(-2, -1) @ grad", "p @ grad"),
           "v's gradient untransposed: out = p @ v, so dv = p^T @ grad"),
-     Slip('attn_dq_operand', 'scaled_dot_product_attention',
-          "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
-          "q._add_grad(ds @ qd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)",
+     Slip('attn_dq_operand', _SDPA, _ATTENTION.replace("ds @ kd", "ds @ qd"),
           "q's gradient from the wrong operand: scores = q @ k^T, so dq = dscores @ k, the other factor of the "
           "product (with the scale), not q itself"),
-     Slip('attn_dk_operand', 'scaled_dot_product_attention',
-          "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
-          "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ kd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)",
+     Slip('attn_dk_operand', _SDPA, _ATTENTION.replace("-1) @ qd", "-1) @ kd"),
           "k's gradient from the wrong operand: scores = q @ k^T, so dk = dscores^T @ q, the other factor of the "
           "product (with the scale), not k itself"),
-     Slip('attn_k_untransposed', 'scaled_dot_product_attention',
-          "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
-          "q._add_grad(ds @ kd)\nk._add_grad(ds @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)",
+     Slip('attn_k_untransposed', _SDPA, _ATTENTION.replace("ds.swapaxes(-2, -1) @ qd", "ds @ qd"),
           "k's gradient untransposed: scores = q @ k^T, so dk = dscores^T @ q"),
-     Slip('keepdims_lost', 'scaled_dot_product_attention',
-          "dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1)) * scale\n"
-          "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)",
-          KEEPDIMS)),
+     Slip('keepdims_lost', _SDPA, _ATTENTION.replace("sum(axis=-1, keepdims=True)", "sum(axis=-1)"), KEEPDIMS)),
     prompts=('q, k, v get their gradients through p @ v, the softmax and q @ k^T * scale',),
     math=(r"S = \tfrac{QK^\top}{\sqrt d},\ P = \mathrm{softmax}(S),\ O = PV:\ \ \bar V = P^\top G,\ \bar P = G "
           r"V^\top,\ \bar S = P \odot \big(\bar P - \textstyle\sum_s P \odot \bar P\big),\ \bar Q = \tfrac{\bar "

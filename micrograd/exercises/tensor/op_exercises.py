@@ -1,12 +1,7 @@
 """The tensor track's exercises on the ops themselves, easiest first: broadcasting, arithmetic, elementwise
-functions, reductions, max, shapes, indexing, matmul. One record each, holding everything about it.
-
-A record (array_exercise.py says what it holds) names the bodies of the library's tensor engine the learner
-writes (`blanks`), the task, its rules and its shapes (stated before the learner starts: no rule a task does not
-state may fail a learner), a hint, a stronger hint and the formula, the cases it is checked on, and the slips it
-can name: each slip is the body a learner might type in place of the library's, and the sentence that names it.
-Adding an exercise is adding a record (here, or in network_exercises.py) and its place in exercise_list.py: the
-workspace finds its blanks by name.
+functions, reductions, max, shapes, indexing, matmul. One record each (array_exercise.py says what it holds): no
+rule its task does not state may fail a learner. Adding an exercise is adding a record (here, or in
+network_exercises.py) and its place in exercise_list.py: the workspace finds its blanks by name.
 
 Blanks are named 'unbroadcast' (a function: its whole body), 'Tensor.__add__' (the `_backward` closure in
 that method), 'Tensor.backward()' (a method's whole body) or 'cross_entropy' (the closure in a function).
@@ -16,8 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from micrograd.exercises.tensor.array_exercise import BATCH_T, INPLACE, KEEPDIMS, Exercise, Slip
+from micrograd.exercises.scalar.exercises import EXERCISES as SCALAR
+from micrograd.exercises.tensor.array_exercise import BATCH_T, KEEPDIMS, Exercise, Slip
 from micrograd.exercises.tensor.cases import case
+
+SAID = {key: says for e in SCALAR for key, says in e.mistakes.items()}  # a slip both tracks name, said once
 
 UNBROADCAST = Exercise(
     'unbroadcast', "sum a broadcast gradient back to an operand's shape",
@@ -121,8 +119,7 @@ ADD_MUL = Exercise(
           "has the output's shape), not the local derivative y alone"),
      Slip('product_rule_in_add', 'Tensor.__add__',
           "if self.requires_grad:\n    self._add_grad(grad * y)\n"
-          "if other.requires_grad:\n    other._add_grad(grad * x)",
-          "the derivative of * used for +: d(x+y)/dx is 1, not y"),
+          "if other.requires_grad:\n    other._add_grad(grad * x)", SAID['product_rule_in_add']),
      Slip('not_reduced', 'Tensor.__add__', "self.grad = grad if self.grad is None else self.grad + grad\n"
                                            "other.grad = grad if other.grad is None else other.grad + grad",
           "the broadcast gradient is not reduced: .grad is added to without _add_grad, which sums a gradient of the "
@@ -136,10 +133,7 @@ ADD_MUL = Exercise(
           "shape nor added to what is there (a tensor used twice keeps only one share)"),
      Slip('bypassed_add_grad', 'Tensor.__mul__', "self.grad = grad * y\nother.grad = grad * x",
           "the gradient is set, not added with _add_grad: it is neither summed back to a broadcast operand's "
-          "shape nor added to what is there (a tensor used twice keeps only one share)"),
-     Slip('inplace', 'Tensor.__mul__',
-          "if other.requires_grad:\n    other._add_grad(grad * x)\nif self.requires_grad:\n"
-          "    grad *= y\n    self._add_grad(grad)", INPLACE)),
+          "shape nor added to what is there (a tensor used twice keeps only one share)")),
     prompts=('x + y: pass grad on to each operand that requires gradients',
              'x * y: each operand that requires gradients gets grad times its local derivative'),
     math=(r"x + y:\ \ \bar x = G,\ \bar y = G; \qquad x \odot y:\ \ \bar x = G \odot y,\ \bar y = G \odot x "
@@ -175,36 +169,33 @@ ELEMENTWISE = Exercise(
           "exp applied twice: e is already e**x, its own derivative"),
      Slip('log_at_output', 'Tensor.log', "self._add_grad(grad / np.log(x))",
           "derivative taken at the output: d log(x)/dx = 1/x with the input x, not 1/log(x)"),
-     Slip('log_function', 'Tensor.log', "self._add_grad(grad * np.log(x))",
-          "the function instead of its derivative: d log(x)/dx = 1/x"),
+     Slip('log_function', 'Tensor.log', "self._add_grad(grad * np.log(x))", SAID['log_function']),
      Slip('log_times', 'Tensor.log', "self._add_grad(grad * x)",
           "multiplied by x instead of divided: d log(x)/dx = 1/x"),
-     Slip('log_squared', 'Tensor.log', "self._add_grad(grad / x**2)",
-          "d log(x)/dx = 1/x, not 1/x**2 (that is the derivative of -1/x)"),
+     Slip('log_squared', 'Tensor.log', "self._add_grad(grad / x**2)", SAID['log_squared']),
      Slip('tanh_at_input', 'Tensor.tanh', "self._add_grad(grad * (1 - self.data**2))",
           "derivative taken at the input: d tanh(x)/dx = 1 - t**2 with the output t = tanh(x), not 1 - x**2"),
      Slip('tanh_no_square', 'Tensor.tanh', "self._add_grad(grad * (1 - t))",
           "the square is missing: d tanh(x)/dx = 1 - t**2, not 1 - t"),
      Slip('tanh_plus', 'Tensor.tanh', "self._add_grad(grad * (1 + t**2))",
           "sign inside the derivative: d tanh(x)/dx = 1 - t**2, not 1 + t**2"),
-     Slip('relu_at_zero', 'Tensor.relu', "self._add_grad(grad * (self.data >= 0))",
-          "relu'(0) must be 0 (x > 0, not x >= 0), as in PyTorch: at the kink no gradient passes"),
-     Slip('relu_ungated', 'Tensor.relu', "self._add_grad(grad)",
-          "the gradient passes everywhere: relu blocks it where x <= 0"),
-     Slip('relu_inverted', 'Tensor.relu', "self._add_grad(grad * (self.data <= 0))",
-          "the gate is inverted: relu passes the gradient where x > 0 and blocks it where x <= 0"),
+     Slip('relu_at_zero', 'Tensor.relu', "self._add_grad(grad * (self.data >= 0))", SAID['relu_at_zero']),
+     Slip('relu_ungated', 'Tensor.relu', "self._add_grad(grad)", SAID['relu_ungated']),
+     Slip('relu_inverted', 'Tensor.relu', "self._add_grad(grad * (self.data <= 0))", SAID['relu_inverted']),
      Slip('relu_value', 'Tensor.relu', "self._add_grad(grad * np.maximum(self.data, 0))",
           "the value instead of the slope: relu's local derivative is 1 or 0, not relu(x)"),
      Slip('relu_leaky', 'Tensor.relu', "self._add_grad(grad * np.where(self.data > 0, 1.0, 0.01))",
-          "a leaky slope below zero: relu's derivative is exactly 0 where x <= 0"),
-     Slip('inplace', 'Tensor.relu', "grad[~passes] = 0\nself._add_grad(grad)", INPLACE),
-     Slip('inplace', 'Tensor.exp', "grad *= e\nself._add_grad(grad)", INPLACE)),
+          "a leaky slope below zero: relu's derivative is exactly 0 where x <= 0")),
     prompts=('exp: self gets grad times d e**x/dx (e is the output)',
              'log: self gets grad times d log(x)/dx (x is the input)',
              'tanh: self gets grad times d tanh(x)/dx (t is the output)',
              'relu: grad passes where x > 0 (passes), 0 elsewhere; do not write into grad'),
     math=(r"\frac{d\,e^x}{dx} = e^x,\quad \frac{d \log x}{dx} = \frac{1}{x},\quad \frac{d \tanh x}{dx} = 1 - "
           r"\tanh^2 x,\quad \frac{d\,\mathrm{relu}(x)}{dx} = [x > 0]"))
+
+# mean's backward as the library writes it: its slips (and sum's keepdims=True ignored) write a part otherwise
+_MEAN = ("if not keepdims and ax:\n    grad = np.expand_dims(grad, ax)\n"
+         "self._add_grad(np.broadcast_to(grad / n, self.data.shape))")
 
 REDUCE = Exercise(
     'sum mean', "backward of sum and mean over axes, with and without keepdims",
@@ -234,27 +225,24 @@ REDUCE = Exercise(
      case('x 4,5', "out = x.mean(axis=0)", dtype='float32', seed=11)),
     (Slip('keepdims_lost', 'Tensor.sum', "self._add_grad(np.broadcast_to(grad, self.data.shape))", KEEPDIMS),
      Slip('keepdims_lost', 'Tensor.mean', "self._add_grad(np.broadcast_to(grad / n, self.data.shape))", KEEPDIMS),
-     Slip('keepdims_ignored', 'Tensor.sum',
-          "if ax:\n    grad = np.expand_dims(grad, ax)\nself._add_grad(np.broadcast_to(grad, self.data.shape))",
+     Slip('keepdims_ignored', 'Tensor.sum', _MEAN.replace("not keepdims and ", "").replace(" / n", ""),
           "keepdims=True is ignored: with keepdims the reduced axes are in grad already (length 1); add them "
           "back only when keepdims is False"),
-     Slip('mean_not_divided', 'Tensor.mean',
-          "if not keepdims and ax:\n    grad = np.expand_dims(grad, ax)\n"
-          "self._add_grad(np.broadcast_to(grad, self.data.shape))",
+     Slip('mean_not_divided', 'Tensor.mean', _MEAN.replace(" / n", ""),
           "mean not divided by the count: d(mean x)/dx_i = 1/n, with n the number of elements averaged"),
-     Slip('mean_whole_size', 'Tensor.mean',
-          "if not keepdims and ax:\n    grad = np.expand_dims(grad, ax)\n"
-          "self._add_grad(np.broadcast_to(grad / self.data.size, self.data.shape))",
+     Slip('mean_whole_size', 'Tensor.mean', _MEAN.replace("/ n", "/ self.data.size"),
           "mean divided by the whole size: n is the number of elements averaged into each output (the length of "
           "the reduced axes), not x.size"),
-     Slip('mean_times_n', 'Tensor.mean',
-          "if not keepdims and ax:\n    grad = np.expand_dims(grad, ax)\n"
-          "self._add_grad(np.broadcast_to(grad * n, self.data.shape))",
+     Slip('mean_times_n', 'Tensor.mean', _MEAN.replace("/ n", "* n"),
           "multiplied by the count instead of divided: d(mean x)/dx_i = 1/n")),
     prompts=('sum: every summed element gets the gradient of its sum (ax, keepdims)',
              'mean: as sum, divided by n, the number of elements averaged'),
     math=(r"y_i = \sum_j x_{ij}:\ \ \bar x_{ij} = G_i; \qquad y_i = \frac{1}{n}\sum_j x_{ij}:\ \ \bar x_{ij} = "
           r"\frac{G_i}{n}"))
+
+# max's backward as the library writes it: most of its slips write one part otherwise
+_EXTREME = ("grad = np.reshape(grad, top.shape)\nis_top = x == top\n"
+            "self._add_grad(grad * is_top / is_top.sum(axis=ax, keepdims=True))")
 
 MAX = Exercise(
     'max', "backward of max, where ties share the gradient",
@@ -281,9 +269,7 @@ MAX = Exercise(
      case('x 4,3', "out = x.max(axis=0)", dtype='float32', seed=6),
      case('x 4,3', "out = x.min(axis=1)", seed=7, note="min shares max's backward"),
      case('x 4,5', "out = x.min()", values='ties', kink=True, seed=8, torch="out = x.amin()", note="ties at the min")),
-    (Slip('extreme_max_only', 'Tensor._extreme',
-          "grad = np.reshape(grad, top.shape)\nis_top = x == x.max(axis=ax, keepdims=True)\n"
-          "self._add_grad(grad * is_top / is_top.sum(axis=ax, keepdims=True))",
+    (Slip('extreme_max_only', 'Tensor._extreme', _EXTREME.replace("x == top", "x == x.max(axis=ax, keepdims=True)"),
           "the maxima found again where min asked for the minima: min shares this backward, and top is the "
           "extreme the forward pass found (the max or the min): compare x with top"),
      Slip('ties_full', 'Tensor._extreme',
@@ -296,18 +282,14 @@ MAX = Exercise(
           "self._add_grad(grad * (is_top & (first == 1)))",
           "the whole gradient goes to one of the tied maxima (as argmax picks one): the task says ties share it "
           "evenly, as PyTorch's max() and amax do"),
-     Slip('ties_counted_everywhere', 'Tensor._extreme',
-          "grad = np.reshape(grad, top.shape)\nis_top = x == top\nself._add_grad(grad * is_top / is_top.sum())",
+     Slip('ties_counted_everywhere', 'Tensor._extreme', _EXTREME.replace("sum(axis=ax, keepdims=True)", "sum()"),
           "the ties are counted over the whole tensor: each maximum shares its gradient with the ties of its own "
           "row, counted along the reduced axes (is_top.sum(axis=ax, keepdims=True))"),
-     Slip('keepdims_lost', 'Tensor._extreme',
-          "is_top = x == top\nself._add_grad(grad * is_top / is_top.sum(axis=ax, keepdims=True))", KEEPDIMS),
+     Slip('keepdims_lost', 'Tensor._extreme', _EXTREME.replace("grad = np.reshape(grad, top.shape)\n", ""), KEEPDIMS),
      Slip('max_ungated', 'Tensor._extreme',
           "self._add_grad(np.broadcast_to(np.reshape(grad, top.shape), x.shape))",
           "every element gets the gradient, as in sum: only the maxima do"),
-     Slip('max_value', 'Tensor._extreme',
-          "grad = np.reshape(grad, top.shape)\nis_top = x == top\n"
-          "self._add_grad(grad * top * is_top / is_top.sum(axis=ax, keepdims=True))",
+     Slip('max_value', 'Tensor._extreme', _EXTREME.replace("grad * is_top", "grad * top * is_top"),
           "multiplied by the maximum's value: d max/dx_i is 1 (shared among ties) at the maximum, not its value")),
     prompts=('max (and min): the extremes share their gradient evenly (top, ax, x)',),
     math=r"m = \max_k x_k:\quad \bar x_i = \frac{[x_i = m]}{\#\{k : x_k = m\}}\; G")
@@ -379,10 +361,6 @@ INDEX = Exercise(
           "full = np.zeros_like(self.data)\nfull[picked] += grad\nself._add_grad(full)",
           "repeated indices overwritten instead of accumulated: full[idx] += grad adds once per distinct index "
           "(NumPy reads all, then writes all); np.add.at(full, idx, grad) adds once per occurrence"),
-     Slip('index_overwritten', 'Tensor.__getitem__',
-          "full = np.zeros_like(self.data)\nfull[picked] = grad\nself._add_grad(full)",
-          "repeated indices overwritten instead of accumulated: full[idx] = grad keeps the last copy's gradient; "
-          "np.add.at(full, idx, grad) adds once per occurrence"),
      Slip('index_dense', 'Tensor.__getitem__', "self._add_grad(grad)",
           "the gradient is passed on as it is: it has the shape of the picked part, and must be put back into "
           "an array of the input's shape at the picked places (zeros elsewhere)")),

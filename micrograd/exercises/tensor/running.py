@@ -24,11 +24,11 @@ import numpy as np
 
 from micrograd.engine import topological_order
 from micrograd.exercises.cutting import definition
+from micrograd.exercises.numbers import central_difference
 from micrograd.exercises.sandbox import learners_time
-from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.cases import Array, Case
 from micrograd.exercises.tensor.exercise_list import EXERCISES
-from micrograd.exercises.tensor.my_tensor_file import FUNCTIONS, blanks, library_module, library_source
+from micrograd.exercises.tensor.my_tensor_file import blanks, library_module, library_source, locate
 
 
 @dataclass
@@ -151,10 +151,7 @@ def _run(case: Case, module: Any) -> Run:
 def _watching(tensor: Any, handed: list[tuple[str, tuple[int, ...], tuple[int, ...]]],
               names: dict[int, str]) -> Iterator[None]:
     """Note the shape of every array handed to _add_grad (a shape error is then said in the operand's terms)."""
-    holder = next((c for c in tensor.__mro__ if '_add_grad' in vars(c)), None)
-    if holder is None:
-        yield
-        return
+    holder = next(c for c in tensor.__mro__ if '_add_grad' in vars(c))
     original = vars(holder)['_add_grad']
 
     def _add_grad(self: Any, grad: Any, *args: Any, **kwargs: Any) -> Any:
@@ -175,35 +172,14 @@ def prepare() -> None:
     blanks()
 
 
-# --- each exercise on its own: the other exercises' bodies are the library's ---------------------------
+# --- the library's bodies, made for another engine -------------------------------------------------
 
 @cache
 def library_text(owner: str) -> str:
     """The library's text of the function or method owner ('Unary.exp', 'unbroadcast'), dedented."""
     source = library_source()
-    cls_name, _, name = owner.rpartition('.')
-    for node in ast.parse(source).body:
-        if not cls_name and isinstance(node, ast.FunctionDef) and node.name == name:
-            fn = node
-            break
-        if cls_name and isinstance(node, ast.ClassDef) and node.name == cls_name:
-            fn = next(i for i in node.body if isinstance(i, ast.FunctionDef) and i.name == name)
-            break
-    else:
-        raise LookupError(owner)
-    lines = source.splitlines(keepends=True)
-    first, last = definition(fn)
-    return textwrap.dedent(''.join(lines[first - 1:last]))
-
-
-def _compiled(owner: str, module: Any) -> Any:
-    """The library's function or method owner, compiled into module's namespace, so that it makes module's
-    Tensors (and calls module's helpers)."""
-    namespace = dict(vars(module))
-    flags = __future__.annotations.compiler_flag
-    where = str(Path(__file__).parent / f'<library {owner}>')  # in micrograd's folder: never the learner's line
-    exec(compile(library_text(owner), where, 'exec', flags=flags, dont_inherit=True), namespace)
-    return own_function(namespace, owner.rpartition('.')[2], module)
+    first, last = definition(locate(ast.parse(source), owner)[0])
+    return textwrap.dedent(''.join(source.splitlines(keepends=True)[first - 1:last]))
 
 
 def own_function(namespace: dict[str, Any], name: str, module: Any) -> Any:
@@ -215,49 +191,20 @@ def own_function(namespace: dict[str, Any], name: str, module: Any) -> Any:
     return fn
 
 
-def _owner_class(module: Any, owner: str) -> Any:
-    cls_name = owner.partition('.')[0]
-    cls = getattr(module, cls_name, None)
-    if isinstance(cls, type) and owner.partition('.')[2] in vars(cls):
-        return cls
-    tensor = module.Tensor
-    return next((c for c in tensor.__mro__ if owner.partition('.')[2] in vars(c)), tensor)
-
-
-@contextlib.contextmanager
-def alone(module: Any, exercise: Exercise) -> Iterator[None]:
-    """While checking exercise: every other exercise's body is the library's (patched into module, and put
-    back after), so that one exercise's slip never shows as another's."""
-    saved: list[tuple[Any, str, Any]] = []
-    try:
-        for b in blanks():
-            if b.exercise is exercise:
-                continue
-            name = b.owner.rpartition('.')[2]
-            target = module if b.owner in FUNCTIONS or '.' not in b.owner else _owner_class(module, b.owner)
-            if target is None:
-                continue
-            saved.append((target, name, target.__dict__.get(name) if isinstance(target, type)
-                          else getattr(target, name, None)))
-            setattr(target, name, library_body(b.owner, module))
-        yield
-    finally:
-        for target, name, value in reversed(saved):
-            if value is None:
-                delattr(target, name)
-            else:
-                setattr(target, name, value)
-
-
 _LIBRARY_BODIES: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
 
 
 def library_body(owner: str, module: Any) -> Any:
-    """The library's body of owner ('Unary.exp', 'unbroadcast'), made for module's Tensor (built once per module:
-    kept with the module, not by its id, which a module made later may have again)."""
+    """The library's function or method owner ('Unary.exp', 'unbroadcast'), compiled into module's namespace, so
+    that it makes module's Tensors and calls module's helpers (built once per module: kept with the module, not by
+    its id, which a module made later may have again)."""
     made = _LIBRARY_BODIES.setdefault(module, {})
     if owner not in made:
-        made[owner] = _compiled(owner, module)
+        namespace = dict(vars(module))
+        where = str(Path(__file__).parent / f'<library {owner}>')  # in micrograd's folder: never the learner's line
+        flags = __future__.annotations.compiler_flag
+        exec(compile(library_text(owner), where, 'exec', flags=flags, dont_inherit=True), namespace)
+        made[owner] = own_function(namespace, owner.rpartition('.')[2], module)
     return made[owner]
 
 
@@ -280,23 +227,16 @@ def central_differences(case: Case) -> dict[str, Array]:
     tensor = importlib.import_module('micrograd.tensor')
     data = {k: v.astype(np.float64) for k, v in case.data().items()}
 
-    def loss(values: dict[str, Array]) -> float:
+    def loss(name: str, i: tuple[int, ...], value: float) -> float:
+        values = {**data, name: data[name].copy()}
+        values[name][i] = value
         namespace = {'Tensor': tensor.Tensor, 'np': np, 'F': functional(tensor), **case.given}
         namespace.update({k: tensor.Tensor(v) for k, v in values.items()})
         exec(case.code, namespace)
         out = namespace['out'].data.astype(np.float64)
         return float(np.sum(case.upstream(out.shape).astype(np.float64) * out))
-    out: dict[str, Array] = {}
-    for name, x in data.items():
-        g = np.zeros_like(x)
-        for i in np.ndindex(*x.shape):
-            h = 1e-6 * max(1.0, abs(float(x[i])))
-            up, down = x.copy(), x.copy()
-            up[i] += h
-            down[i] -= h
-            g[i] = (loss({**data, name: up}) - loss({**data, name: down})) / (2 * h)
-        out[name] = g
-    return out
+    return {name: np.array([central_difference(lambda v: loss(name, i, v), float(x[i])) for i in np.ndindex(*x.shape)]
+                           ).reshape(x.shape) for name, x in data.items()}
 
 
 @cache

@@ -1,13 +1,8 @@
-"""The tensor track's workspace, my_tensor.py: the exercises in order, each the functions and methods it blanks
-under its task, and nothing else; and loading it, into a fresh copy of the library's engine.
-
-The file holds, per exercise, the library's own text of each function or method the exercise cuts a body out of
-(its forward pass, its docstring and comments), moved to the top level of the file. Everything else is the
-library's: load() makes a fresh copy of micrograd.tensor as one module (my_tensor_file.py) with every exercise
-blank, runs the learner's file in that module's namespace (so its functions read Tensor, np and the library's
-helpers), puts each method the file defines on its class, and gives the engine's own names back (a method
-softmax must not hide the kernel softmax the library's code calls; a method sum, Python's sum). A function or
-method the file leaves out stays blank.
+"""The tensor track's workspace, my_tensor.py: per exercise, its task and the library's own text of each function
+or method it cuts a body out of, moved to the top level of the file; and load(), which runs the file inside a fresh
+copy of the library's engine (my_tensor_file.py) with every exercise blank, puts each method it defines on its
+class and gives the engine's own names back (a method softmax must not hide the kernel softmax the library calls;
+a method sum, Python's sum). A function or method the file leaves out stays blank.
 """
 from __future__ import annotations
 
@@ -21,7 +16,7 @@ from pathlib import Path
 
 from micrograd.exercises import cutting
 from micrograd.exercises.commands import advice, command
-from micrograd.exercises.cutting import body_span, definition, first_statement, offsets, read_learners
+from micrograd.exercises.cutting import body_span, definition, offsets, read_learners
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.exercise_list import EXERCISES
 from micrograd.exercises.tensor.my_tensor_file import (
@@ -32,6 +27,7 @@ from micrograd.exercises.tensor.my_tensor_file import (
     locate,
     splice,
     target,
+    written_at,
 )
 
 GIVEN = str(Path(__file__).parent / '<micrograd.tensor, given>')  # in micrograd's folder: never the learner's line
@@ -41,12 +37,6 @@ def _bare(name: str) -> str:
     """The name a blank's function has in the workspace: 'Tensor.backward()' -> 'backward'."""
     return name.removesuffix('()').split('.')[-1]
 
-
-def _is_method(name: str) -> bool:
-    return '.' in name
-
-
-# --- the file -------------------------------------------------------------------------------------------
 
 def header(directory: str | Path = '.') -> str:
     """my_tensor.py's first lines: what it is, how it runs, the commands."""
@@ -76,8 +66,7 @@ def _task(exercise: Exercise) -> str:
 def source(directory: str | Path = '.', bodies: dict[str, str] | None = None) -> str:
     """my_tensor.py's text: every exercise blank, or with the bodies given (by blank name, the body unindented;
     solved() gives each the library's)."""
-    spliced = splice(library_source(), {b: (bodies[b.name] if bodies and b.name in bodies else b.text(task=False))
-                                        for b in blanks()})
+    spliced = splice(library_source(), {b: (bodies or {}).get(b.name, b.text()) for b in blanks()})
     tree, lines = ast.parse(spliced), spliced.splitlines()
     parts = [header(directory) + "from __future__ import annotations\n"]
     for exercise in EXERCISES:
@@ -95,13 +84,11 @@ def solved(directory: str | Path = '.', bodies: dict[str, str] | None = None) ->
 
 @dataclass(frozen=True)
 class Place:
-    """Where a blank is in a workspace's text: its body (offsets, indentation) and the body's first line."""
-    name: str
+    """Where a blank's body starts in a workspace's text (an offset), its first line, and its function as a place
+    names it: '_backward in exp', or 'unbroadcast'."""
     start: int
-    end: int
-    indent: str
     line: int
-    function: str     # the function or method as the file names it, for a place: '_backward in exp'
+    function: str
 
 
 def places(text: str) -> dict[str, Place]:
@@ -110,30 +97,26 @@ def places(text: str) -> dict[str, Place]:
     tree, starts, out = ast.parse(text), offsets(text), {}
     defined = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
     for b in blanks():
-        fn = defined.get(_bare(b.name))
-        if fn is None:
+        if (fn := defined.get(_bare(b.name))) is None:
             continue
         try:
-            body = target(fn, b.name)
+            line, function = written_at(fn, fn.name, b.name)
         except LookupError:
             continue
-        start, end, indent = body_span(text, starts, body)
-        out[b.name] = Place(b.name, start, end, indent, first_statement(body).lineno,
-                            fn.name if body is fn else f"_backward in {fn.name}")
+        out[b.name] = Place(body_span(text, starts, target(fn, b.name))[0], line, function)
     return out
 
 
-# --- loading it ------------------------------------------------------------------------------------------
-
-def engine() -> types.ModuleType:
-    """A fresh copy of the library's engine as one module, every exercise blank."""
+def blank_tensor() -> types.ModuleType:
+    """A fresh copy of the library's engine as one module, every exercise blank (a notebook's cells put the
+    learner's methods on it)."""
     return cutting.load(engine_source(), TENSOR_FILE.removesuffix('.py'), GIVEN)
 
 
 def load(path: str | Path, text: str | None = None) -> types.ModuleType:
     """The learner's engine: a fresh copy of the library's, with the functions and methods of the file at path
     (or of text, shown as that file) put in place of its blanks."""
-    module = engine()
+    module = blank_tensor()
     filename = module.__file__ = str(path)  # (the learner's code reads its own __file__)
     namespace = vars(module)
     given = dict(namespace)
@@ -146,22 +129,14 @@ def load(path: str | Path, text: str | None = None) -> types.ModuleType:
                if isinstance(value, types.FunctionType)
                and getattr(inspect.unwrap(value), '__code__', None) is not None
                and inspect.unwrap(value).__code__.co_filename == filename}
-    methods = {_bare(b.name) for b in blanks() if _is_method(b.name)}
-    functions = {_bare(b.name) for b in blanks() if not _is_method(b.name)}
-    for name, value in list(namespace.items()):  # the engine's own names back: only its blank functions are the file's
-        if name in functions and name in defined:
-            continue
-        if name in given and value is not given[name]:
-            namespace[name] = given[name]
-        elif name not in given and name in methods and name in defined:
+    methods = {_bare(b.name) for b in blanks() if '.' in b.name}
+    functions = {_bare(b.name) for b in blanks() if '.' not in b.name}
+    for name, value in given.items():  # the engine's own names back: only its blank functions are the file's
+        if name not in functions or name not in defined:
+            namespace[name] = value
+    for name in methods & defined.keys():  # each method on the class that holds it (Tensor, or one of its mixins)
+        setattr(next(c for c in module.Tensor.__mro__ if name in vars(c)), name, defined[name])
+        if name not in given:
             del namespace[name]
-    for name in methods & set(defined):  # each method on the class that holds it (Tensor, or one of its mixins)
-        holder = next(c for c in module.Tensor.__mro__ if name in vars(c))
-        setattr(holder, name, defined[name])
     return module
-
-
-def blank_tensor() -> types.ModuleType:
-    """The engine with every exercise blank, for a notebook: its cells put the learner's methods on it."""
-    return engine()
 
