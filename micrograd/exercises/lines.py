@@ -369,8 +369,13 @@ _ABOUT: dict[str, list[Callable[[list[str], int], bool]]] = {  # a slip of backw
 
 
 def backward_line(fn: Any, key: str) -> str:
-    """The learner's line in backward() (fn, in either track) that the slip key is about, as a report points at it:
-    the first line of a statement (never a comment or the docstring) that holds it; '' where none does."""
+    """The learner's line in backward() (fn, in either track) that the slip key is about."""
+    return line_holding(fn, *_ABOUT.get(key, []))
+
+
+def line_holding(fn: Any, *holds: Callable[[list[str], int], bool]) -> str:
+    """The first line of a statement of fn (never a comment or the docstring) that holds what the first of holds
+    finds in one (holds(lines, i): whether line i does), as a report points at it; '' where none does."""
     try:
         lines, first = inspect.getsourcelines(fn)
         file = Path(inspect.getsourcefile(fn) or '').name
@@ -382,5 +387,5 @@ def backward_line(fn: Any, key: str) -> str:
     docstring = ast.get_docstring(node) is not None
     starts = sorted({s.lineno - 1 for s in ast.walk(node) if isinstance(s, ast.stmt) and s is not node
                      and not (docstring and s is node.body[0])})
-    return next((f"{file}, line {first + i}: {lines[i].strip()}" for about in _ABOUT.get(key, []) for i in starts
+    return next((f"{file}, line {first + i}: {lines[i].strip()}" for about in holds for i in starts
                  if about(lines, i)), '')

@@ -17,7 +17,7 @@ from typing import Any
 from micrograd.engine import Value
 from micrograd.exercises import lines
 from micrograd.exercises.cutting import read_learners
-from micrograd.exercises.lines import Line, Right, noting, place, run_traced, swapped, traced
+from micrograd.exercises.lines import Line, Right, line_holding, noting, place, run_traced, swapped, traced
 from micrograd.exercises.scalar.exercises import EXERCISES
 
 
@@ -151,19 +151,12 @@ def alias_line(cls: Any, method: str) -> str:
 
 
 def line_with(cls: Any, method: str, needle: str | re.Pattern[str]) -> str:
-    """The learner's first line in method that holds needle ('.tanh(', or a regular expression): 'my_nn.py,
-    line 49: out = act.tanh()'; '' where there is none."""
-    found, fn = _source(cls, method), _function(cls, method)
-    if found is None or fn is None:
-        return ''
-    node, first, file = found
-    lines = inspect.getsourcelines(fn)[0]
-    codes = [line.split('#')[0] for line in lines]  # (not in a comment)
-    at = next((n for n, code in enumerate(codes, 1)
-               if (needle.search(code) if isinstance(needle, re.Pattern) else needle in code)), None)
-    if at is None:
-        return ''
-    return f"{file}, line {first - 1 + at}: {lines[at - 1].strip()}"
+    """The learner's first line in method that holds needle ('.tanh(', or a regular expression), not in a comment:
+    'my_nn.py, line 49: out = act.tanh()'; '' where there is none."""
+    def holds(lines: list[str], i: int) -> bool:
+        code = lines[i].split('#')[0]
+        return bool(needle.search(code) if isinstance(needle, re.Pattern) else needle in code)
+    return line_holding(_function(cls, method), holds)
 
 
 def _base(statement: ast.stmt) -> str | None:
