@@ -100,8 +100,14 @@ def wrong_line(methods: tuple[str, ...], value_class: Any, run: Callable[[Any], 
     other.grad -= ...'; where every value is right, the line that handed the leaf of data leaf its gradient; ''
     where none did. The library's closures of every op are traced: x - y is x + (-y)."""
     noted: list[Any] = []
-    swaps = [(Value, m, noting(textwrap.dedent(inspect.getsource(fn)), fn.__globals__, False, noted)[fn.__name__])
-             for m in methods if m in vars(Value) and (fn := _function(Value, m))]
+    swaps = []
+    for method in (m for m in methods if m in vars(Value)):
+        fn = _function(Value, method)
+        try:
+            namespace = noting(textwrap.dedent(inspect.getsource(fn)), fn.__globals__, False, noted)
+        except OSError:  # (the library's source not at hand)
+            return ''
+        swaps.append((Value, method, namespace[fn.__name__]))
     with swapped(swaps):
         right = run_traced(closures(Value, tuple(vars(Value))), lambda: run(Value))
     mine = run_traced(closures(value_class, methods), lambda: run(value_class))
