@@ -20,6 +20,7 @@ from __future__ import annotations
 import __future__
 
 import ast
+import gc
 import inspect
 import linecache
 import math
@@ -32,7 +33,7 @@ import types
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 NOT_LEARNERS = tuple(str(Path(p).resolve()) + os.sep for p in [
     str(Path(__file__).parents[1]), *(sysconfig.get_paths()[k] for k in ('stdlib', 'purelib', 'platlib'))])
@@ -55,30 +56,9 @@ def learners(error: BaseException) -> list[Line]:
 
 def function(code: types.CodeType) -> str:
     """'_backward in Value.__mul__' for the closure inside __mul__."""
-    parts = getattr(code, 'co_qualname', None) or _qualname_from_source(code)
+    parts = getattr(code, 'co_qualname', None) or next(  # (Python 3.10 has no co_qualname: its function's)
+        (f.__qualname__ for f in gc.get_referrers(code) if getattr(f, '__code__', None) is code), code.co_name)
     return ' in '.join(reversed(parts.split('.<locals>.')))
-
-
-def _qualname_from_source(code: types.CodeType) -> str:
-    """code's qualified name found in its file (Python 3.10 has no co_qualname): the classes and functions
-    whose bodies hold the def that starts on its first line, written as Python 3.11 writes them."""
-    try:  # linecache: also a workspace or notebook source the checker compiled itself
-        tree = ast.parse(''.join(linecache.getlines(code.co_filename)))
-    except (SyntaxError, ValueError):
-        return code.co_name
-    name, node = '', cast(ast.AST, tree)
-    while True:
-        inner = [child for child in ast.iter_child_nodes(node)
-                 if isinstance(child, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-                 and child.lineno <= code.co_firstlineno <= (child.end_lineno or child.lineno)]
-        if not inner:
-            return name or code.co_name
-        child = inner[0]
-        if name:
-            name += '.<locals>.' if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else '.'
-        name, node = name + child.name, child
-        if child.name == code.co_name and child.lineno == code.co_firstlineno:
-            return name
 
 
 def place(code: types.CodeType, line: int) -> str:
