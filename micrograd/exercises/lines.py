@@ -186,7 +186,9 @@ class Event(NamedTuple):
 
 
 def _nodes(frame: types.FrameType) -> list[Any]:
-    return [v for v in frame.f_locals.values() if hasattr(v, '_prev') and hasattr(v, 'grad')]
+    """The nodes a frame holds, itself or in a list or tuple (ws[i].grad += ...)."""
+    held = [n for v in frame.f_locals.values() for n in (v if isinstance(v, (list, tuple)) else [v])]
+    return [v for v in held if hasattr(v, '_prev') and hasattr(v, 'grad')]
 
 
 def _values(frame: types.FrameType) -> dict[str, Any]:

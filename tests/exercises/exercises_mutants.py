@@ -550,6 +550,10 @@ LINE_SLIPS = [
      "self.grad += d * grad"),
     ('sigmoid', 'sigmoid', "s2 = 1 / (1 + math.exp(-s))\n{i}{x}.grad += s2 * (1 - s2) * grad", 'applied_twice',
      "s2 = 1 / (1 + math.exp(-s))"),
+    # dot's parents reached by index: the line that gives x its gradient, not the loop's first
+    ('dot', 'dot', "for i in range(len(ws)):\n{i}    ws[i].grad += xs[i].data * grad\n"
+                   "{i}    xs[i].grad += xs[i].data * grad\n{i}b.grad += grad", 'swapped',
+     "xs[i].grad += xs[i].data * grad"),
     # in a + a, the second line sets the gradient the first gave it again, where it must add to it
     ('+', '__add__', "{x}.grad += grad\n{i}{y}.grad = grad", 'overwrite', "other.grad = grad"),
 ]
