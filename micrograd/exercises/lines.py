@@ -14,7 +14,8 @@ that is not right is the learner's line: a slip split over two lines (a local, t
 named at the local's line where the local is wrong, at the gradient's where the local is right (an input, read as
 it is) and what is made from it is not.
 
-A slip of backward() is said at the first line that holds what it is about: the walk, the seed, the reset.
+A slip of backward(), or one a line's text shows, is said at the first statement that holds what it is about: the
+walk, the seed, the reset.
 """
 from __future__ import annotations
 import __future__

@@ -1,7 +1,6 @@
 """Where the learner wrote each exercise (their file and line, or their notebook class), and the scalar track's
-lines a diagnosis points at: the first that made a wrong value (lines.py's tracer, on the op's closures), the one
-that made or returned the output, and the few a slip names by what they hold (an alias, the activation, the
-reset in backward()'s loop)."""
+lines a diagnosis points at: the first that made a wrong value (lines.py's tracer, on the op's closures), the ones
+that made and returned the output, an alias (`__rmul__ = __add__`), a line holding what a slip is about."""
 from __future__ import annotations
 
 import ast
