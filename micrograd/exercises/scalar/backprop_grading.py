@@ -15,10 +15,9 @@ from micrograd.exercises.numbers import close, grads, number, same
 from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
-from micrograd.exercises.scalar.drive import hand_node
+from micrograd.exercises.scalar.drive import build, expected, hand_node
 from micrograd.exercises.scalar.exercises import EXERCISES, Exercise, Graph, find
-from micrograd.exercises.scalar.op_grading import expected
-from micrograd.exercises.scalar.op_wiring import build, probes
+from micrograd.exercises.scalar.op_wiring import probes
 from micrograd.exercises.scalar.op_wiring import text as wired_text
 from micrograd.exercises.scalar.places import line_with, zeroed_in_loop
 

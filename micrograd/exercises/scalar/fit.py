@@ -10,6 +10,7 @@ constant times its gradient.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -115,9 +116,12 @@ def story(leaf: str, samples: list[tuple[Env, float, float]], names: list[str], 
     return ''
 
 
-def roles_of(code: str, leaves: list[str]) -> dict[str, str] | None:
-    """For a case `out = x OP y` or `out = x.f()`: which leaf is the op's x and which its y; None otherwise."""
-    import re
+def roles_of(case: Any) -> dict[str, str] | None:
+    """For a case `out = x OP y` or `out = x.f()`: which leaf is the op's x and which its y; for the dot each leaf
+    its own ('w1', 'b'); None otherwise."""
+    code, leaves = case.code, list(case.leaves)
+    if code.startswith('out = Value.dot('):
+        return {leaf: leaf for leaf in leaves}
     binary = re.fullmatch(r'out = (\w+) \S+ ([\w.\-]+)', code)
     if binary and binary.group(1) in leaves:
         roles = {binary.group(1): 'x'}
@@ -135,9 +139,7 @@ def explain(cases: list[Any], runs: list[Any], wants: list[Any], right: dict[str
     twice, no extreme input); '' when a wrong leaf has none."""
     by_role: dict[str, list[tuple[Env, float, float]]] = {}
     for case, run, want in zip(cases, runs, wants):
-        roles = roles_of(case.code, list(case.leaves))
-        if roles is None and case.code.startswith('out = Value.dot(') and not case.reuses:
-            roles = {leaf: leaf for leaf in case.leaves}  # dot: each leaf its own story (no formula to fit)
+        roles = roles_of(case)  # (the dot's leaves: each its own story, no formula to fit)
         if roles is None or case.reuses or case.extreme or run.error is not None or None in (run.grads, want.grads):
             continue
         env = {'out': want.data, 'grad': case.grad}

@@ -16,7 +16,7 @@ from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
 from micrograd.exercises.scalar.blanks import blanks_of
-from micrograd.exercises.scalar.drive import backpropagate, closure_of, hand_node, reaches
+from micrograd.exercises.scalar.drive import backpropagate, build, closure_of, reaches
 from micrograd.exercises.scalar.exercises import Case, Exercise
 from micrograd.exercises.scalar.fit import roles_of
 from micrograd.exercises.scalar.places import closures, line_with, lines_run, output_line
@@ -32,18 +32,11 @@ def probes(exercise: Exercise) -> list[tuple[int, Case]]:
     twice, a gradient left over, or an extreme input."""
     out, seen = [], set()
     for i, case in enumerate(exercise.cases):
-        if case.prior or case.extreme or case.reuses or _roles(case) is None or case.code in seen:
+        if case.prior or case.extreme or case.reuses or roles_of(case) is None or case.code in seen:
             continue
         seen.add(case.code)
         out.append((i, case))
     return out
-
-
-def _roles(case: Case) -> dict[str, str] | None:
-    """Which leaf is which operand: {'x': 'x', 'y': 'y'}, or for the dot each leaf its own ('w1', 'b')."""
-    if case.code.startswith('out = Value.dot('):
-        return {leaf: leaf for leaf in case.leaves}
-    return roles_of(case.code, list(case.leaves))
 
 
 def text(case: Case, then: str = '') -> str:
@@ -55,15 +48,6 @@ def text(case: Case, then: str = '') -> str:
     return f"{made}; {code}   ({said} made by an op, not leaves{grad})"
 
 
-def build(case: Case, value_class: Any) -> tuple[dict[str, Any], dict[str, Any], Any]:
-    """The leaves x0, y0 (as value_class), the operands made from them by a node of the checker's, and out."""
-    roots = {name: value_class(v) for name, v in case.leaves.items()}
-    made = {name: hand_node(value_class, v, [roots[name]], [1.0], '+') for name, v in case.leaves.items()}
-    namespace: dict[str, Any] = {'Value': value_class, **made}
-    exec(case.code, namespace)
-    return roots, made, namespace['out']
-
-
 def _name(role: str, exercise: Exercise) -> str:
     """An operand as the library's code calls it: self, other; for the dot a weight in ws, an input in xs, b."""
     if exercise.attribute == 'dot':
@@ -71,9 +55,10 @@ def _name(role: str, exercise: Exercise) -> str:
     return f"`{role}`"
 
 
-def wiring(exercise: Exercise, value_class: Any) -> Result | None:
+def wiring(exercise: Exercise, value_class: Any, want: dict[int, dict[str, float]] | None = None) -> Result | None:
     """What is wrong with how the op puts its output in the graph, named, at the learner's line that made the
-    output (or returned it); None when nothing is, or when it cannot be told here."""
+    output (or returned it); None when nothing is, or when it cannot be told here. want: the library's gradients
+    for each case, by its index, to see them reach leaves behind the operands (the checker backpropagates)."""
     kept = _constructor(exercise, value_class)
     if kept is not None:
         return kept
@@ -86,7 +71,7 @@ def wiring(exercise: Exercise, value_class: Any) -> Result | None:
             _, made, out = build(case, value_class)
         except Exception:  # noqa: BLE001 -- a Value that does not take this input: its cases say so
             continue
-        roles = _roles(case) or {}
+        roles = roles_of(case) or {}
         operands = [(leaf, made[leaf]) for leaf in case.leaves]
         fields = {'input': input_, 'place': output_line(value_class, exercise.methods, ran, argument=1)}
         prev = list(getattr(out, '_prev', ()) or ())
@@ -117,13 +102,25 @@ def wiring(exercise: Exercise, value_class: Any) -> Result | None:
             return outcome.wrong(exercise, 'closure_not_attached', why=UNATTACHED,
                                  expected="out with its _backward", obtained="out with none",
                                  **fields | {'place': output_line(value_class, exercise.methods, ran, True)})
-        label, want = getattr(out, '_op', None), _label(exercise, case)
-        if label is not None and want and label != want:
+        label, named = getattr(out, '_op', None), _label(exercise, case)
+        if label is not None and named and label != named:
             return outcome.wrong(exercise, 'op_label', why=(
-                f"your `{exercise.name}` labels its output {label!r}, where the library's is {want!r}: `_op` "
+                f"your `{exercise.name}` labels its output {label!r}, where the library's is {named!r}: `_op` "
                 "names the op that made a node, as the drawings show it"),
-                expected=f"out._op = {want!r}", obtained=f"out._op = {label!r}",
+                expected=f"out._op = {named!r}", obtained=f"out._op = {label!r}",
                 **fields | {'place': output_line(value_class, exercise.methods, ran, argument=2)})
+    for i, case in probes(exercise) if want is not None else []:
+        input_ = text(case)
+        set_input(input_)
+        try:
+            roots, _, out = build(case, value_class)
+            backpropagate(out, case.grad)
+        except Exception:  # noqa: BLE001 -- said by the cases with leaves
+            continue
+        got = {f"{name}0": root.grad for name, root in roots.items()}
+        right = {f"{name}0": g for name, g in want[i].items()}  # type: ignore[index]
+        if not same(got, right):
+            return outcome.wrong(exercise, 'through_ops', input=input_, expected=grads(right), obtained=grads(got))
     return None
 
 
@@ -148,24 +145,6 @@ def _constructor(exercise: Exercise, value_class: Any) -> Result | None:
                                  why=f"`Value(data, children, op)` does not keep {said}: `Value.__init__` must, or "
                                      "no op's output is in the graph as it should be",
                                  place=line_with(value_class, '__init__', f"self.{attribute}"))
-    return None
-
-
-def through_the_graph(exercise: Exercise, value_class: Any, want: dict[int, dict[str, float]]) -> Result | None:
-    """The op's gradients reach leaves behind its operands (the checker backpropagates): None when they do.
-    want: the library's gradients for each case, by its index."""
-    for i, case in probes(exercise):
-        input_ = text(case)
-        set_input(input_)
-        try:
-            roots, _, out = build(case, value_class)
-            backpropagate(out, case.grad)
-        except Exception:  # noqa: BLE001 -- said by the cases with leaves
-            continue
-        got = {f"{name}0": root.grad for name, root in roots.items()}
-        right = {f"{name}0": g for name, g in want[i].items()}
-        if not same(got, right):
-            return outcome.wrong(exercise, 'through_ops', input=input_, expected=grads(right), obtained=grads(got))
     return None
 
 
