@@ -84,8 +84,8 @@ def simulate(graph: Graph, calls: int = 1, reverse: bool = True, seed: str = '+=
 
 # --- The sort -------------------------------------------------------------------------------------
 
-def _names(order: object, names: dict[int, str]) -> str:
-    items = [names.get(id(n), '?') for n in order]  # type: ignore[attr-defined]
+def _names(order: Any, names: dict[int, str]) -> str:
+    items = [names.get(id(n), '?') for n in order]
     if len(items) > 8:
         return f"[{', '.join(items[:3])}, ..., {', '.join(items[-2:])}] ({len(items):,} nodes)"
     return f"[{', '.join(items)}]"
@@ -108,15 +108,11 @@ def _sort_problem(order: object, graph: Graph, nodes: dict[str, Any]) -> tuple[s
         return 'sort_missing_root', bool(leaves)
     if set(got) != {name for name, _, _ in graph.nodes}:
         return 'sort_missing', bool(leaves)
-    position = {name: i for i, name in enumerate(order_names(order, names))}
+    position = {names.get(id(n), '?'): i for i, n in enumerate(order)}
     for name, _, parents in graph.nodes:
         if any(p in position and position[p] > position[name] for p in parents):
             return 'sort_order', bool(leaves)
     return '', bool(leaves)
-
-
-def order_names(order: Any, names: dict[int, str]) -> list[str]:
-    return [names.get(id(n), '?') for n in order]
 
 
 def check_sort(exercise: Exercise, value_class: Any, strict: bool = False) -> Result:
@@ -154,10 +150,6 @@ def check_sort(exercise: Exercise, value_class: Any, strict: bool = False) -> Re
 
 
 # --- backward() -----------------------------------------------------------------------------------
-
-def _all_grads(nodes: dict[str, Any]) -> dict[str, float]:
-    return {name: node.grad for name, node in nodes.items()}
-
 
 def diagnose_backward(graph: Graph, calls: int, obtained: dict[str, float]) -> str:
     kinds = [('backward_no_seed', {'seed': ''}), ('backward_not_called', {'repeat': 0}),
@@ -207,9 +199,9 @@ LINES = {'backward_seed_overwrites': ('self.grad =',), 'backward_not_reversed': 
 
 
 def _run(exercise: Exercise, graph: Graph, value_class: Any, calls: int, text: str,
-         note: str) -> tuple[Result | None, str]:
-    """backward() called calls times on graph: a Result when it goes wrong (with the rule it misses, if that is
-    all), else None."""
+         note: str) -> tuple[Result | None, str, dict[str, float]]:
+    """backward() called calls times on graph: a Result when it goes wrong, else None; the rule it misses, if that
+    is all; and the gradients it leaves."""
     set_input(text)
     nodes = make(graph, value_class)
     want = simulate(graph, calls)
@@ -218,20 +210,20 @@ def _run(exercise: Exercise, graph: Graph, value_class: Any, calls: int, text: s
         for _ in range(calls):
             nodes[graph.root].backward()
     except RecursionError:
-        return None, 'backward_recursion'
+        return None, 'backward_recursion', {}
     except Exception as error:  # noqa: BLE001
         if blank_raised(error, len(EXERCISES)) in (exercise.number, 0):
-            return outcome.not_started(exercise, note=note), ''
+            return outcome.not_started(exercise, note=note), '', {}
         return outcome.wrong(exercise, _call_mismatch(error) or 'raises', input=text, expected=grads(shown),
-                             obtained=type(error).__name__, detail=where(error), note=note), ''
-    got = _all_grads(nodes)
+                             obtained=type(error).__name__, detail=where(error), note=note), '', {}
+    got = {name: node.grad for name, node in nodes.items()}
     if same({k: got[k] for k in shown}, shown):
-        return None, ''
+        return None, '', got
     key = diagnose_backward(graph, calls, got) if len(nodes) < 20 else 'wrong'
-    fields = {'input': text, 'expected': grads(shown), 'obtained': grads({k: got[k] for k in shown}), 'note': note}
     if key in ('backward_no_zeroing', 'backward_zeroes_leaves'):  # the zeroing rule: right on one call
-        return None, key
-    return outcome.wrong(exercise, key, **fields), ''
+        return None, key, got
+    return outcome.wrong(exercise, key, input=text, expected=grads(shown), obtained=grads({k: got[k] for k in shown}),
+                         note=note), '', got
 
 
 def _check_backward(exercise: Exercise, value_class: Any, note: str, done: frozenset[str]) -> Result:
@@ -239,7 +231,7 @@ def _check_backward(exercise: Exercise, value_class: Any, note: str, done: froze
     missing: list[tuple[str, str]] = []
     shown: dict[str, str] = {}
     for graph in (lecture, reused, doubled):  # the idea: one backward() gives the right gradients
-        result, rule = _run(exercise, graph, value_class, 1, graph.text('backward()'), note)
+        result, rule, _ = _run(exercise, graph, value_class, 1, graph.text('backward()'), note)
         if result is not None:
             return result
         if rule:
@@ -248,7 +240,7 @@ def _check_backward(exercise: Exercise, value_class: Any, note: str, done: froze
     if result is not None:
         return result
     twice = reused.text('backward()') + '; z.backward()   (a second time)'
-    result, rule = _run(exercise, reused, value_class, 2, twice, note)
+    result, rule, got = _run(exercise, reused, value_class, 2, twice, note)
     if result is not None:
         return result
     if rule:
@@ -256,13 +248,13 @@ def _check_backward(exercise: Exercise, value_class: Any, note: str, done: froze
         said = "leaves were zeroed too, so they do not accumulate: " if rule == 'backward_zeroes_leaves' else ''
         missing.append(('backward_no_zeroing', f"{said}after `{twice}`, a = {number(want['a'])} is expected"))
         shown = {'input': twice, 'expected': grads({k: want[k] for k in ('a', 'b')}),
-                 'obtained': _twice_obtained(reused, value_class)}
+                 'obtained': grads({k: got[k] for k in reused.leaves})}
     leaf = _leaf_root(exercise, value_class, note)
     if isinstance(leaf, Result):
         return leaf
     if leaf:
         missing.append((leaf, "x = Value(2.0); x.grad = 0.5; x.backward() must leave x.grad = 1.5"))
-    result, rule = _run(exercise, deep, value_class, 1, deep.text('backward()'), note)
+    result, rule, _ = _run(exercise, deep, value_class, 1, deep.text('backward()'), note)
     if result is not None:
         return result
     if rule:
@@ -271,13 +263,6 @@ def _check_backward(exercise: Exercise, value_class: Any, note: str, done: froze
         return outcome.correct(exercise, "your backward() gives the right gradients", missing, note=note,
                                **shown)
     return outcome.done(exercise, note=note)
-
-
-def _twice_obtained(graph: Graph, value_class: Any) -> str:
-    nodes = make(graph, value_class)
-    for _ in range(2):
-        nodes[graph.root].backward()
-    return grads({k: nodes[k].grad for k in graph.leaves})
 
 
 def _call_mismatch(error: BaseException) -> str:
