@@ -72,14 +72,10 @@ class Slip:
     says: str    # the sentence naming it: the rule's, and what it changed
 
 
-def _code(node: ast.AST) -> str:
-    return ast.unparse(node)
-
-
 class _Context:
     """What a rule needs to know of the op beyond its closure: which names hold the output, which the input."""
 
-    def __init__(self, method: ast.FunctionDef, closure: ast.FunctionDef, parents: tuple[str, ...]):
+    def __init__(self, method: ast.FunctionDef, parents: tuple[str, ...]):
         self.parents = parents
         self.assigned: dict[str, ast.expr] = {}
         for node in method.body:
@@ -96,31 +92,27 @@ class _Context:
         self.output = values[0] if values else None
         self.outputs = {v.id for v in values if isinstance(v, ast.Name)}
         self.inputs = {name for name, value in self.assigned.items() if name not in self.outputs  # x = self.data,
-                       and _reads_input(value) and (_code(value) == 'self.data' or helper(value) is not None)}
+                       and _reads_input(value) and (ast.unparse(value) == 'self.data' or helper(value) is not None)}
         # or x = ieee.positive(self.data, ...): the input, checked by a helper of the library's
 
-    def inlined(self, expr: ast.expr, depth: int = 3) -> ast.expr:
-        """expr with the forward pass's local names (not the input's) replaced by what they were assigned."""
+    def output_formula(self) -> ast.expr | None:
+        """The output's formula in the input, for f(f(x)): for an op of one parent whose output is a name, that
+        name with the forward pass's local names (not the input's) replaced by what they were assigned."""
+        if len(self.parents) != 1 or not isinstance(self.output, ast.Name):
+            return None
         assigned = {k: v for k, v in self.assigned.items() if k not in self.inputs}
 
         class Inline(ast.NodeTransformer):
             def visit_Name(self, node: ast.Name) -> ast.AST:
                 return copy.deepcopy(assigned[node.id]) if node.id in assigned else node
-        for _ in range(depth):
+        expr: ast.expr = self.output
+        for _ in range(3):
             expr = Inline().visit(copy.deepcopy(expr))
         return expr
 
-    def output_formula(self) -> ast.expr | None:
-        """The output's formula in the input, for f(f(x)): an op of one parent whose output is a name."""
-        if self.output is None or len(self.parents) != 1 or not isinstance(self.output, ast.Name):
-            return None
-        return self.inlined(self.output)
-
     def output_here(self) -> ast.expr | None:
         """The output as the closure can read it: its name (t, e, q, out), or for one parent its formula."""
-        if isinstance(self.output, ast.Name):
-            return self.output
-        return self.output if len(self.parents) == 1 else None
+        return self.output if isinstance(self.output, ast.Name) or len(self.parents) == 1 else None
 
 
 def helper(node: ast.AST, module: str = 'micrograd.engine') -> Any:
@@ -199,7 +191,7 @@ def _grad_statements(body: list[ast.stmt]) -> list[ast.stmt]:
 
 def _target(statement: ast.stmt) -> str:
     target = statement.target if isinstance(statement, ast.AugAssign) else statement.targets[0]  # type: ignore
-    return _code(target.value)  # type: ignore[union-attr]  # a .grad statement's target is an attribute
+    return ast.unparse(target.value)  # type: ignore[union-attr]  # a .grad statement's target is an attribute
 
 
 def _replace(body: list[ast.stmt], changes: dict[ast.AST, Callable[[Any], Any]]) -> list[ast.stmt]:
@@ -230,7 +222,7 @@ def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, l
     rhs = [(s, node) for s in statements for node in ast.walk(s.value)]  # type: ignore[attr-defined]
 
     def show(old: ast.AST, new: ast.AST) -> str:
-        return f"`{_code(new)}` where the derivative has `{_code(old)}`"
+        return f"`{ast.unparse(new)}` where the derivative has `{ast.unparse(old)}`"
 
     def lines(change: Callable[[Any], Any], subset: Iterable[int] = range(len(statements))) -> list[ast.stmt]:
         return _replace(body, {statements[k]: change for k in subset})
@@ -251,14 +243,15 @@ def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, l
         return s
     yield 'overwrite', lines(overwrite), "in every line"
     for subset in _subsets(len(statements)):  # in some lines only
-        said = '`, `'.join(_code(overwrite(statements[k])) for k in subset)
+        said = '`, `'.join(ast.unparse(overwrite(statements[k])) for k in subset)
         yield 'overwrite', lines(overwrite, subset), f"in `{said}`"
     yield 'upstream', _replace(body, {n: lambda _: ast.Constant(1.0) for n in ast.walk(ast.Module(body, []))
                                       if _is_grad(n)}), "(grad is missing)"
     yield 'nothing', [ast.Pass()], ""
     for k, s in enumerate(statements):
-        yield 'parent_dropped', lines(lambda _: None, [k]), f"`{_target(s)}` gets nothing: `{_code(s)}` is missing"
-        yield 'parent_twice', lines(lambda s: [s, copy.deepcopy(s)], [k]), f"`{_code(s)}` runs twice"
+        yield 'parent_dropped', lines(lambda _: None, [k]), \
+            f"`{_target(s)}` gets nothing: `{ast.unparse(s)}` is missing"
+        yield 'parent_twice', lines(lambda s: [s, copy.deepcopy(s)], [k]), f"`{ast.unparse(s)}` runs twice"
     for s in statements:  # a line written for one parent adding to the other's (self.grad twice, other left out)
         for k, t in enumerate(statements):
             target = t.target if isinstance(t, ast.AugAssign) else t.targets[0]  # type: ignore[attr-defined]
@@ -266,10 +259,11 @@ def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, l
                 moved = copy.deepcopy(t)
                 moved_target: Any = moved.target if isinstance(moved, ast.AugAssign) else moved.targets[0]  # type: ignore
                 moved_target.value = ast.Name(_target(s), ast.Load())
-                yield 'wrong_parent', lines(lambda _: moved, [k]), f"`{_code(moved)}` should add to `{_target(t)}.grad`"
+                yield 'wrong_parent', lines(lambda _: moved, [k]), \
+                    f"`{ast.unparse(moved)}` should add to `{_target(t)}.grad`"
     yield 'sign', lines(flip), "on every parent"
     for subset in _subsets(len(statements)):
-        yield 'sign', lines(flip, subset), f"`{'`, `'.join(_code(flip(statements[k])) for k in subset)}`"
+        yield 'sign', lines(flip, subset), f"`{'`, `'.join(ast.unparse(flip(statements[k])) for k in subset)}`"
     if len(context.parents) > 1:  # the operands swapped: x's data where y's belongs, in every line or in one
         a, b = context.parents[:2]
 
@@ -281,7 +275,7 @@ def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, l
             return out
         yield 'swapped', lines(swap), f"`{a}` and `{b}` exchanged on the right of each `+=`"
         for k, s in enumerate(statements):
-            yield 'swapped', lines(swap, [k]), f"`{_code(swap(s))}`"
+            yield 'swapped', lines(swap, [k]), f"`{ast.unparse(swap(s))}`"
     right = ast.unparse(ast.Module(body=body, type_ignores=[])).splitlines()
     for text in _unparenthesized(body):  # the parentheses a formula needs, left out
         changed = [line.strip() for line, was in zip(text.splitlines(), right) if line != was]
@@ -308,7 +302,7 @@ def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, l
             extra = copy.deepcopy(s)
             extra.value = ast.BinOp(ast.parse(f'{parent}.data', mode='eval').body, ast.Mult(),  # type: ignore
                                     extra.value)  # type: ignore[attr-defined]
-            yield 'factor_added', lines(lambda _: extra, [k]), f"`{_code(extra)}`: `{parent}.data` multiplies it"
+            yield 'factor_added', lines(lambda _: extra, [k]), f"`{ast.unparse(extra)}`: `{parent}.data` multiplies it"
     if context.outputs and len(context.parents) == 1:  # every use of the output at once: 1 - x*x for 1 - t*t
         name = next(iter(context.outputs))
         yield 'at_input', nodes(lambda n: isinstance(n, ast.Name) and n.id == name,
@@ -318,13 +312,13 @@ def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, l
             again = _substitute_input(formula, ast.Name(name), context)
             yield 'applied_twice', nodes(lambda n: isinstance(n, ast.Name) and n.id == name,
                                          lambda _: copy.deepcopy(again)), \
-                f"`{_code(again)}` where the derivative has `{name}`"
+                f"`{ast.unparse(again)}` where the derivative has `{name}`"
     if output is not None and any(_is_input(n, context) for _, n in rhs):
         yield 'at_output', nodes(lambda n: _is_input(n, context), lambda _: copy.deepcopy(output)), \
-            f"`{_code(output)}` where the derivative has the input"
+            f"`{ast.unparse(output)}` where the derivative has the input"
         for line in statements:  # in one line only
             yield 'at_output', nodes(lambda n: _is_input(n, context), lambda _: copy.deepcopy(output), line), \
-                f"`{_code(output)}` where the derivative has the input, in `{_code(line)}`"
+                f"`{ast.unparse(output)}` where the derivative has the input, in `{ast.unparse(line)}`"
 
 
 def _subsets(n: int) -> list[tuple[int, ...]]:
@@ -349,7 +343,7 @@ def _rewrites(node: ast.AST) -> list[tuple[str, ast.AST]]:
         out.append(('mul_for_div', ast.BinOp(node.left, ast.Div() if isinstance(node.op, ast.Mult) else ast.Mult(),
                                              node.right)))
     power = isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow)  # x ** k, or a call pow(x, k)
-    call = isinstance(node, ast.Call) and len(node.args) == 2 and 'pow' in _code(node.func)
+    call = isinstance(node, ast.Call) and len(node.args) == 2 and 'pow' in ast.unparse(node.func)
     for exponent in _off_by_one(node.right if power else node.args[1]) if power or call else []:  # type: ignore
         new = copy.deepcopy(node)
         if power:
@@ -432,8 +426,8 @@ def _substitute_input(formula: ast.expr, name: ast.Name, context: _Context) -> a
 
 def derive(blank: Blank) -> list[Slip]:
     """Every slip the rules make of one blank's library body, each named; duplicates and the right body left out."""
-    method, closure = enclosing(blank)
-    context = _Context(method, closure, blank.parents)
+    method, _ = enclosing(blank)
+    context = _Context(method, blank.parents)
     body = written_out(ast.parse(textwrap.dedent(blank.indent + blank.solution)).body,
                        f'micrograd.{blank.exercise.source}')
     right = ast.unparse(ast.Module(body=body, type_ignores=[]))
