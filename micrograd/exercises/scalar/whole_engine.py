@@ -17,6 +17,7 @@ from micrograd.exercises.blame import place_of, where
 from micrograd.exercises.numbers import central_difference, close, grads, number
 from micrograd.exercises.result import DONE, WRONG, Result
 from micrograd.exercises.sandbox import paused, set_input
+from micrograd.exercises.scalar.drive import Run
 from micrograd.exercises.scalar.places import alias_line, grad_line, lines_run, output_line
 
 # Python's operator protocol: an op's symbol, the method x <op> other calls, and the one k <op> x calls.
@@ -52,13 +53,6 @@ def forms() -> list[Form]:
     return table + [Form(named[op.parents].format(op.method), op.method) for op in ops.OPS if op.method not in protocol]
 
 
-@dataclass
-class Run:
-    data: float | None = None
-    grads: dict[str, float] | None = None
-    error: BaseException | None = None
-
-
 def run(form: Form, value_class: Any) -> Run:
     leaves = {name: value_class(LEAVES[name]) for name in form.leaves}
     try:
@@ -67,7 +61,7 @@ def run(form: Form, value_class: Any) -> Run:
         out.backward()
     except Exception as error:  # noqa: BLE001 -- the learner's error, said with its line
         return Run(error=error)
-    return Run(data, {name: leaf.grad for name, leaf in leaves.items()})
+    return Run(data=data, grads={name: leaf.grad for name, leaf in leaves.items()})
 
 
 _EXPECTED: dict[str, tuple[Run, dict[str, float]]] = {}
