@@ -11,86 +11,53 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from functools import cache
+from types import CodeType
 from typing import Any
 
 from micrograd.exercises.numbers import close, number
 
 Env = dict[str, float]
-Form = tuple[str, Callable[[Env], float]]
-
-
-def _sigmoid(v: float) -> float:
-    return 1 / (1 + math.exp(-v)) if v >= 0 else math.exp(v) / (1 + math.exp(v))
-
-
-# The shapes of a local derivative in one quantity a: (text with {a}, function of a).
-UNARY: list[tuple[str, Callable[[float], float]]] = [
-    ('{a}', lambda a: a), ('-{a}', lambda a: -a), ('{a}**2', lambda a: a * a), ('2*{a}', lambda a: 2 * a),
-    ('-2*{a}', lambda a: -2 * a), ('1/{a}', lambda a: 1 / a), ('-1/{a}', lambda a: -1 / a),
-    ('1/{a}**2', lambda a: 1 / (a * a)), ('-1/{a}**2', lambda a: -1 / (a * a)), ('1 - {a}', lambda a: 1 - a),
-    ('1 + {a}', lambda a: 1 + a), ('{a} - 1', lambda a: a - 1), ('1 - {a}**2', lambda a: 1 - a * a),
-    ('1 + {a}**2', lambda a: 1 + a * a), ('{a}**2 - 1', lambda a: a * a - 1), ('{a}*(1 - {a})', lambda a: a * (1 - a)),
-    ('{a}*(1 + {a})', lambda a: a * (1 + a)), ('(1 - {a})**2', lambda a: (1 - a) ** 2),
-    ('{a}**2*(1 - {a})', lambda a: a * a * (1 - a)), ('{a}*(1 - {a}**2)', lambda a: a * (1 - a * a)),
-    ('-2*{a}*(1 - {a}**2)', lambda a: -2 * a * (1 - a * a)), ('1/(1 + {a})', lambda a: 1 / (1 + a)),
-    ('exp({a})', math.exp), ('exp(-{a})', lambda a: math.exp(-a)), ('log({a})', math.log), ('tanh({a})', math.tanh),
-    ('sigmoid({a})', _sigmoid), ('1/cosh({a})', lambda a: 1 / math.cosh(a)), ('cosh({a})', math.cosh),
-    ('({a} > 0)', lambda a: float(a > 0)), ('({a} >= 0)', lambda a: float(a >= 0)),
-    ('({a} < 0)', lambda a: float(a < 0)),
-    ('({a} != 0)', lambda a: float(a != 0)), ('sign({a})', lambda a: math.copysign(1.0, a) if a else 0.0),
-    ('(1 if {a} > 0 else -1)', lambda a: 1.0 if a > 0 else -1.0),
-]
-BINARY: list[tuple[str, Callable[[float, float], float]]] = [
-    ('{a}*{b}', lambda a, b: a * b), ('{a}/{b}', lambda a, b: a / b), ('-{a}/{b}', lambda a, b: -a / b),
-    ('{a}/{b}**2', lambda a, b: a / (b * b)), ('-{a}/{b}**2', lambda a, b: -a / (b * b)),
-    ('{a}**2/{b}', lambda a, b: a * a / b), ('{a} + {b}', lambda a, b: a + b), ('{a} - {b}', lambda a, b: a - b),
-    ('{a}*log({b})', lambda a, b: a * math.log(b)), ('{a}**{b}', lambda a, b: a ** b),
-]
+# The names a form's text may use beside x, y, out and grad.
+FUNCTIONS = {'exp': math.exp, 'log': math.log, 'tanh': math.tanh, 'cosh': math.cosh,
+             'sigmoid': lambda v: 1 / (1 + math.exp(-v)) if v >= 0 else math.exp(v) / (1 + math.exp(v)),
+             'sign': lambda v: math.copysign(1.0, v) if v else 0.0}
+# The shapes of a local derivative in one quantity a, or two (a and b), as Python reads them.
+UNARY = ['{a}', '-{a}', '{a}**2', '2*{a}', '-2*{a}', '1/{a}', '-1/{a}', '1/{a}**2', '-1/{a}**2', '1 - {a}', '1 + {a}',
+         '{a} - 1', '1 - {a}**2', '1 + {a}**2', '{a}**2 - 1', '{a}*(1 - {a})', '{a}*(1 + {a})', '(1 - {a})**2',
+         '{a}**2*(1 - {a})', '{a}*(1 - {a}**2)', '-2*{a}*(1 - {a}**2)', '1/(1 + {a})', 'exp({a})', 'exp(-{a})',
+         'log({a})', 'tanh({a})', 'sigmoid({a})', '1/cosh({a})', 'cosh({a})', '({a} > 0)', '({a} >= 0)', '({a} < 0)',
+         '({a} != 0)', 'sign({a})', '(1 if {a} > 0 else -1)']
+BINARY = ['{a}*{b}', '{a}/{b}', '-{a}/{b}', '{a}/{b}**2', '-{a}/{b}**2', '{a}**2/{b}', '{a} + {b}', '{a} - {b}',
+          '{a}*log({b})', '{a}**{b}']
 # How grad enters: the chain rule's grad * f, f alone (the chain factor forgotten), f + grad, f / grad.
-CHAIN: list[tuple[str, Callable[[float, float], float]]] = [
-    ('grad * ({f})', lambda f, g: g * f), ('-grad * ({f})', lambda f, g: -g * f), ('{f}', lambda f, g: f),
-    ('{f} + grad', lambda f, g: f + g),
-    ('{f} / grad', lambda f, g: f / g),
-]
+CHAIN = ['grad * ({f})', '-grad * ({f})', '{f}', '{f} + grad', '{f} / grad']
 
 
-def _atoms(names: list[str]) -> list[Form]:
-    out: list[Form] = [(n, (lambda n: lambda env: env[n])(n)) for n in names]
-    if 'y' in names:  # the power rule's exponents
-        out += [('(y - 1)', lambda env: env['y'] - 1), ('(y + 1)', lambda env: env['y'] + 1)]
-    return out
-
-
-def forms(names: list[str]) -> Iterator[Form]:
+def forms(names: tuple[str, ...]) -> Iterator[str]:
     """Every local-derivative shape over the quantities named (x, y, out), with 1 for a constant."""
-    atoms = _atoms(names)
-    yield '1', lambda env: 1.0
-    for text, f in UNARY:
-        for a, fa in atoms:
-            yield text.format(a=a), (lambda f, fa: lambda env: f(fa(env)))(f, fa)
-    for text, g in BINARY:
-        for a, fa in atoms:
-            for b, fb in atoms:
-                if a != b:
-                    yield text.format(a=a, b=b), (lambda g, fa, fb: lambda env: g(fa(env), fb(env)))(g, fa, fb)
-    for a, fa in atoms:  # y * x**(y-1) and its slips: c * b**d
-        for b, fb in atoms:
-            for d, fd in atoms:
-                if len({a, b, d}) == 3 or (a == d and a != b):
-                    yield (f"{a} * {b}**{d}",
-                           (lambda fa, fb, fd: lambda env: fa(env) * fb(env) ** fd(env))(fa, fb, fd))
+    atoms = [*names, *(['(y - 1)', '(y + 1)'] if 'y' in names else [])]  # (y: the power rule's exponents)
+    yield '1'
+    yield from (text.format(a=a) for text in UNARY for a in atoms)
+    yield from (text.format(a=a, b=b) for text in BINARY for a in atoms for b in atoms if a != b)
+    yield from (f"{a} * {b}**{d}" for a in atoms for b in atoms for d in atoms  # y * x**(y-1) and its slips
+                if len({a, b, d}) == 3 or (a == d and a != b))
 
 
-def _follows(f: Callable[[Env], float], samples: list[tuple[Env, float]]) -> bool:
+@cache
+def _chained(names: tuple[str, ...]) -> list[tuple[str, CodeType]]:
+    """Each form with grad entering each way: (as said, compiled)."""
+    return [(chain.format(f=form), compile(chain.format(f=f"({form})"), '<form>', 'eval'))
+            for form in forms(names) for chain in CHAIN]
+
+
+def _follows(code: CodeType, samples: list[tuple[Env, float]]) -> bool:
     try:
-        return all(close(f(env), value, rel=1e-6, abs_=1e-9) for env, value in samples)
-    except (ArithmeticError, ValueError, TypeError, KeyError):
+        return all(close(eval(code, FUNCTIONS, env), value, rel=1e-6, abs_=1e-9)  # noqa: S307 -- the forms above
+                   for env, value in samples)
+    except (ArithmeticError, ValueError, TypeError, NameError):
         return False
-
-
-def _chained(f: Callable[[Env], float], how: Callable[[float, float], float]) -> Callable[[Env], float]:
-    return lambda env: how(f(env), env['grad'])
 
 
 def story(leaf: str, samples: list[tuple[Env, float, float]], names: list[str], right: str) -> str:
@@ -106,11 +73,9 @@ def story(leaf: str, samples: list[tuple[Env, float, float]], names: list[str], 
     nice = scaled and any(close(ratios[0], c) for c in (2, 3, 4, 0.5, 1 / 3, 0.25, -2, -0.5))
     if nice and len(samples) < 3:  # too few inputs to tell a formula: the factor is the story
         return f"`{leaf}` gets {number(round(ratios[0], 6))} times its gradient"
-    for text, f in forms(names) if len(samples) > 1 else ():
-        for chain, how in CHAIN:
-            if _follows(_chained(f, how), added):
-                return (f"`{leaf}` gets {chain.format(f=text)} on every input, where the derivative gives "
-                        f"grad * ({right})")
+    for said, code in _chained(tuple(names)) if len(samples) > 1 else ():
+        if _follows(code, added):
+            return f"`{leaf}` gets {said} on every input, where the derivative gives grad * ({right})"
     if scaled:
         return f"`{leaf}` gets {number(round(ratios[0], 6))} times its gradient" + ('' if nice else " on these inputs")
     return ''
