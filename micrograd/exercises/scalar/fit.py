@@ -1,10 +1,11 @@
-"""Naming a wrong gradient from its numbers alone, when no slip the rules derive (slips.py) gives them.
+"""Naming a wrong gradient from the learner's numbers: the slip (slips.py) whose backward gives them, else the
+formula they follow.
 
 A leaf's gradient is what the learner's closure added to it: grad times some local derivative. Read off the
-cases, that addition is a function of the op's input x (and y), its output `out` and the upstream `grad`. This
-module tries the shapes a learner's formula takes (a power, a reciprocal, 1 - a, a * (1 - a), a product or a
-quotient of the operands, a function applied to one) and says which one the learner's numbers follow on every
-input, beside the derivative the op has. Before that, the plainest stories: a leaf that gets nothing, or a
+cases, that addition is a function of the op's input x (and y), its output `out` and the upstream `grad`. Where no
+slip gives the numbers, this module tries the shapes a learner's formula takes (a power, a reciprocal, 1 - a,
+a * (1 - a), a product or a quotient of the operands, a function applied to one) and says which one they follow on
+every input, beside the derivative the op has; before that, the plainest stories: a leaf that gets nothing, or a
 constant times its gradient.
 """
 from __future__ import annotations
@@ -16,7 +17,15 @@ from functools import cache
 from types import CodeType
 from typing import Any
 
-from micrograd.exercises.numbers import close, number
+from micrograd import ops
+from micrograd.exercises.blame import place_of
+from micrograd.exercises.cutting import blank_raised
+from micrograd.exercises.numbers import close, number, same
+from micrograd.exercises.scalar.blanks import blanks_of
+from micrograd.exercises.scalar.drive import Run, expected, run_case
+from micrograd.exercises.scalar.exercises import EXERCISES, Case, Exercise
+from micrograd.exercises.scalar.places import closures, codes_run
+from micrograd.exercises.scalar.slips import variants
 
 Env = dict[str, float]
 # The names a form's text may use beside x, y, out and grad.
@@ -132,3 +141,105 @@ def _number(text: str) -> float:
         return float(text)
     except ValueError:
         return 0.0
+
+
+def _compared(run: Run) -> bool:
+    """Whether a learner's run says something about this exercise: it built the input, and it did not stop
+    at a blank (of this exercise or another)."""
+    return run.built and (run.error is None or blank_raised(run.error, len(EXERCISES)) is None)
+
+
+def _agree(mine: Run, theirs: Run | None) -> bool:
+    """The same gradients, or an exception of the same type (an overflow where the slip overflows)."""
+    if theirs is None or (mine.error is None) != (theirs.error is None):
+        return False
+    return type(mine.error) is type(theirs.error) if mine.error is not None else same(mine.grads, theirs.grads)
+
+
+def _leaky(exercise: Exercise, runs: list[Run], cases: tuple[Case, ...]) -> bool:
+    """relu with a slope below zero: where the input is negative, a fraction of grad passes; elsewhere right."""
+    negative = [(c, r.grads) for c, r in zip(cases, runs) if c.leaves.get('x', 1.0) < 0 and r.grads]
+    return 'relu_leaky' in exercise.mistakes and bool(negative) and all(
+        0 < abs((g['x'] - c.prior.get('x', 0.0)) / c.grad) < 1 for c, g in negative)
+
+
+def holds_out(exercise: Exercise, value_class: Any, error: BaseException | None) -> bool:
+    """The lecture's out.grad in a closure handed grad: a closure of the op reads the output Value, out (a
+    cycle, freed only by the garbage collector), or raises where out is undefined (or a float) in the workspace."""
+    reflex = isinstance(error, (NameError, AttributeError)) and any(
+        s in place_of(error) for s in ('out.grad', 'out.data'))
+    return reflex or any(code.co_argcount and 'out' in code.co_freevars
+                         for code in closures(value_class, exercise.methods))
+
+
+def diagnose(exercise: Exercise, runs: list[Run], failing: list[int], value_class: Any,
+             accepted: frozenset[int] = frozenset()) -> tuple[str, str]:
+    """The slip (key, sentence) that gives the learner's gradients (or exception) on the first failing case: the
+    one that also matches every other case the learner's code ran (but those accepted with a note), else the one
+    matching the most failing cases; else the formula the numbers follow."""
+    cases, first = exercise.cases, failing[0]
+    error = runs[first].error
+    if holds_out(exercise, value_class, error):
+        return 'holds_out', ''
+    scored = []
+    for n, (slip, module) in enumerate(variants(exercise.name)):
+        theirs = [run_case(case, module.Value) if _compared(runs[i]) else None for i, case in enumerate(cases)]
+        if not _agree(runs[first], theirs[first]):
+            continue
+        everywhere = all(not _compared(mine) or i in accepted or _agree(mine, t)
+                         for i, (mine, t) in enumerate(zip(runs, theirs)))
+        agreed = sum(_compared(mine) and _agree(mine, t) for mine, t in zip(runs, theirs))
+        scored.append((everywhere, sum(_agree(runs[i], theirs[i]) for i in failing), agreed, -n, slip))
+    best = max(scored, key=lambda s: s[:4]) if scored else None
+    if best is not None and best[0]:  # a slip that gives the learner's numbers on every input
+        return best[-1].key, best[-1].says
+    if error is None and all(cases[i].reuses for i in failing):
+        return 'reused_leaf', ''
+    if error is None and _leaky(exercise, runs, cases):
+        return 'relu_leaky', ''
+    if best is not None and best[1] == len(failing):  # a slip that gives them wherever the learner's are wrong
+        return best[-1].key, best[-1].says
+    if error is None:  # no slip gives these numbers: say what formula they follow
+        alike = _same_closures(exercise, value_class, first)  # an op of two closures: the one that went wrong
+        op = ops.BY_METHOD.get(exercise.attribute)  # the local derivatives as the ops table writes them
+        said = explain([cases[i] for i in alike], [runs[i] for i in alike],
+                           [expected(exercise.name, i)[0] for i in alike],
+                           dict(zip('xy', op.derivatives)) if op is not None else {},
+                           binary=any(len(b.parents) > 1 for b in blanks_of(exercise)))
+        if said:
+            return 'formula', said
+    if best is not None:  # else the one that gives them on the most inputs that fail, said so
+        return best[-1].key, (f"{best[-1].says} (this gives your numbers on {best[1]} of the {len(failing)} "
+                               "inputs where yours are wrong)")
+    if error is not None:
+        return 'raises', ''
+    if all(close(g, cases[first].prior.get(leaf, 0.0)) for leaf, g in (runs[first].grads or {}).items()):
+        return 'nothing', ''
+    return 'wrong', ''
+
+
+def _same_closures(exercise: Exercise, value_class: Any, first: int) -> list[int]:
+    """The cases that ran the learner's closure the first failing case ran (all of them, for an op of one
+    closure): x ** y's numbers follow a formula where its own closure ran, not where x ** k's did."""
+    codes = closures(value_class, exercise.methods)
+    if len(codes) < 2:
+        return list(range(len(exercise.cases)))
+    ran = []
+    for case in exercise.cases:
+        try:
+            ran.append(codes_run(lambda: run_case(case, value_class), codes))  # noqa: B023 -- called at once
+        except Exception:  # noqa: BLE001 -- run_case keeps the learner's errors: this is the checker's own
+            ran.append(set())
+    return [i for i, r in enumerate(ran) if not ran[first] or r & ran[first]]
+
+
+def wrong_parents(exercise: Exercise, case: Case, leaves: list[str]) -> list[str]:
+    """The closure's parent names (as the library writes them) of the leaves whose gradient is wrong."""
+    parents = max((b.parents for b in blanks_of(exercise)), key=len, default=('self',))  # (x ** y's: self, other)
+    binary = re.fullmatch(r'out = (\w+) \S+ (\w+)', case.code)
+    if binary and binary.group(1) in case.leaves and len(parents) > 1:
+        roles = {binary.group(1): parents[0], binary.group(2): parents[1]}
+        return [roles[leaf] for leaf in leaves if leaf in roles] or list(parents)
+    if len(parents) > 2:  # dot: w1 and w2 are weights ('w'), x1 and x2 inputs ('x'), b the bias ('b')
+        return [leaf[:1] for leaf in leaves]
+    return list(parents[:1])
