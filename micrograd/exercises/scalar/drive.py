@@ -5,6 +5,7 @@ set). The checker builds the inputs and backpropagates with its own sort and loo
 from __future__ import annotations
 
 import inspect
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -117,6 +118,15 @@ def closure_of(node: Any) -> Any:
         return fn
     same = getattr(fn, '__code__', None) is getattr(default, '__code__', False)
     return None if fn is None or same else fn
+
+
+def made_by(node: Any, codes: set[types.CodeType]) -> bool:
+    """Whether the closure attached to node is one of codes: its code, or the code of the function it wraps (the
+    workspace's out._backward = f keeps f in a lambda)."""
+    closure = closure_of(node)
+    inner = [getattr(cell.cell_contents, '__code__', None) for cell in getattr(closure, '__closure__', None) or ()
+             if cell.cell_contents is not None] if closure is not None else []
+    return any(code in codes for code in [getattr(closure, '__code__', None), *inner])
 
 
 def reaches(out: Any, targets: list[Any]) -> bool:

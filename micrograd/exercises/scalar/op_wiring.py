@@ -7,7 +7,6 @@ label and closure are those ops' own, and are not asked for here."""
 from __future__ import annotations
 
 import re
-import types
 from typing import Any
 
 from micrograd import ops
@@ -16,7 +15,7 @@ from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
 from micrograd.exercises.scalar.blanks import blanks_of
-from micrograd.exercises.scalar.drive import backpropagate, build, closure_of, reaches
+from micrograd.exercises.scalar.drive import backpropagate, build, closure_of, made_by, reaches
 from micrograd.exercises.scalar.exercises import Case, Exercise
 from micrograd.exercises.scalar.fit import roles_of
 from micrograd.exercises.scalar.places import closures, line_with, lines_run, output_line
@@ -63,34 +62,44 @@ def wiring(exercise: Exercise, value_class: Any, want: dict[int, dict[str, float
     if kept is not None:
         return kept
     parents = max((b.parents for b in blanks_of(exercise)), key=len, default=('self',))  # (x ** y's: self, other)
-    for _, case in probes(exercise):
+    own, behind = closures(value_class, exercise.methods), None
+    for i, case in probes(exercise):
+        roles = roles_of(case) or {}
+        called = {leaf: _name(_role(roles[leaf], parents), exercise) for leaf in case.leaves}  # (as the op says)
         input_ = text(case)
         set_input(input_)
         try:
             ran = lines_run(lambda: build(case, value_class))  # noqa: B023 -- called at once
-            _, made, out = build(case, value_class)
+            roots, made, out = build(case, value_class)
         except Exception:  # noqa: BLE001 -- a Value that does not take this input: its cases say so
             continue
-        roles = roles_of(case) or {}
-        operands = [(leaf, made[leaf]) for leaf in case.leaves]
+        lost = [leaf for leaf in case.leaves if not reaches(out, [made[leaf]])]
+        closure, here = closure_of(out), made_by(out, own)
+        elsewhere = [leaf for leaf in case.leaves if made_by(made[leaf], own)]
+        try:  # (the checker's backpropagation: whether the gradient reaches x0 behind x, said last)
+            backpropagate(out, case.grad)
+            got = {f"{name}0": root.grad for name, root in roots.items()}
+        except Exception:  # noqa: BLE001 -- said by the cases with leaves
+            got = None
+        right = {f"{name}0": g for name, g in want[i].items()} if want is not None else None
+        if behind is None and got is not None and right is not None and not same(got, right):
+            behind = {'input': input_, 'expected': grads(right), 'obtained': grads(got)}
         fields = {'input': input_, 'place': output_line(value_class, exercise.methods, ran, argument=1)}
-        prev = list(getattr(out, '_prev', ()) or ())
-        lost = [leaf for leaf, node in operands if not reaches(out, [node])]
         if lost:
-            names = list(dict.fromkeys(_name(_role(roles[leaf], parents), exercise) for leaf in lost))
-            said = ' and '.join(names)
+            prev = list(getattr(out, '_prev', ()) or ())
+            said = ' and '.join(dict.fromkeys(called[leaf] for leaf in lost))
+            who = {id(node): name for name, node in made.items()}
             return outcome.wrong(exercise, 'not_in_graph', why=(
                 f"your `{exercise.name}` leaves {said} out of the graph: the output's parents (`_prev`) must hold "
                 f"every operand, or backward() never reaches what made {said}"),
                 expected=f"out._prev holding {', '.join(case.leaves)}",
-                obtained=f"out._prev = ({', '.join(_who(p, made) for p in prev)}{',' if len(prev) == 1 else ''})",
+                obtained=f"out._prev = ({', '.join(who.get(id(p), type(p).__name__) for p in prev)}"
+                         f"{',' if len(prev) == 1 else ''})",
                 **fields)
-        closure, own = closure_of(out), closures(value_class, exercise.methods)
-        if not _made_here(closure, own) and (closure is not None or not own):
+        if not here and (closure is not None or not own):
             continue  # made by other ops (the lecture's x * y**-1): their labels and closures are theirs
-        elsewhere = [leaf for leaf, node in operands if _made_here(closure_of(node), own)]
         if closure is None and elsewhere:  # attached, but to an operand: `other._backward = _backward`
-            holders = ' and '.join(dict.fromkeys(_name(_role(roles[leaf], parents), exercise) for leaf in elsewhere))
+            holders = ' and '.join(dict.fromkeys(called[leaf] for leaf in elsewhere))
             attached = next((found for method in exercise.methods if (found := line_with(
                 value_class, method, re.compile(r'\w+\.(_backward|_grad_fn)\s*=(?!=)')))), fields['place'])
             return outcome.wrong(exercise, 'closure_on_operand', why=(
@@ -109,19 +118,7 @@ def wiring(exercise: Exercise, value_class: Any, want: dict[int, dict[str, float
                 "names the op that made a node, as the drawings show it"),
                 expected=f"out._op = {named!r}", obtained=f"out._op = {label!r}",
                 **fields | {'place': output_line(value_class, exercise.methods, ran, argument=2)})
-    for i, case in probes(exercise) if want is not None else []:
-        input_ = text(case)
-        set_input(input_)
-        try:
-            roots, _, out = build(case, value_class)
-            backpropagate(out, case.grad)
-        except Exception:  # noqa: BLE001 -- said by the cases with leaves
-            continue
-        got = {f"{name}0": root.grad for name, root in roots.items()}
-        right = {f"{name}0": g for name, g in want[i].items()}  # type: ignore[index]
-        if not same(got, right):
-            return outcome.wrong(exercise, 'through_ops', input=input_, expected=grads(right), obtained=grads(got))
-    return None
+    return outcome.wrong(exercise, 'through_ops', **behind) if behind is not None else None
 
 
 def _constructor(exercise: Exercise, value_class: Any) -> Result | None:
@@ -148,21 +145,9 @@ def _constructor(exercise: Exercise, value_class: Any) -> Result | None:
     return None
 
 
-def _made_here(closure: Any, own: set[types.CodeType]) -> bool:
-    """Whether the closure attached to the output is one of the op's own: its code, or the code of the function
-    it wraps (the workspace's out._backward = f keeps f in a lambda)."""
-    inner = [getattr(cell.cell_contents, '__code__', None) for cell in getattr(closure, '__closure__', None) or ()
-             if cell.cell_contents is not None] if closure is not None else []
-    return any(code in own for code in [getattr(closure, '__code__', None), *inner])
-
-
 def _role(role: str, parents: tuple[str, ...]) -> str:
     """The closure's name for an operand: x is self (the first parent), y is other; dot's leaves keep theirs."""
     return {'x': parents[0], 'y': parents[-1]}.get(role, role)
-
-
-def _who(node: Any, made: dict[str, Any]) -> str:
-    return next((name for name, m in made.items() if m is node), type(node).__name__)
 
 
 def _label(exercise: Exercise, case: Case) -> str:
