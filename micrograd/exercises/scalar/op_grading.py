@@ -15,13 +15,7 @@ from micrograd.exercises.scalar import fit, outcome
 from micrograd.exercises.scalar.drive import Run, expected, run_case
 from micrograd.exercises.scalar.exercises import EXERCISES, Case, Exercise
 from micrograd.exercises.scalar.op_wiring import wiring
-from micrograd.exercises.scalar.places import (
-    grad_line,
-    in_learners_words,
-    line_with,
-    lines_run,
-    repeated_grad_line,
-)
+from micrograd.exercises.scalar.places import grad_line, in_learners_words, line_with, lines_run, repeated_grad_line
 
 __all__ = ['check_op', 'expected']  # (expected: the library's numbers for a case, run in drive.py)
 

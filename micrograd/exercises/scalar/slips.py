@@ -415,13 +415,8 @@ def _off_by_one(exponent: ast.expr) -> list[ast.expr]:
 
 def _substitute_input(formula: ast.expr, name: ast.Name, context: _Context) -> ast.expr:
     """The output's formula with the input replaced by the output: f(f(x))."""
-    class Sub(ast.NodeTransformer):
-        def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
-            return copy.deepcopy(name) if _is_input(node, context) else self.generic_visit(node)
-
-        def visit_Name(self, node: ast.Name) -> ast.AST:
-            return copy.deepcopy(name) if _is_input(node, context) else node
-    return cast(ast.expr, Sub().visit(copy.deepcopy(formula)))
+    inputs = {n: lambda _: copy.deepcopy(name) for n in ast.walk(formula) if _is_input(n, context)}
+    return cast(ast.Expr, _replace([ast.Expr(formula)], inputs)[0]).value
 
 
 def derive(blank: Blank) -> list[Slip]:
