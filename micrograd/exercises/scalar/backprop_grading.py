@@ -9,7 +9,6 @@ from dataclasses import replace
 from typing import Any
 
 from micrograd.engine import topological_order
-from micrograd.exercises.blame import where
 from micrograd.exercises.cutting import blank_raised
 from micrograd.exercises.numbers import close, grads, number, same
 from micrograd.exercises.result import Result
@@ -170,16 +169,17 @@ def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: 
     """backward() on graphs the checker makes node by node, then on the learner's own ops that are done."""
     if not hasattr(value_class, 'backward'):
         return outcome.missing_method(exercise, "Value.backward") if strict else outcome.absent(exercise)
-    note = ''
     own_sort = getattr(value_class, '_topological_order', None)
-    if own_sort is not None and not sort_done:  # the sort is not done: check backward() on the library's sort
+    swapped = own_sort is not None and not sort_done  # the sort is not done: backward() runs on the library's
+    if swapped:
         value_class._topological_order = topological_order
-        note = f"checked with the library's sort, since exercise {find('sort').number} (sort) is not done yet"
     try:
-        result = _check_backward(exercise, value_class, note, done)
+        result = _check_backward(exercise, value_class, done)
     finally:
-        if own_sort is not None and not sort_done:
+        if swapped:
             value_class._topological_order = own_sort
+    if swapped:
+        result.note = f"checked with the library's sort, since exercise {find('sort').number} (sort) is not done yet"
     if result.diagnosis == 'backward_no_seed' and (zeroed := zeroed_in_loop(value_class, 'backward')):
         result = replace(result, diagnosis='backward_zeroed_in_loop', place=zeroed,
                          why=outcome.explain(exercise, 'backward_zeroed_in_loop'))
@@ -198,8 +198,8 @@ LINES = {'backward_seed_overwrites': ('self.grad =',), 'backward_not_reversed': 
          'backward_not_called': ('._backward',)}
 
 
-def _run(exercise: Exercise, graph: Graph, value_class: Any, calls: int, text: str,
-         note: str) -> tuple[Result | None, str, dict[str, float]]:
+def _run(exercise: Exercise, graph: Graph, value_class: Any, calls: int,
+         text: str) -> tuple[Result | None, str, dict[str, float]]:
     """backward() called calls times on graph: a Result when it goes wrong, else None; the rule it misses, if that
     is all; and the gradients it leaves."""
     set_input(text)
@@ -213,34 +213,33 @@ def _run(exercise: Exercise, graph: Graph, value_class: Any, calls: int, text: s
         return None, 'backward_recursion', {}
     except Exception as error:  # noqa: BLE001
         if blank_raised(error, len(EXERCISES)) in (exercise.number, 0):
-            return outcome.not_started(exercise, note=note), '', {}
-        return outcome.wrong(exercise, _call_mismatch(error) or 'raises', input=text, expected=grads(shown),
-                             obtained=type(error).__name__, detail=where(error), note=note), '', {}
+            return outcome.not_started(exercise), '', {}
+        return outcome.raised(exercise, text, error, grads(shown), _call_mismatch(error) or 'raises'), '', {}
     got = {name: node.grad for name, node in nodes.items()}
     if same({k: got[k] for k in shown}, shown):
         return None, '', got
     key = diagnose_backward(graph, calls, got) if len(nodes) < 20 else 'wrong'
     if key in ('backward_no_zeroing', 'backward_zeroes_leaves'):  # the zeroing rule: right on one call
         return None, key, got
-    return outcome.wrong(exercise, key, input=text, expected=grads(shown), obtained=grads({k: got[k] for k in shown}),
-                         note=note), '', got
+    return outcome.wrong(exercise, key, input=text, expected=grads(shown),
+                         obtained=grads({k: got[k] for k in shown})), '', got
 
 
-def _check_backward(exercise: Exercise, value_class: Any, note: str, done: frozenset[str]) -> Result:
+def _check_backward(exercise: Exercise, value_class: Any, done: frozenset[str]) -> Result:
     lecture, reused, doubled, deep = exercise.graphs
     missing: list[tuple[str, str]] = []
     shown: dict[str, str] = {}
-    for graph in (lecture, reused, doubled):  # the idea: one backward() gives the right gradients
-        result, rule, _ = _run(exercise, graph, value_class, 1, graph.text('backward()'), note)
+    for graph in (lecture, reused, doubled, deep):  # the idea: one backward() gives the right gradients
+        result, rule, _ = _run(exercise, graph, value_class, 1, graph.text('backward()'))
         if result is not None:
             return result
         if rule:
-            missing.append((rule, ''))
-    result = _own_ops(exercise, value_class, note, done)
+            missing.append((rule, f"on `{graph.text('backward()')}`: RecursionError"))
+    result = _own_ops(exercise, value_class, done)
     if result is not None:
         return result
     twice = reused.text('backward()') + '; z.backward()   (a second time)'
-    result, rule, got = _run(exercise, reused, value_class, 2, twice, note)
+    result, rule, got = _run(exercise, reused, value_class, 2, twice)
     if result is not None:
         return result
     if rule:
@@ -249,20 +248,14 @@ def _check_backward(exercise: Exercise, value_class: Any, note: str, done: froze
         missing.append(('backward_no_zeroing', f"{said}after `{twice}`, a = {number(want['a'])} is expected"))
         shown = {'input': twice, 'expected': grads({k: want[k] for k in ('a', 'b')}),
                  'obtained': grads({k: got[k] for k in reused.leaves})}
-    leaf = _leaf_root(exercise, value_class, note)
+    leaf = _leaf_root(exercise, value_class)
     if isinstance(leaf, Result):
         return leaf
     if leaf:
         missing.append((leaf, "x = Value(2.0); x.grad = 0.5; x.backward() must leave x.grad = 1.5"))
-    result, rule, _ = _run(exercise, deep, value_class, 1, deep.text('backward()'), note)
-    if result is not None:
-        return result
-    if rule:
-        missing.append((rule, f"on `{deep.text('backward()')}`: RecursionError"))
     if missing:
-        return outcome.correct(exercise, "your backward() gives the right gradients", missing, note=note,
-                               **shown)
-    return outcome.done(exercise, note=note)
+        return outcome.correct(exercise, "your backward() gives the right gradients", missing, **shown)
+    return outcome.done(exercise)
 
 
 def _call_mismatch(error: BaseException) -> str:
@@ -275,7 +268,7 @@ def _call_mismatch(error: BaseException) -> str:
     return ''
 
 
-def _leaf_root(exercise: Exercise, value_class: Any, note: str) -> Result | str:
+def _leaf_root(exercise: Exercise, value_class: Any) -> Result | str:
     """x.backward() on a leaf x holding a gradient already: d(x)/d(x) = 1 is added to it, as in PyTorch. The rule
     it misses ('' for none), or a Result when it goes wrong otherwise."""
     text = "x = Value(2.0); x.grad = 0.5; x.backward()   (x is a leaf: its gradient accumulates)"
@@ -285,17 +278,15 @@ def _leaf_root(exercise: Exercise, value_class: Any, note: str) -> Result | str:
     try:
         x.backward()
     except Exception as error:  # noqa: BLE001
-        return outcome.wrong(exercise, 'raises', input=text, expected="x.grad = 1.5", obtained=type(error).__name__,
-                             detail=where(error), note=note)
+        return outcome.raised(exercise, text, error, "x.grad = 1.5")
     if close(x.grad, 1.5):
         return ''
     if close(x.grad, 1.0):
         return 'backward_seed_overwrites'
-    return outcome.wrong(exercise, 'wrong', input=text, expected="x.grad = 1.5", obtained=f"x.grad = {number(x.grad)}",
-                         note=note)
+    return outcome.wrong(exercise, 'wrong', input=text, expected="x.grad = 1.5", obtained=f"x.grad = {number(x.grad)}")
 
 
-def _own_ops(exercise: Exercise, value_class: Any, note: str, done: frozenset[str]) -> Result | None:
+def _own_ops(exercise: Exercise, value_class: Any, done: frozenset[str]) -> Result | None:
     """backward() on the learner's own ops that are done, each in every form it takes, its operands made by an
     op (so that the whole engine runs: each op's parents in the graph, its closure attached, the learner's sort):
     the checker's graphs accept either way of calling a node's backward, the learner's own closures may take
@@ -316,11 +307,9 @@ def _own_ops(exercise: Exercise, value_class: Any, note: str, done: frozenset[st
             except RecursionError:
                 continue  # the deep chain names it
             except Exception as error:  # noqa: BLE001
-                key = _call_mismatch(error) or 'backward_own_ops'
-                return outcome.wrong(exercise, key, input=text, expected=grads(want), obtained=type(error).__name__,
-                                     detail=where(error), note=note)
+                return outcome.raised(exercise, text, error, grads(want), _call_mismatch(error) or 'backward_own_ops')
             got = {f"{k}0": root.grad for k, root in roots.items()}
             if not same(got, want):
                 return outcome.wrong(exercise, 'backward_own_ops', input=text, expected=grads(want),
-                                     obtained=grads(got), note=note)
+                                     obtained=grads(got))
     return None

@@ -10,7 +10,6 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from micrograd.exercises.blame import where
 from micrograd.exercises.cutting import blank_raised
 from micrograd.exercises.numbers import close, number
 from micrograd.exercises.result import Result
@@ -54,8 +53,7 @@ def _error(exercise: Exercise, neuron_class: Any, method: str, text: str, error:
     if blank_raised(error, len(EXERCISES)) is not None:
         return outcome.wrong(exercise, 'unfinished', input=text, expected=want, obtained='NotImplementedError',
                              place=place)
-    return outcome.wrong(exercise, 'raises', input=text, expected=want, obtained=type(error).__name__,
-                         detail=where(error), place=place)
+    return outcome.raised(exercise, text, error, want, place=place)
 
 
 def _check_parameters(exercise: Exercise, neuron_class: Any) -> Result | None:

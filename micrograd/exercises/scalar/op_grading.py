@@ -78,8 +78,7 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
                                                      obtained='NotImplementedError', detail=line_of(run.error),
                                                      place=place_of(run.error))
         elif run.error is not None:
-            wrong.append((i, outcome.wrong(exercise, input=text, expected=grads(want.grads),
-                                           obtained=type(run.error).__name__, detail=where(run.error)), []))
+            wrong.append((i, outcome.raised(exercise, text, run.error, grads(want.grads), key=''), []))
         elif not close(run.data, want.data):
             return outcome.wrong(exercise, 'forward', input=text, expected=f"out.data = {number(want.data)}",
                                  obtained=f"out.data = {number(run.data)}")

@@ -48,6 +48,8 @@ def missing_method(exercise: Exercise, what: str, text: str = '') -> Result:
     return wrong(exercise, 'missing', input=text, expected=f"{what}, as the library has it", obtained=f"no {what}")
 
 
-def raised(exercise: Exercise, text: str, error: BaseException | None, want: str = '') -> Result:
-    return wrong(exercise, 'raises', input=text, expected=want, obtained=type(error).__name__,
-                 detail=where(error) if error is not None else '')
+def raised(exercise: Exercise, text: str, error: BaseException | None, want: str = '', key: str = 'raises',
+           **fields: Any) -> Result:
+    """text raised error (a mistake named key), where want was expected."""
+    return wrong(exercise, key, input=text, expected=want, obtained=type(error).__name__,
+                 detail=where(error) if error is not None else '', **fields)
