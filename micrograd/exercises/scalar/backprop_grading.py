@@ -11,7 +11,7 @@ from typing import Any
 from micrograd.engine import topological_order
 from micrograd.exercises.cutting import blank_raised
 from micrograd.exercises.numbers import close, grads, number, same
-from micrograd.exercises.result import Result
+from micrograd.exercises.result import DONE, NOT_STARTED, Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
 from micrograd.exercises.scalar.drive import build, expected, hand_node
@@ -114,9 +114,7 @@ def _sort_problem(order: object, graph: Graph, nodes: dict[str, Any]) -> tuple[s
     return '', bool(leaves)
 
 
-def check_sort(exercise: Exercise, value_class: Any, strict: bool = False) -> Result:
-    if not hasattr(value_class, exercise.attribute):
-        return outcome.missing_method(exercise, f"Value.{exercise.attribute}") if strict else outcome.absent(exercise)
+def check_sort(exercise: Exercise, value_class: Any) -> Result:
     missing: list[tuple[str, str]] = []
     shown: dict[str, str] = {}
     for graph in exercise.graphs:
@@ -134,7 +132,7 @@ def check_sort(exercise: Exercise, value_class: Any, strict: bool = False) -> Re
             continue
         except Exception as error:  # noqa: BLE001
             if blank_raised(error, len(EXERCISES)) in (exercise.number, 0):
-                return outcome.not_started(exercise)
+                return Result.of(exercise, NOT_STARTED)
             return outcome.raised(exercise, text, error, want)
         problem, leaves = _sort_problem(order, graph, nodes)
         got = _names(order, names) if isinstance(order, (list, tuple)) else repr(order)[:200]
@@ -145,7 +143,7 @@ def check_sort(exercise: Exercise, value_class: Any, strict: bool = False) -> Re
             shown = {'input': text, 'expected': want, 'obtained': got}
     if missing:
         return outcome.correct(exercise, "every node once, after its parents", missing, **shown)
-    return outcome.done(exercise)
+    return Result.of(exercise, DONE)
 
 
 # --- backward() -----------------------------------------------------------------------------------
@@ -164,11 +162,8 @@ def diagnose_backward(graph: Graph, calls: int, obtained: dict[str, float]) -> s
     return 'wrong'
 
 
-def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: frozenset[str] = frozenset(),
-                   strict: bool = False) -> Result:
+def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: frozenset[str] = frozenset()) -> Result:
     """backward() on graphs the checker makes node by node, then on the learner's own ops that are done."""
-    if not hasattr(value_class, 'backward'):
-        return outcome.missing_method(exercise, "Value.backward") if strict else outcome.absent(exercise)
     own_sort = getattr(value_class, '_topological_order', None)
     swapped = own_sort is not None and not sort_done  # the sort is not done: backward() runs on the library's
     if swapped:
@@ -213,7 +208,7 @@ def _run(exercise: Exercise, graph: Graph, value_class: Any, calls: int,
         return None, 'backward_recursion', {}
     except Exception as error:  # noqa: BLE001
         if blank_raised(error, len(EXERCISES)) in (exercise.number, 0):
-            return outcome.not_started(exercise), '', {}
+            return Result.of(exercise, NOT_STARTED), '', {}
         return outcome.raised(exercise, text, error, grads(shown), _call_mismatch(error) or 'raises'), '', {}
     got = {name: node.grad for name, node in nodes.items()}
     if same({k: got[k] for k in shown}, shown):
@@ -255,7 +250,7 @@ def _check_backward(exercise: Exercise, value_class: Any, done: frozenset[str]) 
         missing.append((leaf, "x = Value(2.0); x.grad = 0.5; x.backward() must leave x.grad = 1.5"))
     if missing:
         return outcome.correct(exercise, "your backward() gives the right gradients", missing, **shown)
-    return outcome.done(exercise)
+    return Result.of(exercise, DONE)
 
 
 def _call_mismatch(error: BaseException) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 from micrograd.exercises.cutting import blank_raised
 from micrograd.exercises.numbers import close, number
-from micrograd.exercises.result import Result
+from micrograd.exercises.result import DONE, NOT_STARTED, Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
 from micrograd.exercises.scalar.drive import reaches
@@ -115,8 +115,6 @@ def _forward(exercise: Exercise, value_class: Any, neuron_class: Any, kw: dict[s
 
 
 def check_neuron(exercise: Exercise, value_class: Any, neuron_class: Any, strict: bool) -> Result:
-    if neuron_class is None:
-        return outcome.missing_method(exercise, "class Neuron (in my_nn.py)") if strict else outcome.absent(exercise)
     outcomes: list[Result | None] = [_check_parameters(exercise, neuron_class)]
     # The idea: activation(w . x + b) for the activation of the library's default (relu) or the lecture's (tanh)
     plan: list[tuple[dict[str, Any], tuple[float, ...]]] = [
@@ -130,7 +128,7 @@ def check_neuron(exercise: Exercise, value_class: Any, neuron_class: Any, strict
             if strict:
                 outcomes.append(outcome.raised(exercise, f"Neuron(3, {kw})", error))
     if all(r is not None and r.diagnosis == 'unfinished' for r in [*outcomes, *(r for r, _ in ran)]):
-        return outcome.not_started(exercise)
+        return Result.of(exercise, NOT_STARTED)
     failed = [r for r in outcomes if r is not None]
     if failed:
         return failed[0]
@@ -154,7 +152,7 @@ def check_neuron(exercise: Exercise, value_class: Any, neuron_class: Any, strict
     if missing:
         shown['place'] = shown.get('place') or method_place(neuron_class, '__call__')
         return outcome.correct(exercise, "activation(w . x + b), built from Values", missing, **shown)
-    return outcome.done(exercise)
+    return Result.of(exercise, DONE)
 
 
 def _inputs(exercise: Exercise, value_class: Any, neuron_class: Any) -> list[tuple[str, str]]:

@@ -9,7 +9,7 @@ from typing import Any
 from micrograd.exercises.blame import line_of, place_of, where
 from micrograd.exercises.cutting import blank_raised
 from micrograd.exercises.numbers import close, grads, number
-from micrograd.exercises.result import Result
+from micrograd.exercises.result import ABSENT, DONE, NOT_STARTED, Result
 from micrograd.exercises.sandbox import paused, set_input
 from micrograd.exercises.scalar import fit, outcome
 from micrograd.exercises.scalar.drive import Run, expected, run_case
@@ -43,19 +43,15 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
     """The op's verdict: each case against the library's gradients and central differences, then how the op puts
     its output in the graph; a mistake named by the slip that gives the learner's numbers, at its line."""
     cases = exercise.cases
-    if not hasattr(value_class, exercise.attribute):  # a workspace's Value has them all: one missing was renamed
-        if strict:
-            return outcome.missing_method(exercise, f"Value.{exercise.attribute}", cases[0].text())
-        return outcome.absent(exercise)
     runs = []
     for case in cases:
         set_input(case.text())
         runs.append(run_case(case, value_class))
     at_blank = [r.error is not None and blank_raised(r.error, len(EXERCISES)) is not None for r in runs]
     if all(not r.built for r in runs):
-        return outcome.raised(exercise, cases[0].text(), runs[0].error) if strict else outcome.absent(exercise)
+        return outcome.raised(exercise, cases[0].text(), runs[0].error) if strict else Result.of(exercise, ABSENT)
     if any(at_blank) and all(not r.built or b for r, b in zip(runs, at_blank)):
-        return outcome.not_started(exercise)
+        return Result.of(exercise, NOT_STARTED)
     unfinished, notes, accepted = None, [], set()
     wrong: list[tuple[int, Result, list[str]]] = []  # (case, what is wrong there, the leaves), every case
     for i, (case, run) in enumerate(zip(cases, runs)):
@@ -103,7 +99,7 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
                           if (p := line_with(value_class, method, needle))), '')
             return outcome.wrong(exercise, 'holds_out', input=cases[0].text(), expected="grad, handed over",
                                  obtained="out, held by the closure", place=place)
-        return outcome.done(exercise, note='\n'.join(notes))
+        return Result.of(exercise, DONE, note='\n'.join(notes))
     i, first, bad = wrong[0]
     with paused():  # the checker's own work: not the learner's time
         roles = fit.wrong_parents(exercise, cases[i], bad)

@@ -5,25 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from micrograd.exercises.blame import where
-from micrograd.exercises.result import ABSENT, CORRECT, DONE, GENERIC, NOT_STARTED, WRONG, Result
+from micrograd.exercises.result import CORRECT, GENERIC, WRONG, Result
 from micrograd.exercises.scalar.exercises import Exercise
 from micrograd.exercises.scalar.slips import RULES
 
 
 def explain(exercise: Exercise, key: str) -> str:
     return exercise.mistakes.get(key) or dict(exercise.rules).get(key) or RULES.get(key) or GENERIC.get(key, '')
-
-
-def done(exercise: Exercise, note: str = '') -> Result:
-    return Result.of(exercise, DONE, note=note)
-
-
-def not_started(exercise: Exercise, note: str = '') -> Result:
-    return Result.of(exercise, NOT_STARTED, note=note)
-
-
-def absent(exercise: Exercise) -> Result:
-    return Result.of(exercise, ABSENT)
 
 
 def wrong(exercise: Exercise, diagnosis: str = '', *, why: str = '', **fields: Any) -> Result:
