@@ -23,9 +23,6 @@ SETTING = f"n = Neuron(3); weights {list(WEIGHTS)}, bias {BIAS} (set on n.w[i].d
 ACTIVATIONS: dict[str, Callable[[float], float]] = {
     'relu': lambda v: max(v, 0.0), 'tanh': math.tanh, 'linear': lambda v: v,
     'sigmoid': lambda v: 1 / (1 + math.exp(-v))}
-DESCRIBED = {'relu': 'relu', 'tanh': 'tanh', 'linear': 'no activation', 'sigmoid': 'sigmoid'}
-APPLIED = {'relu': 'relu(w . x + b)', 'tanh': 'tanh(w . x + b)', 'sigmoid': 'sigmoid(w . x + b)',
-           'linear': 'w . x + b itself, with no activation'}
 
 
 def _slipped(x: tuple[float, ...]) -> list[tuple[str, float, re.Pattern[str] | None]]:
@@ -90,7 +87,8 @@ def _forward(exercise: Exercise, value_class: Any, neuron_class: Any, kw: dict[s
     activation = 'linear' if kw.get('nonlin') is False else kw.get('activation', 'relu')
     act = sum(w * xi for w, xi in zip(WEIGHTS, x)) + BIAS
     want = ACTIVATIONS[activation](act)
-    shown = f"out.data = {number(want)}   ({DESCRIBED[activation]} of w . x + b = {number(act)})"
+    described = 'no activation' if activation == 'linear' else activation
+    shown = f"out.data = {number(want)}   ({described} of w . x + b = {number(act)})"
     n = _neuron(neuron_class, 3, **kw)
     try:
         out = n(list(x))
@@ -132,19 +130,18 @@ def check_neuron(exercise: Exercise, value_class: Any, neuron_class: Any, strict
     failed = [r for r in outcomes if r is not None]
     if failed:
         return failed[0]
-    right = [applied == 'right' for _, applied in ran]
-    if not any(right):  # right for no activation at all: the forward value differs, said first
-        first = next(r for r, _ in ran if r is not None)
-        return first
+    if all(applied != 'right' for _, applied in ran):  # right for no activation: the forward value differs, said first
+        return next(r for r, _ in ran if r is not None)
     missing: list[tuple[str, str]] = []
     shown: dict[str, str] = {}
     wrong = [(r, applied) for r, applied in ran if applied != 'right']
     if wrong:
         result, applied = wrong[0]
         assert result is not None
-        if result.diagnosis not in ('neuron_forward',) or not applied:
+        if result.diagnosis != 'neuron_forward' or not applied:
             return result
-        said = f"your {result.obtained} is {APPLIED[applied]}; this Neuron gives {result.expected}"
+        did = f"{applied}(w . x + b)" if applied != 'linear' else "w . x + b itself, with no activation"
+        said = f"your {result.obtained} is {did}; this Neuron gives {result.expected}"
         missing.append(('neuron_activation', f"on `{result.input}` {said}"))
         shown = {'input': result.input, 'expected': result.expected, 'obtained': result.obtained,
                  'place': line_with(neuron_class, '__call__', f'.{applied}(') if applied != 'linear' else ''}
