@@ -47,11 +47,12 @@ def text(case: Case, then: str = '') -> str:
     return f"{made}; {code}   ({said} made by an op, not leaves{grad})"
 
 
-def _name(role: str, exercise: Exercise) -> str:
-    """An operand as the library's code calls it: self, other; for the dot a weight in ws, an input in xs, b."""
+def _name(role: str, exercise: Exercise, parents: tuple[str, ...]) -> str:
+    """An operand as the library's code calls it: x is self (the first parent), y is other; for the dot a weight
+    in ws, an input in xs, b."""
     if exercise.attribute == 'dot':
         return {'w': 'a weight in `ws`', 'x': 'an input in `xs`', 'b': 'the bias `b`'}[role[:1]]
-    return f"`{role}`"
+    return "`" + {'x': parents[0], 'y': parents[-1]}.get(role, role) + "`"
 
 
 def wiring(exercise: Exercise, value_class: Any, want: dict[int, dict[str, float]] | None = None) -> Result | None:
@@ -65,7 +66,7 @@ def wiring(exercise: Exercise, value_class: Any, want: dict[int, dict[str, float
     own, behind = closures(value_class, exercise.methods), None
     for i, case in probes(exercise):
         roles = roles_of(case) or {}
-        called = {leaf: _name(_role(roles[leaf], parents), exercise) for leaf in case.leaves}  # (as the op says)
+        called = {leaf: _name(roles[leaf], exercise, parents) for leaf in case.leaves}  # (as the op says)
         input_ = text(case)
         set_input(input_)
         try:
@@ -145,17 +146,8 @@ def _constructor(exercise: Exercise, value_class: Any) -> Result | None:
     return None
 
 
-def _role(role: str, parents: tuple[str, ...]) -> str:
-    """The closure's name for an operand: x is self (the first parent), y is other; dot's leaves keep theirs."""
-    return {'x': parents[0], 'y': parents[-1]}.get(role, role)
-
-
 def _label(exercise: Exercise, case: Case) -> str:
     """The library's _op for the output of this case: the op table's name; x ** k as '**k', k as written."""
     op = ops.BY_METHOD.get(exercise.attribute)
-    if op is None:
-        return ''
     exponent = case.code.split('**')[-1].strip() if exercise.attribute == '__pow__' else ''
-    if exponent and exponent not in case.leaves:
-        return f"{op.name}{exponent}"
-    return op.name
+    return '' if op is None else op.name + (exponent if exponent and exponent not in case.leaves else '')
