@@ -3,10 +3,8 @@ formula they follow.
 
 A leaf's gradient is what the learner's closure added to it: grad times some local derivative. Read off the
 cases, that addition is a function of the op's input x (and y), its output `out` and the upstream `grad`. Where no
-slip gives the numbers, this module tries the shapes a learner's formula takes (a power, a reciprocal, 1 - a,
-a * (1 - a), a product or a quotient of the operands, a function applied to one) and says which one they follow on
-every input, beside the derivative the op has; before that, the plainest stories: a leaf that gets nothing, or a
-constant times its gradient.
+slip gives the numbers, the shapes a learner's formula takes (forms()) are tried, and the one they follow on every
+input is said beside the derivative the op has.
 """
 from __future__ import annotations
 

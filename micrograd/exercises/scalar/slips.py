@@ -1,13 +1,9 @@
 """The wrong backwards a learner writes, derived from the library's own: so that a slip nobody listed is named.
 
 Every op's backward is a few lines `parent.grad += local derivative * grad`, and learners slip on them in the
-same few ways whatever the op: a sign flipped, a factor or the chain factor `grad` dropped, `*` for `/`, the
-operands swapped, the input used where the derivative wants the output (or the reverse, or the function
-applied twice), an exponent off by one, a parent dropped or counted twice, `=` for `+=`. Each rule below
-rewrites the library's closure (its syntax tree) one way; each rewrite is a candidate, with the sentence that
-names it. The checker builds the library's engine with a candidate in place of the closure and, when its
-gradients are the learner's on every input, that is the diagnosis. An exercise's record adds the slips no
-rule makes (relu's gate at 0, the power rule through abs).
+same few ways whatever the op (RULES). Each rule rewrites the library's closure (its syntax tree) one way; each
+rewrite is a candidate, with the sentence that names it, built into the library's engine in place of the
+closure. An exercise's record adds the slips no rule makes (relu's gate at 0, the power rule through abs).
 """
 from __future__ import annotations
 
@@ -92,7 +88,8 @@ class _Context:
         self.output = values[0] if values else None
         self.outputs = {v.id for v in values if isinstance(v, ast.Name)}
         self.inputs = {name for name, value in self.assigned.items() if name not in self.outputs  # x = self.data,
-                       and _reads_input(value) and (ast.unparse(value) == 'self.data' or helper(value) is not None)}
+                       and any(_is_input(n) for n in ast.walk(value))
+                       and (ast.unparse(value) == 'self.data' or helper(value) is not None)}
         # or x = ieee.positive(self.data, ...): the input, checked by a helper of the library's
 
     def output_formula(self) -> ast.expr | None:
@@ -167,14 +164,9 @@ def written_out(body: list[ast.stmt], module: str = 'micrograd.engine') -> list[
     return list(ast.fix_missing_locations(module_).body)
 
 
-def _reads_input(expr: ast.AST) -> bool:
-    return any(isinstance(n, ast.Attribute) and n.attr == 'data' and isinstance(n.value, ast.Name)
-               and n.value.id == 'self' for n in ast.walk(expr))
-
-
-def _is_input(node: ast.AST, context: _Context) -> bool:
-    return (isinstance(node, ast.Attribute) and node.attr == 'data' and isinstance(node.value, ast.Name)
-            and node.value.id == 'self') or (isinstance(node, ast.Name) and node.id in context.inputs)
+def _is_input(node: ast.AST, context: _Context | None = None) -> bool:
+    """self.data, or a name the forward pass gave it."""
+    return ast.unparse(node) == 'self.data' or isinstance(node, ast.Name) and node.id in getattr(context, 'inputs', ())
 
 
 def _grad_statements(body: list[ast.stmt]) -> list[ast.stmt]:
@@ -241,10 +233,10 @@ def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, l
         if isinstance(s, ast.AugAssign):
             return ast.AugAssign(s.target, ast.Sub() if isinstance(s.op, ast.Add) else ast.Add(), s.value)
         return s
-    yield 'overwrite', lines(overwrite), "in every line"
-    for subset in _subsets(len(statements)):  # in some lines only
+    for subset in _subsets(len(statements)):  # in every line, then in some lines only
         said = '`, `'.join(ast.unparse(overwrite(statements[k])) for k in subset)
-        yield 'overwrite', lines(overwrite, subset), f"in `{said}`"
+        every = len(subset) == len(statements)
+        yield 'overwrite', lines(overwrite, subset), "in every line" if every else f"in `{said}`"
     yield 'upstream', _replace(body, {n: lambda _: ast.Constant(1.0) for n in ast.walk(ast.Module(body, []))
                                       if _is_grad(n)}), "(grad is missing)"
     yield 'nothing', [ast.Pass()], ""
@@ -261,9 +253,9 @@ def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, l
                 moved_target.value = ast.Name(_target(s), ast.Load())
                 yield 'wrong_parent', lines(lambda _: moved, [k]), \
                     f"`{ast.unparse(moved)}` should add to `{_target(t)}.grad`"
-    yield 'sign', lines(flip), "on every parent"
     for subset in _subsets(len(statements)):
-        yield 'sign', lines(flip, subset), f"`{'`, `'.join(ast.unparse(flip(statements[k])) for k in subset)}`"
+        said = '`, `'.join(ast.unparse(flip(statements[k])) for k in subset)
+        yield 'sign', lines(flip, subset), "on every parent" if len(subset) == len(statements) else f"`{said}`"
     if len(context.parents) > 1:  # the operands swapped: x's data where y's belongs, in every line or in one
         a, b = context.parents[:2]
 
@@ -322,9 +314,9 @@ def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, l
 
 
 def _subsets(n: int) -> list[tuple[int, ...]]:
-    """The proper, non-empty subsets of n lines, one line first (all of them, for up to four lines)."""
+    """Every line, then the proper, non-empty subsets of n lines, one line first (all of them, for up to four)."""
     sizes = range(1, n) if n <= 4 else range(1, 2)
-    return [c for size in sizes for c in itertools.combinations(range(n), size)]
+    return [tuple(range(n)), *(c for size in sizes for c in itertools.combinations(range(n), size))]
 
 
 def _rewrites(node: ast.AST) -> list[tuple[str, ast.AST]]:

@@ -1,9 +1,7 @@
 """The learner's whole engine, run once every exercise of it is right: every op its Value defines, the ones the
-workspace gives (-x, x - y, k / x, ...) as well as the ones the learner wrote, on a table of forms (each op of
-Python's operator protocol with a Value, the same Value, an int and a float, unreflected and reflected, then the
-named ops of ops.py), forward and backward through the learner's own backward(), against the library's engine
-and central differences. An op that differs is named by the form whose numbers it gives (`2 - x` computing
-`x - 2`), at the learner's line that ran."""
+workspace gives (-x, x - y, k / x, ...) as well as the ones the learner wrote, on a table of forms, forward and
+backward through the learner's own backward(), against the library's engine and central differences. An op that
+differs is named by the form whose numbers it gives (`2 - x` computing `x - 2`), at the learner's line that ran."""
 from __future__ import annotations
 
 import re
