@@ -88,7 +88,7 @@ def story(leaf: str, samples: list[tuple[Env, float, float]], names: list[str], 
     return ''
 
 
-def roles_of(case: Any) -> dict[str, str] | None:
+def roles_of(case: Case) -> dict[str, str] | None:
     """For a case `out = x OP y` or `out = x.f()`: which leaf is the op's x and which its y; for the dot each leaf
     its own ('w1', 'b'); None otherwise."""
     code, leaves = case.code, list(case.leaves)
@@ -106,15 +106,16 @@ def roles_of(case: Any) -> dict[str, str] | None:
     return None
 
 
-def explain(cases: list[Any], runs: list[Any], wants: list[Any], right: dict[str, str], binary: bool) -> str:
+def explain(cases: list[Case], runs: list[Run], wants: list[Run], right: dict[str, str], binary: bool) -> str:
     """The stories of every wrong leaf, over the cases whose code is `out = x OP y` or `out = x.f()` (no value used
     twice, no extreme input); '' when a wrong leaf has none."""
     by_role: dict[str, list[tuple[Env, float, float]]] = {}
     for case, run, want in zip(cases, runs, wants):
         roles = roles_of(case)  # (the dot's leaves: each its own story, no formula to fit)
-        if roles is None or case.reuses or case.extreme or run.error is not None or None in (run.grads, want.grads):
+        if roles is None or case.reuses or case.extreme or run.error is not None or run.grads is None \
+                or want.grads is None:
             continue
-        env = {'out': want.data, 'grad': case.grad}
+        env: Env = {'out': float(want.data or 0.0), 'grad': case.grad}
         if 'x' in roles.values():
             env['x'] = case.leaves[next(k for k, r in roles.items() if r == 'x')]
             constant = case.code.split()[-1]
