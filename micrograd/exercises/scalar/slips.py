@@ -77,10 +77,6 @@ class _Context:
         for node in method.body:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 self.assigned[node.targets[0].id] = node.value
-            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple) \
-                    and isinstance(node.value, ast.Tuple):  # x, k = self.data, other
-                self.assigned |= {t.id: v for t, v in zip(node.targets[0].elts, node.value.elts)
-                                  if isinstance(t, ast.Name)}
         returned = [n.value for n in ast.walk(method) if isinstance(n, ast.Return) and n.value is not None]
         returned = [self.assigned.get(r.id, r) if isinstance(r, ast.Name) else r for r in returned]  # return out
         values = [r.args[0] for r in returned if isinstance(r, ast.Call) and r.args and (
@@ -334,15 +330,8 @@ def _rewrites(node: ast.AST) -> list[tuple[str, ast.AST]]:
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
         out.append(('mul_for_div', ast.BinOp(node.left, ast.Div() if isinstance(node.op, ast.Mult) else ast.Mult(),
                                              node.right)))
-    power = isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow)  # x ** k, or a call pow(x, k)
-    call = isinstance(node, ast.Call) and len(node.args) == 2 and 'pow' in ast.unparse(node.func)
-    for exponent in _off_by_one(node.right if power else node.args[1]) if power or call else []:  # type: ignore
-        new = copy.deepcopy(node)
-        if power:
-            new.right = exponent  # type: ignore[attr-defined]
-        else:
-            new.args[1] = exponent  # type: ignore[attr-defined]
-        out.append(('exponent_off', new))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):  # x ** k
+        out += [('exponent_off', ast.BinOp(node.left, ast.Pow(), exponent)) for exponent in _off_by_one(node.right)]
     return out
 
 
