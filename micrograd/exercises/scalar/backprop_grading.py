@@ -83,19 +83,17 @@ def simulate(graph: Graph, calls: int = 1, reverse: bool = True, seed: str = '+=
 
 # --- The sort -------------------------------------------------------------------------------------
 
-def _names(order: Any, names: dict[int, str]) -> str:
-    items = [names.get(id(n), '?') for n in order]
+def _listed(items: list[str]) -> str:
     if len(items) > 8:
         return f"[{', '.join(items[:3])}, ..., {', '.join(items[-2:])}] ({len(items):,} nodes)"
     return f"[{', '.join(items)}]"
 
 
-def _sort_problem(order: object, graph: Graph, nodes: dict[str, Any]) -> tuple[str, bool]:
-    """What is wrong with a learner's order for graph, as a diagnosis key ('' when the idea is right), and
-    whether it lists leaves (the library's rule, not the idea)."""
+def _sort_problem(order: object, graph: Graph, names: dict[int, str]) -> tuple[str, bool]:
+    """What is wrong with a learner's order for graph (its nodes' names by id), as a diagnosis key ('' when the
+    idea is right), and whether it lists leaves (the library's rule, not the idea)."""
     if not isinstance(order, (list, tuple)):
         return 'sort_not_list', False
-    names = {id(v): k for k, v in nodes.items()}
     got = [names.get(id(n)) for n in order]
     if None in got:
         return 'sort_foreign', False
@@ -122,9 +120,8 @@ def check_sort(exercise: Exercise, value_class: Any) -> Result:
         set_input(text)
         nodes = make(graph, value_class)
         names = {id(v): k for k, v in nodes.items()}
-        made = [name for name, _, _ in graph.nodes]
-        want = (f"{_names([nodes[n] for n in made], names)}: every node an op made, each after its parents, "
-                "no leaves")
+        made = _listed([name for name, _, _ in graph.nodes])
+        want = f"{made}: every node an op made, each after its parents, no leaves"
         try:
             order = nodes[graph.root]._topological_order()
         except RecursionError:
@@ -134,8 +131,8 @@ def check_sort(exercise: Exercise, value_class: Any) -> Result:
             if blank_raised(error, len(EXERCISES)) in (exercise.number, 0):
                 return Result.of(exercise, NOT_STARTED)
             return outcome.raised(exercise, text, error, want)
-        problem, leaves = _sort_problem(order, graph, nodes)
-        got = _names(order, names) if isinstance(order, (list, tuple)) else repr(order)[:200]
+        problem, leaves = _sort_problem(order, graph, names)
+        got = _listed([names.get(id(n), '?') for n in order]) if isinstance(order, (list, tuple)) else repr(order)[:200]
         if problem:
             return outcome.wrong(exercise, problem, input=text, expected=want, obtained=got)
         if leaves and 'sort_leaves' not in dict(missing):
