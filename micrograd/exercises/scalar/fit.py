@@ -119,7 +119,8 @@ def explain(cases: list[Case], runs: list[Run], wants: list[Run], right: dict[st
         if 'x' in roles.values():
             env['x'] = case.leaves[next(k for k, r in roles.items() if r == 'x')]
             constant = case.code.split()[-1]
-            env['y'] = case.leaves.get(constant, 0.0) if 'y' in roles.values() else _number(constant)
+            literal = re.fullmatch(r'-?\d+(\.\d*)?', constant)  # x OP k: y is k
+            env['y'] = case.leaves.get(constant, 0.0) if 'y' in roles.values() else float(constant) if literal else 0.0
         for leaf, role in roles.items():
             prior = case.prior.get(leaf, 0.0)
             by_role.setdefault(role, []).append((env, run.grads[leaf] - prior, want.grads[leaf] - prior))
@@ -134,12 +135,6 @@ def explain(cases: list[Case], runs: list[Run], wants: list[Run], right: dict[st
         stories.append(said)
     return '; '.join(stories)
 
-
-def _number(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        return 0.0
 
 
 def _compared(run: Run) -> bool:
