@@ -20,11 +20,6 @@ from micrograd.exercises.scalar.exercises import Case, Exercise
 from micrograd.exercises.scalar.fit import roles_of
 from micrograd.exercises.scalar.places import closures, line_with, lines_run, output_line
 
-# The closure never attached to the output, in either convention (the workspace's _backward(grad) or the
-# lecture's _backward()): the line that attaches it is the same.
-UNATTACHED = ("`out._backward = _backward` is missing: the closure is never attached, so backward() has nothing "
-              "to run for this op")
-
 
 def probes(exercise: Exercise) -> list[tuple[int, Case]]:
     """The cases an op is wired on: one of each form (x OP y, x OP k, x.f(), the dot), none with a Value used
@@ -109,7 +104,9 @@ def wiring(exercise: Exercise, value_class: Any, want: dict[int, dict[str, float
                 expected="out with its _backward", obtained=f"{holders} with it, out with none",
                 **fields | {'place': attached})
         if closure is None:
-            return outcome.wrong(exercise, 'closure_not_attached', why=UNATTACHED,
+            return outcome.wrong(exercise, 'closure_not_attached', why=(  # (said so in either convention)
+                "`out._backward = _backward` is missing: the closure is never attached, so backward() has nothing "
+                "to run for this op"),
                                  expected="out with its _backward", obtained="out with none",
                                  **fields | {'place': output_line(value_class, exercise.methods, ran, True)})
         label, named = getattr(out, '_op', None), _label(exercise, case)
@@ -133,12 +130,12 @@ def _constructor(exercise: Exercise, value_class: Any) -> Result | None:
     except Exception:  # noqa: BLE001 -- a Value made otherwise: its ops are checked as they are
         return None
     prev = list(getattr(out, '_prev', ()) or ())
-    problems = [('constructor_prev', not (any(p is a for p in prev) and any(p is b for p in prev)), '_prev',
-                 f"out._prev = {prev!r}"[:120]),
-                ('constructor_op', getattr(out, '_op', '+') != '+', '_op', f"out._op = {getattr(out, '_op', None)!r}")]
-    for key, wrong_, attribute, obtained in problems:
-        if wrong_:
-            said = {'_prev': "its parents (_children) in `_prev`", '_op': "the op's name (_op) in `_op`"}[attribute]
+    for key, kept, attribute, said, obtained in (
+            ('constructor_prev', any(p is a for p in prev) and any(p is b for p in prev), '_prev',
+             "its parents (_children) in `_prev`", f"out._prev = {prev!r}"[:120]),
+            ('constructor_op', getattr(out, '_op', '+') == '+', '_op', "the op's name (_op) in `_op`",
+             f"out._op = {getattr(out, '_op', None)!r}")):
+        if not kept:
             return outcome.wrong(exercise, key, input=text_, expected=f"out.{attribute} as given", obtained=obtained,
                                  why=f"`Value(data, children, op)` does not keep {said}: `Value.__init__` must, or "
                                      "no op's output is in the graph as it should be",
