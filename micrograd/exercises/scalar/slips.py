@@ -270,12 +270,13 @@ def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, l
         yield 'precedence', ast.parse(text).body, f"`{changed[0] if changed else text.strip()}`"
     formula, output = context.output_formula(), context.output_here()
     for statement, node in rhs:
-        path = _path(statement.value, node) or []  # type: ignore[attr-defined]
+        place = list(ast.walk(statement.value)).index(node)  # type: ignore[attr-defined]  # its place in the line
         for n, (key, rewritten) in enumerate(_rewrites(node)):
             yield key, _replace(body, {node: lambda _: rewritten}), show(node, rewritten)  # noqa: B023
             # the same slip in every line of the same shape (a learner who divides by grad in one line divides in both)
             alike = [there for other in statements if type(other) is type(statement)
-                     and (there := _at(other.value, path)) is not None and type(there) is type(node)  # type: ignore
+                     and len(walked := list(ast.walk(other.value))) > place  # type: ignore[attr-defined]
+                     and type(there := walked[place]) is type(node)
                      and type(getattr(there, 'op', None)) is type(getattr(node, 'op', None))
                      and len(_rewrites(there)) > n]
             if len(alike) > 1:
@@ -337,29 +338,6 @@ def _rewrites(node: ast.AST) -> list[tuple[str, ast.AST]]:
 
 def _is_grad(node: ast.AST) -> bool:
     return isinstance(node, ast.Name) and node.id == 'grad'
-
-
-def _path(root: ast.AST, target: ast.AST) -> list[tuple[str, int]] | None:
-    """How to reach target from root: (field, index in a list or -1) at each step."""
-    if root is target:
-        return []
-    for field, value in ast.iter_fields(root):
-        for index, child in (enumerate(value) if isinstance(value, list) else [(-1, value)]):
-            if isinstance(child, ast.AST):
-                rest = _path(child, target)
-                if rest is not None:
-                    return [(field, index), *rest]
-    return None
-
-
-def _at(root: ast.AST, path: list[tuple[str, int]]) -> ast.AST | None:
-    for field, index in path:
-        value = getattr(root, field, None)
-        value = value[index] if isinstance(value, list) and index < len(value) else value
-        if not isinstance(value, ast.AST):
-            return None
-        root = value
-    return root
 
 
 def _unparenthesized(body: list[ast.stmt]) -> list[str]:
