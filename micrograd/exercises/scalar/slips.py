@@ -165,21 +165,21 @@ def _is_input(node: ast.AST, context: _Context | None = None) -> bool:
     return ast.unparse(node) == 'self.data' or isinstance(node, ast.Name) and node.id in getattr(context, 'inputs', ())
 
 
+def _assigned(statement: ast.AST) -> Any:
+    """What an assignment (=, +=, -=) assigns to, else None."""
+    return statement.target if isinstance(statement, ast.AugAssign) else \
+        statement.targets[0] if isinstance(statement, ast.Assign) else None
+
+
 def _grad_statements(body: list[ast.stmt]) -> list[ast.stmt]:
     """The statements adding to a parent's .grad, nested ones (in a for or an if) too."""
-    out: list[ast.stmt] = []
-    for node in body:
-        for inner in ast.walk(node):
-            if isinstance(inner, (ast.AugAssign, ast.Assign)):
-                target = inner.target if isinstance(inner, ast.AugAssign) else inner.targets[0]
-                if isinstance(target, ast.Attribute) and target.attr == 'grad':
-                    out.append(inner)
-    return out
+    return [n for node in body for n in ast.walk(node)
+            if isinstance(n, ast.stmt) and isinstance(_assigned(n), ast.Attribute) and _assigned(n).attr == 'grad']
 
 
 def _target(statement: ast.stmt) -> str:
-    target = statement.target if isinstance(statement, ast.AugAssign) else statement.targets[0]  # type: ignore
-    return ast.unparse(target.value)  # type: ignore[union-attr]  # a .grad statement's target is an attribute
+    """The parent a .grad statement adds to."""
+    return ast.unparse(_assigned(statement).value)
 
 
 def _replace(body: list[ast.stmt], changes: dict[ast.AST, Callable[[Any], Any]]) -> list[ast.stmt]:
@@ -242,11 +242,9 @@ def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, l
         yield 'parent_twice', lines(lambda s: [s, copy.deepcopy(s)], [k]), f"`{ast.unparse(s)}` runs twice"
     for s in statements:  # a line written for one parent adding to the other's (self.grad twice, other left out)
         for k, t in enumerate(statements):
-            target = t.target if isinstance(t, ast.AugAssign) else t.targets[0]  # type: ignore[attr-defined]
-            if _target(t) != _target(s) and isinstance(target, ast.Attribute):
+            if _target(t) != _target(s):
                 moved = copy.deepcopy(t)
-                moved_target: Any = moved.target if isinstance(moved, ast.AugAssign) else moved.targets[0]  # type: ignore
-                moved_target.value = ast.Name(_target(s), ast.Load())
+                _assigned(moved).value = ast.Name(_target(s), ast.Load())
                 yield 'wrong_parent', lines(lambda _: moved, [k]), \
                     f"`{ast.unparse(moved)}` should add to `{_target(t)}.grad`"
     for subset in _subsets(len(statements)):
