@@ -197,9 +197,9 @@ def diagnose(exercise: Exercise, runs: list[Run], failing: list[int], value_clas
         alike = _same_closures(exercise, value_class, first)  # an op of two closures: the one that went wrong
         op = ops.BY_METHOD.get(exercise.attribute)  # the local derivatives as the ops table writes them
         said = explain([cases[i] for i in alike], [runs[i] for i in alike],
-                           [expected(exercise.name, i)[0] for i in alike],
-                           dict(zip('xy', op.derivatives)) if op is not None else {},
-                           binary=any(len(b.parents) > 1 for b in blanks_of(exercise)))
+                       [expected(exercise.name, i)[0] for i in alike],
+                       dict(zip('xy', op.derivatives)) if op is not None else {},
+                       binary=any(len(b.parents) > 1 for b in blanks_of(exercise)))
         if said:
             return 'formula', said
     if best is not None:  # else the one that gives them on the most inputs that fail, said so

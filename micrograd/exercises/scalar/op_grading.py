@@ -1,6 +1,7 @@
 """Grading an op's backward: run each case with the learner's Value and the library's, compare the leaves'
-gradients with the library's and with central differences, and when they differ name the slip that gives the
-learner's numbers (slips.py) and point at the line that gives the wrong parent its gradient."""
+gradients with the library's and with central differences, check how the op wires its output (op_wiring.py),
+and when the gradients differ name the mistake (fit.py) and point at the line that gives the wrong parent its
+gradient."""
 from __future__ import annotations
 
 import math
