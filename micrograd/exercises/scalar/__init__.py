@@ -4,7 +4,7 @@ engine.py and nn.py for the learner to write.
     exercises.py      the exercises, one record each (adding one is adding a record; its number is its place),
                       and what a record holds: the Exercise, its Cases (ops) and Graphs (sort, backward())
     blanks.py         the bodies cut out of engine.py and nn.py: my_engine.py, my_nn.py, the library's answer
-    drive.py          backpropagating through any Value-like class, the workspace's convention or the lecture's
+    drive.py          running a case through any Value-like class (the workspace's convention or the lecture's)
     op_grading.py     grading an op's backward on its cases, the slip named, its line pointed at
     op_wiring.py      whether an op puts its output in the graph: its parents, its _op, its closure attached
     slips.py          the wrong backwards derived from the library's own by rules every op shares
@@ -14,7 +14,7 @@ engine.py and nn.py for the learner to write.
     places.py         where the learner wrote each exercise, and the line a diagnosis points at
     grade.py          every exercise in order, each under a time limit, then the whole engine
     whole_engine.py   every op the Value defines, given or written, on a table of forms against the library's
-    fit.py            a wrong gradient no slip reproduces, named by the formula its numbers follow
+    fit.py            naming a wrong gradient: the slip that gives the learner's numbers, else the formula they follow
     exercises_ipynb.py  exercises.ipynb: a cell per exercise, a check under each
 
 The track is TRACK, a Track (../track.py); start, check and solution are its methods.

@@ -10,15 +10,14 @@ from typing import Any
 
 from micrograd.engine import topological_order
 from micrograd.exercises.cutting import blank_raised
-from micrograd.exercises.lines import backward_line, where
+from micrograd.exercises.lines import backward_line
 from micrograd.exercises.numbers import close, grads, number, same
-from micrograd.exercises.result import Result
+from micrograd.exercises.result import DONE, NOT_STARTED, Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
-from micrograd.exercises.scalar.drive import hand_node
+from micrograd.exercises.scalar.drive import build, expected, hand_node
 from micrograd.exercises.scalar.exercises import EXERCISES, Exercise, Graph, find
-from micrograd.exercises.scalar.op_grading import expected
-from micrograd.exercises.scalar.op_wiring import build, probes
+from micrograd.exercises.scalar.op_wiring import probes
 from micrograd.exercises.scalar.op_wiring import text as wired_text
 
 
@@ -84,19 +83,17 @@ def simulate(graph: Graph, calls: int = 1, reverse: bool = True, seed: str = '+=
 
 # --- The sort -------------------------------------------------------------------------------------
 
-def _names(order: object, names: dict[int, str]) -> str:
-    items = [names.get(id(n), '?') for n in order]  # type: ignore[attr-defined]
+def _listed(items: list[str]) -> str:
     if len(items) > 8:
         return f"[{', '.join(items[:3])}, ..., {', '.join(items[-2:])}] ({len(items):,} nodes)"
     return f"[{', '.join(items)}]"
 
 
-def _sort_problem(order: object, graph: Graph, nodes: dict[str, Any]) -> tuple[str, bool]:
-    """What is wrong with a learner's order for graph, as a diagnosis key ('' when the idea is right), and
-    whether it lists leaves (the library's rule, not the idea)."""
+def _sort_problem(order: object, graph: Graph, names: dict[int, str]) -> tuple[str, bool]:
+    """What is wrong with a learner's order for graph (its nodes' names by id), as a diagnosis key ('' when the
+    idea is right), and whether it lists leaves (the library's rule, not the idea)."""
     if not isinstance(order, (list, tuple)):
         return 'sort_not_list', False
-    names = {id(v): k for k, v in nodes.items()}
     got = [names.get(id(n)) for n in order]
     if None in got:
         return 'sort_foreign', False
@@ -108,20 +105,14 @@ def _sort_problem(order: object, graph: Graph, nodes: dict[str, Any]) -> tuple[s
         return 'sort_missing_root', bool(leaves)
     if set(got) != {name for name, _, _ in graph.nodes}:
         return 'sort_missing', bool(leaves)
-    position = {name: i for i, name in enumerate(order_names(order, names))}
+    position = {names.get(id(n), '?'): i for i, n in enumerate(order)}
     for name, _, parents in graph.nodes:
         if any(p in position and position[p] > position[name] for p in parents):
             return 'sort_order', bool(leaves)
     return '', bool(leaves)
 
 
-def order_names(order: Any, names: dict[int, str]) -> list[str]:
-    return [names.get(id(n), '?') for n in order]
-
-
-def check_sort(exercise: Exercise, value_class: Any, strict: bool = False) -> Result:
-    if not hasattr(value_class, exercise.attribute):
-        return outcome.missing_method(exercise, f"Value.{exercise.attribute}") if strict else outcome.absent(exercise)
+def check_sort(exercise: Exercise, value_class: Any) -> Result:
     missing: list[tuple[str, str]] = []
     shown: dict[str, str] = {}
     for graph in exercise.graphs:
@@ -129,9 +120,8 @@ def check_sort(exercise: Exercise, value_class: Any, strict: bool = False) -> Re
         set_input(text)
         nodes = make(graph, value_class)
         names = {id(v): k for k, v in nodes.items()}
-        made = [name for name, _, _ in graph.nodes]
-        want = (f"{_names([nodes[n] for n in made], names)}: every node an op made, each after its parents, "
-                "no leaves")
+        made = _listed([name for name, _, _ in graph.nodes])
+        want = f"{made}: every node an op made, each after its parents, no leaves"
         try:
             order = nodes[graph.root]._topological_order()
         except RecursionError:
@@ -139,10 +129,10 @@ def check_sort(exercise: Exercise, value_class: Any, strict: bool = False) -> Re
             continue
         except Exception as error:  # noqa: BLE001
             if blank_raised(error, len(EXERCISES)) in (exercise.number, 0):
-                return outcome.not_started(exercise)
+                return Result.of(exercise, NOT_STARTED)
             return outcome.raised(exercise, text, error, want)
-        problem, leaves = _sort_problem(order, graph, nodes)
-        got = _names(order, names) if isinstance(order, (list, tuple)) else repr(order)[:200]
+        problem, leaves = _sort_problem(order, graph, names)
+        got = _listed([names.get(id(n), '?') for n in order]) if isinstance(order, (list, tuple)) else repr(order)[:200]
         if problem:
             return outcome.wrong(exercise, problem, input=text, expected=want, obtained=got)
         if leaves and 'sort_leaves' not in dict(missing):
@@ -150,14 +140,10 @@ def check_sort(exercise: Exercise, value_class: Any, strict: bool = False) -> Re
             shown = {'input': text, 'expected': want, 'obtained': got}
     if missing:
         return outcome.correct(exercise, "every node once, after its parents", missing, **shown)
-    return outcome.done(exercise)
+    return Result.of(exercise, DONE)
 
 
 # --- backward() -----------------------------------------------------------------------------------
-
-def _all_grads(nodes: dict[str, Any]) -> dict[str, float]:
-    return {name: node.grad for name, node in nodes.items()}
-
 
 def diagnose_backward(graph: Graph, calls: int, obtained: dict[str, float]) -> str:
     kinds = [('backward_no_seed', {'seed': ''}), ('backward_not_called', {'repeat': 0}),
@@ -173,21 +159,19 @@ def diagnose_backward(graph: Graph, calls: int, obtained: dict[str, float]) -> s
     return 'wrong'
 
 
-def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: frozenset[str] = frozenset(),
-                   strict: bool = False) -> Result:
+def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: frozenset[str] = frozenset()) -> Result:
     """backward() on graphs the checker makes node by node, then on the learner's own ops that are done."""
-    if not hasattr(value_class, 'backward'):
-        return outcome.missing_method(exercise, "Value.backward") if strict else outcome.absent(exercise)
-    note = ''
     own_sort = getattr(value_class, '_topological_order', None)
-    if own_sort is not None and not sort_done:  # the sort is not done: check backward() on the library's sort
+    swapped = own_sort is not None and not sort_done  # the sort is not done: backward() runs on the library's
+    if swapped:
         value_class._topological_order = topological_order
-        note = f"checked with the library's sort, since exercise {find('sort').number} (sort) is not done yet"
     try:
-        result = _check_backward(exercise, value_class, note, done)
+        result = _check_backward(exercise, value_class, done)
     finally:
-        if own_sort is not None and not sort_done:
+        if swapped:
             value_class._topological_order = own_sort
+    if swapped:
+        result.note = f"checked with the library's sort, since exercise {find('sort').number} (sort) is not done yet"
     if result.diagnosis == 'backward_no_seed' and (zeroed := backward_line(value_class.backward,
                                                                             'backward_zeroed_in_loop')):
         result = replace(result, diagnosis='backward_zeroed_in_loop', place=zeroed,
@@ -201,10 +185,10 @@ def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: 
 LINES = ('backward_seed_overwrites', 'backward_not_reversed', 'backward_unit_grad', 'backward_not_called')
 
 
-def _run(exercise: Exercise, graph: Graph, value_class: Any, calls: int, text: str,
-         note: str) -> tuple[Result | None, str]:
-    """backward() called calls times on graph: a Result when it goes wrong (with the rule it misses, if that is
-    all), else None."""
+def _run(exercise: Exercise, graph: Graph, value_class: Any, calls: int,
+         text: str) -> tuple[Result | None, str, dict[str, float]]:
+    """backward() called calls times on graph: a Result when it goes wrong, else None; the rule it misses, if that
+    is all; and the gradients it leaves."""
     set_input(text)
     nodes = make(graph, value_class)
     want = simulate(graph, calls)
@@ -213,37 +197,36 @@ def _run(exercise: Exercise, graph: Graph, value_class: Any, calls: int, text: s
         for _ in range(calls):
             nodes[graph.root].backward()
     except RecursionError:
-        return None, 'backward_recursion'
+        return None, 'backward_recursion', {}
     except Exception as error:  # noqa: BLE001
         if blank_raised(error, len(EXERCISES)) in (exercise.number, 0):
-            return outcome.not_started(exercise, note=note), ''
-        return outcome.wrong(exercise, _call_mismatch(error) or 'raises', input=text, expected=grads(shown),
-                             obtained=type(error).__name__, detail=where(error), note=note), ''
-    got = _all_grads(nodes)
+            return Result.of(exercise, NOT_STARTED), '', {}
+        return outcome.raised(exercise, text, error, grads(shown), _call_mismatch(error) or 'raises'), '', {}
+    got = {name: node.grad for name, node in nodes.items()}
     if same({k: got[k] for k in shown}, shown):
-        return None, ''
+        return None, '', got
     key = diagnose_backward(graph, calls, got) if len(nodes) < 20 else 'wrong'
-    fields = {'input': text, 'expected': grads(shown), 'obtained': grads({k: got[k] for k in shown}), 'note': note}
     if key in ('backward_no_zeroing', 'backward_zeroes_leaves'):  # the zeroing rule: right on one call
-        return None, key
-    return outcome.wrong(exercise, key, **fields), ''
+        return None, key, got
+    return outcome.wrong(exercise, key, input=text, expected=grads(shown),
+                         obtained=grads({k: got[k] for k in shown})), '', got
 
 
-def _check_backward(exercise: Exercise, value_class: Any, note: str, done: frozenset[str]) -> Result:
+def _check_backward(exercise: Exercise, value_class: Any, done: frozenset[str]) -> Result:
     lecture, reused, doubled, deep = exercise.graphs
     missing: list[tuple[str, str]] = []
     shown: dict[str, str] = {}
-    for graph in (lecture, reused, doubled):  # the idea: one backward() gives the right gradients
-        result, rule = _run(exercise, graph, value_class, 1, graph.text('backward()'), note)
+    for graph in (lecture, reused, doubled, deep):  # the idea: one backward() gives the right gradients
+        result, rule, _ = _run(exercise, graph, value_class, 1, graph.text('backward()'))
         if result is not None:
             return result
         if rule:
-            missing.append((rule, ''))
-    result = _own_ops(exercise, value_class, note, done)
+            missing.append((rule, f"on `{graph.text('backward()')}`: RecursionError"))
+    result = _own_ops(exercise, value_class, done)
     if result is not None:
         return result
     twice = reused.text('backward()') + '; z.backward()   (a second time)'
-    result, rule = _run(exercise, reused, value_class, 2, twice, note)
+    result, rule, got = _run(exercise, reused, value_class, 2, twice)
     if result is not None:
         return result
     if rule:
@@ -251,28 +234,15 @@ def _check_backward(exercise: Exercise, value_class: Any, note: str, done: froze
         said = "leaves were zeroed too, so they do not accumulate: " if rule == 'backward_zeroes_leaves' else ''
         missing.append(('backward_no_zeroing', f"{said}after `{twice}`, a = {number(want['a'])} is expected"))
         shown = {'input': twice, 'expected': grads({k: want[k] for k in ('a', 'b')}),
-                 'obtained': _twice_obtained(reused, value_class)}
-    leaf = _leaf_root(exercise, value_class, note)
+                 'obtained': grads({k: got[k] for k in reused.leaves})}
+    leaf = _leaf_root(exercise, value_class)
     if isinstance(leaf, Result):
         return leaf
     if leaf:
         missing.append((leaf, "x = Value(2.0); x.grad = 0.5; x.backward() must leave x.grad = 1.5"))
-    result, rule = _run(exercise, deep, value_class, 1, deep.text('backward()'), note)
-    if result is not None:
-        return result
-    if rule:
-        missing.append((rule, f"on `{deep.text('backward()')}`: RecursionError"))
     if missing:
-        return outcome.correct(exercise, "your backward() gives the right gradients", missing, note=note,
-                               **shown)
-    return outcome.done(exercise, note=note)
-
-
-def _twice_obtained(graph: Graph, value_class: Any) -> str:
-    nodes = make(graph, value_class)
-    for _ in range(2):
-        nodes[graph.root].backward()
-    return grads({k: nodes[k].grad for k in graph.leaves})
+        return outcome.correct(exercise, "your backward() gives the right gradients", missing, **shown)
+    return Result.of(exercise, DONE)
 
 
 def _call_mismatch(error: BaseException) -> str:
@@ -285,7 +255,7 @@ def _call_mismatch(error: BaseException) -> str:
     return ''
 
 
-def _leaf_root(exercise: Exercise, value_class: Any, note: str) -> Result | str:
+def _leaf_root(exercise: Exercise, value_class: Any) -> Result | str:
     """x.backward() on a leaf x holding a gradient already: d(x)/d(x) = 1 is added to it, as in PyTorch. The rule
     it misses ('' for none), or a Result when it goes wrong otherwise."""
     text = "x = Value(2.0); x.grad = 0.5; x.backward()   (x is a leaf: its gradient accumulates)"
@@ -295,17 +265,15 @@ def _leaf_root(exercise: Exercise, value_class: Any, note: str) -> Result | str:
     try:
         x.backward()
     except Exception as error:  # noqa: BLE001
-        return outcome.wrong(exercise, 'raises', input=text, expected="x.grad = 1.5", obtained=type(error).__name__,
-                             detail=where(error), note=note)
+        return outcome.raised(exercise, text, error, "x.grad = 1.5")
     if close(x.grad, 1.5):
         return ''
     if close(x.grad, 1.0):
         return 'backward_seed_overwrites'
-    return outcome.wrong(exercise, 'wrong', input=text, expected="x.grad = 1.5", obtained=f"x.grad = {number(x.grad)}",
-                         note=note)
+    return outcome.wrong(exercise, 'wrong', input=text, expected="x.grad = 1.5", obtained=f"x.grad = {number(x.grad)}")
 
 
-def _own_ops(exercise: Exercise, value_class: Any, note: str, done: frozenset[str]) -> Result | None:
+def _own_ops(exercise: Exercise, value_class: Any, done: frozenset[str]) -> Result | None:
     """backward() on the learner's own ops that are done, each in every form it takes, its operands made by an
     op (so that the whole engine runs: each op's parents in the graph, its closure attached, the learner's sort):
     the checker's graphs accept either way of calling a node's backward, the learner's own closures may take
@@ -326,11 +294,9 @@ def _own_ops(exercise: Exercise, value_class: Any, note: str, done: frozenset[st
             except RecursionError:
                 continue  # the deep chain names it
             except Exception as error:  # noqa: BLE001
-                key = _call_mismatch(error) or 'backward_own_ops'
-                return outcome.wrong(exercise, key, input=text, expected=grads(want), obtained=type(error).__name__,
-                                     detail=where(error), note=note)
+                return outcome.raised(exercise, text, error, grads(want), _call_mismatch(error) or 'backward_own_ops')
             got = {f"{k}0": root.grad for k, root in roots.items()}
             if not same(got, want):
                 return outcome.wrong(exercise, 'backward_own_ops', input=text, expected=grads(want),
-                                     obtained=grads(got), note=note)
+                                     obtained=grads(got))
     return None

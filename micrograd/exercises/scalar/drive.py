@@ -1,14 +1,19 @@
 """Driving a learner's Value the way the library would, whatever its conventions: the workspace's
 _backward(grad), handed the output's gradient, or the lecture's _backward(), reading out.grad (with _prev a
-set). The checker backpropagates with its own sort and loop, so an op is checked before (and whatever) the
-learner's backward() is."""
+set). The checker builds the inputs and backpropagates with its own sort and loop, so an op is checked before
+(and whatever) the learner's backward() is."""
 from __future__ import annotations
 
 import inspect
+import types
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from micrograd import engine as library
 from micrograd.engine import topological_order
+from micrograd.exercises.numbers import central_difference
+from micrograd.exercises.scalar.exercises import Case, find
 
 
 def takes_grad(fn: Callable[..., Any]) -> bool:
@@ -29,6 +34,48 @@ def backpropagate(out: Any, grad: float = 1.0) -> None:
     for node in reversed(order):
         fn = node._backward
         fn(node.grad) if takes_grad(fn) else fn()
+
+
+@dataclass
+class Run:
+    """One case run with one Value class."""
+    grads: dict[str, float] | None = None
+    data: float | None = None
+    error: BaseException | None = None
+    built: bool = True
+    op: object = None   # the output's _op: '/' for a division of its own, '*' for the lecture's x * y**-1
+
+
+def run_case(case: Case, value_class: Any) -> Run:
+    try:
+        leaves, out = case.build(value_class)
+    except Exception as error:  # noqa: BLE001 -- a Value that cannot make this input
+        return Run(error=error, built=False)
+    try:
+        backpropagate(out, case.grad)
+        return Run({name: leaf.grad for name, leaf in leaves.items()}, out.data, op=getattr(out, '_op', None))
+    except Exception as error:  # noqa: BLE001 -- RecursionError too: reported with the line that raised it
+        return Run(error=error, data=out.data, op=getattr(out, '_op', None))
+
+
+_EXPECTED: dict[tuple[str, bool], tuple[Run, dict[str, float]]] = {}
+
+
+def library_numbers(case: Case) -> tuple[Run, dict[str, float]]:
+    """The library's gradients for a case, and the central differences of its forward pass."""
+    if (case.text(), case.kink) not in _EXPECTED:
+        fd: dict[str, float] = {}
+        for leaf in case.leaves if not case.kink else ():
+            def value(x: float, leaf: str = leaf) -> float:
+                return float(case.build(library.Value, {**case.leaves, leaf: x})[1].data)
+            fd[leaf] = case.grad * central_difference(value, case.leaves[leaf]) + case.prior.get(leaf, 0.0)
+        _EXPECTED[case.text(), case.kink] = run_case(case, library.Value), fd
+    return _EXPECTED[case.text(), case.kink]
+
+
+def expected(name: str, index: int) -> tuple[Run, dict[str, float]]:
+    """library_numbers of an op exercise's case, by its index."""
+    return library_numbers(find(name).cases[index])
 
 
 def workspace_convention(value_class: Any) -> bool:
@@ -53,6 +100,16 @@ def hand_node(value_class: Any, data: float, parents: list[Any], local: list[flo
     return node
 
 
+def build(case: Case, value_class: Any) -> tuple[dict[str, Any], dict[str, Any], Any]:
+    """The case with each operand made by an op: the leaves x0, y0 (as value_class), the operands made from them
+    by a node of the checker's (x = x0 + 0), and out."""
+    roots = {name: value_class(v) for name, v in case.leaves.items()}
+    made = {name: hand_node(value_class, v, [roots[name]], [1.0], '+') for name, v in case.leaves.items()}
+    namespace: dict[str, Any] = {'Value': value_class, **made}
+    exec(case.code, namespace)
+    return roots, made, namespace['out']
+
+
 def closure_of(node: Any) -> Any:
     """The backward an op attached to its output node, or None when none was: the workspace's _grad_fn, or the
     lecture's out._backward when it is not the one every new Value starts with."""
@@ -65,6 +122,15 @@ def closure_of(node: Any) -> Any:
         return fn
     same = getattr(fn, '__code__', None) is getattr(default, '__code__', False)
     return None if fn is None or same else fn
+
+
+def made_by(node: Any, codes: set[types.CodeType]) -> bool:
+    """Whether the closure attached to node is one of codes: its code, or the code of the function it wraps (the
+    workspace's out._backward = f keeps f in a lambda)."""
+    closure = closure_of(node)
+    inner = [getattr(cell.cell_contents, '__code__', None) for cell in getattr(closure, '__closure__', None) or ()
+             if cell.cell_contents is not None] if closure is not None else []
+    return any(code in codes for code in [getattr(closure, '__code__', None), *inner])
 
 
 def reaches(out: Any, targets: list[Any]) -> bool:

@@ -1,95 +1,70 @@
-"""Naming a wrong gradient from its numbers alone, when no slip the rules derive (slips.py) gives them.
+"""Naming a wrong gradient from the learner's numbers: the slip (slips.py) whose backward gives them, else the
+formula they follow.
 
 A leaf's gradient is what the learner's closure added to it: grad times some local derivative. Read off the
-cases, that addition is a function of the op's input x (and y), its output `out` and the upstream `grad`. This
-module tries the shapes a learner's formula takes (a power, a reciprocal, 1 - a, a * (1 - a), a product or a
-quotient of the operands, a function applied to one) and says which one the learner's numbers follow on every
-input, beside the derivative the op has. Before that, the plainest stories: a leaf that gets nothing, or a
-constant times its gradient.
+cases, that addition is a function of the op's input x (and y), its output `out` and the upstream `grad`. Where no
+slip gives the numbers, the shapes a learner's formula takes (forms()) are tried, and the one they follow on every
+input is said beside the derivative the op has.
 """
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Iterator
+from functools import cache
+from types import CodeType
 from typing import Any
 
-from micrograd.exercises.numbers import close, number
+from micrograd import ops
+from micrograd.exercises.cutting import blank_raised
+from micrograd.exercises.lines import place_of, run_traced
+from micrograd.exercises.numbers import close, number, same
+from micrograd.exercises.scalar.blanks import blanks_of
+from micrograd.exercises.scalar.drive import Run, expected, run_case
+from micrograd.exercises.scalar.exercises import EXERCISES, Case, Exercise
+from micrograd.exercises.scalar.places import closures
+from micrograd.exercises.scalar.slips import variants
 
 Env = dict[str, float]
-Form = tuple[str, Callable[[Env], float]]
-
-
-def _sigmoid(v: float) -> float:
-    return 1 / (1 + math.exp(-v)) if v >= 0 else math.exp(v) / (1 + math.exp(v))
-
-
-# The shapes of a local derivative in one quantity a: (text with {a}, function of a).
-UNARY: list[tuple[str, Callable[[float], float]]] = [
-    ('{a}', lambda a: a), ('-{a}', lambda a: -a), ('{a}**2', lambda a: a * a), ('2*{a}', lambda a: 2 * a),
-    ('-2*{a}', lambda a: -2 * a), ('1/{a}', lambda a: 1 / a), ('-1/{a}', lambda a: -1 / a),
-    ('1/{a}**2', lambda a: 1 / (a * a)), ('-1/{a}**2', lambda a: -1 / (a * a)), ('1 - {a}', lambda a: 1 - a),
-    ('1 + {a}', lambda a: 1 + a), ('{a} - 1', lambda a: a - 1), ('1 - {a}**2', lambda a: 1 - a * a),
-    ('1 + {a}**2', lambda a: 1 + a * a), ('{a}**2 - 1', lambda a: a * a - 1), ('{a}*(1 - {a})', lambda a: a * (1 - a)),
-    ('{a}*(1 + {a})', lambda a: a * (1 + a)), ('(1 - {a})**2', lambda a: (1 - a) ** 2),
-    ('{a}**2*(1 - {a})', lambda a: a * a * (1 - a)), ('{a}*(1 - {a}**2)', lambda a: a * (1 - a * a)),
-    ('-2*{a}*(1 - {a}**2)', lambda a: -2 * a * (1 - a * a)), ('1/(1 + {a})', lambda a: 1 / (1 + a)),
-    ('exp({a})', math.exp), ('exp(-{a})', lambda a: math.exp(-a)), ('log({a})', math.log), ('tanh({a})', math.tanh),
-    ('sigmoid({a})', _sigmoid), ('1/cosh({a})', lambda a: 1 / math.cosh(a)), ('cosh({a})', math.cosh),
-    ('({a} > 0)', lambda a: float(a > 0)), ('({a} >= 0)', lambda a: float(a >= 0)),
-    ('({a} < 0)', lambda a: float(a < 0)),
-    ('({a} != 0)', lambda a: float(a != 0)), ('sign({a})', lambda a: math.copysign(1.0, a) if a else 0.0),
-    ('(1 if {a} > 0 else -1)', lambda a: 1.0 if a > 0 else -1.0),
-]
-BINARY: list[tuple[str, Callable[[float, float], float]]] = [
-    ('{a}*{b}', lambda a, b: a * b), ('{a}/{b}', lambda a, b: a / b), ('-{a}/{b}', lambda a, b: -a / b),
-    ('{a}/{b}**2', lambda a, b: a / (b * b)), ('-{a}/{b}**2', lambda a, b: -a / (b * b)),
-    ('{a}**2/{b}', lambda a, b: a * a / b), ('{a} + {b}', lambda a, b: a + b), ('{a} - {b}', lambda a, b: a - b),
-    ('{a}*log({b})', lambda a, b: a * math.log(b)), ('{a}**{b}', lambda a, b: a ** b),
-]
+# The names a form's text may use beside x, y, out and grad.
+FUNCTIONS = {'exp': math.exp, 'log': math.log, 'tanh': math.tanh, 'cosh': math.cosh,
+             'sigmoid': lambda v: 1 / (1 + math.exp(-v)) if v >= 0 else math.exp(v) / (1 + math.exp(v)),
+             'sign': lambda v: math.copysign(1.0, v) if v else 0.0}
+# The shapes of a local derivative in one quantity a, or two (a and b), as Python reads them.
+UNARY = ['{a}', '-{a}', '{a}**2', '2*{a}', '-2*{a}', '1/{a}', '-1/{a}', '1/{a}**2', '-1/{a}**2', '1 - {a}', '1 + {a}',
+         '{a} - 1', '1 - {a}**2', '1 + {a}**2', '{a}**2 - 1', '{a}*(1 - {a})', '{a}*(1 + {a})', '(1 - {a})**2',
+         '{a}**2*(1 - {a})', '{a}*(1 - {a}**2)', '-2*{a}*(1 - {a}**2)', '1/(1 + {a})', 'exp({a})', 'exp(-{a})',
+         'log({a})', 'tanh({a})', 'sigmoid({a})', '1/cosh({a})', 'cosh({a})', '({a} > 0)', '({a} >= 0)', '({a} < 0)',
+         '({a} != 0)', 'sign({a})', '(1 if {a} > 0 else -1)']
+BINARY = ['{a}*{b}', '{a}/{b}', '-{a}/{b}', '{a}/{b}**2', '-{a}/{b}**2', '{a}**2/{b}', '{a} + {b}', '{a} - {b}',
+          '{a}*log({b})', '{a}**{b}']
 # How grad enters: the chain rule's grad * f, f alone (the chain factor forgotten), f + grad, f / grad.
-CHAIN: list[tuple[str, Callable[[float, float], float]]] = [
-    ('grad * ({f})', lambda f, g: g * f), ('-grad * ({f})', lambda f, g: -g * f), ('{f}', lambda f, g: f),
-    ('{f} + grad', lambda f, g: f + g),
-    ('{f} / grad', lambda f, g: f / g),
-]
+CHAIN = ['grad * ({f})', '-grad * ({f})', '{f}', '{f} + grad', '{f} / grad']
 
 
-def _atoms(names: list[str]) -> list[Form]:
-    out: list[Form] = [(n, (lambda n: lambda env: env[n])(n)) for n in names]
-    if 'y' in names:  # the power rule's exponents
-        out += [('(y - 1)', lambda env: env['y'] - 1), ('(y + 1)', lambda env: env['y'] + 1)]
-    return out
-
-
-def forms(names: list[str]) -> Iterator[Form]:
+def forms(names: tuple[str, ...]) -> Iterator[str]:
     """Every local-derivative shape over the quantities named (x, y, out), with 1 for a constant."""
-    atoms = _atoms(names)
-    yield '1', lambda env: 1.0
-    for text, f in UNARY:
-        for a, fa in atoms:
-            yield text.format(a=a), (lambda f, fa: lambda env: f(fa(env)))(f, fa)
-    for text, g in BINARY:
-        for a, fa in atoms:
-            for b, fb in atoms:
-                if a != b:
-                    yield text.format(a=a, b=b), (lambda g, fa, fb: lambda env: g(fa(env), fb(env)))(g, fa, fb)
-    for a, fa in atoms:  # y * x**(y-1) and its slips: c * b**d
-        for b, fb in atoms:
-            for d, fd in atoms:
-                if len({a, b, d}) == 3 or (a == d and a != b):
-                    yield (f"{a} * {b}**{d}",
-                           (lambda fa, fb, fd: lambda env: fa(env) * fb(env) ** fd(env))(fa, fb, fd))
+    atoms = [*names, *(['(y - 1)', '(y + 1)'] if 'y' in names else [])]  # (y: the power rule's exponents)
+    yield '1'
+    yield from (text.format(a=a) for text in UNARY for a in atoms)
+    yield from (text.format(a=a, b=b) for text in BINARY for a in atoms for b in atoms if a != b)
+    yield from (f"{a} * {b}**{d}" for a in atoms for b in atoms for d in atoms  # y * x**(y-1) and its slips
+                if len({a, b, d}) == 3 or (a == d and a != b))
 
 
-def _follows(f: Callable[[Env], float], samples: list[tuple[Env, float]]) -> bool:
+@cache
+def _chained(names: tuple[str, ...]) -> list[tuple[str, CodeType]]:
+    """Each form with grad entering each way: (as said, compiled)."""
+    return [(chain.format(f=form), compile(chain.format(f=f"({form})"), '<form>', 'eval'))
+            for form in forms(names) for chain in CHAIN]
+
+
+def _follows(code: CodeType, samples: list[tuple[Env, float]]) -> bool:
     try:
-        return all(close(f(env), value, rel=1e-6, abs_=1e-9) for env, value in samples)
-    except (ArithmeticError, ValueError, TypeError, KeyError):
+        return all(close(eval(code, FUNCTIONS, env), value, rel=1e-6, abs_=1e-9)  # noqa: S307 -- the forms above
+                   for env, value in samples)
+    except (ArithmeticError, ValueError, TypeError, NameError):
         return False
-
-
-def _chained(f: Callable[[Env], float], how: Callable[[float, float], float]) -> Callable[[Env], float]:
-    return lambda env: how(f(env), env['grad'])
 
 
 def story(leaf: str, samples: list[tuple[Env, float, float]], names: list[str], right: str) -> str:
@@ -105,19 +80,20 @@ def story(leaf: str, samples: list[tuple[Env, float, float]], names: list[str], 
     nice = scaled and any(close(ratios[0], c) for c in (2, 3, 4, 0.5, 1 / 3, 0.25, -2, -0.5))
     if nice and len(samples) < 3:  # too few inputs to tell a formula: the factor is the story
         return f"`{leaf}` gets {number(round(ratios[0], 6))} times its gradient"
-    for text, f in forms(names) if len(samples) > 1 else ():
-        for chain, how in CHAIN:
-            if _follows(_chained(f, how), added):
-                return (f"`{leaf}` gets {chain.format(f=text)} on every input, where the derivative gives "
-                        f"grad * ({right})")
+    for said, code in _chained(tuple(names)) if len(samples) > 1 else ():
+        if _follows(code, added):
+            return f"`{leaf}` gets {said} on every input, where the derivative gives grad * ({right})"
     if scaled:
         return f"`{leaf}` gets {number(round(ratios[0], 6))} times its gradient" + ('' if nice else " on these inputs")
     return ''
 
 
-def roles_of(code: str, leaves: list[str]) -> dict[str, str] | None:
-    """For a case `out = x OP y` or `out = x.f()`: which leaf is the op's x and which its y; None otherwise."""
-    import re
+def roles_of(case: Case) -> dict[str, str] | None:
+    """For a case `out = x OP y` or `out = x.f()`: which leaf is the op's x and which its y; for the dot each leaf
+    its own ('w1', 'b'); None otherwise."""
+    code, leaves = case.code, list(case.leaves)
+    if code.startswith('out = Value.dot('):
+        return {leaf: leaf for leaf in leaves}
     binary = re.fullmatch(r'out = (\w+) \S+ ([\w.\-]+)', code)
     if binary and binary.group(1) in leaves:
         roles = {binary.group(1): 'x'}
@@ -130,21 +106,21 @@ def roles_of(code: str, leaves: list[str]) -> dict[str, str] | None:
     return None
 
 
-def explain(cases: list[Any], runs: list[Any], wants: list[Any], right: dict[str, str], binary: bool) -> str:
+def explain(cases: list[Case], runs: list[Run], wants: list[Run], right: dict[str, str], binary: bool) -> str:
     """The stories of every wrong leaf, over the cases whose code is `out = x OP y` or `out = x.f()` (no value used
     twice, no extreme input); '' when a wrong leaf has none."""
     by_role: dict[str, list[tuple[Env, float, float]]] = {}
     for case, run, want in zip(cases, runs, wants):
-        roles = roles_of(case.code, list(case.leaves))
-        if roles is None and case.code.startswith('out = Value.dot(') and not case.reuses:
-            roles = {leaf: leaf for leaf in case.leaves}  # dot: each leaf its own story (no formula to fit)
-        if roles is None or case.reuses or case.extreme or run.error is not None or None in (run.grads, want.grads):
+        roles = roles_of(case)  # (the dot's leaves: each its own story, no formula to fit)
+        if roles is None or case.reuses or case.extreme or run.error is not None or run.grads is None \
+                or want.grads is None:
             continue
-        env = {'out': want.data, 'grad': case.grad}
+        env: Env = {'out': float(want.data or 0.0), 'grad': case.grad}
         if 'x' in roles.values():
             env['x'] = case.leaves[next(k for k, r in roles.items() if r == 'x')]
             constant = case.code.split()[-1]
-            env['y'] = case.leaves.get(constant, 0.0) if 'y' in roles.values() else _number(constant)
+            literal = re.fullmatch(r'-?\d+(\.\d*)?', constant)  # x OP k: y is k
+            env['y'] = case.leaves.get(constant, 0.0) if 'y' in roles.values() else float(constant) if literal else 0.0
         for leaf, role in roles.items():
             prior = case.prior.get(leaf, 0.0)
             by_role.setdefault(role, []).append((env, run.grads[leaf] - prior, want.grads[leaf] - prior))
@@ -160,8 +136,92 @@ def explain(cases: list[Any], runs: list[Any], wants: list[Any], right: dict[str
     return '; '.join(stories)
 
 
-def _number(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        return 0.0
+
+def _compared(run: Run) -> bool:
+    """Whether a learner's run says something about this exercise: it built the input, and it did not stop
+    at a blank (of this exercise or another)."""
+    return run.built and (run.error is None or blank_raised(run.error, len(EXERCISES)) is None)
+
+
+def _agree(mine: Run, theirs: Run | None) -> bool:
+    """The same gradients, or an exception of the same type (an overflow where the slip overflows)."""
+    if theirs is None or (mine.error is None) != (theirs.error is None):
+        return False
+    return type(mine.error) is type(theirs.error) if mine.error is not None else same(mine.grads, theirs.grads)
+
+
+def _leaky(exercise: Exercise, runs: list[Run], cases: tuple[Case, ...]) -> bool:
+    """relu with a slope below zero: where the input is negative, a fraction of grad passes; elsewhere right."""
+    negative = [(c, r.grads) for c, r in zip(cases, runs) if c.leaves.get('x', 1.0) < 0 and r.grads]
+    return 'relu_leaky' in exercise.mistakes and bool(negative) and all(
+        0 < abs((g['x'] - c.prior.get('x', 0.0)) / c.grad) < 1 for c, g in negative)
+
+
+def holds_out(exercise: Exercise, value_class: Any, error: BaseException | None) -> bool:
+    """The lecture's out.grad in a closure handed grad: a closure of the op reads the output Value, out (a
+    cycle, freed only by the garbage collector), or raises where out is undefined (or a float) in the workspace."""
+    reflex = isinstance(error, (NameError, AttributeError)) and any(
+        s in place_of(error) for s in ('out.grad', 'out.data'))
+    return reflex or any(code.co_argcount and 'out' in code.co_freevars
+                         for code in closures(value_class, exercise.methods))
+
+
+def diagnose(exercise: Exercise, runs: list[Run], failing: list[int], value_class: Any,
+             accepted: frozenset[int] = frozenset()) -> tuple[str, str]:
+    """The slip (key, sentence) that gives the learner's gradients (or exception) on the first failing case: the
+    one that also matches every other case the learner's code ran (but those accepted with a note), else the one
+    matching the most failing cases; else the formula the numbers follow."""
+    cases, first = exercise.cases, failing[0]
+    error = runs[first].error
+    if holds_out(exercise, value_class, error):
+        return 'holds_out', ''
+    scored = []
+    for n, (slip, module) in enumerate(variants(exercise.name)):
+        theirs = [run_case(case, module.Value) if _compared(runs[i]) else None for i, case in enumerate(cases)]
+        if not _agree(runs[first], theirs[first]):
+            continue
+        everywhere = all(not _compared(mine) or i in accepted or _agree(mine, t)
+                         for i, (mine, t) in enumerate(zip(runs, theirs)))
+        agreed = sum(_compared(mine) and _agree(mine, t) for mine, t in zip(runs, theirs))
+        scored.append((everywhere, sum(_agree(runs[i], theirs[i]) for i in failing), agreed, -n, slip))
+    best = max(scored, key=lambda s: s[:4]) if scored else None
+    if best is not None and best[0]:  # a slip that gives the learner's numbers on every input
+        return best[-1].key, best[-1].says
+    if error is None and all(cases[i].reuses for i in failing):
+        return 'reused_leaf', ''
+    if error is None and _leaky(exercise, runs, cases):
+        return 'relu_leaky', ''
+    if best is not None and best[1] == len(failing):  # a slip that gives them wherever the learner's are wrong
+        return best[-1].key, best[-1].says
+    if error is None:  # no slip gives these numbers: say what formula they follow
+        alike = _same_closures(exercise, value_class, first)  # an op of two closures: the one that went wrong
+        op = ops.BY_METHOD.get(exercise.attribute)  # the local derivatives as the ops table writes them
+        said = explain([cases[i] for i in alike], [runs[i] for i in alike],
+                       [expected(exercise.name, i)[0] for i in alike],
+                       dict(zip('xy', op.derivatives)) if op is not None else {},
+                       binary=any(len(b.parents) > 1 for b in blanks_of(exercise)))
+        if said:
+            return 'formula', said
+    if best is not None:  # else the one that gives them on the most inputs that fail, said so
+        return best[-1].key, (f"{best[-1].says} (this gives your numbers on {best[1]} of the {len(failing)} "
+                               "inputs where yours are wrong)")
+    if error is not None:
+        return 'raises', ''
+    if all(close(g, cases[first].prior.get(leaf, 0.0)) for leaf, g in (runs[first].grads or {}).items()):
+        return 'nothing', ''
+    return 'wrong', ''
+
+
+def _same_closures(exercise: Exercise, value_class: Any, first: int) -> list[int]:
+    """The cases that ran the learner's closure the first failing case ran (all of them, for an op of one
+    closure): x ** y's numbers follow a formula where its own closure ran, not where x ** k's did."""
+    codes = closures(value_class, exercise.methods)
+    if len(codes) < 2:
+        return list(range(len(exercise.cases)))
+    ran = []
+    for case in exercise.cases:
+        try:
+            ran.append({e.code for e in run_traced(codes, lambda: run_case(case, value_class))})  # noqa: B023
+        except Exception:  # noqa: BLE001 -- run_case keeps the learner's errors: this is the checker's own
+            ran.append(set())
+    return [i for i, r in enumerate(ran) if not ran[first] or r & ran[first]]

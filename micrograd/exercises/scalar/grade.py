@@ -12,17 +12,26 @@ from micrograd.exercises.scalar.backprop_grading import check_backward, check_so
 from micrograd.exercises.scalar.exercises import EXERCISES, Exercise
 from micrograd.exercises.scalar.neuron_grading import check_neuron
 from micrograd.exercises.scalar.op_grading import check_op
+from micrograd.exercises.scalar.outcome import missing_method
 from micrograd.exercises.scalar.whole_engine import check_engine
 
 
 def check_one(exercise: Exercise, value_class: Any, neuron_class: Any = None, *, strict: bool = False,
               sort_done: bool = True, done: frozenset[str] = frozenset(), timeout: float | None = 10.0) -> Result:
-    """One exercise. strict: the class is a workspace's, which has every method (a missing one was renamed);
-    sort_done: whether backward() may use the learner's sort; done: the ops done so far."""
+    """One exercise. strict: the class is a workspace's, which has every method (a missing one was renamed; a
+    lecture's class may have fewer); sort_done: whether backward() may use the learner's sort; done: the ops done
+    so far."""
+    neuron = exercise.kind == 'neuron'
+    owner = neuron_class if neuron else value_class
+    if owner is None or not hasattr(owner, exercise.attribute):
+        if not strict:
+            return Result.of(exercise, ABSENT)
+        return missing_method(exercise, "class Neuron (in my_nn.py)" if neuron else f"Value.{exercise.attribute}",
+                              exercise.cases[0].text() if exercise.cases else '')
     graders: dict[str, Callable[[], Result]] = {
         'op': lambda: check_op(exercise, value_class, strict),
-        'sort': lambda: check_sort(exercise, value_class, strict),
-        'backward': lambda: check_backward(exercise, value_class, sort_done, done, strict),
+        'sort': lambda: check_sort(exercise, value_class),
+        'backward': lambda: check_backward(exercise, value_class, sort_done, done),
         'neuron': lambda: check_neuron(exercise, value_class, neuron_class, strict),
     }
     return guarded(exercise.number, exercise.name, graders[exercise.kind], timeout)

@@ -11,9 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from micrograd.exercises.cutting import blank_raised
-from micrograd.exercises.lines import where
 from micrograd.exercises.numbers import close, number
-from micrograd.exercises.result import Result
+from micrograd.exercises.result import DONE, NOT_STARTED, Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
 from micrograd.exercises.scalar.drive import reaches
@@ -24,9 +23,6 @@ SETTING = f"n = Neuron(3); weights {list(WEIGHTS)}, bias {BIAS} (set on n.w[i].d
 ACTIVATIONS: dict[str, Callable[[float], float]] = {
     'relu': lambda v: max(v, 0.0), 'tanh': math.tanh, 'linear': lambda v: v,
     'sigmoid': lambda v: 1 / (1 + math.exp(-v))}
-DESCRIBED = {'relu': 'relu', 'tanh': 'tanh', 'linear': 'no activation', 'sigmoid': 'sigmoid'}
-APPLIED = {'relu': 'relu(w . x + b)', 'tanh': 'tanh(w . x + b)', 'sigmoid': 'sigmoid(w . x + b)',
-           'linear': 'w . x + b itself, with no activation'}
 
 
 def _slipped(x: tuple[float, ...]) -> list[tuple[str, float, re.Pattern[str] | None]]:
@@ -54,8 +50,7 @@ def _error(exercise: Exercise, neuron_class: Any, method: str, text: str, error:
     if blank_raised(error, len(EXERCISES)) is not None:
         return outcome.wrong(exercise, 'unfinished', input=text, expected=want, obtained='NotImplementedError',
                              place=place)
-    return outcome.wrong(exercise, 'raises', input=text, expected=want, obtained=type(error).__name__,
-                         detail=where(error), place=place)
+    return outcome.raised(exercise, text, error, want, place=place)
 
 
 def _check_parameters(exercise: Exercise, neuron_class: Any) -> Result | None:
@@ -92,7 +87,8 @@ def _forward(exercise: Exercise, value_class: Any, neuron_class: Any, kw: dict[s
     activation = 'linear' if kw.get('nonlin') is False else kw.get('activation', 'relu')
     act = sum(w * xi for w, xi in zip(WEIGHTS, x)) + BIAS
     want = ACTIVATIONS[activation](act)
-    shown = f"out.data = {number(want)}   ({DESCRIBED[activation]} of w . x + b = {number(act)})"
+    described = 'no activation' if activation == 'linear' else activation
+    shown = f"out.data = {number(want)}   ({described} of w . x + b = {number(act)})"
     n = _neuron(neuron_class, 3, **kw)
     try:
         out = n(list(x))
@@ -117,8 +113,6 @@ def _forward(exercise: Exercise, value_class: Any, neuron_class: Any, kw: dict[s
 
 
 def check_neuron(exercise: Exercise, value_class: Any, neuron_class: Any, strict: bool) -> Result:
-    if neuron_class is None:
-        return outcome.missing_method(exercise, "class Neuron (in my_nn.py)") if strict else outcome.absent(exercise)
     outcomes: list[Result | None] = [_check_parameters(exercise, neuron_class)]
     # The idea: activation(w . x + b) for the activation of the library's default (relu) or the lecture's (tanh)
     plan: list[tuple[dict[str, Any], tuple[float, ...]]] = [
@@ -132,23 +126,22 @@ def check_neuron(exercise: Exercise, value_class: Any, neuron_class: Any, strict
             if strict:
                 outcomes.append(outcome.raised(exercise, f"Neuron(3, {kw})", error))
     if all(r is not None and r.diagnosis == 'unfinished' for r in [*outcomes, *(r for r, _ in ran)]):
-        return outcome.not_started(exercise)
+        return Result.of(exercise, NOT_STARTED)
     failed = [r for r in outcomes if r is not None]
     if failed:
         return failed[0]
-    right = [applied == 'right' for _, applied in ran]
-    if not any(right):  # right for no activation at all: the forward value differs, said first
-        first = next(r for r, _ in ran if r is not None)
-        return first
+    if all(applied != 'right' for _, applied in ran):  # right for no activation: the forward value differs, said first
+        return next(r for r, _ in ran if r is not None)
     missing: list[tuple[str, str]] = []
     shown: dict[str, str] = {}
     wrong = [(r, applied) for r, applied in ran if applied != 'right']
     if wrong:
         result, applied = wrong[0]
         assert result is not None
-        if result.diagnosis not in ('neuron_forward',) or not applied:
+        if result.diagnosis != 'neuron_forward' or not applied:
             return result
-        said = f"your {result.obtained} is {APPLIED[applied]}; this Neuron gives {result.expected}"
+        did = f"{applied}(w . x + b)" if applied != 'linear' else "w . x + b itself, with no activation"
+        said = f"your {result.obtained} is {did}; this Neuron gives {result.expected}"
         missing.append(('neuron_activation', f"on `{result.input}` {said}"))
         shown = {'input': result.input, 'expected': result.expected, 'obtained': result.obtained,
                  'place': line_with(neuron_class, '__call__', f'.{applied}(') if applied != 'linear' else ''}
@@ -156,7 +149,7 @@ def check_neuron(exercise: Exercise, value_class: Any, neuron_class: Any, strict
     if missing:
         shown['place'] = shown.get('place') or method_place(neuron_class, '__call__')
         return outcome.correct(exercise, "activation(w . x + b), built from Values", missing, **shown)
-    return outcome.done(exercise)
+    return Result.of(exercise, DONE)
 
 
 def _inputs(exercise: Exercise, value_class: Any, neuron_class: Any) -> list[tuple[str, str]]:

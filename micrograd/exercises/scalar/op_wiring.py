@@ -7,7 +7,6 @@ label and closure are those ops' own, and are not asked for here."""
 from __future__ import annotations
 
 import re
-import types
 from typing import Any
 
 from micrograd import ops
@@ -16,15 +15,10 @@ from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
 from micrograd.exercises.scalar.blanks import blanks_of
-from micrograd.exercises.scalar.drive import backpropagate, closure_of, hand_node, reaches
+from micrograd.exercises.scalar.drive import backpropagate, build, closure_of, made_by, reaches
 from micrograd.exercises.scalar.exercises import Case, Exercise
 from micrograd.exercises.scalar.fit import roles_of
 from micrograd.exercises.scalar.places import closures, line_with, output_lines
-
-# The closure never attached to the output, in either convention (the workspace's _backward(grad) or the
-# lecture's _backward()): the line that attaches it is the same.
-UNATTACHED = ("`out._backward = _backward` is missing: the closure is never attached, so backward() has nothing "
-              "to run for this op")
 
 
 def probes(exercise: Exercise) -> list[tuple[int, Case]]:
@@ -32,18 +26,11 @@ def probes(exercise: Exercise) -> list[tuple[int, Case]]:
     twice, a gradient left over, or an extreme input."""
     out, seen = [], set()
     for i, case in enumerate(exercise.cases):
-        if case.prior or case.extreme or case.reuses or _roles(case) is None or case.code in seen:
+        if case.prior or case.extreme or case.reuses or roles_of(case) is None or case.code in seen:
             continue
         seen.add(case.code)
         out.append((i, case))
     return out
-
-
-def _roles(case: Case) -> dict[str, str] | None:
-    """Which leaf is which operand: {'x': 'x', 'y': 'y'}, or for the dot each leaf its own ('w1', 'b')."""
-    if case.code.startswith('out = Value.dot('):
-        return {leaf: leaf for leaf in case.leaves}
-    return roles_of(case.code, list(case.leaves))
 
 
 def text(case: Case, then: str = '') -> str:
@@ -55,58 +42,61 @@ def text(case: Case, then: str = '') -> str:
     return f"{made}; {code}   ({said} made by an op, not leaves{grad})"
 
 
-def build(case: Case, value_class: Any) -> tuple[dict[str, Any], dict[str, Any], Any]:
-    """The leaves x0, y0 (as value_class), the operands made from them by a node of the checker's, and out."""
-    roots = {name: value_class(v) for name, v in case.leaves.items()}
-    made = {name: hand_node(value_class, v, [roots[name]], [1.0], '+') for name, v in case.leaves.items()}
-    namespace: dict[str, Any] = {'Value': value_class, **made}
-    exec(case.code, namespace)
-    return roots, made, namespace['out']
-
-
-def _name(role: str, exercise: Exercise) -> str:
-    """An operand as the library's code calls it: self, other; for the dot a weight in ws, an input in xs, b."""
+def _name(role: str, exercise: Exercise, parents: tuple[str, ...]) -> str:
+    """An operand as the library's code calls it: x is self (the first parent), y is other; for the dot a weight
+    in ws, an input in xs, b."""
     if exercise.attribute == 'dot':
         return {'w': 'a weight in `ws`', 'x': 'an input in `xs`', 'b': 'the bias `b`'}[role[:1]]
-    return f"`{role}`"
+    return "`" + {'x': parents[0], 'y': parents[-1]}.get(role, role) + "`"
 
 
-def wiring(exercise: Exercise, value_class: Any) -> Result | None:
+def wiring(exercise: Exercise, value_class: Any, want: dict[int, dict[str, float]] | None = None) -> Result | None:
     """What is wrong with how the op puts its output in the graph, named, at the learner's line that made the
-    output (or returned it); None when nothing is, or when it cannot be told here."""
+    output (or returned it); None when nothing is, or when it cannot be told here. want: the library's gradients
+    for each case, by its index, to see them reach leaves behind the operands (the checker backpropagates)."""
     kept = _constructor(exercise, value_class)
     if kept is not None:
         return kept
     parents = max((b.parents for b in blanks_of(exercise)), key=len, default=('self',))  # (x ** y's: self, other)
-    for _, case in probes(exercise):
+    own, behind = closures(value_class, exercise.methods), None
+    for i, case in probes(exercise):
+        roles = roles_of(case) or {}
+        called = {leaf: _name(roles[leaf], exercise, parents) for leaf in case.leaves}  # (as the op says)
         input_ = text(case)
         set_input(input_)
         try:
             made_at, returned_at = output_lines(value_class, exercise.methods,
                                                 lambda: build(case, value_class))  # noqa: B023 -- called at once
-            _, made, out = build(case, value_class)
+            roots, made, out = build(case, value_class)
         except Exception:  # noqa: BLE001 -- a Value that does not take this input: its cases say so
             continue
-        roles = _roles(case) or {}
-        operands = [(leaf, made[leaf]) for leaf in case.leaves]
+        lost = [leaf for leaf in case.leaves if not reaches(out, [made[leaf]])]
+        closure, here = closure_of(out), made_by(out, own)
+        elsewhere = [leaf for leaf in case.leaves if made_by(made[leaf], own)]
+        try:  # (the checker's backpropagation: whether the gradient reaches x0 behind x, said last)
+            backpropagate(out, case.grad)
+            got = {f"{name}0": root.grad for name, root in roots.items()}
+        except Exception:  # noqa: BLE001 -- said by the cases with leaves
+            got = None
+        right = {f"{name}0": g for name, g in want[i].items()} if want is not None else None
+        if behind is None and got is not None and right is not None and not same(got, right):
+            behind = {'input': input_, 'expected': grads(right), 'obtained': grads(got)}
         fields = {'input': input_, 'place': made_at}
-        prev = list(getattr(out, '_prev', ()) or ())
-        lost = [leaf for leaf, node in operands if not reaches(out, [node])]
         if lost:
-            names = list(dict.fromkeys(_name(_role(roles[leaf], parents), exercise) for leaf in lost))
-            said = ' and '.join(names)
+            prev = list(getattr(out, '_prev', ()) or ())
+            said = ' and '.join(dict.fromkeys(called[leaf] for leaf in lost))
+            who = {id(node): name for name, node in made.items()}
             return outcome.wrong(exercise, 'not_in_graph', why=(
                 f"your `{exercise.name}` leaves {said} out of the graph: the output's parents (`_prev`) must hold "
                 f"every operand, or backward() never reaches what made {said}"),
                 expected=f"out._prev holding {', '.join(case.leaves)}",
-                obtained=f"out._prev = ({', '.join(_who(p, made) for p in prev)}{',' if len(prev) == 1 else ''})",
+                obtained=f"out._prev = ({', '.join(who.get(id(p), type(p).__name__) for p in prev)}"
+                         f"{',' if len(prev) == 1 else ''})",
                 **fields)
-        closure, own = closure_of(out), closures(value_class, exercise.methods)
-        if not _made_here(closure, own) and (closure is not None or not own):
+        if not here and (closure is not None or not own):
             continue  # made by other ops (the lecture's x * y**-1): their labels and closures are theirs
-        elsewhere = [leaf for leaf, node in operands if _made_here(closure_of(node), own)]
         if closure is None and elsewhere:  # attached, but to an operand: `other._backward = _backward`
-            holders = ' and '.join(dict.fromkeys(_name(_role(roles[leaf], parents), exercise) for leaf in elsewhere))
+            holders = ' and '.join(dict.fromkeys(called[leaf] for leaf in elsewhere))
             attached = next((found for method in exercise.methods if (found := line_with(
                 value_class, method, re.compile(r'\w+\.(_backward|_grad_fn)\s*=(?!=)')))), fields['place'])
             return outcome.wrong(exercise, 'closure_on_operand', why=(
@@ -115,17 +105,19 @@ def wiring(exercise: Exercise, value_class: Any) -> Result | None:
                 expected="out with its _backward", obtained=f"{holders} with it, out with none",
                 **fields | {'place': attached})
         if closure is None:
-            return outcome.wrong(exercise, 'closure_not_attached', why=UNATTACHED,
+            return outcome.wrong(exercise, 'closure_not_attached', why=(  # (said so in either convention)
+                "`out._backward = _backward` is missing: the closure is never attached, so backward() has nothing "
+                "to run for this op"),
                                  expected="out with its _backward", obtained="out with none",
                                  **fields | {'place': returned_at})
-        label, want = getattr(out, '_op', None), _label(exercise, case)
-        if label is not None and want and label != want:
+        label, named = getattr(out, '_op', None), _label(exercise, case)
+        if label is not None and named and label != named:
             return outcome.wrong(exercise, 'op_label', why=(
-                f"your `{exercise.name}` labels its output {label!r}, where the library's is {want!r}: `_op` "
+                f"your `{exercise.name}` labels its output {label!r}, where the library's is {named!r}: `_op` "
                 "names the op that made a node, as the drawings show it"),
-                expected=f"out._op = {want!r}", obtained=f"out._op = {label!r}",
+                expected=f"out._op = {named!r}", obtained=f"out._op = {label!r}",
                 **fields)
-    return None
+    return outcome.wrong(exercise, 'through_ops', **behind) if behind is not None else None
 
 
 def _constructor(exercise: Exercise, value_class: Any) -> Result | None:
@@ -139,12 +131,12 @@ def _constructor(exercise: Exercise, value_class: Any) -> Result | None:
     except Exception:  # noqa: BLE001 -- a Value made otherwise: its ops are checked as they are
         return None
     prev = list(getattr(out, '_prev', ()) or ())
-    problems = [('constructor_prev', not (any(p is a for p in prev) and any(p is b for p in prev)), '_prev',
-                 f"out._prev = {prev!r}"[:120]),
-                ('constructor_op', getattr(out, '_op', '+') != '+', '_op', f"out._op = {getattr(out, '_op', None)!r}")]
-    for key, wrong_, attribute, obtained in problems:
-        if wrong_:
-            said = {'_prev': "its parents (_children) in `_prev`", '_op': "the op's name (_op) in `_op`"}[attribute]
+    for key, kept, attribute, said, obtained in (
+            ('constructor_prev', any(p is a for p in prev) and any(p is b for p in prev), '_prev',
+             "its parents (_children) in `_prev`", f"out._prev = {prev!r}"[:120]),
+            ('constructor_op', getattr(out, '_op', '+') == '+', '_op', "the op's name (_op) in `_op`",
+             f"out._op = {getattr(out, '_op', None)!r}")):
+        if not kept:
             return outcome.wrong(exercise, key, input=text_, expected=f"out.{attribute} as given", obtained=obtained,
                                  why=f"`Value(data, children, op)` does not keep {said}: `Value.__init__` must, or "
                                      "no op's output is in the graph as it should be",
@@ -152,47 +144,8 @@ def _constructor(exercise: Exercise, value_class: Any) -> Result | None:
     return None
 
 
-def through_the_graph(exercise: Exercise, value_class: Any, want: dict[int, dict[str, float]]) -> Result | None:
-    """The op's gradients reach leaves behind its operands (the checker backpropagates): None when they do.
-    want: the library's gradients for each case, by its index."""
-    for i, case in probes(exercise):
-        input_ = text(case)
-        set_input(input_)
-        try:
-            roots, _, out = build(case, value_class)
-            backpropagate(out, case.grad)
-        except Exception:  # noqa: BLE001 -- said by the cases with leaves
-            continue
-        got = {f"{name}0": root.grad for name, root in roots.items()}
-        right = {f"{name}0": g for name, g in want[i].items()}
-        if not same(got, right):
-            return outcome.wrong(exercise, 'through_ops', input=input_, expected=grads(right), obtained=grads(got))
-    return None
-
-
-def _made_here(closure: Any, own: set[types.CodeType]) -> bool:
-    """Whether the closure attached to the output is one of the op's own: its code, or the code of the function
-    it wraps (the workspace's out._backward = f keeps f in a lambda)."""
-    inner = [getattr(cell.cell_contents, '__code__', None) for cell in getattr(closure, '__closure__', None) or ()
-             if cell.cell_contents is not None] if closure is not None else []
-    return any(code in own for code in [getattr(closure, '__code__', None), *inner])
-
-
-def _role(role: str, parents: tuple[str, ...]) -> str:
-    """The closure's name for an operand: x is self (the first parent), y is other; dot's leaves keep theirs."""
-    return {'x': parents[0], 'y': parents[-1]}.get(role, role)
-
-
-def _who(node: Any, made: dict[str, Any]) -> str:
-    return next((name for name, m in made.items() if m is node), type(node).__name__)
-
-
 def _label(exercise: Exercise, case: Case) -> str:
     """The library's _op for the output of this case: the op table's name; x ** k as '**k', k as written."""
     op = ops.BY_METHOD.get(exercise.attribute)
-    if op is None:
-        return ''
     exponent = case.code.split('**')[-1].strip() if exercise.attribute == '__pow__' else ''
-    if exponent and exponent not in case.leaves:
-        return f"{op.name}{exponent}"
-    return op.name
+    return '' if op is None else op.name + (exponent if exponent and exponent not in case.leaves else '')

@@ -5,25 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from micrograd.exercises.lines import where
-from micrograd.exercises.result import ABSENT, CORRECT, DONE, GENERIC, NOT_STARTED, WRONG, Result
+from micrograd.exercises.result import CORRECT, GENERIC, WRONG, Result
 from micrograd.exercises.scalar.exercises import Exercise
 from micrograd.exercises.scalar.slips import RULES
 
 
 def explain(exercise: Exercise, key: str) -> str:
     return exercise.mistakes.get(key) or dict(exercise.rules).get(key) or RULES.get(key) or GENERIC.get(key, '')
-
-
-def done(exercise: Exercise, note: str = '') -> Result:
-    return Result.of(exercise, DONE, note=note)
-
-
-def not_started(exercise: Exercise, note: str = '') -> Result:
-    return Result.of(exercise, NOT_STARTED, note=note)
-
-
-def absent(exercise: Exercise) -> Result:
-    return Result.of(exercise, ABSENT)
 
 
 def wrong(exercise: Exercise, diagnosis: str = '', *, why: str = '', **fields: Any) -> Result:
@@ -48,6 +36,8 @@ def missing_method(exercise: Exercise, what: str, text: str = '') -> Result:
     return wrong(exercise, 'missing', input=text, expected=f"{what}, as the library has it", obtained=f"no {what}")
 
 
-def raised(exercise: Exercise, text: str, error: BaseException | None, want: str = '') -> Result:
-    return wrong(exercise, 'raises', input=text, expected=want, obtained=type(error).__name__,
-                 detail=where(error) if error is not None else '')
+def raised(exercise: Exercise, text: str, error: BaseException | None, want: str = '', key: str = 'raises',
+           **fields: Any) -> Result:
+    """text raised error (a mistake named key), where want was expected."""
+    return wrong(exercise, key, input=text, expected=want, obtained=type(error).__name__,
+                 detail=where(error) if error is not None else '', **fields)

@@ -1,13 +1,9 @@
 """The wrong backwards a learner writes, derived from the library's own: so that a slip nobody listed is named.
 
 Every op's backward is a few lines `parent.grad += local derivative * grad`, and learners slip on them in the
-same few ways whatever the op: a sign flipped, a factor or the chain factor `grad` dropped, `*` for `/`, the
-operands swapped, the input used where the derivative wants the output (or the reverse, or the function
-applied twice), an exponent off by one, a parent dropped or counted twice, `=` for `+=`. Each rule below
-rewrites the library's closure (its syntax tree) one way; each rewrite is a candidate, with the sentence that
-names it. The checker builds the library's engine with a candidate in place of the closure and, when its
-gradients are the learner's on every input, that is the diagnosis. An exercise's record adds the slips no
-rule makes (relu's gate at 0, the power rule through abs).
+same few ways whatever the op (RULES). Each rule rewrites the library's closure (its syntax tree) one way; each
+rewrite is a candidate, with the sentence that names it, built into the library's engine in place of the
+closure. An exercise's record adds the slips no rule makes (relu's gate at 0, the power rule through abs).
 """
 from __future__ import annotations
 
@@ -15,9 +11,10 @@ import ast
 import copy
 import importlib
 import inspect
+import itertools
 import textwrap
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, cast
@@ -71,23 +68,15 @@ class Slip:
     says: str    # the sentence naming it: the rule's, and what it changed
 
 
-def _code(node: ast.AST) -> str:
-    return ast.unparse(node)
-
-
 class _Context:
     """What a rule needs to know of the op beyond its closure: which names hold the output, which the input."""
 
-    def __init__(self, method: ast.FunctionDef, closure: ast.FunctionDef, parents: tuple[str, ...]):
+    def __init__(self, method: ast.FunctionDef, parents: tuple[str, ...]):
         self.parents = parents
         self.assigned: dict[str, ast.expr] = {}
         for node in method.body:
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 self.assigned[node.targets[0].id] = node.value
-            elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple) \
-                    and isinstance(node.value, ast.Tuple):  # x, k = self.data, other
-                self.assigned |= {t.id: v for t, v in zip(node.targets[0].elts, node.value.elts)
-                                  if isinstance(t, ast.Name)}
         returned = [n.value for n in ast.walk(method) if isinstance(n, ast.Return) and n.value is not None]
         returned = [self.assigned.get(r.id, r) if isinstance(r, ast.Name) else r for r in returned]  # return out
         values = [r.args[0] for r in returned if isinstance(r, ast.Call) and r.args and (
@@ -95,31 +84,28 @@ class _Context:
         self.output = values[0] if values else None
         self.outputs = {v.id for v in values if isinstance(v, ast.Name)}
         self.inputs = {name for name, value in self.assigned.items() if name not in self.outputs  # x = self.data,
-                       and _reads_input(value) and (_code(value) == 'self.data' or helper(value) is not None)}
+                       and any(_is_input(n) for n in ast.walk(value))
+                       and (ast.unparse(value) == 'self.data' or helper(value) is not None)}
         # or x = ieee.positive(self.data, ...): the input, checked by a helper of the library's
 
-    def inlined(self, expr: ast.expr, depth: int = 3) -> ast.expr:
-        """expr with the forward pass's local names (not the input's) replaced by what they were assigned."""
+    def output_formula(self) -> ast.expr | None:
+        """The output's formula in the input, for f(f(x)): for an op of one parent whose output is a name, that
+        name with the forward pass's local names (not the input's) replaced by what they were assigned."""
+        if len(self.parents) != 1 or not isinstance(self.output, ast.Name):
+            return None
         assigned = {k: v for k, v in self.assigned.items() if k not in self.inputs}
 
         class Inline(ast.NodeTransformer):
             def visit_Name(self, node: ast.Name) -> ast.AST:
                 return copy.deepcopy(assigned[node.id]) if node.id in assigned else node
-        for _ in range(depth):
+        expr: ast.expr = self.output
+        for _ in range(3):
             expr = Inline().visit(copy.deepcopy(expr))
         return expr
 
-    def output_formula(self) -> ast.expr | None:
-        """The output's formula in the input, for f(f(x)): an op of one parent whose output is a name."""
-        if self.output is None or len(self.parents) != 1 or not isinstance(self.output, ast.Name):
-            return None
-        return self.inlined(self.output)
-
     def output_here(self) -> ast.expr | None:
         """The output as the closure can read it: its name (t, e, q, out), or for one parent its formula."""
-        if isinstance(self.output, ast.Name):
-            return self.output
-        return self.output if len(self.parents) == 1 else None
+        return self.output if isinstance(self.output, ast.Name) or len(self.parents) == 1 else None
 
 
 def helper(node: ast.AST, module: str = 'micrograd.engine') -> Any:
@@ -174,55 +160,43 @@ def written_out(body: list[ast.stmt], module: str = 'micrograd.engine') -> list[
     return list(ast.fix_missing_locations(module_).body)
 
 
-def _reads_input(expr: ast.AST) -> bool:
-    return any(isinstance(n, ast.Attribute) and n.attr == 'data' and isinstance(n.value, ast.Name)
-               and n.value.id == 'self' for n in ast.walk(expr))
+def _is_input(node: ast.AST, context: _Context | None = None) -> bool:
+    """self.data, or a name the forward pass gave it."""
+    return ast.unparse(node) == 'self.data' or isinstance(node, ast.Name) and node.id in getattr(context, 'inputs', ())
 
 
-def _is_input(node: ast.AST, context: _Context) -> bool:
-    return (isinstance(node, ast.Attribute) and node.attr == 'data' and isinstance(node.value, ast.Name)
-            and node.value.id == 'self') or (isinstance(node, ast.Name) and node.id in context.inputs)
+def _assigned(statement: ast.AST) -> Any:
+    """What an assignment (=, +=, -=) assigns to, else None."""
+    return statement.target if isinstance(statement, ast.AugAssign) else \
+        statement.targets[0] if isinstance(statement, ast.Assign) else None
 
 
 def _grad_statements(body: list[ast.stmt]) -> list[ast.stmt]:
     """The statements adding to a parent's .grad, nested ones (in a for or an if) too."""
-    out: list[ast.stmt] = []
-    for node in body:
-        for inner in ast.walk(node):
-            if isinstance(inner, (ast.AugAssign, ast.Assign)):
-                target = inner.target if isinstance(inner, ast.AugAssign) else inner.targets[0]
-                if isinstance(target, ast.Attribute) and target.attr == 'grad':
-                    out.append(inner)
-    return out
+    return [n for node in body for n in ast.walk(node)
+            if isinstance(n, ast.stmt) and isinstance(_assigned(n), ast.Attribute) and _assigned(n).attr == 'grad']
 
 
 def _target(statement: ast.stmt) -> str:
-    target = statement.target if isinstance(statement, ast.AugAssign) else statement.targets[0]  # type: ignore
-    return _code(target.value)  # type: ignore[union-attr]  # a .grad statement's target is an attribute
+    """The parent a .grad statement adds to."""
+    return ast.unparse(_assigned(statement).value)
 
 
-def _rhs_nodes(body: list[ast.stmt]) -> Iterator[tuple[ast.stmt, ast.AST]]:
-    """(statement, node) for every node on the right of a .grad statement, in order."""
-    for statement in _grad_statements(body):
-        value = statement.value  # type: ignore[attr-defined]
-        for node in ast.walk(value):
-            yield statement, node
-
-
-def _replace(body: list[ast.stmt], old: ast.AST, new: ast.AST | None) -> list[ast.stmt]:
-    """A copy of body with the node old replaced by new (None: the statement removed); body stays as it is."""
-    old._slip = True  # type: ignore[attr-defined]  # found again in the copy by this mark
+def _replace(body: list[ast.stmt], changes: dict[ast.AST, Callable[[Any], Any]]) -> list[ast.stmt]:
+    """A copy of body with each node in changes (found by identity) replaced by what its function makes of the
+    node's copy: a node, a list of statements, or None (the statement removed); body stays as it is."""
+    for old, change in changes.items():
+        old._slip = change  # type: ignore[attr-defined]  # found again in the copy by this mark
     try:
         module = copy.deepcopy(ast.Module(body=list(body), type_ignores=[]))
     finally:
-        del old._slip  # type: ignore[attr-defined]
-    replacement = copy.deepcopy(new)
+        for old in changes:
+            del old._slip  # type: ignore[attr-defined]
 
     class Swap(ast.NodeTransformer):
-        def visit(self, node: ast.AST) -> ast.AST | None:
-            if getattr(node, '_slip', False):
-                return replacement
-            return cast(ast.AST, super().visit(node))
+        def visit(self, node: ast.AST) -> Any:
+            change = node.__dict__.pop('_slip', None)
+            return change(node) if change is not None else super().visit(node)
     module = cast(ast.Module, Swap().visit(module))
     for node in ast.walk(module):  # a loop or an if left empty gets a pass
         if isinstance(node, (ast.For, ast.If)) and not node.body:
@@ -233,15 +207,17 @@ def _replace(body: list[ast.stmt], old: ast.AST, new: ast.AST | None) -> list[as
 def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, list[ast.stmt], str]]:
     """(key, new body, what changed) for every rule at every place it applies."""
     statements = _grad_statements(body)
+    rhs = [(s, node) for s in statements for node in ast.walk(s.value)]  # type: ignore[attr-defined]
 
     def show(old: ast.AST, new: ast.AST) -> str:
-        return f"`{_code(new)}` where the derivative has `{_code(old)}`"
+        return f"`{ast.unparse(new)}` where the derivative has `{ast.unparse(old)}`"
 
-    def every(transform: Callable[[ast.stmt], ast.stmt]) -> list[ast.stmt]:
-        out = copy.deepcopy(body)
-        for statement in _grad_statements(out):
-            _replace_in_place(out, statement, transform(statement))
-        return out
+    def lines(change: Callable[[Any], Any], subset: Iterable[int] = range(len(statements))) -> list[ast.stmt]:
+        return _replace(body, {statements[k]: change for k in subset})
+
+    def nodes(match: Callable[[ast.AST], bool], new: Callable[[Any], ast.AST],
+              only: ast.stmt | None = None) -> list[ast.stmt]:
+        return _replace(body, {n: new for s, n in rhs if match(n) and only in (None, s)})
 
     def overwrite(s: ast.stmt) -> ast.stmt:
         if isinstance(s, ast.AugAssign):
@@ -253,38 +229,27 @@ def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, l
         if isinstance(s, ast.AugAssign):
             return ast.AugAssign(s.target, ast.Sub() if isinstance(s.op, ast.Add) else ast.Add(), s.value)
         return s
-    yield 'overwrite', every(overwrite), "in every line"
-    for subset in _subsets(len(statements)):  # in some lines only
-        lines = [statements[k] for k in subset]
-        yield 'overwrite', _in_lines(body, subset, overwrite), f"in `{'`, `'.join(_code(overwrite(s)) for s in lines)}`"
-    one = ast.Constant(1.0)
-    chainless = copy.deepcopy(body)
-    for node in ast.walk(ast.Module(body=chainless, type_ignores=[])):
-        for field, value in ast.iter_fields(node):
-            if isinstance(value, ast.Name) and value.id == 'grad':
-                setattr(node, field, one)
-            elif isinstance(value, list):
-                value[:] = [one if isinstance(v, ast.Name) and v.id == 'grad' else v for v in value]
-    yield 'upstream', chainless, "(grad is missing)"
+    for subset in _subsets(len(statements)):  # in every line, then in some lines only
+        said = '`, `'.join(ast.unparse(overwrite(statements[k])) for k in subset)
+        every = len(subset) == len(statements)
+        yield 'overwrite', lines(overwrite, subset), "in every line" if every else f"in `{said}`"
+    yield 'upstream', _replace(body, {n: lambda _: ast.Constant(1.0) for n in ast.walk(ast.Module(body, []))
+                                      if _is_grad(n)}), "(grad is missing)"
     yield 'nothing', [ast.Pass()], ""
-    for s in statements:
-        yield 'parent_dropped', _replace(body, s, None), f"`{_target(s)}` gets nothing: `{_code(s)}` is missing"
-        twice = copy.deepcopy(body)
-        _duplicate(twice, statements.index(s))
-        yield 'parent_twice', twice, f"`{_code(s)}` runs twice"
+    for k, s in enumerate(statements):
+        yield 'parent_dropped', lines(lambda _: None, [k]), \
+            f"`{_target(s)}` gets nothing: `{ast.unparse(s)}` is missing"
+        yield 'parent_twice', lines(lambda s: [s, copy.deepcopy(s)], [k]), f"`{ast.unparse(s)}` runs twice"
     for s in statements:  # a line written for one parent adding to the other's (self.grad twice, other left out)
-        for t in statements:
-            if _target(t) != _target(s) and isinstance(t, (ast.AugAssign, ast.Assign)):
+        for k, t in enumerate(statements):
+            if _target(t) != _target(s):
                 moved = copy.deepcopy(t)
-                target = moved.target if isinstance(moved, ast.AugAssign) else moved.targets[0]
-                if not isinstance(target, ast.Attribute):
-                    continue
-                target.value = ast.Name(_target(s), ast.Load())
-                yield 'wrong_parent', _replace(body, t, moved), \
-                    f"`{_code(moved)}` should add to `{_target(t)}.grad`"
-    yield 'sign', every(flip), "on every parent"
+                _assigned(moved).value = ast.Name(_target(s), ast.Load())
+                yield 'wrong_parent', lines(lambda _: moved, [k]), \
+                    f"`{ast.unparse(moved)}` should add to `{_target(t)}.grad`"
     for subset in _subsets(len(statements)):
-        yield 'sign', _in_lines(body, subset, flip), f"`{'`, `'.join(_code(flip(statements[k])) for k in subset)}`"
+        said = '`, `'.join(ast.unparse(flip(statements[k])) for k in subset)
+        yield 'sign', lines(flip, subset), "on every parent" if len(subset) == len(statements) else f"`{said}`"
     if len(context.parents) > 1:  # the operands swapped: x's data where y's belongs, in every line or in one
         a, b = context.parents[:2]
 
@@ -294,81 +259,59 @@ def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, l
                 if isinstance(node, ast.Name) and node.id in (a, b):
                     node.id = b if node.id == a else a
             return out
-        yield 'swapped', every(swap), f"`{a}` and `{b}` exchanged on the right of each `+=`"
-        for s in statements:
-            yield 'swapped', _replace(body, s, swap(s)), f"`{_code(swap(s))}`"
+        yield 'swapped', lines(swap), f"`{a}` and `{b}` exchanged on the right of each `+=`"
+        for k, s in enumerate(statements):
+            yield 'swapped', lines(swap, [k]), f"`{ast.unparse(swap(s))}`"
     right = ast.unparse(ast.Module(body=body, type_ignores=[])).splitlines()
     for text in _unparenthesized(body):  # the parentheses a formula needs, left out
         changed = [line.strip() for line, was in zip(text.splitlines(), right) if line != was]
         yield 'precedence', ast.parse(text).body, f"`{changed[0] if changed else text.strip()}`"
     formula, output = context.output_formula(), context.output_here()
-    for statement, node in _rhs_nodes(body):
+    for statement, node in rhs:
+        place = list(ast.walk(statement.value)).index(node)  # type: ignore[attr-defined]  # its place in the line
         for n, (key, rewritten) in enumerate(_rewrites(node)):
-            yield key, _replace(body, node, rewritten), show(node, rewritten)
-            everywhere = _everywhere(body, statement, node, n)  # the same slip in every line of the same shape
-            if everywhere is not None:
-                yield key, everywhere, f"{show(node, rewritten)}, and the same in every line"
-    datas = [n for _, n in _rhs_nodes(body) if isinstance(n, ast.Attribute) and n.attr == 'data']
-    if datas:  # .grad read where .data belongs, in every line
-        yield 'grad_for_data', _substitute(body, lambda n: isinstance(n, ast.Attribute) and n.attr == 'data',
-                                           None), "`.grad` for `.data` on the right of each `+=`"
-    for s in statements:  # an extra factor, a parent's own data, in one line
+            yield key, _replace(body, {node: lambda _: rewritten}), show(node, rewritten)  # noqa: B023
+            # the same slip in every line of the same shape (a learner who divides by grad in one line divides in both)
+            alike = [there for other in statements if type(other) is type(statement)
+                     and len(walked := list(ast.walk(other.value))) > place  # type: ignore[attr-defined]
+                     and type(there := walked[place]) is type(node)
+                     and type(getattr(there, 'op', None)) is type(getattr(node, 'op', None))
+                     and len(_rewrites(there)) > n]
+            if len(alike) > 1:
+                yield key, _replace(body, {t: lambda t: _rewrites(t)[n][1] for t in alike}), \
+                    f"{show(node, rewritten)}, and the same in every line"  # noqa: B023
+    if any(isinstance(n, ast.Attribute) and n.attr == 'data' for _, n in rhs):  # .grad read where .data belongs
+        yield 'grad_for_data', nodes(lambda n: isinstance(n, ast.Attribute) and n.attr == 'data',
+                                     lambda n: ast.Attribute(n.value, 'grad', ast.Load())), \
+            "`.grad` for `.data` on the right of each `+=`"
+    for k, s in enumerate(statements):  # an extra factor, a parent's own data, in one line
         for parent in context.parents:
             extra = copy.deepcopy(s)
             extra.value = ast.BinOp(ast.parse(f'{parent}.data', mode='eval').body, ast.Mult(),  # type: ignore
                                     extra.value)  # type: ignore[attr-defined]
-            yield 'factor_added', _replace(body, s, extra), f"`{_code(extra)}`: `{parent}.data` multiplies it"
+            yield 'factor_added', lines(lambda _: extra, [k]), f"`{ast.unparse(extra)}`: `{parent}.data` multiplies it"
     if context.outputs and len(context.parents) == 1:  # every use of the output at once: 1 - x*x for 1 - t*t
         name = next(iter(context.outputs))
-        yield 'at_input', _substitute(body, lambda n: isinstance(n, ast.Name) and n.id == name,
-                                      ast.parse('self.data', mode='eval').body), \
+        yield 'at_input', nodes(lambda n: isinstance(n, ast.Name) and n.id == name,
+                                lambda _: ast.parse('self.data', mode='eval').body), \
             f"`self.data` where the derivative has `{name}`"
         if formula is not None:
             again = _substitute_input(formula, ast.Name(name), context)
-            yield 'applied_twice', _substitute(body, lambda n: isinstance(n, ast.Name) and n.id == name, again), \
-                f"`{_code(again)}` where the derivative has `{name}`"
-    if output is not None and any(_is_input(n, context) for _, n in _rhs_nodes(body)):
-        yield 'at_output', _substitute(body, lambda n: _is_input(n, context), output), \
-            f"`{_code(output)}` where the derivative has the input"
-        for index, line in enumerate(statements):  # in one line only
-            yield 'at_output', _substitute(body, lambda n: _is_input(n, context), output, only=index), \
-                f"`{_code(output)}` where the derivative has the input, in `{_code(line)}`"
-
-
-def _substitute(body: list[ast.stmt], match: Callable[[ast.AST], bool], new: ast.expr | None,
-                only: int | None = None) -> list[ast.stmt]:
-    """A copy of body with every node on the right of a .grad statement (or of the only-th one) that match()es
-    replaced by new (None: an x.data replaced by x.grad)."""
-    out = copy.deepcopy(body)
-
-    class Sub(ast.NodeTransformer):
-        def visit(self, node: ast.AST) -> ast.AST:
-            if match(node) and new is None:  # x.data read as x.grad
-                return ast.Attribute(copy.deepcopy(node.value), 'grad', ast.Load())  # type: ignore[attr-defined]
-            if match(node) and new is not None:
-                return copy.deepcopy(new)
-            return cast(ast.AST, super().visit(node))
-    for index, statement in enumerate(_grad_statements(out)):
-        if only is None or index == only:
-            statement.value = Sub().visit(statement.value)  # type: ignore[attr-defined]
-    return out
+            yield 'applied_twice', nodes(lambda n: isinstance(n, ast.Name) and n.id == name,
+                                         lambda _: copy.deepcopy(again)), \
+                f"`{ast.unparse(again)}` where the derivative has `{name}`"
+    if output is not None and any(_is_input(n, context) for _, n in rhs):
+        yield 'at_output', nodes(lambda n: _is_input(n, context), lambda _: copy.deepcopy(output)), \
+            f"`{ast.unparse(output)}` where the derivative has the input"
+        for line in statements:  # in one line only
+            yield 'at_output', nodes(lambda n: _is_input(n, context), lambda _: copy.deepcopy(output), line), \
+                f"`{ast.unparse(output)}` where the derivative has the input, in `{ast.unparse(line)}`"
 
 
 def _subsets(n: int) -> list[tuple[int, ...]]:
-    """The proper, non-empty subsets of n lines, one line first (all of them, for up to four lines)."""
-    import itertools
+    """Every line, then the proper, non-empty subsets of n lines, one line first (all of them, for up to four)."""
     sizes = range(1, n) if n <= 4 else range(1, 2)
-    return [c for size in sizes for c in itertools.combinations(range(n), size)]
-
-
-def _in_lines(body: list[ast.stmt], subset: tuple[int, ...],
-              transform: Callable[[ast.stmt], ast.stmt]) -> list[ast.stmt]:
-    """A copy of body with the .grad statements numbered in subset transformed."""
-    out = copy.deepcopy(body)
-    for k, statement in enumerate(_grad_statements(out)):
-        if k in subset:
-            _replace_in_place(out, statement, transform(statement))
-    return out
+    return [tuple(range(n)), *(c for size in sizes for c in itertools.combinations(range(n), size))]
 
 
 def _rewrites(node: ast.AST) -> list[tuple[str, ast.AST]]:
@@ -386,71 +329,13 @@ def _rewrites(node: ast.AST) -> list[tuple[str, ast.AST]]:
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
         out.append(('mul_for_div', ast.BinOp(node.left, ast.Div() if isinstance(node.op, ast.Mult) else ast.Mult(),
                                              node.right)))
-    exponent = _exponent(node)
-    for new_exponent in _off_by_one(exponent) if exponent is not None else []:
-        new = copy.deepcopy(node)
-        _set_exponent(new, new_exponent)
-        out.append(('exponent_off', new))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):  # x ** k
+        out += [('exponent_off', ast.BinOp(node.left, ast.Pow(), exponent)) for exponent in _off_by_one(node.right)]
     return out
 
 
 def _is_grad(node: ast.AST) -> bool:
     return isinstance(node, ast.Name) and node.id == 'grad'
-
-
-def _path(root: ast.AST, target: ast.AST) -> list[tuple[str, int]] | None:
-    """How to reach target from root: (field, index in a list or -1) at each step."""
-    if root is target:
-        return []
-    for field, value in ast.iter_fields(root):
-        for index, child in (enumerate(value) if isinstance(value, list) else [(-1, value)]):
-            if isinstance(child, ast.AST):
-                rest = _path(child, target)
-                if rest is not None:
-                    return [(field, index), *rest]
-    return None
-
-
-def _at(root: ast.AST, path: list[tuple[str, int]]) -> ast.AST | None:
-    for field, index in path:
-        value = getattr(root, field, None)
-        value = value[index] if isinstance(value, list) and index < len(value) else value
-        if not isinstance(value, ast.AST):
-            return None
-        root = value
-    return root
-
-
-def _everywhere(body: list[ast.stmt], statement: ast.stmt, node: ast.AST, n: int) -> list[ast.stmt] | None:
-    """body with the n-th rewrite of node made in every .grad statement holding a node of the same kind at the
-    same place (a learner who divides by grad in one line divides in both); None if only one line has it."""
-    path = _path(statement.value, node)  # type: ignore[attr-defined]
-    if path is None:
-        return None
-    out = copy.deepcopy(body)
-    changed = 0
-    for other in _grad_statements(out):
-        if isinstance(other, ast.AugAssign) != isinstance(statement, ast.AugAssign):
-            continue
-        there = _at(other.value, path) if path else other.value  # type: ignore[attr-defined]
-        if there is None or type(there) is not type(node) or type(getattr(there, 'op', None)) is not \
-                type(getattr(node, 'op', None)):
-            continue
-        rewrites = _rewrites(there)
-        if len(rewrites) <= n:
-            continue
-        new = rewrites[n][1]
-        if path:
-            parent = _at(other.value, path[:-1]) if len(path) > 1 else other.value  # type: ignore[attr-defined]
-            field, index = path[-1]
-            if index >= 0:
-                getattr(parent, field)[index] = new
-            else:
-                setattr(parent, field, new)
-        else:
-            other.value = new  # type: ignore[attr-defined]
-        changed += 1
-    return out if changed > 1 else None
 
 
 def _unparenthesized(body: list[ast.stmt]) -> list[str]:
@@ -475,38 +360,6 @@ def _unparenthesized(body: list[ast.stmt]) -> list[str]:
     return out
 
 
-def _replace_in_place(body: list[ast.stmt], old: ast.stmt, new: ast.stmt) -> None:
-    for node in ast.walk(ast.Module(body=body, type_ignores=[])):
-        for _, value in ast.iter_fields(node):
-            if isinstance(value, list) and old in value:
-                value[value.index(old)] = new
-
-
-def _duplicate(body: list[ast.stmt], index: int) -> None:
-    statement = _grad_statements(body)[index]
-    for node in ast.walk(ast.Module(body=body, type_ignores=[])):
-        for _, value in ast.iter_fields(node):
-            if isinstance(value, list) and statement in value:
-                value.insert(value.index(statement), copy.deepcopy(statement))
-                return
-
-
-def _exponent(node: ast.AST) -> ast.expr | None:
-    """The exponent of x ** k, or of a call pow_(x, k) / pow(x, k)."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
-        return node.right
-    if isinstance(node, ast.Call) and len(node.args) == 2 and 'pow' in _code(node.func):
-        return node.args[1]
-    return None
-
-
-def _set_exponent(node: ast.AST, exponent: ast.expr) -> None:
-    if isinstance(node, ast.BinOp):
-        node.right = exponent
-    elif isinstance(node, ast.Call):
-        node.args[1] = exponent
-
-
 def _off_by_one(exponent: ast.expr) -> list[ast.expr]:
     """k - 1 lowered one too few (k) or too many (k - 2); a number n as n + 1 and n - 1."""
     if isinstance(exponent, ast.BinOp) and isinstance(exponent.op, ast.Sub) and \
@@ -519,19 +372,14 @@ def _off_by_one(exponent: ast.expr) -> list[ast.expr]:
 
 def _substitute_input(formula: ast.expr, name: ast.Name, context: _Context) -> ast.expr:
     """The output's formula with the input replaced by the output: f(f(x))."""
-    class Sub(ast.NodeTransformer):
-        def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
-            return copy.deepcopy(name) if _is_input(node, context) else self.generic_visit(node)
-
-        def visit_Name(self, node: ast.Name) -> ast.AST:
-            return copy.deepcopy(name) if _is_input(node, context) else node
-    return cast(ast.expr, Sub().visit(copy.deepcopy(formula)))
+    inputs = {n: lambda _: copy.deepcopy(name) for n in ast.walk(formula) if _is_input(n, context)}
+    return cast(ast.Expr, _replace([ast.Expr(formula)], inputs)[0]).value
 
 
 def derive(blank: Blank) -> list[Slip]:
     """Every slip the rules make of one blank's library body, each named; duplicates and the right body left out."""
-    method, closure = enclosing(blank)
-    context = _Context(method, closure, blank.parents)
+    method, _ = enclosing(blank)
+    context = _Context(method, blank.parents)
     body = written_out(ast.parse(textwrap.dedent(blank.indent + blank.solution)).body,
                        f'micrograd.{blank.exercise.source}')
     right = ast.unparse(ast.Module(body=body, type_ignores=[]))

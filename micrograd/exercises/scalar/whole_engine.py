@@ -1,22 +1,20 @@
 """The learner's whole engine, run once every exercise of it is right: every op its Value defines, the ones the
-workspace gives (-x, x - y, k / x, ...) as well as the ones the learner wrote, on a table of forms (each op of
-Python's operator protocol with a Value, the same Value, an int and a float, unreflected and reflected, then the
-named ops of ops.py), forward and backward through the learner's own backward(), against the library's engine
-and central differences. An op that differs is named by the form whose numbers it gives (`2 - x` computing
-`x - 2`), at the learner's line that ran."""
+workspace gives (-x, x - y, k / x, ...) as well as the ones the learner wrote, on a table of forms, forward and
+backward through the learner's own backward(), against the library's engine and central differences. An op that
+differs is named by the form whose numbers it gives (`2 - x` computing `x - 2`), at the learner's line that ran."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from micrograd import engine as library
 from micrograd import ops
 from micrograd.exercises.lines import place_of, where
-from micrograd.exercises.numbers import central_difference, close, grads, number
+from micrograd.exercises.numbers import close, grads, number, same
 from micrograd.exercises.result import DONE, WRONG, Result
 from micrograd.exercises.sandbox import paused, set_input
+from micrograd.exercises.scalar.drive import Run, library_numbers
+from micrograd.exercises.scalar.exercises import Case
 from micrograd.exercises.scalar.places import alias_line, output_lines, wrong_line
 
 # Python's operator protocol: an op's symbol, the method x <op> other calls, and the one k <op> x calls.
@@ -35,6 +33,10 @@ class Form:
     def leaves(self) -> list[str]:
         return [name for name in LEAVES if re.search(rf'\b{name}\b', self.code)]
 
+    @property
+    def case(self) -> Case:
+        return Case({name: LEAVES[name] for name in self.leaves}, f"out = {self.code}")
+
     def text(self) -> str:
         made = '; '.join(f"{name} = Value({LEAVES[name]!r})" for name in self.leaves)
         return f"{made}; out = {self.code}; out.backward()"
@@ -52,38 +54,14 @@ def forms() -> list[Form]:
     return table + [Form(named[op.parents].format(op.method), op.method) for op in ops.OPS if op.method not in protocol]
 
 
-@dataclass
-class Run:
-    data: float | None = None
-    grads: dict[str, float] | None = None
-    error: BaseException | None = None
-
-
 def run(form: Form, value_class: Any) -> Run:
-    leaves = {name: value_class(LEAVES[name]) for name in form.leaves}
     try:
-        out = eval(form.code, {'Value': value_class, **leaves})  # noqa: S307 -- the checker's own table
+        leaves, out = form.case.build(value_class)
         data = out.data
         out.backward()
     except Exception as error:  # noqa: BLE001 -- the learner's error, said with its line
         return Run(error=error)
-    return Run(data, {name: leaf.grad for name, leaf in leaves.items()})
-
-
-_EXPECTED: dict[str, tuple[Run, dict[str, float]]] = {}
-
-
-def expected(form: Form) -> tuple[Run, dict[str, float]]:
-    """The library's numbers for a form, and the central differences of its forward pass."""
-    def value(name: str) -> Callable[[float], float]:
-        def at(x: float) -> float:
-            data = {**LEAVES, name: x}
-            return float(eval(form.code, {'Value': library.Value, **{n: library.Value(data[n]) for n in LEAVES}}).data)
-        return at
-    if form.code not in _EXPECTED:
-        _EXPECTED[form.code] = run(form, library.Value), {name: central_difference(value(name), LEAVES[name])
-                                                          for name in form.leaves}
-    return _EXPECTED[form.code]
+    return Run(data=data, grads={name: leaf.grad for name, leaf in leaves.items()})
 
 
 def _shown(r: Run) -> str:
@@ -91,7 +69,7 @@ def _shown(r: Run) -> str:
 
 
 def _differs(form: Form, mine: Run) -> bool:
-    want, fd = expected(form)
+    want, fd = library_numbers(form.case)
     if mine.error is not None or not close(mine.data, want.data):
         return True
     assert mine.grads is not None and want.grads is not None
@@ -101,14 +79,11 @@ def _differs(form: Form, mine: Run) -> bool:
 def _like(form: Form, mine: Run, table: list[Form]) -> str:
     """The form whose numbers the learner's gives (of those, the nearest in leaves and in what is written):
     `x - 2` for a `2 - x` with its operands swapped, the gradients of `x + y` for an `x - y` with a sign lost."""
-    value = not close(mine.data, expected(form)[0].data)
+    value = not close(mine.data, library_numbers(form.case)[0].data)
 
     def gives(other: Form) -> bool:
-        theirs = expected(other)[0]
-        if value:
-            return close(mine.data, theirs.data)
-        return theirs.grads is not None and theirs.grads.keys() == (mine.grads or {}).keys() and \
-            all(close(g, theirs.grads[k]) for k, g in (mine.grads or {}).items())
+        theirs = library_numbers(other.case)[0]
+        return close(mine.data, theirs.data) if value else same(mine.grads, theirs.grads)
     words = set(form.code.split())
     like = sorted((f for f in [Form('x', ''), *table] if f.code != form.code and gives(f)),
                   key=lambda f: (f.leaves != form.leaves, -len(words & set(f.code.split())),
@@ -123,7 +98,7 @@ def _like(form: Form, mine: Run, table: list[Form]) -> str:
 def _place(value_class: Any, form: Form, mine: Run) -> str:
     """The learner's line: a method made another's (`__rmul__ = __add__`), the line giving a wrong gradient, or
     the method's return that ran."""
-    want = expected(form)[0]
+    want = library_numbers(form.case)[0]
     if mine.error is not None:
         return place_of(mine.error)
     bad = [k for k, g in (mine.grads or {}).items() if want.grads and not close(g, want.grads[k])]
@@ -149,7 +124,7 @@ def check_engine(value_class: Any, strict: bool) -> Result:
         return Result(number=0, name='engine', status=DONE)
     form, mine = differing[0]
     with paused():  # (the line that ran: the learner's code run again, traced, for the checker)
-        want = expected(form)[0]
+        want = library_numbers(form.case)[0]
         if mine.error is not None:
             diagnosis, said, obtained = 'raises', f"`{form.code}` raises {where(mine.error)}", type(mine.error).__name__
         else:
