@@ -1,9 +1,5 @@
-"""Cutting bodies out of the library's own source, and running the result; reading a learner's file as Python
-reads it.
-
-A workspace, a notebook cell and every wrong body the checker tries are made from the library's source each
-time, so they never drift from it. `ast` finds where a body is; the text is cut by those positions, so every
-comment and blank line outside the bodies stays exactly as in the library.
+"""Cutting bodies out of the library's own source (`ast` finds them; the text is cut by position, so everything
+outside the bodies stays as the library has it), and running the result; reading a learner's file as Python does.
 """
 from __future__ import annotations
 
@@ -110,10 +106,7 @@ def body_span(source: str, starts: list[int], fn: ast.FunctionDef) -> tuple[int,
     assert last.end_lineno is not None
     end = starts[last.end_lineno + 1]
     end -= len(source[:end]) - len(source[:end].rstrip('\r\n'))
-    indent = source[starts[first.lineno]:start]
-    if indent.strip():  # `def f(): body` on one line: the blank goes on lines of its own
-        indent = ' ' * (fn.col_offset + 4)
-    return start, end, indent
+    return start, end, source[starts[first.lineno]:start]
 
 
 def comments(text: str) -> tuple[str, ...]:
@@ -139,10 +132,7 @@ def splice(source: str, replacements: Mapping[Span, str]) -> str:
     """source with each span's body replaced by the given text (its first line unindented)."""
     out, at = [], 0
     for span in sorted(replacements, key=lambda s: s.start):
-        text = replacements[span]
-        if source[:span.start].rstrip(' \t')[-1:] not in ('\n', ''):  # a body that began on the def's line
-            text = '\n' + span.indent + text
-        out += [source[at:span.start], text]
+        out += [source[at:span.start], replacements[span]]
         at = span.end
     return ''.join(out) + source[at:]
 

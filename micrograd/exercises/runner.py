@@ -1,11 +1,5 @@
-"""Running a learner's files in a child process, for either track: an infinite loop or a crash (a recursion limit
-raised until the interpreter's stack overflows) cannot take the checker down.
-
-The child writes its results, a line each, to a file of their own (the learner's code may write to its standard
-output, read here as bytes). Each exercise has a time limit inside the child (sandbox.py); the whole run has one
-more, from outside: the child is then killed and the exercise it was in is reported as not finishing. The child runs
-in a process group of its own, killed with whatever the learner's code started when the check ends, runs out of time
-or is interrupted; a child whose checker was killed outright sees its parent gone and kills its group.
+"""Running a learner's files in a child process, for either track: an infinite loop, a crash (a recursion limit
+raised until the interpreter's stack overflows) or a process the learner's code starts cannot take the checker down.
 """
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""What a track is, and what every track does the same way: its workspace written and checked (in a child
-process: runner.py), a check of what a notebook defines, its notebook written.
-
-A track (scalar/, tensor/) is one Track holding only what differs: its name, its exercises, its workspace's files
-(the learner opens the first; each later one runs on it), and the methods below that raise NotImplementedError.
+"""A track (scalar/, tensor/) is one Track: it says what differs (its name, its exercises, its workspace's files,
+the methods below that raise NotImplementedError); writing and checking a workspace is the same for every track.
 """
 from __future__ import annotations
 
@@ -21,7 +18,7 @@ class Track:
     name = ''                             # as --track says it
     title = 'micrograd exercises'         # the report's first words
     exercises: Sequence[Described] = ()
-    files: tuple[str, ...] = ()           # the workspace's files
+    files: tuple[str, ...] = ()           # the workspace's files: the learner opens the first; the others run on it
     notebook = ''                         # the module whose build_notebook() makes the track's notebook
 
     def texts(self, directory: Path) -> list[str]:

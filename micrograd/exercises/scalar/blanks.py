@@ -1,9 +1,5 @@
 """The scalar workspace: micrograd's own engine.py and nn.py with each exercise's body cut out (my_engine.py,
 my_nn.py), the library's answer to an exercise, and the same engine as a module for a notebook.
-
-Which bodies are cut is read from the exercise records: an op's every `_backward` closure, or a whole method
-(the sort, backward(), the neuron's two). Each blank keeps the comments of the library's body (an op's
-formulas), then says what to write and the rules it will be held to.
 """
 from __future__ import annotations
 

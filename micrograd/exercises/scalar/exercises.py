@@ -1,8 +1,5 @@
-"""The scalar exercises, one record each, and an exercise's number is its place in EXERCISES. Every op of ops.py
-is an exercise, in that table's order (engine.py's, as my_engine.py shows them): its record written here (WRITTEN)
-where it has teaching text of its own, else the one op_exercise() makes from its ops.py record. After the ops, the
-sort, backward() and the neuron. Above the records, what a record holds: the Exercise, the Slips it names, and the
-two kinds of input, a Case for an op and a Graph for the sort and backward().
+"""The scalar exercises, one record each (an exercise's number is its place in EXERCISES), and what a record
+holds: the Exercise, the Slips it names, its inputs (a Case for an op, a Graph for the sort and backward()).
 
 Formulas and code are written between backticks: Markdown (the notebook) shows them as code, where `*` and `**`
 would otherwise turn into italics and bold and the exponent of the power rule would vanish.
@@ -20,13 +17,12 @@ from micrograd import ops
 class Case:
     """A few leaves and a line of code building `out` from them, read as a learner would type it. The checker
     runs it with the learner's Value and with the library's and compares the leaves' gradients after
-    backpropagating `grad` from out (a grad other than 1 shows a forgotten chain factor; a leaf with a grad
-    already, left from an earlier backward(), shows `=` for `+=`)."""
+    backpropagating `grad` from out."""
     leaves: dict[str, float]
     code: str                  # statements that end by binding out
-    grad: float = 1.0          # the gradient arriving at out
+    grad: float = 1.0          # the gradient arriving at out: other than 1, it shows a forgotten chain factor
     kink: bool = False         # no finite differences there (relu at 0; x ** y at a negative x: not real nearby)
-    prior: dict[str, float] = field(default_factory=dict)  # leaf grads left from an earlier backward()
+    prior: dict[str, float] = field(default_factory=dict)  # leaf grads left from an earlier backward(): `=` for `+=`
     # An input where naive formulas overflow (tanh at 400, a divisor of 1e-170). A right formula that raises
     # OverflowError or ZeroDivisionError there (the textbook -x/y**2: y**2 underflows to 0) is accepted with a
     # note: Python refuses rather than answering wrong. A wrong number there (inf, nan, 0) is wrong.
@@ -104,11 +100,9 @@ class Slip:
 
 @dataclass(frozen=True, eq=False)  # compared by identity: one record per exercise
 class Exercise:
-    """One exercise, everything about it in one place. Its kind says how it is graded: 'op' (a backward
-    closure, on cases), 'sort' and 'backward' (on graphs), 'neuron' (in nn.py). Its number is its place in
-    EXERCISES."""
+    """One exercise, everything about it in one place."""
     name: str        # what the table and the command line call it: '+', 'tanh', 'sort', ...
-    kind: str        # 'op', 'sort', 'backward' or 'neuron'
+    kind: str        # how it is graded: 'op' (a closure, on cases), 'sort', 'backward' (on graphs) or 'neuron'
     source: str      # the library module it is cut from: 'engine' (my_engine.py) or 'nn' (my_nn.py)
     methods: tuple[str, ...]   # the methods of Value (or Neuron) it lives in
     prompts: tuple[str, ...]   # the one line above each blank, a method each

@@ -90,9 +90,7 @@ def _setup() -> str:
                        for n in free_names(code, names)})
         taken |= set(used)
         values = ', '.join(f'{module}.{n}' for n in used)
-        if len(used) == 1:
-            lines += [f"# what the {says}, from the same {module}", f"{used[0]} = {values}"]
-        elif used:
+        if used:
             lines += [f"# what the {says}, from the same {module}", f"{', '.join(used)} = (",
                       textwrap.fill(values, 96, initial_indent='    ', subsequent_indent='    ') + ')']
     return '\n'.join(lines)

@@ -1,10 +1,5 @@
 """The library's tensor engine as one module, and the bodies the exercises cut out of it: what the checker runs
 (the library's answers, a slip planted, a learner's workspace loaded into a fresh copy: workspace.py).
-
-The library keeps Tensor in a few modules (the node, one mixin per family of ops, tensor.py) and the fused ops in
-functional.py. library_source() puts them one after the other, in the order Python needs them, each under a line
-naming its file, after `unbroadcast`, the function every op's `_add_grad` calls (the first exercise). Imports
-between those modules are dropped; the rest (dtype rules, checks, NumPy kernels) is still imported from the library.
 """
 from __future__ import annotations
 
@@ -64,7 +59,9 @@ def _header_end(tree: ast.Module) -> int:
 
 @cache
 def library_source() -> str:
-    """The library's tensor engine as one module's text, every body as the library has it."""
+    """The library's tensor engine as one module's text, every body as the library has it: `unbroadcast` (the
+    first exercise), then Tensor's modules and functional.py, each under a line naming its file. Imports between
+    them are dropped; the rest (dtype rules, checks, NumPy kernels) is still imported from the library."""
     modules = _modules()
     texts = [inspect.getsource(m) for m in modules]
     trees = [ast.parse(t) for t in texts]

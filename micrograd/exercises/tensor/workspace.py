@@ -1,8 +1,6 @@
 """The tensor track's workspace, my_tensor.py: per exercise, its task and the library's own text of each function
-or method it cuts a body out of, moved to the top level of the file; and load(), which runs the file inside a fresh
-copy of the library's engine (my_tensor_file.py) with every exercise blank, puts each method it defines on its
-class and gives the engine's own names back (a method softmax must not hide the kernel softmax the library calls;
-a method sum, Python's sum). A function or method the file leaves out stays blank.
+or method it cuts a body out of, at the top level of the file; and load(), which runs it inside a fresh copy of
+the library's engine.
 """
 from __future__ import annotations
 
@@ -115,7 +113,8 @@ def blank_tensor() -> types.ModuleType:
 
 def load(path: str | Path, text: str | None = None) -> types.ModuleType:
     """The learner's engine: a fresh copy of the library's, with the functions and methods of the file at path
-    (or of text, shown as that file) put in place of its blanks."""
+    (or of text, shown as that file) put in place of its blanks (each method on its class, the engine's own names
+    given back: a method softmax must not hide the kernel softmax, nor a method sum Python's sum)."""
     module = blank_tensor()
     filename = module.__file__ = str(path)  # (the learner's code reads its own __file__)
     namespace = vars(module)
