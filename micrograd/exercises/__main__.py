@@ -53,8 +53,7 @@ def track(name: str, parser: Parser) -> Track:
 
 
 def held(path: Path) -> str:
-    """The track whose workspace path is (its folder, or one of its files): the first whose files are there;
-    scalar when none is (its message says what is missing)."""
+    """The track whose files are at path (a workspace folder or one of its files); scalar when none's are."""
     for name in TRACKS:
         try:
             files = importlib.import_module(f'micrograd.exercises.{name}').TRACK.files if _has(name) else ()

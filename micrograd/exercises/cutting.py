@@ -36,9 +36,8 @@ INLINED = {'micrograd.engine': 'micrograd.more_ops'}
 
 @cache
 def library_source(module: str) -> tuple[str, str]:
-    """The text of one of micrograd's modules ('micrograd.engine'), and its file name as a reader knows it; read
-    once, so that everything cut from it in one process agrees on its offsets. For engine.py, the text has the
-    ops of more_ops.py in Value's class, in place of the line that imports them (see INLINED)."""
+    """The text of one of micrograd's modules ('micrograd.engine') and its file name, read once so that everything
+    cut from it agrees on its offsets (engine.py's with the ops of more_ops.py inside Value: INLINED)."""
     text = inspect.getsource(importlib.import_module(module))
     return (_inlined(text, INLINED[module]) if module in INLINED else text), module.replace('.', '/') + '.py'
 
@@ -138,9 +137,8 @@ def splice(source: str, replacements: Mapping[Span, str]) -> str:
 
 
 def load(source: str, name: str, filename: str, **imports: types.ModuleType) -> types.ModuleType:
-    """Run source as a fresh module called name; tracebacks show filename's lines. While it runs, sys.modules holds
-    it (dataclasses and typing look a module up by name) and imports (the modules it imports, by name); then
-    sys.modules is as it was."""
+    """Run source as a fresh module called name (tracebacks show filename's lines), lending it sys.modules
+    entries for itself and for imports while it runs (dataclasses look a module up by name)."""
     module = types.ModuleType(name)
     module.__file__ = filename
     linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)

@@ -124,8 +124,7 @@ def _stop(child: subprocess.Popen[bytes]) -> None:
 
 
 def _watch_parent() -> None:
-    """In the child: when the checker that started it is gone (killed outright, so that it could not stop the
-    child), kill the child's process group and end."""
+    """In the child: once the checker is gone (killed outright), kill the child's process group and end."""
     parent = os.getppid()
 
     def watch() -> None:
@@ -158,8 +157,8 @@ def _env() -> dict[str, str]:
 
 
 def worker(track: str, timeout: float, channel: str, paths: list[str]) -> int:
-    """In the child process: the track checks the files; each result goes to channel (a file the learner's code
-    does not write to), a line each, as soon as it is known."""
+    """In the child process: check the files, each result written to channel (a file of its own, which the learner's
+    code does not write to) as soon as it is known."""
     _watch_parent()
     out = open(channel, 'a', encoding='utf-8')  # noqa: SIM115 -- open while the child lives
 

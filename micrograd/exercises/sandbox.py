@@ -44,8 +44,7 @@ def time_limit(seconds: float | None) -> Iterator[None]:
 
 @contextlib.contextmanager
 def paused() -> Iterator[None]:
-    """The time limit stopped while the block runs: the checker's own work (naming a slip), not the learner's,
-    which the limit measures."""
+    """The time limit stopped while the block runs: the checker's own work (naming a slip)."""
     left = signal.setitimer(signal.ITIMER_REAL, 0)[0] if _signals() else 0.0
     try:
         yield

@@ -43,8 +43,7 @@ class Blank:
     comments: tuple[str, ...] = ()  # an op's formulas, the comments on its body's lines: they stay
 
     def text(self) -> str:
-        """The blank itself: the formulas, the marker with the prompt, the rules, and the raise that says it is
-        not written."""
+        """The blank: the formulas, the marker with the prompt, the rules, and the raise that says it is not written."""
         n, name, i = self.exercise.number, self.exercise.name, self.indent
         formulas = ''.join(f"{comment}\n{i}" for comment in self.comments)
         rules = ''

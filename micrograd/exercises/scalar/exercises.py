@@ -80,19 +80,11 @@ class Graph:
         return '; '.join(lines) + f"; {self.root}.{call}"
 
 
-def chain(depth: int) -> Graph:
-    """x, then depth nodes each adding 1 to the one before: deeper than Python's recursion limit."""
-    nodes: list[tuple[str, str, tuple[str, ...]]] = [(f'n{i + 1}', '+1', (f'n{i}' if i else 'x',))
-                                                     for i in range(depth)]
-    return Graph({'x': 0.5}, nodes, f'n{depth}')
-
-
 @dataclass(frozen=True)
 class Slip:
     """A mistake an exercise names beyond those slips.py derives: its key, the sentence that names it (none: the
-    shared rule's), and for an op a body that plants it in place of the library's closure, {x} and {y} the parents
-    the closure adds to (self and other), {i} the indentation of a following line. Without a body the checker
-    finds it by what the code does (a sort's order, a neuron's parameters)."""
+    shared rule's), and for an op a body that plants it in place of the library's closure ({x}, {y}: the parents;
+    {i}: the indentation of a following line); without one, the checker finds it by what the code does."""
     key: str
     says: str = ''
     body: str = ''
@@ -157,10 +149,8 @@ class Exercise:
 
 
 def op_exercise(op: ops.Op) -> Exercise:
-    """The exercise of an op with no record in WRITTEN, read from its record in ops.py: the task from its
-    method, the hint from its derivatives, the formula from its backward lines, the cases from its samples
-    (each input as it is, then the first one again with a grad of -1.5 and with a grad left from an earlier
-    backward()). Its slips are derived from the library's own closure (slips.py)."""
+    """The exercise of an op with no record in WRITTEN, made from its record in ops.py (its slips are derived from
+    the library's own closure: slips.py)."""
     if op.parents not in (1, 2):
         raise ValueError(f"ops.py: {op.name} takes any number of parents: its exercise is written by hand, in WRITTEN")
     y = 'y' if op.parents == 2 else ''
@@ -198,13 +188,14 @@ _EXPONENT = "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += {x}.data ** {y}
 _BASE = f"{{x}}.grad += {_E} * {{x}}.data ** ({_E} - 1) * grad"  # the base's half, right
 
 # The graphs of the sort and backward(). x is used twice in REUSED, and z names y before x: a sort that places a
-# node on its first visit lists y too early. In BRANCHES q is reached only as r's second parent.
+# node on its first visit lists y too early. In BRANCHES q is reached only as r's second parent. DEEP is a chain
+# of 10,000 nodes, each adding 1 to the one before: deeper than Python's recursion limit.
 LECTURE = Graph({'a': 2.0, 'b': -3.0, 'c': 10.0, 'f': -2.0},
                 [('e', '*', ('a', 'b')), ('d', '+', ('e', 'c')), ('L', '*', ('d', 'f'))], 'L')
 REUSED = Graph({'a': 2.0, 'b': -3.0}, [('x', '*', ('a', 'b')), ('y', '+', ('x', 'a')), ('z', '*', ('y', 'x'))], 'z')
 BRANCHES = Graph({'a': 3.0, 'b': -2.0}, [('p', '*', ('a', 'b')), ('q', '+', ('a', 'b')), ('r', '*', ('p', 'q'))], 'r')
 DOUBLED = Graph({'a': -1.5}, [('b', '+', ('a', 'a')), ('c', '+', ('b', 'b'))], 'c')
-DEEP = chain(10_000)
+DEEP = Graph({'x': 0.5}, [(f'n{i + 1}', '+1', (f'n{i}' if i else 'x',)) for i in range(10_000)], 'n10000')
 
 # The neuron: weights and bias set by hand, so the expected outputs are numbers a learner can check.
 WEIGHTS, BIAS = (0.5, -1.0, 2.0), 0.25

@@ -33,8 +33,7 @@ class Blank:
     solution: str     # the library's text of that body
 
     def text(self) -> str:
-        """The blank: what this body does, and the raise that says it is not written (the exercise's task is
-        above the function, in the workspace)."""
+        """The blank: what this body does, and the raise that says it is not written."""
         n, name = self.exercise.number, self.exercise.name
         return f"# EXERCISE {n} ({name}), {self.exercise.prompt(self.name)}\n{unwritten(n, name)}"
 
@@ -141,8 +140,7 @@ def written_at(fn: ast.FunctionDef, owner: str, blank: str) -> tuple[int, str]:
 
 
 def splice(source: str, replacements: dict[Blank, str]) -> str:
-    """source with each blank's body replaced by the given text, written unindented (each line is indented here
-    as the body was)."""
+    """source with each blank's body replaced by the given text, written unindented (indented here as the body was)."""
     return cutting.splice(source, {b: '\n'.join((b.indent + line if line.strip() else '') if i else line
                                                 for i, line in enumerate(text.strip('\n').split('\n')))
                                    for b, text in replacements.items()})

@@ -82,8 +82,7 @@ def solved(directory: str | Path = '.', bodies: dict[str, str] | None = None) ->
 
 @dataclass(frozen=True)
 class Place:
-    """Where a blank's body starts in a workspace's text (an offset), its first line, and its function as a place
-    names it: '_backward in exp', or 'unbroadcast'."""
+    """Where a blank's body starts in a workspace's text: its offset, its line, its function ('_backward in exp')."""
     start: int
     line: int
     function: str
@@ -106,8 +105,7 @@ def places(text: str) -> dict[str, Place]:
 
 
 def blank_tensor() -> types.ModuleType:
-    """A fresh copy of the library's engine as one module, every exercise blank (a notebook's cells put the
-    learner's methods on it)."""
+    """A fresh copy of the library's engine as one module, every exercise blank (for a notebook)."""
     return cutting.load(engine_source(), TENSOR_FILE.removesuffix('.py'), GIVEN)
 
 
