@@ -34,8 +34,8 @@ class Blank:
 
     def text(self) -> str:
         """The blank: what this body does, and the raise that says it is not written."""
-        n, name = self.exercise.number, self.exercise.name
-        return f"# EXERCISE {n} ({name}), {self.exercise.prompt(self.name)}\n{unwritten(n, name)}"
+        n, name, prompts = self.exercise.number, self.exercise.name, self.exercise.prompts
+        return f"# EXERCISE {n} ({name}), {prompts[self.exercise.blanks.index(self.name)]}\n{unwritten(n, name)}"
 
 
 def _modules() -> list[types.ModuleType]:
