@@ -39,8 +39,7 @@ def seconds(text: str) -> float:
 
 
 def track(name: str, parser: Parser) -> Track:
-    """The track's Track, from micrograd.exercises.scalar or micrograd.exercises.tensor (one without what it needs
-    installed, NumPy for the tensor track, is said on one line: exit status 1)."""
+    """The track's Track; one that cannot be loaded here (NumPy missing) is said on one line (exit status 1)."""
     try:
         module = importlib.import_module(f'micrograd.exercises.{name}') if _has(name) else None
     except ImportError as error:

@@ -51,6 +51,8 @@ class Exercise:
     hint: str
     stronger: str
     formula: str
+    # Each body it cuts out, by name: 'unbroadcast' (a function's whole body), 'Tensor.__add__' (the `_backward`
+    # closure in that method), 'Tensor.backward()' (a method's whole body), 'cross_entropy' (a function's closure).
     blanks: tuple[str, ...]
     cases: tuple[Case, ...]
     slips: tuple[Slip, ...] = ()

@@ -1,11 +1,6 @@
 """The tensor track's exercises on the ops themselves, easiest first: broadcasting, arithmetic, elementwise
-functions, reductions, max, shapes, indexing, matmul. One record each (array_exercise.py says what it holds): no
-rule its task does not state may fail a learner. Adding an exercise is adding a record (here, or in
-network_exercises.py) and its place in exercise_list.py: the workspace finds its blanks by name.
-
-Blanks are named 'unbroadcast' (a function: its whole body), 'Tensor.__add__' (the `_backward` closure in
-that method), 'Tensor.backward()' (a method's whole body) or 'cross_entropy' (the closure in a function).
-Slip bodies read the names the library's forward pass binds (x, y, e, t, passes, top, s, out, ...).
+functions, reductions, max, shapes, indexing, matmul. One record each: no rule its task does not state may fail a
+learner. Slip bodies read the names the library's forward pass binds (x, y, e, t, passes, top, s, out, ...).
 """
 from __future__ import annotations
 

@@ -62,8 +62,7 @@ def _task(exercise: Exercise) -> str:
 
 
 def source(directory: str | Path = '.', bodies: dict[str, str] | None = None) -> str:
-    """my_tensor.py's text: every exercise blank, or with the bodies given (by blank name, the body unindented;
-    solved() gives each the library's)."""
+    """my_tensor.py's text: every exercise blank, or with the bodies given (by blank name, unindented)."""
     spliced = splice(library_source(), {b: (bodies or {}).get(b.name, b.text()) for b in blanks()})
     tree, lines = ast.parse(spliced), spliced.splitlines()
     parts = [header(directory) + "from __future__ import annotations\n"]
