@@ -20,13 +20,11 @@ from typing import Any, Protocol
 
 
 class Span(Protocol):
-    """A body in a source text: where it starts and ends (offsets) and its indentation."""
+    """A body in a source text: where it starts and ends (offsets)."""
     @property
     def start(self) -> int: ...
     @property
     def end(self) -> int: ...
-    @property
-    def indent(self) -> str: ...
 
 
 # A module whose class takes in another module's functions as methods by an import in its body (engine.py's
