@@ -1,6 +1,4 @@
-"""python -m micrograd.exercises start [DIR] | check [DIR] [--hint] [--timeout S] | solution NAME | list | notebook,
-each with --track scalar (the default) or --track tensor.
-
+"""The command line: start, check, solution, list and notebook, each with --track scalar (the default) or tensor.
 Every option is checked before any work starts; a bad one is said on one line of stderr (exit status 2).
 """
 from __future__ import annotations

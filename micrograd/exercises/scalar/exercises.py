@@ -31,9 +31,8 @@ class Case:
     def text(self) -> str:
         """The case as code a learner can paste."""
         lines = [f"{name} = Value({data!r})" for name, data in self.leaves.items()]
-        lines += [f"{name}.grad = {g!r}  # left from an earlier backward()" for name, g in self.prior.items()]
-        lines += self.code.split('\n')
-        text = '; '.join(line.split('  #')[0] for line in lines)
+        lines += [f"{name}.grad = {g!r}" for name, g in self.prior.items()]
+        text = '; '.join(lines + self.code.split('\n'))
         if self.grad != 1.0:
             text += f"   (backpropagating out.grad = {self.grad!r})"
         elif self.prior:
