@@ -10,11 +10,8 @@ engine.py and nn.py) and tensor (micrograd.tensor: broadcasting to attention).
 In Jupyter or Colab: `from micrograd.exercises import check; check('my_engine.py')`, or check(Value)
 for a Value class written in a notebook cell; the report shows as a table.
 
-An exercise is one record: its blanks, task, rules, hints, formula, the inputs it is checked on and the
-mistakes it can name, all in one place (scalar/exercises.py; tensor/op_exercises.py, network_exercises.py).
-Adding an exercise is adding one record; its number is its place in the list. The checker grades the idea first
-(right gradients, the lecture's way, are "correct ✓"), then the library's own rules, each stated in the task before
-the learner starts and named when missing.
+An exercise is one record, its number its place in the list. The checker grades the idea first (right gradients,
+the lecture's way, are "correct ✓"), then the library's own rules, each stated in the task and named when missing.
 
     scalar/       the scalar track: micrograd's engine.py and nn.py (its modules: scalar/__init__.py)
     tensor/       the tensor track: micrograd.tensor

@@ -1,6 +1,4 @@
-"""python -m micrograd.exercises start [DIR] | check [DIR] [--hint] [--timeout S] | solution NAME | list | notebook,
-each with --track scalar (the default) or --track tensor.
-
+"""The command line: start, check, solution, list and notebook, each with --track scalar (the default) or tensor.
 Every option is checked before any work starts; a bad one is said on one line of stderr (exit status 2).
 """
 from __future__ import annotations
@@ -39,8 +37,7 @@ def seconds(text: str) -> float:
 
 
 def track(name: str, parser: Parser) -> Track:
-    """The track's Track, from micrograd.exercises.scalar or micrograd.exercises.tensor (one without what it needs
-    installed, NumPy for the tensor track, is said on one line: exit status 1)."""
+    """The track's Track; one that cannot be loaded here (NumPy missing) is said on one line (exit status 1)."""
     try:
         module = importlib.import_module(f'micrograd.exercises.{name}') if _has(name) else None
     except ImportError as error:
@@ -53,8 +50,7 @@ def track(name: str, parser: Parser) -> Track:
 
 
 def held(path: Path) -> str:
-    """The track whose workspace path is (its folder, or one of its files): the first whose files are there;
-    scalar when none is (its message says what is missing)."""
+    """The track whose files are at path (a workspace folder or one of its files); scalar when none's are."""
     for name in TRACKS:
         try:
             files = importlib.import_module(f'micrograd.exercises.{name}').TRACK.files if _has(name) else ()

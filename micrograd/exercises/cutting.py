@@ -1,9 +1,5 @@
-"""Cutting bodies out of the library's own source, and running the result; reading a learner's file as Python
-reads it.
-
-A workspace, a notebook cell and every wrong body the checker tries are made from the library's source each
-time, so they never drift from it. `ast` finds where a body is; the text is cut by those positions, so every
-comment and blank line outside the bodies stays exactly as in the library.
+"""Cutting bodies out of the library's own source (`ast` finds them; the text is cut by position, so everything
+outside the bodies stays as the library has it), and running the result; reading a learner's file as Python does.
 """
 from __future__ import annotations
 
@@ -24,13 +20,11 @@ from typing import Any, Protocol
 
 
 class Span(Protocol):
-    """A body in a source text: where it starts and ends (offsets) and its indentation."""
+    """A body in a source text: where it starts and ends (offsets)."""
     @property
     def start(self) -> int: ...
     @property
     def end(self) -> int: ...
-    @property
-    def indent(self) -> str: ...
 
 
 # A module whose class takes in another module's functions as methods by an import in its body (engine.py's
@@ -40,9 +34,8 @@ INLINED = {'micrograd.engine': 'micrograd.more_ops'}
 
 @cache
 def library_source(module: str) -> tuple[str, str]:
-    """The text of one of micrograd's modules ('micrograd.engine'), and its file name as a reader knows it; read
-    once, so that everything cut from it in one process agrees on its offsets. For engine.py, the text has the
-    ops of more_ops.py in Value's class, in place of the line that imports them (see INLINED)."""
+    """The text of one of micrograd's modules ('micrograd.engine') and its file name, read once so that everything
+    cut from it agrees on its offsets (engine.py's with the ops of more_ops.py inside Value: INLINED)."""
     text = inspect.getsource(importlib.import_module(module))
     return (_inlined(text, INLINED[module]) if module in INLINED else text), module.replace('.', '/') + '.py'
 
@@ -110,10 +103,7 @@ def body_span(source: str, starts: list[int], fn: ast.FunctionDef) -> tuple[int,
     assert last.end_lineno is not None
     end = starts[last.end_lineno + 1]
     end -= len(source[:end]) - len(source[:end].rstrip('\r\n'))
-    indent = source[starts[first.lineno]:start]
-    if indent.strip():  # `def f(): body` on one line: the blank goes on lines of its own
-        indent = ' ' * (fn.col_offset + 4)
-    return start, end, indent
+    return start, end, source[starts[first.lineno]:start]
 
 
 def comments(text: str) -> tuple[str, ...]:
@@ -139,18 +129,14 @@ def splice(source: str, replacements: Mapping[Span, str]) -> str:
     """source with each span's body replaced by the given text (its first line unindented)."""
     out, at = [], 0
     for span in sorted(replacements, key=lambda s: s.start):
-        text = replacements[span]
-        if source[:span.start].rstrip(' \t')[-1:] not in ('\n', ''):  # a body that began on the def's line
-            text = '\n' + span.indent + text
-        out += [source[at:span.start], text]
+        out += [source[at:span.start], replacements[span]]
         at = span.end
     return ''.join(out) + source[at:]
 
 
 def load(source: str, name: str, filename: str, **imports: types.ModuleType) -> types.ModuleType:
-    """Run source as a fresh module called name; tracebacks show filename's lines. While it runs, sys.modules holds
-    it (dataclasses and typing look a module up by name) and imports (the modules it imports, by name); then
-    sys.modules is as it was."""
+    """Run source as a fresh module called name (tracebacks show filename's lines), lending it sys.modules
+    entries for itself and for imports while it runs (dataclasses look a module up by name)."""
     module = types.ModuleType(name)
     module.__file__ = filename
     linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)

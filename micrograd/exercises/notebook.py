@@ -1,6 +1,4 @@
-"""A track's notebook: an introduction, a setup cell, then per exercise its text, a cell with what it blanks and a
-check, and a finale; Markdown that keeps its formulas; the module-level names a cell's code reads. Each track says
-what goes in its cells (scalar/exercises_ipynb.py, tensor/exercises_tensor_ipynb.py)."""
+"""What both tracks' notebooks share: their cells in order, Markdown that keeps formulas, a cell's free names."""
 from __future__ import annotations
 
 import ast
@@ -38,9 +36,8 @@ def cell(lines: list[str], defs: list[ast.FunctionDef], attach: list[str]) -> st
 
 def notebook(intro: list[str], setup: str, exercises: list[tuple[str, str]], check: str, finale: str,
              finale_code: str) -> Any:
-    """The notebook, as an nbformat node, validated: the introduction's Markdown cells, the setup cell, then per
-    exercise (its Markdown, its code) a cell of each and the check, then the finale and its code. Each cell has
-    a stable id."""
+    """The notebook, as an nbformat node, validated: the introduction, the setup cell, then per exercise its
+    Markdown, its code and the check, then the finale; each cell with a stable id."""
     nbformat: Any = importlib.import_module('nbformat')  # in the demo extra; untyped
     code, text = nbformat.v4.new_code_cell, nbformat.v4.new_markdown_cell
     cells = [text(part) for part in intro] + [code(setup)]

@@ -1,10 +1,5 @@
 """What the checker says, for either track: a progress table and, for the first exercise that is not done,
-why; as text for a terminal and as HTML for Jupyter and Colab.
-
-Two levels: level 1 is the idea, the lecture's (an exercise 'correct ✓' has it), and reaching it everywhere is
-done (exit status 0); level 2, optional, is the library's own rules, said as how many are left. A track may add
-one more Result, numbered 0: its whole engine run once the exercises are right; "done" waits for it too.
-"""
+why; as text for a terminal and as HTML for Jupyter and Colab."""
 from __future__ import annotations
 
 import html

@@ -1,11 +1,5 @@
-"""Running a learner's files in a child process, for either track: an infinite loop or a crash (a recursion limit
-raised until the interpreter's stack overflows) cannot take the checker down.
-
-The child writes its results, a line each, to a file of their own (the learner's code may write to its standard
-output, read here as bytes). Each exercise has a time limit inside the child (sandbox.py); the whole run has one
-more, from outside: the child is then killed and the exercise it was in is reported as not finishing. The child runs
-in a process group of its own, killed with whatever the learner's code started when the check ends, runs out of time
-or is interrupted; a child whose checker was killed outright sees its parent gone and kills its group.
+"""Running a learner's files in a child process, for either track: an infinite loop, a crash (a recursion limit
+raised until the interpreter's stack overflows) or a process the learner's code starts cannot take the checker down.
 """
 from __future__ import annotations
 
@@ -130,8 +124,7 @@ def _stop(child: subprocess.Popen[bytes]) -> None:
 
 
 def _watch_parent() -> None:
-    """In the child: when the checker that started it is gone (killed outright, so that it could not stop the
-    child), kill the child's process group and end."""
+    """In the child: once the checker is gone (killed outright), kill the child's process group and end."""
     parent = os.getppid()
 
     def watch() -> None:
@@ -164,8 +157,8 @@ def _env() -> dict[str, str]:
 
 
 def worker(track: str, timeout: float, channel: str, paths: list[str]) -> int:
-    """In the child process: the track checks the files; each result goes to channel (a file the learner's code
-    does not write to), a line each, as soon as it is known."""
+    """In the child process: check the files, each result written to channel (a file of its own, which the learner's
+    code does not write to) as soon as it is known."""
     _watch_parent()
     out = open(channel, 'a', encoding='utf-8')  # noqa: SIM115 -- open while the child lives
 

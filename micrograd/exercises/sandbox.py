@@ -1,10 +1,5 @@
-"""Running the learner's code for one exercise: a time limit, and what it prints kept aside.
-
-The time limit is a timer signal, where signals allow it (the main thread, not on Windows); elsewhere the code
-runs without one. It is either paused while the checker works (paused(): the scalar track), or counted only
-while the learner's code runs (timed() and learners_time(): the tensor track). Timeout is a BaseException, so
-that the learner's `except Exception` lets it through.
-"""
+"""Running the learner's code for one exercise: a time limit (a timer signal, where signals allow it), and what it
+prints kept aside."""
 from __future__ import annotations
 
 import contextlib
@@ -21,7 +16,7 @@ from micrograd.exercises.result import GENERIC, WRONG, Result
 
 
 class Timeout(BaseException):
-    pass
+    """A BaseException, so that the learner's `except Exception` lets it through."""
 
 
 def _signals() -> bool:
@@ -49,8 +44,7 @@ def time_limit(seconds: float | None) -> Iterator[None]:
 
 @contextlib.contextmanager
 def paused() -> Iterator[None]:
-    """The time limit stopped while the block runs: the checker's own work (naming a slip), not the learner's,
-    which the limit measures."""
+    """The time limit stopped while the block runs: the checker's own work (naming a slip)."""
     left = signal.setitimer(signal.ITIMER_REAL, 0)[0] if _signals() else 0.0
     try:
         yield

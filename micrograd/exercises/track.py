@@ -1,8 +1,5 @@
-"""What a track is, and what every track does the same way: its workspace written and checked (in a child
-process: runner.py), a check of what a notebook defines, its notebook written.
-
-A track (scalar/, tensor/) is one Track holding only what differs: its name, its exercises, its workspace's files
-(the learner opens the first; each later one runs on it), and the methods below that raise NotImplementedError.
+"""A track (scalar/, tensor/) is one Track: it says what differs (its name, its exercises, its workspace's files,
+the methods below that raise NotImplementedError); writing and checking a workspace is the same for every track.
 """
 from __future__ import annotations
 
@@ -21,7 +18,7 @@ class Track:
     name = ''                             # as --track says it
     title = 'micrograd exercises'         # the report's first words
     exercises: Sequence[Described] = ()
-    files: tuple[str, ...] = ()           # the workspace's files
+    files: tuple[str, ...] = ()           # the workspace's files: the learner opens the first; the others run on it
     notebook = ''                         # the module whose build_notebook() makes the track's notebook
 
     def texts(self, directory: Path) -> list[str]:
@@ -29,8 +26,7 @@ class Track:
         raise NotImplementedError
 
     def places(self, paths: list[Path]) -> dict[int, str]:
-        """Where each exercise is written in the learner's files, read without importing them:
-        {number: 'my_engine.py, line 40: _backward in Value.__add__'}."""
+        """{number: where it is in the learner's files ('my_engine.py, line 40: ...')}, found without importing them."""
         raise NotImplementedError
 
     def check_objects(self, target: Any, *more: Any, timeout: float) -> Report:
@@ -39,8 +35,7 @@ class Track:
 
     def check_files(self, paths: list[Path], timeout: float = 10.0,
                     before: Callable[[int], None] | None = None) -> Iterator[Result]:
-        """In the checking process: import the learner's files and yield a Result per exercise, calling
-        before(number) as each begins."""
+        """In the checking process: import the learner's files and yield each Result, calling before(number) first."""
         raise NotImplementedError
 
     def warm_up(self) -> None:
@@ -87,18 +82,15 @@ class Track:
         return ''
 
     def check(self, target: Any = '.', *more: Any, hint: bool = False, timeout: float = 10.0) -> Report:
-        """Check the exercises and return a Report (printable; shown as a table in Jupyter). target: a workspace
-        directory or one of its files; else what a notebook defines (check_objects: the scalar track's Value
-        class, then its Neuron, or a module holding them). hint: add the stronger hint and the formula for the
-        first exercise that is wrong or not started."""
+        """Check the exercises and return a Report (printable; a table in Jupyter). target: a workspace folder or one
+        of its files, else what a notebook defines (check_objects). hint: add the stronger hint and the formula."""
         report = (self.check_workspace(Path(target), timeout) if isinstance(target, (str, Path))
                   else self.check_objects(target, *more, timeout=timeout))
         report.hint = hint
         return report
 
     def check_workspace(self, path: Path, timeout: float) -> Report:
-        """Check a workspace in a child process, given as its folder or one of its files (a later file: the
-        workspace it belongs to)."""
+        """Check a workspace, given as its folder or one of its files, in a child process."""
         first = path / self.files[0] if path.is_dir() else \
             path.parent / self.files[0] if path.name in self.files[1:] else path
         paths = [first] + [p for p in (first.parent / name for name in self.files[1:]) if p.is_file() and p != first]

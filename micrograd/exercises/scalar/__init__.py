@@ -1,8 +1,7 @@
 """The scalar track: each op's backward, the sort and backward(), and a neuron, cut out of micrograd's own
 engine.py and nn.py for the learner to write.
 
-    exercises.py      the exercises, one record each (adding one is adding a record; its number is its place),
-                      and what a record holds: the Exercise, its Cases (ops) and Graphs (sort, backward())
+    exercises.py      the exercises, one record each, and what a record holds: Exercise, Case, Graph, Slip
     blanks.py         the bodies cut out of engine.py and nn.py: my_engine.py, my_nn.py, the library's answer
     drive.py          running a case through any Value-like class (the workspace's convention or the lecture's)
     op_grading.py     grading an op's backward on its cases, the slip named, its line pointed at

@@ -1,9 +1,5 @@
 """The scalar workspace: micrograd's own engine.py and nn.py with each exercise's body cut out (my_engine.py,
 my_nn.py), the library's answer to an exercise, and the same engine as a module for a notebook.
-
-Which bodies are cut is read from the exercise records: an op's every `_backward` closure, or a whole method
-(the sort, backward(), the neuron's two). Each blank keeps the comments of the library's body (an op's
-formulas), then says what to write and the rules it will be held to.
 """
 from __future__ import annotations
 
@@ -47,8 +43,7 @@ class Blank:
     comments: tuple[str, ...] = ()  # an op's formulas, the comments on its body's lines: they stay
 
     def text(self) -> str:
-        """The blank itself: the formulas, the marker with the prompt, the rules, and the raise that says it is
-        not written."""
+        """The blank: the formulas, the marker with the prompt, the rules, and the raise that says it is not written."""
         n, name, i = self.exercise.number, self.exercise.name, self.indent
         formulas = ''.join(f"{comment}\n{i}" for comment in self.comments)
         rules = ''

@@ -1,8 +1,5 @@
-"""The scalar exercises, one record each, and an exercise's number is its place in EXERCISES. Every op of ops.py
-is an exercise, in that table's order (engine.py's, as my_engine.py shows them): its record written here (WRITTEN)
-where it has teaching text of its own, else the one op_exercise() makes from its ops.py record. After the ops, the
-sort, backward() and the neuron. Above the records, what a record holds: the Exercise, the Slips it names, and the
-two kinds of input, a Case for an op and a Graph for the sort and backward().
+"""The scalar exercises, one record each (an exercise's number is its place in EXERCISES), and what a record
+holds: the Exercise, the Slips it names, its inputs (a Case for an op, a Graph for the sort and backward()).
 
 Formulas and code are written between backticks: Markdown (the notebook) shows them as code, where `*` and `**`
 would otherwise turn into italics and bold and the exponent of the power rule would vanish.
@@ -20,13 +17,12 @@ from micrograd import ops
 class Case:
     """A few leaves and a line of code building `out` from them, read as a learner would type it. The checker
     runs it with the learner's Value and with the library's and compares the leaves' gradients after
-    backpropagating `grad` from out (a grad other than 1 shows a forgotten chain factor; a leaf with a grad
-    already, left from an earlier backward(), shows `=` for `+=`)."""
+    backpropagating `grad` from out."""
     leaves: dict[str, float]
     code: str                  # statements that end by binding out
-    grad: float = 1.0          # the gradient arriving at out
+    grad: float = 1.0          # the gradient arriving at out: other than 1, it shows a forgotten chain factor
     kink: bool = False         # no finite differences there (relu at 0; x ** y at a negative x: not real nearby)
-    prior: dict[str, float] = field(default_factory=dict)  # leaf grads left from an earlier backward()
+    prior: dict[str, float] = field(default_factory=dict)  # leaf grads left from an earlier backward(): `=` for `+=`
     # An input where naive formulas overflow (tanh at 400, a divisor of 1e-170). A right formula that raises
     # OverflowError or ZeroDivisionError there (the textbook -x/y**2: y**2 underflows to 0) is accepted with a
     # note: Python refuses rather than answering wrong. A wrong number there (inf, nan, 0) is wrong.
@@ -35,9 +31,8 @@ class Case:
     def text(self) -> str:
         """The case as code a learner can paste."""
         lines = [f"{name} = Value({data!r})" for name, data in self.leaves.items()]
-        lines += [f"{name}.grad = {g!r}  # left from an earlier backward()" for name, g in self.prior.items()]
-        lines += self.code.split('\n')
-        text = '; '.join(line.split('  #')[0] for line in lines)
+        lines += [f"{name}.grad = {g!r}" for name, g in self.prior.items()]
+        text = '; '.join(lines + self.code.split('\n'))
         if self.grad != 1.0:
             text += f"   (backpropagating out.grad = {self.grad!r})"
         elif self.prior:
@@ -84,19 +79,11 @@ class Graph:
         return '; '.join(lines) + f"; {self.root}.{call}"
 
 
-def chain(depth: int) -> Graph:
-    """x, then depth nodes each adding 1 to the one before: deeper than Python's recursion limit."""
-    nodes: list[tuple[str, str, tuple[str, ...]]] = [(f'n{i + 1}', '+1', (f'n{i}' if i else 'x',))
-                                                     for i in range(depth)]
-    return Graph({'x': 0.5}, nodes, f'n{depth}')
-
-
 @dataclass(frozen=True)
 class Slip:
     """A mistake an exercise names beyond those slips.py derives: its key, the sentence that names it (none: the
-    shared rule's), and for an op a body that plants it in place of the library's closure, {x} and {y} the parents
-    the closure adds to (self and other), {i} the indentation of a following line. Without a body the checker
-    finds it by what the code does (a sort's order, a neuron's parameters)."""
+    shared rule's), and for an op a body that plants it in place of the library's closure ({x}, {y}: the parents;
+    {i}: the indentation of a following line); without one, the checker finds it by what the code does."""
     key: str
     says: str = ''
     body: str = ''
@@ -104,11 +91,9 @@ class Slip:
 
 @dataclass(frozen=True, eq=False)  # compared by identity: one record per exercise
 class Exercise:
-    """One exercise, everything about it in one place. Its kind says how it is graded: 'op' (a backward
-    closure, on cases), 'sort' and 'backward' (on graphs), 'neuron' (in nn.py). Its number is its place in
-    EXERCISES."""
+    """One exercise, everything about it in one place."""
     name: str        # what the table and the command line call it: '+', 'tanh', 'sort', ...
-    kind: str        # 'op', 'sort', 'backward' or 'neuron'
+    kind: str        # how it is graded: 'op' (a closure, on cases), 'sort', 'backward' (on graphs) or 'neuron'
     source: str      # the library module it is cut from: 'engine' (my_engine.py) or 'nn' (my_nn.py)
     methods: tuple[str, ...]   # the methods of Value (or Neuron) it lives in
     prompts: tuple[str, ...]   # the one line above each blank, a method each
@@ -163,10 +148,8 @@ class Exercise:
 
 
 def op_exercise(op: ops.Op) -> Exercise:
-    """The exercise of an op with no record in WRITTEN, read from its record in ops.py: the task from its
-    method, the hint from its derivatives, the formula from its backward lines, the cases from its samples
-    (each input as it is, then the first one again with a grad of -1.5 and with a grad left from an earlier
-    backward()). Its slips are derived from the library's own closure (slips.py)."""
+    """The exercise of an op with no record in WRITTEN, made from its record in ops.py (its slips are derived from
+    the library's own closure: slips.py)."""
     if op.parents not in (1, 2):
         raise ValueError(f"ops.py: {op.name} takes any number of parents: its exercise is written by hand, in WRITTEN")
     y = 'y' if op.parents == 2 else ''
@@ -204,13 +187,14 @@ _EXPONENT = "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += {x}.data ** {y}
 _BASE = f"{{x}}.grad += {_E} * {{x}}.data ** ({_E} - 1) * grad"  # the base's half, right
 
 # The graphs of the sort and backward(). x is used twice in REUSED, and z names y before x: a sort that places a
-# node on its first visit lists y too early. In BRANCHES q is reached only as r's second parent.
+# node on its first visit lists y too early. In BRANCHES q is reached only as r's second parent. DEEP is a chain
+# of 10,000 nodes, each adding 1 to the one before: deeper than Python's recursion limit.
 LECTURE = Graph({'a': 2.0, 'b': -3.0, 'c': 10.0, 'f': -2.0},
                 [('e', '*', ('a', 'b')), ('d', '+', ('e', 'c')), ('L', '*', ('d', 'f'))], 'L')
 REUSED = Graph({'a': 2.0, 'b': -3.0}, [('x', '*', ('a', 'b')), ('y', '+', ('x', 'a')), ('z', '*', ('y', 'x'))], 'z')
 BRANCHES = Graph({'a': 3.0, 'b': -2.0}, [('p', '*', ('a', 'b')), ('q', '+', ('a', 'b')), ('r', '*', ('p', 'q'))], 'r')
 DOUBLED = Graph({'a': -1.5}, [('b', '+', ('a', 'a')), ('c', '+', ('b', 'b'))], 'c')
-DEEP = chain(10_000)
+DEEP = Graph({'x': 0.5}, [(f'n{i + 1}', '+1', (f'n{i}' if i else 'x',)) for i in range(10_000)], 'n10000')
 
 # The neuron: weights and bias set by hand, so the expected outputs are numbers a learner can check.
 WEIGHTS, BIAS = (0.5, -1.0, 2.0), 0.25

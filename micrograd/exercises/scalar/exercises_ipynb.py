@@ -10,7 +10,7 @@ from typing import Any
 
 from micrograd.exercises.cutting import library_source, named
 from micrograd.exercises.notebook import cell, free_names, markdown, notebook
-from micrograd.exercises.scalar.blanks import CLASSES, blank_engine, blank_nn, blanked, find_blanks
+from micrograd.exercises.scalar.blanks import CLASSES, blank_engine, blank_nn, blanked
 from micrograd.exercises.scalar.exercises import EXERCISES, LEVELS, Exercise
 
 INTRO = """\
@@ -68,16 +68,6 @@ def exercise_cells(which: str, blank: bool = True) -> list[tuple[Exercise, str]]
     return cells
 
 
-def fill(code: str) -> str:
-    """A cell's code with each blank replaced by the library's own body (for the test that runs it)."""
-    for which in ('engine', 'nn'):
-        for blank in find_blanks(library_source(f'micrograd.{which}')[0], which):
-            def dedent(text: str) -> str:
-                return text.replace('\n' + blank.indent, '\n' + blank.indent[4:])
-            code = code.replace(dedent(blank.text()), dedent(blank.solution))
-    return code
-
-
 def _setup() -> str:
     lines = ["from micrograd.exercises import blank_engine, blank_nn, check", "",
              "engine = blank_engine()  # micrograd/engine.py, every exercise blank: your Value",
@@ -90,9 +80,7 @@ def _setup() -> str:
                        for n in free_names(code, names)})
         taken |= set(used)
         values = ', '.join(f'{module}.{n}' for n in used)
-        if len(used) == 1:
-            lines += [f"# what the {says}, from the same {module}", f"{used[0]} = {values}"]
-        elif used:
+        if used:
             lines += [f"# what the {says}, from the same {module}", f"{', '.join(used)} = (",
                       textwrap.fill(values, 96, initial_indent='    ', subsequent_indent='    ') + ')']
     return '\n'.join(lines)
@@ -109,9 +97,10 @@ def _about(exercise: Exercise) -> str:
             f"`python -m micrograd.exercises solution {exercise.name}`.)")
 
 
-def build_notebook() -> Any:
-    """The notebook, as an nbformat node (no outputs: it is for the learner to run)."""
+def build_notebook(blank: bool = True) -> Any:
+    """The notebook, as an nbformat node (no outputs: it is for the learner to run); blank=False: every cell
+    holds the library's own bodies (for the test that runs it solved)."""
     order = ', '.join(f"`{e.name}`" for e in EXERCISES)  # as the list has them
     return notebook([INTRO.replace('{order}', order).replace('{levels}', LEVELS), SETUP_NOTE], _setup(),
-                    [(_about(e), code) for e, code in exercise_cells('engine') + exercise_cells('nn')],
+                    [(_about(e), code) for e, code in exercise_cells('engine', blank) + exercise_cells('nn', blank)],
                     CHECK, FINALE, FINALE_CODE)

@@ -3,8 +3,7 @@ the library's own tensor engine for the learner to write, and graded as the scal
 the scalar track's with --track tensor. In a notebook: `from micrograd.exercises.tensor import blank_tensor,
 check`, then check(module).
 
-    op_exercises.py         the exercises on the ops (broadcasting to matmul), one record each (task, rules,
-                            shapes, hints, formula, cases, slips, a prompt above each blank): an exercise is a record
+    op_exercises.py         the exercises on the ops (broadcasting to matmul), one record each
     network_exercises.py    the same for softmax, cross_entropy, RMS norm and attention
     backward_exercise.py    the same for backward(), checked on graphs
     exercise_list.py        the exercises in order (a number is a place in it), and find()

@@ -51,18 +51,16 @@ class Exercise:
     hint: str
     stronger: str
     formula: str
+    # Each body it cuts out, by name: 'unbroadcast' (a function's whole body), 'Tensor.__add__' (the `_backward`
+    # closure in that method), 'Tensor.backward()' (a method's whole body), 'cross_entropy' (a function's closure).
     blanks: tuple[str, ...]
     cases: tuple[Case, ...]
     slips: tuple[Slip, ...] = ()
     graphs: tuple[Graph, ...] = ()  # backward()'s exercise: graphs whose nodes the checker makes, for backward()
-    prompts: tuple[str, ...] = ()   # a line above each blank: what that body does (the formula is on its def line)
+    prompts: tuple[str, ...] = ()   # a line above each blank: what that body does
     kind: str = 'op'     # 'op': cases are graphs; 'function': unbroadcast called directly; 'backward'
     math: str = ''       # the rule in LaTeX, for the notebook (G is the output's gradient)
     number: int = 0      # its place in the list, from 1: given by numbered(), never written by hand
-
-    def prompt(self, blank: str) -> str:
-        """What the body of one of this exercise's blanks does, in a line."""
-        return self.prompts[self.blanks.index(blank)] if len(self.prompts) == len(self.blanks) else self.title
 
     @property
     def task(self) -> str:

@@ -1,10 +1,5 @@
 """The library's tensor engine as one module, and the bodies the exercises cut out of it: what the checker runs
 (the library's answers, a slip planted, a learner's workspace loaded into a fresh copy: workspace.py).
-
-The library keeps Tensor in a few modules (the node, one mixin per family of ops, tensor.py) and the fused ops in
-functional.py. library_source() puts them one after the other, in the order Python needs them, each under a line
-naming its file, after `unbroadcast`, the function every op's `_add_grad` calls (the first exercise). Imports
-between those modules are dropped; the rest (dtype rules, checks, NumPy kernels) is still imported from the library.
 """
 from __future__ import annotations
 
@@ -38,10 +33,9 @@ class Blank:
     solution: str     # the library's text of that body
 
     def text(self) -> str:
-        """The blank: what this body does, and the raise that says it is not written (the exercise's task is
-        above the function, in the workspace)."""
-        n, name = self.exercise.number, self.exercise.name
-        return f"# EXERCISE {n} ({name}), {self.exercise.prompt(self.name)}\n{unwritten(n, name)}"
+        """The blank: what this body does, and the raise that says it is not written."""
+        n, name, prompts = self.exercise.number, self.exercise.name, self.exercise.prompts
+        return f"# EXERCISE {n} ({name}), {prompts[self.exercise.blanks.index(self.name)]}\n{unwritten(n, name)}"
 
 
 def _modules() -> list[types.ModuleType]:
@@ -64,7 +58,9 @@ def _header_end(tree: ast.Module) -> int:
 
 @cache
 def library_source() -> str:
-    """The library's tensor engine as one module's text, every body as the library has it."""
+    """The library's tensor engine as one module's text, every body as the library has it: `unbroadcast` (the
+    first exercise), then Tensor's modules and functional.py, each under a line naming its file. Imports between
+    them are dropped; the rest (dtype rules, checks, NumPy kernels) is still imported from the library."""
     modules = _modules()
     texts = [inspect.getsource(m) for m in modules]
     trees = [ast.parse(t) for t in texts]
@@ -144,8 +140,7 @@ def written_at(fn: ast.FunctionDef, owner: str, blank: str) -> tuple[int, str]:
 
 
 def splice(source: str, replacements: dict[Blank, str]) -> str:
-    """source with each blank's body replaced by the given text, written unindented (each line is indented here
-    as the body was)."""
+    """source with each blank's body replaced by the given text, written unindented (indented here as the body was)."""
     return cutting.splice(source, {b: '\n'.join((b.indent + line if line.strip() else '') if i else line
                                                 for i, line in enumerate(text.strip('\n').split('\n')))
                                    for b, text in replacements.items()})

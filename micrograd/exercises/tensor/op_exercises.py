@@ -1,11 +1,6 @@
 """The tensor track's exercises on the ops themselves, easiest first: broadcasting, arithmetic, elementwise
-functions, reductions, max, shapes, indexing, matmul. One record each (array_exercise.py says what it holds): no
-rule its task does not state may fail a learner. Adding an exercise is adding a record (here, or in
-network_exercises.py) and its place in exercise_list.py: the workspace finds its blanks by name.
-
-Blanks are named 'unbroadcast' (a function: its whole body), 'Tensor.__add__' (the `_backward` closure in
-that method), 'Tensor.backward()' (a method's whole body) or 'cross_entropy' (the closure in a function).
-Slip bodies read the names the library's forward pass binds (x, y, e, t, passes, top, s, out, ...).
+functions, reductions, max, shapes, indexing, matmul. One record each: no rule its task does not state may fail a
+learner. Slip bodies read the names the library's forward pass binds (x, y, e, t, passes, top, s, out, ...).
 """
 from __future__ import annotations
 
@@ -83,6 +78,12 @@ UNBROADCAST = Exercise(
     math=r"x_{ij} + b_j:\quad \frac{\partial L}{\partial b_j} = \sum_i G_{ij}"
          r"\qquad\text{and for } w_{i1}:\quad \frac{\partial L}{\partial w_{i1}} = \sum_j G_{ij}")
 
+# What + and * say when their gradient reaches .grad without _add_grad.
+_UNREDUCED = ("the broadcast gradient is not reduced: .grad is added to without _add_grad, which sums a gradient of "
+              "the output's shape back to the operand's")
+_BYPASSED = ("the gradient is set, not added with _add_grad: it is neither summed back to a broadcast operand's shape "
+             "nor added to what is there (a tensor used twice keeps only one share)")
+
 ADD_MUL = Exercise(
     '+ *', "backward of x + y and x * y, with broadcasting",
     "Write the `_backward` of `__add__` and of `__mul__`: pass `grad` (the output's gradient) on to each operand "
@@ -122,18 +123,12 @@ ADD_MUL = Exercise(
           "if other.requires_grad:\n    other._add_grad(grad * x)", SAID['product_rule_in_add']),
      Slip('not_reduced', 'Tensor.__add__', "self.grad = grad if self.grad is None else self.grad + grad\n"
                                            "other.grad = grad if other.grad is None else other.grad + grad",
-          "the broadcast gradient is not reduced: .grad is added to without _add_grad, which sums a gradient of the "
-          "output's shape back to the operand's"),
+          _UNREDUCED),
      Slip('not_reduced', 'Tensor.__mul__', "self.grad = grad * y if self.grad is None else self.grad + grad * y\n"
                                            "other.grad = grad * x if other.grad is None else other.grad + grad * x",
-          "the broadcast gradient is not reduced: .grad is added to without _add_grad, which sums a gradient of the "
-          "output's shape back to the operand's"),
-     Slip('bypassed_add_grad', 'Tensor.__add__', "self.grad = grad\nother.grad = grad",
-          "the gradient is set, not added with _add_grad: it is neither summed back to a broadcast operand's "
-          "shape nor added to what is there (a tensor used twice keeps only one share)"),
-     Slip('bypassed_add_grad', 'Tensor.__mul__', "self.grad = grad * y\nother.grad = grad * x",
-          "the gradient is set, not added with _add_grad: it is neither summed back to a broadcast operand's "
-          "shape nor added to what is there (a tensor used twice keeps only one share)")),
+          _UNREDUCED),
+     Slip('bypassed_add_grad', 'Tensor.__add__', "self.grad = grad\nother.grad = grad", _BYPASSED),
+     Slip('bypassed_add_grad', 'Tensor.__mul__', "self.grad = grad * y\nother.grad = grad * x", _BYPASSED)),
     prompts=('x + y: pass grad on to each operand that requires gradients',
              'x * y: each operand that requires gradients gets grad times its local derivative'),
     math=(r"x + y:\ \ \bar x = G,\ \bar y = G; \qquad x \odot y:\ \ \bar x = G \odot y,\ \bar y = G \odot x "

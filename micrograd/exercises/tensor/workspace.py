@@ -1,8 +1,6 @@
 """The tensor track's workspace, my_tensor.py: per exercise, its task and the library's own text of each function
-or method it cuts a body out of, moved to the top level of the file; and load(), which runs the file inside a fresh
-copy of the library's engine (my_tensor_file.py) with every exercise blank, puts each method it defines on its
-class and gives the engine's own names back (a method softmax must not hide the kernel softmax the library calls;
-a method sum, Python's sum). A function or method the file leaves out stays blank.
+or method it cuts a body out of, at the top level of the file; and load(), which runs it inside a fresh copy of
+the library's engine.
 """
 from __future__ import annotations
 
@@ -64,8 +62,7 @@ def _task(exercise: Exercise) -> str:
 
 
 def source(directory: str | Path = '.', bodies: dict[str, str] | None = None) -> str:
-    """my_tensor.py's text: every exercise blank, or with the bodies given (by blank name, the body unindented;
-    solved() gives each the library's)."""
+    """my_tensor.py's text: every exercise blank, or with the bodies given (by blank name, unindented)."""
     spliced = splice(library_source(), {b: (bodies or {}).get(b.name, b.text()) for b in blanks()})
     tree, lines = ast.parse(spliced), spliced.splitlines()
     parts = [header(directory) + "from __future__ import annotations\n"]
@@ -84,8 +81,7 @@ def solved(directory: str | Path = '.', bodies: dict[str, str] | None = None) ->
 
 @dataclass(frozen=True)
 class Place:
-    """Where a blank's body starts in a workspace's text (an offset), its first line, and its function as a place
-    names it: '_backward in exp', or 'unbroadcast'."""
+    """Where a blank's body starts in a workspace's text: its offset, its line, its function ('_backward in exp')."""
     start: int
     line: int
     function: str
@@ -108,14 +104,14 @@ def places(text: str) -> dict[str, Place]:
 
 
 def blank_tensor() -> types.ModuleType:
-    """A fresh copy of the library's engine as one module, every exercise blank (a notebook's cells put the
-    learner's methods on it)."""
+    """A fresh copy of the library's engine as one module, every exercise blank (for a notebook)."""
     return cutting.load(engine_source(), TENSOR_FILE.removesuffix('.py'), GIVEN)
 
 
 def load(path: str | Path, text: str | None = None) -> types.ModuleType:
     """The learner's engine: a fresh copy of the library's, with the functions and methods of the file at path
-    (or of text, shown as that file) put in place of its blanks."""
+    (or of text, shown as that file) put in place of its blanks (each method on its class, the engine's own names
+    given back: a method softmax must not hide the kernel softmax, nor a method sum Python's sum)."""
     module = blank_tensor()
     filename = module.__file__ = str(path)  # (the learner's code reads its own __file__)
     namespace = vars(module)
