@@ -28,6 +28,7 @@ The machinery both tracks share, one idea per module:
     sandbox.py    the learner's code for one exercise under a time limit, its printing kept aside
     blame.py      the learner's line: in a traceback, or traced as the code runs
     numbers.py    comparing numbers and printing them as a learner reads them
+    graphs.py     backward() on graphs the checker makes: the library's gradients the right ones, slips planted
     cutting.py    cutting bodies out of the library's source, and running the result; a learner's file read
     commands.py   the commands printed for the learner to copy
     notebook.py   a track's notebook: its cells in order, Markdown that keeps formulas, a cell's free names

@@ -1,21 +1,18 @@
-"""Checking the backward() exercise on graphs whose nodes the checker makes: each node's _backward is the
-checker's, so backward() is checked before (and whatever) the ops' exercises are.
-
-The graphs are the record's (backward_exercise.py): a few leaves and nodes (name, op, parents), '*' and '+'
-elementwise and 'sum' to 0-d. The right gradients are the library's backward()'s on the same graph; wrong ones are
-named by the record's slip that, planted in the library's backward(), leaves the same numbers.
-"""
+"""The tensor track's backward() exercise on graphs the checker makes (the way both tracks check it: graphs.py):
+the record's graphs (backward_exercise.py), their ops '*' and '+' elementwise and 'sum' to 0-d, and its slips,
+planted in the library's backward() to name a wrong one. Then the library's rules the task states."""
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from micrograd.exercises import graphs
 from micrograd.exercises.blame import where
 from micrograd.exercises.cutting import blank_raised
+from micrograd.exercises.graphs import Gradients
 from micrograd.exercises.result import CORRECT, DONE, GENERIC, NOT_STARTED, WRONG, Result
 from micrograd.exercises.sandbox import learners_time, set_input
 from micrograd.exercises.tensor.array_exercise import Exercise
@@ -37,13 +34,11 @@ OPS: dict[str, tuple[Callable[..., Array], Callable[..., list[Array]]]] = {
 def make(graph: Graph, tensor: Any) -> dict[str, Any]:
     """graph built of tensor's Tensors, each node with a _backward of the checker's."""
     dtype = np.dtype(graph.dtype)
-    nodes = {n: tensor(np.asarray(v, dtype=dtype), requires_grad=True, dtype=dtype) for n, v in graph.leaves.items()}
-    for name, op, parent_names in graph.nodes:
-        parents = [nodes[p] for p in parent_names]
-        data = OPS[op][0](*(p.data for p in parents))
-        nodes[name] = tensor._result(np.asarray(data, dtype=dtype), tuple(parents), op, _hand(op, parents),
-                                     reads=())
-    return nodes
+
+    def node(op: str, parents: list[Any]) -> Any:
+        data = np.asarray(OPS[op][0](*(p.data for p in parents)), dtype=dtype)
+        return tensor._result(data, tuple(parents), op, _hand(op, parents), reads=())
+    return graphs.make(graph, lambda v: tensor(np.asarray(v, dtype=dtype), requires_grad=True, dtype=dtype), node)
 
 
 def _hand(op: str, parents: list[Any]) -> Any:
@@ -56,26 +51,25 @@ def _hand(op: str, parents: list[Any]) -> Any:
     return _backward
 
 
-def backpropagated(graph: Graph, tensor: Any) -> dict[str, Array | None]:
+def backpropagated(graph: Graph, tensor: Any) -> Gradients:
     """Every node's gradient after backward() of tensor's engine, called on graph as the check calls it."""
-    nodes = make(graph, tensor)
-    for _ in range(graph.calls):
-        nodes[graph.root].backward() if graph.seed is None else nodes[graph.root].backward(np.array(graph.seed))
-    return {n: (None if t.grad is None else np.array(t.grad)) for n, t in nodes.items()}
+    seed = () if graph.seed is None else (np.array(graph.seed),)
+    return graphs.backpropagated(make(graph, tensor), graph.root, graph.calls, *seed,
+                                 read=lambda g: None if g is None else np.array(g))
 
 
-def _same(got: dict[str, Any], want: dict[str, Any], dtype: str) -> bool:
+def _same(got: Gradients, want: Gradients, dtype: str) -> bool:
     """The same gradients on every tensor either names (a tensor one leaves without a gradient is None)."""
     return all(got.get(k) is want.get(k) is None or close(got.get(k), want.get(k), dtype) for k in {*got, *want})
 
 
-def _name(exercise: Exercise, graph: Graph, got: dict[str, Any]) -> tuple[str, str]:
+def _name(exercise: Exercise, graph: Graph, got: Gradients) -> tuple[str, str]:
     """The record's slip that, planted in the library's backward(), leaves the learner's gradients on graph."""
-    for n, slip in enumerate(exercise.slips):
-        with contextlib.suppress(Exception):  # (a slip that raises on this graph is not the learner's)
-            if _same(got, backpropagated(graph, planted(exercise.number, n).Tensor), graph.dtype):
-                return slip.key, slip.says
-    return 'wrong', "the gradients differ from the chain rule's, and it is none of the slips the checker knows"
+    slips = ((slip.key, lambda n=n: backpropagated(graph, planted(exercise.number, n).Tensor))
+             for n, slip in enumerate(exercise.slips))
+    key = graphs.named(got, slips, lambda a, b: _same(a, b, graph.dtype))
+    return key, {s.key: s.says for s in exercise.slips}.get(
+        key, "the gradients differ from the chain rule's, and it is none of the slips the checker knows")
 
 
 def check_backward(exercise: Exercise, module: Any) -> Result:

@@ -1,0 +1,39 @@
+"""backward() checked on graphs the checker makes node by node, the same way on both tracks. A graph is a few
+leaves and nodes (name, op, parents); each node's backward is the checker's, so backward() is checked before (and
+whatever) the ops' exercises are. The right gradients are those the library's backward() leaves on the same
+graph; wrong ones are named by the slip that, planted in the library's backward(), leaves the same numbers. A
+track gives only its arithmetic: how a leaf and a node are made, how a gradient is read, when two are the same."""
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterable
+from typing import Any
+
+Gradients = dict[str, Any]  # every node's gradient, by its name in the graph
+
+
+def make(graph: Any, leaf: Callable[[Any], Any], node: Callable[[str, list[Any]], Any]) -> dict[str, Any]:
+    """A track's graph built: leaf(value) for each leaf, node(op, parents) for each node, by name."""
+    nodes = {name: leaf(value) for name, value in graph.leaves.items()}
+    for name, op, parents in graph.nodes:
+        nodes[name] = node(op, [nodes[p] for p in parents])
+    return nodes
+
+
+def backpropagated(nodes: dict[str, Any], root: str, calls: int = 1, *seed: Any,
+                   read: Callable[[Any], Any] = lambda grad: grad) -> Gradients:
+    """Every node's gradient (as read reads it) after backward(*seed) is called calls times on root."""
+    for _ in range(calls):
+        nodes[root].backward(*seed)
+    return {name: read(node.grad) for name, node in nodes.items()}
+
+
+def named(got: Gradients, slips: Iterable[tuple[str, Callable[[], Gradients]]],
+          same: Callable[[Gradients, Gradients], bool]) -> str:
+    """The first slip whose gradients (the library's backward() with it planted, on the same graph) are got:
+    its key, else 'wrong'."""
+    for key, gradients in slips:
+        with contextlib.suppress(Exception):  # (a slip that raises on this graph is not the learner's)
+            if same(got, gradients()):
+                return key
+    return 'wrong'
