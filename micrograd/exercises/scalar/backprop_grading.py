@@ -5,15 +5,22 @@ rules, each stated in the task before the learner starts (no recursion, leaves o
 a second backward(), `+= 1` on the root), each named when missing."""
 from __future__ import annotations
 
+import ast
+import textwrap
 from dataclasses import replace
+from functools import cache, partial
 from typing import Any
 
+from micrograd import engine as library
 from micrograd.engine import topological_order
-from micrograd.exercises.cutting import blank_raised
+from micrograd.exercises import graphs
+from micrograd.exercises.cutting import blank_raised, library_source, load, splice
+from micrograd.exercises.graphs import Gradients
 from micrograd.exercises.numbers import close, grads, number, same
 from micrograd.exercises.result import DONE, NOT_STARTED, Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
+from micrograd.exercises.scalar.blanks import blanks_of
 from micrograd.exercises.scalar.drive import build, expected, hand_node
 from micrograd.exercises.scalar.exercises import EXERCISES, Exercise, Graph, find
 from micrograd.exercises.scalar.op_wiring import probes
@@ -21,64 +28,54 @@ from micrograd.exercises.scalar.op_wiring import text as wired_text
 from micrograd.exercises.scalar.places import line_with, zeroed_in_loop
 
 
-def _forward(op: str, values: list[float]) -> tuple[float, list[float]]:
-    """A node's data and the local derivatives for its parents."""
-    if op == '*':
-        return values[0] * values[1], [values[1], values[0]]
-    if op == '+1':
-        return values[0] + 1.0, [1.0]
-    return sum(values), [1.0] * len(values)
-
-
 def make(graph: Graph, value_class: Any) -> dict[str, Any]:
     """graph built of value_class(data, children, op), each node with a _backward of the checker's."""
-    nodes = {name: value_class(v) for name, v in graph.leaves.items()}
-    for name, op, parent_names in graph.nodes:
-        parents = [nodes[p] for p in parent_names]
-        data, local = _forward(op, [p.data for p in parents])
-        nodes[name] = hand_node(value_class, data, parents, local, '+' if op == '+1' else op)
-    return nodes
+    def node(op: str, parents: list[Any]) -> Any:
+        data = [p.data for p in parents]
+        if op == '*':
+            return hand_node(value_class, data[0] * data[1], parents, [data[1], data[0]], op)
+        return hand_node(value_class, sum(data) + (op == '+1'), parents, [1.0] * len(parents), '+')
+    return graphs.make(graph, value_class, node)
 
 
-def simulate(graph: Graph, calls: int = 1, reverse: bool = True, seed: str = '+=', unit: bool = False,
-             zero: str = 'order', repeat: int = 1, paths: bool = False, zero_after: bool = False) -> dict[str, float]:
-    """The gradients a backward() of a given kind leaves in graph: the library's by default. seed: '+=', '=',
-    '' (none) or 'late' (after the loop); repeat: each node's backward run that many times; paths: the order of a
-    sort without a visited set (a node once per path); zero_after: each node zeroed once it has passed its
-    gradient on."""
-    data = dict(graph.leaves)
-    local: dict[str, list[float]] = {}
-    for name, op, parents in graph.nodes:
-        data[name], local[name] = _forward(op, [data[p] for p in parents])
-    result = {name: 0.0 for name in data}
-    order = [name for name, _, _ in graph.nodes]
-    parents_of = {name: parents for name, _, parents in graph.nodes}
-    if paths:
-        order = []
+def gradients(graph: Graph, value_class: Any, calls: int = 1) -> Gradients:
+    """Every node's gradient after value_class's backward() is called calls times on graph."""
+    return graphs.backpropagated(make(graph, value_class), graph.root, calls)
 
-        def visit(name: str) -> None:  # the lecture's build_topo, without its visited set
-            for p in parents_of.get(name, ()):
-                visit(p)
-            if name in parents_of:
-                order.append(name)
-        visit(graph.root)
-    for _ in range(calls):
-        for name in order if zero == 'order' else data if zero == 'all' else []:
-            result[name] = 0.0
-        if seed == '+=':
-            result[graph.root] += 1.0
-        elif seed == '=':
-            result[graph.root] = 1.0
-        for name in reversed(order) if reverse else order:
-            for _ in range(repeat):
-                g = 1.0 if unit else result[name]
-                for p, d in zip(parents_of[name], local[name]):
-                    result[p] += d * g
-            if zero_after:
-                result[name] = 0.0
-        if seed == 'late':  # the root's gradient set after the loop: nothing was passed on
-            result[graph.root] = 1.0
-    return result
+
+# The slips of backward() the checker names, each a change to statements of the library's body: (key, {a statement:
+# the lines that replace it, at its indentation}), in the order they are tried; the last three show only on a second
+# backward(). A sort without a visited set (the lecture's build_topo without it) runs a reused node twice.
+_CALL = 'node._grad_fn(node.grad)'
+SLIPS: tuple[tuple[str, dict[str, list[str]]], ...] = (
+    ('backward_no_seed', {'self.grad += 1.0': ['pass']}),
+    ('backward_not_called', {_CALL: ['pass']}),
+    ('backward_not_reversed', {'for node in reversed(topo):': ['for node in topo:']}),
+    ('backward_unit_grad', {_CALL: ['node._grad_fn(1.0)']}),
+    ('backward_twice', {_CALL: [_CALL, _CALL]}),
+    ('backward_twice', {'topo = self._topological_order()': [
+        'topo = []', 'def build(v):', '    for p in v._prev:', '        build(p)', '    if v._prev:',
+        '        topo.append(v)', 'build(self)']}),
+    ('backward_zeroed_after', {_CALL: [_CALL, 'node.grad = 0.0']}),
+    ('backward_no_zeroing', {'node.grad = 0.0': ['pass']}),
+    ('backward_no_zeroing', {'node.grad = 0.0': ['pass'], 'self.grad += 1.0': ['self.grad = 1.0']}),
+    ('backward_zeroes_leaves', {'node.grad = 0.0': ['node.grad = 0.0', 'for p in node._prev:', '    p.grad = 0.0']}),
+)
+TWICE = 3  # the slips that show only on a second call
+
+
+@cache
+def planted(index: int) -> Any:
+    """The library's Value with slip index of SLIPS planted in its backward()."""
+    blank = blanks_of(find('backward'))[0]
+    lines = ast.unparse(ast.parse(textwrap.dedent(blank.indent + blank.solution))).split('\n')
+    changes = SLIPS[index][1]
+    assert set(changes) <= {line.strip() for line in lines}, "a slip's statement is not in the library's backward()"
+    out = [f"{line[:len(line) - len(line.lstrip())]}{new}" for line in lines
+           for new in changes.get(line.strip(), [line.strip()])]
+    body = textwrap.indent('\n'.join(out), blank.indent)[len(blank.indent):]
+    return load(splice(library_source('micrograd.engine')[0], {blank: body}), f'backward_slip_{index}',
+                f'<backward slip {index}>').Value
 
 
 # --- The sort -------------------------------------------------------------------------------------
@@ -145,18 +142,11 @@ def check_sort(exercise: Exercise, value_class: Any) -> Result:
 
 # --- backward() -----------------------------------------------------------------------------------
 
-def diagnose_backward(graph: Graph, calls: int, obtained: dict[str, float]) -> str:
-    kinds = [('backward_no_seed', {'seed': ''}), ('backward_not_called', {'repeat': 0}),
-             ('backward_not_called', {'seed': 'late'}), ('backward_not_reversed', {'reverse': False}),
-             ('backward_unit_grad', {'unit': True}), ('backward_twice', {'repeat': 2}),
-             ('backward_twice', {'paths': True}), ('backward_zeroed_after', {'zero_after': True})]
-    if calls > 1:
-        kinds += [('backward_no_zeroing', {'zero': 'none'}), ('backward_no_zeroing', {'zero': 'none', 'seed': '='}),
-                  ('backward_zeroes_leaves', {'zero': 'all'})]
-    for key, how in kinds:
-        if same(obtained, simulate(graph, calls, **how)):  # type: ignore[arg-type]
-            return key
-    return 'wrong'
+def diagnose_backward(graph: Graph, calls: int, obtained: Gradients) -> str:
+    """The slip of SLIPS that, planted in the library's backward(), leaves obtained on graph ('wrong': none)."""
+    tried = SLIPS if calls > 1 else SLIPS[:-TWICE]
+    return graphs.named(obtained, ((key, partial(gradients, graph, planted(n), calls))
+                                   for n, (key, _) in enumerate(tried)), same)
 
 
 def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: frozenset[str] = frozenset()) -> Result:
@@ -196,7 +186,7 @@ def _run(exercise: Exercise, graph: Graph, value_class: Any, calls: int,
     is all; and the gradients it leaves."""
     set_input(text)
     nodes = make(graph, value_class)
-    want = simulate(graph, calls)
+    want = gradients(graph, library.Value, calls)
     shown = {k: want[k] for k in nodes} if len(nodes) < 20 else {'x': want['x']}
     try:
         for _ in range(calls):
@@ -235,7 +225,7 @@ def _check_backward(exercise: Exercise, value_class: Any, done: frozenset[str]) 
     if result is not None:
         return result
     if rule:
-        want = simulate(reused, 2)
+        want = gradients(reused, library.Value, 2)
         said = "leaves were zeroed too, so they do not accumulate: " if rule == 'backward_zeroes_leaves' else ''
         missing.append(('backward_no_zeroing', f"{said}after `{twice}`, a = {number(want['a'])} is expected"))
         shown = {'input': twice, 'expected': grads({k: want[k] for k in ('a', 'b')}),
