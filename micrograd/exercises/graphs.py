@@ -28,6 +28,23 @@ def backpropagated(nodes: dict[str, Any], root: str, calls: int = 1, *seed: Any,
     return {name: read(node.grad) for name, node in nodes.items()}
 
 
+def changed(body: str, changes: dict[str, list[str]]) -> str:
+    """body with every line that is one of changes' statements replaced by its lines, at that line's indentation:
+    a slip planted in a right body."""
+    lines = body.split('\n')
+    if not set(changes) <= {line.strip() for line in lines}:
+        raise LookupError(f"not a statement of the body: {set(changes) - {line.strip() for line in lines}}")
+    return '\n'.join(line[:len(line) - len(line.lstrip())] + new for line in lines
+                     for new in changes.get(line.strip(), [line.strip()]))
+
+
+def revisiting_sort(order: str) -> list[str]:
+    """The lecture's build_topo without its visited set, listing into order: a node reached along two paths is
+    listed twice, so its backward runs twice."""
+    return [f'{order} = []', 'def build(v):', '    for p in v._prev:', '        build(p)', '    if v._prev:',
+            f'        {order}.append(v)', 'build(self)']
+
+
 def named(got: Gradients, slips: Iterable[tuple[str, Callable[[], Gradients]]],
           same: Callable[[Gradients, Gradients], bool]) -> str:
     """The first slip whose gradients (the library's backward() with it planted, on the same graph) are got:

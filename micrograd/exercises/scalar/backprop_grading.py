@@ -43,9 +43,8 @@ def gradients(graph: Graph, value_class: Any, calls: int = 1) -> Gradients:
     return graphs.backpropagated(make(graph, value_class), graph.root, calls)
 
 
-# The slips of backward() the checker names, each a change to statements of the library's body: (key, {a statement:
-# the lines that replace it, at its indentation}), in the order they are tried; the last three show only on a second
-# backward(). A sort without a visited set (the lecture's build_topo without it) runs a reused node twice.
+# The slips of backward() the checker names, each a change to statements of the library's body, in the order they
+# are tried; the last three show only on a second backward().
 _CALL = 'node._grad_fn(node.grad)'
 SLIPS: tuple[tuple[str, dict[str, list[str]]], ...] = (
     ('backward_no_seed', {'self.grad += 1.0': ['pass']}),
@@ -53,9 +52,7 @@ SLIPS: tuple[tuple[str, dict[str, list[str]]], ...] = (
     ('backward_not_reversed', {'for node in reversed(topo):': ['for node in topo:']}),
     ('backward_unit_grad', {_CALL: ['node._grad_fn(1.0)']}),
     ('backward_twice', {_CALL: [_CALL, _CALL]}),
-    ('backward_twice', {'topo = self._topological_order()': [
-        'topo = []', 'def build(v):', '    for p in v._prev:', '        build(p)', '    if v._prev:',
-        '        topo.append(v)', 'build(self)']}),
+    ('backward_twice', {'topo = self._topological_order()': graphs.revisiting_sort('topo')}),
     ('backward_zeroed_after', {_CALL: [_CALL, 'node.grad = 0.0']}),
     ('backward_no_zeroing', {'node.grad = 0.0': ['pass']}),
     ('backward_no_zeroing', {'node.grad = 0.0': ['pass'], 'self.grad += 1.0': ['self.grad = 1.0']}),
@@ -68,14 +65,9 @@ TWICE = 3  # the slips that show only on a second call
 def planted(index: int) -> Any:
     """The library's Value with slip index of SLIPS planted in its backward()."""
     blank = blanks_of(find('backward'))[0]
-    lines = ast.unparse(ast.parse(textwrap.dedent(blank.indent + blank.solution))).split('\n')
-    changes = SLIPS[index][1]
-    assert set(changes) <= {line.strip() for line in lines}, "a slip's statement is not in the library's backward()"
-    out = [f"{line[:len(line) - len(line.lstrip())]}{new}" for line in lines
-           for new in changes.get(line.strip(), [line.strip()])]
-    body = textwrap.indent('\n'.join(out), blank.indent)[len(blank.indent):]
-    return load(splice(library_source('micrograd.engine')[0], {blank: body}), f'backward_slip_{index}',
-                f'<backward slip {index}>').Value
+    body = graphs.changed(ast.unparse(ast.parse(textwrap.dedent(blank.indent + blank.solution))), SLIPS[index][1])
+    spliced = splice(library_source('micrograd.engine')[0], {blank: textwrap.indent(body, blank.indent).lstrip()})
+    return load(spliced, f'backward_slip_{index}', f'<backward slip {index}>').Value
 
 
 # --- The sort -------------------------------------------------------------------------------------
@@ -187,20 +179,18 @@ def _run(exercise: Exercise, graph: Graph, value_class: Any, calls: int,
     set_input(text)
     nodes = make(graph, value_class)
     want = gradients(graph, library.Value, calls)
-    shown = {k: want[k] for k in nodes} if len(nodes) < 20 else {'x': want['x']}
+    shown = want if len(want) < 20 else {'x': want['x']}  # the deep chain: its leaf only
     try:
-        for _ in range(calls):
-            nodes[graph.root].backward()
+        got = graphs.backpropagated(nodes, graph.root, calls)
     except RecursionError:
         return None, 'backward_recursion', {}
     except Exception as error:  # noqa: BLE001
         if blank_raised(error, len(EXERCISES)) in (exercise.number, 0):
             return Result.of(exercise, NOT_STARTED), '', {}
         return outcome.raised(exercise, text, error, grads(shown), _call_mismatch(error) or 'raises'), '', {}
-    got = {name: node.grad for name, node in nodes.items()}
     if same({k: got[k] for k in shown}, shown):
         return None, '', got
-    key = diagnose_backward(graph, calls, got) if len(nodes) < 20 else 'wrong'
+    key = diagnose_backward(graph, calls, got) if len(want) < 20 else 'wrong'
     if key in ('backward_no_zeroing', 'backward_zeroes_leaves'):  # the zeroing rule: right on one call
         return None, key, got
     return outcome.wrong(exercise, key, input=text, expected=grads(shown),
