@@ -15,7 +15,7 @@ from micrograd import engine as library
 from micrograd.engine import topological_order
 from micrograd.exercises import graphs
 from micrograd.exercises.cutting import blank_raised, library_source, load, splice
-from micrograd.exercises.graphs import Gradients
+from micrograd.exercises.graphs import OPS, Gradients
 from micrograd.exercises.numbers import close, grads, number, same
 from micrograd.exercises.result import DONE, NOT_STARTED, Result
 from micrograd.exercises.sandbox import set_input
@@ -31,10 +31,9 @@ from micrograd.exercises.scalar.places import line_with, zeroed_in_loop
 def make(graph: Graph, value_class: Any) -> dict[str, Any]:
     """graph built of value_class(data, children, op), each node with a _backward of the checker's."""
     def node(op: str, parents: list[Any]) -> Any:
+        forward, backward = OPS[op]
         data = [p.data for p in parents]
-        if op == '*':
-            return hand_node(value_class, data[0] * data[1], parents, [data[1], data[0]], op)
-        return hand_node(value_class, sum(data) + (op == '+1'), parents, [1.0] * len(parents), '+')
+        return hand_node(value_class, forward(*data), parents, backward(1.0, *data), op.removesuffix('1'))
     return graphs.make(graph, value_class, node)
 
 

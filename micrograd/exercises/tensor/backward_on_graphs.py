@@ -3,7 +3,6 @@ the record's graphs (backward_exercise.py), their ops '*' and '+' elementwise an
 planted in the library's backward() to name a wrong one. Then the library's rules the task states."""
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +11,7 @@ import numpy as np
 from micrograd.exercises import graphs
 from micrograd.exercises.blame import where
 from micrograd.exercises.cutting import blank_raised
-from micrograd.exercises.graphs import Gradients
+from micrograd.exercises.graphs import Gradients, Op
 from micrograd.exercises.result import CORRECT, DONE, GENERIC, NOT_STARTED, WRONG, Result
 from micrograd.exercises.sandbox import learners_time, set_input
 from micrograd.exercises.tensor.array_exercise import Exercise
@@ -23,12 +22,8 @@ from micrograd.exercises.tensor.naming import planted
 from micrograd.exercises.tensor.running import close, summary
 from micrograd.exercises.tensor.wrong_line import backward_line, forwards
 
-# Each op of the checker's graphs: its forward, and what each parent gets from the node's gradient.
-OPS: dict[str, tuple[Callable[..., Array], Callable[..., list[Array]]]] = {
-    '*': (lambda a, b: a * b, lambda g, a, b: [g * b, g * a]),
-    '+': (lambda a, b: a + b, lambda g, a, b: [g, g]),
-    'sum': (lambda a: np.asarray(a.sum()), lambda g, a: [np.broadcast_to(g, a.shape).copy()]),
-}
+# The ops of the tensor track's graphs: both tracks', and 'sum' to 0-d.
+OPS: dict[str, Op] = {**graphs.OPS, 'sum': (lambda a: a.sum(), lambda g, a: [np.broadcast_to(g, a.shape).copy()])}
 
 
 def make(graph: Graph, tensor: Any) -> dict[str, Any]:
