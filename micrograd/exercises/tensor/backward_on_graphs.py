@@ -58,17 +58,14 @@ def _same(got: Gradients, want: Gradients, dtype: str) -> bool:
     return all(got.get(k) is want.get(k) is None or close(got.get(k), want.get(k), dtype) for k in {*got, *want})
 
 
-def _name(exercise: Exercise, graph: Graph, got: Gradients) -> tuple[str, str]:
+def _name(exercise: Exercise, graph: Graph, got: Gradients) -> str:
     """The record's slip that, planted in the library's backward(), leaves the learner's gradients on graph."""
     slips = ((slip.key, lambda n=n: backpropagated(graph, planted(exercise.number, n).Tensor))
              for n, slip in enumerate(exercise.slips))
-    key = graphs.named(got, slips, lambda a, b: _same(a, b, graph.dtype))
-    return key, {s.key: s.says for s in exercise.slips}.get(
-        key, "the gradients differ from the chain rule's, and it is none of the slips the checker knows")
+    return graphs.named(got, slips, lambda a, b: _same(a, b, graph.dtype))
 
 
 def check_backward(exercise: Exercise, module: Any) -> Result:
-    slips = {s.key: s.says for s in exercise.slips}
     for graph in exercise.graphs:
         text = graph.text()
         set_input(text)
@@ -81,28 +78,32 @@ def check_backward(exercise: Exercise, module: Any) -> Result:
             if blank_raised(error, len(EXERCISES)) is not None:
                 return Result.of(exercise, NOT_STARTED)
             if forwards(module, exercise):  # (the library's assert, kept: a node reached before its gradient came)
-                return _named(exercise, module, WRONG, 'backward_not_reversed', slips['backward_not_reversed'],
-                              input=text, expected=shown, obtained=type(error).__name__, detail=where(error))
+                return _named(exercise, module, WRONG, 'backward_not_reversed', input=text, expected=shown,
+                              obtained=type(error).__name__, detail=where(error))
             return _raised(exercise, text, shown, error)
         root = got.get(graph.root)
         if root is not None and _same(got, want, graph.dtype) and root.dtype != np.dtype(graph.dtype):
-            return _named(exercise, module, WRONG, 'promoted', slips['promoted'], input=text,
+            return _named(exercise, module, WRONG, 'promoted', input=text,
                           expected=f"{graph.root}.grad of dtype {graph.dtype}",
                           obtained=f"{graph.root}.grad of dtype {root.dtype}")
         if not _same(got, want, graph.dtype):
-            key, says = _name(exercise, graph, got)
-            return _named(exercise, module, WRONG, key, says, input=text, expected=shown,
+            return _named(exercise, module, WRONG, _name(exercise, graph, got), input=text, expected=shown,
                           obtained='; '.join(summary(n, got[n]) for n in graph.leaves))
     with learners_time(module):
-        return _rules(exercise, module, slips) or Result.of(exercise, DONE)
+        return _rules(exercise, module) or Result.of(exercise, DONE)
 
 
-def _named(exercise: Exercise, module: Any, status: str, key: str, why: str, **shown: str) -> Result:
-    """A result that names slip key, at the learner's line in backward() it is about ('my_tensor.py, line 1250:
-    for ...')."""
+def _named(exercise: Exercise, module: Any, status: str, key: str, **shown: str) -> Result:
+    """A result that names slip key (a correct one: a rule the task states), in its record's sentence, at the
+    learner's line in backward() it is about ('my_tensor.py, line 1250: for ...')."""
     found = backward_line(module, exercise.blanks[0], key)
     place = f"{Path(found[0]).name}, line {found[1]}: {found[2]}" if found else ''
-    return Result.of(exercise, status, diagnosis=key, why=why, place=place, **shown)
+    says = {s.key: s.says for s in exercise.slips}.get(key, NONE_KNOWN)
+    return Result.of(exercise, status, diagnosis=key, why=LEFT + says if status == CORRECT else says, place=place,
+                     **shown)
+
+
+NONE_KNOWN = "the gradients differ from the chain rule's, and it is none of the slips the checker knows"
 
 
 def _raised(exercise: Exercise, text: str, expected: str, error: Exception) -> Result:
@@ -113,7 +114,7 @@ def _raised(exercise: Exercise, text: str, expected: str, error: Exception) -> R
 LEFT = "correct ✓ — every gradient is right; one step left to match the library: "
 
 
-def _rules(exercise: Exercise, module: Any, slips: dict[str, str]) -> Result | None:
+def _rules(exercise: Exercise, module: Any) -> Result | None:
     """The library's rules the task states, checked once the gradients are right: a leaf output adds to its
     gradient; a non-scalar output needs grad=."""
     text = "x = Tensor(2.0, requires_grad=True); x.grad = np.array(0.5); x.backward()   (x is a leaf: it accumulates)"
@@ -127,8 +128,7 @@ def _rules(exercise: Exercise, module: Any, slips: dict[str, str]) -> Result | N
     if not np.allclose(x.grad, 1.5):
         shown = {'input': text, 'expected': "x.grad = 1.5", 'obtained': f"x.grad = {x.grad}"}
         if np.allclose(x.grad, 1.0):  # the lecture's self.grad = 1: right on every graph an op made
-            return _named(exercise, module, CORRECT, 'backward_seed_overwrites',
-                          LEFT + slips['backward_seed_overwrites'], **shown)
+            return _named(exercise, module, CORRECT, 'backward_seed_overwrites', **shown)
         return Result.of(exercise, WRONG, diagnosis='wrong',
                          why="a leaf output's gradient must grow by 1 (d x/d x), added to what it has", **shown)
     vector = next(g for g in exercise.graphs if g.seed is not None)
@@ -141,5 +141,5 @@ def _rules(exercise: Exercise, module: Any, slips: dict[str, str]) -> Result | N
         return None
     except Exception as error:  # noqa: BLE001
         return _raised(exercise, text, "ValueError", error)
-    return _named(exercise, module, CORRECT, 'backward_nonscalar_seeded', LEFT + slips['backward_nonscalar_seeded'],
-                  input=text, expected="ValueError (a non-scalar output needs grad=)", obtained="no error")
+    return _named(exercise, module, CORRECT, 'backward_nonscalar_seeded', input=text,
+                  expected="ValueError (a non-scalar output needs grad=)", obtained="no error")
