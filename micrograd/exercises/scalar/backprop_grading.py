@@ -77,27 +77,24 @@ def _listed(items: list[str]) -> str:
     return f"[{', '.join(items)}]"
 
 
-def _sort_problem(order: object, graph: Graph, names: dict[int, str]) -> tuple[str, bool]:
+def _sort_problem(order: object, graph: Graph, names: dict[int, str]) -> str:
     """What is wrong with a learner's order for graph (its nodes' names by id), as a diagnosis key ('' when the
-    idea is right), and whether it lists leaves (the library's rule, not the idea)."""
+    idea is right: leaves listed too are the library's rule, not the idea)."""
     if not isinstance(order, (list, tuple)):
-        return 'sort_not_list', False
+        return 'sort_not_list'
     got = [names.get(id(n)) for n in order]
     if None in got:
-        return 'sort_foreign', False
-    leaves = [name for name in got if name in graph.leaves]
-    got = [name for name in got if name not in graph.leaves]
-    if len(set(got)) != len(got) or len(set(leaves)) != len(leaves):
-        return 'sort_duplicate', bool(leaves)
+        return 'sort_foreign'
+    if len(set(got)) != len(got):
+        return 'sort_duplicate'
     if graph.root not in got:
-        return 'sort_missing_root', bool(leaves)
-    if set(got) != {name for name, _, _ in graph.nodes}:
-        return 'sort_missing', bool(leaves)
-    position = {names.get(id(n), '?'): i for i, n in enumerate(order)}
-    for name, _, parents in graph.nodes:
-        if any(p in position and position[p] > position[name] for p in parents):
-            return 'sort_order', bool(leaves)
-    return '', bool(leaves)
+        return 'sort_missing_root'
+    if {name for name in got if name not in graph.leaves} != {name for name, _, _ in graph.nodes}:
+        return 'sort_missing'
+    position = {name: i for i, name in enumerate(got)}
+    if any(p in position and position[p] > position[name] for name, _, parents in graph.nodes for p in parents):
+        return 'sort_order'
+    return ''
 
 
 def check_sort(exercise: Exercise, value_class: Any) -> Result:
@@ -119,11 +116,11 @@ def check_sort(exercise: Exercise, value_class: Any) -> Result:
             if blank_raised(error, len(EXERCISES)) in (exercise.number, 0):
                 return Result.of(exercise, NOT_STARTED)
             return outcome.raised(exercise, text, error, want)
-        problem, leaves = _sort_problem(order, graph, names)
+        problem = _sort_problem(order, graph, names)
         got = _listed([names.get(id(n), '?') for n in order]) if isinstance(order, (list, tuple)) else repr(order)[:200]
         if problem:
             return outcome.wrong(exercise, problem, input=text, expected=want, obtained=got)
-        if leaves and 'sort_leaves' not in dict(missing):
+        if any(names[id(n)] in graph.leaves for n in order) and 'sort_leaves' not in dict(missing):
             missing.append(('sort_leaves', f"on `{text}` your order is {got}"))
             shown = {'input': text, 'expected': want, 'obtained': got}
     if missing:
