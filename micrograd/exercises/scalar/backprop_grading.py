@@ -1,8 +1,8 @@
-"""Grading the sort and backward() on graphs the checker makes node by node, the idea first: an order in which
-every node comes once, after its parents, is a correct sort; a backward() that leaves the right gradients is
-correct backprop (the lecture's recursive build_topo and `self.grad = 1` are both). Then the library's own
-rules, each stated in the task before the learner starts (no recursion, leaves out of the order, zeroing before
-a second backward(), `+= 1` on the root), each named when missing."""
+"""Grading the sort and backward() on graphs the checker makes node by node (graphs.py), the idea first: an order
+in which every node comes once, after its parents, is a correct sort; a backward() that leaves the library's
+gradients is correct backprop (the lecture's recursive build_topo and `self.grad = 1` are both). Then the library's
+own rules, each stated in the task before the learner starts (no recursion, leaves out of the order, zeroing
+before a second backward(), `+= 1` on the root), each named when missing."""
 from __future__ import annotations
 
 import ast
