@@ -26,6 +26,7 @@ The machinery both tracks share, one idea per module:
     lines.py      the learner's line, in both tracks: in a traceback, the first that makes a wrong value (their
                   code traced against the library's run), the one a slip of backward() is about
     numbers.py    comparing numbers and printing them as a learner reads them
+    graphs.py     backward() on graphs the checker makes: the library's gradients the right ones, slips planted
     cutting.py    cutting bodies out of the library's source, and running the result; a learner's file read
     commands.py   the commands printed for the learner to copy
     notebook.py   a track's notebook: its cells in order, Markdown that keeps formulas, a cell's free names

@@ -1,84 +1,72 @@
-"""Grading the sort and backward() on graphs the checker makes node by node, the idea first: an order in which
-every node comes once, after its parents, is a correct sort; a backward() that leaves the right gradients is
-correct backprop (the lecture's recursive build_topo and `self.grad = 1` are both). Then the library's own
-rules, each stated in the task before the learner starts (no recursion, leaves out of the order, zeroing before
-a second backward(), `+= 1` on the root), each named when missing."""
+"""Grading the sort and backward() on graphs the checker makes node by node (graphs.py), the idea first: an order
+in which every node comes once, after its parents, is a correct sort; a backward() that leaves the library's
+gradients is correct backprop (the lecture's recursive build_topo and `self.grad = 1` are both). Then the library's
+own rules, each stated in the task before the learner starts (no recursion, leaves out of the order, zeroing
+before a second backward(), `+= 1` on the root), each named when missing."""
 from __future__ import annotations
 
+import ast
+import textwrap
 from dataclasses import replace
+from functools import cache, partial
 from typing import Any
 
+from micrograd import engine as library
 from micrograd.engine import topological_order
-from micrograd.exercises.cutting import blank_raised
+from micrograd.exercises import graphs
+from micrograd.exercises.cutting import blank_raised, library_source, load, splice
+from micrograd.exercises.graphs import OPS, Gradients
 from micrograd.exercises.lines import backward_line
 from micrograd.exercises.numbers import close, grads, number, same
 from micrograd.exercises.result import DONE, NOT_STARTED, Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
+from micrograd.exercises.scalar.blanks import blanks_of
 from micrograd.exercises.scalar.drive import build, expected, hand_node
 from micrograd.exercises.scalar.exercises import EXERCISES, Exercise, Graph, find
 from micrograd.exercises.scalar.op_wiring import probes
 from micrograd.exercises.scalar.op_wiring import text as wired_text
 
 
-def _forward(op: str, values: list[float]) -> tuple[float, list[float]]:
-    """A node's data and the local derivatives for its parents."""
-    if op == '*':
-        return values[0] * values[1], [values[1], values[0]]
-    if op == '+1':
-        return values[0] + 1.0, [1.0]
-    return sum(values), [1.0] * len(values)
-
-
 def make(graph: Graph, value_class: Any) -> dict[str, Any]:
     """graph built of value_class(data, children, op), each node with a _backward of the checker's."""
-    nodes = {name: value_class(v) for name, v in graph.leaves.items()}
-    for name, op, parent_names in graph.nodes:
-        parents = [nodes[p] for p in parent_names]
-        data, local = _forward(op, [p.data for p in parents])
-        nodes[name] = hand_node(value_class, data, parents, local, '+' if op == '+1' else op)
-    return nodes
+    def node(op: str, parents: list[Any]) -> Any:
+        forward, backward = OPS[op]
+        data = [p.data for p in parents]
+        return hand_node(value_class, forward(*data), parents, backward(1.0, *data), op.removesuffix('1'))
+    return graphs.make(graph, value_class, node)
 
 
-def simulate(graph: Graph, calls: int = 1, reverse: bool = True, seed: str = '+=', unit: bool = False,
-             zero: str = 'order', repeat: int = 1, paths: bool = False, zero_after: bool = False) -> dict[str, float]:
-    """The gradients a backward() of a given kind leaves in graph: the library's by default. seed: '+=', '=',
-    '' (none) or 'late' (after the loop); repeat: each node's backward run that many times; paths: the order of a
-    sort without a visited set (a node once per path); zero_after: each node zeroed once it has passed its
-    gradient on."""
-    data = dict(graph.leaves)
-    local: dict[str, list[float]] = {}
-    for name, op, parents in graph.nodes:
-        data[name], local[name] = _forward(op, [data[p] for p in parents])
-    result = {name: 0.0 for name in data}
-    order = [name for name, _, _ in graph.nodes]
-    parents_of = {name: parents for name, _, parents in graph.nodes}
-    if paths:
-        order = []
+def gradients(graph: Graph, value_class: Any, calls: int = 1) -> Gradients:
+    """Every node's gradient after value_class's backward() is called calls times on graph."""
+    return graphs.backpropagated(make(graph, value_class), graph.root, calls)
 
-        def visit(name: str) -> None:  # the lecture's build_topo, without its visited set
-            for p in parents_of.get(name, ()):
-                visit(p)
-            if name in parents_of:
-                order.append(name)
-        visit(graph.root)
-    for _ in range(calls):
-        for name in order if zero == 'order' else data if zero == 'all' else []:
-            result[name] = 0.0
-        if seed == '+=':
-            result[graph.root] += 1.0
-        elif seed == '=':
-            result[graph.root] = 1.0
-        for name in reversed(order) if reverse else order:
-            for _ in range(repeat):
-                g = 1.0 if unit else result[name]
-                for p, d in zip(parents_of[name], local[name]):
-                    result[p] += d * g
-            if zero_after:
-                result[name] = 0.0
-        if seed == 'late':  # the root's gradient set after the loop: nothing was passed on
-            result[graph.root] = 1.0
-    return result
+
+# The slips of backward() the checker names, each a change to statements of the library's body, in the order they
+# are tried; the last three show only on a second backward().
+_CALL = 'node._grad_fn(node.grad)'
+SLIPS: tuple[tuple[str, dict[str, list[str]]], ...] = (
+    ('backward_no_seed', {'self.grad += 1.0': ['pass']}),
+    ('backward_not_called', {_CALL: ['pass']}),
+    ('backward_not_reversed', {'for node in reversed(topo):': ['for node in topo:']}),
+    ('backward_unit_grad', {_CALL: ['node._grad_fn(1.0)']}),
+    ('backward_twice', {_CALL: [_CALL, _CALL]}),
+    ('backward_twice', {'topo = self._topological_order()': graphs.revisiting_sort('topo')}),
+    ('backward_zeroed_after', {_CALL: [_CALL, 'node.grad = 0.0']}),
+    ('backward_no_zeroing', {'node.grad = 0.0': ['pass']}),
+    ('backward_no_zeroing', {'node.grad = 0.0': ['pass'], 'self.grad += 1.0': ['self.grad = 1.0']}),
+    ('backward_zeroes_leaves', {'node.grad = 0.0': ['node.grad = 0.0', 'for p in node._prev:', '    p.grad = 0.0']}),
+)
+TWICE = 3  # the slips that show only on a second call
+
+
+@cache
+def planted(index: int) -> Any:
+    """The library's Value with slip index of SLIPS planted in its backward()."""
+    blank = blanks_of(find('backward'))[0]
+    body = graphs.changed(ast.unparse(ast.parse(textwrap.dedent(blank.indent + blank.solution))), SLIPS[index][1])
+    spliced = splice(library_source('micrograd.engine')[0], {blank: textwrap.indent(body, blank.indent).lstrip()})
+    return load(spliced, f'backward_slip_{index}', f'<backward slip {index}>').Value
 
 
 # --- The sort -------------------------------------------------------------------------------------
@@ -89,27 +77,24 @@ def _listed(items: list[str]) -> str:
     return f"[{', '.join(items)}]"
 
 
-def _sort_problem(order: object, graph: Graph, names: dict[int, str]) -> tuple[str, bool]:
+def _sort_problem(order: object, graph: Graph, names: dict[int, str]) -> str:
     """What is wrong with a learner's order for graph (its nodes' names by id), as a diagnosis key ('' when the
-    idea is right), and whether it lists leaves (the library's rule, not the idea)."""
+    idea is right: leaves listed too are the library's rule, not the idea)."""
     if not isinstance(order, (list, tuple)):
-        return 'sort_not_list', False
+        return 'sort_not_list'
     got = [names.get(id(n)) for n in order]
     if None in got:
-        return 'sort_foreign', False
-    leaves = [name for name in got if name in graph.leaves]
-    got = [name for name in got if name not in graph.leaves]
-    if len(set(got)) != len(got) or len(set(leaves)) != len(leaves):
-        return 'sort_duplicate', bool(leaves)
+        return 'sort_foreign'
+    if len(set(got)) != len(got):
+        return 'sort_duplicate'
     if graph.root not in got:
-        return 'sort_missing_root', bool(leaves)
-    if set(got) != {name for name, _, _ in graph.nodes}:
-        return 'sort_missing', bool(leaves)
-    position = {names.get(id(n), '?'): i for i, n in enumerate(order)}
-    for name, _, parents in graph.nodes:
-        if any(p in position and position[p] > position[name] for p in parents):
-            return 'sort_order', bool(leaves)
-    return '', bool(leaves)
+        return 'sort_missing_root'
+    if {name for name in got if name not in graph.leaves} != {name for name, _, _ in graph.nodes}:
+        return 'sort_missing'
+    position = {name: i for i, name in enumerate(got)}
+    if any(p in position and position[p] > position[name] for name, _, parents in graph.nodes for p in parents):
+        return 'sort_order'
+    return ''
 
 
 def check_sort(exercise: Exercise, value_class: Any) -> Result:
@@ -131,11 +116,11 @@ def check_sort(exercise: Exercise, value_class: Any) -> Result:
             if blank_raised(error, len(EXERCISES)) in (exercise.number, 0):
                 return Result.of(exercise, NOT_STARTED)
             return outcome.raised(exercise, text, error, want)
-        problem, leaves = _sort_problem(order, graph, names)
+        problem = _sort_problem(order, graph, names)
         got = _listed([names.get(id(n), '?') for n in order]) if isinstance(order, (list, tuple)) else repr(order)[:200]
         if problem:
             return outcome.wrong(exercise, problem, input=text, expected=want, obtained=got)
-        if leaves and 'sort_leaves' not in dict(missing):
+        if any(names[id(n)] in graph.leaves for n in order) and 'sort_leaves' not in dict(missing):
             missing.append(('sort_leaves', f"on `{text}` your order is {got}"))
             shown = {'input': text, 'expected': want, 'obtained': got}
     if missing:
@@ -145,18 +130,11 @@ def check_sort(exercise: Exercise, value_class: Any) -> Result:
 
 # --- backward() -----------------------------------------------------------------------------------
 
-def diagnose_backward(graph: Graph, calls: int, obtained: dict[str, float]) -> str:
-    kinds = [('backward_no_seed', {'seed': ''}), ('backward_not_called', {'repeat': 0}),
-             ('backward_not_called', {'seed': 'late'}), ('backward_not_reversed', {'reverse': False}),
-             ('backward_unit_grad', {'unit': True}), ('backward_twice', {'repeat': 2}),
-             ('backward_twice', {'paths': True}), ('backward_zeroed_after', {'zero_after': True})]
-    if calls > 1:
-        kinds += [('backward_no_zeroing', {'zero': 'none'}), ('backward_no_zeroing', {'zero': 'none', 'seed': '='}),
-                  ('backward_zeroes_leaves', {'zero': 'all'})]
-    for key, how in kinds:
-        if same(obtained, simulate(graph, calls, **how)):  # type: ignore[arg-type]
-            return key
-    return 'wrong'
+def diagnose_backward(graph: Graph, calls: int, obtained: Gradients) -> str:
+    """The slip of SLIPS that, planted in the library's backward(), leaves obtained on graph ('wrong': none)."""
+    tried = SLIPS if calls > 1 else SLIPS[:-TWICE]
+    return graphs.named(obtained, ((key, partial(gradients, graph, planted(n), calls))
+                                   for n, (key, _) in enumerate(tried)), same)
 
 
 def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: frozenset[str] = frozenset()) -> Result:
@@ -191,21 +169,19 @@ def _run(exercise: Exercise, graph: Graph, value_class: Any, calls: int,
     is all; and the gradients it leaves."""
     set_input(text)
     nodes = make(graph, value_class)
-    want = simulate(graph, calls)
-    shown = {k: want[k] for k in nodes} if len(nodes) < 20 else {'x': want['x']}
+    want = gradients(graph, library.Value, calls)
+    shown = want if len(want) < 20 else {'x': want['x']}  # the deep chain: its leaf only
     try:
-        for _ in range(calls):
-            nodes[graph.root].backward()
+        got = graphs.backpropagated(nodes, graph.root, calls)
     except RecursionError:
         return None, 'backward_recursion', {}
     except Exception as error:  # noqa: BLE001
         if blank_raised(error, len(EXERCISES)) in (exercise.number, 0):
             return Result.of(exercise, NOT_STARTED), '', {}
         return outcome.raised(exercise, text, error, grads(shown), _call_mismatch(error) or 'raises'), '', {}
-    got = {name: node.grad for name, node in nodes.items()}
     if same({k: got[k] for k in shown}, shown):
         return None, '', got
-    key = diagnose_backward(graph, calls, got) if len(nodes) < 20 else 'wrong'
+    key = diagnose_backward(graph, calls, got) if len(want) < 20 else 'wrong'
     if key in ('backward_no_zeroing', 'backward_zeroes_leaves'):  # the zeroing rule: right on one call
         return None, key, got
     return outcome.wrong(exercise, key, input=text, expected=grads(shown),
@@ -230,7 +206,7 @@ def _check_backward(exercise: Exercise, value_class: Any, done: frozenset[str]) 
     if result is not None:
         return result
     if rule:
-        want = simulate(reused, 2)
+        want = gradients(reused, library.Value, 2)
         said = "leaves were zeroed too, so they do not accumulate: " if rule == 'backward_zeroes_leaves' else ''
         missing.append(('backward_no_zeroing', f"{said}after `{twice}`, a = {number(want['a'])} is expected"))
         shown = {'input': twice, 'expected': grads({k: want[k] for k in ('a', 'b')}),

@@ -1,19 +1,15 @@
-"""Checking the backward() exercise on graphs whose nodes the checker makes: each node's _backward is the
-checker's, so backward() is checked before (and whatever) the ops' exercises are.
-
-The graphs are the record's (backward_exercise.py): a few leaves and nodes (name, op, parents), '*' and '+'
-elementwise and 'sum' to 0-d. The right gradients are the library's backward()'s on the same graph; wrong ones are
-named by the record's slip that, planted in the library's backward(), leaves the same numbers.
-"""
+"""The tensor track's backward() exercise on graphs the checker makes (the way both tracks check it: graphs.py):
+the record's graphs (backward_exercise.py), their ops '*' and '+' elementwise and 'sum' to 0-d, and its slips,
+planted in the library's backward() to name a wrong one. Then the library's rules the task states."""
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from micrograd.exercises import graphs
 from micrograd.exercises.cutting import blank_raised
+from micrograd.exercises.graphs import Gradients, Op
 from micrograd.exercises.lines import backward_line, where
 from micrograd.exercises.result import CORRECT, DONE, GENERIC, NOT_STARTED, WRONG, Result
 from micrograd.exercises.sandbox import learners_time, set_input
@@ -25,24 +21,18 @@ from micrograd.exercises.tensor.naming import planted
 from micrograd.exercises.tensor.running import close, summary
 from micrograd.exercises.tensor.wrong_line import forwards, learners_function
 
-# Each op of the checker's graphs: its forward, and what each parent gets from the node's gradient.
-OPS: dict[str, tuple[Callable[..., Array], Callable[..., list[Array]]]] = {
-    '*': (lambda a, b: a * b, lambda g, a, b: [g * b, g * a]),
-    '+': (lambda a, b: a + b, lambda g, a, b: [g, g]),
-    'sum': (lambda a: np.asarray(a.sum()), lambda g, a: [np.broadcast_to(g, a.shape).copy()]),
-}
+# The ops of the tensor track's graphs: both tracks', and 'sum' to 0-d.
+OPS: dict[str, Op] = {**graphs.OPS, 'sum': (lambda a: a.sum(), lambda g, a: [np.broadcast_to(g, a.shape).copy()])}
 
 
 def make(graph: Graph, tensor: Any) -> dict[str, Any]:
     """graph built of tensor's Tensors, each node with a _backward of the checker's."""
     dtype = np.dtype(graph.dtype)
-    nodes = {n: tensor(np.asarray(v, dtype=dtype), requires_grad=True, dtype=dtype) for n, v in graph.leaves.items()}
-    for name, op, parent_names in graph.nodes:
-        parents = [nodes[p] for p in parent_names]
-        data = OPS[op][0](*(p.data for p in parents))
-        nodes[name] = tensor._result(np.asarray(data, dtype=dtype), tuple(parents), op, _hand(op, parents),
-                                     reads=())
-    return nodes
+
+    def node(op: str, parents: list[Any]) -> Any:
+        data = np.asarray(OPS[op][0](*(p.data for p in parents)), dtype=dtype)
+        return tensor._result(data, tuple(parents), op, _hand(op, parents), reads=())
+    return graphs.make(graph, lambda v: tensor(np.asarray(v, dtype=dtype), requires_grad=True, dtype=dtype), node)
 
 
 def _hand(op: str, parents: list[Any]) -> Any:
@@ -55,30 +45,26 @@ def _hand(op: str, parents: list[Any]) -> Any:
     return _backward
 
 
-def backpropagated(graph: Graph, tensor: Any) -> dict[str, Array | None]:
+def backpropagated(graph: Graph, tensor: Any) -> Gradients:
     """Every node's gradient after backward() of tensor's engine, called on graph as the check calls it."""
-    nodes = make(graph, tensor)
-    for _ in range(graph.calls):
-        nodes[graph.root].backward() if graph.seed is None else nodes[graph.root].backward(np.array(graph.seed))
-    return {n: (None if t.grad is None else np.array(t.grad)) for n, t in nodes.items()}
+    seed = () if graph.seed is None else (np.array(graph.seed),)
+    return graphs.backpropagated(make(graph, tensor), graph.root, graph.calls, *seed,
+                                 read=lambda g: None if g is None else np.array(g))
 
 
-def _same(got: dict[str, Any], want: dict[str, Any], dtype: str) -> bool:
+def _same(got: Gradients, want: Gradients, dtype: str) -> bool:
     """The same gradients on every tensor either names (a tensor one leaves without a gradient is None)."""
     return all(got.get(k) is want.get(k) is None or close(got.get(k), want.get(k), dtype) for k in {*got, *want})
 
 
-def _name(exercise: Exercise, graph: Graph, got: dict[str, Any]) -> tuple[str, str]:
+def _name(exercise: Exercise, graph: Graph, got: Gradients) -> str:
     """The record's slip that, planted in the library's backward(), leaves the learner's gradients on graph."""
-    for n, slip in enumerate(exercise.slips):
-        with contextlib.suppress(Exception):  # (a slip that raises on this graph is not the learner's)
-            if _same(got, backpropagated(graph, planted(exercise.number, n).Tensor), graph.dtype):
-                return slip.key, slip.says
-    return 'wrong', "the gradients differ from the chain rule's, and it is none of the slips the checker knows"
+    slips = ((slip.key, lambda n=n: backpropagated(graph, planted(exercise.number, n).Tensor))
+             for n, slip in enumerate(exercise.slips))
+    return graphs.named(got, slips, lambda a, b: _same(a, b, graph.dtype))
 
 
 def check_backward(exercise: Exercise, module: Any) -> Result:
-    slips = {s.key: s.says for s in exercise.slips}
     for graph in exercise.graphs:
         text = graph.text()
         set_input(text)
@@ -91,27 +77,31 @@ def check_backward(exercise: Exercise, module: Any) -> Result:
             if blank_raised(error, len(EXERCISES)) is not None:
                 return Result.of(exercise, NOT_STARTED)
             if forwards(module, exercise):  # (the library's assert, kept: a node reached before its gradient came)
-                return _named(exercise, module, WRONG, 'backward_not_reversed', slips['backward_not_reversed'],
-                              input=text, expected=shown, obtained=type(error).__name__, detail=where(error))
+                return _named(exercise, module, WRONG, 'backward_not_reversed', input=text, expected=shown,
+                              obtained=type(error).__name__, detail=where(error))
             return _raised(exercise, text, shown, error)
         root = got.get(graph.root)
         if root is not None and _same(got, want, graph.dtype) and root.dtype != np.dtype(graph.dtype):
-            return _named(exercise, module, WRONG, 'promoted', slips['promoted'], input=text,
+            return _named(exercise, module, WRONG, 'promoted', input=text,
                           expected=f"{graph.root}.grad of dtype {graph.dtype}",
                           obtained=f"{graph.root}.grad of dtype {root.dtype}")
         if not _same(got, want, graph.dtype):
-            key, says = _name(exercise, graph, got)
-            return _named(exercise, module, WRONG, key, says, input=text, expected=shown,
+            return _named(exercise, module, WRONG, _name(exercise, graph, got), input=text, expected=shown,
                           obtained='; '.join(summary(n, got[n]) for n in graph.leaves))
     with learners_time(module):
-        return _rules(exercise, module, slips) or Result.of(exercise, DONE)
+        return _rules(exercise, module) or Result.of(exercise, DONE)
 
 
-def _named(exercise: Exercise, module: Any, status: str, key: str, why: str, **shown: str) -> Result:
-    """A result that names slip key, at the learner's line in backward() it is about ('my_tensor.py, line 1250:
-    for ...')."""
+def _named(exercise: Exercise, module: Any, status: str, key: str, **shown: str) -> Result:
+    """A result that names slip key (a correct one: a rule the task states), in its record's sentence, at the
+    learner's line in backward() it is about ('my_tensor.py, line 1250: for ...')."""
     place = backward_line(learners_function(module, exercise.blanks[0]), key)
-    return Result.of(exercise, status, diagnosis=key, why=why, place=place, **shown)
+    says = {s.key: s.says for s in exercise.slips}.get(key, NONE_KNOWN)
+    return Result.of(exercise, status, diagnosis=key, why=LEFT + says if status == CORRECT else says, place=place,
+                     **shown)
+
+
+NONE_KNOWN = "the gradients differ from the chain rule's, and it is none of the slips the checker knows"
 
 
 def _raised(exercise: Exercise, text: str, expected: str, error: Exception) -> Result:
@@ -122,7 +112,7 @@ def _raised(exercise: Exercise, text: str, expected: str, error: Exception) -> R
 LEFT = "correct ✓ — every gradient is right; one step left to match the library: "
 
 
-def _rules(exercise: Exercise, module: Any, slips: dict[str, str]) -> Result | None:
+def _rules(exercise: Exercise, module: Any) -> Result | None:
     """The library's rules the task states, checked once the gradients are right: a leaf output adds to its
     gradient; a non-scalar output needs grad=."""
     text = "x = Tensor(2.0, requires_grad=True); x.grad = np.array(0.5); x.backward()   (x is a leaf: it accumulates)"
@@ -136,8 +126,7 @@ def _rules(exercise: Exercise, module: Any, slips: dict[str, str]) -> Result | N
     if not np.allclose(x.grad, 1.5):
         shown = {'input': text, 'expected': "x.grad = 1.5", 'obtained': f"x.grad = {x.grad}"}
         if np.allclose(x.grad, 1.0):  # the lecture's self.grad = 1: right on every graph an op made
-            return _named(exercise, module, CORRECT, 'backward_seed_overwrites',
-                          LEFT + slips['backward_seed_overwrites'], **shown)
+            return _named(exercise, module, CORRECT, 'backward_seed_overwrites', **shown)
         return Result.of(exercise, WRONG, diagnosis='wrong',
                          why="a leaf output's gradient must grow by 1 (d x/d x), added to what it has", **shown)
     vector = next(g for g in exercise.graphs if g.seed is not None)
@@ -150,5 +139,5 @@ def _rules(exercise: Exercise, module: Any, slips: dict[str, str]) -> Result | N
         return None
     except Exception as error:  # noqa: BLE001
         return _raised(exercise, text, "ValueError", error)
-    return _named(exercise, module, CORRECT, 'backward_nonscalar_seeded', LEFT + slips['backward_nonscalar_seeded'],
-                  input=text, expected="ValueError (a non-scalar output needs grad=)", obtained="no error")
+    return _named(exercise, module, CORRECT, 'backward_nonscalar_seeded', input=text,
+                  expected="ValueError (a non-scalar output needs grad=)", obtained="no error")
