@@ -18,6 +18,7 @@ from typing import Any
 from micrograd import ops
 from micrograd.exercises.blame import place_of
 from micrograd.exercises.cutting import blank_raised
+from micrograd.exercises.derived_slips import reproducing
 from micrograd.exercises.numbers import close, number, same
 from micrograd.exercises.scalar.blanks import blanks_of
 from micrograd.exercises.scalar.drive import Run, expected, run_case
@@ -175,15 +176,12 @@ def diagnose(exercise: Exercise, runs: list[Run], failing: list[int], value_clas
     error = runs[first].error
     if holds_out(exercise, value_class, error):
         return 'holds_out', ''
-    scored = []
-    for n, (slip, module) in enumerate(variants(exercise.name)):
-        theirs = [run_case(case, module.Value) if _compared(runs[i]) else None for i, case in enumerate(cases)]
-        if not _agree(runs[first], theirs[first]):
-            continue
-        everywhere = all(not _compared(mine) or i in accepted or _agree(mine, t)
-                         for i, (mine, t) in enumerate(zip(runs, theirs)))
-        agreed = sum(_compared(mine) and _agree(mine, t) for mine, t in zip(runs, theirs))
-        scored.append((everywhere, sum(_agree(runs[i], theirs[i]) for i in failing), agreed, -n, slip))
+
+    def agrees(i: int, module: Any) -> bool | None:
+        return _agree(runs[i], run_case(cases[i], module.Value)) if _compared(runs[i]) else None
+    scored = [(all(a is not False or i in accepted for i, a in enumerate(agreed)),
+               sum(bool(agreed[i]) for i in failing), sum(map(bool, agreed)), -n, slip)
+              for n, slip, agreed in reproducing(variants(exercise.name), first, len(cases), agrees)]
     best = max(scored, key=lambda s: s[:4]) if scored else None
     if best is not None and best[0]:  # a slip that gives the learner's numbers on every input
         return best[-1].key, best[-1].says

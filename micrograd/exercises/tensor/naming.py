@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from micrograd.exercises.blame import where
+from micrograd.exercises.derived_slips import reproducing
 from micrograd.exercises.result import GENERIC
 from micrograd.exercises.tensor.array_exercise import (
     GRAD_NONE,
@@ -157,17 +158,15 @@ def reproduce(exercise: Exercise, runs: list[Run | None], failing: list[int], bl
         Slip | None, bool]:
     """The slip whose gradients are the learner's on the first failing case and on the most others; and whether
     on every case both ran."""
-    first, best = failing[0], None
-    mine = runs[first]
-    assert mine is not None
-    for slip, module in _candidates(exercise, first, blank):
-        if not agree(mine, run_case(exercise.cases[first], module), exercise.cases[first].dtype):
-            continue
-        ran = [agree(r, run_case(c, module), c.dtype) for c, r in zip(exercise.cases, runs) if r is not None]
-        score = (all(ran), sum(ran))
-        if best is None or score > best[0]:  # (a tie: the slip listed first)
-            best = score, slip
-    return (best[1], best[0][0]) if best else (None, False)
+    cases, first = exercise.cases, failing[0]
+
+    def agrees(i: int, module: types.ModuleType) -> bool | None:
+        mine = runs[i]
+        return None if mine is None else agree(mine, run_case(cases[i], module), cases[i].dtype)
+    scored = [(all(a is not False for a in agreed), sum(map(bool, agreed)), -n, slip)  # (a tie: the slip listed first)
+              for n, slip, agreed in reproducing(_candidates(exercise, first, blank), first, len(cases), agrees)]
+    best = max(scored, key=lambda s: s[:3], default=None)
+    return (best[3], best[0]) if best else (None, False)
 
 
 def per_leaf(exercise: Exercise, runs: list[Run | None], failing: list[int], blank: str = '') -> list[tuple[str, Slip]]:
