@@ -9,8 +9,10 @@ a mean divides by, the batch size, the scale). (3) A shape error from NumPy, sai
 """
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
+import textwrap
 import types
 from collections.abc import Callable, Iterator
 from functools import cache
@@ -19,7 +21,16 @@ from typing import Any
 import numpy as np
 
 from micrograd.exercises.blame import where
-from micrograd.exercises.derived_slips import reproducing
+from micrograd.exercises.derived_slips import (
+    handing,
+    is_grad,
+    negated,
+    parent_of,
+    replace,
+    reproducing,
+    text,
+    upstream_dropped,
+)
 from micrograd.exercises.result import GENERIC
 from micrograd.exercises.tensor.array_exercise import (
     GRAD_NONE,
@@ -50,57 +61,57 @@ DERIVED: dict[str, str] = {
 
 def generic(blank: Blank) -> list[Slip]:
     """The slips any backward can make, made from the library's own body of blank."""
-    lines = _library_lines(blank)
-    text = '\n'.join(lines)
-    out = [Slip('upstream', blank.name, "grad = np.ones_like(grad)\n" + text, DERIVED['upstream']),
-           Slip('sign', blank.name, "grad = -grad\n" + text, DERIVED['sign']),
-           Slip('nothing', blank.name, "pass", DERIVED['nothing'])]
-    for fixed in ('axis={}', 'expand_dims(grad, {})'):
-        if fixed.format('ax') in text:
-            out += [Slip('wrong_axis', blank.name, text.replace(fixed.format('ax'), fixed.format(a)),
-                         DERIVED['wrong_axis']) for a in (-1, 0)]
-    targets = list(dict.fromkeys(re.findall(r'(\w+)\._add_grad\(', text)))
-    for t in targets if len(targets) >= 2 else []:
-        dropped = re.sub(rf'{t}\._add_grad\(', '(lambda *a, **k: None)(', text)
-        out.append(Slip('one_parent', blank.name, dropped, DERIVED['one_parent']))
-        line = next(line for line in lines if f'{t}._add_grad(' in line)
-        for key, changed in (('sign', line.replace(f'{t}._add_grad(', f'{t}._add_grad(-1 * ')),
-                             ('upstream', re.sub(r'(?<![.\w])grad\b', 'np.ones_like(grad)', line))):
-            if changed != line and (body := _in_one_parent(lines, t, changed)):
-                out.append(Slip(key, blank.name, body, f"{DERIVED[key]} (in {t}'s gradient)"))
-    return out
+    body = _library_body(blank)
+    handed, ones = handing(body), 'np.ones_like(grad)'
+    found: list[tuple[str, list[ast.stmt], str]] = [
+        ('upstream', upstream_dropped(body, ones), ''), ('sign', replace(body, dict.fromkeys(handed, negated)), ''),
+        ('nothing', [ast.Pass()], '')]
+    found += [('wrong_axis', replace(body, dict.fromkeys(ax, lambda _: ast.Constant(a))), '')
+              for ax in _own_axes(body) for a in (-1, 0)]
+    parents = list(dict.fromkeys(map(parent_of, handed)))
+    for p in parents if len(parents) >= 2 else []:
+        own = [s for s in handed if parent_of(s) == p]
+        found.append(('one_parent', replace(body, dict.fromkeys(own, lambda _: None)), ''))
+        if len(own) == 1:
+            found.append(('sign', replace(body, {own[0]: negated}), f" (in {p}'s gradient)"))
+            if any(map(is_grad, ast.walk(own[0]))):
+                found.append(('upstream', upstream_dropped(body, ones, own[0]), f" (in {p}'s gradient)"))
+    return [Slip(key, blank.name, text(new), DERIVED[key] + said) for key, new, said in found]
+
+
+def _own_axes(body: list[ast.stmt]) -> list[list[ast.expr]]:
+    """The op's own axes, ax, where a sum reads them (axis=ax), and where np.expand_dims puts them back."""
+    nodes = list(ast.walk(ast.Module(body, [])))
+    read = [k.value for k in nodes if isinstance(k, ast.keyword) and k.arg == 'axis' and ast.unparse(k.value) == 'ax']
+    put = [c.args[1] for c in nodes if isinstance(c, ast.Call) and ast.unparse(c.func).endswith('expand_dims')
+           and len(c.args) == 2 and ast.unparse(c.args[1]) == 'ax']
+    return [ax for ax in (read, put) if ax]
 
 
 def halves(slip: Slip, blank: Blank) -> list[Slip]:
     """A slip in the gradients of several parents, made in one parent's only (the others' lines the library's):
     x * y with other._add_grad(grad * y) is half of the swap."""
-    lines = _library_lines(blank)
-    mine = [line.strip() for line in slip.body.split('\n') if line.strip()]
-    targets = list(dict.fromkeys(re.findall(r'(\w+)\._add_grad\(', slip.body)))
-    if len(targets) < 2 or not all(line.startswith('if ') or '._add_grad(' in line for line in mine):
+    body, mine = _library_body(blank), ast.parse(slip.body).body
+    handed = [s for s in handing(mine) if isinstance(s, ast.Expr)]  # (the _add_grad calls, not a .grad set)
+    parents = list(dict.fromkeys(map(parent_of, handed)))
+    if len(parents) < 2 or not all(isinstance(s, ast.If) or s in handed for s in _statements(mine)):
         return []  # (a slip with statements of its own, as grad *= y, is not split)
     out = []
-    for t in targets:
-        own = [line for line in mine if f'{t}._add_grad(' in line]
-        body = _in_one_parent(lines, t, own[0]).strip() if len(own) == 1 else ''
-        if body and body not in (slip.body, '\n'.join(lines).strip()):
-            out.append(Slip(slip.key, slip.blank, body, f"{slip.says} (here in {t}'s gradient)"))
+    for p in parents:
+        own, library = ([s for s in handing(b) if parent_of(s) == p] for b in (mine, body))
+        half = text(replace(body, {library[0]: lambda _: own[0]})) if len(own) == len(library) == 1 else ''  # noqa: B023
+        if half and half not in (text(mine), text(body)):
+            out.append(Slip(slip.key, slip.blank, half, f"{slip.says} (here in {p}'s gradient)"))
     return out
 
 
-def _library_lines(blank: Blank) -> list[str]:
-    """The library's body of blank, without its comments, unindented: what the derived slips edit."""
-    body = re.sub(r'[ \t]*#[^\n]*', '', blank.solution)
-    return [line[len(blank.indent):] if line.startswith(blank.indent) else line.lstrip() for line in body.split('\n')]
+def _library_body(blank: Blank) -> list[ast.stmt]:
+    """The library's body of blank, parsed: what the derived slips edit."""
+    return ast.parse(textwrap.dedent(blank.indent + blank.solution)).body
 
 
-def _in_one_parent(lines: list[str], target: str, line: str) -> str:
-    """The body `lines` with target's one _add_grad line written as line ('' where target has not exactly one)."""
-    at = [i for i, old in enumerate(lines) if f'{target}._add_grad(' in old]
-    if len(at) != 1:
-        return ''
-    old = lines[at[0]]
-    return '\n'.join(lines[:at[0]] + [old[:len(old) - len(old.lstrip())] + line.strip()] + lines[at[0] + 1:])
+def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    return [n for s in body for n in ast.walk(s) if isinstance(n, ast.stmt)]
 
 
 def slips_of(exercise: Exercise) -> list[Slip]:
