@@ -12,10 +12,7 @@ import ast
 import copy
 import itertools
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, TypeVar, cast
-
-S = TypeVar('S')
-M = TypeVar('M')
+from typing import Any, cast
 
 
 def replace(body: list[ast.stmt], changes: dict[ast.AST, Callable[[Any], Any]]) -> list[ast.stmt]:
@@ -97,8 +94,8 @@ def subsets(n: int) -> list[tuple[int, ...]]:
     return [tuple(range(n)), *(c for size in sizes for c in itertools.combinations(range(n), size))]
 
 
-def reproducing(planted: Iterable[tuple[S, M]], first: int, cases: int,
-                agrees: Callable[[int, M], bool | None]) -> Iterator[tuple[int, S, list[bool | None]]]:
+def reproducing(planted: Iterable[tuple[Any, Any]], first: int, cases: int,
+                agrees: Callable[[int, Any], bool | None]) -> Iterator[tuple[int, Any, list[bool | None]]]:
     """Each slip (its place, the slip, on which cases it agrees) whose planted library gives the learner's result
     on the first failing case; agrees(i, planted) says whether it does on case i, None where the learner's did
     not run."""

@@ -36,7 +36,7 @@ UNARY = ['{a}', '-{a}', '{a}**2', '2*{a}', '-2*{a}', '1/{a}', '-1/{a}', '1/{a}**
          '{a} - 1', '1 - {a}**2', '1 + {a}**2', '{a}**2 - 1', '{a}*(1 - {a})', '{a}*(1 + {a})', '(1 - {a})**2',
          '{a}**2*(1 - {a})', '{a}*(1 - {a}**2)', '-2*{a}*(1 - {a}**2)', '1/(1 + {a})', 'exp({a})', 'exp(-{a})',
          'log({a})', 'tanh({a})', 'sigmoid({a})', '1/cosh({a})', 'cosh({a})', '({a} > 0)', '({a} >= 0)', '({a} < 0)',
-         '({a} != 0)', 'sign({a})', '(1 if {a} > 0 else -1)']
+         '({a} != 0)', 'sign({a})', '(1 if {a} > 0 else -1)', '1 - tanh({a})**2']
 BINARY = ['{a}*{b}', '{a}/{b}', '-{a}/{b}', '{a}/{b}**2', '-{a}/{b}**2', '{a}**2/{b}', '{a} + {b}', '{a} - {b}',
           '{a}*log({b})', '{a}**{b}']
 # How grad enters: the chain rule's grad * f, f alone (the chain factor forgotten), f + grad, f / grad.
@@ -66,6 +66,12 @@ def _follows(code: CodeType, samples: list[tuple[Env, float]]) -> bool:
                    for env, value in samples)
     except (ArithmeticError, ValueError, TypeError, NameError):
         return False
+
+
+def local_form(names: tuple[str, ...], samples: list[tuple[Env, float]], right: list[tuple[Env, float]]) -> str:
+    """The first form a local derivative's samples follow where the right one's do not ('' when none does)."""
+    codes = ((form, compile(f"({form})", '<form>', 'eval')) for form in forms(names))
+    return next((form for form, code in codes if _follows(code, samples) and not _follows(code, right)), '')
 
 
 def story(leaf: str, samples: list[tuple[Env, float, float]], names: list[str], right: str) -> str:

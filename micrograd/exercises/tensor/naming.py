@@ -14,7 +14,7 @@ import dataclasses
 import re
 import textwrap
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
@@ -23,7 +23,6 @@ import numpy as np
 from micrograd.exercises.blame import where
 from micrograd.exercises.derived_slips import (
     handing,
-    is_grad,
     negated,
     parent_of,
     replace,
@@ -32,6 +31,7 @@ from micrograd.exercises.derived_slips import (
     upstream_dropped,
 )
 from micrograd.exercises.result import GENERIC
+from micrograd.exercises.scalar.fit import local_form
 from micrograd.exercises.tensor.array_exercise import (
     GRAD_NONE,
     INPLACE,
@@ -60,22 +60,21 @@ DERIVED: dict[str, str] = {
 
 
 def generic(blank: Blank) -> list[Slip]:
-    """The slips any backward can make, made from the library's own body of blank."""
+    """The slips any backward can make, made from the library's own body of blank: each in every parent's
+    gradient, then in one parent's only."""
     body = _library_body(blank)
-    handed, ones = handing(body), 'np.ones_like(grad)'
+    handed = handing(body)
+    whole = {'sign': replace(body, dict.fromkeys(handed, negated)),
+             'upstream': upstream_dropped(body, 'np.ones_like(grad)')}
     found: list[tuple[str, list[ast.stmt], str]] = [
-        ('upstream', upstream_dropped(body, ones), ''), ('sign', replace(body, dict.fromkeys(handed, negated)), ''),
-        ('nothing', [ast.Pass()], '')]
+        ('upstream', whole['upstream'], ''), ('sign', whole['sign'], ''), ('nothing', [ast.Pass()], '')]
     found += [('wrong_axis', replace(body, dict.fromkeys(ax, lambda _: ast.Constant(a))), '')
               for ax in _own_axes(body) for a in (-1, 0)]
     parents = list(dict.fromkeys(map(parent_of, handed)))
     for p in parents if len(parents) >= 2 else []:
-        own = [s for s in handed if parent_of(s) == p]
-        found.append(('one_parent', replace(body, dict.fromkeys(own, lambda _: None)), ''))
-        if len(own) == 1:
-            found.append(('sign', replace(body, {own[0]: negated}), f" (in {p}'s gradient)"))
-            if any(map(is_grad, ast.walk(own[0]))):
-                found.append(('upstream', upstream_dropped(body, ones, own[0]), f" (in {p}'s gradient)"))
+        found.append(('one_parent', replace(body, {s: lambda _: None for s in handed if parent_of(s) == p}), ''))
+        found += [(key, half, f" (in {p}'s gradient)") for key, new in whole.items()
+                  if (half := _in_one_parent(body, new, p))]
     return [Slip(key, blank.name, text(new), DERIVED[key] + said) for key, new, said in found]
 
 
@@ -91,27 +90,29 @@ def _own_axes(body: list[ast.stmt]) -> list[list[ast.expr]]:
 def halves(slip: Slip, blank: Blank) -> list[Slip]:
     """A slip in the gradients of several parents, made in one parent's only (the others' lines the library's):
     x * y with other._add_grad(grad * y) is half of the swap."""
-    body, mine = _library_body(blank), ast.parse(slip.body).body
+    mine = ast.parse(slip.body).body
     handed = [s for s in handing(mine) if isinstance(s, ast.Expr)]  # (the _add_grad calls, not a .grad set)
     parents = list(dict.fromkeys(map(parent_of, handed)))
-    if len(parents) < 2 or not all(isinstance(s, ast.If) or s in handed for s in _statements(mine)):
+    if len(parents) < 2 or not all(isinstance(s, ast.If) or s in handed
+                                   for n in mine for s in ast.walk(n) if isinstance(s, ast.stmt)):
         return []  # (a slip with statements of its own, as grad *= y, is not split)
-    out = []
-    for p in parents:
-        own, library = ([s for s in handing(b) if parent_of(s) == p] for b in (mine, body))
-        half = text(replace(body, {library[0]: lambda _: own[0]})) if len(own) == len(library) == 1 else ''  # noqa: B023
-        if half and half not in (text(mine), text(body)):
-            out.append(Slip(slip.key, slip.blank, half, f"{slip.says} (here in {p}'s gradient)"))
-    return out
+    halved = [(p, _in_one_parent(_library_body(blank), mine, p)) for p in parents]
+    return [Slip(slip.key, slip.blank, text(half), f"{slip.says} (here in {p}'s gradient)")
+            for p, half in halved if half and text(half) != text(mine)]
+
+
+def _in_one_parent(body: list[ast.stmt], slip: list[ast.stmt], p: str) -> list[ast.stmt] | None:
+    """body with p's gradient handed as in slip; None where either hands it in more than one statement, or the
+    same way."""
+    own, library = ([s for s in handing(b) if parent_of(s) == p] for b in (slip, body))
+    if len(own) != 1 or len(library) != 1 or ast.dump(own[0]) == ast.dump(library[0]):
+        return None
+    return replace(body, {library[0]: lambda _: own[0]})
 
 
 def _library_body(blank: Blank) -> list[ast.stmt]:
     """The library's body of blank, parsed: what the derived slips edit."""
     return ast.parse(textwrap.dedent(blank.indent + blank.solution)).body
-
-
-def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
-    return [n for s in body for n in ast.walk(s) if isinstance(n, ast.stmt)]
 
 
 def slips_of(exercise: Exercise) -> list[Slip]:
@@ -270,7 +271,7 @@ def _from_numbers(exercise: Exercise, case: Case, run: Run, want: Run,
             continue
         if not np.any(g) and np.any(w):
             return 'nothing', f"no gradient reaches {name}: {name}.grad is all zeros"
-        if story := local_story(case, g, case.upstream(g.shape)):
+        if story := local_story(case, g, w, case.upstream(g.shape)):
             return 'local_derivative', story
         if ones is not None and not case.ones and close(g, ones.grads.get(name), case.dtype):
             return 'upstream', (f"{DERIVED['upstream']}: {name}.grad is what an upstream gradient of ones gives "
@@ -438,42 +439,23 @@ def handed_story(run: Run, out_shape: tuple[int, ...] | None) -> str:
     return ''
 
 
-# An elementwise op's local derivative, as a learner may write it: each a function of the input x and output y.
-LOCAL: dict[str, Callable[[Array, Array], Array]] = {
-    '1': lambda x, y: np.ones_like(x), 'x': lambda x, y: x, 'the output': lambda x, y: y, '1/x': lambda x, y: 1 / x,
-    '1/output': lambda x, y: 1 / y, '-1/x**2': lambda x, y: -1 / x ** 2, '1/x**2': lambda x, y: 1 / x ** 2,
-    'exp(x)': lambda x, y: np.exp(x), 'exp(output)': lambda x, y: np.exp(y), 'log(x)': lambda x, y: np.log(np.abs(x)),
-    'x * exp(x - 1)': lambda x, y: x * np.exp(x - 1), '1 - x**2': lambda x, y: 1 - x ** 2,
-    '1 - tanh(x)**2': lambda x, y: 1 - np.tanh(x) ** 2, '1 - output**2': lambda x, y: 1 - y ** 2,
-    '1 - output': lambda x, y: 1 - y, '1 + output**2': lambda x, y: 1 + y ** 2, '2 * x': lambda x, y: 2 * x,
-    '1 - tanh(output)**2': lambda x, y: 1 - np.tanh(y) ** 2, 'x > 0': lambda x, y: (x > 0) * 1.0,
-    'x >= 0': lambda x, y: (x >= 0) * 1.0, 'x < 0 (or x <= 0)': lambda x, y: (x <= 0) * 1.0,
-    'relu(x)': lambda x, y: np.maximum(x, 0), 'sign(x)': lambda x, y: np.sign(x),
-}
 RIGHT_LOCAL = {'exp': 'exp(x)', 'log': '1/x', 'tanh': '1 - tanh(x)**2', 'relu': 'x > 0'}
 
 
-def local_story(case: Case, got: Array, upstream: Array) -> str:
+def local_story(case: Case, got: Array, want: Array, upstream: Array) -> str:
     """For one elementwise op (out = x.exp()), the local derivative the learner's gradient implies, read off as a
-    formula: 'your local derivative is 1 - x**2; d tanh(x)/dx = 1 - tanh(x)**2'."""
+    formula: 'the local derivative is 1 - x**2 here, where d tanh(x)/dx = 1 - tanh(x)**2'."""
     m = re.fullmatch(r'out = x\.(exp|log|tanh|relu)\(\)', case.code)
     seen = upstream != 0  # (where the upstream gradient is 0, the local derivative does not show)
     if m is None or got.shape != upstream.shape or not seen.any():
         return ''
-    op = m.group(1)
-    x = case.data()['x'].astype(np.float64)
-    forward: dict[str, Callable[[Array], Array]] = {'exp': np.exp, 'log': np.log, 'tanh': np.tanh,
-                                                     'relu': lambda v: np.maximum(v, 0)}
-    y = forward[op](x)
-    implied = got[seen].astype(np.float64) / upstream[seen].astype(np.float64)
-    right: Array = LOCAL[RIGHT_LOCAL[op]](x, y)[seen]
-    for said, f in LOCAL.items():
-        with np.errstate(all='ignore'):
-            candidate: Array = np.broadcast_to(f(x, y), x.shape)[seen]
-        if np.allclose(implied, candidate, rtol=1e-4, atol=1e-6) and not np.allclose(candidate, right):
-            return (f"the local derivative is {said} here, where d {op}(x)/dx = {RIGHT_LOCAL[op]} (x the input, "
-                    f"the output {op}(x))")
-    return ''
+    op, x = m.group(1), case.data()['x'][seen].astype(np.float64)
+    out = np.maximum(x, 0) if op == 'relu' else getattr(np, op)(x)
+    envs = [{'x': float(a), 'out': float(b)} for a, b in zip(x, out)]
+    mine, right = ([(env, float(v)) for env, v in zip(envs, g[seen] / upstream[seen])] for g in (got, want))
+    said = local_form(('x', 'out'), mine, right)
+    return said and (f"the local derivative is {said} here, where d {op}(x)/dx = {RIGHT_LOCAL[op]} (x the input, "
+                     f"out the output {op}(x))")
 
 
 SHAPE_ERROR = re.compile(r'shapes? \(|core dimension|cannot reshape|broadcast')
