@@ -27,6 +27,7 @@ The machinery both tracks share, one idea per module:
     runner.py     the learner's files checked in a child process that never outlives the check
     sandbox.py    the learner's code for one exercise under a time limit, its printing kept aside
     blame.py      the learner's line: in a traceback, or traced as the code runs
+    derived_slips.py  the wrong backwards derived from the library's own body, and the search that plants them
     numbers.py    comparing numbers and printing them as a learner reads them
     cutting.py    cutting bodies out of the library's source, and running the result; a learner's file read
     commands.py   the commands printed for the learner to copy
