@@ -27,6 +27,7 @@ from micrograd.exercises.derived_slips import (
     parent_of,
     replace,
     subsets,
+    text,
     upstream_dropped,
 )
 from micrograd.exercises.scalar.blanks import Blank, blanks_of, enclosing
@@ -226,10 +227,10 @@ def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, l
         yield 'swapped', lines(swap), f"`{a}` and `{b}` exchanged on the right of each `+=`"
         for k, s in enumerate(statements):
             yield 'swapped', lines(swap, [k]), f"`{ast.unparse(swap(s))}`"
-    right = ast.unparse(ast.Module(body=body, type_ignores=[])).splitlines()
-    for text in _unparenthesized(body):  # the parentheses a formula needs, left out
-        changed = [line.strip() for line, was in zip(text.splitlines(), right) if line != was]
-        yield 'precedence', ast.parse(text).body, f"`{changed[0] if changed else text.strip()}`"
+    right = text(body).splitlines()
+    for unparenthesized in _unparenthesized(body):  # the parentheses a formula needs, left out
+        changed = [line.strip() for line, was in zip(unparenthesized.splitlines(), right) if line != was]
+        yield 'precedence', ast.parse(unparenthesized).body, f"`{changed[0] if changed else unparenthesized.strip()}`"
     formula, output = context.output_formula(), context.output_here()
     for statement, node in rhs:
         place = list(ast.walk(statement.value)).index(node)  # type: ignore[attr-defined]  # its place in the line
@@ -295,17 +296,17 @@ def _rewrites(node: ast.AST) -> list[tuple[str, ast.AST]]:
 def _unparenthesized(body: list[ast.stmt]) -> list[str]:
     """body's text with one pair of grouping parentheses left out, where that still parses and means something
     else: `(1 - t * t) * grad` as `1 - t * t * grad`, `x ** (y - 1)` as `x ** y - 1`."""
-    text = ast.unparse(ast.Module(body=body, type_ignores=[]))
-    right = ast.dump(ast.parse(text))
+    written = text(body)
+    right = ast.dump(ast.parse(written))
     out, stack = [], []
-    for i, char in enumerate(text):
+    for i, char in enumerate(written):
         if char == '(':
             stack.append(i)
         elif char == ')' and stack:
             start = stack.pop()
-            if start > 0 and (text[start - 1].isalnum() or text[start - 1] in '_)]'):
+            if start > 0 and (written[start - 1].isalnum() or written[start - 1] in '_)]'):
                 continue  # a call's parentheses, not a group's
-            candidate = text[:start] + text[start + 1:i] + text[i + 1:]
+            candidate = written[:start] + written[start + 1:i] + written[i + 1:]
             try:
                 if ast.dump(ast.parse(candidate)) != right:
                     out.append(candidate)
@@ -336,15 +337,14 @@ def derive(blank: Blank) -> list[Slip]:
     context = _Context(method, blank.parents)
     body = written_out(ast.parse(textwrap.dedent(blank.indent + blank.solution)).body,
                        f'micrograd.{blank.exercise.source}')
-    right = ast.unparse(ast.Module(body=body, type_ignores=[]))
-    seen, out = {right}, []
+    seen, out = {text(body)}, []
     for key, new, change in _mutations(body, context):
-        text = ast.unparse(ast.fix_missing_locations(ast.Module(body=new, type_ignores=[])))
-        if text in seen:
+        written = text(new)
+        if written in seen:
             continue
-        seen.add(text)
+        seen.add(written)
         says = f"{RULES[key]}: {change}" if change else RULES[key]
-        out.append(Slip(key, textwrap.indent(text, blank.indent)[len(blank.indent):], says))
+        out.append(Slip(key, textwrap.indent(written, blank.indent)[len(blank.indent):], says))
     return out
 
 
