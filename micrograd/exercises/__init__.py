@@ -25,6 +25,7 @@ The machinery both tracks share, one idea per module:
     sandbox.py    the learner's code for one exercise under a time limit, its printing kept aside
     lines.py      the learner's line, in both tracks: in a traceback, the first that makes a wrong value (their
                   code traced against the library's run), the one a slip of backward() is about
+    derived_slips.py  the wrong backwards derived from the library's own body, and the search that plants them
     numbers.py    comparing numbers and printing them as a learner reads them
     graphs.py     backward() on graphs the checker makes: the library's gradients the right ones, slips planted
     cutting.py    cutting bodies out of the library's source, and running the result; a learner's file read

@@ -17,6 +17,7 @@ from typing import Any
 
 from micrograd import ops
 from micrograd.exercises.cutting import blank_raised
+from micrograd.exercises.derived_slips import reproducing
 from micrograd.exercises.lines import place_of, run_traced
 from micrograd.exercises.numbers import close, number, same
 from micrograd.exercises.scalar.blanks import blanks_of
@@ -35,7 +36,7 @@ UNARY = ['{a}', '-{a}', '{a}**2', '2*{a}', '-2*{a}', '1/{a}', '-1/{a}', '1/{a}**
          '{a} - 1', '1 - {a}**2', '1 + {a}**2', '{a}**2 - 1', '{a}*(1 - {a})', '{a}*(1 + {a})', '(1 - {a})**2',
          '{a}**2*(1 - {a})', '{a}*(1 - {a}**2)', '-2*{a}*(1 - {a}**2)', '1/(1 + {a})', 'exp({a})', 'exp(-{a})',
          'log({a})', 'tanh({a})', 'sigmoid({a})', '1/cosh({a})', 'cosh({a})', '({a} > 0)', '({a} >= 0)', '({a} < 0)',
-         '({a} != 0)', 'sign({a})', '(1 if {a} > 0 else -1)']
+         '({a} != 0)', 'sign({a})', '(1 if {a} > 0 else -1)', '1 - tanh({a})**2']
 BINARY = ['{a}*{b}', '{a}/{b}', '-{a}/{b}', '{a}/{b}**2', '-{a}/{b}**2', '{a}**2/{b}', '{a} + {b}', '{a} - {b}',
           '{a}*log({b})', '{a}**{b}']
 # How grad enters: the chain rule's grad * f, f alone (the chain factor forgotten), f + grad, f / grad.
@@ -65,6 +66,12 @@ def _follows(code: CodeType, samples: list[tuple[Env, float]]) -> bool:
                    for env, value in samples)
     except (ArithmeticError, ValueError, TypeError, NameError):
         return False
+
+
+def local_form(names: tuple[str, ...], samples: list[tuple[Env, float]], right: list[tuple[Env, float]]) -> str:
+    """The first form a local derivative's samples follow where the right one's do not ('' when none does)."""
+    codes = ((form, compile(f"({form})", '<form>', 'eval')) for form in forms(names))
+    return next((form for form, code in codes if _follows(code, samples) and not _follows(code, right)), '')
 
 
 def story(leaf: str, samples: list[tuple[Env, float, float]], names: list[str], right: str) -> str:
@@ -175,15 +182,12 @@ def diagnose(exercise: Exercise, runs: list[Run], failing: list[int], value_clas
     error = runs[first].error
     if holds_out(exercise, value_class, error):
         return 'holds_out', ''
-    scored = []
-    for n, (slip, module) in enumerate(variants(exercise.name)):
-        theirs = [run_case(case, module.Value) if _compared(runs[i]) else None for i, case in enumerate(cases)]
-        if not _agree(runs[first], theirs[first]):
-            continue
-        everywhere = all(not _compared(mine) or i in accepted or _agree(mine, t)
-                         for i, (mine, t) in enumerate(zip(runs, theirs)))
-        agreed = sum(_compared(mine) and _agree(mine, t) for mine, t in zip(runs, theirs))
-        scored.append((everywhere, sum(_agree(runs[i], theirs[i]) for i in failing), agreed, -n, slip))
+
+    def agrees(i: int, module: Any) -> bool | None:
+        return _agree(runs[i], run_case(cases[i], module.Value)) if _compared(runs[i]) else None
+    scored = [(all(a is not False or i in accepted for i, a in enumerate(agreed)),
+               sum(bool(agreed[i]) for i in failing), sum(map(bool, agreed)), -n, slip)
+              for n, slip, agreed in reproducing(variants(exercise.name), first, len(cases), agrees)]
     best = max(scored, key=lambda s: s[:4]) if scored else None
     if best is not None and best[0]:  # a slip that gives the learner's numbers on every input
         return best[-1].key, best[-1].says

@@ -11,7 +11,6 @@ import ast
 import copy
 import importlib
 import inspect
-import itertools
 import textwrap
 import types
 from collections.abc import Callable, Iterable, Iterator
@@ -20,6 +19,17 @@ from functools import cache
 from typing import Any, cast
 
 from micrograd.exercises.cutting import INLINED, library_source, load, splice
+from micrograd.exercises.derived_slips import (
+    assigned,
+    handing,
+    is_grad,
+    negated,
+    parent_of,
+    replace,
+    subsets,
+    text,
+    upstream_dropped,
+)
 from micrograd.exercises.scalar.blanks import Blank, blanks_of, enclosing
 from micrograd.exercises.scalar.exercises import Exercise, find
 
@@ -165,91 +175,46 @@ def _is_input(node: ast.AST, context: _Context | None = None) -> bool:
     return ast.unparse(node) == 'self.data' or isinstance(node, ast.Name) and node.id in getattr(context, 'inputs', ())
 
 
-def _assigned(statement: ast.AST) -> Any:
-    """What an assignment (=, +=, -=) assigns to, else None."""
-    return statement.target if isinstance(statement, ast.AugAssign) else \
-        statement.targets[0] if isinstance(statement, ast.Assign) else None
-
-
-def _grad_statements(body: list[ast.stmt]) -> list[ast.stmt]:
-    """The statements adding to a parent's .grad, nested ones (in a for or an if) too."""
-    return [n for node in body for n in ast.walk(node)
-            if isinstance(n, ast.stmt) and isinstance(_assigned(n), ast.Attribute) and _assigned(n).attr == 'grad']
-
-
-def _target(statement: ast.stmt) -> str:
-    """The parent a .grad statement adds to."""
-    return ast.unparse(_assigned(statement).value)
-
-
-def _replace(body: list[ast.stmt], changes: dict[ast.AST, Callable[[Any], Any]]) -> list[ast.stmt]:
-    """A copy of body with each node in changes (found by identity) replaced by what its function makes of the
-    node's copy: a node, a list of statements, or None (the statement removed); body stays as it is."""
-    for old, change in changes.items():
-        old._slip = change  # type: ignore[attr-defined]  # found again in the copy by this mark
-    try:
-        module = copy.deepcopy(ast.Module(body=list(body), type_ignores=[]))
-    finally:
-        for old in changes:
-            del old._slip  # type: ignore[attr-defined]
-
-    class Swap(ast.NodeTransformer):
-        def visit(self, node: ast.AST) -> Any:
-            change = node.__dict__.pop('_slip', None)
-            return change(node) if change is not None else super().visit(node)
-    module = cast(ast.Module, Swap().visit(module))
-    for node in ast.walk(module):  # a loop or an if left empty gets a pass
-        if isinstance(node, (ast.For, ast.If)) and not node.body:
-            node.body = [ast.Pass()]
-    return list(module.body) or [ast.Pass()]
-
-
 def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, list[ast.stmt], str]]:
     """(key, new body, what changed) for every rule at every place it applies."""
-    statements = _grad_statements(body)
+    statements = handing(body)
     rhs = [(s, node) for s in statements for node in ast.walk(s.value)]  # type: ignore[attr-defined]
 
     def show(old: ast.AST, new: ast.AST) -> str:
         return f"`{ast.unparse(new)}` where the derivative has `{ast.unparse(old)}`"
 
     def lines(change: Callable[[Any], Any], subset: Iterable[int] = range(len(statements))) -> list[ast.stmt]:
-        return _replace(body, {statements[k]: change for k in subset})
+        return replace(body, {statements[k]: change for k in subset})
 
     def nodes(match: Callable[[ast.AST], bool], new: Callable[[Any], ast.AST],
               only: ast.stmt | None = None) -> list[ast.stmt]:
-        return _replace(body, {n: new for s, n in rhs if match(n) and only in (None, s)})
+        return replace(body, {n: new for s, n in rhs if match(n) and only in (None, s)})
 
     def overwrite(s: ast.stmt) -> ast.stmt:
         if isinstance(s, ast.AugAssign):
             value = s.value if isinstance(s.op, ast.Add) else ast.UnaryOp(ast.USub(), s.value)
             return ast.Assign(targets=[s.target], value=value, lineno=0)
         return s
-
-    def flip(s: ast.stmt) -> ast.stmt:
-        if isinstance(s, ast.AugAssign):
-            return ast.AugAssign(s.target, ast.Sub() if isinstance(s.op, ast.Add) else ast.Add(), s.value)
-        return s
-    for subset in _subsets(len(statements)):  # in every line, then in some lines only
+    for subset in subsets(len(statements)):  # in every line, then in some lines only
         said = '`, `'.join(ast.unparse(overwrite(statements[k])) for k in subset)
         every = len(subset) == len(statements)
         yield 'overwrite', lines(overwrite, subset), "in every line" if every else f"in `{said}`"
-    yield 'upstream', _replace(body, {n: lambda _: ast.Constant(1.0) for n in ast.walk(ast.Module(body, []))
-                                      if _is_grad(n)}), "(grad is missing)"
+    yield 'upstream', upstream_dropped(body, '1.0'), "(grad is missing)"
     yield 'nothing', [ast.Pass()], ""
     for k, s in enumerate(statements):
         yield 'parent_dropped', lines(lambda _: None, [k]), \
-            f"`{_target(s)}` gets nothing: `{ast.unparse(s)}` is missing"
+            f"`{parent_of(s)}` gets nothing: `{ast.unparse(s)}` is missing"
         yield 'parent_twice', lines(lambda s: [s, copy.deepcopy(s)], [k]), f"`{ast.unparse(s)}` runs twice"
     for s in statements:  # a line written for one parent adding to the other's (self.grad twice, other left out)
         for k, t in enumerate(statements):
-            if _target(t) != _target(s):
+            if parent_of(t) != parent_of(s):
                 moved = copy.deepcopy(t)
-                _assigned(moved).value = ast.Name(_target(s), ast.Load())
+                assigned(moved).value = ast.Name(parent_of(s), ast.Load())
                 yield 'wrong_parent', lines(lambda _: moved, [k]), \
-                    f"`{ast.unparse(moved)}` should add to `{_target(t)}.grad`"
-    for subset in _subsets(len(statements)):
-        said = '`, `'.join(ast.unparse(flip(statements[k])) for k in subset)
-        yield 'sign', lines(flip, subset), "on every parent" if len(subset) == len(statements) else f"`{said}`"
+                    f"`{ast.unparse(moved)}` should add to `{parent_of(t)}.grad`"
+    for subset in subsets(len(statements)):
+        said = '`, `'.join(ast.unparse(negated(statements[k])) for k in subset)
+        yield 'sign', lines(negated, subset), "on every parent" if len(subset) == len(statements) else f"`{said}`"
     if len(context.parents) > 1:  # the operands swapped: x's data where y's belongs, in every line or in one
         a, b = context.parents[:2]
 
@@ -262,15 +227,15 @@ def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, l
         yield 'swapped', lines(swap), f"`{a}` and `{b}` exchanged on the right of each `+=`"
         for k, s in enumerate(statements):
             yield 'swapped', lines(swap, [k]), f"`{ast.unparse(swap(s))}`"
-    right = ast.unparse(ast.Module(body=body, type_ignores=[])).splitlines()
-    for text in _unparenthesized(body):  # the parentheses a formula needs, left out
-        changed = [line.strip() for line, was in zip(text.splitlines(), right) if line != was]
-        yield 'precedence', ast.parse(text).body, f"`{changed[0] if changed else text.strip()}`"
+    right = text(body).splitlines()
+    for unparenthesized in _unparenthesized(body):  # the parentheses a formula needs, left out
+        changed = [line.strip() for line, was in zip(unparenthesized.splitlines(), right) if line != was]
+        yield 'precedence', ast.parse(unparenthesized).body, f"`{changed[0] if changed else unparenthesized.strip()}`"
     formula, output = context.output_formula(), context.output_here()
     for statement, node in rhs:
         place = list(ast.walk(statement.value)).index(node)  # type: ignore[attr-defined]  # its place in the line
         for n, (key, rewritten) in enumerate(_rewrites(node)):
-            yield key, _replace(body, {node: lambda _: rewritten}), show(node, rewritten)  # noqa: B023
+            yield key, replace(body, {node: lambda _: rewritten}), show(node, rewritten)  # noqa: B023
             # the same slip in every line of the same shape (a learner who divides by grad in one line divides in both)
             alike = [there for other in statements if type(other) is type(statement)
                      and len(walked := list(ast.walk(other.value))) > place  # type: ignore[attr-defined]
@@ -278,7 +243,7 @@ def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, l
                      and type(getattr(there, 'op', None)) is type(getattr(node, 'op', None))
                      and len(_rewrites(there)) > n]
             if len(alike) > 1:
-                yield key, _replace(body, {t: lambda t: _rewrites(t)[n][1] for t in alike}), \
+                yield key, replace(body, {t: lambda t: _rewrites(t)[n][1] for t in alike}), \
                     f"{show(node, rewritten)}, and the same in every line"  # noqa: B023
     if any(isinstance(n, ast.Attribute) and n.attr == 'data' for _, n in rhs):  # .grad read where .data belongs
         yield 'grad_for_data', nodes(lambda n: isinstance(n, ast.Attribute) and n.attr == 'data',
@@ -308,12 +273,6 @@ def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, l
                 f"`{ast.unparse(output)}` where the derivative has the input, in `{ast.unparse(line)}`"
 
 
-def _subsets(n: int) -> list[tuple[int, ...]]:
-    """Every line, then the proper, non-empty subsets of n lines, one line first (all of them, for up to four)."""
-    sizes = range(1, n) if n <= 4 else range(1, 2)
-    return [tuple(range(n)), *(c for size in sizes for c in itertools.combinations(range(n), size))]
-
-
 def _rewrites(node: ast.AST) -> list[tuple[str, ast.AST]]:
     """The slips an expression can take: (key, what it becomes)."""
     out: list[tuple[str, ast.AST]] = []
@@ -322,7 +281,7 @@ def _rewrites(node: ast.AST) -> list[tuple[str, ast.AST]]:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         out.append(('sign', node.operand))
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):  # dropping grad is dropping the chain rule
-        out += [('upstream' if _is_grad(dropped) else 'factor_dropped', kept)
+        out += [('upstream' if is_grad(dropped) else 'factor_dropped', kept)
                 for kept, dropped in ((node.left, node.right), (node.right, node.left))]
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
         out += [('factor_dropped', node.left), ('factor_dropped', ast.BinOp(ast.Constant(1), ast.Div(), node.right))]
@@ -334,24 +293,20 @@ def _rewrites(node: ast.AST) -> list[tuple[str, ast.AST]]:
     return out
 
 
-def _is_grad(node: ast.AST) -> bool:
-    return isinstance(node, ast.Name) and node.id == 'grad'
-
-
 def _unparenthesized(body: list[ast.stmt]) -> list[str]:
     """body's text with one pair of grouping parentheses left out, where that still parses and means something
     else: `(1 - t * t) * grad` as `1 - t * t * grad`, `x ** (y - 1)` as `x ** y - 1`."""
-    text = ast.unparse(ast.Module(body=body, type_ignores=[]))
-    right = ast.dump(ast.parse(text))
+    written = text(body)
+    right = ast.dump(ast.parse(written))
     out, stack = [], []
-    for i, char in enumerate(text):
+    for i, char in enumerate(written):
         if char == '(':
             stack.append(i)
         elif char == ')' and stack:
             start = stack.pop()
-            if start > 0 and (text[start - 1].isalnum() or text[start - 1] in '_)]'):
+            if start > 0 and (written[start - 1].isalnum() or written[start - 1] in '_)]'):
                 continue  # a call's parentheses, not a group's
-            candidate = text[:start] + text[start + 1:i] + text[i + 1:]
+            candidate = written[:start] + written[start + 1:i] + written[i + 1:]
             try:
                 if ast.dump(ast.parse(candidate)) != right:
                     out.append(candidate)
@@ -373,7 +328,7 @@ def _off_by_one(exponent: ast.expr) -> list[ast.expr]:
 def _substitute_input(formula: ast.expr, name: ast.Name, context: _Context) -> ast.expr:
     """The output's formula with the input replaced by the output: f(f(x))."""
     inputs = {n: lambda _: copy.deepcopy(name) for n in ast.walk(formula) if _is_input(n, context)}
-    return cast(ast.Expr, _replace([ast.Expr(formula)], inputs)[0]).value
+    return cast(ast.Expr, replace([ast.Expr(formula)], inputs)[0]).value
 
 
 def derive(blank: Blank) -> list[Slip]:
@@ -382,15 +337,14 @@ def derive(blank: Blank) -> list[Slip]:
     context = _Context(method, blank.parents)
     body = written_out(ast.parse(textwrap.dedent(blank.indent + blank.solution)).body,
                        f'micrograd.{blank.exercise.source}')
-    right = ast.unparse(ast.Module(body=body, type_ignores=[]))
-    seen, out = {right}, []
+    seen, out = {text(body)}, []
     for key, new, change in _mutations(body, context):
-        text = ast.unparse(ast.fix_missing_locations(ast.Module(body=new, type_ignores=[])))
-        if text in seen:
+        written = text(new)
+        if written in seen:
             continue
-        seen.add(text)
+        seen.add(written)
         says = f"{RULES[key]}: {change}" if change else RULES[key]
-        out.append(Slip(key, textwrap.indent(text, blank.indent)[len(blank.indent):], says))
+        out.append(Slip(key, textwrap.indent(written, blank.indent)[len(blank.indent):], says))
     return out
 
 

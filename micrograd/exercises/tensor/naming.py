@@ -9,17 +9,29 @@ a mean divides by, the batch size, the scale). (3) A shape error from NumPy, sai
 """
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
+import textwrap
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
 import numpy as np
 
+from micrograd.exercises.derived_slips import (
+    handing,
+    negated,
+    parent_of,
+    replace,
+    reproducing,
+    text,
+    upstream_dropped,
+)
 from micrograd.exercises.lines import where
 from micrograd.exercises.result import GENERIC
+from micrograd.exercises.scalar.fit import local_form
 from micrograd.exercises.tensor.array_exercise import (
     GRAD_NONE,
     INPLACE,
@@ -48,58 +60,59 @@ DERIVED: dict[str, str] = {
 
 
 def generic(blank: Blank) -> list[Slip]:
-    """The slips any backward can make, made from the library's own body of blank."""
-    lines = _library_lines(blank)
-    text = '\n'.join(lines)
-    out = [Slip('upstream', blank.name, "grad = np.ones_like(grad)\n" + text, DERIVED['upstream']),
-           Slip('sign', blank.name, "grad = -grad\n" + text, DERIVED['sign']),
-           Slip('nothing', blank.name, "pass", DERIVED['nothing'])]
-    for fixed in ('axis={}', 'expand_dims(grad, {})'):
-        if fixed.format('ax') in text:
-            out += [Slip('wrong_axis', blank.name, text.replace(fixed.format('ax'), fixed.format(a)),
-                         DERIVED['wrong_axis']) for a in (-1, 0)]
-    targets = list(dict.fromkeys(re.findall(r'(\w+)\._add_grad\(', text)))
-    for t in targets if len(targets) >= 2 else []:
-        dropped = re.sub(rf'{t}\._add_grad\(', '(lambda *a, **k: None)(', text)
-        out.append(Slip('one_parent', blank.name, dropped, DERIVED['one_parent']))
-        line = next(line for line in lines if f'{t}._add_grad(' in line)
-        for key, changed in (('sign', line.replace(f'{t}._add_grad(', f'{t}._add_grad(-1 * ')),
-                             ('upstream', re.sub(r'(?<![.\w])grad\b', 'np.ones_like(grad)', line))):
-            if changed != line and (body := _in_one_parent(lines, t, changed)):
-                out.append(Slip(key, blank.name, body, f"{DERIVED[key]} (in {t}'s gradient)"))
-    return out
+    """The slips any backward can make, made from the library's own body of blank: each in every parent's
+    gradient, then in one parent's only."""
+    body = _library_body(blank)
+    handed = handing(body)
+    whole = {'sign': replace(body, dict.fromkeys(handed, negated)),
+             'upstream': upstream_dropped(body, 'np.ones_like(grad)')}
+    found: list[tuple[str, list[ast.stmt], str]] = [
+        ('upstream', whole['upstream'], ''), ('sign', whole['sign'], ''), ('nothing', [ast.Pass()], '')]
+    found += [('wrong_axis', replace(body, dict.fromkeys(ax, lambda _: ast.Constant(a))), '')
+              for ax in _own_axes(body) for a in (-1, 0)]
+    parents = list(dict.fromkeys(map(parent_of, handed)))
+    for p in parents if len(parents) >= 2 else []:
+        found.append(('one_parent', replace(body, {s: lambda _: None for s in handed if parent_of(s) == p}), ''))
+        found += [(key, half, f" (in {p}'s gradient)") for key, new in whole.items()
+                  if (half := _in_one_parent(body, new, p))]
+    return [Slip(key, blank.name, text(new), DERIVED[key] + said) for key, new, said in found]
+
+
+def _own_axes(body: list[ast.stmt]) -> list[list[ast.expr]]:
+    """The op's own axes, ax, where a sum reads them (axis=ax), and where np.expand_dims puts them back."""
+    nodes = list(ast.walk(ast.Module(body, [])))
+    read = [k.value for k in nodes if isinstance(k, ast.keyword) and k.arg == 'axis' and ast.unparse(k.value) == 'ax']
+    put = [c.args[1] for c in nodes if isinstance(c, ast.Call) and ast.unparse(c.func).endswith('expand_dims')
+           and len(c.args) == 2 and ast.unparse(c.args[1]) == 'ax']
+    return [ax for ax in (read, put) if ax]
 
 
 def halves(slip: Slip, blank: Blank) -> list[Slip]:
     """A slip in the gradients of several parents, made in one parent's only (the others' lines the library's):
     x * y with other._add_grad(grad * y) is half of the swap."""
-    lines = _library_lines(blank)
-    mine = [line.strip() for line in slip.body.split('\n') if line.strip()]
-    targets = list(dict.fromkeys(re.findall(r'(\w+)\._add_grad\(', slip.body)))
-    if len(targets) < 2 or not all(line.startswith('if ') or '._add_grad(' in line for line in mine):
+    mine = ast.parse(slip.body).body
+    handed = [s for s in handing(mine) if isinstance(s, ast.Expr)]  # (the _add_grad calls, not a .grad set)
+    parents = list(dict.fromkeys(map(parent_of, handed)))
+    if len(parents) < 2 or not all(isinstance(s, ast.If) or s in handed
+                                   for n in mine for s in ast.walk(n) if isinstance(s, ast.stmt)):
         return []  # (a slip with statements of its own, as grad *= y, is not split)
-    out = []
-    for t in targets:
-        own = [line for line in mine if f'{t}._add_grad(' in line]
-        body = _in_one_parent(lines, t, own[0]).strip() if len(own) == 1 else ''
-        if body and body not in (slip.body, '\n'.join(lines).strip()):
-            out.append(Slip(slip.key, slip.blank, body, f"{slip.says} (here in {t}'s gradient)"))
-    return out
+    halved = [(p, _in_one_parent(_library_body(blank), mine, p)) for p in parents]
+    return [Slip(slip.key, slip.blank, text(half), f"{slip.says} (here in {p}'s gradient)")
+            for p, half in halved if half and text(half) != text(mine)]
 
 
-def _library_lines(blank: Blank) -> list[str]:
-    """The library's body of blank, without its comments, unindented: what the derived slips edit."""
-    body = re.sub(r'[ \t]*#[^\n]*', '', blank.solution)
-    return [line[len(blank.indent):] if line.startswith(blank.indent) else line.lstrip() for line in body.split('\n')]
+def _in_one_parent(body: list[ast.stmt], slip: list[ast.stmt], p: str) -> list[ast.stmt] | None:
+    """body with p's gradient handed as in slip; None where either hands it in more than one statement, or the
+    same way."""
+    own, library = ([s for s in handing(b) if parent_of(s) == p] for b in (slip, body))
+    if len(own) != 1 or len(library) != 1 or ast.dump(own[0]) == ast.dump(library[0]):
+        return None
+    return replace(body, {library[0]: lambda _: own[0]})
 
 
-def _in_one_parent(lines: list[str], target: str, line: str) -> str:
-    """The body `lines` with target's one _add_grad line written as line ('' where target has not exactly one)."""
-    at = [i for i, old in enumerate(lines) if f'{target}._add_grad(' in old]
-    if len(at) != 1:
-        return ''
-    old = lines[at[0]]
-    return '\n'.join(lines[:at[0]] + [old[:len(old) - len(old.lstrip())] + line.strip()] + lines[at[0] + 1:])
+def _library_body(blank: Blank) -> list[ast.stmt]:
+    """The library's body of blank, parsed: what the derived slips edit."""
+    return ast.parse(textwrap.dedent(blank.indent + blank.solution)).body
 
 
 def slips_of(exercise: Exercise) -> list[Slip]:
@@ -157,17 +170,15 @@ def reproduce(exercise: Exercise, runs: list[Run | None], failing: list[int], bl
         Slip | None, bool]:
     """The slip whose gradients are the learner's on the first failing case and on the most others; and whether
     on every case both ran."""
-    first, best = failing[0], None
-    mine = runs[first]
-    assert mine is not None
-    for slip, module in _candidates(exercise, first, blank):
-        if not agree(mine, run_case(exercise.cases[first], module), exercise.cases[first].dtype):
-            continue
-        ran = [agree(r, run_case(c, module), c.dtype) for c, r in zip(exercise.cases, runs) if r is not None]
-        score = (all(ran), sum(ran))
-        if best is None or score > best[0]:  # (a tie: the slip listed first)
-            best = score, slip
-    return (best[1], best[0][0]) if best else (None, False)
+    cases, first = exercise.cases, failing[0]
+
+    def agrees(i: int, module: types.ModuleType) -> bool | None:
+        mine = runs[i]
+        return None if mine is None else agree(mine, run_case(cases[i], module), cases[i].dtype)
+    scored = [(all(a is not False for a in agreed), sum(map(bool, agreed)), -n, slip)  # (a tie: the slip listed first)
+              for n, slip, agreed in reproducing(_candidates(exercise, first, blank), first, len(cases), agrees)]
+    best = max(scored, key=lambda s: s[:3], default=None)
+    return (best[3], best[0]) if best else (None, False)
 
 
 def per_leaf(exercise: Exercise, runs: list[Run | None], failing: list[int], blank: str = '') -> list[tuple[str, Slip]]:
@@ -260,7 +271,7 @@ def _from_numbers(exercise: Exercise, case: Case, run: Run, want: Run,
             continue
         if not np.any(g) and np.any(w):
             return 'nothing', f"no gradient reaches {name}: {name}.grad is all zeros"
-        if story := local_story(case, g, case.upstream(g.shape)):
+        if story := local_story(case, g, w, case.upstream(g.shape)):
             return 'local_derivative', story
         if ones is not None and not case.ones and close(g, ones.grads.get(name), case.dtype):
             return 'upstream', (f"{DERIVED['upstream']}: {name}.grad is what an upstream gradient of ones gives "
@@ -428,42 +439,23 @@ def handed_story(run: Run, out_shape: tuple[int, ...] | None) -> str:
     return ''
 
 
-# An elementwise op's local derivative, as a learner may write it: each a function of the input x and output y.
-LOCAL: dict[str, Callable[[Array, Array], Array]] = {
-    '1': lambda x, y: np.ones_like(x), 'x': lambda x, y: x, 'the output': lambda x, y: y, '1/x': lambda x, y: 1 / x,
-    '1/output': lambda x, y: 1 / y, '-1/x**2': lambda x, y: -1 / x ** 2, '1/x**2': lambda x, y: 1 / x ** 2,
-    'exp(x)': lambda x, y: np.exp(x), 'exp(output)': lambda x, y: np.exp(y), 'log(x)': lambda x, y: np.log(np.abs(x)),
-    'x * exp(x - 1)': lambda x, y: x * np.exp(x - 1), '1 - x**2': lambda x, y: 1 - x ** 2,
-    '1 - tanh(x)**2': lambda x, y: 1 - np.tanh(x) ** 2, '1 - output**2': lambda x, y: 1 - y ** 2,
-    '1 - output': lambda x, y: 1 - y, '1 + output**2': lambda x, y: 1 + y ** 2, '2 * x': lambda x, y: 2 * x,
-    '1 - tanh(output)**2': lambda x, y: 1 - np.tanh(y) ** 2, 'x > 0': lambda x, y: (x > 0) * 1.0,
-    'x >= 0': lambda x, y: (x >= 0) * 1.0, 'x < 0 (or x <= 0)': lambda x, y: (x <= 0) * 1.0,
-    'relu(x)': lambda x, y: np.maximum(x, 0), 'sign(x)': lambda x, y: np.sign(x),
-}
 RIGHT_LOCAL = {'exp': 'exp(x)', 'log': '1/x', 'tanh': '1 - tanh(x)**2', 'relu': 'x > 0'}
 
 
-def local_story(case: Case, got: Array, upstream: Array) -> str:
+def local_story(case: Case, got: Array, want: Array, upstream: Array) -> str:
     """For one elementwise op (out = x.exp()), the local derivative the learner's gradient implies, read off as a
-    formula: 'your local derivative is 1 - x**2; d tanh(x)/dx = 1 - tanh(x)**2'."""
+    formula: 'the local derivative is 1 - x**2 here, where d tanh(x)/dx = 1 - tanh(x)**2'."""
     m = re.fullmatch(r'out = x\.(exp|log|tanh|relu)\(\)', case.code)
     seen = upstream != 0  # (where the upstream gradient is 0, the local derivative does not show)
     if m is None or got.shape != upstream.shape or not seen.any():
         return ''
-    op = m.group(1)
-    x = case.data()['x'].astype(np.float64)
-    forward: dict[str, Callable[[Array], Array]] = {'exp': np.exp, 'log': np.log, 'tanh': np.tanh,
-                                                     'relu': lambda v: np.maximum(v, 0)}
-    y = forward[op](x)
-    implied = got[seen].astype(np.float64) / upstream[seen].astype(np.float64)
-    right: Array = LOCAL[RIGHT_LOCAL[op]](x, y)[seen]
-    for said, f in LOCAL.items():
-        with np.errstate(all='ignore'):
-            candidate: Array = np.broadcast_to(f(x, y), x.shape)[seen]
-        if np.allclose(implied, candidate, rtol=1e-4, atol=1e-6) and not np.allclose(candidate, right):
-            return (f"the local derivative is {said} here, where d {op}(x)/dx = {RIGHT_LOCAL[op]} (x the input, "
-                    f"the output {op}(x))")
-    return ''
+    op, x = m.group(1), case.data()['x'][seen].astype(np.float64)
+    out = np.maximum(x, 0) if op == 'relu' else getattr(np, op)(x)
+    envs = [{'x': float(a), 'out': float(b)} for a, b in zip(x, out)]
+    mine, right = ([(env, float(v)) for env, v in zip(envs, g[seen] / upstream[seen])] for g in (got, want))
+    said = local_form(('x', 'out'), mine, right)
+    return said and (f"the local derivative is {said} here, where d {op}(x)/dx = {RIGHT_LOCAL[op]} (x the input, "
+                     f"out the output {op}(x))")
 
 
 SHAPE_ERROR = re.compile(r'shapes? \(|core dimension|cannot reshape|broadcast')
