@@ -356,19 +356,26 @@ def backward_line(fn: Any, key: str) -> str:
     return line_holding(fn, *_ABOUT.get(key, []))
 
 
+def source(fn: Any) -> tuple[ast.FunctionDef, list[str], int, str] | None:
+    """fn's syntax tree, its lines, the line they start on in its file (a decorator's, if any) and the file; None
+    where its source is not at hand."""
+    try:
+        lines, first = inspect.getsourcelines(fn)
+        node = ast.parse(textwrap.dedent(''.join(lines))).body[0]
+    except (OSError, TypeError, SyntaxError, IndexError):
+        return None
+    return (node, lines, first, inspect.getsourcefile(fn) or '?') if isinstance(node, ast.FunctionDef) \
+        else None
+
+
 def line_holding(fn: Any, *holds: Callable[[list[str], int], bool]) -> str:
     """The first line of a statement of fn (never a comment or the docstring) that holds what the first of holds
     finds in one (holds(lines, i): whether line i does), as a report points at it; '' where none does."""
-    try:
-        lines, first = inspect.getsourcelines(fn)
-        file = Path(inspect.getsourcefile(fn) or '').name
-        node = ast.parse(textwrap.dedent(''.join(lines))).body[0]
-    except (OSError, TypeError, SyntaxError, IndexError):
+    if (found := source(fn)) is None:
         return ''
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return ''
+    node, lines, first, file = found
     docstring = ast.get_docstring(node) is not None
     starts = sorted({s.lineno - 1 for s in ast.walk(node) if isinstance(s, ast.stmt) and s is not node
                      and not (docstring and s is node.body[0])})
-    return next((f"{file}, line {first + i}: {lines[i].strip()}" for about in holds for i in starts
+    return next((f"{Path(file).name}, line {first + i}: {lines[i].strip()}" for about in holds for i in starts
                  if about(lines, i)), '')

@@ -7,11 +7,8 @@ wrong gradient; a data tensor that got a .grad is only noted (the gradients are 
 """
 from __future__ import annotations
 
-import ast
 import contextlib
-import inspect
 import linecache
-import textwrap
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -20,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from micrograd.exercises.cutting import blank_raised
-from micrograd.exercises.lines import learners, where
+from micrograd.exercises.lines import Line, learners, source, where
 from micrograd.exercises.result import DONE, GENERIC, NOT_STARTED, WRONG, Result
 from micrograd.exercises.sandbox import guarded, set_input, timed
 from micrograd.exercises.tensor.array_exercise import Exercise
@@ -103,7 +100,7 @@ def check_op(exercise: Exercise, module: Any) -> Result:
         assert wrong is not None
         shown, obtained = _shown(exercise, i, wrong)
         culprit = _culprit(module, exercise, i) if len(exercise.blanks) > 1 else ''
-        raised = _raising_line(wrong.error) if wrong.error is not None else ''
+        raised = linecache.getline(at[0].co_filename, at[1]) if (at := _raising(wrong.error)) else ''
         key, why, blank = diagnose(exercise, runs, failing, culprit, raised)
         return Result.of(exercise, WRONG, input=exercise.cases[i].text(), expected=shown, obtained=obtained,
                          diagnosis=key, why=why, place=_place(module, exercise, blank or culprit, wrong, i),
@@ -111,13 +108,16 @@ def check_op(exercise: Exercise, module: Any) -> Result:
     return unfinished or Result.of(exercise, DONE, note=note)
 
 
-def _raising_line(error: BaseException) -> str:
-    """The text of the learner's line that raised error (their innermost frame in a blank, else their innermost)."""
-    frames = learners(error)
-    if not frames:
-        return ''
+def _raising(error: BaseException | None) -> Line | None:
+    """The learner's frame that raised error: their innermost in a blank (or backward()), else their innermost."""
+    frames = learners(error) if error is not None else []
     inner = [f for f in frames if f[0].co_name in ('_backward', 'unbroadcast', 'backward')] or frames
-    return linecache.getline(inner[-1][0].co_filename, inner[-1][1])
+    return inner[-1] if inner else None
+
+
+def _at(found: Line) -> str:
+    code, line = found
+    return f"{_file(code.co_filename)}, line {line}: {linecache.getline(code.co_filename, line).strip()}"
 
 
 # --- where: the learner's line -------------------------------------------------------------------------
@@ -125,18 +125,14 @@ def _raising_line(error: BaseException) -> str:
 def blank_place(module: Any, blank: str) -> str:
     """'my_tensor.py, line 412: _backward in Unary.softmax': where the learner writes a blank."""
     fn = learners_function(module, blank)  # (unwrapped: an op under a decorator that names its errors)
-    try:
-        lines, first = inspect.getsourcelines(fn)
-        node = ast.parse(textwrap.dedent(''.join(lines))).body[0]
-    except (OSError, TypeError, SyntaxError, IndexError):
+    if (found := source(fn)) is None:
         return ''
-    if not isinstance(node, ast.FunctionDef):
-        return ''
+    node, _, first, file = found
     try:
         line, name = written_at(node, getattr(fn, '__qualname__', node.name), blank)
     except LookupError:
         return ''
-    return f"{_file(inspect.getsourcefile(fn) or '?')}, line {first - 1 + line}: {name}"
+    return f"{_file(file)}, line {first - 1 + line}: {name}"
 
 
 def _file(path: str) -> str:
@@ -148,19 +144,14 @@ def _file(path: str) -> str:
 def _place(module: Any, exercise: Exercise, blank: str, run: Run, i: int) -> str:
     """The learner's line for a wrong case: the line that raised, or the blank that gives the wrong numbers (the
     one whose library body, put in its place, makes the case right)."""
-    if run.error is not None:
-        frames = learners(run.error)
-        inner = [f for f in frames if f[0].co_name in ('_backward', 'unbroadcast', 'backward')] or frames
-        if inner:
-            code, line = inner[-1]
-            return f"{_file(code.co_filename)}, line {line}: {linecache.getline(code.co_filename, line).strip()}"
+    if (raised := _raising(run.error)) is not None:
+        return _at(raised)
     about = 'wrote' if run.inplace else 'misfit' if run.misshaped else ''
     want, fd = expected(exercise.number, i)
     leaf = _wrong_leaf(run, want, fd, exercise.cases[i])
     found = wrong_line(exercise, exercise.cases[i], module, about, leaf) if run.error is None else None
     if found is not None:
-        code, line = found
-        return f"{_file(code.co_filename)}, line {line}: {linecache.getline(code.co_filename, line).strip()}"
+        return _at(found)
     if not blank and len(exercise.blanks) > 1:
         blank = _culprit(module, exercise, i)
     return blank_place(module, blank or exercise.blanks[0])
