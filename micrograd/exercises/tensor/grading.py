@@ -17,12 +17,11 @@ from typing import Any
 import numpy as np
 
 from micrograd.exercises.cutting import blank_raised
-from micrograd.exercises.lines import Line, learners, source, where
+from micrograd.exercises.lines import Line, learners, source, swapped, where
 from micrograd.exercises.result import DONE, GENERIC, NOT_STARTED, WRONG, Result
 from micrograd.exercises.sandbox import guarded, set_input, timed
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.backward_on_graphs import check_backward
-from micrograd.exercises.tensor.cases import Case
 from micrograd.exercises.tensor.exercise_list import EXERCISES
 from micrograd.exercises.tensor.my_tensor_file import blanks, written_at
 from micrograd.exercises.tensor.naming import diagnose
@@ -40,25 +39,31 @@ from micrograd.exercises.tensor.wrong_line import holder_of, learners_function, 
 
 # --- one exercise --------------------------------------------------------------------------------------
 
-def _wrong_leaf(run: Run, want: Run, fd: dict[str, Any], case: Case) -> str:
+def _wrong_leaf(exercise: Exercise, i: int, run: Run) -> str:
     """'' when run's gradients are right (the library's and central differences'; shapes and dtypes); else the
     first leaf that is wrong. (PyTorch's are the library's, as the library's tests hold: a report quotes them, but
     a right case needs no PyTorch, so a check of right code never imports it.)"""
+    want, fd = expected(exercise.number, i)
     for name, w in want.grads.items():
         g = run.grads.get(name)
-        if not close(g, w, case.dtype) or (name in fd and not close(g, fd[name], loose=True)) or (
+        if not close(g, w, exercise.cases[i].dtype) or (name in fd and not close(g, fd[name], loose=True)) or (
                 isinstance(g, np.ndarray) and w is not None and g.dtype != w.dtype):
             return name
     return ''
 
 
+def _right(exercise: Exercise, i: int, run: Run) -> bool:
+    """Whether run is right on case i: no error, no write in place, every array handed over of its tensor's shape,
+    the right gradients."""
+    return run.error is None and not run.inplace and not run.misshaped and not _wrong_leaf(exercise, i, run)
+
+
 def _shown(exercise: Exercise, i: int, run: Run) -> tuple[str, str]:
     """(expected, obtained) as the report shows them."""
-    case = exercise.cases[i]
     want, fd = expected(exercise.number, i)
     if run.error is not None:
         return '; '.join(summary(k, v) for k, v in want.grads.items()), type(run.error).__name__
-    leaf = _wrong_leaf(run, want, fd, case) or next(iter(want.grads))
+    leaf = _wrong_leaf(exercise, i, run) or next(iter(want.grads))
     shown = summary(leaf, want.grads[leaf])
     if leaf in fd:
         torch = torch_grads(exercise.number, i) is not None
@@ -85,8 +90,7 @@ def check_op(exercise: Exercise, module: Any) -> Result:
                              why="the forward pass raised (the checker builds each case with your Tensor)",
                              detail=where(run.error) if run.error else '')
         runs.append(run)
-        want, fd = expected(exercise.number, i)
-        if run.error is not None or run.inplace or run.misshaped or _wrong_leaf(run, want, fd, case):
+        if not _right(exercise, i, run):
             failing.append(i)
         elif not note and any(t.grad is not None for t in run.given.values()):
             names = ', '.join(k for k, t in run.given.items() if t.grad is not None)
@@ -147,32 +151,22 @@ def _place(module: Any, exercise: Exercise, blank: str, run: Run, i: int) -> str
     if (raised := _raising(run.error)) is not None:
         return _at(raised)
     about = 'wrote' if run.inplace else 'misfit' if run.misshaped else ''
-    want, fd = expected(exercise.number, i)
-    leaf = _wrong_leaf(run, want, fd, exercise.cases[i])
+    leaf = _wrong_leaf(exercise, i, run)
     found = wrong_line(exercise, exercise.cases[i], module, about, leaf) if run.error is None else None
     if found is not None:
         return _at(found)
-    if not blank and len(exercise.blanks) > 1:
-        blank = _culprit(module, exercise, i)
     return blank_place(module, blank or exercise.blanks[0])
 
 
 def _culprit(module: Any, exercise: Exercise, i: int) -> str:
-    case = exercise.cases[i]
-    want, fd = expected(exercise.number, i)
+    """The blank whose library body, put in its place, makes case i right; '' where none does alone."""
     for name in exercise.blanks:
-        fn, owner = holder_of(module, name)
-        if fn is None:
-            continue
-        holder, attr = fn
-        saved = getattr(holder, attr)
-        setattr(holder, attr, library_body(owner, module))
-        try:
-            run = run_case(case, module)
-        finally:
-            setattr(holder, attr, saved)
-        if run.error is None and not run.inplace and not run.misshaped and not _wrong_leaf(run, want, fd, case):
-            return name
+        holder, owner = holder_of(module, name)
+        if holder is not None:
+            with swapped([(*holder, library_body(owner, module))]):
+                run = run_case(exercise.cases[i], module)
+            if _right(exercise, i, run):
+                return name
     return ''
 
 
