@@ -12,7 +12,7 @@ from typing import Any
 
 from micrograd import engine as library
 from micrograd.engine import topological_order
-from micrograd.exercises.numbers import central_difference
+from micrograd.exercises.numbers import central_difference, close
 from micrograd.exercises.scalar.exercises import Case, find
 
 
@@ -71,6 +71,13 @@ def library_numbers(case: Case) -> tuple[Run, dict[str, float]]:
             fd[leaf] = case.grad * central_difference(value, case.leaves[leaf]) + case.prior.get(leaf, 0.0)
         _EXPECTED[case.text(), case.kink] = run_case(case, library.Value), fd
     return _EXPECTED[case.text(), case.kink]
+
+
+def wrong_leaves(case: Case, grads: dict[str, float] | None) -> list[str]:
+    """The leaves whose gradient in grads is not the library's, or (off a kink) not central differences'."""
+    want, fd = library_numbers(case)
+    return [k for k, g in (grads or {}).items() if not (close(g, (want.grads or {})[k]) and (
+            case.kink or close(g, fd[k], rel=1e-4, abs_=1e-6)))]
 
 
 def expected(name: str, index: int) -> tuple[Run, dict[str, float]]:
