@@ -38,8 +38,7 @@ class Form:
         return Case({name: LEAVES[name] for name in self.leaves}, f"out = {self.code}")
 
     def text(self) -> str:
-        made = '; '.join(f"{name} = Value({LEAVES[name]!r})" for name in self.leaves)
-        return f"{made}; out = {self.code}; out.backward()"
+        return f"{self.case.text()}; out.backward()"
 
 
 def forms() -> list[Form]:

@@ -61,10 +61,13 @@ def fits(shape: tuple[int, ...], given: tuple[int, ...]) -> bool:
         return False
 
 
-def functional(module: Any) -> types.SimpleNamespace:
-    """F in a case's code: the fused ops of the engine being run."""
-    return types.SimpleNamespace(cross_entropy=module.cross_entropy, rms_norm=module.rms_norm,
-                                 scaled_dot_product_attention=module.scaled_dot_product_attention)
+def forward(case: Case, module: Any, leaves: dict[str, Any]) -> dict[str, Any]:
+    """case's code run on leaves with module's Tensor (and as F, module's fused ops): the names it leaves, out too."""
+    F = types.SimpleNamespace(cross_entropy=module.cross_entropy, rms_norm=module.rms_norm,
+                              scaled_dot_product_attention=module.scaled_dot_product_attention)
+    namespace = {'Tensor': module.Tensor, 'np': np, 'F': F, **case.given, **leaves}
+    exec(case.code, namespace)
+    return namespace
 
 
 def _saved(backward: Any) -> dict[str, Array]:
@@ -127,11 +130,9 @@ def _run(case: Case, module: Any) -> Run:
         out = namespace['out']
         return Run({'out': np.asarray(out) if isinstance(out, (np.ndarray, np.generic)) else out})
     Tensor = module.Tensor
-    namespace = {'Tensor': Tensor, 'np': np, 'F': functional(module), **case.given}
     try:
         leaves = {name: Tensor(x, requires_grad=True, dtype=x.dtype) for name, x in data.items()}
-        namespace.update(leaves)
-        exec(case.code, namespace)
+        namespace = forward(case, module, leaves)
         out = namespace['out']
     except Exception as error:  # noqa: BLE001 -- an engine that cannot make this input
         return Run(error=error, built=False)
@@ -230,10 +231,7 @@ def central_differences(case: Case) -> dict[str, Array]:
     def loss(name: str, i: tuple[int, ...], value: float) -> float:
         values = {**data, name: data[name].copy()}
         values[name][i] = value
-        namespace = {'Tensor': tensor.Tensor, 'np': np, 'F': functional(tensor), **case.given}
-        namespace.update({k: tensor.Tensor(v) for k, v in values.items()})
-        exec(case.code, namespace)
-        out = namespace['out'].data.astype(np.float64)
+        out = forward(case, tensor, {k: tensor.Tensor(v) for k, v in values.items()})['out'].data.astype(np.float64)
         return float(np.sum(case.upstream(out.shape).astype(np.float64) * out))
     return {name: np.array([central_difference(lambda v: loss(name, i, v), float(x[i])) for i in np.ndindex(*x.shape)]
                            ).reshape(x.shape) for name, x in data.items()}
