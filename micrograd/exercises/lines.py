@@ -152,23 +152,24 @@ class _Noting(ast.NodeTransformer):
         return new
 
 
-def noting(source: str, namespace: dict[str, Any], whole: bool, noted: list[Any]) -> dict[str, Any]:
+def noting(source: str, namespace: dict[str, Any], whole: bool, noted: list[Any] | None) -> dict[str, Any]:
     """source, the text of one library function, run in a copy of namespace with every expression of its body
-    (not whole: of its `_backward` closures') noted into noted as it is computed: that copy, holding it."""
+    (not whole: of its `_backward` closures') noted into noted as it is computed (noted None: none is): that copy,
+    holding it."""
     tree = ast.parse(source)
     fn = tree.body[0]
     assert isinstance(fn, ast.FunctionDef)
-    for body in [fn] if whole else [f for f in ast.walk(fn) if isinstance(f, ast.FunctionDef)
-                                    and f.name == '_backward']:
+    for body in [] if noted is None else [fn] if whole else [f for f in ast.walk(fn) if isinstance(
+            f, ast.FunctionDef) and f.name == '_backward']:
         body.body = [_Noting().visit(statement) for statement in body.body]
     ast.fix_missing_locations(tree)
 
     def note(value: Any) -> Any:
-        if (copy := _value(value)) is not None:
+        if noted is not None and (copy := _value(value)) is not None:
             noted.append(copy)
         return value
     namespace = {**namespace, '__noted__': note}
-    where = str(Path(__file__).parent / f'<library {fn.name}, noted>')  # (the library's, not the learner's)
+    where = str(Path(__file__).parent / f'<library {fn.name}>')  # (the library's, not the learner's)
     exec(compile(tree, where, 'exec', flags=__future__.annotations.compiler_flag, dont_inherit=True), namespace)
     return namespace
 

@@ -6,7 +6,6 @@ backward() exercise is. It watches one more thing: a node's `_backward` must not
 handed, since another node may hold that same array (x + y hands one array to both parents).
 """
 from __future__ import annotations
-import __future__
 
 import ast
 import contextlib
@@ -14,16 +13,15 @@ import importlib
 import textwrap
 import types
 import weakref
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from micrograd.engine import topological_order
 from micrograd.exercises.cutting import definition
+from micrograd.exercises.lines import noting, swapped
 from micrograd.exercises.numbers import central_difference
 from micrograd.exercises.sandbox import learners_time
 from micrograd.exercises.tensor.cases import Array, Case
@@ -148,9 +146,8 @@ def _run(case: Case, module: Any) -> Run:
     return Run(grads, out.data, inplace=kind, inplace_op=op, inplace_name=array, given=given, handed=handed)
 
 
-@contextlib.contextmanager
 def _watching(tensor: Any, handed: list[tuple[str, tuple[int, ...], tuple[int, ...]]],
-              names: dict[int, str]) -> Iterator[None]:
+              names: dict[int, str]) -> contextlib.AbstractContextManager[None]:
     """Note the shape of every array handed to _add_grad (a shape error is then said in the operand's terms)."""
     holder = next(c for c in tensor.__mro__ if '_add_grad' in vars(c))
     original = vars(holder)['_add_grad']
@@ -159,11 +156,7 @@ def _watching(tensor: Any, handed: list[tuple[str, tuple[int, ...], tuple[int, .
         shape = tuple(self.data.shape)
         handed.append((names.get(id(self), f"[{shape}]"), shape, tuple(np.shape(grad))))
         return original(self, grad, *args, **kwargs)
-    holder._add_grad = _add_grad
-    try:
-        yield
-    finally:
-        holder._add_grad = original
+    return swapped([(holder, '_add_grad', _add_grad)])
 
 
 def prepare() -> None:
@@ -201,11 +194,8 @@ def library_body(owner: str, module: Any) -> Any:
     its id, which a module made later may have again)."""
     made = _LIBRARY_BODIES.setdefault(module, {})
     if owner not in made:
-        namespace = dict(vars(module))
-        where = str(Path(__file__).parent / f'<library {owner}>')  # in micrograd's folder: never the learner's line
-        flags = __future__.annotations.compiler_flag
-        exec(compile(library_text(owner), where, 'exec', flags=flags, dont_inherit=True), namespace)
-        made[owner] = own_function(namespace, owner.rpartition('.')[2], module)
+        made[owner] = own_function(noting(library_text(owner), vars(module), True, None), owner.rpartition('.')[2],
+                                   module)
     return made[owner]
 
 
