@@ -105,16 +105,19 @@ def traced(call: Callable[[], object], tracer: Callable[[types.FrameType, str, A
 
 @contextmanager
 def swapped(replacements: list[tuple[Any, str, Any]]) -> Iterator[None]:
-    """Each (owner, name, value) of replacements: owner.name made value (a class's own attribute), put back after."""
-    saved = [(owner, name, vars(owner)[name] if isinstance(owner, type) else getattr(owner, name))
-             for owner, name, _ in replacements]
+    """Each (owner, name, value) of replacements: owner.name made value (owner's own attribute), put back after
+    (or deleted, where owner had none of its own)."""
+    saved = [(owner, name, vars(owner).get(name)) for owner, name, _ in replacements]
     try:
         for owner, name, value in replacements:
             setattr(owner, name, value)
         yield
     finally:
         for owner, name, value in reversed(saved):
-            setattr(owner, name, value)
+            if value is None:
+                delattr(owner, name)
+            else:
+                setattr(owner, name, value)
 
 
 # --- the library's run, every expression noted ---------------------------------------------------------

@@ -174,20 +174,12 @@ def _culprit(module: Any, exercise: Exercise, i: int) -> str:
 def alone(module: Any, exercise: Exercise) -> Iterator[None]:
     """While checking exercise: every other exercise's body is the library's (patched into module, and put
     back after), so that one exercise's slip never shows as another's."""
-    saved: list[tuple[Any, str, Any]] = []
-    try:
+    with contextlib.ExitStack() as stack:
         for b in blanks():
             holder = holder_of(module, b.name)[0]
             if b.exercise is not exercise and holder is not None:
-                saved.append((*holder, vars(holder[0]).get(holder[1])))
-                setattr(*holder, library_body(b.owner, module))
+                stack.enter_context(swapped([(*holder, library_body(b.owner, module))]))
         yield
-    finally:
-        for target, name, value in reversed(saved):
-            if value is None:
-                delattr(target, name)
-            else:
-                setattr(target, name, value)
 
 
 # --- the driver ----------------------------------------------------------------------------------------
