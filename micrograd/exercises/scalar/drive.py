@@ -46,13 +46,14 @@ class Run:
     op: object = None   # the output's _op: '/' for a division of its own, '*' for the lecture's x * y**-1
 
 
-def run_case(case: Case, value_class: Any) -> Run:
+def run_case(case: Case, value_class: Any, backward: Callable[[Any, float], None] = backpropagate) -> Run:
+    """case built with value_class, its gradient backpropagated by backward (the checker's loop, unless said)."""
     try:
         leaves, out = case.build(value_class)
     except Exception as error:  # noqa: BLE001 -- a Value that cannot make this input
         return Run(error=error, built=False)
     try:
-        backpropagate(out, case.grad)
+        backward(out, case.grad)
         return Run({name: leaf.grad for name, leaf in leaves.items()}, out.data, op=getattr(out, '_op', None))
     except Exception as error:  # noqa: BLE001 -- RecursionError too: reported with the line that raised it
         return Run(error=error, data=out.data, op=getattr(out, '_op', None))

@@ -13,7 +13,7 @@ from micrograd.exercises.lines import place_of, where
 from micrograd.exercises.numbers import close, grads, number, same
 from micrograd.exercises.result import DONE, WRONG, Result
 from micrograd.exercises.sandbox import paused, set_input
-from micrograd.exercises.scalar.drive import Run, library_numbers, wrong_leaves
+from micrograd.exercises.scalar.drive import Run, library_numbers, run_case, wrong_leaves
 from micrograd.exercises.scalar.exercises import Case
 from micrograd.exercises.scalar.places import alias_line, output_lines, wrong_line
 
@@ -54,13 +54,8 @@ def forms() -> list[Form]:
 
 
 def run(form: Form, value_class: Any) -> Run:
-    try:
-        leaves, out = form.case.build(value_class)
-        data = out.data
-        out.backward()
-    except Exception as error:  # noqa: BLE001 -- the learner's error, said with its line
-        return Run(error=error)
-    return Run(data=data, grads={name: leaf.grad for name, leaf in leaves.items()})
+    """The form run with value_class, through the learner's own backward()."""
+    return run_case(form.case, value_class, lambda out, grad: out.backward())
 
 
 def _shown(r: Run) -> str:
