@@ -146,8 +146,8 @@ def _file(path: str) -> str:
 
 
 def _place(module: Any, exercise: Exercise, blank: str, run: Run, i: int) -> str:
-    """The learner's line for a wrong case: the line that raised, or the blank that gives the wrong numbers (the
-    one whose library body, put in its place, makes the case right)."""
+    """The learner's line for a wrong case: the line that raised, the line that made a wrong value first, or else
+    where blank is written (the one whose library body makes the case right; the exercise's first if none)."""
     if (raised := _raising(run.error)) is not None:
         return _at(raised)
     about = 'wrote' if run.inplace else 'misfit' if run.misshaped else ''
