@@ -105,16 +105,19 @@ def traced(call: Callable[[], object], tracer: Callable[[types.FrameType, str, A
 
 @contextmanager
 def swapped(replacements: list[tuple[Any, str, Any]]) -> Iterator[None]:
-    """Each (owner, name, value) of replacements: owner.name made value (a class's own attribute), put back after."""
-    saved = [(owner, name, vars(owner)[name] if isinstance(owner, type) else getattr(owner, name))
-             for owner, name, _ in replacements]
+    """Each (owner, name, value) of replacements: owner.name made value (owner's own attribute), put back after
+    (or deleted, where owner had none of its own)."""
+    saved = [(owner, name, vars(owner).get(name)) for owner, name, _ in replacements]
     try:
         for owner, name, value in replacements:
             setattr(owner, name, value)
         yield
     finally:
         for owner, name, value in reversed(saved):
-            setattr(owner, name, value)
+            if value is None:
+                delattr(owner, name)
+            else:
+                setattr(owner, name, value)
 
 
 # --- the library's run, every expression noted ---------------------------------------------------------
@@ -152,23 +155,24 @@ class _Noting(ast.NodeTransformer):
         return new
 
 
-def noting(source: str, namespace: dict[str, Any], whole: bool, noted: list[Any]) -> dict[str, Any]:
+def noting(source: str, namespace: dict[str, Any], whole: bool, noted: list[Any] | None) -> dict[str, Any]:
     """source, the text of one library function, run in a copy of namespace with every expression of its body
-    (not whole: of its `_backward` closures') noted into noted as it is computed: that copy, holding it."""
+    (not whole: of its `_backward` closures') noted into noted as it is computed (noted None: none is): that copy,
+    holding it."""
     tree = ast.parse(source)
     fn = tree.body[0]
     assert isinstance(fn, ast.FunctionDef)
-    for body in [fn] if whole else [f for f in ast.walk(fn) if isinstance(f, ast.FunctionDef)
-                                    and f.name == '_backward']:
+    for body in [] if noted is None else [fn] if whole else [f for f in ast.walk(fn) if isinstance(
+            f, ast.FunctionDef) and f.name == '_backward']:
         body.body = [_Noting().visit(statement) for statement in body.body]
     ast.fix_missing_locations(tree)
 
     def note(value: Any) -> Any:
-        if (copy := _value(value)) is not None:
+        if noted is not None and (copy := _value(value)) is not None:
             noted.append(copy)
         return value
     namespace = {**namespace, '__noted__': note}
-    where = str(Path(__file__).parent / f'<library {fn.name}, noted>')  # (the library's, not the learner's)
+    where = str(Path(__file__).parent / f'<library {fn.name}>')  # (the library's, not the learner's)
     exec(compile(tree, where, 'exec', flags=__future__.annotations.compiler_flag, dont_inherit=True), namespace)
     return namespace
 
@@ -356,19 +360,26 @@ def backward_line(fn: Any, key: str) -> str:
     return line_holding(fn, *_ABOUT.get(key, []))
 
 
+def source(fn: Any) -> tuple[ast.FunctionDef, list[str], int, str] | None:
+    """fn's syntax tree, its lines, the line they start on in its file (a decorator's, if any) and the file; None
+    where its source is not at hand."""
+    try:
+        lines, first = inspect.getsourcelines(fn)
+        node = ast.parse(textwrap.dedent(''.join(lines))).body[0]
+    except (OSError, TypeError, SyntaxError, IndexError):
+        return None
+    return (node, lines, first, inspect.getsourcefile(fn) or '?') if isinstance(node, ast.FunctionDef) \
+        else None
+
+
 def line_holding(fn: Any, *holds: Callable[[list[str], int], bool]) -> str:
     """The first line of a statement of fn (never a comment or the docstring) that holds what the first of holds
     finds in one (holds(lines, i): whether line i does), as a report points at it; '' where none does."""
-    try:
-        lines, first = inspect.getsourcelines(fn)
-        file = Path(inspect.getsourcefile(fn) or '').name
-        node = ast.parse(textwrap.dedent(''.join(lines))).body[0]
-    except (OSError, TypeError, SyntaxError, IndexError):
+    if (found := source(fn)) is None:
         return ''
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return ''
+    node, lines, first, file = found
     docstring = ast.get_docstring(node) is not None
     starts = sorted({s.lineno - 1 for s in ast.walk(node) if isinstance(s, ast.stmt) and s is not node
                      and not (docstring and s is node.body[0])})
-    return next((f"{file}, line {first + i}: {lines[i].strip()}" for about in holds for i in starts
+    return next((f"{Path(file).name}, line {first + i}: {lines[i].strip()}" for about in holds for i in starts
                  if about(lines, i)), '')

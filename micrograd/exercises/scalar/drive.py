@@ -12,7 +12,7 @@ from typing import Any
 
 from micrograd import engine as library
 from micrograd.engine import topological_order
-from micrograd.exercises.numbers import central_difference
+from micrograd.exercises.numbers import central_difference, close
 from micrograd.exercises.scalar.exercises import Case, find
 
 
@@ -46,13 +46,14 @@ class Run:
     op: object = None   # the output's _op: '/' for a division of its own, '*' for the lecture's x * y**-1
 
 
-def run_case(case: Case, value_class: Any) -> Run:
+def run_case(case: Case, value_class: Any, backward: Callable[[Any, float], None] = backpropagate) -> Run:
+    """case built with value_class, its gradient backpropagated by backward (the checker's loop, unless said)."""
     try:
         leaves, out = case.build(value_class)
     except Exception as error:  # noqa: BLE001 -- a Value that cannot make this input
         return Run(error=error, built=False)
     try:
-        backpropagate(out, case.grad)
+        backward(out, case.grad)
         return Run({name: leaf.grad for name, leaf in leaves.items()}, out.data, op=getattr(out, '_op', None))
     except Exception as error:  # noqa: BLE001 -- RecursionError too: reported with the line that raised it
         return Run(error=error, data=out.data, op=getattr(out, '_op', None))
@@ -71,6 +72,13 @@ def library_numbers(case: Case) -> tuple[Run, dict[str, float]]:
             fd[leaf] = case.grad * central_difference(value, case.leaves[leaf]) + case.prior.get(leaf, 0.0)
         _EXPECTED[case.text(), case.kink] = run_case(case, library.Value), fd
     return _EXPECTED[case.text(), case.kink]
+
+
+def wrong_leaves(case: Case, grads: dict[str, float] | None) -> list[str]:
+    """The leaves whose gradient in grads is not the library's, or (off a kink) not central differences'."""
+    want, fd = library_numbers(case)
+    return [k for k, g in (grads or {}).items() if not (close(g, (want.grads or {})[k]) and (
+            case.kink or close(g, fd[k], rel=1e-4, abs_=1e-6)))]
 
 
 def expected(name: str, index: int) -> tuple[Run, dict[str, float]]:

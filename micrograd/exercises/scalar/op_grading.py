@@ -13,7 +13,7 @@ from micrograd.exercises.numbers import close, grads, number
 from micrograd.exercises.result import ABSENT, DONE, NOT_STARTED, Result
 from micrograd.exercises.sandbox import paused, set_input
 from micrograd.exercises.scalar import fit, outcome
-from micrograd.exercises.scalar.drive import Run, expected, run_case
+from micrograd.exercises.scalar.drive import Run, expected, run_case, wrong_leaves
 from micrograd.exercises.scalar.exercises import EXERCISES, Case, Exercise
 from micrograd.exercises.scalar.op_wiring import wiring
 from micrograd.exercises.scalar.places import in_learners_words, line_with, wrong_line
@@ -82,8 +82,7 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
         elif any(not isinstance(g, (int, float)) for g in (run.grads or {}).values()):  # y * grad, y a Value
             return outcome.wrong(exercise, 'grad_not_number', input=text, expected=grads(want.grads),
                                  obtained=', '.join(f"{k}.grad = {g!r}"[:80] for k, g in (run.grads or {}).items()))
-        elif bad := [k for k, g in (run.grads or {}).items() if not (close(g, (want.grads or {})[k]) and (
-                case.kink or close(g, fd[k], rel=1e-4, abs_=1e-6)))]:
+        elif bad := wrong_leaves(case, run.grads):
             shown = grads(want.grads) + ('' if case.kink else "   (the library's engine; central differences give "
                                          f"{', '.join(number(round(v, 8)) for v in fd.values())})")
             wrong.append((i, outcome.wrong(exercise, input=text, expected=shown, obtained=grads(run.grads)), bad))

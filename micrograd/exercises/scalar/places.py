@@ -16,7 +16,7 @@ from typing import Any
 from micrograd.engine import Value
 from micrograd.exercises import lines
 from micrograd.exercises.cutting import read_learners
-from micrograd.exercises.lines import Line, Right, line_holding, noting, place, run_traced, swapped, traced
+from micrograd.exercises.lines import Line, Right, line_holding, noting, place, run_traced, source, swapped, traced
 from micrograd.exercises.scalar.exercises import EXERCISES
 
 
@@ -50,22 +50,6 @@ def places_in(path: Path, class_name: str, source: str) -> dict[int, str]:
     return out
 
 
-def _source(cls: Any, method: str) -> tuple[ast.FunctionDef, int, str] | None:
-    """A method's syntax tree, the line it starts on, and its file's name; None where there is no source."""
-    fn = _function(cls, method)
-    if fn is None:
-        return None
-    try:
-        lines, first = inspect.getsourcelines(fn)
-        tree = ast.parse(textwrap.dedent(''.join(lines)))
-    except (OSError, TypeError, SyntaxError):
-        return None
-    node = tree.body[0]
-    if not isinstance(node, ast.FunctionDef):
-        return None
-    return node, first, Path(inspect.getsourcefile(fn) or '?').name  # (first: a decorator's line, if any)
-
-
 def class_places(value_class: Any, neuron: Any) -> dict[int, str]:
     """Where each exercise is written in a notebook's classes: {number: 'line 12: _backward in Value.tanh'}."""
     out: dict[int, str] = {}
@@ -75,22 +59,21 @@ def class_places(value_class: Any, neuron: Any) -> dict[int, str]:
         for method, number in method_numbers(kind).items():
             if method not in cls.__dict__ or number in out:
                 continue
-            found = _source(cls, method)
+            found = source(_function(cls, method))
             if found is None:
                 out[number] = f"{cls.__name__}.{method}"
                 continue
-            line, name = _written(found[0], cls.__name__, found[1])
+            line, name = _written(found[0], cls.__name__, found[2])
             out[number] = f"line {line}: {name}"
     return out
 
 
 def method_place(cls: Any, method: str) -> str:
     """'my_nn.py, line 61: Neuron.parameters'."""
-    found = _source(cls, method)
-    if found is None:
+    if (found := source(_function(cls, method))) is None:
         return ''
-    node, first, file = found
-    return f"{file}, line {first - 1 + node.lineno}: {cls.__name__}.{method}"
+    node, _, first, file = found
+    return f"{Path(file).name}, line {first - 1 + node.lineno}: {cls.__name__}.{method}"
 
 
 def wrong_line(methods: tuple[str, ...], value_class: Any, run: Callable[[Any], object], leaf: float | None) -> str:

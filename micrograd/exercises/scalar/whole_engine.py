@@ -13,7 +13,7 @@ from micrograd.exercises.lines import place_of, where
 from micrograd.exercises.numbers import close, grads, number, same
 from micrograd.exercises.result import DONE, WRONG, Result
 from micrograd.exercises.sandbox import paused, set_input
-from micrograd.exercises.scalar.drive import Run, library_numbers
+from micrograd.exercises.scalar.drive import Run, library_numbers, run_case, wrong_leaves
 from micrograd.exercises.scalar.exercises import Case
 from micrograd.exercises.scalar.places import alias_line, output_lines, wrong_line
 
@@ -38,8 +38,7 @@ class Form:
         return Case({name: LEAVES[name] for name in self.leaves}, f"out = {self.code}")
 
     def text(self) -> str:
-        made = '; '.join(f"{name} = Value({LEAVES[name]!r})" for name in self.leaves)
-        return f"{made}; out = {self.code}; out.backward()"
+        return f"{self.case.text()}; out.backward()"
 
 
 def forms() -> list[Form]:
@@ -55,13 +54,8 @@ def forms() -> list[Form]:
 
 
 def run(form: Form, value_class: Any) -> Run:
-    try:
-        leaves, out = form.case.build(value_class)
-        data = out.data
-        out.backward()
-    except Exception as error:  # noqa: BLE001 -- the learner's error, said with its line
-        return Run(error=error)
-    return Run(data=data, grads={name: leaf.grad for name, leaf in leaves.items()})
+    """The form run with value_class, through the learner's own backward()."""
+    return run_case(form.case, value_class, lambda out, grad: out.backward())
 
 
 def _shown(r: Run) -> str:
@@ -69,11 +63,8 @@ def _shown(r: Run) -> str:
 
 
 def _differs(form: Form, mine: Run) -> bool:
-    want, fd = library_numbers(form.case)
-    if mine.error is not None or not close(mine.data, want.data):
-        return True
-    assert mine.grads is not None and want.grads is not None
-    return any(not (close(g, want.grads[k]) and close(g, fd[k], rel=1e-4, abs_=1e-6)) for k, g in mine.grads.items())
+    return mine.error is not None or not close(mine.data, library_numbers(form.case)[0].data) or \
+        bool(wrong_leaves(form.case, mine.grads))
 
 
 def _like(form: Form, mine: Run, table: list[Form]) -> str:
@@ -101,7 +92,7 @@ def _place(value_class: Any, form: Form, mine: Run) -> str:
     want = library_numbers(form.case)[0]
     if mine.error is not None:
         return place_of(mine.error)
-    bad = [k for k, g in (mine.grads or {}).items() if want.grads and not close(g, want.grads[k])]
+    bad = wrong_leaves(form.case, mine.grads)
     line = alias_line(value_class, form.method)
     if not line and bad and close(mine.data, want.data):
         line = wrong_line((form.method,), value_class, lambda cls: run(form, cls), LEAVES[bad[0]])

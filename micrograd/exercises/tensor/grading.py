@@ -7,11 +7,8 @@ wrong gradient; a data tensor that got a .grad is only noted (the gradients are 
 """
 from __future__ import annotations
 
-import ast
 import contextlib
-import inspect
 import linecache
-import textwrap
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -20,12 +17,11 @@ from typing import Any
 import numpy as np
 
 from micrograd.exercises.cutting import blank_raised
-from micrograd.exercises.lines import learners, where
+from micrograd.exercises.lines import Line, learners, source, swapped, where
 from micrograd.exercises.result import DONE, GENERIC, NOT_STARTED, WRONG, Result
 from micrograd.exercises.sandbox import guarded, set_input, timed
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.backward_on_graphs import check_backward
-from micrograd.exercises.tensor.cases import Case
 from micrograd.exercises.tensor.exercise_list import EXERCISES
 from micrograd.exercises.tensor.my_tensor_file import blanks, written_at
 from micrograd.exercises.tensor.naming import diagnose
@@ -43,25 +39,31 @@ from micrograd.exercises.tensor.wrong_line import holder_of, learners_function, 
 
 # --- one exercise --------------------------------------------------------------------------------------
 
-def _wrong_leaf(run: Run, want: Run, fd: dict[str, Any], case: Case) -> str:
+def _wrong_leaf(exercise: Exercise, i: int, run: Run) -> str:
     """'' when run's gradients are right (the library's and central differences'; shapes and dtypes); else the
     first leaf that is wrong. (PyTorch's are the library's, as the library's tests hold: a report quotes them, but
     a right case needs no PyTorch, so a check of right code never imports it.)"""
+    want, fd = expected(exercise.number, i)
     for name, w in want.grads.items():
         g = run.grads.get(name)
-        if not close(g, w, case.dtype) or (name in fd and not close(g, fd[name], loose=True)) or (
+        if not close(g, w, exercise.cases[i].dtype) or (name in fd and not close(g, fd[name], loose=True)) or (
                 isinstance(g, np.ndarray) and w is not None and g.dtype != w.dtype):
             return name
     return ''
 
 
+def _right(exercise: Exercise, i: int, run: Run) -> bool:
+    """Whether run is right on case i: no error, no write in place, every array handed over of its tensor's shape,
+    the right gradients."""
+    return run.error is None and not run.inplace and not run.misshaped and not _wrong_leaf(exercise, i, run)
+
+
 def _shown(exercise: Exercise, i: int, run: Run) -> tuple[str, str]:
     """(expected, obtained) as the report shows them."""
-    case = exercise.cases[i]
     want, fd = expected(exercise.number, i)
     if run.error is not None:
         return '; '.join(summary(k, v) for k, v in want.grads.items()), type(run.error).__name__
-    leaf = _wrong_leaf(run, want, fd, case) or next(iter(want.grads))
+    leaf = _wrong_leaf(exercise, i, run) or next(iter(want.grads))
     shown = summary(leaf, want.grads[leaf])
     if leaf in fd:
         torch = torch_grads(exercise.number, i) is not None
@@ -88,8 +90,7 @@ def check_op(exercise: Exercise, module: Any) -> Result:
                              why="the forward pass raised (the checker builds each case with your Tensor)",
                              detail=where(run.error) if run.error else '')
         runs.append(run)
-        want, fd = expected(exercise.number, i)
-        if run.error is not None or run.inplace or run.misshaped or _wrong_leaf(run, want, fd, case):
+        if not _right(exercise, i, run):
             failing.append(i)
         elif not note and any(t.grad is not None for t in run.given.values()):
             names = ', '.join(k for k, t in run.given.items() if t.grad is not None)
@@ -103,7 +104,7 @@ def check_op(exercise: Exercise, module: Any) -> Result:
         assert wrong is not None
         shown, obtained = _shown(exercise, i, wrong)
         culprit = _culprit(module, exercise, i) if len(exercise.blanks) > 1 else ''
-        raised = _raising_line(wrong.error) if wrong.error is not None else ''
+        raised = linecache.getline(at[0].co_filename, at[1]) if (at := _raising(wrong.error)) else ''
         key, why, blank = diagnose(exercise, runs, failing, culprit, raised)
         return Result.of(exercise, WRONG, input=exercise.cases[i].text(), expected=shown, obtained=obtained,
                          diagnosis=key, why=why, place=_place(module, exercise, blank or culprit, wrong, i),
@@ -111,13 +112,16 @@ def check_op(exercise: Exercise, module: Any) -> Result:
     return unfinished or Result.of(exercise, DONE, note=note)
 
 
-def _raising_line(error: BaseException) -> str:
-    """The text of the learner's line that raised error (their innermost frame in a blank, else their innermost)."""
-    frames = learners(error)
-    if not frames:
-        return ''
+def _raising(error: BaseException | None) -> Line | None:
+    """The learner's frame that raised error: their innermost in a blank (or backward()), else their innermost."""
+    frames = learners(error) if error is not None else []
     inner = [f for f in frames if f[0].co_name in ('_backward', 'unbroadcast', 'backward')] or frames
-    return linecache.getline(inner[-1][0].co_filename, inner[-1][1])
+    return inner[-1] if inner else None
+
+
+def _at(found: Line) -> str:
+    code, line = found
+    return f"{_file(code.co_filename)}, line {line}: {linecache.getline(code.co_filename, line).strip()}"
 
 
 # --- where: the learner's line -------------------------------------------------------------------------
@@ -125,18 +129,14 @@ def _raising_line(error: BaseException) -> str:
 def blank_place(module: Any, blank: str) -> str:
     """'my_tensor.py, line 412: _backward in Unary.softmax': where the learner writes a blank."""
     fn = learners_function(module, blank)  # (unwrapped: an op under a decorator that names its errors)
-    try:
-        lines, first = inspect.getsourcelines(fn)
-        node = ast.parse(textwrap.dedent(''.join(lines))).body[0]
-    except (OSError, TypeError, SyntaxError, IndexError):
+    if (found := source(fn)) is None:
         return ''
-    if not isinstance(node, ast.FunctionDef):
-        return ''
+    node, _, first, file = found
     try:
         line, name = written_at(node, getattr(fn, '__qualname__', node.name), blank)
     except LookupError:
         return ''
-    return f"{_file(inspect.getsourcefile(fn) or '?')}, line {first - 1 + line}: {name}"
+    return f"{_file(file)}, line {first - 1 + line}: {name}"
 
 
 def _file(path: str) -> str:
@@ -146,42 +146,27 @@ def _file(path: str) -> str:
 
 
 def _place(module: Any, exercise: Exercise, blank: str, run: Run, i: int) -> str:
-    """The learner's line for a wrong case: the line that raised, or the blank that gives the wrong numbers (the
-    one whose library body, put in its place, makes the case right)."""
-    if run.error is not None:
-        frames = learners(run.error)
-        inner = [f for f in frames if f[0].co_name in ('_backward', 'unbroadcast', 'backward')] or frames
-        if inner:
-            code, line = inner[-1]
-            return f"{_file(code.co_filename)}, line {line}: {linecache.getline(code.co_filename, line).strip()}"
+    """The learner's line for a wrong case: the line that raised, the line that made a wrong value first, or else
+    where blank is written (the one whose library body makes the case right; the exercise's first if none)."""
+    if (raised := _raising(run.error)) is not None:
+        return _at(raised)
     about = 'wrote' if run.inplace else 'misfit' if run.misshaped else ''
-    want, fd = expected(exercise.number, i)
-    leaf = _wrong_leaf(run, want, fd, exercise.cases[i])
+    leaf = _wrong_leaf(exercise, i, run)
     found = wrong_line(exercise, exercise.cases[i], module, about, leaf) if run.error is None else None
     if found is not None:
-        code, line = found
-        return f"{_file(code.co_filename)}, line {line}: {linecache.getline(code.co_filename, line).strip()}"
-    if not blank and len(exercise.blanks) > 1:
-        blank = _culprit(module, exercise, i)
+        return _at(found)
     return blank_place(module, blank or exercise.blanks[0])
 
 
 def _culprit(module: Any, exercise: Exercise, i: int) -> str:
-    case = exercise.cases[i]
-    want, fd = expected(exercise.number, i)
+    """The blank whose library body, put in its place, makes case i right; '' where none does alone."""
     for name in exercise.blanks:
-        fn, owner = holder_of(module, name)
-        if fn is None:
-            continue
-        holder, attr = fn
-        saved = getattr(holder, attr)
-        setattr(holder, attr, library_body(owner, module))
-        try:
-            run = run_case(case, module)
-        finally:
-            setattr(holder, attr, saved)
-        if run.error is None and not run.inplace and not run.misshaped and not _wrong_leaf(run, want, fd, case):
-            return name
+        holder, owner = holder_of(module, name)
+        if holder is not None:
+            with swapped([(*holder, library_body(owner, module))]):
+                run = run_case(exercise.cases[i], module)
+            if _right(exercise, i, run):
+                return name
     return ''
 
 
@@ -189,20 +174,12 @@ def _culprit(module: Any, exercise: Exercise, i: int) -> str:
 def alone(module: Any, exercise: Exercise) -> Iterator[None]:
     """While checking exercise: every other exercise's body is the library's (patched into module, and put
     back after), so that one exercise's slip never shows as another's."""
-    saved: list[tuple[Any, str, Any]] = []
-    try:
+    with contextlib.ExitStack() as stack:
         for b in blanks():
             holder = holder_of(module, b.name)[0]
             if b.exercise is not exercise and holder is not None:
-                saved.append((*holder, vars(holder[0]).get(holder[1])))
-                setattr(*holder, library_body(b.owner, module))
+                stack.enter_context(swapped([(*holder, library_body(b.owner, module))]))
         yield
-    finally:
-        for target, name, value in reversed(saved):
-            if value is None:
-                delattr(target, name)
-            else:
-                setattr(target, name, value)
 
 
 # --- the driver ----------------------------------------------------------------------------------------

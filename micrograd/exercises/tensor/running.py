@@ -6,7 +6,6 @@ backward() exercise is. It watches one more thing: a node's `_backward` must not
 handed, since another node may hold that same array (x + y hands one array to both parents).
 """
 from __future__ import annotations
-import __future__
 
 import ast
 import contextlib
@@ -14,16 +13,15 @@ import importlib
 import textwrap
 import types
 import weakref
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from micrograd.engine import topological_order
 from micrograd.exercises.cutting import definition
+from micrograd.exercises.lines import noting, swapped
 from micrograd.exercises.numbers import central_difference
 from micrograd.exercises.sandbox import learners_time
 from micrograd.exercises.tensor.cases import Array, Case
@@ -61,10 +59,13 @@ def fits(shape: tuple[int, ...], given: tuple[int, ...]) -> bool:
         return False
 
 
-def functional(module: Any) -> types.SimpleNamespace:
-    """F in a case's code: the fused ops of the engine being run."""
-    return types.SimpleNamespace(cross_entropy=module.cross_entropy, rms_norm=module.rms_norm,
-                                 scaled_dot_product_attention=module.scaled_dot_product_attention)
+def forward(case: Case, module: Any, leaves: dict[str, Any]) -> dict[str, Any]:
+    """case's code run on leaves with module's Tensor (and as F, module's fused ops): the names it leaves, out too."""
+    F = types.SimpleNamespace(cross_entropy=module.cross_entropy, rms_norm=module.rms_norm,
+                              scaled_dot_product_attention=module.scaled_dot_product_attention)
+    namespace = {'Tensor': module.Tensor, 'np': np, 'F': F, **case.given, **leaves}
+    exec(case.code, namespace)
+    return namespace
 
 
 def _saved(backward: Any) -> dict[str, Array]:
@@ -127,11 +128,9 @@ def _run(case: Case, module: Any) -> Run:
         out = namespace['out']
         return Run({'out': np.asarray(out) if isinstance(out, (np.ndarray, np.generic)) else out})
     Tensor = module.Tensor
-    namespace = {'Tensor': Tensor, 'np': np, 'F': functional(module), **case.given}
     try:
         leaves = {name: Tensor(x, requires_grad=True, dtype=x.dtype) for name, x in data.items()}
-        namespace.update(leaves)
-        exec(case.code, namespace)
+        namespace = forward(case, module, leaves)
         out = namespace['out']
     except Exception as error:  # noqa: BLE001 -- an engine that cannot make this input
         return Run(error=error, built=False)
@@ -147,9 +146,8 @@ def _run(case: Case, module: Any) -> Run:
     return Run(grads, out.data, inplace=kind, inplace_op=op, inplace_name=array, given=given, handed=handed)
 
 
-@contextlib.contextmanager
 def _watching(tensor: Any, handed: list[tuple[str, tuple[int, ...], tuple[int, ...]]],
-              names: dict[int, str]) -> Iterator[None]:
+              names: dict[int, str]) -> contextlib.AbstractContextManager[None]:
     """Note the shape of every array handed to _add_grad (a shape error is then said in the operand's terms)."""
     holder = next(c for c in tensor.__mro__ if '_add_grad' in vars(c))
     original = vars(holder)['_add_grad']
@@ -158,11 +156,7 @@ def _watching(tensor: Any, handed: list[tuple[str, tuple[int, ...], tuple[int, .
         shape = tuple(self.data.shape)
         handed.append((names.get(id(self), f"[{shape}]"), shape, tuple(np.shape(grad))))
         return original(self, grad, *args, **kwargs)
-    holder._add_grad = _add_grad
-    try:
-        yield
-    finally:
-        holder._add_grad = original
+    return swapped([(holder, '_add_grad', _add_grad)])
 
 
 def prepare() -> None:
@@ -200,11 +194,8 @@ def library_body(owner: str, module: Any) -> Any:
     its id, which a module made later may have again)."""
     made = _LIBRARY_BODIES.setdefault(module, {})
     if owner not in made:
-        namespace = dict(vars(module))
-        where = str(Path(__file__).parent / f'<library {owner}>')  # in micrograd's folder: never the learner's line
-        flags = __future__.annotations.compiler_flag
-        exec(compile(library_text(owner), where, 'exec', flags=flags, dont_inherit=True), namespace)
-        made[owner] = own_function(namespace, owner.rpartition('.')[2], module)
+        made[owner] = own_function(noting(library_text(owner), vars(module), True, None), owner.rpartition('.')[2],
+                                   module)
     return made[owner]
 
 
@@ -230,10 +221,7 @@ def central_differences(case: Case) -> dict[str, Array]:
     def loss(name: str, i: tuple[int, ...], value: float) -> float:
         values = {**data, name: data[name].copy()}
         values[name][i] = value
-        namespace = {'Tensor': tensor.Tensor, 'np': np, 'F': functional(tensor), **case.given}
-        namespace.update({k: tensor.Tensor(v) for k, v in values.items()})
-        exec(case.code, namespace)
-        out = namespace['out'].data.astype(np.float64)
+        out = forward(case, tensor, {k: tensor.Tensor(v) for k, v in values.items()})['out'].data.astype(np.float64)
         return float(np.sum(case.upstream(out.shape).astype(np.float64) * out))
     return {name: np.array([central_difference(lambda v: loss(name, i, v), float(x[i])) for i in np.ndindex(*x.shape)]
                            ).reshape(x.shape) for name, x in data.items()}

@@ -17,9 +17,7 @@ from micrograd.exercises.tensor.running import fits, library_text, own_function,
 def learners_function(module: Any, blank: str) -> Any:
     """The function a blank is in, in module (a method of its classes, or one of its functions), unwrapped."""
     holder = holder_of(module, blank)[0]
-    fn = getattr(holder[0], holder[1], None) if holder else None
-    if holder and isinstance(holder[0], type):
-        fn = vars(holder[0])[holder[1]]
+    fn = vars(holder[0]).get(holder[1]) if holder else None
     return getattr(fn, '__wrapped__', fn)
 
 
