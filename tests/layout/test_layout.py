@@ -104,3 +104,17 @@ def test_the_bench_stays_within_its_budget_of_lines():
     counts = {p.name: len(p.read_text(encoding='utf-8').splitlines()) for p in sorted((ROOT / 'bench').glob('*.py'))}
     total = sum(counts.values())
     assert total <= BENCH_BUDGET, f"bench/*.py have {total} lines, over their budget of {BENCH_BUDGET}: {counts}"
+
+
+GRADER_SHARE = 0.50  # of the lines of micrograd/ and bench/: the exercises' checker, at most (it was 0.53)
+
+
+def test_the_exercises_stay_within_their_share_of_the_house():
+    """The checker grades a core of a few hundred lines; a new exercise or slip is a record, not a new mechanism
+    (CONTRIBUTING.md), so the exercises' package grows slower than what it grades."""
+    def lines(folder: str) -> int:
+        files = [p for p in (ROOT / folder).rglob('*') if p.suffix in ('.py', '.js')]
+        return sum(len(p.read_text(encoding='utf-8').splitlines()) for p in files
+                   if not any(part.startswith('.') for part in p.relative_to(ROOT).parts))  # (bench/.peers)
+    grader, house = lines('micrograd/exercises'), lines('micrograd') + lines('bench')
+    assert grader <= GRADER_SHARE * house, f"micrograd/exercises has {grader} of {house} lines, over {GRADER_SHARE:.0%}"
