@@ -33,15 +33,19 @@ def test_a_value_used_twice_keeps_both_edges():
     lambda a, b: a + 2, lambda a, b: a / b, lambda a, b: Value.dot([a], [b]),
 ])
 def test_a_graph_leaves_nothing_for_the_cycle_collector(make):
-    gc.collect()
-    gc.disable()
-    try:
-        out = make(Value(2.0), Value(3.0))
-        out.backward()
-        del out
-        assert gc.collect() == 0  # reference counting alone freed the graph
-    finally:
-        gc.enable()
+    def collected() -> int:
+        gc.collect()
+        gc.disable()
+        try:
+            out = make(Value(2.0), Value(3.0))
+            out.backward()
+            del out
+            return gc.collect()  # 0: reference counting alone freed the graph
+        finally:
+            gc.enable()
+    # A cycle in the graph is found on every try; another thread of the test runner may leave garbage of its own
+    # in the same moment, once.
+    assert 0 in (collected() for _ in range(3))
 
 
 def cube(self):  # a custom op written as the lecture writes ops
