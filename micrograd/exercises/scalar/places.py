@@ -54,26 +54,19 @@ def class_places(value_class: Any, neuron: Any) -> dict[int, str]:
     """Where each exercise is written in a notebook's classes: {number: 'line 12: _backward in Value.tanh'}."""
     out: dict[int, str] = {}
     for cls, kind in ((value_class, 'engine'), (neuron, 'nn')):
-        if not isinstance(cls, type):
-            continue
         for method, number in method_numbers(kind).items():
-            if method not in cls.__dict__ or number in out:
-                continue
-            found = source(_function(cls, method))
-            if found is None:
-                out[number] = f"{cls.__name__}.{method}"
-                continue
-            line, name = _written(found[0], cls.__name__, found[2])
-            out[number] = f"line {line}: {name}"
+            if isinstance(cls, type) and method in cls.__dict__ and number not in out:
+                out[number] = method_place(cls, method, in_file=False) or f"{cls.__name__}.{method}"
     return out
 
 
-def method_place(cls: Any, method: str) -> str:
-    """'my_nn.py, line 61: Neuron.parameters'."""
+def method_place(cls: Any, method: str, in_file: bool = True) -> str:
+    """Where the learner writes cls's method (the body of its backward closure, if it has one): 'my_nn.py, line 61:
+    Neuron.parameters' (not in_file: 'line 61: Neuron.parameters'); '' where its source is not at hand."""
     if (found := source(_function(cls, method))) is None:
         return ''
-    node, _, first, file = found
-    return f"{Path(file).name}, line {first - 1 + node.lineno}: {cls.__name__}.{method}"
+    line, name = _written(found[0], cls.__name__, found[2])
+    return f"{Path(found[3]).name + ', ' if in_file else ''}line {line}: {name}"
 
 
 def wrong_line(methods: tuple[str, ...], value_class: Any, run: Callable[[Any], object], leaf: float | None) -> str:
@@ -102,23 +95,9 @@ def in_learners_words(why: str, place: str, one_parent: bool) -> str:
     own line at place instead (`other.grad += self.data / other.data**2 * grad`): the quote of a .grad statement
     to the same parent; with one_parent (only one parent's gradient wrong), 'on every parent' said as that line."""
     text = place.split(': ', 1)[1] if ': ' in place else ''
-    try:
-        mine = ast.parse(text).body if text else []
-    except SyntaxError:
+    if (base := _base(text)) is None:
         return why
-    if len(mine) != 1 or not isinstance(mine[0], (ast.AugAssign, ast.Assign)) or _base(mine[0]) is None:
-        return why
-    base = _base(mine[0])
-
-    def quote(match: re.Match[str]) -> str:
-        try:
-            theirs = ast.parse(match.group(1)).body
-        except SyntaxError:
-            return match.group(0)
-        if len(theirs) == 1 and isinstance(theirs[0], (ast.AugAssign, ast.Assign)) and _base(theirs[0]) == base:
-            return f"`{text}`"
-        return match.group(0)
-    why = re.sub(r'`([^`]+)`', quote, why)
+    why = re.sub(r'`([^`]+)`', lambda quote: f"`{text}`" if _base(quote.group(1)) == base else quote.group(0), why)
     for every in (": on every parent", ": in every line"):
         if one_parent and why.endswith(every):
             why = why[:-len(every)] + f": `{text}`"
@@ -147,13 +126,19 @@ def line_with(cls: Any, method: str, needle: str | re.Pattern[str]) -> str:
     return line_holding(_function(cls, method), holds)
 
 
-def _base(statement: ast.stmt) -> str | None:
-    """The name whose .grad a statement sets: 'other' in other.grad -= ..., 'ws' in ws[i].grad += ..."""
-    target = statement.target if isinstance(statement, ast.AugAssign) else statement.targets[0]  # type: ignore
+def _base(text: str) -> str | None:
+    """The name whose .grad a statement sets: 'other' in other.grad -= ..., 'ws' in ws[i].grad += ...; None
+    where text is not one such statement."""
+    try:
+        statements = ast.parse(text).body
+    except SyntaxError:
+        return None
+    if len(statements) != 1 or not isinstance(statement := statements[0], (ast.AugAssign, ast.Assign)):
+        return None
+    target = statement.target if isinstance(statement, ast.AugAssign) else statement.targets[0]
     if not (isinstance(target, ast.Attribute) and target.attr == 'grad'):
         return None
-    value = target.value
-    value = value.value if isinstance(value, ast.Subscript) else value
+    value = target.value.value if isinstance(target.value, ast.Subscript) else target.value
     return value.id if isinstance(value, ast.Name) else None
 
 
