@@ -294,9 +294,7 @@ def wrong_line(right: Right, mine: list[Event], about: str = '', leaf: Any = Non
 
 # --- backward(): the line a slip of it is about ------------------------------------------------------------
 
-def _calls(text: str) -> bool:
-    """A node's backward called: node._backward(...), or the engine's node._grad_fn(...)."""
-    return re.search(r'\._(backward|grad_fn)\(', text) is not None
+_CALL = re.compile(r'\._(backward|grad_fn)\(')  # a node's backward called (or the engine's node._grad_fn(...))
 
 
 def _block(lines: list[str], i: int) -> list[str]:
@@ -311,7 +309,7 @@ def _block(lines: list[str], i: int) -> list[str]:
 def _loop(lines: list[str], i: int) -> bool:
     """Line i opens the innermost loop around the first call of a node's backward in it."""
     block = _block(lines, i) if re.match(r'\s*(for|while)\b', lines[i]) else []
-    at = next((k for k, line in enumerate(block) if _calls(line)), None)
+    at = next((k for k, line in enumerate(block) if _CALL.search(line)), None)
     return at is not None and not any(_loop(block, k) for k in range(at))
 
 
@@ -321,28 +319,26 @@ def _zeroed(after: bool) -> Callable[[list[str], int], bool]:
         loop = next((j for j in range(i - 1, -1, -1) if i - j <= len(_block(lines, j)) and _loop(lines, j)), None)
         if loop is None or not re.match(r'\s*[\w.\[\]]+\.grad\s*=\s*0(\.0)?\s*(#.*)?$', lines[i]):
             return False
-        return _calls(''.join(lines[loop + 1:i] if after else _block(lines, loop)[i - loop:]))
+        return _CALL.search(''.join(lines[loop + 1:i] if after else _block(lines, loop)[i - loop:])) is not None
     return about
 
 
-def _seed(lines: list[str], i: int) -> bool:
-    return re.search(r'self\._add_grad\(|self\.grad\s*=', lines[i]) is not None
-
-
-_ABOUT: dict[str, list[Callable[[list[str], int], bool]]] = {  # a slip of backward(): its line, most telling first
-    'backward_not_reversed': [_loop, lambda lines, i: _calls(lines[i])],  # (the root's alone: no loop)
+Holds = str | re.Pattern[str] | Callable[[list[str], int], bool]
+_SEED = re.compile(r'self\._add_grad\(|self\.grad\s*=')
+_ABOUT: dict[str, list[Holds]] = {  # a slip of backward(): what its line holds, most telling first
+    'backward_not_reversed': [_loop, _CALL],  # (the root's alone: no loop)
     'backward_no_seed': [_loop],
-    'backward_unit_grad': [lambda lines, i: _calls(lines[i])],
-    'backward_not_called': [lambda lines, i: '._backward' in lines[i]],
+    'backward_unit_grad': [_CALL],
+    'backward_not_called': ['._backward'],
     'backward_zeroed_in_loop': [_zeroed(after=False)],
     'backward_zeroed_after': [_zeroed(after=True)],
-    'backward_ignores_grad': [lambda lines, i: 'np.ones' in lines[i], _seed],
-    'backward_seed_overwrites': [lambda lines, i: re.search(r'self\.grad\s*=', lines[i]) is not None],
-    'promoted': [lambda lines, i: 'np.ones(' in lines[i], _seed],
-    'backward_no_reset': [lambda lines, i: re.search(r'topological_order\(|build\w*\(self\)', lines[i]) is not None],
+    'backward_ignores_grad': ['np.ones', _SEED],
+    'backward_seed_overwrites': [re.compile(r'self\.grad\s*=')],
+    'promoted': ['np.ones(', _SEED],
+    'backward_no_reset': [re.compile(r'topological_order\(|build\w*\(self\)')],
     'backward_resets_leaves': [lambda lines, i: '.grad = None' in lines[i] and '_prev' in ''.join(lines[i - 2:i])],
-    'backward_sort_revisits': [lambda lines, i: '.append(' in lines[i]],
-    'backward_nonscalar_seeded': [lambda lines, i: re.search(r'if\s+grad\s+is\s+None', lines[i]) is not None],
+    'backward_sort_revisits': ['.append('],
+    'backward_nonscalar_seeded': [re.compile(r'if\s+grad\s+is\s+None')],
 }
 
 
@@ -363,14 +359,20 @@ def source(fn: Any) -> tuple[ast.FunctionDef, list[str], int, str] | None:
         else None
 
 
-def line_holding(fn: Any, *holds: Callable[[list[str], int], bool]) -> str:
+def line_holding(fn: Any, *holds: Holds) -> str:
     """The first line of a statement of fn (never a comment or the docstring) that holds what the first of holds
-    finds in one (holds(lines, i): whether line i does), as a report points at it; '' where none does."""
+    finds in one (text, or a regular expression, found in its code before any comment; or holds(lines, i): whether
+    line i does), as a report points at it: 'my_nn.py, line 49: out = act.tanh()'; '' where none does."""
     if (found := source(fn)) is None:
         return ''
     node, lines, first, file = found
     docstring = ast.get_docstring(node) is not None
     starts = sorted({s.lineno - 1 for s in ast.walk(node) if isinstance(s, ast.stmt) and s is not node
                      and not (docstring and s is node.body[0])})
+
+    def holding(about: Holds, i: int) -> bool:
+        code = lines[i].split('#')[0]
+        return about(lines, i) if callable(about) else bool(
+            about.search(code) if isinstance(about, re.Pattern) else about in code)
     return next((f"{Path(file).name}, line {first + i}: {lines[i].strip()}" for about in holds for i in starts
-                 if about(lines, i)), '')
+                 if holding(about, i)), '')

@@ -120,10 +120,7 @@ def alias_line(cls: Any, method: str) -> str:
 def line_with(cls: Any, method: str, needle: str | re.Pattern[str]) -> str:
     """The learner's first line in method that holds needle ('.tanh(', or a regular expression), not in a comment:
     'my_nn.py, line 49: out = act.tanh()'; '' where there is none."""
-    def holds(lines: list[str], i: int) -> bool:
-        code = lines[i].split('#')[0]
-        return bool(needle.search(code) if isinstance(needle, re.Pattern) else needle in code)
-    return line_holding(_function(cls, method), holds)
+    return line_holding(_function(cls, method), needle)
 
 
 def _base(text: str) -> str | None:
