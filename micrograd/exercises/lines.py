@@ -78,6 +78,15 @@ def where(error: BaseException) -> str:
     return message
 
 
+def line_of(error: BaseException) -> str:
+    """Where the learner's code raised error: 'the blank in _backward in Value.__mul__, my_engine.py line 184'."""
+    frames = learners(error)
+    if not frames:
+        return str(error)
+    code, line = frames[-1]
+    return f"the blank in {function(code)}, {Path(code.co_filename).name} line {line}"
+
+
 def place_of(error: BaseException) -> str:
     """The learner's line that raised error, as a report points at it; '' where none is theirs."""
     frames = learners(error)

@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 from micrograd.exercises.cutting import blank_raised
-from micrograd.exercises.lines import place_of, where
+from micrograd.exercises.lines import line_of, place_of, where
 from micrograd.exercises.numbers import close, grads, number
 from micrograd.exercises.result import ABSENT, DONE, NOT_STARTED, Result
 from micrograd.exercises.sandbox import paused, set_input
@@ -72,7 +72,7 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
         elif at_blank[i]:  # a blank to write: said after a wrong gradient
             assert run.error is not None
             unfinished = unfinished or outcome.wrong(exercise, 'unfinished', input=text, expected=grads(want.grads),
-                                                     obtained='NotImplementedError', detail=where(run.error),
+                                                     obtained='NotImplementedError', detail=line_of(run.error),
                                                      place=place_of(run.error))
         elif run.error is not None:
             wrong.append((i, outcome.raised(exercise, text, run.error, grads(want.grads), key=''), []))
