@@ -197,16 +197,12 @@ def _mutations(body: list[ast.stmt], forward: _Forward) -> Iterator[tuple[str, l
         yield 'sign', lines(negated, subset), "on every parent" if len(subset) == len(statements) else f"`{said}`"
     if len(parents) > 1:  # the operands swapped: x's data where y's belongs, in every line or in one
         a, b = parents[:2]
-
-        def swap(statement: ast.stmt) -> ast.stmt:
-            out = copy.deepcopy(statement)
-            for node in ast.walk(out.value):  # type: ignore[attr-defined]
-                if isinstance(node, ast.Name) and node.id in (a, b):
-                    node.id = b if node.id == a else a
-            return out
-        yield 'swapped', lines(swap), f"`{a}` and `{b}` exchanged on the right of each `+=`"
+        operand, swap = (lambda n: isinstance(n, ast.Name) and n.id in (a, b)), {a: b, b: a}
+        yield 'swapped', nodes(operand, lambda n: ast.Name(swap[n.id])), \
+            f"`{a}` and `{b}` exchanged on the right of each `+=`"
         for k, s in enumerate(statements):
-            yield 'swapped', lines(swap, [k]), f"`{ast.unparse(swap(s))}`"
+            swapped = nodes(operand, lambda n: ast.Name(swap[n.id]), s)
+            yield 'swapped', swapped, f"`{ast.unparse(handing(swapped)[k])}`"
     right = text(body).splitlines()
     for unparenthesized in _unparenthesized(body):  # the parentheses a formula needs, left out
         changed = [line.strip() for line, was in zip(unparenthesized.splitlines(), right) if line != was]
