@@ -33,7 +33,8 @@ from micrograd.exercises.derived_slips import (
 from micrograd.exercises.scalar.blanks import Blank, blanks_of, enclosing
 from micrograd.exercises.scalar.exercises import Exercise, find
 
-# What each rule's key means, for the report (a rule's own sentence adds the lines it changed).
+# What each rule's key means, for the report (a rule's own sentence adds the lines it changed). The derivative
+# taken at the wrong place (at_input, at_output, applied_twice) is named from the numbers: fit.misplaced.
 RULES: dict[str, str] = {
     'overwrite': "`=` instead of `+=` (or `-=`): a Value used twice (as in a * a, a / a, or b = a + a; c = b + b) "
                  "must collect the gradient of both uses, and `=` keeps only the last one",
@@ -78,51 +79,6 @@ class Slip:
     says: str    # the sentence naming it: the rule's, and what it changed
 
 
-class _Forward:
-    """What a rule needs of the op's forward pass: the output (`out = Value(<output>, ...)`: a name such as t, or
-    a formula), and the names that hold its input (x = ieee.positive(self.data, ...): checked by a helper)."""
-
-    def __init__(self, method: ast.FunctionDef, parents: tuple[str, ...], module: str):
-        self.parents = parents
-        self.assigned = {n.targets[0].id: n.value for n in method.body
-                         if isinstance(n, ast.Assign) and isinstance(n.targets[0], ast.Name)}
-        made = self.assigned.get('out')
-        self.output = made.args[0] if isinstance(made, ast.Call) and made.args else None
-        self.name = self.output.id if isinstance(self.output, ast.Name) else None
-        self.inputs = {k for k, v in self.assigned.items() if k != self.name and helper(v, module) is not None
-                       and any(self.is_input(n) for n in ast.walk(v))}
-
-    def is_input(self, node: ast.AST) -> bool:
-        """self.data, or a name the forward pass gave it."""
-        return ast.unparse(node) == 'self.data' or isinstance(node, ast.Name) and node.id in self.inputs
-
-    def here(self) -> ast.expr | None:
-        """The output as the closure can read it: its name (t, e, data), or for one parent its formula."""
-        return self.output if self.name is not None or len(self.parents) == 1 else None
-
-    def again(self) -> ast.expr | None:
-        """f(f(x)), for an op of one parent whose output is a name: its formula (the forward pass's names but the
-        input's read back to what they were assigned), with the output in place of the input."""
-        name = self.name
-        if len(self.parents) != 1 or self.output is None or name is None:
-            return None
-        formula, names = self.output, {k: v for k, v in self.assigned.items() if k not in self.inputs}
-        for _ in range(3):
-            formula = _put(formula, _named(names))
-        return _put(formula, lambda n: ast.Name(name) if self.is_input(n) else None)
-
-
-def _put(expr: ast.expr, new: Callable[[ast.AST], ast.expr | None]) -> ast.expr:
-    """A copy of expr with each node new gives an expression for replaced by a copy of that expression."""
-    changes = {n: lambda node: copy.deepcopy(new(node)) for n in ast.walk(expr) if new(n) is not None}
-    return cast(ast.Expr, replace([ast.Expr(expr)], changes)[0]).value
-
-
-def _named(values: dict[str, ast.expr]) -> Callable[[ast.AST], ast.expr | None]:
-    """For _put: a name's value in values."""
-    return lambda n: values.get(n.id) if isinstance(n, ast.Name) else None
-
-
 def helper(node: ast.AST, module: str) -> Any:
     """The function of the library's that a call names in module (ieee.power, real), or None for any other call
     (math.log, a method) or node."""
@@ -150,14 +106,16 @@ def written_out(body: list[ast.stmt], module: str) -> list[ast.stmt]:
             returned = next(n.value for n in statements if isinstance(n, (ast.Assign, ast.AnnAssign))
                             and n.value is not None and ast.unparse(assigned(n)) == returned.id)
         params = dict(zip((a.arg for a in tree.args.args), call.args))
-        return _put(returned, _named(params))
+        put: dict[ast.AST, Callable[[Any], Any]] = {n: lambda n: copy.deepcopy(params[n.id]) for n in ast.walk(returned)
+               if isinstance(n, ast.Name) and n.id in params}
+        return cast(ast.Expr, replace([ast.Expr(returned)], put)[0]).value
     return replace(body, {n: lambda call: formula(call, helper(call, module))
                           for n in ast.walk(ast.Module(body, [])) if helper(n, module) is not None})
 
 
-def _mutations(body: list[ast.stmt], forward: _Forward) -> Iterator[tuple[str, list[ast.stmt], str]]:
+def _mutations(body: list[ast.stmt], parents: tuple[str, ...]) -> Iterator[tuple[str, list[ast.stmt], str]]:
     """(key, new body, what changed) for every rule at every place it applies."""
-    statements, parents = handing(body), forward.parents
+    statements = handing(body)
     rhs = [(s, node) for s in statements for node in ast.walk(s.value)]  # type: ignore[attr-defined]
 
     def show(old: ast.AST, new: ast.AST) -> str:
@@ -230,18 +188,6 @@ def _mutations(body: list[ast.stmt], forward: _Forward) -> Iterator[tuple[str, l
             extra.value = ast.BinOp(ast.parse(f'{parent}.data', mode='eval').body, ast.Mult(),  # type: ignore
                                     extra.value)  # type: ignore[attr-defined]
             yield 'factor_added', lines(lambda _: extra, [k]), f"`{ast.unparse(extra)}`: `{parent}.data` multiplies it"
-    name, again, output = forward.name, forward.again(), forward.here()
-    if name is not None and len(parents) == 1:  # every use of the output at once: 1 - x*x for 1 - t*t
-        yield 'at_input', nodes(lambda n: isinstance(n, ast.Name) and n.id == name,
-                                lambda _: ast.parse('self.data', mode='eval').body), \
-            f"`self.data` where the derivative has `{name}`"
-        if again is not None:
-            yield 'applied_twice', nodes(lambda n: isinstance(n, ast.Name) and n.id == name,
-                                         lambda _: copy.deepcopy(again)), \
-                f"`{ast.unparse(again)}` where the derivative has `{name}`"
-    if output is not None and any(forward.is_input(n) for _, n in rhs):
-        yield 'at_output', nodes(forward.is_input, lambda _: copy.deepcopy(output)), \
-            f"`{ast.unparse(output)}` where the derivative has the input"
 
 
 def _rewrites(node: ast.AST) -> list[tuple[str, ast.AST]]:
@@ -289,11 +235,10 @@ def _unparenthesized(body: list[ast.stmt]) -> list[str]:
 
 def derive(blank: Blank) -> list[Slip]:
     """Every slip the rules make of one blank's library body, each named; duplicates and the right body left out."""
-    method, _ = enclosing(blank)
-    module = f'micrograd.{blank.exercise.source}'
-    body = written_out(ast.parse(textwrap.dedent(blank.indent + blank.solution)).body, module)
+    body = written_out(ast.parse(textwrap.dedent(blank.indent + blank.solution)).body,
+                       f'micrograd.{blank.exercise.source}')
     seen, out = {text(body)}, []
-    for key, new, change in _mutations(body, _Forward(method, blank.parents, module)):
+    for key, new, change in _mutations(body, blank.parents):
         written = text(new)
         if written in seen:
             continue
