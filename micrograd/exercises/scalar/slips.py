@@ -105,9 +105,9 @@ def written_out(body: list[ast.stmt], module: str) -> list[ast.stmt]:
         if isinstance(returned, ast.Name):  # out: float = x ** e; return out
             returned = next(n.value for n in statements if isinstance(n, (ast.Assign, ast.AnnAssign))
                             and n.value is not None and ast.unparse(assigned(n)) == returned.id)
-        params = dict(zip((a.arg for a in tree.args.args), call.args))
-        put: dict[ast.AST, Callable[[Any], Any]] = {n: lambda n: copy.deepcopy(params[n.id]) for n in ast.walk(returned)
-               if isinstance(n, ast.Name) and n.id in params}
+        params = dict(zip((a.arg for a in tree.args.args), call.args))  # each parameter as the call's argument
+        put: dict[ast.AST, Callable[[Any], Any]] = {
+            n: lambda n: copy.deepcopy(params[n.id]) for n in ast.walk(returned) if ast.unparse(n) in params}
         return cast(ast.Expr, replace([ast.Expr(returned)], put)[0]).value
     return replace(body, {n: lambda call: formula(call, helper(call, module))
                           for n in ast.walk(ast.Module(body, [])) if helper(n, module) is not None})
