@@ -81,11 +81,11 @@ def misplaced(right: str, forward: str, one_operand: bool) -> list[tuple[str, st
     written with the input of an op of one operand (1 / x): taken at the output (1 / out)."""
     def put(name: str, value: str, formula: str) -> str:
         return re.sub(rf'\b{name}\b', value, formula)
-    if put('out', '', right) != right:
-        again = put('x', 'out', forward)  # f(out)
-        return [('at_input', put('out', 'x', right)), ('applied_twice', put('out', f"({again})" if ' ' in again
-                                                                            else again, right))]
-    return [('at_output', put('x', 'out', right))] if one_operand and put('x', '', right) != right else []
+    if re.search(r'\bout\b', right):
+        again = put('x', 'out', forward)  # f(out), in parentheses where it is more than a call
+        again = f"({again})" if ' ' in again else again
+        return [('at_input', put('out', 'x', right)), ('applied_twice', put('out', again, right))]
+    return [('at_output', put('x', 'out', right))] if one_operand and re.search(r'\bx\b', right) else []
 
 
 def story(leaf: str, samples: list[tuple[Env, float, float]], names: list[str], right: str) -> str:
