@@ -42,8 +42,8 @@ def text(body: list[ast.stmt]) -> str:
 
 
 def assigned(statement: ast.AST) -> Any:
-    """What an assignment (=, +=, -=) assigns to, else None."""
-    return statement.target if isinstance(statement, ast.AugAssign) else \
+    """What an assignment (=, +=, -=, x: float =) assigns to, else None."""
+    return statement.target if isinstance(statement, (ast.AugAssign, ast.AnnAssign)) else \
         statement.targets[0] if isinstance(statement, ast.Assign) else None
 
 

@@ -3,7 +3,8 @@ formula they follow.
 
 A leaf's gradient is what the learner's closure added to it: grad times some local derivative. Read off the
 cases, that addition is a function of the op's input x (and y), its output `out` and the upstream `grad`. Where no
-slip gives the numbers, the shapes a learner's formula takes (forms()) are tried, and the one they follow on every
+slip gives the numbers, the op's derivative taken at the wrong place (misplaced(): at the input where it has the
+output, ...) and then the shapes a learner's formula takes (forms()) are tried, and the one they follow on every
 input is said beside the derivative the op has.
 """
 from __future__ import annotations
@@ -24,7 +25,7 @@ from micrograd.exercises.scalar.blanks import blanks_of
 from micrograd.exercises.scalar.drive import Run, expected, run_case
 from micrograd.exercises.scalar.exercises import EXERCISES, Case, Exercise
 from micrograd.exercises.scalar.places import closures
-from micrograd.exercises.scalar.slips import variants
+from micrograd.exercises.scalar.slips import RULES, variants
 
 Env = dict[str, float]
 # The names a form's text may use beside x, y, out and grad.
@@ -74,6 +75,19 @@ def local_form(names: tuple[str, ...], samples: list[tuple[Env, float]], right: 
     return next((form for form, code in codes if _follows(code, samples) and not _follows(code, right)), '')
 
 
+def misplaced(right: str, forward: str, one_operand: bool) -> list[tuple[str, str]]:
+    """The derivative right taken at the wrong place, as slips name it: (key, its form). Written with the output
+    (1 - out**2): taken at the input (1 - x**2), or at f(out) (1 - tanh(out)**2, the function applied twice);
+    written with the input of an op of one operand (1 / x): taken at the output (1 / out)."""
+    def put(name: str, value: str, formula: str) -> str:
+        return re.sub(rf'\b{name}\b', value, formula)
+    if re.search(r'\bout\b', right):
+        again = put('x', 'out', forward)  # f(out), in parentheses where it is more than a call
+        again = f"({again})" if ' ' in again else again
+        return [('at_input', put('out', 'x', right)), ('applied_twice', put('out', again, right))]
+    return [('at_output', put('x', 'out', right))] if one_operand and re.search(r'\bx\b', right) else []
+
+
 def story(leaf: str, samples: list[tuple[Env, float, float]], names: list[str], right: str) -> str:
     """What a leaf's wrong gradient follows, said plainly ('' when nothing fits). samples: per case, the case's
     quantities (x, y, out, grad), what the learner added to the leaf, and what the library adds."""
@@ -113,9 +127,11 @@ def roles_of(case: Case) -> dict[str, str] | None:
     return None
 
 
-def explain(cases: list[Case], runs: list[Run], wants: list[Run], right: dict[str, str], binary: bool) -> str:
+def explain(cases: list[Case], runs: list[Run], wants: list[Run], right: dict[str, str], forward: str,
+            binary: bool) -> tuple[str, str]:
     """The stories of every wrong leaf, over the cases whose code is `out = x OP y` or `out = x.f()` (no value used
-    twice, no extreme input); '' when a wrong leaf has none."""
+    twice, no extreme input), and their key ('formula', or a slip's that they all tell); '' when a wrong leaf has
+    none."""
     by_role: dict[str, list[tuple[Env, float, float]]] = {}
     for case, run, want in zip(cases, runs, wants):
         roles = roles_of(case)  # (the dot's leaves: each its own story, no formula to fit)
@@ -136,11 +152,17 @@ def explain(cases: list[Case], runs: list[Run], wants: list[Run], right: dict[st
     for role, samples in by_role.items():
         if all(close(got, want) for _, got, want in samples):
             continue
-        said = story(role, samples, names, right.get(role, '?'))
+        derivative, added = right.get(role, '?'), [(env, got) for env, got, _ in samples]
+        key, form = next(((key, form) for key, form in misplaced(derivative, forward, 'y' not in by_role)
+                          if len(samples) > 1 and _follows(compile(f"grad * ({form})", '<form>', 'eval'), added)),
+                         ('formula', ''))
+        said = (f"`{role}` gets grad * ({form}) on every input, where the derivative gives grad * ({derivative})"
+                if form else story(role, samples, names, derivative))
         if not said:
-            return ''
-        stories.append(said)
-    return '; '.join(stories)
+            return '', ''
+        stories.append((key, said))
+    keys = {key for key, _ in stories}
+    return (keys.pop() if len(keys) == 1 else 'formula'), '; '.join(said for _, said in stories)
 
 
 
@@ -200,12 +222,12 @@ def diagnose(exercise: Exercise, runs: list[Run], failing: list[int], value_clas
     if error is None:  # no slip gives these numbers: say what formula they follow
         alike = _same_closures(exercise, value_class, first)  # an op of two closures: the one that went wrong
         op = ops.BY_METHOD.get(exercise.attribute)  # the local derivatives as the ops table writes them
-        said = explain([cases[i] for i in alike], [runs[i] for i in alike],
-                       [expected(exercise.name, i)[0] for i in alike],
-                       dict(zip('xy', op.derivatives)) if op is not None else {},
-                       binary=any(len(b.parents) > 1 for b in blanks_of(exercise)))
+        key, said = explain([cases[i] for i in alike], [runs[i] for i in alike],
+                            [expected(exercise.name, i)[0] for i in alike],
+                            dict(zip('xy', op.derivatives)) if op is not None else {}, op.forward if op else '',
+                            binary=any(len(b.parents) > 1 for b in blanks_of(exercise)))
         if said:
-            return 'formula', said
+            return key, said if key == 'formula' else f"{RULES[key]}: {said}"
     if best is not None:  # else the one that gives them on the most inputs that fail, said so
         return best[-1].key, (f"{best[-1].says} (this gives your numbers on {best[1]} of the {len(failing)} "
                                "inputs where yours are wrong)")

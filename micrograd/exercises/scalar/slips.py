@@ -33,7 +33,8 @@ from micrograd.exercises.derived_slips import (
 from micrograd.exercises.scalar.blanks import Blank, blanks_of, enclosing
 from micrograd.exercises.scalar.exercises import Exercise, find
 
-# What each rule's key means, for the report (a rule's own sentence adds the lines it changed).
+# What each rule's key means, for the report (a rule's own sentence adds the lines it changed). The derivative
+# taken at the wrong place (at_input, at_output, applied_twice) is named from the numbers: fit.misplaced.
 RULES: dict[str, str] = {
     'overwrite': "`=` instead of `+=` (or `-=`): a Value used twice (as in a * a, a / a, or b = a + a; c = b + b) "
                  "must collect the gradient of both uses, and `=` keeps only the last one",
@@ -78,104 +79,41 @@ class Slip:
     says: str    # the sentence naming it: the rule's, and what it changed
 
 
-class _Context:
-    """What a rule needs to know of the op beyond its closure: which names hold the output, which the input."""
-
-    def __init__(self, method: ast.FunctionDef, parents: tuple[str, ...]):
-        self.parents = parents
-        self.assigned: dict[str, ast.expr] = {}
-        for node in method.body:
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                self.assigned[node.targets[0].id] = node.value
-        returned = [n.value for n in ast.walk(method) if isinstance(n, ast.Return) and n.value is not None]
-        returned = [self.assigned.get(r.id, r) if isinstance(r, ast.Name) else r for r in returned]  # return out
-        values = [r.args[0] for r in returned if isinstance(r, ast.Call) and r.args and (
-            isinstance(r.func, ast.Name) and r.func.id in ('Value', 'cls') or ast.unparse(r.func) == 'type(self)')]
-        self.output = values[0] if values else None
-        self.outputs = {v.id for v in values if isinstance(v, ast.Name)}
-        self.inputs = {name for name, value in self.assigned.items() if name not in self.outputs  # x = self.data,
-                       and any(_is_input(n) for n in ast.walk(value))
-                       and (ast.unparse(value) == 'self.data' or helper(value) is not None)}
-        # or x = ieee.positive(self.data, ...): the input, checked by a helper of the library's
-
-    def output_formula(self) -> ast.expr | None:
-        """The output's formula in the input, for f(f(x)): for an op of one parent whose output is a name, that
-        name with the forward pass's local names (not the input's) replaced by what they were assigned."""
-        if len(self.parents) != 1 or not isinstance(self.output, ast.Name):
-            return None
-        assigned = {k: v for k, v in self.assigned.items() if k not in self.inputs}
-
-        class Inline(ast.NodeTransformer):
-            def visit_Name(self, node: ast.Name) -> ast.AST:
-                return copy.deepcopy(assigned[node.id]) if node.id in assigned else node
-        expr: ast.expr = self.output
-        for _ in range(3):
-            expr = Inline().visit(copy.deepcopy(expr))
-        return expr
-
-    def output_here(self) -> ast.expr | None:
-        """The output as the closure can read it: its name (t, e, q, out), or for one parent its formula."""
-        return self.output if isinstance(self.output, ast.Name) or len(self.parents) == 1 else None
-
-
-def helper(node: ast.AST, module: str = 'micrograd.engine') -> Any:
+def helper(node: ast.AST, module: str) -> Any:
     """The function of the library's that a call names in module (ieee.power, real), or None for any other call
     (math.log, a method) or node."""
-    if not isinstance(node, ast.Call):
+    if not isinstance(node, ast.Call) or not isinstance(node.func, (ast.Name, ast.Attribute)):
         return None
-    namespace, func = vars(importlib.import_module(module)), node.func
+    namespace = vars(importlib.import_module(module))
     if module in INLINED:  # (engine.py's ops beyond the lecture are more_ops.py's, with its names)
         namespace = {**vars(importlib.import_module(INLINED[module])), **namespace}
-    found = namespace.get(func.id) if isinstance(func, ast.Name) else \
-        getattr(namespace.get(func.value.id), func.attr, None) if isinstance(func, ast.Attribute) and \
-        isinstance(func.value, ast.Name) else None
+    first, *attributes = ast.unparse(node.func).split('.')
+    found = namespace.get(first)
+    for attribute in attributes:
+        found = getattr(found, attribute, None)
     return found if inspect.isfunction(found) and found.__module__.startswith('micrograd.') else None
 
 
-def _formula(fn: Any, args: list[ast.expr]) -> ast.expr | None:
-    """What a helper computes, as a formula in the call's arguments: its first return (a name it returns read
-    back to what was assigned to it): ieee.power(x, y - 1) is x ** (y - 1), the path without an edge case."""
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
-    except (OSError, TypeError, SyntaxError):
-        return None
-    if not isinstance(tree, ast.FunctionDef):
-        return None
-    nodes = sorted((n for n in ast.walk(tree) if isinstance(n, ast.stmt)), key=lambda n: (n.lineno, n.col_offset))
-    returned = next((n.value for n in nodes if isinstance(n, ast.Return) and n.value is not None), None)
-    if isinstance(returned, ast.Name):  # out: float = x ** e; return out
-        returned = next((n.value for n in nodes if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None
-                         and returned.id in {t.id for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
-                                             if isinstance(t, ast.Name)}), returned)
-    if returned is None:
-        return None
-    params = dict(zip((a.arg for a in tree.args.args), args))
-
-    class Put(ast.NodeTransformer):
-        def visit_Name(self, node: ast.Name) -> ast.AST:
-            return copy.deepcopy(params[node.id]) if node.id in params else node
-    return cast(ast.expr, Put().visit(copy.deepcopy(returned)))
+def written_out(body: list[ast.stmt], module: str) -> list[ast.stmt]:
+    """body with each call of a library helper written out as what it computes, its first return (a name read
+    back to what was assigned to it) in the call's arguments: ieee.power(x, y - 1) as x ** (y - 1), the path
+    without an edge case. The slips are derived from it and quote it: they say only what a learner writes."""
+    def formula(call: ast.Call, fn: Any) -> ast.expr:
+        tree = cast(ast.FunctionDef, ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0])
+        statements = sorted((n for n in ast.walk(tree) if isinstance(n, ast.stmt)), key=lambda n: n.lineno)
+        returned = next(n.value for n in statements if isinstance(n, ast.Return) and n.value is not None)
+        if isinstance(returned, ast.Name):  # out: float = x ** e; return out
+            returned = next(n.value for n in statements if isinstance(n, (ast.Assign, ast.AnnAssign))
+                            and n.value is not None and ast.unparse(assigned(n)) == returned.id)
+        params = dict(zip((a.arg for a in tree.args.args), call.args))  # each parameter as the call's argument
+        put: dict[ast.AST, Callable[[Any], Any]] = {
+            n: lambda n: copy.deepcopy(params[n.id]) for n in ast.walk(returned) if ast.unparse(n) in params}
+        return cast(ast.Expr, replace([ast.Expr(returned)], put)[0]).value
+    return replace(body, {n: lambda call: formula(call, helper(call, module))
+                          for n in ast.walk(ast.Module(body, [])) if helper(n, module) is not None})
 
 
-def written_out(body: list[ast.stmt], module: str = 'micrograd.engine') -> list[ast.stmt]:
-    """body with each call of a library helper written out as its formula (ieee.power(x, y - 1) as
-    x ** (y - 1)): the slips are derived from it and quote it, so that they say only what a learner writes."""
-    class Out(ast.NodeTransformer):
-        def visit_Call(self, node: ast.Call) -> ast.AST:
-            node = cast(ast.Call, self.generic_visit(node))
-            fn = helper(node, module)
-            formula = _formula(fn, list(node.args)) if fn is not None and not node.keywords else None
-            return formula if formula is not None else node
-    module_ = cast(ast.Module, Out().visit(ast.Module(body=copy.deepcopy(body), type_ignores=[])))
-    return list(ast.fix_missing_locations(module_).body)
-
-
-def _is_input(node: ast.AST, context: _Context | None = None) -> bool:
-    """self.data, or a name the forward pass gave it."""
-    return ast.unparse(node) == 'self.data' or isinstance(node, ast.Name) and node.id in getattr(context, 'inputs', ())
-
-
-def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, list[ast.stmt], str]]:
+def _mutations(body: list[ast.stmt], parents: tuple[str, ...]) -> Iterator[tuple[str, list[ast.stmt], str]]:
     """(key, new body, what changed) for every rule at every place it applies."""
     statements = handing(body)
     rhs = [(s, node) for s in statements for node in ast.walk(s.value)]  # type: ignore[attr-defined]
@@ -215,23 +153,18 @@ def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, l
     for subset in subsets(len(statements)):
         said = '`, `'.join(ast.unparse(negated(statements[k])) for k in subset)
         yield 'sign', lines(negated, subset), "on every parent" if len(subset) == len(statements) else f"`{said}`"
-    if len(context.parents) > 1:  # the operands swapped: x's data where y's belongs, in every line or in one
-        a, b = context.parents[:2]
-
-        def swap(statement: ast.stmt) -> ast.stmt:
-            out = copy.deepcopy(statement)
-            for node in ast.walk(out.value):  # type: ignore[attr-defined]
-                if isinstance(node, ast.Name) and node.id in (a, b):
-                    node.id = b if node.id == a else a
-            return out
-        yield 'swapped', lines(swap), f"`{a}` and `{b}` exchanged on the right of each `+=`"
+    if len(parents) > 1:  # the operands swapped: x's data where y's belongs, in every line or in one
+        a, b = parents[:2]
+        operand, swap = (lambda n: isinstance(n, ast.Name) and n.id in (a, b)), {a: b, b: a}
+        yield 'swapped', nodes(operand, lambda n: ast.Name(swap[n.id])), \
+            f"`{a}` and `{b}` exchanged on the right of each `+=`"
         for k, s in enumerate(statements):
-            yield 'swapped', lines(swap, [k]), f"`{ast.unparse(swap(s))}`"
+            swapped = nodes(operand, lambda n: ast.Name(swap[n.id]), s)
+            yield 'swapped', swapped, f"`{ast.unparse(handing(swapped)[k])}`"
     right = text(body).splitlines()
     for unparenthesized in _unparenthesized(body):  # the parentheses a formula needs, left out
         changed = [line.strip() for line, was in zip(unparenthesized.splitlines(), right) if line != was]
         yield 'precedence', ast.parse(unparenthesized).body, f"`{changed[0] if changed else unparenthesized.strip()}`"
-    formula, output = context.output_formula(), context.output_here()
     for statement, node in rhs:
         place = list(ast.walk(statement.value)).index(node)  # type: ignore[attr-defined]  # its place in the line
         for n, (key, rewritten) in enumerate(_rewrites(node)):
@@ -250,27 +183,11 @@ def _mutations(body: list[ast.stmt], context: _Context) -> Iterator[tuple[str, l
                                      lambda n: ast.Attribute(n.value, 'grad', ast.Load())), \
             "`.grad` for `.data` on the right of each `+=`"
     for k, s in enumerate(statements):  # an extra factor, a parent's own data, in one line
-        for parent in context.parents:
+        for parent in parents:
             extra = copy.deepcopy(s)
             extra.value = ast.BinOp(ast.parse(f'{parent}.data', mode='eval').body, ast.Mult(),  # type: ignore
                                     extra.value)  # type: ignore[attr-defined]
             yield 'factor_added', lines(lambda _: extra, [k]), f"`{ast.unparse(extra)}`: `{parent}.data` multiplies it"
-    if context.outputs and len(context.parents) == 1:  # every use of the output at once: 1 - x*x for 1 - t*t
-        name = next(iter(context.outputs))
-        yield 'at_input', nodes(lambda n: isinstance(n, ast.Name) and n.id == name,
-                                lambda _: ast.parse('self.data', mode='eval').body), \
-            f"`self.data` where the derivative has `{name}`"
-        if formula is not None:
-            again = _substitute_input(formula, ast.Name(name), context)
-            yield 'applied_twice', nodes(lambda n: isinstance(n, ast.Name) and n.id == name,
-                                         lambda _: copy.deepcopy(again)), \
-                f"`{ast.unparse(again)}` where the derivative has `{name}`"
-    if output is not None and any(_is_input(n, context) for _, n in rhs):
-        yield 'at_output', nodes(lambda n: _is_input(n, context), lambda _: copy.deepcopy(output)), \
-            f"`{ast.unparse(output)}` where the derivative has the input"
-        for line in statements:  # in one line only
-            yield 'at_output', nodes(lambda n: _is_input(n, context), lambda _: copy.deepcopy(output), line), \
-                f"`{ast.unparse(output)}` where the derivative has the input, in `{ast.unparse(line)}`"
 
 
 def _rewrites(node: ast.AST) -> list[tuple[str, ast.AST]]:
@@ -278,8 +195,6 @@ def _rewrites(node: ast.AST) -> list[tuple[str, ast.AST]]:
     out: list[tuple[str, ast.AST]] = []
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
         out.append(('sign', ast.BinOp(node.left, ast.Sub() if isinstance(node.op, ast.Add) else ast.Add(), node.right)))
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        out.append(('sign', node.operand))
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):  # dropping grad is dropping the chain rule
         out += [('upstream' if is_grad(dropped) else 'factor_dropped', kept)
                 for kept, dropped in ((node.left, node.right), (node.right, node.left))]
@@ -288,8 +203,11 @@ def _rewrites(node: ast.AST) -> list[tuple[str, ast.AST]]:
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
         out.append(('mul_for_div', ast.BinOp(node.left, ast.Div() if isinstance(node.op, ast.Mult) else ast.Mult(),
                                              node.right)))
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):  # x ** k
-        out += [('exponent_off', ast.BinOp(node.left, ast.Pow(), exponent)) for exponent in _off_by_one(node.right)]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):  # x ** (k - 1) lowered one too few or too many
+        k = node.right
+        if isinstance(k, ast.BinOp) and isinstance(k.op, ast.Sub) and ast.unparse(k.right) == '1':
+            out += [('exponent_off', ast.BinOp(node.left, ast.Pow(), e))
+                    for e in (k.left, ast.BinOp(k.left, ast.Sub(), ast.Constant(2)))]
     return out
 
 
@@ -315,30 +233,12 @@ def _unparenthesized(body: list[ast.stmt]) -> list[str]:
     return out
 
 
-def _off_by_one(exponent: ast.expr) -> list[ast.expr]:
-    """k - 1 lowered one too few (k) or too many (k - 2); a number n as n + 1 and n - 1."""
-    if isinstance(exponent, ast.BinOp) and isinstance(exponent.op, ast.Sub) and \
-            isinstance(exponent.right, ast.Constant) and exponent.right.value == 1:
-        return [exponent.left, ast.BinOp(exponent.left, ast.Sub(), ast.Constant(2))]
-    if isinstance(exponent, ast.Constant) and isinstance(exponent.value, (int, float)):
-        return [ast.Constant(exponent.value + 1), ast.Constant(exponent.value - 1)]
-    return []
-
-
-def _substitute_input(formula: ast.expr, name: ast.Name, context: _Context) -> ast.expr:
-    """The output's formula with the input replaced by the output: f(f(x))."""
-    inputs = {n: lambda _: copy.deepcopy(name) for n in ast.walk(formula) if _is_input(n, context)}
-    return cast(ast.Expr, replace([ast.Expr(formula)], inputs)[0]).value
-
-
 def derive(blank: Blank) -> list[Slip]:
     """Every slip the rules make of one blank's library body, each named; duplicates and the right body left out."""
-    method, _ = enclosing(blank)
-    context = _Context(method, blank.parents)
     body = written_out(ast.parse(textwrap.dedent(blank.indent + blank.solution)).body,
                        f'micrograd.{blank.exercise.source}')
     seen, out = {text(body)}, []
-    for key, new, change in _mutations(body, context):
+    for key, new, change in _mutations(body, blank.parents):
         written = text(new)
         if written in seen:
             continue
