@@ -277,7 +277,6 @@ WRITTEN: tuple[Exercise, ...] = (
         named=(Slip('pow_abs', "the sign of a negative base is lost (abs, or a log of |x|): for x = -2, d(x**3)/dx = "
                                "12 and d(x**2)/dx = -4",
                     f"{{x}}.grad += {_E} * abs({{x}}.data) ** ({_E} - 1) * grad" + _EXPONENT),
-               Slip('precedence', body=f"{{x}}.grad += {_E} * {{x}}.data ** {_E} - 1 * grad" + _EXPONENT),
                Slip('pow_exponent_no_log', "the exponent's gradient is missing its log(x): d(x**y)/dy = x**y * log(x)",
                     _BASE + "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += {x}.data ** {y}.data * grad"),
                Slip('pow_rule_for_exponent', "the power rule used for the exponent: y * x**(y-1) is the derivative by "
