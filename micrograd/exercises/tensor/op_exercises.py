@@ -37,7 +37,9 @@ UNBROADCAST = Exercise(
      case('g 0,3', "out = unbroadcast(g, (3,))", seed=6, note="an empty batch: the sum of nothing is 0"),
      case('g 4,3', "out = unbroadcast(g, (4, 3))", seed=7, note="nothing was stretched"),
      case('g 4,3', "out = unbroadcast(g, (3,))", dtype='float32', seed=8)),
-    (Slip('size1_not_summed', 'unbroadcast', "return grad.sum(axis=tuple(range(grad.ndim - len(shape))))",
+    (Slip('not_reduced', 'unbroadcast', "return grad",
+          "the broadcast gradient is not reduced: it keeps the output's shape"),
+     Slip('size1_not_summed', 'unbroadcast', "return grad.sum(axis=tuple(range(grad.ndim - len(shape))))",
           "only the leading axes are summed: an axis of size 1 that broadcasting stretched (b (4, 1) against "
           "(4, 3)) must be summed too"),
      Slip('left_aligned', 'unbroadcast',
