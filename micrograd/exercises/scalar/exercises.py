@@ -110,12 +110,6 @@ class Exercise:
     named: tuple[Slip, ...] = ()     # the mistakes it names beyond the shared rules (slips.py)
     aliases: tuple[str, ...] = ()    # what the command line takes for it besides its name and methods
 
-    def __post_init__(self) -> None:
-        """An op's methods are those ops.py says make it (x ** y's _power too), its own method first."""
-        op = ops.BY_METHOD.get(self.methods[0]) if self.kind == 'op' else None
-        if op is not None:
-            object.__setattr__(self, 'methods', tuple(dict.fromkeys((*self.methods, *op.methods))))
-
     @property
     def mistakes(self) -> dict[str, str]:
         """What each mistake it names means."""
@@ -160,7 +154,7 @@ def op_exercise(op: ops.Op) -> Exercise:
     derivatives = ' and '.join(f"`d({op.forward})/d{p} = {d}`" for p, d in zip('xy', op.derivatives))
     saved = f", and `{op.saved}` the output computed above" if op.saved else ''
     return Exercise(
-        op.name if y else op.method, 'op', 'engine', (op.method,),
+        op.name if y else op.method, 'op', 'engine', op.methods,  # (x ** y's _power too)
         (prompt,),
         f"backward of {op.forward} and {op.forward.replace('y', 'k')}" if y else f"backward of {op.method}(x)",
         f"Write the body of `_backward(grad)` in `Value.{op.method}`.",
@@ -248,15 +242,8 @@ WRITTEN: tuple[Exercise, ...] = (
                case('x=1.5', 'out = x * -2.5', prior='x=0.25'),
                case('x=3.0 y=-4.0', 'out = x * y', prior='y=0.5')),
         prompts=(f"x * y {_LEAF.format(op='*')}: each parent's .grad grows by grad times its local derivative",)),
-    Exercise(
-        '**', 'op', 'engine', ('__pow__',),  # (and _power: ops.py says which methods make an op)
-        ("x ** k of a number k >= 1, the lecture's: self.grad gets the power rule times grad",
-         "x ** y, and x ** k for k < 1: self.grad gets the power rule times grad; when other is a Value (x ** y), "
-         "other.grad gets its share too"),
-        "backward of x ** k and x ** y",
-        "Write the body of each `_backward(grad)` of `**`: in `Value.__pow__` (x ** k, the lecture's) and in "
-        "`Value._power` below the marked line (x ** y, and x ** k for k < 1): the base's share, and the exponent's "
-        "when the exponent is a Value.",
+    written(
+        '__pow__',  # (and _power: ops.py says which methods make an op)
         "The power rule: `d(x**k)/dx = k * x**(k-1)`, and it holds for negative `x` too.",
         "For a Value exponent `y` (`other` is a Value), the exponent gets a gradient as well: "
         "`d(x**y)/dy = x**y * log(x)`, with `x**y` the output.",
@@ -288,7 +275,14 @@ WRITTEN: tuple[Exercise, ...] = (
                     _BASE + f"\n{{i}}{{y}}.grad += {{x}}.data ** {_E} * math.log({{x}}.data) * grad"),
                Slip('pow_exponent_no_power', "the exponent's gradient is missing its x**y factor: d(x**y)/dy = x**y * "
                                              "log(x), not log(x) (x**y is the output)",
-                    _BASE + "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += math.log({x}.data) * grad"))),
+                    _BASE + "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += math.log({x}.data) * grad")),
+        prompts=("x ** k of a number k >= 1, the lecture's: self.grad gets the power rule times grad",
+                 "x ** y, and x ** k for k < 1: self.grad gets the power rule times grad; when other is a Value "
+                 "(x ** y), other.grad gets its share too"),
+        title="backward of x ** k and x ** y",
+        what="Write the body of each `_backward(grad)` of `**`: in `Value.__pow__` (x ** k, the lecture's) and in "
+             "`Value._power` below the marked line (x ** y, and x ** k for k < 1): the base's share, and the "
+             "exponent's when the exponent is a Value."),
     written(
         'tanh',
         "`d tanh(x)/dx = 1 - tanh(x)**2`: written with the output `t`, not with the input `x`.",
