@@ -142,8 +142,8 @@ class Exercise:
 
 
 def op_exercise(op: ops.Op) -> Exercise:
-    """The exercise of an op with no record in WRITTEN, made from its record in ops.py (its slips are derived from
-    the library's own closure: slips.py)."""
+    """An op's exercise made from its record in ops.py (its slips are derived from the library's own closure:
+    slips.py): an op's with no record in WRITTEN, and what written() starts from for one with a record."""
     if op.parents not in (1, 2):
         raise ValueError(f"ops.py: {op.name} takes any number of parents: its exercise is written by hand, in WRITTEN")
     y = 'y' if op.parents == 2 else ''
