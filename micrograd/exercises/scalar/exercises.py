@@ -7,7 +7,7 @@ would otherwise turn into italics and bold and the exponent of the power rule wo
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from micrograd import ops
@@ -110,12 +110,6 @@ class Exercise:
     named: tuple[Slip, ...] = ()     # the mistakes it names beyond the shared rules (slips.py)
     aliases: tuple[str, ...] = ()    # what the command line takes for it besides its name and methods
 
-    def __post_init__(self) -> None:
-        """An op's methods are those ops.py says make it (x ** y's _power too), its own method first."""
-        op = ops.BY_METHOD.get(self.methods[0]) if self.kind == 'op' else None
-        if op is not None:
-            object.__setattr__(self, 'methods', tuple(dict.fromkeys((*self.methods, *op.methods))))
-
     @property
     def mistakes(self) -> dict[str, str]:
         """What each mistake it names means."""
@@ -148,21 +142,21 @@ class Exercise:
 
 
 def op_exercise(op: ops.Op) -> Exercise:
-    """The exercise of an op with no record in WRITTEN, made from its record in ops.py (its slips are derived from
-    the library's own closure: slips.py)."""
+    """An op's exercise made from its record in ops.py (its slips are derived from the library's own closure:
+    slips.py): an op's with no record in WRITTEN, and what written() starts from for one with a record."""
     if op.parents not in (1, 2):
         raise ValueError(f"ops.py: {op.name} takes any number of parents: its exercise is written by hand, in WRITTEN")
     y = 'y' if op.parents == 2 else ''
     code = f"out = {op.forward}" if op.method.startswith('__') else f"out = x.{op.method}({y})"
     samples = op.samples or (('x=1.5 y=-2.0', 'x=-0.5 y=3.0') if y else ('x=0.5', 'x=-1.2', 'x=2.0'))
     prompt = (f"{op.forward}, x being self and y other: add grad times each one's local derivative to self.grad "
-              f"and other.grad" if y else f"{op.forward}, x being self: add grad * d({op.forward})/dx to self.grad")
+              f"and other.grad" if y else f"{op.method}(x), x being self: add grad * d({op.method} x)/dx to self.grad")
     derivatives = ' and '.join(f"`d({op.forward})/d{p} = {d}`" for p, d in zip('xy', op.derivatives))
     saved = f", and `{op.saved}` the output computed above" if op.saved else ''
     return Exercise(
-        op.name, 'op', 'engine', (op.method,),
+        op.name if y else op.method, 'op', 'engine', op.methods,  # (x ** y's _power too)
         (prompt,),
-        f"backward of {op.forward}",
+        f"backward of {op.forward} and {op.forward.replace('y', 'k')}" if y else f"backward of {op.method}(x)",
         f"Write the body of `_backward(grad)` in `Value.{op.method}`.",
         f"The local derivative{'s' if y else ''}: {derivatives}" + (", with `out` the output." if 'out' in
                                                                      derivatives else "."),
@@ -171,6 +165,13 @@ def op_exercise(op: ops.Op) -> Exercise:
         ';  '.join(op.backward),
         cases=(*(case(leaves, code) for leaves in samples), case(samples[0], code, grad=-1.5),
                case(samples[0], code, prior='x=0.25')))
+
+
+def written(method: str, hint: str, stronger: str, formula: str, **fields: Any) -> Exercise:
+    """An op's exercise with its teaching text written by hand (the hints, the formula, and fields such as its
+    inputs and the slips it names); its name, title, task and the prompt of a one-parent op as op_exercise() says
+    them."""
+    return replace(op_exercise(ops.BY_METHOD[method]), hint=hint, stronger=stronger, formula=formula, **fields)
 
 # What the two levels are, said up front (the workspace's header, the notebook's introduction).
 LEVELS = ("Two levels. Level 1 is the lecture's: right gradients, the lecture's way (its recursive `build_topo`, "
@@ -207,11 +208,8 @@ NO_RECURSION = ("no recursion: walk the graph with a stack (a list you append to
 # The ops' exercises written by hand, for the teaching text they add (hints, planted slips, inputs where a naive
 # formula fails); any other op of ops.py has the exercise op_exercise() derives from its record.
 WRITTEN: tuple[Exercise, ...] = (
-    Exercise(
-        '+', 'op', 'engine', ('__add__',),
-        (f"x + y {_LEAF.format(op='+')}: add grad * (local derivative) to self.grad and other.grad",),
-        "backward of x + y and x + k",
-        "Write the body of `_backward(grad)` in `Value.__add__`: add each parent's share of `grad` to its `.grad`.",
+    written(
+        '__add__',
         "`out = x + y` changes by as much as `x` does: the local derivative is 1 for each parent. In `x + 2`, "
         "the 2 arrives as a leaf `Value(2.0)`: the same closure serves it.",
         "Each parent's `.grad` grows by the output's `grad` times 1. Use `+=`, never `=`: a Value can feed "
@@ -226,12 +224,12 @@ WRITTEN: tuple[Exercise, ...] = (
         named=(Slip('product_rule_in_add', "the derivative of * used for +: d(x+y)/dx is 1, not y",
                     "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data * grad"),
                Slip('add_split', "the gradient split between the parents: d(x+y)/dx = 1, so each parent gets all of "
-                                 "grad, not a share of it", "{x}.grad += grad / 2\n{i}{y}.grad += grad / 2"))),
-    Exercise(
-        '*', 'op', 'engine', ('__mul__',),
-        (f"x * y {_LEAF.format(op='*')}: each parent's .grad grows by grad times its local derivative",),
-        "backward of x * y and x * k",
-        "Write the body of `_backward(grad)` in `Value.__mul__`.",
+                                 "grad, not a share of it", "{x}.grad += grad / 2\n{i}{y}.grad += grad / 2")),
+        prompts=(f"x + y {_LEAF.format(op='+')}: add grad * (local derivative) to self.grad and other.grad",),
+        what="Write the body of `_backward(grad)` in `Value.__add__`: add each parent's share of `grad` to its "
+             "`.grad`."),
+    written(
+        '__mul__',
         "`d(x*y)/dx` is `y` and `d(x*y)/dy` is `x`: each parent's local derivative is the OTHER one's data.",
         "`self.grad` gets `other.data * grad` and `other.grad` gets `self.data * grad`; in `x * 3` the 3 is "
         "a leaf `Value(3.0)`, so `x.grad` gets `3 * grad`.",
@@ -242,16 +240,10 @@ WRITTEN: tuple[Exercise, ...] = (
                case('a=3.0', 'out = a * a'),
                case('a=-2.0', 'b = a * a\nout = b * b'),
                case('x=1.5', 'out = x * -2.5', prior='x=0.25'),
-               case('x=3.0 y=-4.0', 'out = x * y', prior='y=0.5'))),
-    Exercise(
-        '**', 'op', 'engine', ('__pow__',),  # (and _power: ops.py says which methods make an op)
-        ("x ** k of a number k >= 1, the lecture's: self.grad gets the power rule times grad",
-         "x ** y, and x ** k for k < 1: self.grad gets the power rule times grad; when other is a Value (x ** y), "
-         "other.grad gets its share too"),
-        "backward of x ** k and x ** y",
-        "Write the body of each `_backward(grad)` of `**`: in `Value.__pow__` (x ** k, the lecture's) and in "
-        "`Value._power` below the marked line (x ** y, and x ** k for k < 1): the base's share, and the exponent's "
-        "when the exponent is a Value.",
+               case('x=3.0 y=-4.0', 'out = x * y', prior='y=0.5')),
+        prompts=(f"x * y {_LEAF.format(op='*')}: each parent's .grad grows by grad times its local derivative",)),
+    written(
+        '__pow__',  # (and _power: ops.py says which methods make an op)
         "The power rule: `d(x**k)/dx = k * x**(k-1)`, and it holds for negative `x` too.",
         "For a Value exponent `y` (`other` is a Value), the exponent gets a gradient as well: "
         "`d(x**y)/dy = x**y * log(x)`, with `x**y` the output.",
@@ -272,7 +264,6 @@ WRITTEN: tuple[Exercise, ...] = (
         named=(Slip('pow_abs', "the sign of a negative base is lost (abs, or a log of |x|): for x = -2, d(x**3)/dx = "
                                "12 and d(x**2)/dx = -4",
                     f"{{x}}.grad += {_E} * abs({{x}}.data) ** ({_E} - 1) * grad" + _EXPONENT),
-               Slip('precedence', body=f"{{x}}.grad += {_E} * {{x}}.data ** {_E} - 1 * grad" + _EXPONENT),
                Slip('pow_exponent_no_log', "the exponent's gradient is missing its log(x): d(x**y)/dy = x**y * log(x)",
                     _BASE + "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += {x}.data ** {y}.data * grad"),
                Slip('pow_rule_for_exponent', "the power rule used for the exponent: y * x**(y-1) is the derivative by "
@@ -284,12 +275,16 @@ WRITTEN: tuple[Exercise, ...] = (
                     _BASE + f"\n{{i}}{{y}}.grad += {{x}}.data ** {_E} * math.log({{x}}.data) * grad"),
                Slip('pow_exponent_no_power', "the exponent's gradient is missing its x**y factor: d(x**y)/dy = x**y * "
                                              "log(x), not log(x) (x**y is the output)",
-                    _BASE + "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += math.log({x}.data) * grad"))),
-    Exercise(
-        'tanh', 'op', 'engine', ('tanh',),
-        ("tanh(x), x being self: add grad * d(tanh x)/dx to self.grad",),
-        "backward of tanh(x)",
-        "Write the body of `_backward(grad)` in `Value.tanh`.",
+                    _BASE + "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += math.log({x}.data) * grad")),
+        prompts=("x ** k of a number k >= 1, the lecture's: self.grad gets the power rule times grad",
+                 "x ** y, and x ** k for k < 1: self.grad gets the power rule times grad; when other is a Value "
+                 "(x ** y), other.grad gets its share too"),
+        title="backward of x ** k and x ** y",
+        what="Write the body of each `_backward(grad)` of `**`: in `Value.__pow__` (x ** k, the lecture's) and in "
+             "`Value._power` below the marked line (x ** y, and x ** k for k < 1): the base's share, and the "
+             "exponent's when the exponent is a Value."),
+    written(
+        'tanh',
         "`d tanh(x)/dx = 1 - tanh(x)**2`: written with the output `t`, not with the input `x`.",
         "`t` is `tanh(x)`, already computed in the forward pass; `1 - x**2` is a different function. "
         "Recomputing `tanh` from `exp(2*x)` overflows for `x` above 355.",
@@ -302,11 +297,8 @@ WRITTEN: tuple[Exercise, ...] = (
                case('x=400.0', 'out = x.tanh()', extreme=True)),
         named=(Slip('tanh_sigmoid_rule', "sigmoid's derivative used for tanh: d tanh(x)/dx = 1 - t**2, not "
                                          "t * (1 - t)", "{x}.grad += t * (1 - t) * grad"),)),
-    Exercise(
-        'exp', 'op', 'engine', ('exp',),
-        ("exp(x), x being self: add grad * d(e**x)/dx to self.grad",),
-        "backward of exp(x)",
-        "Write the body of `_backward(grad)` in `Value.exp`.",
+    written(
+        'exp',
         "exp is its own derivative: `d e**x/dx = e**x`, which is the output you already computed.",
         "Multiply the output `e**x` (not `x`) by the upstream `grad`. The power rule does not apply: "
         "the variable is in the exponent.",
@@ -317,12 +309,10 @@ WRITTEN: tuple[Exercise, ...] = (
                case('x=1.0', 'out = x.exp()', prior='x=0.25')),
         named=(Slip('exp_power_rule', "the power rule used for e**x: x * e**(x-1) treats x as a base, but x is the "
                                       "exponent; d e**x/dx = e**x, the output itself",
-                    "{x}.grad += {x}.data * math.exp({x}.data - 1) * grad"),)),
-    Exercise(
-        'relu', 'op', 'engine', ('relu',),
-        ("relu(x), x being self: add grad * d(relu x)/dx to self.grad",),
-        "backward of relu(x)",
-        "Write the body of `_backward(grad)` in `Value.relu`.",
+                    "{x}.grad += {x}.data * math.exp({x}.data - 1) * grad"),),
+        prompts=("exp(x), x being self: add grad * d(e**x)/dx to self.grad",)),
+    written(
+        'relu',
         "relu passes the gradient through where `x > 0` and blocks it elsewhere, including at `x = 0`.",
         "The local derivative is 1 or 0 (a slope), not `x`: `(x.data > 0) * grad`. PyTorch also takes 0 at 0.",
         "self.grad += (1 if self.data > 0 else 0) * grad",
@@ -339,11 +329,8 @@ WRITTEN: tuple[Exercise, ...] = (
                     "{x}.grad += {x}.data * grad"),
                Slip('relu_leaky', "a leaky relu: below zero some gradient still passes (a slope other than 0); relu's "
                                   "derivative is exactly 0 there"))),  # found by its slopes (op_grading.py)
-    Exercise(
-        '/', 'op', 'engine', ('__truediv__',),
-        (f"x / y {_LEAF.format(op='/')}: add grad * d(x/y)/dx to self.grad and grad * d(x/y)/dy to other.grad",),
-        "backward of x / y and x / k",
-        "Write the body of `_backward(grad)` in `Value.__truediv__`.",
+    written(
+        '__truediv__',
         "`d(x/y)/dx = 1/y` and `d(x/y)/dy = -x/y**2`: the divisor's local derivative carries a minus sign.",
         "`self.grad` gets `grad / other.data`. For `other`, `-x/y**2` is `-(x/y)/y`: written so, it does not "
         "overflow for a tiny `y` (`1e-170`), where `y**2` underflows to 0 and `y**-2` is too large for a float. In "
@@ -361,12 +348,11 @@ WRITTEN: tuple[Exercise, ...] = (
         named=(Slip('div_as_mul', "the derivative of * used for /: d(x/y)/dx = 1/y, not y, and d(x/y)/dy = -x/y**2, "
                                   "not x (for x / k: 1/k, not k)",
                     "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data * grad"),),
+        prompts=(f"x / y {_LEAF.format(op='/')}: add grad * d(x/y)/dx to self.grad and grad * d(x/y)/dy to "
+                 "other.grad",),
         aliases=('div',)),
-    Exercise(
-        'log', 'op', 'engine', ('log',),
-        ("log(x), x being self: add grad * d(log x)/dx to self.grad",),
-        "backward of log(x)",
-        "Write the body of `_backward(grad)` in `Value.log`.",
+    written(
+        'log',
         "`d log(x)/dx = 1/x`, at the input `x`.",
         "Divide the upstream `grad` by the input `x` (`self.data`), not by the output `log(x)`.",
         "self.grad += grad / x   where x = self.data",
@@ -378,11 +364,8 @@ WRITTEN: tuple[Exercise, ...] = (
                     "{x}.grad += math.log({x}.data) * grad"),
                Slip('log_squared', "d log(x)/dx = 1/x, not 1/x**2 (that is the derivative of -1/x)",
                     "{x}.grad += grad / {x}.data ** 2"))),
-    Exercise(
-        'sigmoid', 'op', 'engine', ('sigmoid',),
-        ("sigmoid(x), x being self: add grad * d(sigmoid x)/dx to self.grad",),
-        "backward of sigmoid(x)",
-        "Write the body of `_backward(grad)` in `Value.sigmoid`.",
+    written(
+        'sigmoid',
         "`d sigmoid(x)/dx = s * (1 - s)`, written with the output `s = sigmoid(x)`.",
         "`s` is the output computed above; `x * (1 - x)` is the same formula at the wrong point.",
         "self.grad += s * (1 - s) * grad   where s = sigmoid(self.data)",

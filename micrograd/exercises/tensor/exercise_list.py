@@ -3,24 +3,16 @@ length. find() looks one up by name, op or number.
 """
 from __future__ import annotations
 
+from micrograd.exercises.tensor import network_exercises as net
+from micrograd.exercises.tensor import op_exercises as ops
 from micrograd.exercises.tensor.array_exercise import Exercise, numbered
 from micrograd.exercises.tensor.backward_exercise import BACKWARD
-from micrograd.exercises.tensor.network_exercises import ATTENTION, CROSS_ENTROPY, RMS_NORM, SOFTMAX
-from micrograd.exercises.tensor.op_exercises import (
-    ADD_MUL,
-    ELEMENTWISE,
-    INDEX,
-    MATMUL,
-    MAX,
-    REDUCE,
-    SHAPES,
-    UNBROADCAST,
-)
 
 __all__ = ['EXERCISES', 'find']
 
-EXERCISES: tuple[Exercise, ...] = numbered(UNBROADCAST, ADD_MUL, ELEMENTWISE, REDUCE, MAX, SHAPES, INDEX, MATMUL,
-                                           SOFTMAX, CROSS_ENTROPY, RMS_NORM, ATTENTION, BACKWARD)
+EXERCISES: tuple[Exercise, ...] = numbered(
+    ops.UNBROADCAST, ops.ADD_MUL, ops.ELEMENTWISE, ops.REDUCE, ops.MAX, ops.SHAPES, ops.INDEX, ops.MATMUL,
+    net.SOFTMAX, net.CROSS_ENTROPY, net.RMS_NORM, net.ATTENTION, BACKWARD)
 
 # What find() takes for an exercise besides its name: each of its blanks' names, and these.
 ALIASES = {name.rpartition('.')[2].strip('_()'): e.name for e in EXERCISES for name in e.blanks} | {

@@ -24,14 +24,13 @@ SOFTMAX = Exercise(
     "with `s = exp(out)`: `grad - exp(out) * grad.sum(axis=ax, keepdims=True)`.",
     "softmax: dx = s * (g - sum(g * s));   log_softmax: dx = g - softmax(x) * sum(g)   (sums along the axis)",
     ('Tensor.softmax', 'Tensor.log_softmax'),
-    (case('x 4,5', "out = x.softmax(axis=-1)", torch="out = x.softmax(dim=-1)"),
-     case('x 3,3', "out = x.softmax(axis=0)", seed=1, torch="out = x.softmax(dim=0)", note="square"),
-     case('x 2,3,4', "out = x.softmax(axis=1)", seed=2, torch="out = x.softmax(dim=1)"),
-     case('x 4,5', "out = x.log_softmax(axis=-1)", seed=3, torch="out = x.log_softmax(dim=-1)"),
-     case('x 3,3', "out = x.log_softmax(axis=0)", seed=4, torch="out = x.log_softmax(dim=0)", note="square"),
-     case('x 2,3,4', "out = x.log_softmax(axis=1)", seed=5, torch="out = x.log_softmax(dim=1)"),
-     case('x 3,4', "out = x.softmax(axis=-1) * x.log_softmax(axis=-1)", dtype='float32', seed=6,
-          torch="out = x.softmax(dim=-1) * x.log_softmax(dim=-1)")),
+    (case('x 4,5', "out = x.softmax(axis=-1)"),
+     case('x 3,3', "out = x.softmax(axis=0)", seed=1, note="square"),
+     case('x 2,3,4', "out = x.softmax(axis=1)", seed=2),
+     case('x 4,5', "out = x.log_softmax(axis=-1)", seed=3),
+     case('x 3,3', "out = x.log_softmax(axis=0)", seed=4, note="square"),
+     case('x 2,3,4', "out = x.log_softmax(axis=1)", seed=5),
+     case('x 3,4', "out = x.softmax(axis=-1) * x.log_softmax(axis=-1)", dtype='float32', seed=6)),
     (Slip('softmax_diagonal', 'Tensor.softmax', "self._add_grad(grad * s * (1 - s))",
           "softmax's Jacobian reduced to its diagonal s * (1 - s): every s_i depends on every x_j of its row, "
           "ds_i/dx_j = s_i (1[i=j] - s_j), so dx = s * (grad - sum(grad * s, axis, keepdims=True))"),
@@ -74,6 +73,11 @@ SOFTMAX = Exercise(
     math=(r"s = \mathrm{softmax}(x):\ \ \bar x_j = s_j \Big(G_j - \sum_i G_i s_i\Big); \qquad \ell = \log "
           r"\mathrm{softmax}(x):\ \ \bar x_j = G_j - s_j \sum_i G_i"))
 
+# cross_entropy's backward written plainly: its slips write one part of it otherwise
+_CE = "g = np.exp(log_probs)\ng[rows, picked] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad / n_counted)"
+_OFF_BY_ONE = ("the one-hot is off by one: class indices count from 0, so a row's 1 goes in its target's own column, "
+               "g[rows, picked], not the one beside it")
+
 CROSS_ENTROPY = Exercise(
     'cross_entropy', "backward of cross_entropy, fused",
     "Write the `_backward` of `cross_entropy(logits, targets)`, the mean over rows of "
@@ -94,40 +98,28 @@ CROSS_ENTROPY = Exercise(
           torch="out = F.cross_entropy(z, torch.tensor(t))", note="rows 1 and 4 are ignored"),
      case('z 3,4', "out = F.cross_entropy(z, t)", given={'t': np.array([3, 3, 0])}, dtype='float32', seed=2,
           torch="out = F.cross_entropy(z, torch.tensor(t))")),
-    (Slip('ce_not_averaged', 'cross_entropy',
-          "g = np.exp(log_probs)\ng[rows, picked] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad)",
+    (Slip('ce_not_averaged', 'cross_entropy', _CE.replace(" / n_counted", ""),
           "cross-entropy not divided by the batch size: the loss is a mean over the counted rows, so each row's "
           "gradient is divided by n_counted"),
-     Slip('ce_all_rows', 'cross_entropy',
-          "g = np.exp(log_probs)\ng[rows, picked] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad / len(rows))",
+     Slip('ce_all_rows', 'cross_entropy', _CE.replace("/ n_counted", "/ len(rows)"),
           "divided by every row: ignored rows do not count in the mean, so divide by n_counted"),
-     Slip('ce_ignored_rows', 'cross_entropy',
-          "g = np.exp(log_probs)\ng[rows, picked] -= 1\nlogits._add_grad(g * grad / n_counted)",
+     Slip('ce_ignored_rows', 'cross_entropy', _CE.replace("g[~counted] = 0\n", ""),
           "ignored rows get a gradient: a row whose target is ignore_index takes no part in the loss"),
-     Slip('ce_no_one_hot', 'cross_entropy',
-          "g = np.exp(log_probs)\ng[~counted] = 0\nlogits._add_grad(g * grad / n_counted)",
+     Slip('ce_no_one_hot', 'cross_entropy', _CE.replace("g[rows, picked] -= 1\n", ""),
           "the one-hot target is not subtracted: dL/dlogits = softmax - one_hot(target)"),
-     Slip('ce_one_hot_sign', 'cross_entropy',
-          "g = np.exp(log_probs)\ng[rows, picked] += 1\ng[~counted] = 0\nlogits._add_grad(g * grad / n_counted)",
+     Slip('ce_one_hot_sign', 'cross_entropy', _CE.replace("-= 1", "+= 1"),
           "the one-hot target is added: dL/dlogits = softmax - one_hot (the target's logit is pushed up, its "
           "gradient goes down by 1)"),
      Slip('ce_half_averaged', 'cross_entropy',
           "g = np.exp(log_probs) / n_counted\ng[rows, picked] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad)",
           "only the softmax is divided by the batch size: (softmax - one_hot) / n_counted, the one-hot too"),
-     Slip('ce_one_hot_off_by_one', 'cross_entropy',
-          "g = np.exp(log_probs)\ng[rows, picked - 1] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad / n_counted)",
-          "the one-hot is off by one: class indices count from 0, so a row's 1 goes in its target's own column, "
-          "g[rows, picked], not the one beside it"),
-     Slip('ce_one_hot_off_by_one', 'cross_entropy',
-          "g = np.exp(log_probs)\ng[rows, picked + 1] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad / n_counted)",
-          "the one-hot is off by one: class indices count from 0, so a row's 1 goes in its target's own column, "
-          "g[rows, picked], not the one beside it (the last class has no column after it)"),
-     Slip('ce_columns', 'cross_entropy',
-          "g = np.exp(log_probs)\ng[:, picked] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad / n_counted)",
+     Slip('ce_one_hot_off_by_one', 'cross_entropy', _CE.replace("picked]", "picked - 1]"), _OFF_BY_ONE),
+     Slip('ce_one_hot_off_by_one', 'cross_entropy', _CE.replace("picked]", "picked + 1]"),
+          f"{_OFF_BY_ONE} (the last class has no column after it)"),
+     Slip('ce_columns', 'cross_entropy', _CE.replace("g[rows, picked]", "g[:, picked]"),
           "g[:, picked] subtracts 1 in every row at every target's column: index one element per row, "
           "g[rows, picked]"),
-     Slip('ce_log_probs', 'cross_entropy',
-          "g = log_probs.copy()\ng[rows, picked] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad / n_counted)",
+     Slip('ce_log_probs', 'cross_entropy', _CE.replace("np.exp(log_probs)", "log_probs.copy()"),
           "log-probabilities used where probabilities belong: dL/dlogits = softmax(logits) - one_hot, and "
           "softmax = exp(log_probs)")),
     prompts=('the logits get (softmax - one_hot) / n_counted * grad; ignored rows 0',),
