@@ -6,7 +6,6 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
-import textwrap
 import types
 from dataclasses import dataclass
 from functools import cache
@@ -46,67 +45,33 @@ def _modules() -> list[types.ModuleType]:
     return [importlib.import_module(n) for n in names]
 
 
-def _header_end(tree: ast.Module) -> int:
-    """How many statements at the top of a module are its docstring, imports and TYPE_CHECKING block."""
-    for n, node in enumerate(tree.body):
-        docstring = n == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-        checking = isinstance(node, ast.If) and 'TYPE_CHECKING' in ast.unparse(node.test)
-        if not (docstring or checking or isinstance(node, (ast.Import, ast.ImportFrom))):
-            return n
-    return len(tree.body)
-
-
 @cache
 def library_source() -> str:
     """The library's tensor engine as one module's text, every body as the library has it: `unbroadcast` (the
-    first exercise), then Tensor's modules and functional.py, each under a line naming its file. Imports between
-    them are dropped; the rest (dtype rules, checks, NumPy kernels) is still imported from the library."""
+    first exercise), then Tensor's modules and functional.py, each under a line naming its file and with its own
+    imports, less the names the one module defines; the rest (dtype rules, checks, NumPy kernels) is still
+    imported from the library."""
     modules = _modules()
     texts = [inspect.getsource(m) for m in modules]
     trees = [ast.parse(t) for t in texts]
     defined = {getattr(node, 'name', None) for tree in trees for node in tree.body} | set(FUNCTIONS)
     defined |= {t.id for tree in trees for node in tree.body if isinstance(node, ast.Assign)
                 for t in node.targets if isinstance(t, ast.Name)}
-    imports: dict[str, dict[str, None]] = {}  # module: names, in order of first use
-    plain: dict[str, None] = {}               # import x, import x as y
-    checking: dict[str, None] = {}            # if TYPE_CHECKING: ...
     kernels = importlib.import_module(f'{PACKAGE}.kernels')
-    bodies = [_part(kernels, "the sum every op's _add_grad calls", inspect.getsource(getattr(kernels, f)))
-              for f in FUNCTIONS]
+    parts = [_part(kernels, inspect.getsource(getattr(kernels, f))) for f in FUNCTIONS]
     for module, text, tree in zip(modules, texts, trees):
-        n = _header_end(tree)
-        for node in tree.body[:n]:
-            if isinstance(node, ast.ImportFrom) and node.module != '__future__':
-                names = imports.setdefault(node.module or '', {})
-                names |= dict.fromkeys(ast.unparse(a) for a in node.names if (a.asname or a.name) not in defined)
-            elif isinstance(node, (ast.Import, ast.If)):
-                (plain if isinstance(node, ast.Import) else checking)[ast.unparse(node)] = None
-        first = min([tree.body[n].lineno] + [d.lineno for d in getattr(tree.body[n], 'decorator_list', [])])
-        title = (ast.get_docstring(tree) or '').split('\n')[0]
-        bodies.append(_part(module, title, ''.join(text.splitlines(keepends=True)[first - 1:])))
-    statements = [(s.split()[1], s) for s in plain]
-    statements += [(m, _import_line(m, sorted(ns, key=str.lower))) for m, ns in imports.items() if ns]
-    head = ["from __future__ import annotations"]
-    for rank in range(3):  # the standard library, NumPy, micrograd
-        head += [""] + [text for module, text in sorted(statements) if _rank(module) == rank]
-    return '\n'.join(head + [""] + list(checking)) + '\n' + ''.join(bodies)
+        lines = text.splitlines(keepends=True)
+        for node in reversed([n for n in tree.body if isinstance(n, ast.ImportFrom)]):
+            names = [a for a in node.names if (a.asname or a.name) not in defined]
+            kept = ast.unparse(ast.ImportFrom(node.module, names, 0)) + '\n' if node.module != '__future__' else ''
+            lines[node.lineno - 1:node.end_lineno] = [kept] if names else []
+        parts.append(_part(module, ''.join(lines)))
+    return "from __future__ import annotations\n" + ''.join(parts)
 
 
-def _part(module: types.ModuleType, title: str, text: str) -> str:
+def _part(module: types.ModuleType, text: str) -> str:
     """A piece of the one module, under a line naming the file it comes from."""
-    return f"\n\n# --- {module.__name__.replace('.', '/')}.py: {title}\n\n" + text.strip('\n') + '\n'
-
-
-def _rank(module: str) -> int:
-    return {'numpy': 1, 'micrograd': 2}.get(module.split('.')[0], 0)
-
-
-def _import_line(module: str, names: list[str]) -> str:
-    line = f"from {module} import {', '.join(names)}"
-    if len(line) <= 110:
-        return line
-    return f"from {module} import (\n" + textwrap.fill(', '.join(names) + ',', 106, initial_indent='    ',
-                                                         subsequent_indent='    ') + "\n)"
+    return f"\n\n# --- {module.__name__.replace('.', '/')}.py\n\n" + text.strip('\n') + '\n'
 
 
 def locate(tree: ast.Module, name: str) -> tuple[ast.FunctionDef, str]:
