@@ -7,7 +7,7 @@ import ast
 import re
 import textwrap
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -40,6 +40,7 @@ class Blank:
     end: int
     indent: str
     solution: str            # the library's text of that body
+    holder: ast.FunctionDef = field(compare=False, repr=False)  # the library's method it sits in
     comments: tuple[str, ...] = ()  # an op's formulas, the comments on its body's lines: they stay
 
     def text(self) -> str:
@@ -82,7 +83,8 @@ def find_blanks(source: str, which: str = 'engine') -> list[Blank]:
                 start, end, indent = body_span(source, starts, fn)
                 closure = fn is not method
                 blanks.append(Blank(exercise, name, fn.name, _graded(fn) if closure else (), start, end, indent,
-                                    source[start:end], comments(indent + source[start:end]) if closure else ()))
+                                    source[start:end], method,
+                                    comments(indent + source[start:end]) if closure else ()))
     return sorted(blanks, key=lambda b: (b.exercise.number, b.start))
 
 
@@ -91,18 +93,6 @@ def blanks_of(exercise: Exercise) -> list[Blank]:
     """The blanks of one exercise in the library's source (read once)."""
     return [b for b in find_blanks(library_source(f'micrograd.{exercise.source}')[0], exercise.source)
             if b.exercise is exercise]
-
-
-def enclosing(blank: Blank) -> tuple[ast.FunctionDef, ast.FunctionDef]:
-    """The library's method a blank sits in, and the function whose body it is (the closure, or the method)."""
-    source, _ = library_source(f'micrograd.{blank.exercise.source}')
-    method = named(named(ast.parse(source), CLASSES[blank.exercise.source]), blank.method)
-    starts = offsets(source)
-    for fn in ast.walk(method):
-        if isinstance(fn, ast.FunctionDef) and fn.name == blank.function and \
-                body_span(source, starts, fn)[0] == blank.start:
-            return method, fn
-    raise LookupError(f"no {blank.function} in {blank.method}")
 
 
 _LAST, _NEURON = find('backward'), find('neuron')

@@ -30,7 +30,7 @@ from micrograd.exercises.derived_slips import (
     text,
     upstream_dropped,
 )
-from micrograd.exercises.scalar.blanks import Blank, blanks_of, enclosing
+from micrograd.exercises.scalar.blanks import Blank, blanks_of
 from micrograd.exercises.scalar.exercises import Exercise, find
 
 # What each rule's key means, for the report (a rule's own sentence adds the lines it changed).
@@ -333,8 +333,7 @@ def _substitute_input(formula: ast.expr, name: ast.Name, context: _Context) -> a
 
 def derive(blank: Blank) -> list[Slip]:
     """Every slip the rules make of one blank's library body, each named; duplicates and the right body left out."""
-    method, _ = enclosing(blank)
-    context = _Context(method, blank.parents)
+    context = _Context(blank.holder, blank.parents)
     body = written_out(ast.parse(textwrap.dedent(blank.indent + blank.solution)).body,
                        f'micrograd.{blank.exercise.source}')
     seen, out = {text(body)}, []
@@ -350,7 +349,7 @@ def derive(blank: Blank) -> list[Slip]:
 
 def hand(exercise: Exercise, blank: Blank) -> list[Slip]:
     """The record's own slips for a blank, with {x}, {y} and {i} filled in."""
-    method, _ = enclosing(blank)  # y: the method's other operand where the closure gives it no gradient (x ** k)
+    method = blank.holder  # y: the method's other operand where the closure gives it no gradient (x ** k)
     names = dict(zip('xy', blank.parents)) | ({} if len(blank.parents) > 1 or len(method.args.args) < 2
                                               else {'y': method.args.args[1].arg})
     return [Slip(key, body.format(i=blank.indent, **names), exercise.mistakes.get(key, RULES.get(key, key)))
