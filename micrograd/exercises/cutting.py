@@ -89,10 +89,16 @@ def first_statement(fn: ast.FunctionDef) -> ast.stmt:
     return fn.body[1] if ast.get_docstring(fn) and len(fn.body) > 1 else fn.body[0]
 
 
-def quoted(path: str, lines: list[str], fn: ast.FunctionDef, owner: str = '') -> str:
-    """fn's definition as the library's answer shows it: under a line naming its file, lines (and owner)."""
-    first, last = definition(fn)
-    return f"# {path}, lines {first}-{last}{f': {owner}' if owner else ''}\n" + '\n'.join(lines[first - 1:last])
+def answer(heading: str, functions: list[Any], owners: bool = False) -> str:
+    """The library's own code for an exercise: under heading, each function's definition as its file has it,
+    under a line naming the file and the lines (and, with owners, what it is: 'Unary.softmax')."""
+    parts = []
+    for fn in map(inspect.unwrap, functions):  # (an op under a decorator: the function it wraps)
+        lines, first = inspect.getsourcelines(fn)
+        owner = f": {fn.__qualname__}" if owners else ''
+        parts.append(f"# {fn.__module__.replace('.', '/')}.py, lines {first}-{first + len(lines) - 1}{owner}\n"
+                     + ''.join(lines).rstrip('\n'))
+    return heading + '\n' + '\n\n'.join(parts) + '\n'
 
 
 def body_span(source: str, starts: list[int], fn: ast.FunctionDef) -> tuple[int, int, str]:

@@ -4,6 +4,7 @@ my_nn.py), the library's answer to an exercise, and the same engine as a module 
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 import textwrap
 import types
@@ -13,13 +14,13 @@ from pathlib import Path
 
 from micrograd.exercises.commands import advice, command
 from micrograd.exercises.cutting import (
+    answer,
     body_span,
     comments,
     library_source,
     load,
     named,
     offsets,
-    quoted,
     splice,
     unwritten,
 )
@@ -153,12 +154,12 @@ def nn_text(directory: str | Path = '.') -> str:
 
 
 def solution(name: str) -> str:
-    """The library's own code for an exercise: the whole method(s) it lives in, from engine.py or nn.py."""
+    """The library's own code for an exercise: the whole method(s) it lives in, from engine.py (or more_ops.py,
+    whose ops Value takes in) or nn.py."""
     exercise = find(name)
-    source, filename = library_source(f'micrograd.{exercise.source}')
-    cls = named(ast.parse(source), CLASSES[exercise.source])
-    parts = [quoted(filename, source.splitlines(), named(cls, method)) for method in exercise.methods]
-    return f"# exercise {exercise.number} ({exercise.name}): the library's answer\n" + '\n\n'.join(parts) + '\n'
+    cls = getattr(importlib.import_module(f'micrograd.{exercise.source}'), CLASSES[exercise.source])
+    return answer(f"# exercise {exercise.number} ({exercise.name}): the library's answer",
+                  [getattr(cls, method) for method in exercise.methods])
 
 
 def blank_engine() -> types.ModuleType:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from micrograd.exercises import cutting
 from micrograd.exercises.commands import advice, command
-from micrograd.exercises.cutting import body_span, definition, first_statement, offsets, quoted, unwritten
+from micrograd.exercises.cutting import answer, body_span, definition, first_statement, offsets, unwritten
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.exercise_list import EXERCISES, find
 
@@ -143,18 +143,11 @@ def engine_source() -> str:
 
 def solution(name: str) -> str:
     """The library's own code for an exercise: each function or method it blanks, from the library's files."""
-    exercise = find(name)
-    parts = []
-    for blank in exercise.blanks:
-        for module in [importlib.import_module(f'{PACKAGE}.kernels')] if blank in FUNCTIONS else _modules():
-            text = inspect.getsource(module)
-            try:
-                fn, owner = locate(ast.parse(text), blank)
-            except LookupError:
-                continue
-            parts.append(quoted(module.__name__.replace('.', '/') + '.py', text.splitlines(), fn, owner))
-    return (f"# exercise {exercise.number} ({exercise.name}) of the tensor track: the library's answer\n"
-            + '\n\n'.join(parts) + '\n')
+    exercise, tensor = find(name), importlib.import_module(PACKAGE).Tensor
+    kernels, functional = (importlib.import_module(f'{PACKAGE}.{m}') for m in ('kernels', 'functional'))
+    holders = [tensor if '.' in n else kernels if n in FUNCTIONS else functional for n in exercise.blanks]
+    return answer(f"# exercise {exercise.number} ({exercise.name}) of the tensor track: the library's answer",
+                  [getattr(h, _bare(n)) for h, n in zip(holders, exercise.blanks)], owners=True)
 
 
 @cache
