@@ -135,12 +135,6 @@ def blanks() -> tuple[Blank, ...]:
     return tuple(out)
 
 
-@cache
-def engine_source() -> str:
-    """The library's engine as one module's text, every exercise's body a blank (what a workspace runs in)."""
-    return splice(library_source(), {b: b.text() for b in blanks()})
-
-
 def solution(name: str) -> str:
     """The library's own code for an exercise: each function or method it blanks, from the library's files."""
     exercise, tensor = find(name), importlib.import_module(PACKAGE).Tensor
@@ -192,22 +186,31 @@ def _task(exercise: Exercise) -> str:
     return '\n'.join(lines)
 
 
-def source(directory: str | Path = '.', bodies: dict[str, str] | None = None) -> str:
-    """my_tensor.py's text: every exercise blank, or with the bodies given (by blank name, unindented)."""
+def definitions(bodies: dict[str, str] | None = None) -> list[tuple[Exercise, list[tuple[str, str]]]]:
+    """Per exercise, each function or method it blanks: its owner as the file has it ('Unary.exp', 'cross_entropy')
+    and its text, dedented; every exercise blank, or with the bodies given (by blank name, unindented)."""
     spliced = splice(library_source(), {b: (bodies or {}).get(b.name, b.text()) for b in blanks()})
     tree, lines = ast.parse(spliced), spliced.splitlines()
-    parts = [header(directory) + "from __future__ import annotations\n"]
-    for exercise in EXERCISES:
-        functions = dict.fromkeys(locate(tree, name)[0] for name in exercise.blanks)
-        texts = [textwrap.dedent('\n'.join(lines[definition(fn)[0] - 1:definition(fn)[1]])) for fn in functions]
-        parts.append(_task(exercise) + '\n' + '\n\n\n'.join(texts) + '\n')
-    return '\n\n'.join(parts)
+    return [(exercise, [(owner, textwrap.dedent('\n'.join(lines[definition(fn)[0] - 1:definition(fn)[1]])))
+                        for fn, owner in dict.fromkeys(locate(tree, name) for name in exercise.blanks)])
+            for exercise in EXERCISES]
+
+
+def source(directory: str | Path = '.', bodies: dict[str, str] | None = None) -> str:
+    """my_tensor.py's text: every exercise blank, or with the bodies given (by blank name, unindented)."""
+    return '\n\n'.join([header(directory) + "from __future__ import annotations\n"] + [
+        _task(exercise) + '\n' + '\n\n\n'.join(text for _, text in texts) + '\n'
+        for exercise, texts in definitions(bodies)])
+
+
+def library_bodies() -> dict[str, str]:
+    """Every blank's body as the library writes it (by blank name, unindented)."""
+    return {b.name: b.solution.replace('\n' + b.indent, '\n') for b in blanks()}
 
 
 def solved(directory: str | Path = '.', bodies: dict[str, str] | None = None) -> str:
     """my_tensor.py with every exercise written as the library writes it (bodies: some written otherwise)."""
-    own = {b.name: b.solution.replace('\n' + b.indent, '\n') for b in blanks()}
-    return source(directory, own | (bodies or {}))
+    return source(directory, library_bodies() | (bodies or {}))
 
 
 @dataclass(frozen=True)
@@ -236,7 +239,8 @@ def places(text: str) -> dict[str, Place]:
 
 def blank_tensor() -> types.ModuleType:
     """A fresh copy of the library's engine as one module, every exercise blank (for a notebook)."""
-    return cutting.load(engine_source(), TENSOR_FILE.removesuffix('.py'), GIVEN)
+    return cutting.load(splice(library_source(), {b: b.text() for b in blanks()}), TENSOR_FILE.removesuffix('.py'),
+                        GIVEN)
 
 
 def load(path: str | Path, text: str | None = None) -> types.ModuleType:
