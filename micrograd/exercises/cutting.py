@@ -84,6 +84,12 @@ def definition(fn: ast.FunctionDef) -> tuple[int, int]:
     return min([fn.lineno] + [d.lineno for d in fn.decorator_list]), fn.end_lineno
 
 
+def dedented(lines: list[str], fn: ast.FunctionDef) -> str:
+    """fn's definition as lines (a source's, split) have it, dedented: a function of a workspace or a notebook."""
+    first, last = definition(fn)
+    return textwrap.dedent('\n'.join(lines[first - 1:last]))
+
+
 def first_statement(fn: ast.FunctionDef) -> ast.stmt:
     """fn's first statement after its docstring (the docstring itself when it is all there is)."""
     return fn.body[1] if ast.get_docstring(fn) and len(fn.body) > 1 else fn.body[0]

@@ -1,13 +1,9 @@
 """What both tracks' notebooks share: their cells in order, and Markdown that keeps formulas."""
 from __future__ import annotations
 
-import ast
 import importlib
 import re
-import textwrap
 from typing import Any
-
-from micrograd.exercises.cutting import definition
 
 
 def markdown(text: str) -> str:
@@ -15,12 +11,6 @@ def markdown(text: str) -> str:
     emphasis escaped (x ** k would turn bold and lose its exponent; w_i italic)."""
     parts = re.split(r'(`[^`]*`)', text)
     return ''.join(part if part.startswith('`') else re.sub(r'([*_\\])', r'\\\1', part) for part in parts)
-
-
-def cell(lines: list[str], defs: list[ast.FunctionDef], attach: list[str]) -> str:
-    """An exercise's code cell: each of defs as lines has it (dedented), then the lines that put them in place."""
-    parts = [textwrap.dedent('\n'.join(lines[first - 1:last])) for first, last in map(definition, defs)]
-    return '\n\n'.join(parts) + '\n\n' + '\n'.join(attach)
 
 
 def notebook(intro: list[str], setup: str, exercises: list[tuple[str, str]], check: str, finale: str,

@@ -7,8 +7,8 @@ import ast
 import importlib
 from typing import Any
 
-from micrograd.exercises.cutting import library_source, named
-from micrograd.exercises.notebook import cell, markdown, notebook
+from micrograd.exercises.cutting import dedented, library_source, named
+from micrograd.exercises.notebook import markdown, notebook
 from micrograd.exercises.scalar.blanks import CLASSES, blanked
 from micrograd.exercises.scalar.exercises import EXERCISES, LEVELS, Exercise
 
@@ -72,7 +72,7 @@ def exercise_cells(which: str, blank: bool = True) -> list[tuple[Exercise, str]]
         methods = [named(cls, name) for name in exercise.methods]
         attach = [' = '.join(f"{class_name}.{n}" for n in library if library[n] is library[m.name])  # __radd__ too
                   + f" = {m.name}" for m in methods]
-        cells.append((exercise, cell(lines, methods, attach)))
+        cells.append((exercise, '\n\n'.join(dedented(lines, m) for m in methods) + '\n\n' + '\n'.join(attach)))
     return cells
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from micrograd.exercises import cutting
 from micrograd.exercises.commands import advice, command
-from micrograd.exercises.cutting import answer, body_span, definition, first_statement, offsets, unwritten
+from micrograd.exercises.cutting import answer, body_span, dedented, first_statement, offsets, unwritten
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.exercise_list import EXERCISES, find
 
@@ -191,9 +191,8 @@ def definitions(bodies: dict[str, str] | None = None) -> list[tuple[Exercise, li
     and its text, dedented; every exercise blank, or with the bodies given (by blank name, unindented)."""
     spliced = splice(library_source(), {b: (bodies or {}).get(b.name, b.text()) for b in blanks()})
     tree, lines = ast.parse(spliced), spliced.splitlines()
-    return [(exercise, [(owner, textwrap.dedent('\n'.join(lines[definition(fn)[0] - 1:definition(fn)[1]])))
-                        for fn, owner in dict.fromkeys(locate(tree, name) for name in exercise.blanks)])
-            for exercise in EXERCISES]
+    return [(exercise, [(owner, dedented(lines, fn)) for fn, owner in
+                        dict.fromkeys(locate(tree, name) for name in exercise.blanks)]) for exercise in EXERCISES]
 
 
 def source(directory: str | Path = '.', bodies: dict[str, str] | None = None) -> str:
