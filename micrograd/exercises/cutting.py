@@ -14,17 +14,20 @@ import textwrap
 import tokenize
 import types
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 
-class Span(Protocol):
-    """A body in a source text: where it starts and ends (offsets)."""
-    @property
-    def start(self) -> int: ...
-    @property
-    def end(self) -> int: ...
+@dataclass(frozen=True)
+class Body:
+    """A body cut out of the library's source (a blank of either track): where it starts and ends (offsets into
+    the source text), its indentation, and the library's text of it."""
+    start: int
+    end: int
+    indent: str
+    solution: str
 
 
 # A module whose class takes in another module's functions as methods by an import in its body (engine.py's
@@ -137,8 +140,8 @@ def blank_raised(error: BaseException | None, count: int) -> int | None:
     return next((n for n in range(1, count + 1) if str(error).startswith(f'exercise {n} ')), 0)
 
 
-def splice(source: str, replacements: Mapping[Span, str]) -> str:
-    """source with each span's body replaced by the given text (its first line unindented)."""
+def splice(source: str, replacements: Mapping[Body, str]) -> str:
+    """source with each body replaced by the given text (its first line unindented)."""
     out, at = [], 0
     for span in sorted(replacements, key=lambda s: s.start):
         out += [source[at:span.start], replacements[span]]

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from micrograd.exercises.commands import advice, command
 from micrograd.exercises.cutting import (
+    Body,
     answer,
     body_span,
     comments,
@@ -31,16 +32,12 @@ CLASSES = {'engine': 'Value', 'nn': 'Neuron'}
 
 
 @dataclass(frozen=True)
-class Blank:
+class Blank(Body):
     """One body the learner writes: an op's backward closure, or a whole method."""
     exercise: Exercise
     method: str              # the method of Value (or Neuron) it sits in
     function: str            # the function whose body it is: the closure '_backward', or the method itself
     parents: tuple[str, ...]  # for a closure, the names whose .grad it adds to: ('self', 'other')
-    start: int               # where the body starts and ends, as offsets into the source text
-    end: int
-    indent: str
-    solution: str            # the library's text of that body
     holder: ast.FunctionDef = field(compare=False, repr=False)  # the library's method it sits in
     comments: tuple[str, ...] = ()  # an op's formulas, the comments on its body's lines: they stay
 
@@ -83,8 +80,8 @@ def find_blanks(source: str, which: str = 'engine') -> list[Blank]:
             for fn in functions:
                 start, end, indent = body_span(source, starts, fn)
                 closure = fn is not method
-                blanks.append(Blank(exercise, name, fn.name, _graded(fn) if closure else (), start, end, indent,
-                                    source[start:end], method,
+                blanks.append(Blank(start, end, indent, source[start:end], exercise, name, fn.name,
+                                    _graded(fn) if closure else (), method,
                                     comments(indent + source[start:end]) if closure else ()))
     return sorted(blanks, key=lambda b: (b.exercise.number, b.start))
 

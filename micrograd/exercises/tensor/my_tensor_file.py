@@ -17,7 +17,7 @@ from pathlib import Path
 
 from micrograd.exercises import cutting
 from micrograd.exercises.commands import advice, command
-from micrograd.exercises.cutting import answer, body_span, dedented, first_statement, offsets, unwritten
+from micrograd.exercises.cutting import Body, answer, body_span, dedented, first_statement, offsets, unwritten
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.exercise_list import EXERCISES, find
 
@@ -27,15 +27,11 @@ FUNCTIONS = ('unbroadcast',)   # functions of the library's kernels the workspac
 
 
 @dataclass(frozen=True)
-class Blank:
+class Blank(Body):
     """One body the learner writes: a `_backward` closure, or a whole function or method."""
     exercise: Exercise
     name: str         # as the records name it: 'Tensor.__add__', 'unbroadcast', 'Tensor.backward()'
     owner: str        # the class or function it sits in, as the file has it: 'Reductions.sum', 'cross_entropy'
-    start: int        # where the body starts and ends, as offsets into the source text
-    end: int
-    indent: str
-    solution: str     # the library's text of that body
 
     def text(self) -> str:
         """The blank: what this body does, and the raise that says it is not written."""
@@ -131,7 +127,7 @@ def blanks() -> tuple[Blank, ...]:
         for name in exercise.blanks:
             fn, owner = locate(tree, name)
             start, end, indent = body_span(source, starts, target(fn, name))
-            out.append(Blank(exercise, name, owner, start, end, indent, source[start:end]))
+            out.append(Blank(start, end, indent, source[start:end], exercise, name, owner))
     return tuple(out)
 
 
