@@ -30,7 +30,7 @@ The machinery both tracks share, one idea per module:
     graphs.py     backward() on graphs the checker makes: the library's gradients the right ones, slips planted
     cutting.py    cutting bodies out of the library's source, and running the result; a learner's file read
     commands.py   the commands printed for the learner to copy
-    notebook.py   a track's notebook: its cells in order, and Markdown that keeps formulas
+    notebook.py   a track's notebook: its cells in order, Markdown that keeps formulas, a cell's free names
     __main__.py   the command line: start, check, list, solution, notebook; --track scalar|tensor
 """
 from micrograd.exercises.report import Report

@@ -1,6 +1,8 @@
-"""What both tracks' notebooks share: their cells in order, and Markdown that keeps formulas."""
+"""What both tracks' notebooks share: their cells in order, Markdown that keeps formulas, a cell's free names."""
 from __future__ import annotations
 
+import ast
+import builtins
 import importlib
 import re
 from typing import Any
@@ -11,6 +13,16 @@ def markdown(text: str) -> str:
     emphasis escaped (x ** k would turn bold and lose its exponent; w_i italic)."""
     parts = re.split(r'(`[^`]*`)', text)
     return ''.join(part if part.startswith('`') else re.sub(r'([*_\\])', r'\\\1', part) for part in parts)
+
+
+def free_names(code: str, names: set[str]) -> list[str]:
+    """The module-level names (of names) that code reads: the helpers an op calls, the names in its annotations."""
+    tree = ast.parse(code)
+    bound = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments)
+              for a in [*n.posonlyargs, *n.args, *n.kwonlyargs, n.vararg, n.kwarg] if a is not None}
+    read = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    return sorted({name for name in read if name in names and name not in bound and not hasattr(builtins, name)})
 
 
 def notebook(intro: list[str], setup: str, exercises: list[tuple[str, str]], check: str, finale: str,

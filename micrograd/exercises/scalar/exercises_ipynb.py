@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import ast
 import importlib
+import textwrap
 from typing import Any
 
 from micrograd.exercises.cutting import dedented, library_source, named
-from micrograd.exercises.notebook import markdown, notebook
-from micrograd.exercises.scalar.blanks import CLASSES, blanked
+from micrograd.exercises.notebook import free_names, markdown, notebook
+from micrograd.exercises.scalar.blanks import CLASSES, blank_engine, blank_nn, blanked
 from micrograd.exercises.scalar.exercises import EXERCISES, LEVELS, Exercise
 
 INTRO = """\
@@ -34,15 +35,6 @@ then `python -m micrograd.exercises check`."""
 SETUP_NOTE = """\
 Run this first. It makes a fresh copy of micrograd's engine in which every exercise is blank (the
 forward passes all work, so graphs can be built from the start), and the helper functions the ops call."""
-
-SETUP = """\
-from micrograd.exercises import blank_engine, blank_nn, check
-
-engine = blank_engine()  # micrograd/engine.py, every exercise blank: your Value
-nn = blank_nn(engine)    # micrograd/nn.py on that Value: your Neuron
-# The cells below are copied from these modules: they read their names (Value, Neuron, math, weighted_sum, ...)
-globals().update((name, value) for module in (engine, nn) for name, value in vars(module).items()
-                 if not name.startswith('__'))"""
 
 FINALE = """\
 ## Done?
@@ -76,6 +68,24 @@ def exercise_cells(which: str, blank: bool = True) -> list[tuple[Exercise, str]]
     return cells
 
 
+def _setup() -> str:
+    lines = ["from micrograd.exercises import blank_engine, blank_nn, check", "",
+             "engine = blank_engine()  # micrograd/engine.py, every exercise blank: your Value",
+             "nn = blank_nn(engine)    # micrograd/nn.py on that Value: your Neuron",
+             "Value, Neuron = engine.Value, nn.Neuron"]
+    taken, engine = {'Value', 'Neuron'}, blank_engine()
+    for module, says in (('engine', 'ops call'), ('nn', 'neuron calls')):
+        names = set(vars(engine if module == 'engine' else blank_nn(engine))) - taken
+        used = sorted({n for blank in (True, False) for _, code in exercise_cells(module, blank)  # blanks and answers
+                       for n in free_names(code, names)})
+        taken |= set(used)
+        values = ', '.join(f'{module}.{n}' for n in used)
+        if used:
+            lines += [f"# what the {says}, from the same {module}", f"{', '.join(used)} = (",
+                      textwrap.fill(values, 96, initial_indent='    ', subsequent_indent='    ') + ')']
+    return '\n'.join(lines)
+
+
 def _about(exercise: Exercise) -> str:
     where = 'micrograd/nn.py' if exercise.source == 'nn' else 'micrograd/engine.py'
     rules = ''.join(f"{n}. {markdown(text)}\n" for n, (_, text) in enumerate(exercise.rules, 1))
@@ -91,6 +101,6 @@ def build_notebook(blank: bool = True) -> Any:
     """The notebook, as an nbformat node (no outputs: it is for the learner to run); blank=False: every cell
     holds the library's own bodies (for the test that runs it solved)."""
     order = ', '.join(f"`{e.name}`" for e in EXERCISES)  # as the list has them
-    return notebook([INTRO.replace('{order}', order).replace('{levels}', LEVELS), SETUP_NOTE], SETUP,
+    return notebook([INTRO.replace('{order}', order).replace('{levels}', LEVELS), SETUP_NOTE], _setup(),
                     [(_about(e), code) for e, code in exercise_cells('engine', blank) + exercise_cells('nn', blank)],
                     CHECK, FINALE, FINALE_CODE)
