@@ -143,13 +143,14 @@ def solution(name: str) -> str:
 @cache
 def library_module() -> types.ModuleType:
     """The library's engine as the one-file module (every body the library's): what the slips are planted in."""
-    return cutting.load(library_source(), 'micrograd_tensor_whole', '<micrograd.tensor, one file>')
+    return with_bodies({}, 'micrograd_tensor_whole', '<micrograd.tensor, one file>')
 
 
-def with_bodies(replacements: dict[str, str], name: str = 'micrograd_tensor_variant') -> types.ModuleType:
-    """The library's engine with some bodies replaced (by blank name): a slip, planted."""
+def with_bodies(replacements: dict[str, str], name: str = 'micrograd_tensor_variant',
+                filename: str = '') -> types.ModuleType:
+    """The library's engine with some bodies replaced (by blank name): a slip planted, or every body a blank."""
     spliced = splice(library_source(), {b: replacements[b.name] for b in blanks() if b.name in replacements})
-    return cutting.load(spliced, name, f'<{name}>')
+    return cutting.load(spliced, name, filename or f'<{name}>')
 
 
 # --- my_tensor.py ---------------------------------------------------------------------------------------
@@ -234,8 +235,7 @@ def places(text: str) -> dict[str, Place]:
 
 def blank_tensor() -> types.ModuleType:
     """A fresh copy of the library's engine as one module, every exercise blank (for a notebook)."""
-    return cutting.load(splice(library_source(), {b: b.text() for b in blanks()}), TENSOR_FILE.removesuffix('.py'),
-                        GIVEN)
+    return with_bodies({b.name: b.text() for b in blanks()}, TENSOR_FILE.removesuffix('.py'), GIVEN)
 
 
 def load(path: str | Path, text: str | None = None) -> types.ModuleType:
