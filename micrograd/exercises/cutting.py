@@ -14,17 +14,20 @@ import textwrap
 import tokenize
 import types
 from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 
-class Span(Protocol):
-    """A body in a source text: where it starts and ends (offsets)."""
-    @property
-    def start(self) -> int: ...
-    @property
-    def end(self) -> int: ...
+@dataclass(frozen=True)
+class Body:
+    """A body cut out of the library's source (a blank of either track): where it starts and ends (offsets into
+    the source text), its indentation, and the library's text of it."""
+    start: int
+    end: int
+    indent: str
+    solution: str
 
 
 # A module whose class takes in another module's functions as methods by an import in its body (engine.py's
@@ -84,15 +87,27 @@ def definition(fn: ast.FunctionDef) -> tuple[int, int]:
     return min([fn.lineno] + [d.lineno for d in fn.decorator_list]), fn.end_lineno
 
 
+def dedented(lines: list[str], fn: ast.FunctionDef) -> str:
+    """fn's definition as lines (a source's, split) have it, dedented: a function of a workspace or a notebook."""
+    first, last = definition(fn)
+    return textwrap.dedent('\n'.join(lines[first - 1:last]))
+
+
 def first_statement(fn: ast.FunctionDef) -> ast.stmt:
     """fn's first statement after its docstring (the docstring itself when it is all there is)."""
     return fn.body[1] if ast.get_docstring(fn) and len(fn.body) > 1 else fn.body[0]
 
 
-def quoted(path: str, lines: list[str], fn: ast.FunctionDef, owner: str = '') -> str:
-    """fn's definition as the library's answer shows it: under a line naming its file, lines (and owner)."""
-    first, last = definition(fn)
-    return f"# {path}, lines {first}-{last}{f': {owner}' if owner else ''}\n" + '\n'.join(lines[first - 1:last])
+def answer(heading: str, functions: list[Any], owners: bool = False) -> str:
+    """The library's own code for an exercise: under heading, each function's definition as its file has it,
+    under a line naming the file and the lines (and, with owners, what it is: 'Unary.softmax')."""
+    parts = []
+    for fn in map(inspect.unwrap, functions):  # (an op under a decorator: the function it wraps)
+        lines, first = inspect.getsourcelines(fn)
+        owner = f": {fn.__qualname__}" if owners else ''
+        parts.append(f"# {fn.__module__.replace('.', '/')}.py, lines {first}-{first + len(lines) - 1}{owner}\n"
+                     + ''.join(lines).rstrip('\n'))
+    return heading + '\n' + '\n\n'.join(parts) + '\n'
 
 
 def body_span(source: str, starts: list[int], fn: ast.FunctionDef) -> tuple[int, int, str]:
@@ -125,8 +140,8 @@ def blank_raised(error: BaseException | None, count: int) -> int | None:
     return next((n for n in range(1, count + 1) if str(error).startswith(f'exercise {n} ')), 0)
 
 
-def splice(source: str, replacements: Mapping[Span, str]) -> str:
-    """source with each span's body replaced by the given text (its first line unindented)."""
+def splice(source: str, replacements: Mapping[Body, str]) -> str:
+    """source with each body replaced by the given text (its first line unindented)."""
     out, at = [], 0
     for span in sorted(replacements, key=lambda s: s.start):
         out += [source[at:span.start], replacements[span]]

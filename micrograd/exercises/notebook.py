@@ -5,10 +5,7 @@ import ast
 import builtins
 import importlib
 import re
-import textwrap
 from typing import Any
-
-from micrograd.exercises.cutting import definition
 
 
 def markdown(text: str) -> str:
@@ -26,12 +23,6 @@ def free_names(code: str, names: set[str]) -> list[str]:
               for a in [*n.posonlyargs, *n.args, *n.kwonlyargs, n.vararg, n.kwarg] if a is not None}
     read = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
     return sorted({name for name in read if name in names and name not in bound and not hasattr(builtins, name)})
-
-
-def cell(lines: list[str], defs: list[ast.FunctionDef], attach: list[str]) -> str:
-    """An exercise's code cell: each of defs as lines has it (dedented), then the lines that put them in place."""
-    parts = [textwrap.dedent('\n'.join(lines[first - 1:last])) for first, last in map(definition, defs)]
-    return '\n\n'.join(parts) + '\n\n' + '\n'.join(attach)
 
 
 def notebook(intro: list[str], setup: str, exercises: list[tuple[str, str]], check: str, finale: str,

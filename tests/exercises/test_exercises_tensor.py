@@ -13,10 +13,19 @@ from micrograd.exercises.report import Report
 from micrograd.exercises.result import CORRECT, DONE, NOT_STARTED, WRONG, Result
 from micrograd.exercises.tensor import EXERCISES, check, find, solution, start
 from micrograd.exercises.tensor.grading import check_one
-from micrograd.exercises.tensor.my_tensor_file import blanks, library_module, library_source, splice, with_bodies
+from micrograd.exercises.tensor.my_tensor_file import (
+    blank_tensor,
+    blanks,
+    library_module,
+    library_source,
+    load,
+    places,
+    solved,
+    splice,
+    with_bodies,
+)
 from micrograd.exercises.tensor.naming import slips_of
 from micrograd.exercises.tensor.running import central_differences, close, expected, torch_grads
-from micrograd.exercises.tensor.workspace import blank_tensor, load, places, solved
 from tests import ROOT
 from tests.exercises.exercises_tensor_mutants import RIGHT, SLIPS
 

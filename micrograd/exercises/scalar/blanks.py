@@ -4,22 +4,24 @@ my_nn.py), the library's answer to an exercise, and the same engine as a module 
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 import textwrap
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
 from micrograd.exercises.commands import advice, command
 from micrograd.exercises.cutting import (
+    Body,
+    answer,
     body_span,
     comments,
     library_source,
     load,
     named,
     offsets,
-    quoted,
     splice,
     unwritten,
 )
@@ -30,16 +32,13 @@ CLASSES = {'engine': 'Value', 'nn': 'Neuron'}
 
 
 @dataclass(frozen=True)
-class Blank:
+class Blank(Body):
     """One body the learner writes: an op's backward closure, or a whole method."""
     exercise: Exercise
     method: str              # the method of Value (or Neuron) it sits in
     function: str            # the function whose body it is: the closure '_backward', or the method itself
     parents: tuple[str, ...]  # for a closure, the names whose .grad it adds to: ('self', 'other')
-    start: int               # where the body starts and ends, as offsets into the source text
-    end: int
-    indent: str
-    solution: str            # the library's text of that body
+    holder: ast.FunctionDef = field(compare=False, repr=False)  # the library's method it sits in
     comments: tuple[str, ...] = ()  # an op's formulas, the comments on its body's lines: they stay
 
     def text(self) -> str:
@@ -81,8 +80,9 @@ def find_blanks(source: str, which: str = 'engine') -> list[Blank]:
             for fn in functions:
                 start, end, indent = body_span(source, starts, fn)
                 closure = fn is not method
-                blanks.append(Blank(exercise, name, fn.name, _graded(fn) if closure else (), start, end, indent,
-                                    source[start:end], comments(indent + source[start:end]) if closure else ()))
+                blanks.append(Blank(start, end, indent, source[start:end], exercise, name, fn.name,
+                                    _graded(fn) if closure else (), method,
+                                    comments(indent + source[start:end]) if closure else ()))
     return sorted(blanks, key=lambda b: (b.exercise.number, b.start))
 
 
@@ -91,18 +91,6 @@ def blanks_of(exercise: Exercise) -> list[Blank]:
     """The blanks of one exercise in the library's source (read once)."""
     return [b for b in find_blanks(library_source(f'micrograd.{exercise.source}')[0], exercise.source)
             if b.exercise is exercise]
-
-
-def enclosing(blank: Blank) -> tuple[ast.FunctionDef, ast.FunctionDef]:
-    """The library's method a blank sits in, and the function whose body it is (the closure, or the method)."""
-    source, _ = library_source(f'micrograd.{blank.exercise.source}')
-    method = named(named(ast.parse(source), CLASSES[blank.exercise.source]), blank.method)
-    starts = offsets(source)
-    for fn in ast.walk(method):
-        if isinstance(fn, ast.FunctionDef) and fn.name == blank.function and \
-                body_span(source, starts, fn)[0] == blank.start:
-            return method, fn
-    raise LookupError(f"no {blank.function} in {blank.method}")
 
 
 _LAST, _NEURON = find('backward'), find('neuron')
@@ -163,12 +151,12 @@ def nn_text(directory: str | Path = '.') -> str:
 
 
 def solution(name: str) -> str:
-    """The library's own code for an exercise: the whole method(s) it lives in, from engine.py or nn.py."""
+    """The library's own code for an exercise: the whole method(s) it lives in, from engine.py (or more_ops.py,
+    whose ops Value takes in) or nn.py."""
     exercise = find(name)
-    source, filename = library_source(f'micrograd.{exercise.source}')
-    cls = named(ast.parse(source), CLASSES[exercise.source])
-    parts = [quoted(filename, source.splitlines(), named(cls, method)) for method in exercise.methods]
-    return f"# exercise {exercise.number} ({exercise.name}): the library's answer\n" + '\n\n'.join(parts) + '\n'
+    cls = getattr(importlib.import_module(f'micrograd.{exercise.source}'), CLASSES[exercise.source])
+    return answer(f"# exercise {exercise.number} ({exercise.name}): the library's answer",
+                  [getattr(cls, method) for method in exercise.methods])
 
 
 def blank_engine() -> types.ModuleType:

@@ -8,8 +8,8 @@ import importlib
 import textwrap
 from typing import Any
 
-from micrograd.exercises.cutting import library_source, named
-from micrograd.exercises.notebook import cell, free_names, markdown, notebook
+from micrograd.exercises.cutting import dedented, library_source, named
+from micrograd.exercises.notebook import free_names, markdown, notebook
 from micrograd.exercises.scalar.blanks import CLASSES, blank_engine, blank_nn, blanked
 from micrograd.exercises.scalar.exercises import EXERCISES, LEVELS, Exercise
 
@@ -64,7 +64,7 @@ def exercise_cells(which: str, blank: bool = True) -> list[tuple[Exercise, str]]
         methods = [named(cls, name) for name in exercise.methods]
         attach = [' = '.join(f"{class_name}.{n}" for n in library if library[n] is library[m.name])  # __radd__ too
                   + f" = {m.name}" for m in methods]
-        cells.append((exercise, cell(lines, methods, attach)))
+        cells.append((exercise, '\n\n'.join(dedented(lines, m) for m in methods) + '\n\n' + '\n'.join(attach)))
     return cells
 
 

@@ -30,7 +30,7 @@ from micrograd.exercises.derived_slips import (
     text,
     upstream_dropped,
 )
-from micrograd.exercises.scalar.blanks import Blank, blanks_of, enclosing
+from micrograd.exercises.scalar.blanks import Blank, blanks_of
 from micrograd.exercises.scalar.exercises import Exercise, find
 
 # What each rule's key means, for the report (a rule's own sentence adds the lines it changed). The derivative
@@ -250,7 +250,7 @@ def derive(blank: Blank) -> list[Slip]:
 
 def hand(exercise: Exercise, blank: Blank) -> list[Slip]:
     """The record's own slips for a blank, with {x}, {y} and {i} filled in."""
-    method, _ = enclosing(blank)  # y: the method's other operand where the closure gives it no gradient (x ** k)
+    method = blank.holder  # y: the method's other operand where the closure gives it no gradient (x ** k)
     names = dict(zip('xy', blank.parents)) | ({} if len(blank.parents) > 1 or len(method.args.args) < 2
                                               else {'y': method.args.args[1].arg})
     return [Slip(key, body.format(i=blank.indent, **names), exercise.mistakes.get(key, RULES.get(key, key)))

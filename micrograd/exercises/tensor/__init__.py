@@ -10,8 +10,8 @@ check`, then check(module).
     array_exercise.py       what a record holds: an Exercise and its Slips; the sentences several share
     cases.py                what a case is: tensors of given shapes and dtype, a line of code, a random upstream
                             gradient; and a graph for backward(), made node by node
-    my_tensor_file.py       the library's tensor engine as one module, and the bodies the exercises cut out of it
-    workspace.py            my_tensor.py, and load(), which runs it inside a fresh copy of the engine
+    my_tensor_file.py       my_tensor.py, and what it is cut from: the library's tensor engine as one module, the
+                            bodies the exercises cut out of it; load(), which runs it inside a fresh copy
     running.py              a case run with any engine and backpropagated by the checker's own loop; the right
                             answer (the library, central differences; PyTorch in a report, where installed);
                             each exercise alone
@@ -43,11 +43,10 @@ from micrograd.exercises.result import Result
 from micrograd.exercises.runner import import_learners
 from micrograd.exercises.tensor.exercise_list import EXERCISES, find
 from micrograd.exercises.tensor.grading import blank_place, check_all
-from micrograd.exercises.tensor.my_tensor_file import TENSOR_FILE
+from micrograd.exercises.tensor.my_tensor_file import TENSOR_FILE, blank_tensor, load, source
+from micrograd.exercises.tensor.my_tensor_file import places as workspace_places
 from micrograd.exercises.tensor.my_tensor_file import solution as library_answer
 from micrograd.exercises.tensor.running import prepare
-from micrograd.exercises.tensor.workspace import blank_tensor, load, source
-from micrograd.exercises.tensor.workspace import places as workspace_places
 from micrograd.exercises.track import Track
 
 __all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'blank_tensor', 'load', 'TRACK']

@@ -4,14 +4,12 @@ when the cell runs), and a check.
 """
 from __future__ import annotations
 
-import ast
 import builtins
 from typing import Any
 
-from micrograd.exercises.notebook import cell, markdown, notebook
+from micrograd.exercises.notebook import markdown, notebook
 from micrograd.exercises.tensor.array_exercise import Exercise
-from micrograd.exercises.tensor.exercise_list import EXERCISES
-from micrograd.exercises.tensor.my_tensor_file import engine_source, library_module, library_source, locate
+from micrograd.exercises.tensor.my_tensor_file import definitions, library_bodies, library_module
 
 INTRO = """\
 # Build the tensor engine yourself: backpropagation over arrays
@@ -60,19 +58,17 @@ CHECK = "check(my_tensor)"
 def exercise_cells(blank: bool = True) -> list[tuple[Exercise, str]]:
     """(exercise, the code of its cell): the functions and methods it blanks, then the lines that put them on the
     engine (blank=False: the library's bodies)."""
-    text = engine_source() if blank else library_source()
-    tree, lines = ast.parse(text), text.splitlines()
     cells = []
-    for exercise in EXERCISES:
-        defs, attach = [], []
-        for fn, owner in dict.fromkeys(locate(tree, name) for name in exercise.blanks):
-            defs.append(fn)
-            attach.append(f"my_tensor.{owner} = {fn.name}")  # (owner: 'Unary.exp', or 'cross_entropy')
-            if '.' in owner and fn.name in vars(library_module()):  # (the method hid a function of the same name)
-                attach.append(f"{fn.name} = my_tensor.{fn.name}  # the name is the engine's function again")
-            elif hasattr(builtins, fn.name):  # (def sum hid Python's own sum)
-                attach.append(f"del {fn.name}  # the name is Python's own {fn.name} again")
-        cells.append((exercise, cell(lines, defs, attach)))
+    for exercise, texts in definitions(None if blank else library_bodies()):
+        attach = []
+        for owner, _ in texts:
+            name = owner.split('.')[-1]
+            attach.append(f"my_tensor.{owner} = {name}")  # (owner: 'Unary.exp', or 'cross_entropy')
+            if '.' in owner and name in vars(library_module()):  # (the method hid a function of the same name)
+                attach.append(f"{name} = my_tensor.{name}  # the name is the engine's function again")
+            elif hasattr(builtins, name):  # (def sum hid Python's own sum)
+                attach.append(f"del {name}  # the name is Python's own {name} again")
+        cells.append((exercise, '\n\n'.join(text for _, text in texts) + '\n\n' + '\n'.join(attach)))
     return cells
 
 

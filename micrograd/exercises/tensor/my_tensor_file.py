@@ -1,18 +1,23 @@
-"""The library's tensor engine as one module, and the bodies the exercises cut out of it: what the checker runs
-(the library's answers, a slip planted, a learner's workspace loaded into a fresh copy: workspace.py).
+"""The tensor track's workspace, my_tensor.py, and what it is cut from: the library's tensor engine as one module
+and the bodies the exercises cut out of it. The checker runs that module with the library's answers, with a slip
+planted, or with a learner's my_tensor.py put in place of its blanks (load): per exercise, the library's own text of
+each function or method it cuts a body out of, at the top level of the file, under its task.
 """
 from __future__ import annotations
 
 import ast
 import importlib
 import inspect
+import linecache
 import textwrap
 import types
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 from micrograd.exercises import cutting
-from micrograd.exercises.cutting import body_span, first_statement, offsets, quoted, unwritten
+from micrograd.exercises.commands import advice, command
+from micrograd.exercises.cutting import Body, answer, body_span, dedented, first_statement, offsets, unwritten
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.exercise_list import EXERCISES, find
 
@@ -22,15 +27,11 @@ FUNCTIONS = ('unbroadcast',)   # functions of the library's kernels the workspac
 
 
 @dataclass(frozen=True)
-class Blank:
+class Blank(Body):
     """One body the learner writes: a `_backward` closure, or a whole function or method."""
     exercise: Exercise
     name: str         # as the records name it: 'Tensor.__add__', 'unbroadcast', 'Tensor.backward()'
     owner: str        # the class or function it sits in, as the file has it: 'Reductions.sum', 'cross_entropy'
-    start: int        # where the body starts and ends, as offsets into the source text
-    end: int
-    indent: str
-    solution: str     # the library's text of that body
 
     def text(self) -> str:
         """The blank: what this body does, and the raise that says it is not written."""
@@ -46,72 +47,43 @@ def _modules() -> list[types.ModuleType]:
     return [importlib.import_module(n) for n in names]
 
 
-def _header_end(tree: ast.Module) -> int:
-    """How many statements at the top of a module are its docstring, imports and TYPE_CHECKING block."""
-    for n, node in enumerate(tree.body):
-        docstring = n == 0 and isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-        checking = isinstance(node, ast.If) and 'TYPE_CHECKING' in ast.unparse(node.test)
-        if not (docstring or checking or isinstance(node, (ast.Import, ast.ImportFrom))):
-            return n
-    return len(tree.body)
-
-
 @cache
 def library_source() -> str:
     """The library's tensor engine as one module's text, every body as the library has it: `unbroadcast` (the
-    first exercise), then Tensor's modules and functional.py, each under a line naming its file. Imports between
-    them are dropped; the rest (dtype rules, checks, NumPy kernels) is still imported from the library."""
+    first exercise), then Tensor's modules and functional.py, each under a line naming its file and with its own
+    imports, less the names the one module defines; the rest (dtype rules, checks, NumPy kernels) is still
+    imported from the library."""
     modules = _modules()
     texts = [inspect.getsource(m) for m in modules]
     trees = [ast.parse(t) for t in texts]
     defined = {getattr(node, 'name', None) for tree in trees for node in tree.body} | set(FUNCTIONS)
     defined |= {t.id for tree in trees for node in tree.body if isinstance(node, ast.Assign)
                 for t in node.targets if isinstance(t, ast.Name)}
-    imports: dict[str, dict[str, None]] = {}  # module: names, in order of first use
-    plain: dict[str, None] = {}               # import x, import x as y
-    checking: dict[str, None] = {}            # if TYPE_CHECKING: ...
     kernels = importlib.import_module(f'{PACKAGE}.kernels')
-    bodies = [_part(kernels, "the sum every op's _add_grad calls", inspect.getsource(getattr(kernels, f)))
-              for f in FUNCTIONS]
+    parts = [_part(kernels, inspect.getsource(getattr(kernels, f))) for f in FUNCTIONS]
     for module, text, tree in zip(modules, texts, trees):
-        n = _header_end(tree)
-        for node in tree.body[:n]:
-            if isinstance(node, ast.ImportFrom) and node.module != '__future__':
-                names = imports.setdefault(node.module or '', {})
-                names |= dict.fromkeys(ast.unparse(a) for a in node.names if (a.asname or a.name) not in defined)
-            elif isinstance(node, (ast.Import, ast.If)):
-                (plain if isinstance(node, ast.Import) else checking)[ast.unparse(node)] = None
-        first = min([tree.body[n].lineno] + [d.lineno for d in getattr(tree.body[n], 'decorator_list', [])])
-        title = (ast.get_docstring(tree) or '').split('\n')[0]
-        bodies.append(_part(module, title, ''.join(text.splitlines(keepends=True)[first - 1:])))
-    statements = [(s.split()[1], s) for s in plain]
-    statements += [(m, _import_line(m, sorted(ns, key=str.lower))) for m, ns in imports.items() if ns]
-    head = ["from __future__ import annotations"]
-    for rank in range(3):  # the standard library, NumPy, micrograd
-        head += [""] + [text for module, text in sorted(statements) if _rank(module) == rank]
-    return '\n'.join(head + [""] + list(checking)) + '\n' + ''.join(bodies)
+        lines = text.splitlines(keepends=True)
+        for node in reversed([n for n in tree.body if isinstance(n, ast.ImportFrom)]):
+            names = [a for a in node.names if (a.asname or a.name) not in defined]
+            kept = ast.unparse(ast.ImportFrom(node.module, names, 0)) + '\n' if node.module != '__future__' else ''
+            lines[node.lineno - 1:node.end_lineno] = [kept] if names else []
+        parts.append(_part(module, ''.join(lines)))
+    return "from __future__ import annotations\n" + ''.join(parts)
 
 
-def _part(module: types.ModuleType, title: str, text: str) -> str:
+def _part(module: types.ModuleType, text: str) -> str:
     """A piece of the one module, under a line naming the file it comes from."""
-    return f"\n\n# --- {module.__name__.replace('.', '/')}.py: {title}\n\n" + text.strip('\n') + '\n'
+    return f"\n\n# --- {module.__name__.replace('.', '/')}.py\n\n" + text.strip('\n') + '\n'
 
 
-def _rank(module: str) -> int:
-    return {'numpy': 1, 'micrograd': 2}.get(module.split('.')[0], 0)
-
-
-def _import_line(module: str, names: list[str]) -> str:
-    line = f"from {module} import {', '.join(names)}"
-    if len(line) <= 110:
-        return line
-    return f"from {module} import (\n" + textwrap.fill(', '.join(names) + ',', 106, initial_indent='    ',
-                                                         subsequent_indent='    ') + "\n)"
+def _bare(name: str) -> str:
+    """The name a blank's function has in the workspace: 'Tensor.backward()' -> 'backward'."""
+    return name.removesuffix('()').split('.')[-1]
 
 
 def locate(tree: ast.Module, name: str) -> tuple[ast.FunctionDef, str]:
     """The function or method a blank's name points to, and its owner's name as the file has it."""
-    bare = name.removesuffix('()').split('.')[-1]
+    bare = _bare(name)
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == bare and '.' not in name:
             return node, node.name
@@ -155,39 +127,142 @@ def blanks() -> tuple[Blank, ...]:
         for name in exercise.blanks:
             fn, owner = locate(tree, name)
             start, end, indent = body_span(source, starts, target(fn, name))
-            out.append(Blank(exercise, name, owner, start, end, indent, source[start:end]))
+            out.append(Blank(start, end, indent, source[start:end], exercise, name, owner))
     return tuple(out)
-
-
-@cache
-def engine_source() -> str:
-    """The library's engine as one module's text, every exercise's body a blank (what a workspace runs in)."""
-    return splice(library_source(), {b: b.text() for b in blanks()})
 
 
 def solution(name: str) -> str:
     """The library's own code for an exercise: each function or method it blanks, from the library's files."""
-    exercise = find(name)
-    parts = []
-    for blank in exercise.blanks:
-        for module in [importlib.import_module(f'{PACKAGE}.kernels')] if blank in FUNCTIONS else _modules():
-            text = inspect.getsource(module)
-            try:
-                fn, owner = locate(ast.parse(text), blank)
-            except LookupError:
-                continue
-            parts.append(quoted(module.__name__.replace('.', '/') + '.py', text.splitlines(), fn, owner))
-    return (f"# exercise {exercise.number} ({exercise.name}) of the tensor track: the library's answer\n"
-            + '\n\n'.join(parts) + '\n')
+    exercise, tensor = find(name), importlib.import_module(PACKAGE).Tensor
+    kernels, functional = (importlib.import_module(f'{PACKAGE}.{m}') for m in ('kernels', 'functional'))
+    holders = [tensor if '.' in n else kernels if n in FUNCTIONS else functional for n in exercise.blanks]
+    return answer(f"# exercise {exercise.number} ({exercise.name}) of the tensor track: the library's answer",
+                  [getattr(h, _bare(n)) for h, n in zip(holders, exercise.blanks)], owners=True)
 
 
 @cache
 def library_module() -> types.ModuleType:
     """The library's engine as the one-file module (every body the library's): what the slips are planted in."""
-    return cutting.load(library_source(), 'micrograd_tensor_whole', '<micrograd.tensor, one file>')
+    return with_bodies({}, 'micrograd_tensor_whole', '<micrograd.tensor, one file>')
 
 
-def with_bodies(replacements: dict[str, str], name: str = 'micrograd_tensor_variant') -> types.ModuleType:
-    """The library's engine with some bodies replaced (by blank name): a slip, planted."""
+def with_bodies(replacements: dict[str, str], name: str = 'micrograd_tensor_variant',
+                filename: str = '') -> types.ModuleType:
+    """The library's engine with some bodies replaced (by blank name): a slip planted, or every body a blank."""
     spliced = splice(library_source(), {b: replacements[b.name] for b in blanks() if b.name in replacements})
-    return cutting.load(spliced, name, f'<{name}>')
+    return cutting.load(spliced, name, filename or f'<{name}>')
+
+
+# --- my_tensor.py ---------------------------------------------------------------------------------------
+
+GIVEN = str(Path(__file__).parent / '<micrograd.tensor, given>')  # in micrograd's folder: never the learner's line
+
+
+def header(directory: str | Path = '.') -> str:
+    """my_tensor.py's first lines: what it is, how it runs, the commands."""
+    where = Path(directory).resolve()
+    first, last = EXERCISES[0], EXERCISES[-1]
+    return f"""\
+# my_tensor.py: the backward passes of micrograd's tensor engine, for you to write, one exercise after another,
+# from {first.number} ({first.name}) to {last.number} ({last.name}). Each EXERCISE is the library's own function or
+# method with the body of its _backward (or the whole body) cut out; everything else is micrograd.tensor's.
+# The checker runs this file inside a fresh copy of micrograd.tensor: Tensor, np and the library's helpers are
+# that copy's, and each method below (def exp(self), ...) is put on Tensor. To try your engine yourself:
+#     from micrograd.exercises.tensor import load; mt = load('my_tensor.py'); x = mt.Tensor([1.0, 2.0], ...)
+# Each op's _backward(grad) is handed the output's gradient, an array of the output's shape, and passes it on with
+# parent._add_grad(...), which sums it back to the parent's shape (your {first.name}) and adds it to .grad; it never
+# writes into grad, which another node may hold too.
+""" + advice(command('check', '--track', 'tensor', where), command('solution', '--track', 'tensor', 'softmax'))
+
+
+def _task(exercise: Exercise) -> str:
+    lines = [f"# {'-' * 3} EXERCISE {exercise.number} ({exercise.name}) {'-' * 3}"]
+    for label, text in (("", exercise.ask), ("Rules:", exercise.all_rules), ("Checked on:", exercise.shapes)):
+        lines += textwrap.wrap(f"{label} {text.replace('`', '')}".strip(), 110, initial_indent='# ',
+                               subsequent_indent='#     ')
+    return '\n'.join(lines)
+
+
+def definitions(bodies: dict[str, str] | None = None) -> list[tuple[Exercise, list[tuple[str, str]]]]:
+    """Per exercise, each function or method it blanks: its owner as the file has it ('Unary.exp', 'cross_entropy')
+    and its text, dedented; every exercise blank, or with the bodies given (by blank name, unindented)."""
+    spliced = splice(library_source(), {b: (bodies or {}).get(b.name, b.text()) for b in blanks()})
+    tree, lines = ast.parse(spliced), spliced.splitlines()
+    return [(exercise, [(owner, dedented(lines, fn)) for fn, owner in
+                        dict.fromkeys(locate(tree, name) for name in exercise.blanks)]) for exercise in EXERCISES]
+
+
+def source(directory: str | Path = '.', bodies: dict[str, str] | None = None) -> str:
+    """my_tensor.py's text: every exercise blank, or with the bodies given (by blank name, unindented)."""
+    return '\n\n'.join([header(directory) + "from __future__ import annotations\n"] + [
+        _task(exercise) + '\n' + '\n\n\n'.join(text for _, text in texts) + '\n'
+        for exercise, texts in definitions(bodies)])
+
+
+def library_bodies() -> dict[str, str]:
+    """Every blank's body as the library writes it (by blank name, unindented)."""
+    return {b.name: b.solution.replace('\n' + b.indent, '\n') for b in blanks()}
+
+
+def solved(directory: str | Path = '.', bodies: dict[str, str] | None = None) -> str:
+    """my_tensor.py with every exercise written as the library writes it (bodies: some written otherwise)."""
+    return source(directory, library_bodies() | (bodies or {}))
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a blank's body starts in a workspace's text: its offset, its line, its function ('_backward in exp')."""
+    start: int
+    line: int
+    function: str
+
+
+def places(text: str) -> dict[str, Place]:
+    """Where each blank is in a workspace's text (a learner's file: each function found by its name at the top
+    level of the file); a blank whose function is not there is left out."""
+    tree, starts, out = ast.parse(text), offsets(text), {}
+    defined = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    for b in blanks():
+        if (fn := defined.get(_bare(b.name))) is None:
+            continue
+        try:
+            line, function = written_at(fn, fn.name, b.name)
+        except LookupError:
+            continue
+        out[b.name] = Place(body_span(text, starts, target(fn, b.name))[0], line, function)
+    return out
+
+
+def blank_tensor() -> types.ModuleType:
+    """A fresh copy of the library's engine as one module, every exercise blank (for a notebook)."""
+    return with_bodies({b.name: b.text() for b in blanks()}, TENSOR_FILE.removesuffix('.py'), GIVEN)
+
+
+def load(path: str | Path, text: str | None = None) -> types.ModuleType:
+    """The learner's engine: a fresh copy of the library's, with the functions and methods of the file at path
+    (or of text, shown as that file) put in place of its blanks (each method on its class, the engine's own names
+    given back: a method softmax must not hide the kernel softmax, nor a method sum Python's sum)."""
+    module = blank_tensor()
+    filename = module.__file__ = str(path)  # (the learner's code reads its own __file__)
+    namespace = vars(module)
+    given = dict(namespace)
+    if text is None:
+        text = cutting.read_learners(path)
+    else:  # (a text of no file: its lines kept for tracebacks and inspect)
+        linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
+    exec(compile(text, filename, 'exec', dont_inherit=True), namespace)
+    defined = {name: value for name, value in namespace.items()  # (an op under a decorator: the function it wraps)
+               if isinstance(value, types.FunctionType)
+               and getattr(inspect.unwrap(value), '__code__', None) is not None
+               and inspect.unwrap(value).__code__.co_filename == filename}
+    methods = {_bare(b.name) for b in blanks() if '.' in b.name}
+    functions = {_bare(b.name) for b in blanks() if '.' not in b.name}
+    for name, value in given.items():  # the engine's own names back: only its blank functions are the file's
+        if name not in functions or name not in defined:
+            namespace[name] = value
+    for name in methods & defined.keys():  # each method on the class that holds it (Tensor, or one of its mixins)
+        setattr(next(c for c in module.Tensor.__mro__ if name in vars(c)), name, defined[name])
+        if name not in given:
+            del namespace[name]
+    return module
+
