@@ -1,10 +1,11 @@
-"""A track (scalar/, tensor/) is one Track: it says what differs (its name, its exercises, its workspace's files,
-the methods below that raise NotImplementedError); writing and checking a workspace is the same for every track.
+"""A track (scalar/, tensor/) is one Track: what differs is stated in its fields (its name, its exercises, its
+workspace's files, the functions of its own); writing and checking a workspace is the same for every track.
 """
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -14,36 +15,19 @@ from micrograd.exercises.result import Described, Result
 from micrograd.exercises.runner import run_in_child
 
 
+@dataclass(frozen=True)
 class Track:
-    name = ''                             # as --track says it
-    title = 'micrograd exercises'         # the report's first words
-    exercises: Sequence[Described] = ()
-    files: tuple[str, ...] = ()           # the workspace's files: the learner opens the first; the others run on it
-    notebook = ''                         # the module whose build_notebook() makes the track's notebook
-
-    def texts(self, directory: Path) -> list[str]:
-        """The text of each of the workspace's files, for a workspace in directory."""
-        raise NotImplementedError
-
-    def places(self, paths: list[Path]) -> dict[int, str]:
-        """{number: where it is in the learner's files ('my_engine.py, line 40: ...')}, found without importing them."""
-        raise NotImplementedError
-
-    def check_objects(self, target: Any, *more: Any, timeout: float) -> Report:
-        """Check what a notebook defines (a class, a module), in this process."""
-        raise NotImplementedError
-
-    def check_files(self, paths: list[Path], timeout: float = 10.0,
-                    before: Callable[[int], None] | None = None) -> Iterator[Result]:
-        """In the checking process: import the learner's files and yield each Result, calling before(number) first."""
-        raise NotImplementedError
-
-    def warm_up(self) -> None:
-        """In the checking process, before the learner's files and any clock: what the checker needs."""
-
-    def solution(self, name: str) -> str:
-        """The library's own code for an exercise."""
-        raise NotImplementedError
+    name: str                          # as --track says it
+    exercises: Sequence[Described]
+    files: tuple[str, ...]             # the workspace's files: the learner opens the first; the others run on it
+    notebook: str                      # the module whose build_notebook() makes the track's notebook
+    texts: Callable[[Path], list[str]]  # the text of each of the workspace's files, for a workspace in a folder
+    places: Callable[[list[Path]], dict[int, str]]  # {number: where in the learner's files}, found without importing
+    check_objects: Callable[..., Report]  # (target, *more, timeout=): what a notebook defines, checked in this process
+    check_files: Callable[..., Iterator[Result]]  # (paths, timeout, before): in the child, the files imported, checked
+    solution: Callable[[str], str]     # the library's own code for an exercise
+    warm_up: Callable[[], None] = lambda: None  # in the child, before the learner's files and any clock
+    title: str = 'micrograd exercises'  # the report's first words
 
     def command(self, verb: str, *args: str | Path) -> str:
         """A command of this track, as the learner copies it (the default track needs no --track)."""
