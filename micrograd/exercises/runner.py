@@ -13,6 +13,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -46,18 +47,13 @@ def _unfinished(file: str, limit: str) -> str:
 
 
 def compile_error(path: Path) -> str:
-    """The learner's file as the report names a syntax error in it, or '' when it compiles."""
+    """The learner's file as the report names a syntax error in it (under it, Python's own lines: the code and a
+    caret), or '' when it compiles."""
     try:  # its bytes: Python reads a `# -*- coding: ... -*-` line, as an import does
         compile(path.read_bytes(), str(path), 'exec')
     except SyntaxError as error:
-        text = f"{path.name}, line {error.lineno}: {type(error).__name__}: {error.msg}"
-        if error.text:
-            code = error.text.rstrip('\n')
-            stripped = code.lstrip()
-            text += f"\n    {stripped}"
-            if error.offset:
-                text += "\n    " + ' ' * max(0, error.offset - 1 - (len(code) - len(stripped))) + '^'
-        return text
+        _, *shown, said = traceback.format_exception_only(error)
+        return ''.join([f"{path.name}, line {error.lineno}: {said}", *shown]).rstrip()
     return ''
 
 
