@@ -97,9 +97,9 @@ def run_in_child(track: str, paths: Sequence[Path], exercises: Sequence[Describe
     if len(results) < len(exercises):  # the child died, or was stopped, in the middle of exercise `current`
         results = [r for r in results if r.number < current]
         stopped = next(e for e in exercises if e.number == current)
-        results.append(Result(number=current, name=stopped.name, status=WRONG, obtained='no result',
-                              diagnosis=problem[0], why=GENERIC[problem[0]], detail=problem[1]))
-        results += [Result(number=e.number, name=e.name, status=UNCHECKED) for e in exercises if e.number > current]
+        results.append(Result.of(stopped, WRONG, obtained='no result', diagnosis=problem[0], why=GENERIC[problem[0]],
+                                 detail=problem[1]))
+        results += [Result.of(e, UNCHECKED) for e in exercises if e.number > current]
     return results, ''
 
 
