@@ -58,12 +58,13 @@ def compile_error(path: Path) -> str:
 
 
 def run_in_child(track: str, paths: Sequence[Path], exercises: Sequence[Described], timeout: float,
-                 cwd: Path) -> tuple[list[Result], str]:
-    """Check paths with the track's check_files in a child process: (a Result per exercise, '') or ([], why
-    nothing could be checked). An exercise the child did not finish is wrong, with how it ended."""
+                 cwd: Path) -> tuple[list[Result], dict[int, str], str]:
+    """Check paths with the track's check_files in a child process: (a Result per exercise, where each exercise is
+    written, '') or ([], {}, why nothing could be checked). An exercise the child did not finish is wrong, with how
+    it ended."""
     for path in paths:
         if error := compile_error(path):
-            return [], error
+            return [], {}, error
     limit = timeout * len(exercises) + MARGIN
     with tempfile.TemporaryDirectory(prefix='micrograd-exercises-') as folder:
         channel = Path(folder) / 'results'
@@ -80,27 +81,30 @@ def run_in_child(track: str, paths: Sequence[Path], exercises: Sequence[Describe
             _stop(child)
         lines = channel.read_text(encoding='utf-8', errors='replace').split('\n') if channel.exists() else []
     results: list[Result] = []
+    places: dict[int, str] = {}
     current = -1  # the exercise the child is in: 0 while it imports the learner's files
     for line in lines:
         kind, _, payload = line.partition(' ')
         if kind == 'begin':
             current = int(payload)
+        elif kind == 'places':
+            places = {int(number): place for number, place in json.loads(payload).items()}
         elif kind == 'result':
             results.append(Result(**json.loads(payload)))
         elif kind == 'error':
-            return [], json.loads(payload)
+            return [], {}, json.loads(payload)
     if not results and current <= 0:  # it stopped before any exercise: importing the learner's files, or before
         files = ' and '.join(p.name for p in paths)
         if current == 0 and problem[0] == 'timeout':
-            return [], _unfinished(files, f"{limit:g} s")
-        return [], f"{f'importing {files}' if current == 0 else 'the checker'} stopped: {problem[1]}"
+            return [], {}, _unfinished(files, f"{limit:g} s")
+        return [], {}, f"{f'importing {files}' if current == 0 else 'the checker'} stopped: {problem[1]}"
     if len(results) < len(exercises):  # the child died, or was stopped, in the middle of exercise `current`
         results = [r for r in results if r.number < current]
         stopped = next(e for e in exercises if e.number == current)
         results.append(Result.of(stopped, WRONG, obtained='no result', diagnosis=problem[0], why=GENERIC[problem[0]],
                                  detail=problem[1]))
         results += [Result.of(e, UNCHECKED) for e in exercises if e.number > current]
-    return results, ''
+    return results, places, ''
 
 
 MARGIN = 30.0  # seconds the whole run has beyond each exercise's limit: the checker's own work
@@ -153,8 +157,8 @@ def _env() -> dict[str, str]:
 
 
 def worker(track: str, timeout: float, channel: str, paths: list[str]) -> int:
-    """In the child process: check the files, each result written to channel (a file of its own, which the learner's
-    code does not write to) as soon as it is known."""
+    """In the child process: check the files, where each exercise is written in them and each result written to
+    channel (a file of its own, which the learner's code does not write to) as soon as it is known."""
     _watch_parent()
     out = open(channel, 'a', encoding='utf-8')  # noqa: SIM115 -- open while the child lives
 
@@ -166,10 +170,11 @@ def worker(track: str, timeout: float, channel: str, paths: list[str]) -> int:
     chosen.warm_up()  # what the checker needs, before any clock starts
     say('begin', 0)  # importing the learner's files
     try:
-        for result in chosen.check_files([Path(p) for p in paths], timeout=timeout,
-                                         before=lambda number: say('begin', number)):
-            say('result', dataclasses.asdict(result))
+        places, results = chosen.check_files([Path(p) for p in paths], timeout, lambda number: say('begin', number))
     except ImportFailed as error:
         say('error', str(error))
         return 1
+    say('places', places)
+    for result in results:
+        say('result', dataclasses.asdict(result))
     return 0

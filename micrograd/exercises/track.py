@@ -22,9 +22,10 @@ class Track:
     files: tuple[str, ...]             # the workspace's files: the learner opens the first; the others run on it
     notebook: str                      # the module whose build_notebook() makes the track's notebook
     texts: Callable[[Path], list[str]]  # the text of each of the workspace's files, for a workspace in a folder
-    places: Callable[[list[Path]], dict[int, str]]  # {number: where in the learner's files}, found without importing
     check_objects: Callable[..., Report]  # (target, *more, timeout=): what a notebook defines, checked in this process
-    check_files: Callable[..., Iterator[Result]]  # (paths, timeout, before): in the child, the files imported, checked
+    # In the child process, check_files(paths, timeout, before) imports the learner's files and gives where each
+    # exercise is written in them ({number: 'my_engine.py, line 40: ...'}) and its Results, made as they are read.
+    check_files: Callable[[list[Path], float, Callable[[int], None]], tuple[dict[int, str], Iterator[Result]]]
     solution: Callable[[str], str]     # the library's own code for an exercise
     warm_up: Callable[[], None] = lambda: None  # in the child, before the learner's files and any clock
     title: str = 'micrograd exercises'  # the report's first words
@@ -80,10 +81,11 @@ class Track:
         paths = [first] + [p for p in (first.parent / name for name in self.files[1:]) if p.is_file() and p != first]
         again = self.command('check', *([path] if str(path) != '.' else []))
         error = self.missing(path)
-        results, error = ([], error) if error else run_in_child(self.name, paths, self.exercises, timeout, first.parent)
+        results, places, error = ([], {}, error) if error else \
+            run_in_child(self.name, paths, self.exercises, timeout, first.parent)
         if error:
             return Report(exercises=self.exercises, error=error, command=again, title=self.title)
-        places = self.places(paths) | {r.number: r.place for r in results if r.place}  # a wrong one: its line
+        places |= {r.number: r.place for r in results if r.place}  # a wrong one: its line
         return Report(results, self.exercises, places=places, command=again, title=self.title,
                       answer=self.command('solution', 'NAME'))
 

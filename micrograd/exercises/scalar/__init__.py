@@ -35,15 +35,10 @@ from micrograd.exercises.scalar.blanks import solution as library_answer
 from micrograd.exercises.scalar.exercises import EXERCISES, find
 from micrograd.exercises.scalar.grade import check_all
 from micrograd.exercises.scalar.op_grading import expected
-from micrograd.exercises.scalar.places import class_places, places_in
+from micrograd.exercises.scalar.places import class_places
 from micrograd.exercises.track import Track
 
 __all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'blank_engine', 'blank_nn', 'TRACK']
-
-
-def _places(paths: list[Path]) -> dict[int, str]:
-    places = places_in(paths[0], 'Value', 'engine')
-    return places | places_in(paths[1], 'Neuron', 'nn') if len(paths) > 1 else places
 
 
 def _check_objects(target: Any, *more: Any, timeout: float) -> Report:
@@ -67,18 +62,22 @@ def _warm_up() -> None:
             expected(exercise.name, index)
 
 
-def _check_files(paths: list[Path], timeout: float, before: Callable[[int], None]) -> Iterator[Result]:
-    """Import my_engine.py (and my_nn.py, when given) and check every exercise."""
+def _check_files(paths: list[Path], timeout: float,
+                 before: Callable[[int], None]) -> tuple[dict[int, str], Iterator[Result]]:
+    """Import my_engine.py (and my_nn.py, when given): where each exercise is written in them, and every exercise
+    checked."""
     sys.path.insert(0, str(paths[0].parent))
     value = getattr(import_learners('my_engine', paths[0], timeout), 'Value', None)
     if not isinstance(value, type):
         raise ImportFailed(f"{paths[0].name} has no class `Value` (is it empty?): the exercises are methods of "
                            f"micrograd's Value, in the {ENGINE_FILE} that `{command('start', 'NEW_FOLDER')}` writes")
-    nn = import_learners('my_nn', paths[1], timeout) if len(paths) > 1 else None
-    yield from check_all(value, getattr(nn, 'Neuron', None), strict=True, timeout=timeout, before=before)
+    neuron = getattr(import_learners('my_nn', paths[1], timeout), 'Neuron', None) if len(paths) > 1 else None
+    places = {n: f"{paths[0].name}, {p}" for n, p in class_places(value, None).items()}
+    places |= {n: f"{paths[-1].name}, {p}" for n, p in class_places(None, neuron).items()}
+    return places, check_all(value, neuron, strict=True, timeout=timeout, before=before)
 
 
 TRACK = Track('scalar', EXERCISES, (ENGINE_FILE, NN_FILE), 'micrograd.exercises.scalar.exercises_ipynb',
-              texts=lambda directory: [engine_text(directory), nn_text(directory)], places=_places,
-              check_objects=_check_objects, check_files=_check_files, solution=library_answer, warm_up=_warm_up)
+              texts=lambda directory: [engine_text(directory), nn_text(directory)], check_objects=_check_objects,
+              check_files=_check_files, solution=library_answer, warm_up=_warm_up)
 start, check, solution = TRACK.start, TRACK.check, TRACK.solution

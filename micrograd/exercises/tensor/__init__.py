@@ -37,7 +37,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from micrograd.exercises.cutting import read_learners
 from micrograd.exercises.report import Report
 from micrograd.exercises.result import Result
 from micrograd.exercises.runner import import_learners
@@ -47,7 +46,6 @@ from micrograd.exercises.tensor.my_tensor_file import TENSOR_FILE
 from micrograd.exercises.tensor.my_tensor_file import solution as library_answer
 from micrograd.exercises.tensor.running import prepare
 from micrograd.exercises.tensor.workspace import blank_tensor, load, source
-from micrograd.exercises.tensor.workspace import places as workspace_places
 from micrograd.exercises.track import Track
 
 __all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'blank_tensor', 'load', 'TRACK']
@@ -56,13 +54,9 @@ __all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'blank_tensor', 'l
 TITLE = 'micrograd exercises, tensor track'
 
 
-def _places(paths: list[Path]) -> dict[int, str]:
-    try:
-        found = workspace_places(read_learners(paths[0]))
-    except (SyntaxError, OSError, UnicodeDecodeError):
-        return {}
-    return {e.number: f"{paths[0].name}, line {p.line}: {p.function}"
-            for e in EXERCISES if (p := found.get(e.blanks[0]))}
+def _places(module: Any) -> dict[int, str]:
+    """Where the learner writes each exercise: {number: 'my_tensor.py, line 412: _backward in Unary.softmax'}."""
+    return {e.number: p for e in EXERCISES if (p := blank_place(module, e.blanks[0]))}
 
 
 def _check_objects(target: Any, *more: Any, timeout: float) -> Report:
@@ -72,18 +66,19 @@ def _check_objects(target: Any, *more: Any, timeout: float) -> Report:
         raise TypeError(f"check: expected a workspace directory, my_tensor.py or the engine's module, got "
                         f"{type(target).__name__}")
     results = list(check_all(target, timeout=timeout))
-    places = {e.number: p for e in EXERCISES if (p := blank_place(target, e.blanks[0]))}
-    return Report(results, EXERCISES, places=places | {r.number: r.place for r in results if r.place},
+    return Report(results, EXERCISES, places=_places(target) | {r.number: r.place for r in results if r.place},
                   command='check(my_tensor)', title=TITLE)
 
 
-def _check_files(paths: list[Path], timeout: float, before: Callable[[int], None]) -> Iterator[Result]:
-    """Load my_tensor.py into a fresh copy of the engine (within the time limit) and check every exercise."""
-    yield from check_all(import_learners('my_tensor', paths[0], timeout, load=lambda _, path: load(path)),
-                         timeout=timeout, before=before)
+def _check_files(paths: list[Path], timeout: float,
+                 before: Callable[[int], None]) -> tuple[dict[int, str], Iterator[Result]]:
+    """Load my_tensor.py into a fresh copy of the engine (within the time limit): where each exercise is written in
+    it, and every exercise checked."""
+    module = import_learners('my_tensor', paths[0], timeout, load=lambda _, path: load(path))
+    return _places(module), check_all(module, timeout=timeout, before=before)
 
 
 TRACK = Track('tensor', EXERCISES, (TENSOR_FILE,), 'micrograd.exercises.tensor.exercises_tensor_ipynb',
-              texts=lambda directory: [source(directory)], places=_places, check_objects=_check_objects,
+              texts=lambda directory: [source(directory)], check_objects=_check_objects,
               check_files=_check_files, solution=library_answer, warm_up=prepare, title=TITLE)
 start, check, solution = TRACK.start, TRACK.check, TRACK.solution
