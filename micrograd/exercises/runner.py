@@ -81,29 +81,28 @@ def run_in_child(track: str, paths: Sequence[Path], exercises: Sequence[Describe
             _stop(child)
         lines = channel.read_text(encoding='utf-8', errors='replace').split('\n') if channel.exists() else []
     results: list[Result] = []
-    places: dict[int, str] = {}
-    current = -1  # the exercise the child is in: 0 while it imports the learner's files
+    places: dict[int, str] | None = None  # said once the learner's files are imported
+    importing = False
     for line in lines:
         kind, _, payload = line.partition(' ')
-        if kind == 'begin':
-            current = int(payload)
+        if kind == 'importing':
+            importing = True
         elif kind == 'places':
             places = {int(number): place for number, place in json.loads(payload).items()}
         elif kind == 'result':
             results.append(Result(**json.loads(payload)))
         elif kind == 'error':
             return [], {}, json.loads(payload)
-    if not results and current <= 0:  # it stopped before any exercise: importing the learner's files, or before
+    if places is None:  # it stopped before any exercise: importing the learner's files, or before
         files = ' and '.join(p.name for p in paths)
-        if current == 0 and problem[0] == 'timeout':
+        if importing and problem[0] == 'timeout':
             return [], {}, _unfinished(files, f"{limit:g} s")
-        return [], {}, f"{f'importing {files}' if current == 0 else 'the checker'} stopped: {problem[1]}"
-    if len(results) < len(exercises):  # the child died, or was stopped, in the middle of exercise `current`
-        results = [r for r in results if r.number < current]
-        stopped = next(e for e in exercises if e.number == current)
+        return [], {}, f"{f'importing {files}' if importing else 'the checker'} stopped: {problem[1]}"
+    if len(results) < len(exercises):  # the child died, or was stopped, in the middle of the next one (in order)
+        stopped = exercises[len(results)]
         results.append(Result.of(stopped, WRONG, obtained='no result', diagnosis=problem[0], why=GENERIC[problem[0]],
                                  detail=problem[1]))
-        results += [Result.of(e, UNCHECKED) for e in exercises if e.number > current]
+        results += [Result.of(e, UNCHECKED) for e in exercises[len(results):]]
     return results, places, ''
 
 
@@ -157,8 +156,9 @@ def _env() -> dict[str, str]:
 
 
 def worker(track: str, timeout: float, channel: str, paths: list[str]) -> int:
-    """In the child process: check the files, where each exercise is written in them and each result written to
-    channel (a file of its own, which the learner's code does not write to) as soon as it is known."""
+    """In the child process: check the files, where each exercise is written in them and each result (in the order
+    of the exercises) written to channel (a file of its own, which the learner's code does not write to) as soon as
+    it is known."""
     _watch_parent()
     out = open(channel, 'a', encoding='utf-8')  # noqa: SIM115 -- open while the child lives
 
@@ -168,9 +168,9 @@ def worker(track: str, timeout: float, channel: str, paths: list[str]) -> int:
 
     chosen = importlib.import_module(f'micrograd.exercises.{track}').TRACK
     chosen.warm_up()  # what the checker needs, before any clock starts
-    say('begin', 0)  # importing the learner's files
+    say('importing', None)
     try:
-        places, results = chosen.check_files([Path(p) for p in paths], timeout, lambda number: say('begin', number))
+        places, results = chosen.check_files([Path(p) for p in paths], timeout)
     except ImportFailed as error:
         say('error', str(error))
         return 1

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import sys
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -62,8 +62,7 @@ def _warm_up() -> None:
             expected(exercise.name, index)
 
 
-def _check_files(paths: list[Path], timeout: float,
-                 before: Callable[[int], None]) -> tuple[dict[int, str], Iterator[Result]]:
+def _check_files(paths: list[Path], timeout: float) -> tuple[dict[int, str], Iterator[Result]]:
     """Import my_engine.py (and my_nn.py, when given): where each exercise is written in them, and every exercise
     checked."""
     sys.path.insert(0, str(paths[0].parent))
@@ -74,7 +73,7 @@ def _check_files(paths: list[Path], timeout: float,
     neuron = getattr(import_learners('my_nn', paths[1], timeout), 'Neuron', None) if len(paths) > 1 else None
     places = {n: f"{paths[0].name}, {p}" for n, p in class_places(value, None).items()}
     places |= {n: f"{paths[-1].name}, {p}" for n, p in class_places(None, neuron).items()}
-    return places, check_all(value, neuron, strict=True, timeout=timeout, before=before)
+    return places, check_all(value, neuron, strict=True, timeout=timeout)
 
 
 TRACK = Track('scalar', EXERCISES, (ENGINE_FILE, NN_FILE), 'micrograd.exercises.scalar.exercises_ipynb',

@@ -33,7 +33,7 @@ except ImportError:  # pragma: no cover - a Python without NumPy
                       "'.[tensor]'; make exercises TRACK=tensor installs it)") from None
 
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -70,12 +70,11 @@ def _check_objects(target: Any, *more: Any, timeout: float) -> Report:
                   command='check(my_tensor)', title=TITLE)
 
 
-def _check_files(paths: list[Path], timeout: float,
-                 before: Callable[[int], None]) -> tuple[dict[int, str], Iterator[Result]]:
+def _check_files(paths: list[Path], timeout: float) -> tuple[dict[int, str], Iterator[Result]]:
     """Load my_tensor.py into a fresh copy of the engine (within the time limit): where each exercise is written in
     it, and every exercise checked."""
     module = import_learners('my_tensor', paths[0], timeout, load=lambda _, path: load(path))
-    return _places(module), check_all(module, timeout=timeout, before=before)
+    return _places(module), check_all(module, timeout=timeout)
 
 
 TRACK = Track('tensor', EXERCISES, (TENSOR_FILE,), 'micrograd.exercises.tensor.exercises_tensor_ipynb',
