@@ -156,9 +156,8 @@ def _env() -> dict[str, str]:
 
 
 def worker(track: str, timeout: float, channel: str, paths: list[str]) -> int:
-    """In the child process: check the files, where each exercise is written in them and each result (in the order
-    of the exercises) written to channel (a file of its own, which the learner's code does not write to) as soon as
-    it is known."""
+    """In the child process: check the files, writing to channel (a file of its own, which the learner's code does
+    not write to) where each exercise is written in them, then each Result, in the exercises' order, once known."""
     _watch_parent()
     out = open(channel, 'a', encoding='utf-8')  # noqa: SIM115 -- open while the child lives
 
