@@ -17,6 +17,7 @@ from micrograd.exercises.runner import run_in_child
 
 @dataclass(frozen=True)
 class Track:
+    """What a track states for itself, in its fields; its methods are what every track does the same way."""
     name: str                          # as --track says it
     exercises: Sequence[Described]
     files: tuple[str, ...]             # the workspace's files: the learner opens the first; the others run on it
