@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import linecache
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -197,10 +197,7 @@ def check_one(exercise: Exercise, module: Any, timeout: float | None = 10.0) -> 
     return guarded(exercise.number, exercise.name, grade, timeout, module)  # (learners_time() in running.py)
 
 
-def check_all(module: Any, timeout: float | None = 10.0,
-              before: Callable[[int], None] | None = None) -> Iterator[Result]:
+def check_all(module: Any, timeout: float | None = 10.0) -> Iterator[Result]:
     prepare()
     for exercise in EXERCISES:
-        if before is not None:
-            before(exercise.number)
         yield check_one(exercise, module, timeout)
