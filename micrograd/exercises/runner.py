@@ -13,6 +13,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -46,28 +47,24 @@ def _unfinished(file: str, limit: str) -> str:
 
 
 def compile_error(path: Path) -> str:
-    """The learner's file as the report names a syntax error in it, or '' when it compiles."""
+    """The learner's file as the report names a syntax error in it (under it, Python's own lines: the code and a
+    caret), or '' when it compiles."""
     try:  # its bytes: Python reads a `# -*- coding: ... -*-` line, as an import does
         compile(path.read_bytes(), str(path), 'exec')
     except SyntaxError as error:
-        text = f"{path.name}, line {error.lineno}: {type(error).__name__}: {error.msg}"
-        if error.text:
-            code = error.text.rstrip('\n')
-            stripped = code.lstrip()
-            text += f"\n    {stripped}"
-            if error.offset:
-                text += "\n    " + ' ' * max(0, error.offset - 1 - (len(code) - len(stripped))) + '^'
-        return text
+        _, *shown, said = traceback.format_exception_only(error)
+        return ''.join([f"{path.name}, line {error.lineno}: {said}", *shown]).rstrip()
     return ''
 
 
 def run_in_child(track: str, paths: Sequence[Path], exercises: Sequence[Described], timeout: float,
-                 cwd: Path) -> tuple[list[Result], str]:
-    """Check paths with the track's check_files in a child process: (a Result per exercise, '') or ([], why
-    nothing could be checked). An exercise the child did not finish is wrong, with how it ended."""
+                 cwd: Path) -> tuple[list[Result], dict[int, str], str]:
+    """Check paths with the track's check_files in a child process: (a Result per exercise, where each exercise is
+    written, '') or ([], {}, why nothing could be checked). An exercise the child did not finish is wrong, with how
+    it ended."""
     for path in paths:
         if error := compile_error(path):
-            return [], error
+            return [], {}, error
     limit = timeout * len(exercises) + MARGIN
     with tempfile.TemporaryDirectory(prefix='micrograd-exercises-') as folder:
         channel = Path(folder) / 'results'
@@ -84,27 +81,29 @@ def run_in_child(track: str, paths: Sequence[Path], exercises: Sequence[Describe
             _stop(child)
         lines = channel.read_text(encoding='utf-8', errors='replace').split('\n') if channel.exists() else []
     results: list[Result] = []
-    current = -1  # the exercise the child is in: 0 while it imports the learner's files
+    places: dict[int, str] | None = None  # said once the learner's files are imported
+    importing = False
     for line in lines:
         kind, _, payload = line.partition(' ')
-        if kind == 'begin':
-            current = int(payload)
+        if kind == 'importing':
+            importing = True
+        elif kind == 'places':
+            places = {int(number): place for number, place in json.loads(payload).items()}
         elif kind == 'result':
             results.append(Result(**json.loads(payload)))
         elif kind == 'error':
-            return [], json.loads(payload)
-    if not results and current <= 0:  # it stopped before any exercise: importing the learner's files, or before
+            return [], {}, json.loads(payload)
+    if places is None:  # it stopped before any exercise: importing the learner's files, or before
         files = ' and '.join(p.name for p in paths)
-        if current == 0 and problem[0] == 'timeout':
-            return [], _unfinished(files, f"{limit:g} s")
-        return [], f"{f'importing {files}' if current == 0 else 'the checker'} stopped: {problem[1]}"
-    if len(results) < len(exercises):  # the child died, or was stopped, in the middle of exercise `current`
-        results = [r for r in results if r.number < current]
-        stopped = next(e for e in exercises if e.number == current)
-        results.append(Result(number=current, name=stopped.name, status=WRONG, obtained='no result',
-                              diagnosis=problem[0], why=GENERIC[problem[0]], detail=problem[1]))
-        results += [Result(number=e.number, name=e.name, status=UNCHECKED) for e in exercises if e.number > current]
-    return results, ''
+        if importing and problem[0] == 'timeout':
+            return [], {}, _unfinished(files, f"{limit:g} s")
+        return [], {}, f"{f'importing {files}' if importing else 'the checker'} stopped: {problem[1]}"
+    if len(results) < len(exercises):  # the child died, or was stopped, in the middle of the next one (in order)
+        stopped = exercises[len(results)]
+        results.append(Result.of(stopped, WRONG, obtained='no result', diagnosis=problem[0], why=GENERIC[problem[0]],
+                                 detail=problem[1]))
+        results += [Result.of(e, UNCHECKED) for e in exercises[len(results):]]
+    return results, places, ''
 
 
 MARGIN = 30.0  # seconds the whole run has beyond each exercise's limit: the checker's own work
@@ -157,8 +156,8 @@ def _env() -> dict[str, str]:
 
 
 def worker(track: str, timeout: float, channel: str, paths: list[str]) -> int:
-    """In the child process: check the files, each result written to channel (a file of its own, which the learner's
-    code does not write to) as soon as it is known."""
+    """In the child process: check the files, writing to channel (a file of its own, which the learner's code does
+    not write to) where each exercise is written in them, then each Result, in the exercises' order, once known."""
     _watch_parent()
     out = open(channel, 'a', encoding='utf-8')  # noqa: SIM115 -- open while the child lives
 
@@ -168,12 +167,13 @@ def worker(track: str, timeout: float, channel: str, paths: list[str]) -> int:
 
     chosen = importlib.import_module(f'micrograd.exercises.{track}').TRACK
     chosen.warm_up()  # what the checker needs, before any clock starts
-    say('begin', 0)  # importing the learner's files
+    say('importing', None)
     try:
-        for result in chosen.check_files([Path(p) for p in paths], timeout=timeout,
-                                         before=lambda number: say('begin', number)):
-            say('result', dataclasses.asdict(result))
+        places, results = chosen.check_files([Path(p) for p in paths], timeout)
     except ImportFailed as error:
         say('error', str(error))
         return 1
+    say('places', places)
+    for result in results:
+        say('result', dataclasses.asdict(result))
     return 0

@@ -1,10 +1,11 @@
-"""A track (scalar/, tensor/) is one Track: it says what differs (its name, its exercises, its workspace's files,
-the methods below that raise NotImplementedError); writing and checking a workspace is the same for every track.
+"""A track (scalar/, tensor/) is one Track: what differs is stated in its fields (its name, its exercises, its
+workspace's files, the functions of its own); writing and checking a workspace is the same for every track.
 """
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -14,36 +15,21 @@ from micrograd.exercises.result import Described, Result
 from micrograd.exercises.runner import run_in_child
 
 
+@dataclass(frozen=True)
 class Track:
-    name = ''                             # as --track says it
-    title = 'micrograd exercises'         # the report's first words
-    exercises: Sequence[Described] = ()
-    files: tuple[str, ...] = ()           # the workspace's files: the learner opens the first; the others run on it
-    notebook = ''                         # the module whose build_notebook() makes the track's notebook
-
-    def texts(self, directory: Path) -> list[str]:
-        """The text of each of the workspace's files, for a workspace in directory."""
-        raise NotImplementedError
-
-    def places(self, paths: list[Path]) -> dict[int, str]:
-        """{number: where it is in the learner's files ('my_engine.py, line 40: ...')}, found without importing them."""
-        raise NotImplementedError
-
-    def check_objects(self, target: Any, *more: Any, timeout: float) -> Report:
-        """Check what a notebook defines (a class, a module), in this process."""
-        raise NotImplementedError
-
-    def check_files(self, paths: list[Path], timeout: float = 10.0,
-                    before: Callable[[int], None] | None = None) -> Iterator[Result]:
-        """In the checking process: import the learner's files and yield each Result, calling before(number) first."""
-        raise NotImplementedError
-
-    def warm_up(self) -> None:
-        """In the checking process, before the learner's files and any clock: what the checker needs."""
-
-    def solution(self, name: str) -> str:
-        """The library's own code for an exercise."""
-        raise NotImplementedError
+    """What a track states for itself, in its fields; its methods are what every track does the same way."""
+    name: str                          # as --track says it
+    exercises: Sequence[Described]
+    files: tuple[str, ...]             # the workspace's files: the learner opens the first; the others run on it
+    notebook: str                      # the module whose build_notebook() makes the track's notebook
+    texts: Callable[[Path], list[str]]  # the text of each of the workspace's files, for a workspace in a folder
+    check_objects: Callable[..., Report]  # (target, *more, timeout=): what a notebook defines, checked in this process
+    # In the child process, check_files(paths, timeout) imports the learner's files and gives where each exercise is
+    # written in them ({number: 'my_engine.py, line 40: ...'}) and the Results in order, each made as it is read.
+    check_files: Callable[[list[Path], float], tuple[dict[int, str], Iterator[Result]]]
+    solution: Callable[[str], str]     # the library's own code for an exercise
+    warm_up: Callable[[], None] = lambda: None  # in the child, before the learner's files and any clock
+    title: str = 'micrograd exercises'  # the report's first words
 
     def command(self, verb: str, *args: str | Path) -> str:
         """A command of this track, as the learner copies it (the default track needs no --track)."""
@@ -96,10 +82,11 @@ class Track:
         paths = [first] + [p for p in (first.parent / name for name in self.files[1:]) if p.is_file() and p != first]
         again = self.command('check', *([path] if str(path) != '.' else []))
         error = self.missing(path)
-        results, error = ([], error) if error else run_in_child(self.name, paths, self.exercises, timeout, first.parent)
+        results, places, error = ([], {}, error) if error else \
+            run_in_child(self.name, paths, self.exercises, timeout, first.parent)
         if error:
             return Report(exercises=self.exercises, error=error, command=again, title=self.title)
-        places = self.places(paths) | {r.number: r.place for r in results if r.place}  # a wrong one: its line
+        places |= {r.number: r.place for r in results if r.place}  # a wrong one: its line
         return Report(results, self.exercises, places=places, command=again, title=self.title,
                       answer=self.command('solution', 'NAME'))
 

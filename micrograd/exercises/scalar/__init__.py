@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import sys
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,59 +35,48 @@ from micrograd.exercises.scalar.blanks import solution as library_answer
 from micrograd.exercises.scalar.exercises import EXERCISES, find
 from micrograd.exercises.scalar.grade import check_all
 from micrograd.exercises.scalar.op_grading import expected
-from micrograd.exercises.scalar.places import class_places, places_in
+from micrograd.exercises.scalar.places import class_places
 from micrograd.exercises.track import Track
 
 __all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'blank_engine', 'blank_nn', 'TRACK']
 
 
-class ScalarTrack(Track):
-    name = 'scalar'
-    exercises = EXERCISES
-    files = (ENGINE_FILE, NN_FILE)
-    notebook = 'micrograd.exercises.scalar.exercises_ipynb'
-
-    def texts(self, directory: Path) -> list[str]:
-        return [engine_text(directory), nn_text(directory)]
-
-    def places(self, paths: list[Path]) -> dict[int, str]:
-        places = places_in(paths[0], 'Value', 'engine')
-        return places | places_in(paths[1], 'Neuron', 'nn') if len(paths) > 1 else places
-
-    def check_objects(self, target: Any, *more: Any, timeout: float) -> Report:
-        """target: a Value class, or a module holding one (and its Neuron); more: a Neuron class to check the
-        neuron's exercise on."""
-        neuron = more[0] if more else None
-        if isinstance(target, types.ModuleType):
-            neuron = neuron if neuron is not None else getattr(target, 'Neuron', None)
-            target = target.Value
-        if not isinstance(target, type):
-            raise TypeError(f"check: expected a workspace directory, a file, a Value class or a module, got "
-                            f"{type(target).__name__}")
-        return Report(list(check_all(target, neuron, timeout=timeout)), EXERCISES,
-                      places=class_places(target, neuron),
-                      command='check(Value, Neuron)' if neuron is not None else 'check(Value)')
-
-    def warm_up(self) -> None:
-        """The library's answer to every op's case."""
-        for exercise in EXERCISES:
-            for index in range(len(exercise.cases)):
-                expected(exercise.name, index)
-
-    def check_files(self, paths: list[Path], timeout: float = 10.0,
-                    before: Callable[[int], None] | None = None) -> Iterator[Result]:
-        """Import my_engine.py (and my_nn.py, when given) and check every exercise."""
-        sys.path.insert(0, str(paths[0].parent))
-        value = getattr(import_learners('my_engine', paths[0], timeout), 'Value', None)
-        if not isinstance(value, type):
-            raise ImportFailed(f"{paths[0].name} has no class `Value` (is it empty?): the exercises are methods of "
-                               f"micrograd's Value, in the {ENGINE_FILE} that `{command('start', 'NEW_FOLDER')}` "
-                               "writes")
-        nn = import_learners('my_nn', paths[1], timeout) if len(paths) > 1 else None
-        yield from check_all(value, getattr(nn, 'Neuron', None), strict=True, timeout=timeout, before=before)
-
-    solution = staticmethod(library_answer)
+def _check_objects(target: Any, *more: Any, timeout: float) -> Report:
+    """target: a Value class, or a module holding one (and its Neuron); more: a Neuron class to check the neuron's
+    exercise on."""
+    neuron = more[0] if more else None
+    if isinstance(target, types.ModuleType):
+        neuron = neuron if neuron is not None else getattr(target, 'Neuron', None)
+        target = target.Value
+    if not isinstance(target, type):
+        raise TypeError(f"check: expected a workspace directory, a file, a Value class or a module, got "
+                        f"{type(target).__name__}")
+    return Report(list(check_all(target, neuron, timeout=timeout)), EXERCISES, places=class_places(target, neuron),
+                  command='check(Value, Neuron)' if neuron is not None else 'check(Value)')
 
 
-TRACK = ScalarTrack()
+def _warm_up() -> None:
+    """The library's answer to every op's case."""
+    for exercise in EXERCISES:
+        for index in range(len(exercise.cases)):
+            expected(exercise.name, index)
+
+
+def _check_files(paths: list[Path], timeout: float) -> tuple[dict[int, str], Iterator[Result]]:
+    """Import my_engine.py (and my_nn.py, when given): where each exercise is written in them, and every exercise
+    checked."""
+    sys.path.insert(0, str(paths[0].parent))
+    value = getattr(import_learners('my_engine', paths[0], timeout), 'Value', None)
+    if not isinstance(value, type):
+        raise ImportFailed(f"{paths[0].name} has no class `Value` (is it empty?): the exercises are methods of "
+                           f"micrograd's Value, in the {ENGINE_FILE} that `{command('start', 'NEW_FOLDER')}` writes")
+    neuron = getattr(import_learners('my_nn', paths[1], timeout), 'Neuron', None) if len(paths) > 1 else None
+    places = {n: f"{paths[0].name}, {p}" for n, p in class_places(value, None).items()}
+    places |= {n: f"{paths[-1].name}, {p}" for n, p in class_places(None, neuron).items()}
+    return places, check_all(value, neuron, strict=True, timeout=timeout)
+
+
+TRACK = Track('scalar', EXERCISES, (ENGINE_FILE, NN_FILE), 'micrograd.exercises.scalar.exercises_ipynb',
+              texts=lambda directory: [engine_text(directory), nn_text(directory)], check_objects=_check_objects,
+              check_files=_check_files, solution=library_answer, warm_up=_warm_up)
 start, check, solution = TRACK.start, TRACK.check, TRACK.solution

@@ -38,13 +38,10 @@ def check_one(exercise: Exercise, value_class: Any, neuron_class: Any = None, *,
 
 
 def check_all(value_class: Any, neuron_class: Any = None, *, strict: bool = False,
-              timeout: float | None = 10.0, before: Callable[[int], None] | None = None) -> Iterator[Result]:
-    """Every exercise, in order, then the whole engine when every exercise of it is right; before(number) is
-    called as each exercise begins."""
+              timeout: float | None = 10.0) -> Iterator[Result]:
+    """Every exercise, in order, then the whole engine when every exercise of it is right."""
     sort_done, done, engine = True, frozenset[str](), True
     for exercise in EXERCISES:
-        if before is not None:
-            before(exercise.number)
         result = check_one(exercise, value_class, neuron_class, strict=strict, sort_done=sort_done, done=done,
                            timeout=timeout)
         if exercise.kind == 'sort':

@@ -15,7 +15,6 @@ from typing import Any
 
 from micrograd.engine import Value
 from micrograd.exercises import lines
-from micrograd.exercises.cutting import read_learners
 from micrograd.exercises.lines import Line, Right, line_holding, noting, place, run_traced, source, swapped, traced
 from micrograd.exercises.scalar.exercises import EXERCISES
 
@@ -32,22 +31,6 @@ def _written(method: ast.FunctionDef, class_name: str, first: int = 1) -> tuple[
 
 def method_numbers(source: str) -> dict[str, int]:
     return {m: e.number for e in EXERCISES if e.source == source for m in e.methods}
-
-
-def places_in(path: Path, class_name: str, source: str) -> dict[int, str]:
-    """Where each exercise is written in a file: {number: 'my_engine.py, line 46: _backward in Value.__add__'}."""
-    methods, out = method_numbers(source), dict[int, str]()
-    try:
-        tree = ast.parse(read_learners(path))
-    except (SyntaxError, OSError, UnicodeDecodeError):
-        return out
-    for node in tree.body:
-        if isinstance(node, ast.ClassDef) and node.name == class_name:
-            for item in node.body:
-                if isinstance(item, ast.FunctionDef) and item.name in methods and methods[item.name] not in out:
-                    line, name = _written(item, class_name)
-                    out[methods[item.name]] = f"{path.name}, line {line}: {name}"
-    return out
 
 
 def class_places(value_class: Any, neuron: Any) -> dict[int, str]:

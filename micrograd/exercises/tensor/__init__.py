@@ -33,18 +33,16 @@ except ImportError:  # pragma: no cover - a Python without NumPy
                       "'.[tensor]'; make exercises TRACK=tensor installs it)") from None
 
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from micrograd.exercises.cutting import read_learners
 from micrograd.exercises.report import Report
 from micrograd.exercises.result import Result
 from micrograd.exercises.runner import import_learners
 from micrograd.exercises.tensor.exercise_list import EXERCISES, find
 from micrograd.exercises.tensor.grading import blank_place, check_all
 from micrograd.exercises.tensor.my_tensor_file import TENSOR_FILE, blank_tensor, load, source
-from micrograd.exercises.tensor.my_tensor_file import places as workspace_places
 from micrograd.exercises.tensor.my_tensor_file import solution as library_answer
 from micrograd.exercises.tensor.running import prepare
 from micrograd.exercises.track import Track
@@ -52,44 +50,33 @@ from micrograd.exercises.track import Track
 __all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'blank_tensor', 'load', 'TRACK']
 
 
-class TensorTrack(Track):
-    name = 'tensor'
-    title = 'micrograd exercises, tensor track'
-    exercises = EXERCISES
-    files = (TENSOR_FILE,)
-    notebook = 'micrograd.exercises.tensor.exercises_tensor_ipynb'
-    solution = staticmethod(library_answer)
-    warm_up = staticmethod(prepare)
-
-    def texts(self, directory: Path) -> list[str]:
-        return [source(directory)]
-
-    def places(self, paths: list[Path]) -> dict[int, str]:
-        """The places in the learner's file, found without importing it (in this process)."""
-        try:
-            found = workspace_places(read_learners(paths[0]))
-        except (SyntaxError, OSError, UnicodeDecodeError):
-            return {}
-        return {e.number: f"{paths[0].name}, line {p.line}: {p.function}"
-                for e in EXERCISES if (p := found.get(e.blanks[0]))}
-
-    def check_objects(self, target: Any, *more: Any, timeout: float) -> Report:
-        """target: a module holding the engine (as blank_tensor() makes it, with the learner's methods put on its
-        classes)."""
-        if not (isinstance(target, types.ModuleType) and hasattr(target, 'Tensor')):
-            raise TypeError(f"check: expected a workspace directory, my_tensor.py or the engine's module, got "
-                            f"{type(target).__name__}")
-        results = list(check_all(target, timeout=timeout))
-        places = {e.number: p for e in EXERCISES if (p := blank_place(target, e.blanks[0]))}
-        return Report(results, EXERCISES, places=places | {r.number: r.place for r in results if r.place},
-                      command='check(my_tensor)', title=self.title)
-
-    def check_files(self, paths: list[Path], timeout: float = 10.0,
-                    before: Callable[[int], None] | None = None) -> Iterator[Result]:
-        """Load my_tensor.py into a fresh copy of the engine (within the time limit) and check every exercise."""
-        yield from check_all(import_learners('my_tensor', paths[0], timeout, load=lambda _, path: load(path)),
-                             timeout=timeout, before=before)
+TITLE = 'micrograd exercises, tensor track'
 
 
-TRACK = TensorTrack()
+def _places(module: Any) -> dict[int, str]:
+    """Where the learner writes each exercise: {number: 'my_tensor.py, line 412: _backward in Unary.softmax'}."""
+    return {e.number: p for e in EXERCISES if (p := blank_place(module, e.blanks[0]))}
+
+
+def _check_objects(target: Any, *more: Any, timeout: float) -> Report:
+    """target: a module holding the engine (as blank_tensor() makes it, with the learner's methods put on its
+    classes)."""
+    if not (isinstance(target, types.ModuleType) and hasattr(target, 'Tensor')):
+        raise TypeError(f"check: expected a workspace directory, my_tensor.py or the engine's module, got "
+                        f"{type(target).__name__}")
+    results = list(check_all(target, timeout=timeout))
+    return Report(results, EXERCISES, places=_places(target) | {r.number: r.place for r in results if r.place},
+                  command='check(my_tensor)', title=TITLE)
+
+
+def _check_files(paths: list[Path], timeout: float) -> tuple[dict[int, str], Iterator[Result]]:
+    """Load my_tensor.py into a fresh copy of the engine (within the time limit): where each exercise is written in
+    it, and every exercise checked."""
+    module = import_learners('my_tensor', paths[0], timeout, load=lambda _, path: load(path))
+    return _places(module), check_all(module, timeout=timeout)
+
+
+TRACK = Track('tensor', EXERCISES, (TENSOR_FILE,), 'micrograd.exercises.tensor.exercises_tensor_ipynb',
+              texts=lambda directory: [source(directory)], check_objects=_check_objects,
+              check_files=_check_files, solution=library_answer, warm_up=prepare, title=TITLE)
 start, check, solution = TRACK.start, TRACK.check, TRACK.solution

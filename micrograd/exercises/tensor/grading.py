@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import linecache
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ import numpy as np
 from micrograd.exercises.cutting import blank_raised
 from micrograd.exercises.lines import Line, learners, source, swapped, where
 from micrograd.exercises.result import DONE, GENERIC, NOT_STARTED, WRONG, Result
-from micrograd.exercises.sandbox import guarded, set_input, timed
+from micrograd.exercises.sandbox import guarded, set_input
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.backward_on_graphs import check_backward
 from micrograd.exercises.tensor.exercise_list import EXERCISES
@@ -188,20 +188,16 @@ def check_one(exercise: Exercise, module: Any, timeout: float | None = 10.0) -> 
     """One exercise, alone (the other exercises' bodies the library's), with a time limit on the learner's code."""
     def grade() -> Result:
         try:
-            with timed(module, timeout), alone(module, exercise), np.errstate(all='ignore'), \
-                    warnings.catch_warnings():
+            with alone(module, exercise), np.errstate(all='ignore'), warnings.catch_warnings():
                 warnings.simplefilter('ignore', RuntimeWarning)  # (the mean of an empty slice, in a slip)
                 return check_backward(exercise, module) if exercise.kind == 'backward' else check_op(exercise, module)
         except Exception as error:  # noqa: BLE001 -- the learner's module broke one of the checker's own steps
             return Result.of(exercise, WRONG, obtained=type(error).__name__, diagnosis='raises',
                              why=GENERIC['raises'], detail=where(error))
-    return guarded(exercise.number, exercise.name, grade, None)  # (the time limit: learners_time in running.py)
+    return guarded(exercise.number, exercise.name, grade, timeout, module)  # (learners_time() in running.py)
 
 
-def check_all(module: Any, timeout: float | None = 10.0,
-              before: Callable[[int], None] | None = None) -> Iterator[Result]:
+def check_all(module: Any, timeout: float | None = 10.0) -> Iterator[Result]:
     prepare()
     for exercise in EXERCISES:
-        if before is not None:
-            before(exercise.number)
         yield check_one(exercise, module, timeout)
