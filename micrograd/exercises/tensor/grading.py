@@ -103,11 +103,10 @@ def check_op(exercise: Exercise, module: Any) -> Result:
         wrong = runs[i]
         assert wrong is not None
         shown, obtained = _shown(exercise, i, wrong)
-        culprit = _culprit(module, exercise, i) if len(exercise.blanks) > 1 else ''
         raised = linecache.getline(at[0].co_filename, at[1]) if (at := _raising(wrong.error)) else ''
-        key, why, blank = diagnose(exercise, runs, failing, culprit, raised)
+        key, why, blank = diagnose(exercise, runs, failing, raised=raised)
         return Result.of(exercise, WRONG, input=exercise.cases[i].text(), expected=shown, obtained=obtained,
-                         diagnosis=key, why=why, place=_place(module, exercise, blank or culprit, wrong, i),
+                         diagnosis=key, why=why, place=_place(module, exercise, blank, wrong, i),
                          also='\n'.join(exercise.cases[j].text() for j in failing[1:4]))
     return unfinished or Result.of(exercise, DONE, note=note)
 
@@ -147,7 +146,7 @@ def _file(path: str) -> str:
 
 def _place(module: Any, exercise: Exercise, blank: str, run: Run, i: int) -> str:
     """The learner's line for a wrong case: the line that raised, the line that made a wrong value first, or else
-    where blank is written (the one whose library body makes the case right; the exercise's first if none)."""
+    where blank is written (the named slip's; the exercise's first if none)."""
     if (raised := _raising(run.error)) is not None:
         return _at(raised)
     about = 'wrote' if run.inplace else 'misfit' if run.misshaped else ''
@@ -156,18 +155,6 @@ def _place(module: Any, exercise: Exercise, blank: str, run: Run, i: int) -> str
     if found is not None:
         return _at(found)
     return blank_place(module, blank or exercise.blanks[0])
-
-
-def _culprit(module: Any, exercise: Exercise, i: int) -> str:
-    """The blank whose library body, put in its place, makes case i right; '' where none does alone."""
-    for name in exercise.blanks:
-        holder, owner = holder_of(module, name)
-        if holder is not None:
-            with swapped([(*holder, library_body(owner, module))]):
-                run = run_case(exercise.cases[i], module)
-            if _right(exercise, i, run):
-                return name
-    return ''
 
 
 @contextlib.contextmanager
