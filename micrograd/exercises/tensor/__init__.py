@@ -42,12 +42,13 @@ from micrograd.exercises.report import Report
 from micrograd.exercises.result import Result
 from micrograd.exercises.runner import import_learners
 from micrograd.exercises.tensor.exercise_list import EXERCISES, find
-from micrograd.exercises.tensor.grading import blank_place, check_all
+from micrograd.exercises.tensor.grading import check_all
 from micrograd.exercises.tensor.my_tensor_file import TENSOR_FILE
 from micrograd.exercises.tensor.my_tensor_file import solution as library_answer
 from micrograd.exercises.tensor.running import prepare
 from micrograd.exercises.tensor.workspace import blank_tensor, load, source
 from micrograd.exercises.tensor.workspace import places as workspace_places
+from micrograd.exercises.tensor.wrong_line import blank_place
 from micrograd.exercises.track import Track
 
 __all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'blank_tensor', 'load', 'TRACK']

@@ -22,7 +22,6 @@ from micrograd.exercises.tensor.exercise_list import EXERCISES
 from micrograd.exercises.tensor.my_tensor_file import library_module
 from micrograd.exercises.tensor.naming import planted
 from micrograd.exercises.tensor.running import close, summary
-from micrograd.exercises.tensor.wrong_line import learners_function
 
 # The ops of the tensor track's graphs: both tracks', and 'sum' to 0-d.
 OPS: dict[str, Op] = {**graphs.OPS, 'sum': (lambda a: a.sum(), lambda g, a: [np.broadcast_to(g, a.shape).copy()])}
@@ -48,8 +47,9 @@ def make(graph: Graph, tensor: Any) -> dict[str, Any]:
 
 def backpropagated(graph: Graph, tensor: Any) -> Gradients:
     """Every node's gradient after backward() of tensor's engine, called on graph as the check calls it."""
+    nodes = make(graph, tensor)
     seed = () if graph.seed is None else (np.array(graph.seed),)
-    return graphs.backpropagated(make(graph, tensor), graph.root, graph.calls, *seed,
+    return graphs.backpropagated(nodes, graph.root, graph.calls, *seed,
                                  read=lambda g: None if g is None else np.array(g))
 
 
@@ -75,7 +75,8 @@ def _shown(outcome: Gradients | Exception, names: list[str]) -> str:
     return '; '.join(summary(n, outcome.get(n)) for n in names)
 
 
-def check_backward(exercise: Exercise, module: Any) -> Result:
+def check_backward(exercise: Exercise, module: Any, backward: Any) -> Result:
+    """backward() (the learner's function, in module) on the record's graphs, in order."""
     for graph in exercise.graphs:
         text = graph.text()
         set_input(text)
@@ -91,8 +92,8 @@ def check_backward(exercise: Exercise, module: Any) -> Result:
                 return Result.of(exercise, NOT_STARTED)
             if type(error) is type(want):
                 continue
-            if _forwards(module, exercise):  # (the library's assert, kept: a node reached before its gradient came)
-                return _named(exercise, module, WRONG, 'backward_not_reversed', input=text,
+            if _forwards(backward):  # (the library's assert, kept: a node reached before its gradient came)
+                return _named(exercise, backward, WRONG, 'backward_not_reversed', input=text,
                               expected=_shown(want, list(graph.leaves)), obtained=type(error).__name__,
                               detail=where(error))
             return Result.of(exercise, WRONG, input=text, expected=_shown(want, list(graph.leaves)),
@@ -103,22 +104,22 @@ def check_backward(exercise: Exercise, module: Any) -> Result:
             differ = [n for n in got if not _same({n: got[n]}, want if isinstance(want, Exception) else
                                                   {n: want.get(n)}, graph.dtype)]
             names = list(graph.leaves) if set(differ) & set(graph.leaves) else differ  # (promoted: the root only)
-            return _named(exercise, module, CORRECT if key in RULES else WRONG, key, input=text,
+            return _named(exercise, backward, CORRECT if key in RULES else WRONG, key, input=text,
                           expected=_shown(want, names), obtained=_shown(got, names))
     return Result.of(exercise, DONE)
 
 
-def _forwards(module: Any, exercise: Exercise) -> bool:
+def _forwards(backward: Any) -> bool:
     """Whether the learner's backward() walks the order from the leaves: its loop that calls _backward goes over
     the order as it is (no reversed(), no [::-1])."""
-    found = backward_line(learners_function(module, exercise.blanks[0]), 'backward_not_reversed')
+    found = backward_line(backward, 'backward_not_reversed')
     return re.match(r'for\s+\w+\s+in\s+\w+\s*:', found.split(': ', 1)[-1]) is not None
 
 
-def _named(exercise: Exercise, module: Any, status: str, key: str, **shown: str) -> Result:
+def _named(exercise: Exercise, backward: Any, status: str, key: str, **shown: str) -> Result:
     """A result that names slip key (a correct one: a rule the task states), in its record's sentence, at the
     learner's line in backward() it is about ('my_tensor.py, line 1250: for ...')."""
-    place = backward_line(learners_function(module, exercise.blanks[0]), key)
+    place = backward_line(backward, key)
     says = {s.key: s.says for s in exercise.slips}.get(key, NONE_KNOWN)
     return Result.of(exercise, status, diagnosis=key, why=LEFT + says if status == CORRECT else says, place=place,
                      **shown)
