@@ -16,8 +16,9 @@ check`, then check(module).
                             answer (the library, central differences; PyTorch in a report, where installed);
                             each exercise alone
     naming.py               the slip named: planted in the library and run, or read off the numbers and the shapes
-    grading.py              one exercise graded: the idea first, then the library's rules
-    wrong_line.py           the learner's line: the functions of a blank lines.py traces, the library's and theirs
+    grading.py              one exercise graded, in stages: its cases run and graded, the slip named, the line
+    wrong_line.py           the learner's functions of an exercise, the other exercises' the library's meanwhile;
+                            the learner's line: the functions of a blank lines.py traces, the library's and theirs
     backward_on_graphs.py   the backward() exercise, on graphs the checker makes
     exercises_tensor_ipynb.py  exercises_tensor.ipynb, made from the records and the library's source
 

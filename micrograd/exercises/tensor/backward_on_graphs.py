@@ -92,13 +92,9 @@ def check_backward(exercise: Exercise, module: Any, backward: Any) -> Result:
                 return Result.of(exercise, NOT_STARTED)
             if type(error) is type(want):
                 continue
-            if _forwards(backward):  # (the library's assert, kept: a node reached before its gradient came)
-                return _named(exercise, backward, WRONG, 'backward_not_reversed', input=text,
-                              expected=_shown(want, list(graph.leaves)), obtained=type(error).__name__,
-                              detail=where(error))
-            return Result.of(exercise, WRONG, input=text, expected=_shown(want, list(graph.leaves)),
-                             obtained=type(error).__name__, diagnosis='raises', why=GENERIC['raises'],
-                             detail=where(error))
+            key = 'backward_not_reversed' if _forwards(backward) else 'raises'  # (the library's assert, kept)
+            return _named(exercise, backward, WRONG, key, input=text, expected=_shown(want, list(graph.leaves)),
+                          obtained=type(error).__name__, detail=where(error))
         if not _same(got, want, graph.dtype):
             key = _name(exercise, graph, got)
             differ = [n for n in got if not _same({n: got[n]}, want if isinstance(want, Exception) else
@@ -110,8 +106,8 @@ def check_backward(exercise: Exercise, module: Any, backward: Any) -> Result:
 
 
 def _forwards(backward: Any) -> bool:
-    """Whether the learner's backward() walks the order from the leaves: its loop that calls _backward goes over
-    the order as it is (no reversed(), no [::-1])."""
+    """Whether the learner's backward() walks the order from the leaves (a node reached before its gradient came
+    is what the library's assert stops): its loop that calls _backward goes over the order as it is."""
     found = backward_line(backward, 'backward_not_reversed')
     return re.match(r'for\s+\w+\s+in\s+\w+\s*:', found.split(': ', 1)[-1]) is not None
 
@@ -119,11 +115,9 @@ def _forwards(backward: Any) -> bool:
 def _named(exercise: Exercise, backward: Any, status: str, key: str, **shown: str) -> Result:
     """A result that names slip key (a correct one: a rule the task states), in its record's sentence, at the
     learner's line in backward() it is about ('my_tensor.py, line 1250: for ...')."""
-    place = backward_line(backward, key)
-    says = {s.key: s.says for s in exercise.slips}.get(key, NONE_KNOWN)
-    return Result.of(exercise, status, diagnosis=key, why=LEFT + says if status == CORRECT else says, place=place,
-                     **shown)
+    says = {s.key: s.says for s in exercise.slips}.get(key) or GENERIC[key]
+    return Result.of(exercise, status, diagnosis=key, why=LEFT + says if status == CORRECT else says,
+                     place=backward_line(backward, key), **shown)
 
 
-NONE_KNOWN = "the gradients differ from the chain rule's, and it is none of the slips the checker knows"
 LEFT = "correct ✓ — every gradient is right; one step left to match the library: "

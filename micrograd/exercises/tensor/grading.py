@@ -79,8 +79,8 @@ def _graded(exercise: Exercise, runs: list[Run]) -> Result | tuple[list[Run | No
                              why="the forward pass raised (the checker builds each case with your Tensor)",
                              detail=where(run.error) if run.error else '')
         kept.append(run)
-        if not _right(exercise, i, run):
-            failing.append(i)
+        if run.error is not None or run.inplace or run.misshaped or _wrong_leaf(exercise, i, run):
+            failing.append(i)  # (an error, a write in place, an array handed over not of its tensor's shape)
         elif not note and any(t.grad is not None for t in run.given.values()):
             names = ', '.join(k for k, t in run.given.items() if t.grad is not None)
             note = (f"on `{case.text()}`, {names} is data (requires_grad=False) and got a .grad: harmless for the "
@@ -103,12 +103,6 @@ def _wrong_leaf(exercise: Exercise, i: int, run: Run) -> str:
                 isinstance(g, np.ndarray) and w is not None and g.dtype != w.dtype):
             return name
     return ''
-
-
-def _right(exercise: Exercise, i: int, run: Run) -> bool:
-    """Whether run is right on case i: no error, no write in place, every array handed over of its tensor's shape,
-    the right gradients."""
-    return run.error is None and not run.inplace and not run.misshaped and not _wrong_leaf(exercise, i, run)
 
 
 def _report(exercise: Exercise, i: int, run: Run, failing: list[int], key: str, why: str, place: str) -> Result:

@@ -103,10 +103,9 @@ def place(exercise: Exercise, case: Case, module: Any, functions: dict[str, Any]
 
 
 def raising(error: BaseException | None) -> Line | None:
-    """The learner's frame that raised error: their innermost in a blank (or backward()), else their innermost."""
+    """The learner's innermost frame that raised error (None where none is theirs)."""
     frames = learners(error) if error is not None else []
-    inner = [f for f in frames if f[0].co_name in ('_backward', 'unbroadcast', 'backward')] or frames
-    return inner[-1] if inner else None
+    return frames[-1] if frames else None
 
 
 def _at(found: Line) -> str:
