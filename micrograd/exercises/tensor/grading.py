@@ -37,21 +37,21 @@ def check_one(exercise: Exercise, module: Any, timeout: float | None = 10.0) -> 
                 warnings.simplefilter('ignore', RuntimeWarning)  # (the mean of an empty slice, in a slip)
                 if exercise.kind == 'backward':
                     return check_backward(exercise, module, functions[exercise.blanks[0]])
-                runs = []
+                runs = []  # the cases run, up to one whose forward pass raised
                 for case in exercise.cases:
                     set_input(case.text())
                     runs.append(run_case(case, module))
                     if not runs[-1].built:
                         break
-                graded = _graded(exercise, runs)
+                graded = _graded(exercise, runs)  # graded
                 if isinstance(graded, Result):
                     return graded
                 kept, failing = graded
                 i, wrong = failing[0], runs[failing[0]]
                 raised = linecache.getline(at[0].co_filename, at[1]) if (at := raising(wrong.error)) else ''
-                key, why, blank = diagnose(exercise, kept, failing, raised=raised)
+                key, why, blank = diagnose(exercise, kept, failing, raised=raised)  # the slip named
                 found = place(exercise, exercise.cases[i], module, functions, wrong, blank or exercise.blanks[0],
-                              _wrong_leaf(exercise, i, wrong))
+                              _wrong_leaf(exercise, i, wrong))  # the learner's line
                 return _report(exercise, i, wrong, failing, key, why, found)
         except Exception as error:  # noqa: BLE001 -- the learner's module broke one of the checker's own steps
             return Result.of(exercise, WRONG, obtained=type(error).__name__, diagnosis='raises',
