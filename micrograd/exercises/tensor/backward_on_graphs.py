@@ -1,5 +1,5 @@
 """The tensor track's backward() exercise on graphs the checker makes (the way both tracks check it: graphs.py):
-the record's graphs (backward_exercise.py), their ops '*' and '+' elementwise and 'sum' to 0-d, and its slips,
+the record's graphs (backward_exercise.py), made with the library's ops '*', '+' and 'sum' to 0-d, and its slips,
 planted in the library's backward() to name a wrong one. The library's rules the task states have graphs of their
 own, last: a slip of one of them (RULES) is "correct ✓ — one step left", the gradients being right."""
 from __future__ import annotations
@@ -11,37 +11,30 @@ import numpy as np
 
 from micrograd.exercises import graphs
 from micrograd.exercises.cutting import blank_raised
-from micrograd.exercises.graphs import Gradients, Op
+from micrograd.exercises.graphs import Gradients
 from micrograd.exercises.lines import backward_line, where
 from micrograd.exercises.result import CORRECT, DONE, GENERIC, NOT_STARTED, WRONG, Result
 from micrograd.exercises.sandbox import learners_time, set_input
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.backward_exercise import RULES
-from micrograd.exercises.tensor.cases import Array, Graph
+from micrograd.exercises.tensor.cases import Graph
 from micrograd.exercises.tensor.exercise_list import EXERCISES
 from micrograd.exercises.tensor.my_tensor_file import library_module
 from micrograd.exercises.tensor.naming import planted
 from micrograd.exercises.tensor.running import close, summary
 
-# The ops of the tensor track's graphs: both tracks', and 'sum' to 0-d.
-OPS: dict[str, Op] = {**graphs.OPS, 'sum': (lambda a: a.sum(), lambda g, a: [np.broadcast_to(g, a.shape).copy()])}
-
 
 def make(graph: Graph, tensor: Any) -> dict[str, Any]:
-    """graph built of tensor's Tensors, each node with a _backward of the checker's."""
+    """graph built with tensor's own ops '*', '+' and 'sum' (the library's while backward() is checked: the other
+    exercises' bodies are), each node passing nothing on when its _backward is handed no gradient (a backward()
+    that runs a node before its gradient came)."""
     dtype = np.dtype(graph.dtype)
 
     def node(op: str, parents: list[Any]) -> Any:
-        forward, backward = OPS[op]
-        data = [p.data for p in parents]
-
-        def _backward(grad: Array) -> None:
-            if grad is None:  # (a backward() that runs a node before its gradient came: it passes nothing on)
-                return
-            for parent, g in zip(parents, backward(grad, *data)):
-                g = np.asarray(g, dtype=parent.data.dtype)
-                parent.grad = g if parent.grad is None else parent.grad + g
-        return tensor._result(np.asarray(forward(*data), dtype=dtype), tuple(parents), op, _backward, reads=())
+        out = parents[0].sum() if op == 'sum' else graphs.OPS[op][0](*parents)
+        backward = out._backward
+        out._backward = lambda grad: None if grad is None else backward(grad)
+        return out
     return graphs.make(graph, lambda v: tensor(np.asarray(v, dtype=dtype), requires_grad=True, dtype=dtype), node)
 
 
