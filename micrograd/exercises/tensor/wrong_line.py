@@ -19,21 +19,19 @@ from micrograd.exercises.tensor.my_tensor_file import FUNCTIONS, blanks, library
 from micrograd.exercises.tensor.running import Run, fits, library_body, library_text, own_function, run_case, tolerance
 
 
-def holder_of(module: Any, blank: str) -> tuple[tuple[Any, str] | None, str]:
-    """(the class or module holding a blank's function, its attribute name), and its owner as 'Unary.exp'."""
+def holder_of(module: Any, blank: str) -> tuple[Any, str] | None:
+    """The class or module holding a blank's function in module, and its attribute name there (None: no class of
+    Tensor's has it)."""
     bare = blank.removesuffix('()').split('.')[-1]
     if '.' not in blank:
-        return (module, bare), bare
-    for cls in module.Tensor.__mro__:
-        if bare in vars(cls):
-            return (cls, bare), f"{cls.__name__}.{bare}"
-    return None, ''
+        return module, bare
+    return next(((cls, bare) for cls in module.Tensor.__mro__ if bare in vars(cls)), None)
 
 
 def learners_function(module: Any, blank: str) -> Any:
     """The function a blank is in, in module (a method of its classes, or one of its functions), unwrapped (an op
     under a decorator that names its errors)."""
-    holder = holder_of(module, blank)[0]
+    holder = holder_of(module, blank)
     fn = vars(holder[0]).get(holder[1]) if holder else None
     return getattr(fn, '__wrapped__', fn)
 
@@ -47,7 +45,7 @@ def alone(module: Any, exercise: Exercise) -> Iterator[dict[str, Any]]:
     for b in blanks():
         if b.exercise is exercise:
             mine[b.name] = learners_function(module, b.name)
-        elif (holder := holder_of(module, b.name)[0]) is not None:
+        elif (holder := holder_of(module, b.name)) is not None:
             swaps.append((*holder, library_body(b.owner, module)))
     with swapped(swaps):
         yield mine
@@ -77,13 +75,13 @@ def wrong_line(exercise: Exercise, case: Case, module: Any, functions: dict[str,
     the one that handed _add_grad an array of a shape that is not its tensor's. leaf: the tensor whose gradient is
     wrong."""
     library, noted, swaps, codes = library_module(), list[Any](), [], set()
-    for blank in exercise.blanks:
-        holder, owner = holder_of(library, blank)
-        if holder:
-            namespace = noting(library_text(owner), vars(library), blank.endswith('()') or blank in FUNCTIONS, noted)
+    for b in blanks():
+        if b.exercise is exercise and (holder := holder_of(library, b.name)) is not None:
+            namespace = noting(library_text(b.owner), vars(library), b.name.endswith('()') or b.name in FUNCTIONS,
+                               noted)
             fn = own_function(namespace, holder[1], library)
             swaps.append((*holder, fn))
-            codes |= _bodies(getattr(fn, '__wrapped__', fn), blank)
+            codes |= _bodies(getattr(fn, '__wrapped__', fn), b.name)
     with swapped(swaps):
         right = run_traced(codes, lambda: run_case(case, library), fits)
     mine = set().union(*(_bodies(fn, blank) for blank, fn in functions.items() if fn is not None))
