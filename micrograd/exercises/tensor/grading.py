@@ -80,7 +80,7 @@ def _graded(exercise: Exercise, runs: list[Run]) -> Result | tuple[list[Run | No
                              detail=where(run.error) if run.error else '')
         kept.append(run)
         if run.error is not None or run.inplace or run.misshaped or _wrong_leaf(exercise, i, run):
-            failing.append(i)  # (an error, a write in place, an array handed over not of its tensor's shape)
+            failing.append(i)  # (an error, a write in place, an array not of its tensor's shape, a wrong gradient)
         elif not note and any(t.grad is not None for t in run.given.values()):
             names = ', '.join(k for k, t in run.given.items() if t.grad is not None)
             note = (f"on `{case.text()}`, {names} is data (requires_grad=False) and got a .grad: harmless for the "
