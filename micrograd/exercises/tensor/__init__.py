@@ -16,8 +16,9 @@ check`, then check(module).
                             answer (the library, central differences; PyTorch in a report, where installed);
                             each exercise alone
     naming.py               the slip named: planted in the library and run, or read off the numbers and the shapes
-    grading.py              one exercise graded: the idea first, then the library's rules
-    wrong_line.py           the learner's line: the functions of a blank lines.py traces, the library's and theirs
+    grading.py              one exercise graded, in stages: its cases run and graded, the slip named, the line
+    wrong_line.py           the learner's functions of an exercise, the other exercises' the library's meanwhile;
+                            the learner's line: the functions of a blank lines.py traces, the library's and theirs
     backward_on_graphs.py   the backward() exercise, on graphs the checker makes
     exercises_tensor_ipynb.py  exercises_tensor.ipynb, made from the records and the library's source
 
@@ -41,10 +42,11 @@ from micrograd.exercises.report import Report
 from micrograd.exercises.result import Result
 from micrograd.exercises.runner import import_learners
 from micrograd.exercises.tensor.exercise_list import EXERCISES, find
-from micrograd.exercises.tensor.grading import blank_place, check_all
+from micrograd.exercises.tensor.grading import check_all
 from micrograd.exercises.tensor.my_tensor_file import TENSOR_FILE, blank_tensor, load, source
 from micrograd.exercises.tensor.my_tensor_file import solution as library_answer
 from micrograd.exercises.tensor.running import prepare
+from micrograd.exercises.tensor.wrong_line import blank_place
 from micrograd.exercises.track import Track
 
 __all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'blank_tensor', 'load', 'TRACK']

@@ -23,6 +23,8 @@ for node in order:
 self._add_grad(start)
 for node in reversed(order):
     node._backward(node.grad)'''
+# The slips of a rule the task states, not of the chain rule: named on the last graphs, as "correct, one step left".
+RULES = ('backward_seed_overwrites', 'backward_nonscalar_seeded')
 SEED, CALL = 'self._add_grad(start)', 'node._backward(node.grad)'
 GIVEN = 'start = np.asarray(grad.data if isinstance(grad, Tensor) else grad, dtype=self.data.dtype)'
 REFUSALS = ('if self.data.size != 1:', "raise ValueError('backward: a non-scalar output needs grad=')",
@@ -66,12 +68,12 @@ BACKWARD = Exercise(
            "the nodes' gradients are not reset: a second backward() adds to what the first left in the "
            "intermediate nodes, and the leaves get more than twice the gradient; set node.grad = None for the "
            "nodes in the order first"),
-     _slip('promoted', {SEED: ['self.grad = np.ones(self.data.shape) if grad is None else start']},
-           "float32 promoted to float64: np.ones(shape) is float64, so a float32 output's gradient became float64; "
-           "seed with np.ones_like(self.data) through self._add_grad"),
      _slip('backward_seed_overwrites', {SEED: ['self.grad = start']},
            "self.grad = start instead of self._add_grad(start): for an output that is a leaf holding a gradient "
            "already, that gradient is lost; backward() adds, as PyTorch's does"),
+     _slip('promoted', {SEED: ['self.grad = np.ones(self.data.shape) if grad is None else start']},
+           "float32 promoted to float64: np.ones(shape) is float64, so a float32 output's gradient became float64; "
+           "seed with np.ones_like(self.data) through self._add_grad"),
      _slip('backward_resets_leaves', {'node.grad = None': ['node.grad = None', 'for p in node._prev:',
                                                           '    p.grad = None']},
            "the leaves' gradients are reset too: a second backward() must add to what the leaves hold (they "
@@ -93,7 +95,11 @@ BACKWARD = Exercise(
             Graph({'x': V, 'w': W}, (('m', '*', ('x', 'w')), ('u', '+', ('m', 'x'))), 'u', seed=(0.5, -2.0, 1.5),
                   note="u is no scalar: its gradient is given"),
             Graph({'x': V, 'w': W}, REUSED, 's', calls=2, note="a second backward(): the leaves accumulate"),
-            Graph({'x': V, 'w': W}, PRODUCT, 's', 'float32')),
+            Graph({'x': V, 'w': W}, PRODUCT, 's', 'float32'),
+            # the library's rules (RULES), once the gradients are right
+            Graph({'x': 2.0}, (), 'x', calls=2, note="x is a leaf: each backward() adds 1 to its gradient"),
+            Graph({'x': V, 'w': W}, (('m', '*', ('x', 'w')), ('u', '+', ('m', 'x'))), 'u',
+                  note="u has shape (3,) and no grad= is given: backward() raises ValueError")),
     kind='backward',
     prompts=("seed self, then run each node's _backward(node.grad), the output first",),
     math=(r"\bar{\mathrm{out}} \mathrel{+}= \mathrm{seed};\quad \text{for each node } v \text{ from the output "

@@ -7,37 +7,89 @@ wrong gradient; a data tensor that got a .grad is only noted (the gradients are 
 """
 from __future__ import annotations
 
-import contextlib
 import linecache
 import warnings
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from micrograd.exercises.cutting import blank_raised
-from micrograd.exercises.lines import Line, learners, source, swapped, where
+from micrograd.exercises.lines import where
 from micrograd.exercises.result import DONE, GENERIC, NOT_STARTED, WRONG, Result
 from micrograd.exercises.sandbox import guarded, set_input
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.backward_on_graphs import check_backward
 from micrograd.exercises.tensor.exercise_list import EXERCISES
-from micrograd.exercises.tensor.my_tensor_file import blanks, written_at
 from micrograd.exercises.tensor.naming import diagnose
-from micrograd.exercises.tensor.running import (
-    Run,
-    close,
-    expected,
-    library_body,
-    prepare,
-    run_case,
-    summary,
-    torch_grads,
-)
-from micrograd.exercises.tensor.wrong_line import holder_of, learners_function, wrong_line
+from micrograd.exercises.tensor.running import Run, close, expected, prepare, run_case, summary, torch_grads
+from micrograd.exercises.tensor.wrong_line import alone, place, raising
 
-# --- one exercise --------------------------------------------------------------------------------------
+
+def check_one(exercise: Exercise, module: Any, timeout: float | None = 10.0) -> Result:
+    """One exercise, alone (the other exercises' bodies the library's), with a time limit on the learner's code.
+    An op's exercise in stages: its cases run, graded; for the first wrong one, the slip named, the learner's line
+    found, and the report."""
+    def grade() -> Result:
+        try:
+            with alone(module, exercise) as functions, np.errstate(all='ignore'), warnings.catch_warnings():
+                warnings.simplefilter('ignore', RuntimeWarning)  # (the mean of an empty slice, in a slip)
+                if exercise.kind == 'backward':
+                    return check_backward(exercise, module, functions[exercise.blanks[0]])
+                runs = []  # the cases run, up to one whose forward pass raised
+                for case in exercise.cases:
+                    set_input(case.text())
+                    runs.append(run_case(case, module))
+                    if not runs[-1].built:
+                        break
+                graded = _graded(exercise, runs)  # graded
+                if isinstance(graded, Result):
+                    return graded
+                kept, failing = graded
+                i, wrong = failing[0], runs[failing[0]]
+                raised = linecache.getline(at[0].co_filename, at[1]) if (at := raising(wrong.error)) else ''
+                key, why, blank = diagnose(exercise, kept, failing, raised=raised)  # the slip named
+                found = place(exercise, exercise.cases[i], module, functions, wrong, blank or exercise.blanks[0],
+                              _wrong_leaf(exercise, i, wrong))  # the learner's line
+                return _report(exercise, i, wrong, failing, key, why, found)
+        except Exception as error:  # noqa: BLE001 -- the learner's module broke one of the checker's own steps
+            return Result.of(exercise, WRONG, obtained=type(error).__name__, diagnosis='raises',
+                             why=GENERIC['raises'], detail=where(error))
+    return guarded(exercise.number, exercise.name, grade, timeout, module)  # (learners_time() in running.py)
+
+
+def _graded(exercise: Exercise, runs: list[Run]) -> Result | tuple[list[Run | None], list[int]]:
+    """The runs of exercise's cases graded: a Result where they settle it (nothing written yet, a forward pass
+    that raised, every case right); else the runs (None for a case that reached a blank not written) and the
+    cases that are wrong."""
+    kept: list[Run | None] = []
+    failing: list[int] = []
+    unfinished: Result | None = None
+    note = ''
+    for i, (case, run) in enumerate(zip(exercise.cases, runs)):
+        if blank_raised(run.error, len(EXERCISES)) is not None:
+            kept.append(None)
+            if unfinished is None and run.error is not None:
+                unfinished = Result.of(exercise, WRONG, input=case.text(), obtained='NotImplementedError',
+                                       diagnosis='unfinished', why=GENERIC['unfinished'], detail=where(run.error))
+            continue
+        if not run.built:  # the forward pass failed: something outside the blanks was changed
+            return Result.of(exercise, WRONG, input=case.text(), obtained=type(run.error).__name__, diagnosis='raises',
+                             why="the forward pass raised (the checker builds each case with your Tensor)",
+                             detail=where(run.error) if run.error else '')
+        kept.append(run)
+        if run.error is not None or run.inplace or run.misshaped or _wrong_leaf(exercise, i, run):
+            failing.append(i)  # (an error, a write in place, an array not of its tensor's shape, a wrong gradient)
+        elif not note and any(t.grad is not None for t in run.given.values()):
+            names = ', '.join(k for k, t in run.given.items() if t.grad is not None)
+            note = (f"on `{case.text()}`, {names} is data (requires_grad=False) and got a .grad: harmless for the "
+                    "gradients, but the library (as PyTorch) passes grad on only to operands with requires_grad")
+    if all(r is None for r in kept):
+        return Result.of(exercise, NOT_STARTED)
+    if failing:
+        return kept, failing
+    return unfinished or Result.of(exercise, DONE, note=note)
+
 
 def _wrong_leaf(exercise: Exercise, i: int, run: Run) -> str:
     """'' when run's gradients are right (the library's and central differences'; shapes and dtypes); else the
@@ -52,149 +104,21 @@ def _wrong_leaf(exercise: Exercise, i: int, run: Run) -> str:
     return ''
 
 
-def _right(exercise: Exercise, i: int, run: Run) -> bool:
-    """Whether run is right on case i: no error, no write in place, every array handed over of its tensor's shape,
-    the right gradients."""
-    return run.error is None and not run.inplace and not run.misshaped and not _wrong_leaf(exercise, i, run)
-
-
-def _shown(exercise: Exercise, i: int, run: Run) -> tuple[str, str]:
-    """(expected, obtained) as the report shows them."""
+def _report(exercise: Exercise, i: int, run: Run, failing: list[int], key: str, why: str, place: str) -> Result:
+    """The result for run, the first wrong case i: (expected, obtained) as the report shows them, the slip named
+    and the learner's line; and a few more cases that are wrong."""
     want, fd = expected(exercise.number, i)
     if run.error is not None:
-        return '; '.join(summary(k, v) for k, v in want.grads.items()), type(run.error).__name__
-    leaf = _wrong_leaf(exercise, i, run) or next(iter(want.grads))
-    shown = summary(leaf, want.grads[leaf])
-    if leaf in fd:
-        torch = torch_grads(exercise.number, i) is not None
-        shown += "   (the library's engine; central differences agree" + (", and PyTorch)" if torch else ")")
-    return shown, summary(leaf, run.grads.get(leaf))
-
-
-def check_op(exercise: Exercise, module: Any) -> Result:
-    runs: list[Run | None] = []
-    failing: list[int] = []
-    unfinished: Result | None = None
-    note = ''
-    for i, case in enumerate(exercise.cases):
-        set_input(case.text())
-        run = run_case(case, module)
-        if blank_raised(run.error, len(EXERCISES)) is not None:
-            runs.append(None)
-            if unfinished is None and run.error is not None:
-                unfinished = Result.of(exercise, WRONG, input=case.text(), obtained='NotImplementedError',
-                                       diagnosis='unfinished', why=GENERIC['unfinished'], detail=where(run.error))
-            continue
-        if not run.built:  # the forward pass failed: something outside the blanks was changed
-            return Result.of(exercise, WRONG, input=case.text(), obtained=type(run.error).__name__, diagnosis='raises',
-                             why="the forward pass raised (the checker builds each case with your Tensor)",
-                             detail=where(run.error) if run.error else '')
-        runs.append(run)
-        if not _right(exercise, i, run):
-            failing.append(i)
-        elif not note and any(t.grad is not None for t in run.given.values()):
-            names = ', '.join(k for k, t in run.given.items() if t.grad is not None)
-            note = (f"on `{case.text()}`, {names} is data (requires_grad=False) and got a .grad: harmless for the "
-                    "gradients, but the library (as PyTorch) passes grad on only to operands with requires_grad")
-    if all(r is None for r in runs):
-        return Result.of(exercise, NOT_STARTED)
-    if failing:
-        i = failing[0]
-        wrong = runs[i]
-        assert wrong is not None
-        shown, obtained = _shown(exercise, i, wrong)
-        culprit = _culprit(module, exercise, i) if len(exercise.blanks) > 1 else ''
-        raised = linecache.getline(at[0].co_filename, at[1]) if (at := _raising(wrong.error)) else ''
-        key, why, blank = diagnose(exercise, runs, failing, culprit, raised)
-        return Result.of(exercise, WRONG, input=exercise.cases[i].text(), expected=shown, obtained=obtained,
-                         diagnosis=key, why=why, place=_place(module, exercise, blank or culprit, wrong, i),
-                         also='\n'.join(exercise.cases[j].text() for j in failing[1:4]))
-    return unfinished or Result.of(exercise, DONE, note=note)
-
-
-def _raising(error: BaseException | None) -> Line | None:
-    """The learner's frame that raised error: their innermost in a blank (or backward()), else their innermost."""
-    frames = learners(error) if error is not None else []
-    inner = [f for f in frames if f[0].co_name in ('_backward', 'unbroadcast', 'backward')] or frames
-    return inner[-1] if inner else None
-
-
-def _at(found: Line) -> str:
-    code, line = found
-    return f"{_file(code.co_filename)}, line {line}: {linecache.getline(code.co_filename, line).strip()}"
-
-
-# --- where: the learner's line -------------------------------------------------------------------------
-
-def blank_place(module: Any, blank: str) -> str:
-    """'my_tensor.py, line 412: _backward in Unary.softmax': where the learner writes a blank."""
-    fn = learners_function(module, blank)  # (unwrapped: an op under a decorator that names its errors)
-    if (found := source(fn)) is None:
-        return ''
-    node, _, first, file = found
-    try:
-        line, name = written_at(node, getattr(fn, '__qualname__', node.name), blank)
-    except LookupError:
-        return ''
-    return f"{_file(file)}, line {first - 1 + line}: {name}"
-
-
-def _file(path: str) -> str:
-    """A file as the learner knows it: its name, or 'your cell' for a notebook's (Jupyter keeps a cell's code in
-    a file of a number's name)."""
-    return 'your cell' if 'ipykernel' in path or Path(path).stem.isdigit() else Path(path).name
-
-
-def _place(module: Any, exercise: Exercise, blank: str, run: Run, i: int) -> str:
-    """The learner's line for a wrong case: the line that raised, the line that made a wrong value first, or else
-    where blank is written (the one whose library body makes the case right; the exercise's first if none)."""
-    if (raised := _raising(run.error)) is not None:
-        return _at(raised)
-    about = 'wrote' if run.inplace else 'misfit' if run.misshaped else ''
-    leaf = _wrong_leaf(exercise, i, run)
-    found = wrong_line(exercise, exercise.cases[i], module, about, leaf) if run.error is None else None
-    if found is not None:
-        return _at(found)
-    return blank_place(module, blank or exercise.blanks[0])
-
-
-def _culprit(module: Any, exercise: Exercise, i: int) -> str:
-    """The blank whose library body, put in its place, makes case i right; '' where none does alone."""
-    for name in exercise.blanks:
-        holder, owner = holder_of(module, name)
-        if holder is not None:
-            with swapped([(*holder, library_body(owner, module))]):
-                run = run_case(exercise.cases[i], module)
-            if _right(exercise, i, run):
-                return name
-    return ''
-
-
-@contextlib.contextmanager
-def alone(module: Any, exercise: Exercise) -> Iterator[None]:
-    """While checking exercise: every other exercise's body is the library's (patched into module, and put
-    back after), so that one exercise's slip never shows as another's."""
-    with contextlib.ExitStack() as stack:
-        for b in blanks():
-            holder = holder_of(module, b.name)[0]
-            if b.exercise is not exercise and holder is not None:
-                stack.enter_context(swapped([(*holder, library_body(b.owner, module))]))
-        yield
-
-
-# --- the driver ----------------------------------------------------------------------------------------
-
-def check_one(exercise: Exercise, module: Any, timeout: float | None = 10.0) -> Result:
-    """One exercise, alone (the other exercises' bodies the library's), with a time limit on the learner's code."""
-    def grade() -> Result:
-        try:
-            with alone(module, exercise), np.errstate(all='ignore'), warnings.catch_warnings():
-                warnings.simplefilter('ignore', RuntimeWarning)  # (the mean of an empty slice, in a slip)
-                return check_backward(exercise, module) if exercise.kind == 'backward' else check_op(exercise, module)
-        except Exception as error:  # noqa: BLE001 -- the learner's module broke one of the checker's own steps
-            return Result.of(exercise, WRONG, obtained=type(error).__name__, diagnosis='raises',
-                             why=GENERIC['raises'], detail=where(error))
-    return guarded(exercise.number, exercise.name, grade, timeout, module)  # (learners_time() in running.py)
+        shown, obtained = '; '.join(summary(k, v) for k, v in want.grads.items()), type(run.error).__name__
+    else:
+        leaf = _wrong_leaf(exercise, i, run) or next(iter(want.grads))
+        shown, obtained = summary(leaf, want.grads[leaf]), summary(leaf, run.grads.get(leaf))
+        if leaf in fd:
+            torch = torch_grads(exercise.number, i) is not None
+            shown += "   (the library's engine; central differences agree" + (", and PyTorch)" if torch else ")")
+    also = '\n'.join(exercise.cases[j].text() for j in failing[1:4])
+    return Result.of(exercise, WRONG, input=exercise.cases[i].text(), expected=shown, obtained=obtained,
+                     diagnosis=key, why=why, place=place, also=also)
 
 
 def check_all(module: Any, timeout: float | None = 10.0) -> Iterator[Result]:

@@ -1,35 +1,54 @@
-"""The tensor track's side of lines.py: which functions hold a blank, in the library and in the learner's engine,
-and the line that made a wrong value first on a case whose numbers (not an exception) are wrong."""
+"""The tensor track's side of lines.py: which functions hold a blank, in the library and in the learner's engine
+(the learner's found once an exercise, while the other exercises' are the library's), and the learner's line for a
+wrong case: the line that raised, the line that made a wrong value first (lines.py's, the library's bodies noted
+against the learner's traced), or where the blank is written."""
 from __future__ import annotations
 
-import re
+import contextlib
+import linecache
 import types
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from micrograd.exercises import lines
-from micrograd.exercises.lines import Line, Right, backward_line, noting, run_traced, swapped
+from micrograd.exercises.lines import Line, Right, learners, noting, run_traced, source, swapped
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.cases import Case
-from micrograd.exercises.tensor.my_tensor_file import FUNCTIONS, library_module
-from micrograd.exercises.tensor.running import fits, library_text, own_function, run_case, tolerance
+from micrograd.exercises.tensor.my_tensor_file import FUNCTIONS, blanks, library_module, written_at
+from micrograd.exercises.tensor.running import Run, fits, library_body, library_text, own_function, run_case, tolerance
+
+
+def holder_of(module: Any, blank: str) -> tuple[Any, str] | None:
+    """The class or module holding a blank's function in module, and its attribute name there (None: no class of
+    Tensor's has it)."""
+    bare = blank.removesuffix('()').split('.')[-1]
+    if '.' not in blank:
+        return module, bare
+    return next(((cls, bare) for cls in module.Tensor.__mro__ if bare in vars(cls)), None)
 
 
 def learners_function(module: Any, blank: str) -> Any:
-    """The function a blank is in, in module (a method of its classes, or one of its functions), unwrapped."""
-    holder = holder_of(module, blank)[0]
+    """The function a blank is in, in module (a method of its classes, or one of its functions), unwrapped (an op
+    under a decorator that names its errors)."""
+    holder = holder_of(module, blank)
     fn = vars(holder[0]).get(holder[1]) if holder else None
     return getattr(fn, '__wrapped__', fn)
 
 
-def holder_of(module: Any, blank: str) -> tuple[tuple[Any, str] | None, str]:
-    """(the class or module holding a blank's function, its attribute name), and its owner as 'Unary.exp'."""
-    bare = blank.removesuffix('()').split('.')[-1]
-    if '.' not in blank:
-        return (module, bare), bare
-    for cls in module.Tensor.__mro__:
-        if bare in vars(cls):
-            return (cls, bare), f"{cls.__name__}.{bare}"
-    return None, ''
+@contextlib.contextmanager
+def alone(module: Any, exercise: Exercise) -> Iterator[dict[str, Any]]:
+    """While checking exercise: every other exercise's body is the library's (patched into module, and put back
+    after), so that one exercise's slip never shows as another's. Yields the learner's functions of exercise's
+    blanks, by blank."""
+    mine, swaps = {}, []
+    for b in blanks():
+        if b.exercise is exercise:
+            mine[b.name] = learners_function(module, b.name)
+        elif (holder := holder_of(module, b.name)) is not None:
+            swaps.append((*holder, library_body(b.owner, module)))
+    with swapped(swaps):
+        yield mine
 
 
 def _bodies(fn: Any, blank: str) -> set[types.CodeType]:
@@ -49,30 +68,68 @@ def _bodies(fn: Any, blank: str) -> set[types.CodeType]:
     return found or {code}
 
 
-def wrong_line(exercise: Exercise, case: Case, module: Any, about: str = '', leaf: str = '') -> Line | None:
-    """The learner's line that made a wrong value first on case (code and line number), or None when none did
-    (then the caller says the body): lines.py's, the library's bodies noted against the learner's traced. about:
-    'wrote' the line that wrote into an array the body was given, 'misfit' the one that handed _add_grad an array
-    of a shape that is not its tensor's. leaf: the tensor whose gradient is wrong."""
-    library, noted, swaps, codes, mine = library_module(), list[Any](), [], set(), set()
-    for blank in exercise.blanks:
-        holder, owner = holder_of(library, blank)
-        if holder:
-            namespace = noting(library_text(owner), vars(library), blank.endswith('()') or blank in FUNCTIONS, noted)
+def wrong_line(exercise: Exercise, case: Case, module: Any, functions: dict[str, Any], about: str = '',
+               leaf: str = '') -> Line | None:
+    """The learner's line (of functions, theirs by blank) that made a wrong value first on case (code and line
+    number), or None when none did. about: 'wrote' the line that wrote into an array the body was given, 'misfit'
+    the one that handed _add_grad an array of a shape that is not its tensor's. leaf: the tensor whose gradient is
+    wrong."""
+    library, noted, swaps, codes = library_module(), list[Any](), [], set()
+    for b in blanks():
+        if b.exercise is exercise and (holder := holder_of(library, b.name)) is not None:
+            namespace = noting(library_text(b.owner), vars(library), b.name.endswith('()') or b.name in FUNCTIONS,
+                               noted)
             fn = own_function(namespace, holder[1], library)
             swaps.append((*holder, fn))
-            codes |= _bodies(getattr(fn, '__wrapped__', fn), blank)
-        if (fn := learners_function(module, blank)) is not None:
-            mine |= _bodies(fn, blank)
+            codes |= _bodies(getattr(fn, '__wrapped__', fn), b.name)
     with swapped(swaps):
         right = run_traced(codes, lambda: run_case(case, library), fits)
+    mine = set().union(*(_bodies(fn, blank) for blank, fn in functions.items() if fn is not None))
     events = run_traced(mine, lambda: run_case(case, module), fits)
     return lines.wrong_line(Right(noted, right, case.dtype, *tolerance(case.dtype)), events, about,
                             case.data().get(leaf))
 
 
-def forwards(module: Any, exercise: Exercise) -> bool:
-    """Whether the learner's backward() walks the order from the leaves: its loop that calls _backward goes over
-    the order as it is (no reversed(), no [::-1])."""
-    found = backward_line(learners_function(module, exercise.blanks[0]), 'backward_not_reversed')
-    return re.match(r'for\s+\w+\s+in\s+\w+\s*:', found.split(': ', 1)[-1]) is not None
+def place(exercise: Exercise, case: Case, module: Any, functions: dict[str, Any], run: Run, blank: str,
+          leaf: str) -> str:
+    """The learner's line for run, a wrong run of case: the line that raised, the line that made a wrong value
+    first (leaf: the tensor whose gradient is wrong), or else where blank is written."""
+    if (raised := raising(run.error)) is not None:
+        return _at(raised)
+    about = 'wrote' if run.inplace else 'misfit' if run.misshaped else ''
+    found = wrong_line(exercise, case, module, functions, about, leaf) if run.error is None else None
+    return _at(found) if found is not None else written(functions[blank], blank)
+
+
+def raising(error: BaseException | None) -> Line | None:
+    """The learner's innermost frame that raised error (None where none is theirs)."""
+    frames = learners(error) if error is not None else []
+    return frames[-1] if frames else None
+
+
+def _at(found: Line) -> str:
+    code, line = found
+    return f"{_file(code.co_filename)}, line {line}: {linecache.getline(code.co_filename, line).strip()}"
+
+
+def written(fn: Any, blank: str) -> str:
+    """'my_tensor.py, line 412: _backward in Unary.softmax': where the learner writes blank in fn."""
+    if (found := source(fn)) is None:
+        return ''
+    node, _, first, file = found
+    try:
+        line, name = written_at(node, getattr(fn, '__qualname__', node.name), blank)
+    except LookupError:
+        return ''
+    return f"{_file(file)}, line {first - 1 + line}: {name}"
+
+
+def blank_place(module: Any, blank: str) -> str:
+    """'my_tensor.py, line 412: _backward in Unary.softmax': where the learner writes a blank in module."""
+    return written(learners_function(module, blank), blank)
+
+
+def _file(path: str) -> str:
+    """A file as the learner knows it: its name, or 'your cell' for a notebook's (Jupyter keeps a cell's code in
+    a file of a number's name)."""
+    return 'your cell' if 'ipykernel' in path or Path(path).stem.isdigit() else Path(path).name
