@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from collections.abc import Callable
 from dataclasses import replace
 from functools import cache, partial
 from typing import Any
@@ -16,7 +17,7 @@ from micrograd.engine import topological_order
 from micrograd.exercises import graphs
 from micrograd.exercises.cutting import blank_raised, library_source, load, splice
 from micrograd.exercises.graphs import OPS, Gradients
-from micrograd.exercises.lines import backward_line
+from micrograd.exercises.lines import backward_line, swapped
 from micrograd.exercises.numbers import close, grads, number, same
 from micrograd.exercises.result import DONE, NOT_STARTED, Result
 from micrograd.exercises.sandbox import set_input
@@ -97,6 +98,20 @@ def _sort_problem(order: object, graph: Graph, names: dict[int, str]) -> str:
     return ''
 
 
+def _ran(exercise: Exercise, text: str, run: Callable[[], Any], want: str, key: str = 'raises') -> Any:
+    """run(), the learner's code on text: what it returns, or the RecursionError it raises; a Result (key, or
+    the way a node's backward was called wrongly) when it raises otherwise, not started when at a blank."""
+    set_input(text)
+    try:
+        return run()
+    except RecursionError as error:
+        return error
+    except Exception as error:  # noqa: BLE001
+        if blank_raised(error, len(EXERCISES)) in (exercise.number, 0):
+            return Result.of(exercise, NOT_STARTED)
+        return outcome.raised(exercise, text, error, want, _call_mismatch(error) or key)
+
+
 def check_sort(exercise: Exercise, value_class: Any) -> Result:
     missing: list[tuple[str, str]] = []
     shown: dict[str, str] = {}
@@ -105,17 +120,13 @@ def check_sort(exercise: Exercise, value_class: Any) -> Result:
         set_input(text)
         nodes = make(graph, value_class)
         names = {id(v): k for k, v in nodes.items()}
-        made = _listed([name for name, _, _ in graph.nodes])
-        want = f"{made}: every node an op made, each after its parents, no leaves"
-        try:
-            order = nodes[graph.root]._topological_order()
-        except RecursionError:
+        want = f"{_listed([n for n, _, _ in graph.nodes])}: every node an op made, each after its parents, no leaves"
+        order = _ran(exercise, text, nodes[graph.root]._topological_order, want)
+        if isinstance(order, Result):
+            return order
+        if isinstance(order, RecursionError):
             missing.append(('sort_recursion', f"on `{text}`: RecursionError"))
             continue
-        except Exception as error:  # noqa: BLE001
-            if blank_raised(error, len(EXERCISES)) in (exercise.number, 0):
-                return Result.of(exercise, NOT_STARTED)
-            return outcome.raised(exercise, text, error, want)
         problem = _sort_problem(order, graph, names)
         got = _listed([names.get(id(n), '?') for n in order]) if isinstance(order, (list, tuple)) else repr(order)[:200]
         if problem:
@@ -139,53 +150,34 @@ def diagnose_backward(graph: Graph, calls: int, obtained: Gradients) -> str:
 
 def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: frozenset[str] = frozenset()) -> Result:
     """backward() on graphs the checker makes node by node, then on the learner's own ops that are done."""
-    own_sort = getattr(value_class, '_topological_order', None)
-    swapped = own_sort is not None and not sort_done  # the sort is not done: backward() runs on the library's
-    if swapped:
-        value_class._topological_order = topological_order
-    try:
+    swap = hasattr(value_class, '_topological_order') and not sort_done  # the sort not done: the library's is used
+    with swapped([(value_class, '_topological_order', topological_order)] if swap else []):
         result = _check_backward(exercise, value_class, done)
-    finally:
-        if swapped:
-            value_class._topological_order = own_sort
-    if swapped:
+    if swap:
         result.note = f"checked with the library's sort, since exercise {find('sort').number} (sort) is not done yet"
     if result.diagnosis == 'backward_no_seed' and (zeroed := backward_line(value_class.backward,
                                                                             'backward_zeroed_in_loop')):
         result = replace(result, diagnosis='backward_zeroed_in_loop', place=zeroed,
                          why=outcome.explain(exercise, 'backward_zeroed_in_loop'))
-    if result.diagnosis == 'backward_zeroed_after' or result.diagnosis in LINES and not result.place:
+    if result.diagnosis == 'backward_zeroed_after' or not result.place:
         result.place = backward_line(value_class.backward, result.diagnosis)  # the line that holds the slip
     return result
 
 
-# The slips of backward() said at their line.
-LINES = ('backward_seed_overwrites', 'backward_not_reversed', 'backward_unit_grad', 'backward_not_called')
-
-
-def _run(exercise: Exercise, graph: Graph, value_class: Any, calls: int,
-         text: str) -> tuple[Result | None, str, dict[str, float]]:
-    """backward() called calls times on graph: a Result when it goes wrong, else None; the rule it misses, if that
-    is all; and the gradients it leaves."""
+def _run(exercise: Exercise, graph: Graph, value_class: Any, calls: int, text: str) -> Any:
+    """backward() called calls times on graph: a Result when it goes wrong, else the gradients it leaves (the
+    RecursionError it raises); a wrong one that is only the zeroing rule missed, as its key and the gradients."""
     set_input(text)
     nodes = make(graph, value_class)
     want = gradients(graph, library.Value, calls)
     shown = want if len(want) < 20 else {'x': want['x']}  # the deep chain: its leaf only
-    try:
-        got = graphs.backpropagated(nodes, graph.root, calls)
-    except RecursionError:
-        return None, 'backward_recursion', {}
-    except Exception as error:  # noqa: BLE001
-        if blank_raised(error, len(EXERCISES)) in (exercise.number, 0):
-            return Result.of(exercise, NOT_STARTED), '', {}
-        return outcome.raised(exercise, text, error, grads(shown), _call_mismatch(error) or 'raises'), '', {}
-    if same({k: got[k] for k in shown}, shown):
-        return None, '', got
+    got = _ran(exercise, text, lambda: graphs.backpropagated(nodes, graph.root, calls), grads(shown))
+    if isinstance(got, (Result, RecursionError)) or same({k: got[k] for k in shown}, shown):
+        return got
     key = diagnose_backward(graph, calls, got) if len(want) < 20 else 'wrong'
     if key in ('backward_no_zeroing', 'backward_zeroes_leaves'):  # the zeroing rule: right on one call
-        return None, key, got
-    return outcome.wrong(exercise, key, input=text, expected=grads(shown),
-                         obtained=grads({k: got[k] for k in shown})), '', got
+        return key, got
+    return outcome.wrong(exercise, key, input=text, expected=grads(shown), obtained=grads({k: got[k] for k in shown}))
 
 
 def _check_backward(exercise: Exercise, value_class: Any, done: frozenset[str]) -> Result:
@@ -193,19 +185,20 @@ def _check_backward(exercise: Exercise, value_class: Any, done: frozenset[str]) 
     missing: list[tuple[str, str]] = []
     shown: dict[str, str] = {}
     for graph in (lecture, reused, doubled, deep):  # the idea: one backward() gives the right gradients
-        result, rule, _ = _run(exercise, graph, value_class, 1, graph.text('backward()'))
-        if result is not None:
-            return result
-        if rule:
-            missing.append((rule, f"on `{graph.text('backward()')}`: RecursionError"))
+        got = _run(exercise, graph, value_class, 1, graph.text('backward()'))
+        if isinstance(got, Result):
+            return got
+        if isinstance(got, RecursionError):
+            missing.append(('backward_recursion', f"on `{graph.text('backward()')}`: RecursionError"))
     result = _own_ops(exercise, value_class, done)
     if result is not None:
         return result
     twice = reused.text('backward()') + '; z.backward()   (a second time)'
-    result, rule, got = _run(exercise, reused, value_class, 2, twice)
-    if result is not None:
-        return result
-    if rule:
+    got = _run(exercise, reused, value_class, 2, twice)
+    if isinstance(got, Result):
+        return got
+    if isinstance(got, tuple):
+        rule, got = got
         want = gradients(reused, library.Value, 2)
         said = "leaves were zeroed too, so they do not accumulate: " if rule == 'backward_zeroes_leaves' else ''
         missing.append(('backward_no_zeroing', f"{said}after `{twice}`, a = {number(want['a'])} is expected"))
@@ -235,18 +228,14 @@ def _leaf_root(exercise: Exercise, value_class: Any) -> Result | str:
     """x.backward() on a leaf x holding a gradient already: d(x)/d(x) = 1 is added to it, as in PyTorch. The rule
     it misses ('' for none), or a Result when it goes wrong otherwise."""
     text = "x = Value(2.0); x.grad = 0.5; x.backward()   (x is a leaf: its gradient accumulates)"
-    set_input(text)
     x = value_class(2.0)
     x.grad = 0.5
-    try:
-        x.backward()
-    except Exception as error:  # noqa: BLE001
-        return outcome.raised(exercise, text, error, "x.grad = 1.5")
-    if close(x.grad, 1.5):
-        return ''
-    if close(x.grad, 1.0):
+    got = _ran(exercise, text, lambda: x.backward() or x.grad, "x.grad = 1.5")
+    if isinstance(got, Result) or close(got, 1.5):
+        return got if isinstance(got, Result) else ''
+    if close(got, 1.0):
         return 'backward_seed_overwrites'
-    return outcome.wrong(exercise, 'wrong', input=text, expected="x.grad = 1.5", obtained=f"x.grad = {number(x.grad)}")
+    return outcome.wrong(exercise, 'wrong', input=text, expected="x.grad = 1.5", obtained=f"x.grad = {number(got)}")
 
 
 def _own_ops(exercise: Exercise, value_class: Any, done: frozenset[str]) -> Result | None:
@@ -265,14 +254,11 @@ def _own_ops(exercise: Exercise, value_class: Any, done: frozenset[str]) -> Resu
                 roots, _, out = build(case, value_class)
             except Exception:  # noqa: BLE001 -- a Value that does not take this input: its op says so
                 continue
-            try:
-                out.backward()
-            except RecursionError:
-                continue  # the deep chain names it
-            except Exception as error:  # noqa: BLE001
-                return outcome.raised(exercise, text, error, grads(want), _call_mismatch(error) or 'backward_own_ops')
+            ran = _ran(exercise, text, out.backward, grads(want), 'backward_own_ops')
+            if isinstance(ran, Result):
+                return ran
             got = {f"{k}0": root.grad for k, root in roots.items()}
-            if not same(got, want):
+            if not isinstance(ran, RecursionError) and not same(got, want):  # (the deep chain names a recursion)
                 return outcome.wrong(exercise, 'backward_own_ops', input=text, expected=grads(want),
                                      obtained=grads(got))
     return None
