@@ -80,7 +80,7 @@ def _check_parameters(exercise: Exercise, neuron_class: Any) -> Result | None:
 def _forward(exercise: Exercise, value_class: Any, neuron_class: Any, kw: dict[str, Any],
              x: tuple[float, ...]) -> tuple[Result | None, str]:
     """The neuron made with kw, on x: a Result when it goes wrong, else None; and the activation its value is
-    ('relu', 'tanh', ...: '' when it is none of them, 'right' when it is the one asked for)."""
+    when it goes wrong ('relu', 'tanh', ...: '' when it is none of them)."""
     args = ''.join(f", {k}={v!r}" for k, v in kw.items())
     text = SETTING.replace('Neuron(3)', f'Neuron(3{args})') + f"; out = n({list(x)})"
     set_input(text)
@@ -109,7 +109,7 @@ def _forward(exercise: Exercise, value_class: Any, neuron_class: Any, kw: dict[s
     if not isinstance(out, value_class) or not reaches(out, [*n.w, n.b]):
         return outcome.wrong(exercise, 'neuron_detached', input=text, expected="out, a Value made from n.w and n.b",
                              obtained=f"{type(out).__name__} {out!r}"[:120], place=place), ''
-    return None, 'right'
+    return None, ''
 
 
 def check_neuron(exercise: Exercise, value_class: Any, neuron_class: Any, strict: bool) -> Result:
@@ -130,15 +130,12 @@ def check_neuron(exercise: Exercise, value_class: Any, neuron_class: Any, strict
     failed = [r for r in outcomes if r is not None]
     if failed:
         return failed[0]
-    if all(applied != 'right' for _, applied in ran):  # right for no activation: the forward value differs, said first
-        return next(r for r, _ in ran if r is not None)
     missing: list[tuple[str, str]] = []
     shown: dict[str, str] = {}
-    wrong = [(r, applied) for r, applied in ran if applied != 'right']
-    if wrong:
+    wrong = [(r, applied) for r, applied in ran if r is not None]
+    if wrong:  # right for no activation: the forward value differs, said first
         result, applied = wrong[0]
-        assert result is not None
-        if result.diagnosis != 'neuron_forward' or not applied:
+        if len(wrong) == len(ran) or result.diagnosis != 'neuron_forward' or not applied:
             return result
         did = f"{applied}(w . x + b)" if applied != 'linear' else "w . x + b itself, with no activation"
         said = f"your {result.obtained} is {did}; this Neuron gives {result.expected}"
