@@ -23,9 +23,9 @@ from micrograd.exercises.result import DONE, NOT_STARTED, Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
 from micrograd.exercises.scalar.blanks import blanks_of
-from micrograd.exercises.scalar.drive import build, expected, hand_node
+from micrograd.exercises.scalar.drive import expected, hand_node, run_case
 from micrograd.exercises.scalar.exercises import EXERCISES, Exercise, Graph, find
-from micrograd.exercises.scalar.op_wiring import probes
+from micrograd.exercises.scalar.op_wiring import behind, probes
 from micrograd.exercises.scalar.op_wiring import text as wired_text
 
 
@@ -259,16 +259,14 @@ def _own_ops(exercise: Exercise, value_class: Any, done: frozenset[str]) -> Resu
                 continue
             text = wired_text(case, then="out.backward()")
             set_input(text)
-            want = {f"{k}0": g for k, g in (expected(op.name, index)[0].grads or {}).items()}
-            try:
-                roots, _, out = build(case, value_class)
-            except Exception:  # noqa: BLE001 -- a Value that does not take this input: its op says so
-                continue
-            ran = _ran(exercise, text, out.backward, grads(want), 'backward_own_ops')
-            if isinstance(ran, Result):
-                return ran
-            got = {f"{k}0": root.grad for k, root in roots.items()}
-            if not isinstance(ran, RecursionError) and not same(got, want):  # (the deep chain names a recursion)
-                return outcome.wrong(exercise, 'backward_own_ops', input=text, expected=grads(want),
-                                     obtained=grads(got))
+            want = expected(op.name, index)[0]
+            run = run_case(case, value_class, lambda out, _: out.backward(), made=True)
+            if not run.built or isinstance(run.error, RecursionError):
+                continue  # a Value that does not take this input: its op says so; a recursion: the deep chain
+            if run.error is not None:
+                return outcome.raised(exercise, text, run.error, behind(want.grads),
+                                      _call_mismatch(run.error) or 'backward_own_ops')
+            if not same(run.grads, want.grads):
+                return outcome.wrong(exercise, 'backward_own_ops', input=text, expected=behind(want.grads),
+                                     obtained=behind(run.grads))
     return None

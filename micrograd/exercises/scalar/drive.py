@@ -46,10 +46,15 @@ class Run:
     op: object = None   # the output's _op: '/' for a division of its own, '*' for the lecture's x * y**-1
 
 
-def run_case(case: Case, value_class: Any, backward: Callable[[Any, float], None] = backpropagate) -> Run:
-    """case built with value_class, its gradient backpropagated by backward (the checker's loop, unless said)."""
+def run_case(case: Case, value_class: Any, backward: Callable[[Any, float], None] = backpropagate,
+             made: bool = False) -> Run:
+    """case built with value_class, its gradient backpropagated by backward (the checker's loop, unless said);
+    made: each operand made by an op (build), the gradients read on the leaves behind, x0 and y0."""
     try:
-        leaves, out = case.build(value_class)
+        if made:
+            leaves, _, out = build(case, value_class)
+        else:
+            leaves, out = case.build(value_class)
     except Exception as error:  # noqa: BLE001 -- a Value that cannot make this input
         return Run(error=error, built=False)
     try:
