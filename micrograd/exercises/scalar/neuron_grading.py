@@ -96,16 +96,12 @@ def _forward(exercise: Exercise, value_class: Any, neuron_class: Any, kw: dict[s
         return _error(exercise, neuron_class, '__call__', text, error, shown), ''
     data = getattr(out, 'data', out)
     place = method_place(neuron_class, '__call__')
-    if not close(data, want):
-        applied = next((name for name, f in ACTIVATIONS.items() if close(data, f(act))), '')
-        result = outcome.wrong(exercise, 'neuron_forward', input=text, expected=shown,
-                               obtained=f"out.data = {number(data)}", place=place)
-        for key, slipped, needle in _slipped(x):  # the sum a slip makes, under any activation: named at its line
-            if any(close(data, f(slipped)) for f in ACTIVATIONS.values()):
-                result.diagnosis, result.why = key, outcome.explain(exercise, key)
-                result.place = line_with(neuron_class, '__call__', needle) if needle else place
-                break
-        return result, applied
+    if not close(data, want):  # the sum a slip makes (named at its line), else the right one, under an activation
+        found = ((key, name, needle) for key, total, needle in [*_slipped(x), ('neuron_forward', act, None)]
+                 for name, f in ACTIVATIONS.items() if close(data, f(total)))
+        key, applied, needle = next(found, ('neuron_forward', '', None))
+        return outcome.wrong(exercise, key, input=text, expected=shown, obtained=f"out.data = {number(data)}",
+                             place=line_with(neuron_class, '__call__', needle) if needle else place), applied
     if not isinstance(out, value_class) or not reaches(out, [*n.w, n.b]):
         return outcome.wrong(exercise, 'neuron_detached', input=text, expected="out, a Value made from n.w and n.b",
                              obtained=f"{type(out).__name__} {out!r}"[:120], place=place), ''
