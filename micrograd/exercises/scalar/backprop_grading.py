@@ -44,7 +44,7 @@ def gradients(graph: Graph, value_class: Any, calls: int = 1) -> Gradients:
 
 
 # The slips of backward() the checker names, each a change to statements of the library's body, in the order they
-# are tried; the last three show only on a second backward().
+# are tried; the last three show only on a second backward() (on one they leave the right gradients).
 _CALL = 'node._grad_fn(node.grad)'
 SLIPS: tuple[tuple[str, dict[str, list[str]]], ...] = (
     ('backward_no_seed', {'self.grad += 1.0': ['pass']}),
@@ -58,7 +58,6 @@ SLIPS: tuple[tuple[str, dict[str, list[str]]], ...] = (
     ('backward_no_zeroing', {'node.grad = 0.0': ['pass'], 'self.grad += 1.0': ['self.grad = 1.0']}),
     ('backward_zeroes_leaves', {'node.grad = 0.0': ['node.grad = 0.0', 'for p in node._prev:', '    p.grad = 0.0']}),
 )
-TWICE = 3  # the slips that show only on a second call
 
 
 @cache
@@ -143,9 +142,8 @@ def check_sort(exercise: Exercise, value_class: Any) -> Result:
 
 def diagnose_backward(graph: Graph, calls: int, obtained: Gradients) -> str:
     """The slip of SLIPS that, planted in the library's backward(), leaves obtained on graph ('wrong': none)."""
-    tried = SLIPS if calls > 1 else SLIPS[:-TWICE]
     return graphs.named(obtained, ((key, partial(gradients, graph, planted(n), calls))
-                                   for n, (key, _) in enumerate(tried)), same)
+                                   for n, (key, _) in enumerate(SLIPS)), same)
 
 
 def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: frozenset[str] = frozenset()) -> Result:
