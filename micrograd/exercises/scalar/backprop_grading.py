@@ -8,7 +8,6 @@ from __future__ import annotations
 import ast
 import textwrap
 from collections.abc import Callable
-from dataclasses import replace
 from functools import cache, partial
 from typing import Any
 
@@ -159,11 +158,9 @@ def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: 
             value_class._topological_order = own_sort
     if swapped:
         result.note = f"checked with the library's sort, since exercise {find('sort').number} (sort) is not done yet"
-    if result.diagnosis == 'backward_no_seed' and (zeroed := backward_line(value_class.backward,
-                                                                            'backward_zeroed_in_loop')):
-        result = replace(result, diagnosis='backward_zeroed_in_loop', place=zeroed,
-                         why=outcome.explain(exercise, 'backward_zeroed_in_loop'))
-    if result.diagnosis == 'backward_zeroed_after' or not result.place:
+    if result.diagnosis == 'backward_no_seed' and backward_line(value_class.backward, 'backward_zeroed_in_loop'):
+        result.diagnosis, result.why = 'backward_zeroed_in_loop', outcome.explain(exercise, 'backward_zeroed_in_loop')
+    if not result.place:
         result.place = backward_line(value_class.backward, result.diagnosis)  # the line that holds the slip
     return result
 
