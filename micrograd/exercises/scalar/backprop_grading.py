@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
-from dataclasses import replace
+from collections.abc import Callable
 from functools import cache, partial
 from typing import Any
 
@@ -22,9 +22,9 @@ from micrograd.exercises.result import DONE, NOT_STARTED, Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
 from micrograd.exercises.scalar.blanks import blanks_of
-from micrograd.exercises.scalar.drive import build, expected, hand_node
+from micrograd.exercises.scalar.drive import expected, hand_node, run_case
 from micrograd.exercises.scalar.exercises import EXERCISES, Exercise, Graph, find
-from micrograd.exercises.scalar.op_wiring import probes
+from micrograd.exercises.scalar.op_wiring import behind, probes
 from micrograd.exercises.scalar.op_wiring import text as wired_text
 
 
@@ -43,7 +43,7 @@ def gradients(graph: Graph, value_class: Any, calls: int = 1) -> Gradients:
 
 
 # The slips of backward() the checker names, each a change to statements of the library's body, in the order they
-# are tried; the last three show only on a second backward().
+# are tried; the last three show only on a second backward() (on one they leave the right gradients).
 _CALL = 'node._grad_fn(node.grad)'
 SLIPS: tuple[tuple[str, dict[str, list[str]]], ...] = (
     ('backward_no_seed', {'self.grad += 1.0': ['pass']}),
@@ -57,7 +57,6 @@ SLIPS: tuple[tuple[str, dict[str, list[str]]], ...] = (
     ('backward_no_zeroing', {'node.grad = 0.0': ['pass'], 'self.grad += 1.0': ['self.grad = 1.0']}),
     ('backward_zeroes_leaves', {'node.grad = 0.0': ['node.grad = 0.0', 'for p in node._prev:', '    p.grad = 0.0']}),
 )
-TWICE = 3  # the slips that show only on a second call
 
 
 @cache
@@ -97,6 +96,20 @@ def _sort_problem(order: object, graph: Graph, names: dict[int, str]) -> str:
     return ''
 
 
+def _ran(exercise: Exercise, text: str, run: Callable[[], Any], want: str, key: str = 'raises') -> Any:
+    """run(), the learner's code on text: what it returns, or the RecursionError it raises; a Result (key, or
+    the way a node's backward was called wrongly) when it raises otherwise, not started when at a blank."""
+    set_input(text)
+    try:
+        return run()
+    except RecursionError as error:
+        return error
+    except Exception as error:  # noqa: BLE001
+        if blank_raised(error, len(EXERCISES)) in (exercise.number, 0):
+            return Result.of(exercise, NOT_STARTED)
+        return outcome.raised(exercise, text, error, want, _call_mismatch(error) or key)
+
+
 def check_sort(exercise: Exercise, value_class: Any) -> Result:
     missing: list[tuple[str, str]] = []
     shown: dict[str, str] = {}
@@ -105,17 +118,13 @@ def check_sort(exercise: Exercise, value_class: Any) -> Result:
         set_input(text)
         nodes = make(graph, value_class)
         names = {id(v): k for k, v in nodes.items()}
-        made = _listed([name for name, _, _ in graph.nodes])
-        want = f"{made}: every node an op made, each after its parents, no leaves"
-        try:
-            order = nodes[graph.root]._topological_order()
-        except RecursionError:
+        want = f"{_listed([n for n, _, _ in graph.nodes])}: every node an op made, each after its parents, no leaves"
+        order = _ran(exercise, text, nodes[graph.root]._topological_order, want)
+        if isinstance(order, Result):
+            return order
+        if isinstance(order, RecursionError):
             missing.append(('sort_recursion', f"on `{text}`: RecursionError"))
             continue
-        except Exception as error:  # noqa: BLE001
-            if blank_raised(error, len(EXERCISES)) in (exercise.number, 0):
-                return Result.of(exercise, NOT_STARTED)
-            return outcome.raised(exercise, text, error, want)
         problem = _sort_problem(order, graph, names)
         got = _listed([names.get(id(n), '?') for n in order]) if isinstance(order, (list, tuple)) else repr(order)[:200]
         if problem:
@@ -132,9 +141,8 @@ def check_sort(exercise: Exercise, value_class: Any) -> Result:
 
 def diagnose_backward(graph: Graph, calls: int, obtained: Gradients) -> str:
     """The slip of SLIPS that, planted in the library's backward(), leaves obtained on graph ('wrong': none)."""
-    tried = SLIPS if calls > 1 else SLIPS[:-TWICE]
     return graphs.named(obtained, ((key, partial(gradients, graph, planted(n), calls))
-                                   for n, (key, _) in enumerate(tried)), same)
+                                   for n, (key, _) in enumerate(SLIPS)), same)
 
 
 def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: frozenset[str] = frozenset()) -> Result:
@@ -150,42 +158,27 @@ def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: 
             value_class._topological_order = own_sort
     if swapped:
         result.note = f"checked with the library's sort, since exercise {find('sort').number} (sort) is not done yet"
-    if result.diagnosis == 'backward_no_seed' and (zeroed := backward_line(value_class.backward,
-                                                                            'backward_zeroed_in_loop')):
-        result = replace(result, diagnosis='backward_zeroed_in_loop', place=zeroed,
-                         why=outcome.explain(exercise, 'backward_zeroed_in_loop'))
-    if result.diagnosis == 'backward_zeroed_after' or result.diagnosis in LINES and not result.place:
+    if result.diagnosis == 'backward_no_seed' and backward_line(value_class.backward, 'backward_zeroed_in_loop'):
+        result.diagnosis, result.why = 'backward_zeroed_in_loop', outcome.explain(exercise, 'backward_zeroed_in_loop')
+    if not result.place:
         result.place = backward_line(value_class.backward, result.diagnosis)  # the line that holds the slip
     return result
 
 
-# The slips of backward() said at their line.
-LINES = ('backward_seed_overwrites', 'backward_not_reversed', 'backward_unit_grad', 'backward_not_called')
-
-
-def _run(exercise: Exercise, graph: Graph, value_class: Any, calls: int,
-         text: str) -> tuple[Result | None, str, dict[str, float]]:
-    """backward() called calls times on graph: a Result when it goes wrong, else None; the rule it misses, if that
-    is all; and the gradients it leaves."""
+def _run(exercise: Exercise, graph: Graph, value_class: Any, calls: int, text: str) -> Any:
+    """backward() called calls times on graph: a Result when it goes wrong, else the gradients it leaves (the
+    RecursionError it raises); a wrong one that is only the zeroing rule missed, as its key and the gradients."""
     set_input(text)
     nodes = make(graph, value_class)
     want = gradients(graph, library.Value, calls)
     shown = want if len(want) < 20 else {'x': want['x']}  # the deep chain: its leaf only
-    try:
-        got = graphs.backpropagated(nodes, graph.root, calls)
-    except RecursionError:
-        return None, 'backward_recursion', {}
-    except Exception as error:  # noqa: BLE001
-        if blank_raised(error, len(EXERCISES)) in (exercise.number, 0):
-            return Result.of(exercise, NOT_STARTED), '', {}
-        return outcome.raised(exercise, text, error, grads(shown), _call_mismatch(error) or 'raises'), '', {}
-    if same({k: got[k] for k in shown}, shown):
-        return None, '', got
+    got = _ran(exercise, text, lambda: graphs.backpropagated(nodes, graph.root, calls), grads(shown))
+    if isinstance(got, (Result, RecursionError)) or same({k: got[k] for k in shown}, shown):
+        return got
     key = diagnose_backward(graph, calls, got) if len(want) < 20 else 'wrong'
     if key in ('backward_no_zeroing', 'backward_zeroes_leaves'):  # the zeroing rule: right on one call
-        return None, key, got
-    return outcome.wrong(exercise, key, input=text, expected=grads(shown),
-                         obtained=grads({k: got[k] for k in shown})), '', got
+        return key, got
+    return outcome.wrong(exercise, key, input=text, expected=grads(shown), obtained=grads({k: got[k] for k in shown}))
 
 
 def _check_backward(exercise: Exercise, value_class: Any, done: frozenset[str]) -> Result:
@@ -193,19 +186,20 @@ def _check_backward(exercise: Exercise, value_class: Any, done: frozenset[str]) 
     missing: list[tuple[str, str]] = []
     shown: dict[str, str] = {}
     for graph in (lecture, reused, doubled, deep):  # the idea: one backward() gives the right gradients
-        result, rule, _ = _run(exercise, graph, value_class, 1, graph.text('backward()'))
-        if result is not None:
-            return result
-        if rule:
-            missing.append((rule, f"on `{graph.text('backward()')}`: RecursionError"))
+        got = _run(exercise, graph, value_class, 1, graph.text('backward()'))
+        if isinstance(got, Result):
+            return got
+        if isinstance(got, RecursionError):
+            missing.append(('backward_recursion', f"on `{graph.text('backward()')}`: RecursionError"))
     result = _own_ops(exercise, value_class, done)
     if result is not None:
         return result
     twice = reused.text('backward()') + '; z.backward()   (a second time)'
-    result, rule, got = _run(exercise, reused, value_class, 2, twice)
-    if result is not None:
-        return result
-    if rule:
+    got = _run(exercise, reused, value_class, 2, twice)
+    if isinstance(got, Result):
+        return got
+    if isinstance(got, tuple):
+        rule, got = got
         want = gradients(reused, library.Value, 2)
         said = "leaves were zeroed too, so they do not accumulate: " if rule == 'backward_zeroes_leaves' else ''
         missing.append(('backward_no_zeroing', f"{said}after `{twice}`, a = {number(want['a'])} is expected"))
@@ -260,19 +254,14 @@ def _own_ops(exercise: Exercise, value_class: Any, done: frozenset[str]) -> Resu
                 continue
             text = wired_text(case, then="out.backward()")
             set_input(text)
-            want = {f"{k}0": g for k, g in (expected(op.name, index)[0].grads or {}).items()}
-            try:
-                roots, _, out = build(case, value_class)
-            except Exception:  # noqa: BLE001 -- a Value that does not take this input: its op says so
-                continue
-            try:
-                out.backward()
-            except RecursionError:
-                continue  # the deep chain names it
-            except Exception as error:  # noqa: BLE001
-                return outcome.raised(exercise, text, error, grads(want), _call_mismatch(error) or 'backward_own_ops')
-            got = {f"{k}0": root.grad for k, root in roots.items()}
-            if not same(got, want):
-                return outcome.wrong(exercise, 'backward_own_ops', input=text, expected=grads(want),
-                                     obtained=grads(got))
+            want = expected(op.name, index)[0]
+            run = run_case(case, value_class, lambda out, _: out.backward(), made=True)
+            if not run.built or isinstance(run.error, RecursionError):
+                continue  # a Value that does not take this input: its op says so; a recursion: the deep chain
+            if run.error is not None:
+                return outcome.raised(exercise, text, run.error, behind(want.grads),
+                                      _call_mismatch(run.error) or 'backward_own_ops')
+            if not same(run.grads, want.grads):
+                return outcome.wrong(exercise, 'backward_own_ops', input=text, expected=behind(want.grads),
+                                     obtained=behind(run.grads))
     return None

@@ -80,7 +80,7 @@ def _check_parameters(exercise: Exercise, neuron_class: Any) -> Result | None:
 def _forward(exercise: Exercise, value_class: Any, neuron_class: Any, kw: dict[str, Any],
              x: tuple[float, ...]) -> tuple[Result | None, str]:
     """The neuron made with kw, on x: a Result when it goes wrong, else None; and the activation its value is
-    ('relu', 'tanh', ...: '' when it is none of them, 'right' when it is the one asked for)."""
+    when it goes wrong ('relu', 'tanh', ...: '' when it is none of them)."""
     args = ''.join(f", {k}={v!r}" for k, v in kw.items())
     text = SETTING.replace('Neuron(3)', f'Neuron(3{args})') + f"; out = n({list(x)})"
     set_input(text)
@@ -96,20 +96,16 @@ def _forward(exercise: Exercise, value_class: Any, neuron_class: Any, kw: dict[s
         return _error(exercise, neuron_class, '__call__', text, error, shown), ''
     data = getattr(out, 'data', out)
     place = method_place(neuron_class, '__call__')
-    if not close(data, want):
-        applied = next((name for name, f in ACTIVATIONS.items() if close(data, f(act))), '')
-        result = outcome.wrong(exercise, 'neuron_forward', input=text, expected=shown,
-                               obtained=f"out.data = {number(data)}", place=place)
-        for key, slipped, needle in _slipped(x):  # the sum a slip makes, under any activation: named at its line
-            if any(close(data, f(slipped)) for f in ACTIVATIONS.values()):
-                result.diagnosis, result.why = key, outcome.explain(exercise, key)
-                result.place = line_with(neuron_class, '__call__', needle) if needle else place
-                break
-        return result, applied
+    if not close(data, want):  # the sum a slip makes (named at its line), else the right one, under an activation
+        found = ((key, name, needle) for key, total, needle in [*_slipped(x), ('neuron_forward', act, None)]
+                 for name, f in ACTIVATIONS.items() if close(data, f(total)))
+        key, applied, needle = next(found, ('neuron_forward', '', None))
+        return outcome.wrong(exercise, key, input=text, expected=shown, obtained=f"out.data = {number(data)}",
+                             place=line_with(neuron_class, '__call__', needle) if needle else place), applied
     if not isinstance(out, value_class) or not reaches(out, [*n.w, n.b]):
         return outcome.wrong(exercise, 'neuron_detached', input=text, expected="out, a Value made from n.w and n.b",
                              obtained=f"{type(out).__name__} {out!r}"[:120], place=place), ''
-    return None, 'right'
+    return None, ''
 
 
 def check_neuron(exercise: Exercise, value_class: Any, neuron_class: Any, strict: bool) -> Result:
@@ -130,15 +126,12 @@ def check_neuron(exercise: Exercise, value_class: Any, neuron_class: Any, strict
     failed = [r for r in outcomes if r is not None]
     if failed:
         return failed[0]
-    if all(applied != 'right' for _, applied in ran):  # right for no activation: the forward value differs, said first
-        return next(r for r, _ in ran if r is not None)
     missing: list[tuple[str, str]] = []
     shown: dict[str, str] = {}
-    wrong = [(r, applied) for r, applied in ran if applied != 'right']
-    if wrong:
+    wrong = [(r, applied) for r, applied in ran if r is not None]
+    if wrong:  # right for no activation: the forward value differs, said first
         result, applied = wrong[0]
-        assert result is not None
-        if result.diagnosis != 'neuron_forward' or not applied:
+        if len(wrong) == len(ran) or result.diagnosis != 'neuron_forward' or not applied:
             return result
         did = f"{applied}(w . x + b)" if applied != 'linear' else "w . x + b itself, with no activation"
         said = f"your {result.obtained} is {did}; this Neuron gives {result.expected}"

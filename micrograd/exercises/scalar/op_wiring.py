@@ -15,7 +15,7 @@ from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
 from micrograd.exercises.scalar.blanks import blanks_of
-from micrograd.exercises.scalar.drive import backpropagate, build, closure_of, made_by, reaches
+from micrograd.exercises.scalar.drive import build, closure_of, expected, made_by, reaches, run_case
 from micrograd.exercises.scalar.exercises import Case, Exercise
 from micrograd.exercises.scalar.fit import roles_of
 from micrograd.exercises.scalar.places import closures, line_with, output_lines
@@ -50,15 +50,20 @@ def _name(role: str, exercise: Exercise, parents: tuple[str, ...]) -> str:
     return "`" + {'x': parents[0], 'y': parents[-1]}.get(role, role) + "`"
 
 
-def wiring(exercise: Exercise, value_class: Any, want: dict[int, dict[str, float]] | None = None) -> Result | None:
+def behind(gradients: dict[str, float] | None) -> str:
+    """The gradients of the leaves behind operands made by an op, as a report shows them: x0.grad = ..."""
+    return grads({f"{name}0": g for name, g in (gradients or {}).items()})
+
+
+def wiring(exercise: Exercise, value_class: Any, through: bool = False) -> Result | None:
     """What is wrong with how the op puts its output in the graph, named, at the learner's line that made the
-    output (or returned it); None when nothing is, or when it cannot be told here. want: the library's gradients
-    for each case, by its index, to see them reach leaves behind the operands (the checker backpropagates)."""
+    output (or returned it); None when nothing is, or when it cannot be told here. through: whether to see the
+    library's gradients reach the leaves behind the operands too (the checker backpropagates)."""
     kept = _constructor(exercise, value_class)
     if kept is not None:
         return kept
     parents = max((b.parents for b in blanks_of(exercise)), key=len, default=('self',))  # (x ** y's: self, other)
-    own, behind = closures(value_class, exercise.methods), None
+    own, further = closures(value_class, exercise.methods), None
     for i, case in probes(exercise):
         roles = roles_of(case) or {}
         called = {leaf: _name(roles[leaf], exercise, parents) for leaf in case.leaves}  # (as the op says)
@@ -67,20 +72,16 @@ def wiring(exercise: Exercise, value_class: Any, want: dict[int, dict[str, float
         try:
             made_at, returned_at = output_lines(value_class, exercise.methods,
                                                 lambda: build(case, value_class))  # noqa: B023 -- called at once
-            roots, made, out = build(case, value_class)
+            _, made, out = build(case, value_class)
         except Exception:  # noqa: BLE001 -- a Value that does not take this input: its cases say so
             continue
         lost = [leaf for leaf in case.leaves if not reaches(out, [made[leaf]])]
         closure, here = closure_of(out), made_by(out, own)
         elsewhere = [leaf for leaf in case.leaves if made_by(made[leaf], own)]
-        try:  # (the checker's backpropagation: whether the gradient reaches x0 behind x, said last)
-            backpropagate(out, case.grad)
-            got = {f"{name}0": root.grad for name, root in roots.items()}
-        except Exception:  # noqa: BLE001 -- said by the cases with leaves
-            got = None
-        right = {f"{name}0": g for name, g in want[i].items()} if want is not None else None
-        if behind is None and got is not None and right is not None and not same(got, right):
-            behind = {'input': input_, 'expected': grads(right), 'obtained': grads(got)}
+        if through and further is None:  # (the checker's backpropagation: whether x0 behind x gets its gradient)
+            run, right = run_case(case, value_class, made=True), expected(exercise.name, i)[0].grads
+            if run.grads is not None and not same(run.grads, right):  # (an exception: said by the cases)
+                further = {'input': input_, 'expected': behind(right), 'obtained': behind(run.grads)}
         fields = {'input': input_, 'place': made_at}
         if lost:
             prev = list(getattr(out, '_prev', ()) or ())
@@ -117,7 +118,7 @@ def wiring(exercise: Exercise, value_class: Any, want: dict[int, dict[str, float
                 "names the op that made a node, as the drawings show it"),
                 expected=f"out._op = {named!r}", obtained=f"out._op = {label!r}",
                 **fields)
-    return outcome.wrong(exercise, 'through_ops', **behind) if behind is not None else None
+    return outcome.wrong(exercise, 'through_ops', **further) if further is not None else None
 
 
 def _constructor(exercise: Exercise, value_class: Any) -> Result | None:
