@@ -367,7 +367,9 @@ def test_the_mutation_test_is_large_and_each_slip_has_a_name():
 @pytest.mark.parametrize('exercise, method, body', RIGHT, ids=[f"{m[0]}-{n}" for n, m in enumerate(RIGHT)])
 def test_a_right_backward_written_otherwise_is_done(exercise, method, body):
     module = mutant_engine(exercise, method, body)
-    result = check_one(EXERCISE[exercise], module.Value, strict=True, timeout=2.0)
+    # The learner's own time limit, not the mutants' short one: a right body on the 10,000-node chain must not
+    # fail because the machine is busy.
+    result = check_one(EXERCISE[exercise], module.Value, strict=True)
     assert result.status == DONE, (result.diagnosis, result.input, result.obtained, result.detail)
 
 
