@@ -37,7 +37,6 @@ from micrograd.exercises.tensor.array_exercise import (
     INPLACE,
     INPLACE_DATA,
     INPLACE_SAVED,
-    KEEPDIMS,
     OUT_UNDEFINED,
     Exercise,
     Slip,
@@ -147,10 +146,10 @@ def agree(mine: Run, theirs: Run, dtype: Any) -> bool:
         for a, b in ((mine.grads[k], theirs.grads[k]) for k in mine.grads))
 
 
-def numbers_in(message: str) -> list[str]:
-    """The shapes and sizes an error message names, sorted: what two shape errors must share to be the same slip
-    (NumPy words the same mismatch differently in broadcast_to, * and where)."""
-    return sorted(re.sub(r'\s', '', m) for m in re.findall(r'\([\d,\s]*\)|\b\d+\b', message))
+def numbers_in(message: str) -> set[str]:
+    """The shapes and sizes an error message names: what two shape errors must share to be the same slip (NumPy
+    words the same mismatch differently in broadcast_to, * and where, which adds its 0-d scalar's shape ())."""
+    return {re.sub(r'\s', '', m) for m in re.findall(r'\([\d,\s]*\)|\b\d+\b', message)} - {'()'}
 
 
 def _candidates(exercise: Exercise, first: int, blank: str) -> Iterator[tuple[Slip, types.ModuleType]]:
@@ -230,9 +229,6 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int], cul
         if isinstance(run.error, TypeError) and 'NoneType' in str(run.error) and '.grad' in raised:
             return 'grad_none', f"{GRAD_NONE}. It raised {told}", culprit
         story = handed or error_story(run.error, case, out_shape)
-        if story and (name := reduction_story(case, out_shape)):
-            return 'keepdims_lost', (f"{KEEPDIMS}.\nHere {name} is {case.leaves[name]} and grad, the output's "
-                                     f"gradient, is {out_shape}. It raised {told}"), culprit
         if story:
             return ('handed_wrong_shape' if handed else 'shape'), f"{story}\n{told}", culprit
         return 'raises', f"your code raised {told}", culprit
@@ -361,12 +357,6 @@ def factor_story(got: Array, want: Array, case: Case, out_shape: tuple[int, ...]
                 return (f"the gradient is {a}/{b} of the right one: divided by {b} ({used}) where {a} belongs "
                         f"({right})")
     return f"the gradient is {c:.4g} times the right one: a factor is off"
-
-
-def reduction_story(case: Case, out_shape: tuple[int, ...] | None) -> str:
-    """For a shape error in a reduction's case (the output is the input with axes removed): keepdims lost."""
-    return next((name for name, shape in case.leaves.items() if out_shape is not None
-                 and len(out_shape) < len(shape) and _dropped(shape, out_shape)), '')
 
 
 def _axis_sets(ndim: int) -> list[tuple[int, ...]]:
