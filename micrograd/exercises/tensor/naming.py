@@ -152,16 +152,11 @@ def numbers_in(message: str) -> set[str]:
     return {re.sub(r'\s', '', m) for m in re.findall(r'\([\d,\s]*\)|\b\d+\b', message)} - {'()'}
 
 
-def _candidates(exercise: Exercise, first: int, blank: str) -> Iterator[tuple[Slip, types.ModuleType]]:
-    """The slips that may explain the first failing case, each planted: only blank's (the one found at fault, if
-    any), and only those of a blank the case goes through."""
-    code = exercise.cases[first].code
+def _candidates(exercise: Exercise, blank: str) -> Iterator[tuple[Slip, types.ModuleType]]:
+    """The slips that may explain the learner's numbers, each planted: only blank's (the one found at fault, if
+    any)."""
     for n, slip in enumerate(slips_of(exercise)):
-        op = slip.blank.removesuffix('()').split('.')[-1]
-        uses = {'__add__': ('+',), '__mul__': ('*',), '__matmul__': ('@',), '_matmul_rows': ('@',),
-                '_extreme': ('.max(', '.min('), '__getitem__': ('[',),
-                'permute': ('.T', 'transpose', 'permute')}.get(op, (op,))
-        if (not blank or slip.blank == blank) and any(u in code for u in uses):
+        if not blank or slip.blank == blank:
             yield slip, planted(exercise.number, n)
 
 
@@ -175,7 +170,7 @@ def reproduce(exercise: Exercise, runs: list[Run | None], failing: list[int], bl
         mine = runs[i]
         return None if mine is None else agree(mine, run_case(cases[i], module), cases[i].dtype)
     scored = [(all(a is not False for a in agreed), sum(map(bool, agreed)), -n, slip)  # (a tie: the slip listed first)
-              for n, slip, agreed in reproducing(_candidates(exercise, first, blank), first, len(cases), agrees)]
+              for n, slip, agreed in reproducing(_candidates(exercise, blank), first, len(cases), agrees)]
     best = max(scored, key=lambda s: s[:3], default=None)
     return (best[3], best[0]) if best else (None, False)
 
@@ -189,7 +184,7 @@ def per_leaf(exercise: Exercise, runs: list[Run | None], failing: list[int], bla
     wrong = [k for k, g in mine.grads.items() if not close(g, want.grads.get(k), exercise.cases[first].dtype)]
     found: list[tuple[str, Slip]] = []
     for leaf in wrong:
-        for slip, module in _candidates(exercise, first, blank):
+        for slip, module in _candidates(exercise, blank):
             if all(r is None or r.error is not None or close(
                     r.grads.get(leaf), (t := run_case(c, module)).grads.get(leaf), c.dtype) and t.error is None
                    for c, r in zip(exercise.cases, runs)):
