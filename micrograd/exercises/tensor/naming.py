@@ -239,7 +239,7 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int], cul
 
 def _from_numbers(exercise: Exercise, case: Case, run: Run, want: Run,
                   out_shape: tuple[int, ...] | None) -> tuple[str, str]:
-    """What the numbers say when no slip gives them: a shape, no gradient, the upstream gradient left out, the local
+    """What the numbers say when no slip gives them: a shape, a dtype, the upstream gradient left out, the local
     derivative, a factor."""
     ones = run_case(dataclasses.replace(case, ones=True), library_module()) if exercise.kind == 'op' else None
     for name, w in want.grads.items():
@@ -252,6 +252,10 @@ def _from_numbers(exercise: Exercise, case: Case, run: Run, want: Run,
         if g.shape != w.shape:
             story = shape_story(label, g, w, out_shape or (case.leaves['g'] if 'g' in case.leaves else g.shape))
             return ('not_reduced' if 'not reduced' in story else 'shape'), story
+        if close(g, w, case.dtype) and g.dtype != w.dtype:
+            return 'promoted', (f"float32 promoted to float64: {label} is {g.dtype} where it must be {w.dtype}; the "
+                                "numbers are right, but a tensor's gradient keeps its dtype (np.zeros(shape) and "
+                                "np.ones(shape) are float64: give them dtype=)")
         if close(g, w, case.dtype):
             continue
         if not np.any(g) and np.any(w):
@@ -333,8 +337,15 @@ def factor_story(got: Array, want: Array, case: Case, out_shape: tuple[int, ...]
                 return (f"the gradient is {n}/{b} of the right one: divided by {b}, {used}, where this mean "
                         f"({over}) averages n = {n} elements into each output: divide by n")
     for n, what in counts.items():
+        if n > 1 and abs(c - n) < 1e-6 * n:
+            return f"the gradient is {n} times too large: {n} is {what}, a count something was to be divided by"
         if n > 1 and abs(c - 1 / n) < 1e-6:
             return f"the gradient is {n} times too small: divided by {n}, {what}, where nothing divides"
+    for a, right in counts.items():
+        for b, used in counts.items():
+            if a != b and a > 1 and b > 1 and abs(c - a / b) < 1e-6 * c:
+                return (f"the gradient is {a}/{b} of the right one: divided by {b} ({used}) where {a} belongs "
+                        f"({right})")
     return f"the gradient is {c:.4g} times the right one: a factor is off"
 
 
