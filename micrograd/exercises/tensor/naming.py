@@ -5,7 +5,7 @@ also in one parent's gradient only) and the ones any op can make, derived from t
 upstream gradient dropped, the sign flipped, a fixed axis, one parent left out); the one whose gradients are the
 learner's on the most cases is the name. (2) What the numbers say: the axes unbroadcast summed over, an array
 handed to _add_grad that cannot reduce to its tensor's shape, the local derivative, a constant factor (the count
-a mean divides by, the batch size, the scale). An error no slip gives is said with the line that raised it.
+a mean divides by, the batch size, the scale). (3) A shape error from NumPy, said in the case's terms.
 """
 from __future__ import annotations
 
@@ -223,8 +223,9 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int], cul
             return 'out_undefined', (f"{OUT_UNDEFINED}. It raised {told}"), culprit
         if isinstance(run.error, TypeError) and 'NoneType' in str(run.error) and '.grad' in raised:
             return 'grad_none', f"{GRAD_NONE}. It raised {told}", culprit
-        if handed:
-            return 'handed_wrong_shape', f"{handed}\n{told}", culprit
+        story = handed or error_story(run.error, case, out_shape)
+        if story:
+            return ('handed_wrong_shape' if handed else 'shape'), f"{story}\n{told}", culprit
         return 'raises', f"your code raised {told}", culprit
     if slip is not None:
         return slip.key, _with_shape(slip.says, run, want, out_shape, exercise), slip.blank
@@ -427,6 +428,16 @@ def local_story(case: Case, got: Array, want: Array, upstream: Array) -> str:
     said = local_form(('x', 'out'), mine, right)
     return said and (f"the local derivative is {said} here, where d {op}(x)/dx = {RIGHT_LOCAL[op]} (x the input, "
                      f"out the output {op}(x))")
+
+
+SHAPE_ERROR = re.compile(r'shapes? \(|core dimension|cannot reshape|broadcast')
+
+
+def error_story(error: BaseException, case: Case, out_shape: tuple[int, ...] | None) -> str:
+    """A NumPy shape error from the learner's code, said in the case's terms."""
+    if not isinstance(error, ValueError) or not SHAPE_ERROR.search(str(error)):
+        return ''
+    return f"a shape error: NumPy says '{str(error).splitlines()[0][:160]}'. {_here(case, out_shape)}"
 
 
 def _here(case: Case, out_shape: tuple[int, ...] | None) -> str:
