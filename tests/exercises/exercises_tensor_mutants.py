@@ -15,15 +15,6 @@ SLIPS = [
     # unbroadcast
     ('unbroadcast', 'unbroadcast', "return grad.copy()", 'not_reduced', 1),
     ('unbroadcast', 'unbroadcast', "return np.array(grad)", 'not_reduced', 1),
-    ('unbroadcast', 'unbroadcast', "return grad.sum(axis=tuple(range(len(shape), grad.ndim)))", 'wrong_axis', 1),
-    ('unbroadcast', 'unbroadcast',
-     "extra = grad.ndim - len(shape)\ngrad = grad.sum(axis=tuple(range(extra)))\n"
-     "return grad.sum(axis=tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1))",
-     'keepdims_lost', 3),
-    ('unbroadcast', 'unbroadcast',
-     "extra = grad.ndim - len(shape)\n"
-     "axes = tuple(range(extra)) + tuple(i + extra for i, n in enumerate(shape) if n == 1)\n"
-     "return grad.mean(axis=axes, keepdims=True).reshape(shape)", 'mean_not_sum', 3),
     ('unbroadcast', 'unbroadcast', "while grad.ndim > len(shape):\n    grad = grad.sum(axis=0)\nreturn grad",
      'size1_not_summed', 3),
     ('unbroadcast', 'unbroadcast', "return np.sum(grad, axis=tuple(range(grad.ndim - len(shape))))",
@@ -89,8 +80,6 @@ SLIPS = [
     ('sum mean', 'Tensor.sum', "self._add_grad(grad * np.ones_like(self.data))", 'keepdims_lost', 1),
     ('sum mean', 'Tensor.sum', "self._add_grad(np.ones_like(self.data))", 'upstream', 1),
     ('sum mean', 'Tensor.mean', "self._add_grad(grad * np.ones_like(self.data) / n)", 'keepdims_lost', 1),
-    ('sum mean', 'Tensor.sum', "self._add_grad(np.broadcast_to(grad, self.data.shape))", 'keepdims_lost', 1),
-    ('sum mean', 'Tensor.mean', "self._add_grad(np.broadcast_to(grad / n, self.data.shape))", 'keepdims_lost', 1),
     ('sum mean', 'Tensor.mean',
      "g = grad if keepdims or not ax else np.expand_dims(grad, ax)\nself._add_grad(g * np.ones_like(self.data))",
      'mean_not_divided', 2),
@@ -101,8 +90,6 @@ SLIPS = [
     ('max', 'Tensor._extreme', "g = np.reshape(grad, top.shape)\nself._add_grad(np.where(x == top, g, 0))",
      'ties_full', 2),
     ('max', 'Tensor._extreme', "is_top = (x == top)\nself._add_grad(np.where(is_top, grad, 0))", 'keepdims_lost', 2),
-    ('max', 'Tensor._extreme', "is_top = x == top\nself._add_grad(grad * is_top / is_top.sum(axis=ax, keepdims=True))",
-     'keepdims_lost', 2),
     ('max', 'Tensor._extreme', "self._add_grad(np.reshape(grad, top.shape) * np.ones_like(x))", 'max_ungated', 1),
     # reshape and permute
     ('reshape', 'Tensor.reshape', "self._add_grad(np.transpose(grad))", 'reshape_transposed', 1),

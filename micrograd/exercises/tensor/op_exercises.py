@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from micrograd.exercises.scalar.exercises import EXERCISES as SCALAR
-from micrograd.exercises.tensor.array_exercise import BATCH_T, Exercise, Slip
+from micrograd.exercises.tensor.array_exercise import BATCH_T, KEEPDIMS, Exercise, Slip
 from micrograd.exercises.tensor.cases import case
 
 SAID = {key: says for e in SCALAR for key, says in e.mistakes.items()}  # a slip both tracks name, said once
@@ -42,12 +42,25 @@ UNBROADCAST = Exercise(
      Slip('size1_not_summed', 'unbroadcast', "return grad.sum(axis=tuple(range(grad.ndim - len(shape))))",
           "only the leading axes are summed: an axis of size 1 that broadcasting stretched (b (4, 1) against "
           "(4, 3)) must be summed too"),
+     Slip('keepdims_lost', 'unbroadcast',
+          "extra = grad.ndim - len(shape)\ngrad = grad.sum(axis=tuple(range(extra)))\n"
+          "return grad.sum(axis=tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1))",
+          "keepdims lost: the size-1 axes are summed away, so a (4, 1) operand gets a (4,) gradient; sum with "
+          "keepdims=True (or reshape to shape at the end)"),
      Slip('left_aligned', 'unbroadcast',
           "axes = tuple(i for i, n in enumerate(shape) if n == 1) + tuple(range(len(shape), grad.ndim))\n"
           "return grad.sum(axis=axes, keepdims=True).reshape(shape)",
           "shapes lined up at the left: broadcasting lines them up at the right, so the axes grad has and shape "
           "lacks are the leading ones, range(grad.ndim - len(shape)), and shape's axis i is grad's axis "
           "i + grad.ndim - len(shape)"),
+     Slip('wrong_axis', 'unbroadcast', "return grad.sum(axis=tuple(range(len(shape), grad.ndim)))",
+          "reduced over the wrong axis: shapes line up at the right, so (3,) against (4, 3) is (1, 3), stretched "
+          "along axis 0 (the trailing axes are the operand's own)"),
+     Slip('mean_not_sum', 'unbroadcast',
+          "extra = grad.ndim - len(shape)\n"
+          "axes = tuple(range(extra)) + tuple(i + extra for i, n in enumerate(shape) if n == 1)\n"
+          "return grad.mean(axis=axes, keepdims=True).reshape(shape)",
+          "a mean instead of a sum: an operand used n times receives the sum of its n gradients, not their mean"),
      Slip('one_use', 'unbroadcast',
           "while grad.ndim > len(shape):\n    grad = grad[0]\n"
           "return grad[tuple(slice(0, 1) if n == 1 else slice(None) for n in shape)]",
@@ -205,7 +218,9 @@ REDUCE = Exercise(
      case('x -', "out = x.sum() + x.mean()", seed=9, note="0-d"),
      case('x 0,3', "out = x.sum(axis=0) + x.mean(axis=1).sum()", seed=10, note="empty"),
      case('x 4,5', "out = x.mean(axis=0)", dtype='float32', seed=11)),
-    (Slip('keepdims_ignored', 'Tensor.sum', _MEAN.replace("not keepdims and ", "").replace(" / n", ""),
+    (Slip('keepdims_lost', 'Tensor.sum', "self._add_grad(np.broadcast_to(grad, self.data.shape))", KEEPDIMS),
+     Slip('keepdims_lost', 'Tensor.mean', "self._add_grad(np.broadcast_to(grad / n, self.data.shape))", KEEPDIMS),
+     Slip('keepdims_ignored', 'Tensor.sum', _MEAN.replace("not keepdims and ", "").replace(" / n", ""),
           "keepdims=True is ignored: with keepdims the reduced axes are in grad already (length 1); add them "
           "back only when keepdims is False"),
      Slip('mean_not_divided', 'Tensor.mean', _MEAN.replace(" / n", ""),
@@ -265,6 +280,7 @@ MAX = Exercise(
      Slip('ties_counted_everywhere', 'Tensor._extreme', _EXTREME.replace("sum(axis=ax, keepdims=True)", "sum()"),
           "the ties are counted over the whole tensor: each maximum shares its gradient with the ties of its own "
           "row, counted along the reduced axes (is_top.sum(axis=ax, keepdims=True))"),
+     Slip('keepdims_lost', 'Tensor._extreme', _EXTREME.replace("grad = np.reshape(grad, top.shape)\n", ""), KEEPDIMS),
      Slip('max_ungated', 'Tensor._extreme',
           "self._add_grad(np.broadcast_to(np.reshape(grad, top.shape), x.shape))",
           "every element gets the gradient, as in sum: only the maxima do"),
