@@ -15,10 +15,10 @@ from micrograd import engine as library
 from micrograd.engine import topological_order
 from micrograd.exercises import graphs
 from micrograd.exercises.cutting import blank_raised, library_source, load, splice
-from micrograd.exercises.graphs import OPS, Gradients
-from micrograd.exercises.lines import backward_line
+from micrograd.exercises.graphs import OPS
+from micrograd.exercises.lines import backward_line, where
 from micrograd.exercises.numbers import close, grads, number, same
-from micrograd.exercises.result import DONE, NOT_STARTED, Result
+from micrograd.exercises.result import NOT_STARTED, Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
 from micrograd.exercises.scalar.blanks import blanks_of
@@ -28,18 +28,17 @@ from micrograd.exercises.scalar.op_wiring import behind, probes
 from micrograd.exercises.scalar.op_wiring import text as wired_text
 
 
-def make(graph: Graph, value_class: Any) -> dict[str, Any]:
-    """graph built of value_class(data, children, op), each node with a _backward of the checker's."""
+def _node(value_class: Any) -> Callable[[str, list[Any]], Any]:
+    """How graphs.make makes a node of value_class: value_class(data, children, op), its _backward the checker's."""
     def node(op: str, parents: list[Any]) -> Any:
         forward, backward = OPS[op]
         data = [p.data for p in parents]
         return hand_node(value_class, forward(*data), parents, backward(1.0, *data), op.removesuffix('1'))
-    return graphs.make(graph, value_class, node)
+    return node
 
 
-def gradients(graph: Graph, value_class: Any, calls: int = 1) -> Gradients:
-    """Every node's gradient after value_class's backward() is called calls times on graph."""
-    return graphs.backpropagated(make(graph, value_class), graph.root, calls)
+class Finding(dict[str, str]):
+    """A mistake found, as the fields of its Result (its key as diagnosis; a status other than wrong as status)."""
 
 
 # The slips of backward() the checker names, each a change to statements of the library's body, in the order they
@@ -96,54 +95,50 @@ def _sort_problem(order: object, graph: Graph, names: dict[int, str]) -> str:
     return ''
 
 
-def _ran(exercise: Exercise, text: str, run: Callable[[], Any], want: str, key: str = 'raises') -> Any:
-    """run(), the learner's code on text: what it returns, or the RecursionError it raises; a Result (key, or
-    the way a node's backward was called wrongly) when it raises otherwise, not started when at a blank."""
+def _ran(exercise_number: int, text: str, run: Callable[[], Any], want: str = '') -> Any:
+    """run(), the learner's code on text: what it returns, or the RecursionError it raises; when it raises otherwise,
+    the mistake (the way a node's backward was called wrongly, else raises), not started at the exercise's blank."""
     set_input(text)
     try:
         return run()
     except RecursionError as error:
         return error
     except Exception as error:  # noqa: BLE001
-        if blank_raised(error, len(EXERCISES)) in (exercise.number, 0):
-            return Result.of(exercise, NOT_STARTED)
-        return outcome.raised(exercise, text, error, want, _call_mismatch(error) or key)
+        if blank_raised(error, len(EXERCISES)) in (exercise_number, 0):
+            return Finding(status=NOT_STARTED)
+        return _raised(text, error, _call_mismatch(error) or 'raises', want)
+
+
+def _raised(text: str, error: BaseException, key: str, want: str) -> Finding:
+    """text raised error: a mistake named key, where want was expected."""
+    return Finding(diagnosis=key, input=text, expected=want, obtained=type(error).__name__, detail=where(error))
 
 
 def check_sort(exercise: Exercise, value_class: Any) -> Result:
-    missing: list[tuple[str, str]] = []
-    shown: dict[str, str] = {}
+    failed, missing, shown = Finding(), list[tuple[str, str]](), dict[str, str]()
     for graph in exercise.graphs:
         text = graph.text('_topological_order()')
         set_input(text)
-        nodes = make(graph, value_class)
+        nodes = graphs.make(graph, value_class, _node(value_class))
         names = {id(v): k for k, v in nodes.items()}
         want = f"{_listed([n for n, _, _ in graph.nodes])}: every node an op made, each after its parents, no leaves"
-        order = _ran(exercise, text, nodes[graph.root]._topological_order, want)
-        if isinstance(order, Result):
-            return order
+        order = _ran(exercise.number, text, nodes[graph.root]._topological_order, want)
         if isinstance(order, RecursionError):
             missing.append(('sort_recursion', f"on `{text}`: RecursionError"))
             continue
-        problem = _sort_problem(order, graph, names)
+        problem = '' if isinstance(order, Finding) else _sort_problem(order, graph, names)
         got = _listed([names.get(id(n), '?') for n in order]) if isinstance(order, (list, tuple)) else repr(order)[:200]
-        if problem:
-            return outcome.wrong(exercise, problem, input=text, expected=want, obtained=got)
+        if isinstance(order, Finding) or problem:
+            failed = order if isinstance(order, Finding) else Finding(diagnosis=problem, input=text, expected=want,
+                                                                      obtained=got)
+            break
         if any(names[id(n)] in graph.leaves for n in order) and 'sort_leaves' not in dict(missing):
             missing.append(('sort_leaves', f"on `{text}` your order is {got}"))
             shown = {'input': text, 'expected': want, 'obtained': got}
-    if missing:
-        return outcome.correct(exercise, "every node once, after its parents", missing, **shown)
-    return Result.of(exercise, DONE)
+    return outcome.verdict(exercise, failed, "every node once, after its parents", missing, **shown)
 
 
 # --- backward() -----------------------------------------------------------------------------------
-
-def diagnose_backward(graph: Graph, calls: int, obtained: Gradients) -> str:
-    """The slip of SLIPS that, planted in the library's backward(), leaves obtained on graph ('wrong': none)."""
-    return graphs.named(obtained, ((key, partial(gradients, graph, planted(n), calls))
-                                   for n, (key, _) in enumerate(SLIPS)), same)
-
 
 def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: frozenset[str] = frozenset()) -> Result:
     """backward() on graphs the checker makes node by node, then on the learner's own ops that are done."""
@@ -152,67 +147,65 @@ def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: 
     if swapped:
         value_class._topological_order = topological_order
     try:
-        result = _check_backward(exercise, value_class, done)
+        failed, missing, shown = _check_backward(exercise.number, exercise.graphs, value_class, done)
     finally:
         if swapped:
             value_class._topological_order = own_sort
+    if failed.get('diagnosis') == 'backward_no_seed' and backward_line(value_class.backward, 'backward_zeroed_in_loop'):
+        failed['diagnosis'] = 'backward_zeroed_in_loop'
+    result = outcome.verdict(exercise, failed, "your backward() gives the right gradients", missing, **shown)
     if swapped:
         result.note = f"checked with the library's sort, since exercise {find('sort').number} (sort) is not done yet"
-    if result.diagnosis == 'backward_no_seed' and backward_line(value_class.backward, 'backward_zeroed_in_loop'):
-        result.diagnosis, result.why = 'backward_zeroed_in_loop', outcome.explain(exercise, 'backward_zeroed_in_loop')
     if not result.place:
         result.place = backward_line(value_class.backward, result.diagnosis)  # the line that holds the slip
     return result
 
 
-def _run(exercise: Exercise, graph: Graph, value_class: Any, calls: int, text: str) -> Any:
-    """backward() called calls times on graph: a Result when it goes wrong, else the gradients it leaves (the
-    RecursionError it raises); a wrong one that is only the zeroing rule missed, as its key and the gradients."""
-    set_input(text)
-    nodes = make(graph, value_class)
-    want = gradients(graph, library.Value, calls)
-    shown = want if len(want) < 20 else {'x': want['x']}  # the deep chain: its leaf only
-    got = _ran(exercise, text, lambda: graphs.backpropagated(nodes, graph.root, calls), grads(shown))
-    if isinstance(got, (Result, RecursionError)) or same({k: got[k] for k in shown}, shown):
-        return got
-    key = diagnose_backward(graph, calls, got) if len(want) < 20 else 'wrong'
-    if key in ('backward_no_zeroing', 'backward_zeroes_leaves'):  # the zeroing rule: right on one call
-        return key, got
-    return outcome.wrong(exercise, key, input=text, expected=grads(shown), obtained=grads({k: got[k] for k in shown}))
-
-
-def _check_backward(exercise: Exercise, value_class: Any, done: frozenset[str]) -> Result:
-    lecture, reused, doubled, deep = exercise.graphs
+def _check_backward(exercise_number: int, graphs_: tuple[Graph, ...], value_class: Any,
+                    done: frozenset[str]) -> tuple[Finding, list[tuple[str, str]], dict[str, str]]:
+    """The first mistake (none: empty), else the library's rules missed (key, what shows it) and what shows the
+    first: the idea, one backward() giving the right gradients on each graph and on the learner's own ops; then
+    the rules, on a second backward() and on a leaf."""
+    lecture, reused, doubled, deep = graphs_
+    twice = reused.text('backward()') + '; z.backward()   (a second time)'
+    runs = [*((graph, 1, graph.text('backward()')) for graph in (lecture, reused, doubled, deep)), (reused, 2, twice)]
     missing: list[tuple[str, str]] = []
     shown: dict[str, str] = {}
-    for graph in (lecture, reused, doubled, deep):  # the idea: one backward() gives the right gradients
-        got = _run(exercise, graph, value_class, 1, graph.text('backward()'))
-        if isinstance(got, Result):
-            return got
-        if isinstance(got, RecursionError):
-            missing.append(('backward_recursion', f"on `{graph.text('backward()')}`: RecursionError"))
-    result = _own_ops(exercise, value_class, done)
-    if result is not None:
-        return result
-    twice = reused.text('backward()') + '; z.backward()   (a second time)'
-    got = _run(exercise, reused, value_class, 2, twice)
-    if isinstance(got, Result):
-        return got
-    if isinstance(got, tuple):
-        rule, got = got
-        want = gradients(reused, library.Value, 2)
-        said = "leaves were zeroed too, so they do not accumulate: " if rule == 'backward_zeroes_leaves' else ''
-        missing.append(('backward_no_zeroing', f"{said}after `{twice}`, a = {number(want['a'])} is expected"))
-        shown = {'input': twice, 'expected': grads({k: want[k] for k in ('a', 'b')}),
-                 'obtained': grads({k: got[k] for k in reused.leaves})}
-    leaf = _leaf_root(exercise, value_class)
-    if isinstance(leaf, Result):
-        return leaf
+    for graph, calls, text in runs:
+        got = (calls == 2 and _own_ops(value_class, done)) or _run(exercise_number, graph, value_class, calls, text)
+        if isinstance(got, Finding):
+            return got, [], {}
+        if isinstance(got, RecursionError) and calls == 1:
+            missing.append(('backward_recursion', f"on `{text}`: RecursionError"))
+        if isinstance(got, tuple) and calls == 2:  # right on one backward(), not on two: the zeroing rule
+            rule, got, want = got
+            said = "leaves were zeroed too, so they do not accumulate: " if rule == 'backward_zeroes_leaves' else ''
+            missing.append(('backward_no_zeroing', f"{said}after `{text}`, a = {number(want['a'])} is expected"))
+            shown = {'input': text, 'expected': grads({k: want[k] for k in ('a', 'b')}),
+                     'obtained': grads({k: got[k] for k in graph.leaves})}
+    leaf = _leaf_root(value_class)
+    if isinstance(leaf, Finding):
+        return leaf, [], {}
     if leaf:
         missing.append((leaf, "x = Value(2.0); x.grad = 0.5; x.backward() must leave x.grad = 1.5"))
-    if missing:
-        return outcome.correct(exercise, "your backward() gives the right gradients", missing, **shown)
-    return Result.of(exercise, DONE)
+    return Finding(), missing, shown
+
+
+def _run(exercise_number: int, graph: Graph, value_class: Any, calls: int, text: str) -> Any:
+    """backward() called calls times on graph: a Finding when it goes wrong, else the gradients it leaves (the
+    RecursionError it raises); a wrong one that is only the zeroing rule missed, as its key, them and the right."""
+    got = _ran(exercise_number, text, lambda: graphs.gradients(graph, value_class, _node(value_class), calls))
+    want = graphs.gradients(graph, library.Value, _node(library.Value), calls)
+    shown = want if len(want) < 20 else {'x': want['x']}  # the deep chain: its leaf only
+    if isinstance(got, Finding) and 'diagnosis' in got:
+        got['expected'] = grads(shown)
+    if isinstance(got, (Finding, RecursionError)) or same({k: got[k] for k in shown}, shown):
+        return got
+    key = graphs.named(got, ((key, partial(graphs.gradients, graph, planted(n), _node(planted(n)), calls))
+                             for n, (key, _) in enumerate(SLIPS)), same) if len(want) < 20 else 'wrong'
+    if key in ('backward_no_zeroing', 'backward_zeroes_leaves'):  # the zeroing rule: right on one call
+        return key, got, want
+    return Finding(diagnosis=key, input=text, expected=grads(shown), obtained=grads({k: got[k] for k in shown}))
 
 
 def _call_mismatch(error: BaseException) -> str:
@@ -225,9 +218,9 @@ def _call_mismatch(error: BaseException) -> str:
     return ''
 
 
-def _leaf_root(exercise: Exercise, value_class: Any) -> Result | str:
+def _leaf_root(value_class: Any) -> Finding | str:
     """x.backward() on a leaf x holding a gradient already: d(x)/d(x) = 1 is added to it, as in PyTorch. The rule
-    it misses ('' for none), or a Result when it goes wrong otherwise."""
+    it misses ('' for none), or a Finding when it goes wrong otherwise."""
     text = "x = Value(2.0); x.grad = 0.5; x.backward()   (x is a leaf: its gradient accumulates)"
     set_input(text)
     x = value_class(2.0)
@@ -235,19 +228,19 @@ def _leaf_root(exercise: Exercise, value_class: Any) -> Result | str:
     try:
         x.backward()
     except Exception as error:  # noqa: BLE001
-        return outcome.raised(exercise, text, error, "x.grad = 1.5")
+        return _raised(text, error, 'raises', "x.grad = 1.5")
     if close(x.grad, 1.5):
         return ''
     if close(x.grad, 1.0):
         return 'backward_seed_overwrites'
-    return outcome.wrong(exercise, 'wrong', input=text, expected="x.grad = 1.5", obtained=f"x.grad = {number(x.grad)}")
+    return Finding(diagnosis='wrong', input=text, expected="x.grad = 1.5", obtained=f"x.grad = {number(x.grad)}")
 
 
-def _own_ops(exercise: Exercise, value_class: Any, done: frozenset[str]) -> Result | None:
+def _own_ops(value_class: Any, done: frozenset[str]) -> Finding:
     """backward() on the learner's own ops that are done, each in every form it takes, its operands made by an
     op (so that the whole engine runs: each op's parents in the graph, its closure attached, the learner's sort):
     the checker's graphs accept either way of calling a node's backward, the learner's own closures may take
-    only one."""
+    only one. The first mistake (none: empty)."""
     for op in (e for e in EXERCISES if e.kind == 'op' and e.name in done):
         for index, case in probes(op):
             if case.grad != 1.0:  # what out.backward() does
@@ -259,9 +252,8 @@ def _own_ops(exercise: Exercise, value_class: Any, done: frozenset[str]) -> Resu
             if not run.built or isinstance(run.error, RecursionError):
                 continue  # a Value that does not take this input: its op says so; a recursion: the deep chain
             if run.error is not None:
-                return outcome.raised(exercise, text, run.error, behind(want.grads),
-                                      _call_mismatch(run.error) or 'backward_own_ops')
+                return _raised(text, run.error, _call_mismatch(run.error) or 'backward_own_ops', behind(want.grads))
             if not same(run.grads, want.grads):
-                return outcome.wrong(exercise, 'backward_own_ops', input=text, expected=behind(want.grads),
-                                     obtained=behind(run.grads))
-    return None
+                return Finding(diagnosis='backward_own_ops', input=text, expected=behind(want.grads),
+                               obtained=behind(run.grads))
+    return Finding()

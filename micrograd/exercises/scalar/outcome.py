@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from micrograd.exercises.lines import where
-from micrograd.exercises.result import CORRECT, GENERIC, WRONG, Result
+from micrograd.exercises.result import CORRECT, DONE, GENERIC, WRONG, Result
 from micrograd.exercises.scalar.exercises import Exercise
 from micrograd.exercises.scalar.slips import RULES
 
@@ -41,3 +41,14 @@ def raised(exercise: Exercise, text: str, error: BaseException | None, want: str
     """text raised error (a mistake named key), where want was expected."""
     return wrong(exercise, key, input=text, expected=want, obtained=type(error).__name__,
                  detail=where(error) if error is not None else '', **fields)
+
+
+def verdict(exercise: Exercise, failed: dict[str, str], idea: str, missing: list[tuple[str, str]],
+            **shown: Any) -> Result:
+    """A grader's findings as its Result: the mistake failed (its fields; a status of its own, as not started),
+    else the idea right with the rules in missing not met (correct), else done."""
+    if 'status' in failed:
+        return Result.of(exercise, **failed)
+    if failed:
+        return wrong(exercise, **failed)
+    return correct(exercise, idea, missing, **shown) if missing else Result.of(exercise, DONE)
