@@ -28,13 +28,12 @@ from micrograd.exercises.scalar.op_wiring import behind, probes
 from micrograd.exercises.scalar.op_wiring import text as wired_text
 
 
-def _node(value_class: Any) -> Callable[[str, list[Any]], Any]:
-    """How graphs.make makes a node of value_class: value_class(data, children, op), its _backward the checker's."""
-    def node(op: str, parents: list[Any]) -> Any:
-        forward, backward = OPS[op]
-        data = [p.data for p in parents]
-        return hand_node(value_class, forward(*data), parents, backward(1.0, *data), op.removesuffix('1'))
-    return node
+def _node(op: str, parents: list[Any]) -> Any:
+    """A node of the checker's graphs, of its parents' Value class: Value(data, children, op), with a _backward of
+    the checker's (graphs.make's node)."""
+    forward, backward = OPS[op]
+    data = [p.data for p in parents]
+    return hand_node(type(parents[0]), forward(*data), parents, backward(1.0, *data), op.removesuffix('1'))
 
 
 class Finding(dict[str, str]):
@@ -119,7 +118,7 @@ def check_sort(exercise: Exercise, value_class: Any) -> Result:
     for graph in exercise.graphs:
         text = graph.text('_topological_order()')
         set_input(text)
-        nodes = graphs.make(graph, value_class, _node(value_class))
+        nodes = graphs.make(graph, value_class, _node)
         names = {id(v): k for k, v in nodes.items()}
         want = f"{_listed([n for n, _, _ in graph.nodes])}: every node an op made, each after its parents, no leaves"
         order = _ran(exercise.number, text, nodes[graph.root]._topological_order, want)
@@ -169,24 +168,25 @@ def _check_backward(exercise_number: int, graphs_: tuple[Graph, ...], value_clas
     lecture, reused, doubled, deep = graphs_
     twice = reused.text('backward()') + '; z.backward()   (a second time)'
     runs = [*((graph, 1, graph.text('backward()')) for graph in (lecture, reused, doubled, deep)), (reused, 2, twice)]
+    leaf = _leaf_root(value_class)  # (said last)
     missing: list[tuple[str, str]] = []
     shown: dict[str, str] = {}
     for graph, calls, text in runs:
-        got = (calls == 2 and _own_ops(value_class, done)) or _run(exercise_number, graph, value_class, calls, text)
-        if isinstance(got, Finding):
+        got = _run(exercise_number, graph, value_class, calls, text)
+        if isinstance(got, Finding) and calls == 1:
             return got, [], {}
         if isinstance(got, RecursionError) and calls == 1:
             missing.append(('backward_recursion', f"on `{text}`: RecursionError"))
         if isinstance(got, tuple) and calls == 2:  # right on one backward(), not on two: the zeroing rule
-            rule, got, want = got
+            rule, grads_, want = got
             said = "leaves were zeroed too, so they do not accumulate: " if rule == 'backward_zeroes_leaves' else ''
             missing.append(('backward_no_zeroing', f"{said}after `{text}`, a = {number(want['a'])} is expected"))
             shown = {'input': text, 'expected': grads({k: want[k] for k in ('a', 'b')}),
-                     'obtained': grads({k: got[k] for k in graph.leaves})}
-    leaf = _leaf_root(value_class)
-    if isinstance(leaf, Finding):
-        return leaf, [], {}
-    if leaf:
+                     'obtained': grads({k: grads_[k] for k in graph.leaves})}
+    for failed in (_own_ops(value_class, done), got, leaf):  # the idea on the learner's own ops, then the rules
+        if isinstance(failed, Finding) and failed:
+            return failed, [], {}
+    if isinstance(leaf, str) and leaf:
         missing.append((leaf, "x = Value(2.0); x.grad = 0.5; x.backward() must leave x.grad = 1.5"))
     return Finding(), missing, shown
 
@@ -194,14 +194,14 @@ def _check_backward(exercise_number: int, graphs_: tuple[Graph, ...], value_clas
 def _run(exercise_number: int, graph: Graph, value_class: Any, calls: int, text: str) -> Any:
     """backward() called calls times on graph: a Finding when it goes wrong, else the gradients it leaves (the
     RecursionError it raises); a wrong one that is only the zeroing rule missed, as its key, them and the right."""
-    got = _ran(exercise_number, text, lambda: graphs.gradients(graph, value_class, _node(value_class), calls))
-    want = graphs.gradients(graph, library.Value, _node(library.Value), calls)
+    got = _ran(exercise_number, text, lambda: graphs.gradients(graph, value_class, _node, calls))
+    want = graphs.gradients(graph, library.Value, _node, calls)
     shown = want if len(want) < 20 else {'x': want['x']}  # the deep chain: its leaf only
     if isinstance(got, Finding) and 'diagnosis' in got:
         got['expected'] = grads(shown)
     if isinstance(got, (Finding, RecursionError)) or same({k: got[k] for k in shown}, shown):
         return got
-    key = graphs.named(got, ((key, partial(graphs.gradients, graph, planted(n), _node(planted(n)), calls))
+    key = graphs.named(got, ((key, partial(graphs.gradients, graph, planted(n), _node, calls))
                              for n, (key, _) in enumerate(SLIPS)), same) if len(want) < 20 else 'wrong'
     if key in ('backward_no_zeroing', 'backward_zeroes_leaves'):  # the zeroing rule: right on one call
         return key, got, want
