@@ -12,7 +12,7 @@ from micrograd.exercises.scalar.backprop_grading import check_backward, check_so
 from micrograd.exercises.scalar.exercises import EXERCISES, Exercise
 from micrograd.exercises.scalar.neuron_grading import check_neuron
 from micrograd.exercises.scalar.op_grading import check_op
-from micrograd.exercises.scalar.outcome import missing_method
+from micrograd.exercises.scalar.outcome import wrong
 from micrograd.exercises.scalar.whole_engine import check_engine
 
 
@@ -26,8 +26,9 @@ def check_one(exercise: Exercise, value_class: Any, neuron_class: Any = None, *,
     if owner is None or not hasattr(owner, exercise.attribute):
         if not strict:
             return Result.of(exercise, ABSENT)
-        return missing_method(exercise, "class Neuron (in my_nn.py)" if neuron else f"Value.{exercise.attribute}",
-                              exercise.cases[0].text() if exercise.cases else '')
+        what = "class Neuron (in my_nn.py)" if neuron else f"Value.{exercise.attribute}"
+        return wrong(exercise, 'missing', input=exercise.cases[0].text() if exercise.cases else '',
+                     expected=f"{what}, as the library has it", obtained=f"no {what}")
     graders: dict[str, Callable[[], Result]] = {
         'op': lambda: check_op(exercise, value_class, strict),
         'sort': lambda: check_sort(exercise, value_class),

@@ -12,7 +12,7 @@ from typing import Any
 
 from micrograd.exercises.cutting import blank_raised
 from micrograd.exercises.numbers import close, number
-from micrograd.exercises.result import DONE, NOT_STARTED, Result
+from micrograd.exercises.result import NOT_STARTED, Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
 from micrograd.exercises.scalar.drive import reaches
@@ -139,10 +139,8 @@ def check_neuron(exercise: Exercise, value_class: Any, neuron_class: Any, strict
         shown = {'input': result.input, 'expected': result.expected, 'obtained': result.obtained,
                  'place': line_with(neuron_class, '__call__', f'.{applied}(') if applied != 'linear' else ''}
     missing += _inputs(exercise, value_class, neuron_class)
-    if missing:
-        shown['place'] = shown.get('place') or method_place(neuron_class, '__call__')
-        return outcome.correct(exercise, "activation(w . x + b), built from Values", missing, **shown)
-    return Result.of(exercise, DONE)
+    shown['place'] = shown.get('place') or method_place(neuron_class, '__call__')
+    return outcome.verdict(exercise, {}, "activation(w . x + b), built from Values", missing, **shown)
 
 
 def _inputs(exercise: Exercise, value_class: Any, neuron_class: Any) -> list[tuple[str, str]]:

@@ -20,22 +20,6 @@ def wrong(exercise: Exercise, diagnosis: str = '', *, why: str = '', **fields: A
                      why=why or (explain(exercise, diagnosis) if diagnosis else ''), **fields)
 
 
-def correct(exercise: Exercise, idea: str, missing: list[tuple[str, str]], **fields: Any) -> Result:
-    """The idea right (said in idea), the library's rules in missing (key, what shows it) not met: each named."""
-    rules = dict(exercise.rules)
-    order = list(rules)
-    missing = sorted(missing, key=lambda m: order.index(m[0]))  # numbered as the task states them
-    left = '\n'.join(f"({order.index(key) + 1}) {rules[key]}" + (f"\n    {shown}" if shown else '')
-                      for key, shown in missing)  # numbered as in the task, what shows it under each
-    step = "one step" if len(missing) == 1 else f"{len(missing)} steps"
-    return Result.of(exercise, CORRECT, diagnosis=missing[0][0],
-                     why=f"correct ✓ — {idea}; {step} left to match the library:\n{left}", **fields)
-
-
-def missing_method(exercise: Exercise, what: str, text: str = '') -> Result:
-    return wrong(exercise, 'missing', input=text, expected=f"{what}, as the library has it", obtained=f"no {what}")
-
-
 def raised(exercise: Exercise, text: str, error: BaseException | None, want: str = '', key: str = 'raises',
            **fields: Any) -> Result:
     """text raised error (a mistake named key), where want was expected."""
@@ -45,10 +29,20 @@ def raised(exercise: Exercise, text: str, error: BaseException | None, want: str
 
 def verdict(exercise: Exercise, failed: dict[str, str], idea: str, missing: list[tuple[str, str]],
             **shown: Any) -> Result:
-    """A grader's findings as its Result: the mistake failed (its fields; a status of its own, as not started),
-    else the idea right with the rules in missing not met (correct), else done."""
+    """A grader's findings as its Result: the mistake failed (its fields; a status of its own, as not started);
+    else done, unless the idea is right (said in idea) but the library's rules in missing (key, what shows it) are
+    not met: each named, numbered as the task states them, what shows it under each."""
     if 'status' in failed:
         return Result.of(exercise, **failed)
     if failed:
         return wrong(exercise, **failed)
-    return correct(exercise, idea, missing, **shown) if missing else Result.of(exercise, DONE)
+    if not missing:
+        return Result.of(exercise, DONE)
+    rules = dict(exercise.rules)
+    order = list(rules)
+    missing = sorted(missing, key=lambda m: order.index(m[0]))
+    left = '\n'.join(f"({order.index(key) + 1}) {rules[key]}" + (f"\n    {shown}" if shown else '')
+                     for key, shown in missing)
+    step = "one step" if len(missing) == 1 else f"{len(missing)} steps"
+    return Result.of(exercise, CORRECT, diagnosis=missing[0][0],
+                     why=f"correct ✓ — {idea}; {step} left to match the library:\n{left}", **shown)
