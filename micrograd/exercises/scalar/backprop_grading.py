@@ -29,8 +29,7 @@ from micrograd.exercises.scalar.op_wiring import text as wired_text
 
 
 def _node(op: str, parents: list[Any]) -> Any:
-    """A node of the checker's graphs, of its parents' Value class: Value(data, children, op), with a _backward of
-    the checker's (graphs.make's node)."""
+    """A node of the checker's graphs, made with its parents' Value class and given a _backward of the checker's."""
     forward, backward = OPS[op]
     data = [p.data for p in parents]
     return hand_node(type(parents[0]), forward(*data), parents, backward(1.0, *data), op.removesuffix('1'))
@@ -125,11 +124,12 @@ def check_sort(exercise: Exercise, value_class: Any) -> Result:
         if isinstance(order, RecursionError):
             missing.append(('sort_recursion', f"on `{text}`: RecursionError"))
             continue
-        problem = '' if isinstance(order, Finding) else _sort_problem(order, graph, names)
         got = _listed([names.get(id(n), '?') for n in order]) if isinstance(order, (list, tuple)) else repr(order)[:200]
-        if isinstance(order, Finding) or problem:
-            failed = order if isinstance(order, Finding) else Finding(diagnosis=problem, input=text, expected=want,
-                                                                      obtained=got)
+        if isinstance(order, Finding):
+            failed = order
+        elif problem := _sort_problem(order, graph, names):
+            failed = Finding(diagnosis=problem, input=text, expected=want, obtained=got)
+        if failed:
             break
         if any(names[id(n)] in graph.leaves for n in order) and 'sort_leaves' not in dict(missing):
             missing.append(('sort_leaves', f"on `{text}` your order is {got}"))
@@ -162,9 +162,8 @@ def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: 
 
 def _check_backward(exercise_number: int, graphs_: tuple[Graph, ...], value_class: Any,
                     done: frozenset[str]) -> tuple[Finding, list[tuple[str, str]], dict[str, str]]:
-    """The first mistake (none: empty), else the library's rules missed (key, what shows it) and what shows the
-    first: the idea, one backward() giving the right gradients on each graph and on the learner's own ops; then
-    the rules, on a second backward() and on a leaf."""
+    """The first mistake (none: empty), the idea first (the graphs, the learner's own ops); else the library's rules
+    missed (key, what shows it: on a second backward(), on a leaf) and what shows the first."""
     lecture, reused, doubled, deep = graphs_
     twice = reused.text('backward()') + '; z.backward()   (a second time)'
     runs = [*((graph, 1, graph.text('backward()')) for graph in (lecture, reused, doubled, deep)), (reused, 2, twice)]
