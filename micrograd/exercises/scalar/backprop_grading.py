@@ -8,8 +8,10 @@ from __future__ import annotations
 import ast
 import textwrap
 from collections.abc import Callable
+from contextlib import nullcontext
 from functools import cache, partial
 from typing import Any
+from unittest.mock import patch
 
 from micrograd import engine as library
 from micrograd.engine import topological_order
@@ -141,15 +143,9 @@ def check_sort(exercise: Exercise, value_class: Any) -> Result:
 
 def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: frozenset[str] = frozenset()) -> Result:
     """backward() on graphs the checker makes node by node, then on the learner's own ops that are done."""
-    own_sort = getattr(value_class, '_topological_order', None)
-    swapped = own_sort is not None and not sort_done  # the sort is not done: backward() runs on the library's
-    if swapped:
-        value_class._topological_order = topological_order
-    try:
+    swapped = getattr(value_class, '_topological_order', None) is not None and not sort_done
+    with patch.object(value_class, '_topological_order', topological_order) if swapped else nullcontext():
         failed, missing, shown = _check_backward(exercise.number, exercise.graphs, value_class, done)
-    finally:
-        if swapped:
-            value_class._topological_order = own_sort
     if failed.get('diagnosis') == 'backward_no_seed' and backward_line(value_class.backward, 'backward_zeroed_in_loop'):
         failed['diagnosis'] = 'backward_zeroed_in_loop'
     result = outcome.verdict(exercise, failed, "your backward() gives the right gradients", missing, **shown)
