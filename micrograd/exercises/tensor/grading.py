@@ -17,7 +17,7 @@ import numpy as np
 from micrograd.exercises.cutting import blank_raised
 from micrograd.exercises.lines import where
 from micrograd.exercises.result import DONE, GENERIC, NOT_STARTED, WRONG, Result
-from micrograd.exercises.sandbox import guarded, set_input
+from micrograd.exercises.sandbox import guarded, paused, set_input
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.backward_on_graphs import check_backward
 from micrograd.exercises.tensor.exercise_list import EXERCISES
@@ -42,20 +42,21 @@ def check_one(exercise: Exercise, module: Any, timeout: float | None = 10.0) -> 
                     runs.append(run_case(case, module))
                     if not runs[-1].built:
                         break
-                graded = _graded(exercise, runs)  # graded
-                if isinstance(graded, Result):
-                    return graded
-                kept, failing = graded
-                i, wrong = failing[0], runs[failing[0]]
-                raised = linecache.getline(at[0].co_filename, at[1]) if (at := raising(wrong.error)) else ''
-                key, why, blank = diagnose(exercise, kept, failing, raised=raised)  # the slip named
-                found = place(exercise, exercise.cases[i], module, functions, wrong, blank or exercise.blanks[0],
-                              _wrong_leaf(exercise, i, wrong))  # the learner's line
-                return _report(exercise, i, wrong, failing, key, why, found)
+                with paused():  # the checker's own work: not the learner's time
+                    graded = _graded(exercise, runs)  # graded
+                    if isinstance(graded, Result):
+                        return graded
+                    kept, failing = graded
+                    i, wrong = failing[0], runs[failing[0]]
+                    raised = linecache.getline(at[0].co_filename, at[1]) if (at := raising(wrong.error)) else ''
+                    key, why, blank = diagnose(exercise, kept, failing, raised=raised)  # the slip named
+                    found = place(exercise, exercise.cases[i], module, functions, wrong, blank or exercise.blanks[0],
+                                  _wrong_leaf(exercise, i, wrong))  # the learner's line
+                    return _report(exercise, i, wrong, failing, key, why, found)
         except Exception as error:  # noqa: BLE001 -- the learner's module broke one of the checker's own steps
             return Result.of(exercise, WRONG, obtained=type(error).__name__, diagnosis='raises',
                              why=GENERIC['raises'], detail=where(error))
-    return guarded(exercise.number, exercise.name, grade, timeout, module)  # (learners_time() in running.py)
+    return guarded(exercise.number, exercise.name, grade, timeout)
 
 
 def _graded(exercise: Exercise, runs: list[Run]) -> Result | tuple[list[Run | None], list[int]]:

@@ -23,7 +23,6 @@ from micrograd.engine import topological_order
 from micrograd.exercises.cutting import definition
 from micrograd.exercises.lines import noting, swapped
 from micrograd.exercises.numbers import central_difference
-from micrograd.exercises.sandbox import learners_time
 from micrograd.exercises.tensor.cases import Array, Case
 from micrograd.exercises.tensor.exercise_list import EXERCISES
 from micrograd.exercises.tensor.my_tensor_file import blanks, library_module, library_source, locate
@@ -113,11 +112,6 @@ def backpropagate(out: Any, upstream: Array) -> tuple[str, str, str]:
 
 def run_case(case: Case, module: Any) -> Run:
     """case built with module's Tensor, backpropagated from its upstream gradient."""
-    with learners_time(module):
-        return _run(case, module)
-
-
-def _run(case: Case, module: Any) -> Run:
     data = case.data()
     if 'unbroadcast' in case.code:  # unbroadcast: a function of arrays
         namespace = {'unbroadcast': module.unbroadcast, 'np': np, **data}
