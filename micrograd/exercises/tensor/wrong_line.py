@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import linecache
 import types
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,8 @@ from micrograd.exercises import lines
 from micrograd.exercises.lines import Line, Right, learners, noting, run_traced, source, swapped
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.cases import Case
-from micrograd.exercises.tensor.my_tensor_file import FUNCTIONS, blanks, library_module, written_at
-from micrograd.exercises.tensor.running import Run, fits, library_body, library_text, own_function, run_case, tolerance
+from micrograd.exercises.tensor.my_tensor_file import FUNCTIONS, blanks, library_module, library_text, written_at
+from micrograd.exercises.tensor.running import Run, fits, run_case, tolerance
 
 
 def holder_of(module: Any, blank: str) -> tuple[Any, str] | None:
@@ -34,6 +35,29 @@ def learners_function(module: Any, blank: str) -> Any:
     holder = holder_of(module, blank)
     fn = vars(holder[0]).get(holder[1]) if holder else None
     return getattr(fn, '__wrapped__', fn)
+
+
+def own_function(namespace: dict[str, Any], name: str, module: Any) -> Any:
+    """The function name that exec() made in namespace (a copy of module's), with the module's own name back in
+    namespace: a method softmax that calls the function softmax must not call itself."""
+    fn = namespace[name]
+    if hasattr(module, name):
+        namespace[name] = getattr(module, name)
+    return fn
+
+
+_LIBRARY_BODIES: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
+def library_body(owner: str, module: Any) -> Any:
+    """The library's function or method owner ('Unary.exp', 'unbroadcast'), compiled into module's namespace, so
+    that it makes module's Tensors and calls module's helpers (built once per module: kept with the module, not by
+    its id, which a module made later may have again)."""
+    made = _LIBRARY_BODIES.setdefault(module, {})
+    if owner not in made:
+        made[owner] = own_function(noting(library_text(owner), vars(module), True, None), owner.rpartition('.')[2],
+                                   module)
+    return made[owner]
 
 
 @contextlib.contextmanager
