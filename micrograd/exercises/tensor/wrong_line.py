@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from micrograd.exercises import lines
-from micrograd.exercises.lines import Line, Right, learners, noting, run_traced, source, swapped
+from micrograd.exercises.lines import Event, Line, Right, learners, noting, run_traced, source, swapped
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.cases import Case
 from micrograd.exercises.tensor.my_tensor_file import FUNCTIONS, blanks, library_module, library_text, written_at
@@ -92,12 +92,16 @@ def _bodies(fn: Any, blank: str) -> set[types.CodeType]:
     return found or {code}
 
 
-def wrong_line(exercise: Exercise, case: Case, module: Any, functions: dict[str, Any], about: str = '',
-               leaf: str = '') -> Line | None:
-    """The learner's line (of functions, theirs by blank) that made a wrong value first on case (code and line
-    number), or None when none did. about: 'wrote' the line that wrote into an array the body was given, 'misfit'
-    the one that handed _add_grad an array of a shape that is not its tensor's. leaf: the tensor whose gradient is
-    wrong."""
+def bodies(functions: dict[str, Any]) -> set[types.CodeType]:
+    """The code objects the learner's functions (by blank) run their bodies as: what a run of theirs traces."""
+    return set().union(*(_bodies(fn, blank) for blank, fn in functions.items() if fn is not None))
+
+
+def wrong_line(exercise: Exercise, case: Case, mine: list[Event], about: str = '', leaf: str = '') -> Line | None:
+    """The learner's line (of mine: their run of case, traced in their bodies) that made a wrong value first (code
+    and line number), or None when none did. about: 'wrote' the line that wrote into an array the body was given,
+    'misfit' the one that handed _add_grad an array of a shape that is not its tensor's. leaf: the tensor whose
+    gradient is wrong."""
     library, noted, swaps, codes = library_module(), list[Any](), [], set()
     for b in blanks():
         if b.exercise is exercise and (holder := holder_of(library, b.name)) is not None:
@@ -108,20 +112,18 @@ def wrong_line(exercise: Exercise, case: Case, module: Any, functions: dict[str,
             codes |= _bodies(getattr(fn, '__wrapped__', fn), b.name)
     with swapped(swaps):
         right = run_traced(codes, lambda: run_case(case, library), fits)
-    mine = set().union(*(_bodies(fn, blank) for blank, fn in functions.items() if fn is not None))
-    events = run_traced(mine, lambda: run_case(case, module), fits)
-    return lines.wrong_line(Right(noted, right, case.dtype, *tolerance(case.dtype)), events, about,
+    return lines.wrong_line(Right(noted, right, case.dtype, *tolerance(case.dtype)), mine, about,
                             case.data().get(leaf))
 
 
-def place(exercise: Exercise, case: Case, module: Any, functions: dict[str, Any], run: Run, blank: str,
+def place(exercise: Exercise, case: Case, functions: dict[str, Any], run: Run, mine: list[Event], blank: str,
           leaf: str) -> str:
-    """The learner's line for run, a wrong run of case: the line that raised, the line that made a wrong value
-    first (leaf: the tensor whose gradient is wrong), or else where blank is written."""
+    """The learner's line for run, a wrong run of case (mine: its lines, traced): the line that raised, the line
+    that made a wrong value first (leaf: the tensor whose gradient is wrong), or else where blank is written."""
     if (raised := raising(run.error)) is not None:
         return _at(raised)
     about = 'wrote' if run.inplace else 'misfit' if run.misshaped else ''
-    found = wrong_line(exercise, case, module, functions, about, leaf) if run.error is None else None
+    found = wrong_line(exercise, case, mine, about, leaf) if run.error is None else None
     return _at(found) if found is not None else written(functions[blank], blank)
 
 
