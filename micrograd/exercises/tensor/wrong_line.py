@@ -1,7 +1,7 @@
 """The tensor track's side of lines.py: which functions hold a blank, in the library and in the learner's engine
 (the learner's found once an exercise, while the other exercises' are the library's), and the learner's line for a
-wrong case: the line that raised, the line that made a wrong value first (lines.py's, the library's bodies noted
-against the learner's traced), or where the blank is written."""
+wrong case: the line that raised, the line that made a wrong value first (lines.py's: the library's bodies noted,
+against the learner's run of the case as it was traced), or where the blank is written."""
 from __future__ import annotations
 
 import contextlib
