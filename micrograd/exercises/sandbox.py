@@ -8,7 +8,6 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from micrograd.exercises.lines import where
 from micrograd.exercises.result import GENERIC, WRONG, Result
@@ -22,7 +21,6 @@ class Timeout(BaseException):
 class _Now:
     """The exercise being checked."""
     input: str = ''              # the case being run, for the report of a timeout or an exit
-    module: Any = None           # the learner's engine, where only what learners_time() runs is timed
     left: float | None = None    # the seconds the learner's code has left (None: no limit)
     running: bool = False        # whether the clock runs (the timer signal is set)
 
@@ -31,10 +29,9 @@ _NOW = _Now()
 
 
 @contextlib.contextmanager
-def time_limit(seconds: float | None, module: Any = None) -> Iterator[None]:
-    """Interrupt the block once the learner's code has run seconds in it: all of the block but what paused() runs;
-    given module (the learner's engine), only what learners_time(module) runs. Where no timer signal can interrupt
-    the code here, the block runs without a limit."""
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Interrupt the block once the learner's code has run seconds in it: all of the block but what paused() runs.
+    Where no timer signal can interrupt the code here, the block runs without a limit."""
     if not (seconds and hasattr(signal, 'setitimer') and threading.current_thread() is threading.main_thread()):
         yield
         return
@@ -42,12 +39,12 @@ def time_limit(seconds: float | None, module: Any = None) -> Iterator[None]:
     def stop(signum: int, frame: object) -> None:
         raise Timeout(f"did not finish in {seconds:g} s")
     previous = signal.signal(signal.SIGALRM, stop)
-    _NOW.module, _NOW.left = module, seconds
+    _NOW.left = seconds
     try:
-        with _clock(module is None):
+        with _clock(True):
             yield
     finally:
-        _NOW.module, _NOW.left = None, None
+        _NOW.left = None
         signal.signal(signal.SIGALRM, previous)
 
 
@@ -72,27 +69,22 @@ def _clock(running: bool) -> Iterator[None]:
 
 
 def paused() -> contextlib.AbstractContextManager[None]:
-    """The clock stopped while the block runs: the checker's own work (naming a slip)."""
+    """The clock stopped while the block runs: the checker's own work (the library's runs, central differences,
+    PyTorch, naming a slip, the learner's line)."""
     return _clock(False)
-
-
-def learners_time(module: Any) -> contextlib.AbstractContextManager[None]:
-    """A block that runs the learner's code (module is the learner's engine) counted against the time limit; the
-    checker's own work (the library's runs, central differences, PyTorch, naming) is not."""
-    return _clock(True) if module is _NOW.module else contextlib.nullcontext()
 
 
 def set_input(text: str) -> None:
     _NOW.input = text
 
 
-def guarded(number: int, name: str, grade: Callable[[], Result], timeout: float | None, module: Any = None) -> Result:
+def guarded(number: int, name: str, grade: Callable[[], Result], timeout: float | None) -> Result:
     """grade() under a time limit (time_limit's), with what the learner's code prints kept in the Result, not shown
     in between; a loop that never ends or a sys.exit() is said as such, and the checking goes on."""
     printed = io.StringIO()
     set_input('')
     try:
-        with contextlib.redirect_stdout(printed), time_limit(timeout, module):
+        with contextlib.redirect_stdout(printed), time_limit(timeout):
             result = grade()
     except Timeout as error:
         result = Result(number=number, name=name, status=WRONG, input=_NOW.input, obtained=str(error),

@@ -13,8 +13,7 @@ check`, then check(module).
     my_tensor_file.py       my_tensor.py, and what it is cut from: the library's tensor engine as one module, the
                             bodies the exercises cut out of it; load(), which runs it inside a fresh copy
     running.py              a case run with any engine and backpropagated by the checker's own loop; the right
-                            answer (the library, central differences; PyTorch in a report, where installed);
-                            each exercise alone
+                            answer (the library, central differences; PyTorch in a report, where installed)
     naming.py               the slip named: planted in the library and run, or read off the numbers and the shapes
     grading.py              one exercise graded, in stages: its cases run and graded, the slip named, the line
     wrong_line.py           the learner's functions of an exercise, the other exercises' the library's meanwhile;

@@ -15,47 +15,54 @@ from typing import Any
 import numpy as np
 
 from micrograd.exercises.cutting import blank_raised
-from micrograd.exercises.lines import where
+from micrograd.exercises.lines import Event, run_traced, where
 from micrograd.exercises.result import DONE, GENERIC, NOT_STARTED, WRONG, Result
-from micrograd.exercises.sandbox import guarded, set_input
+from micrograd.exercises.sandbox import guarded, paused, set_input
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.backward_on_graphs import check_backward
 from micrograd.exercises.tensor.exercise_list import EXERCISES
 from micrograd.exercises.tensor.naming import diagnose
-from micrograd.exercises.tensor.running import Run, close, expected, prepare, run_case, summary, torch_grads
-from micrograd.exercises.tensor.wrong_line import alone, place, raising
+from micrograd.exercises.tensor.running import Run, close, expected, fits, prepare, run_case, summary, torch_grads
+from micrograd.exercises.tensor.wrong_line import alone, bodies, place, raising
 
 
 def check_one(exercise: Exercise, module: Any, timeout: float | None = 10.0) -> Result:
     """One exercise, alone (the other exercises' bodies the library's), with a time limit on the learner's code.
-    An op's exercise in stages: its cases run, graded; for the first wrong one, the slip named, the learner's line
-    found, and the report."""
+    An op's exercise in stages: its cases run, the learner's bodies traced; then (_judged) graded, the slip named,
+    the learner's line found, and the report. backward() is checked on graphs of its own."""
     def grade() -> Result:
         try:
             with alone(module, exercise) as functions, np.errstate(all='ignore'), warnings.catch_warnings():
                 warnings.simplefilter('ignore', RuntimeWarning)  # (the mean of an empty slice, in a slip)
-                if exercise.kind == 'backward':
-                    return check_backward(exercise, module, functions[exercise.blanks[0]])
-                runs = []  # the cases run, up to one whose forward pass raised
-                for case in exercise.cases:
-                    set_input(case.text())
-                    runs.append(run_case(case, module))
-                    if not runs[-1].built:
-                        break
-                graded = _graded(exercise, runs)  # graded
-                if isinstance(graded, Result):
-                    return graded
-                kept, failing = graded
-                i, wrong = failing[0], runs[failing[0]]
-                raised = linecache.getline(at[0].co_filename, at[1]) if (at := raising(wrong.error)) else ''
-                key, why, blank = diagnose(exercise, kept, failing, raised=raised)  # the slip named
-                found = place(exercise, exercise.cases[i], module, functions, wrong, blank or exercise.blanks[0],
-                              _wrong_leaf(exercise, i, wrong))  # the learner's line
-                return _report(exercise, i, wrong, failing, key, why, found)
+                if exercise.kind != 'backward':
+                    mine, runs, traced = bodies(functions), list[Run](), []
+                    for case in exercise.cases:  # each run, its lines traced, up to one whose forward pass raised
+                        set_input(case.text())
+                        traced.append(run_traced(mine, lambda: runs.append(run_case(case, module)), fits))
+                        if not runs[-1].built:
+                            break
+                    with paused():  # the checker's own work: not the learner's time
+                        return _judged(exercise, runs, traced, functions)
+                return check_backward(exercise, module, functions[exercise.blanks[0]])
         except Exception as error:  # noqa: BLE001 -- the learner's module broke one of the checker's own steps
             return Result.of(exercise, WRONG, obtained=type(error).__name__, diagnosis='raises',
                              why=GENERIC['raises'], detail=where(error))
-    return guarded(exercise.number, exercise.name, grade, timeout, module)  # (learners_time() in running.py)
+    return guarded(exercise.number, exercise.name, grade, timeout)
+
+
+def _judged(exercise: Exercise, runs: list[Run], traced: list[list[Event]], functions: dict[str, Any]) -> Result:
+    """exercise's runs graded (traced: the learner's lines each ran; functions: theirs, by blank); for the first
+    wrong one, the slip named, the learner's line found, and the report."""
+    graded = _graded(exercise, runs)
+    if isinstance(graded, Result):
+        return graded
+    kept, failing = graded
+    i, wrong = failing[0], runs[failing[0]]
+    raised = linecache.getline(at[0].co_filename, at[1]) if (at := raising(wrong.error)) else ''
+    key, why, blank = diagnose(exercise, kept, failing, raised=raised)  # the slip named
+    found = place(exercise, exercise.cases[i], functions, wrong, traced[i], blank or exercise.blanks[0],
+                  _wrong_leaf(exercise, i, wrong))  # the learner's line
+    return _report(exercise, i, wrong, failing, key, why, found)
 
 
 def _graded(exercise: Exercise, runs: list[Run]) -> Result | tuple[list[Run | None], list[int]]:

@@ -94,6 +94,14 @@ def locate(tree: ast.Module, name: str) -> tuple[ast.FunctionDef, str]:
     raise LookupError(f"the tensor track's blank {name!r} is not in the library's source")
 
 
+@cache
+def library_text(owner: str) -> str:
+    """The library's text of the function or method owner ('Unary.exp', 'unbroadcast'), dedented."""
+    source = library_source()
+    first, last = cutting.definition(locate(ast.parse(source), owner)[0])
+    return textwrap.dedent(''.join(source.splitlines(keepends=True)[first - 1:last]))
+
+
 def target(fn: ast.FunctionDef, name: str) -> ast.FunctionDef:
     """What a blank cuts out of fn: the `_backward` closure's body, or (a function, backward()) fn's own."""
     if name.endswith('()') or name in FUNCTIONS:

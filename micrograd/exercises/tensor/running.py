@@ -7,12 +7,9 @@ handed, since another node may hold that same array (x + y hands one array to bo
 """
 from __future__ import annotations
 
-import ast
 import contextlib
 import importlib
-import textwrap
 import types
-import weakref
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -20,13 +17,11 @@ from typing import Any
 import numpy as np
 
 from micrograd.engine import topological_order
-from micrograd.exercises.cutting import definition
-from micrograd.exercises.lines import noting, swapped
+from micrograd.exercises.lines import swapped
 from micrograd.exercises.numbers import central_difference
-from micrograd.exercises.sandbox import learners_time
 from micrograd.exercises.tensor.cases import Array, Case
 from micrograd.exercises.tensor.exercise_list import EXERCISES
-from micrograd.exercises.tensor.my_tensor_file import blanks, library_module, library_source, locate
+from micrograd.exercises.tensor.my_tensor_file import blanks, library_module
 
 
 @dataclass
@@ -113,11 +108,6 @@ def backpropagate(out: Any, upstream: Array) -> tuple[str, str, str]:
 
 def run_case(case: Case, module: Any) -> Run:
     """case built with module's Tensor, backpropagated from its upstream gradient."""
-    with learners_time(module):
-        return _run(case, module)
-
-
-def _run(case: Case, module: Any) -> Run:
     data = case.data()
     if 'unbroadcast' in case.code:  # unbroadcast: a function of arrays
         namespace = {'unbroadcast': module.unbroadcast, 'np': np, **data}
@@ -164,39 +154,6 @@ def prepare() -> None:
     (PyTorch, where installed, is imported only when a report quotes its gradients: torch_grads.)"""
     library_module()
     blanks()
-
-
-# --- the library's bodies, made for another engine -------------------------------------------------
-
-@cache
-def library_text(owner: str) -> str:
-    """The library's text of the function or method owner ('Unary.exp', 'unbroadcast'), dedented."""
-    source = library_source()
-    first, last = definition(locate(ast.parse(source), owner)[0])
-    return textwrap.dedent(''.join(source.splitlines(keepends=True)[first - 1:last]))
-
-
-def own_function(namespace: dict[str, Any], name: str, module: Any) -> Any:
-    """The function name that exec() made in namespace (a copy of module's), with the module's own name back in
-    namespace: a method softmax that calls the function softmax must not call itself."""
-    fn = namespace[name]
-    if hasattr(module, name):
-        namespace[name] = getattr(module, name)
-    return fn
-
-
-_LIBRARY_BODIES: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
-
-
-def library_body(owner: str, module: Any) -> Any:
-    """The library's function or method owner ('Unary.exp', 'unbroadcast'), compiled into module's namespace, so
-    that it makes module's Tensors and calls module's helpers (built once per module: kept with the module, not by
-    its id, which a module made later may have again)."""
-    made = _LIBRARY_BODIES.setdefault(module, {})
-    if owner not in made:
-        made[owner] = own_function(noting(library_text(owner), vars(module), True, None), owner.rpartition('.')[2],
-                                   module)
-    return made[owner]
 
 
 # --- what the right answer is ------------------------------------------------------------------------

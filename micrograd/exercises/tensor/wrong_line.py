@@ -1,22 +1,24 @@
 """The tensor track's side of lines.py: which functions hold a blank, in the library and in the learner's engine
 (the learner's found once an exercise, while the other exercises' are the library's), and the learner's line for a
-wrong case: the line that raised, the line that made a wrong value first (lines.py's, the library's bodies noted
-against the learner's traced), or where the blank is written."""
+wrong case: the line that raised, the line that made a wrong value first (lines.py's: the library's bodies noted,
+against the learner's run of the case as it was traced), or where the blank is written."""
 from __future__ import annotations
 
 import contextlib
 import linecache
 import types
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from micrograd.exercises import lines
-from micrograd.exercises.lines import Line, Right, learners, noting, run_traced, source, swapped
+from micrograd.exercises.lines import Event, Line, Right, learners, noting, run_traced, source, swapped
+from micrograd.exercises.sandbox import paused
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.cases import Case
-from micrograd.exercises.tensor.my_tensor_file import FUNCTIONS, blanks, library_module, written_at
-from micrograd.exercises.tensor.running import Run, fits, library_body, library_text, own_function, run_case, tolerance
+from micrograd.exercises.tensor.my_tensor_file import FUNCTIONS, blanks, library_module, library_text, written_at
+from micrograd.exercises.tensor.running import Run, fits, run_case, tolerance
 
 
 def holder_of(module: Any, blank: str) -> tuple[Any, str] | None:
@@ -36,17 +38,41 @@ def learners_function(module: Any, blank: str) -> Any:
     return getattr(fn, '__wrapped__', fn)
 
 
+def own_function(namespace: dict[str, Any], name: str, module: Any) -> Any:
+    """The function name that exec() made in namespace (a copy of module's), with the module's own name back in
+    namespace: a method softmax that calls the function softmax must not call itself."""
+    fn = namespace[name]
+    if hasattr(module, name):
+        namespace[name] = getattr(module, name)
+    return fn
+
+
+_LIBRARY_BODIES: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
+def library_body(owner: str, module: Any) -> Any:
+    """The library's function or method owner ('Unary.exp', 'unbroadcast'), compiled into module's namespace, so
+    that it makes module's Tensors and calls module's helpers (built once per module: kept with the module, not by
+    its id, which a module made later may have again)."""
+    made = _LIBRARY_BODIES.setdefault(module, {})
+    if owner not in made:
+        made[owner] = own_function(noting(library_text(owner), vars(module), True, None), owner.rpartition('.')[2],
+                                   module)
+    return made[owner]
+
+
 @contextlib.contextmanager
 def alone(module: Any, exercise: Exercise) -> Iterator[dict[str, Any]]:
     """While checking exercise: every other exercise's body is the library's (patched into module, and put back
     after), so that one exercise's slip never shows as another's. Yields the learner's functions of exercise's
     blanks, by blank."""
     mine, swaps = {}, []
-    for b in blanks():
-        if b.exercise is exercise:
-            mine[b.name] = learners_function(module, b.name)
-        elif (holder := holder_of(module, b.name)) is not None:
-            swaps.append((*holder, library_body(b.owner, module)))
+    with paused():  # (the checker's own work: the library's bodies made for module)
+        for b in blanks():
+            if b.exercise is exercise:
+                mine[b.name] = learners_function(module, b.name)
+            elif (holder := holder_of(module, b.name)) is not None:
+                swaps.append((*holder, library_body(b.owner, module)))
     with swapped(swaps):
         yield mine
 
@@ -68,12 +94,16 @@ def _bodies(fn: Any, blank: str) -> set[types.CodeType]:
     return found or {code}
 
 
-def wrong_line(exercise: Exercise, case: Case, module: Any, functions: dict[str, Any], about: str = '',
-               leaf: str = '') -> Line | None:
-    """The learner's line (of functions, theirs by blank) that made a wrong value first on case (code and line
-    number), or None when none did. about: 'wrote' the line that wrote into an array the body was given, 'misfit'
-    the one that handed _add_grad an array of a shape that is not its tensor's. leaf: the tensor whose gradient is
-    wrong."""
+def bodies(functions: dict[str, Any]) -> set[types.CodeType]:
+    """The code objects the learner's functions (by blank) run their bodies as: what a run of theirs traces."""
+    return set().union(*(_bodies(fn, blank) for blank, fn in functions.items() if fn is not None))
+
+
+def wrong_line(exercise: Exercise, case: Case, mine: list[Event], about: str = '', leaf: str = '') -> Line | None:
+    """The learner's line (of mine: their run of case, traced in their bodies) that made a wrong value first (code
+    and line number), or None when none did. about: 'wrote' the line that wrote into an array the body was given,
+    'misfit' the one that handed _add_grad an array of a shape that is not its tensor's. leaf: the tensor whose
+    gradient is wrong."""
     library, noted, swaps, codes = library_module(), list[Any](), [], set()
     for b in blanks():
         if b.exercise is exercise and (holder := holder_of(library, b.name)) is not None:
@@ -84,20 +114,18 @@ def wrong_line(exercise: Exercise, case: Case, module: Any, functions: dict[str,
             codes |= _bodies(getattr(fn, '__wrapped__', fn), b.name)
     with swapped(swaps):
         right = run_traced(codes, lambda: run_case(case, library), fits)
-    mine = set().union(*(_bodies(fn, blank) for blank, fn in functions.items() if fn is not None))
-    events = run_traced(mine, lambda: run_case(case, module), fits)
-    return lines.wrong_line(Right(noted, right, case.dtype, *tolerance(case.dtype)), events, about,
+    return lines.wrong_line(Right(noted, right, case.dtype, *tolerance(case.dtype)), mine, about,
                             case.data().get(leaf))
 
 
-def place(exercise: Exercise, case: Case, module: Any, functions: dict[str, Any], run: Run, blank: str,
+def place(exercise: Exercise, case: Case, functions: dict[str, Any], run: Run, mine: list[Event], blank: str,
           leaf: str) -> str:
-    """The learner's line for run, a wrong run of case: the line that raised, the line that made a wrong value
-    first (leaf: the tensor whose gradient is wrong), or else where blank is written."""
+    """The learner's line for run, a wrong run of case (mine: its lines, traced): the line that raised, the line
+    that made a wrong value first (leaf: the tensor whose gradient is wrong), or else where blank is written."""
     if (raised := raising(run.error)) is not None:
         return _at(raised)
     about = 'wrote' if run.inplace else 'misfit' if run.misshaped else ''
-    found = wrong_line(exercise, case, module, functions, about, leaf) if run.error is None else None
+    found = wrong_line(exercise, case, mine, about, leaf) if run.error is None else None
     return _at(found) if found is not None else written(functions[blank], blank)
 
 
