@@ -1,8 +1,8 @@
-"""Grading the sort and backward() on graphs the checker makes node by node (graphs.py), the idea first: an order
-in which every node comes once, after its parents, is a correct sort; a backward() that leaves the library's
-gradients is correct backprop (the lecture's recursive build_topo and `self.grad = 1` are both). Then the library's
-own rules, each stated in the task before the learner starts (no recursion, leaves out of the order, zeroing
-before a second backward(), `+= 1` on the root), each named when missing."""
+"""Grading backward() on graphs the checker makes node by node (graphs.py), the idea first: a backward() that leaves
+the library's gradients is correct backprop (the lecture's recursive build_topo and `self.grad = 1` are both). Then
+the library's own rules, each stated in the task before the learner starts (no recursion, zeroing before a second
+backward(), `+= 1` on the root), each named when missing. The nodes of those graphs, and how a learner's call is
+run, are the sort's grading's too (sort_grading.py)."""
 from __future__ import annotations
 
 import ast
@@ -30,7 +30,7 @@ from micrograd.exercises.scalar.op_wiring import behind, probes
 from micrograd.exercises.scalar.op_wiring import text as wired_text
 
 
-def _node(op: str, parents: list[Any]) -> Any:
+def graph_node(op: str, parents: list[Any]) -> Any:
     """A node of the checker's graphs, made with its parents' Value class and given a _backward of the checker's."""
     forward, backward = OPS[op]
     data = [p.data for p in parents]
@@ -67,35 +67,7 @@ def planted(index: int) -> Any:
     return load(spliced, f'backward_slip_{index}', f'<backward slip {index}>').Value
 
 
-# --- The sort -------------------------------------------------------------------------------------
-
-def _listed(items: list[str]) -> str:
-    if len(items) > 8:
-        return f"[{', '.join(items[:3])}, ..., {', '.join(items[-2:])}] ({len(items):,} nodes)"
-    return f"[{', '.join(items)}]"
-
-
-def _sort_problem(order: object, graph: Graph, names: dict[int, str]) -> str:
-    """What is wrong with a learner's order for graph (its nodes' names by id), as a diagnosis key ('' when the
-    idea is right: leaves listed too are the library's rule, not the idea)."""
-    if not isinstance(order, (list, tuple)):
-        return 'sort_not_list'
-    got = [names.get(id(n)) for n in order]
-    if None in got:
-        return 'sort_foreign'
-    if len(set(got)) != len(got):
-        return 'sort_duplicate'
-    if graph.root not in got:
-        return 'sort_missing_root'
-    if {name for name in got if name not in graph.leaves} != {name for name, _, _ in graph.nodes}:
-        return 'sort_missing'
-    position = {name: i for i, name in enumerate(got)}
-    if any(p in position and position[p] > position[name] for name, _, parents in graph.nodes for p in parents):
-        return 'sort_order'
-    return ''
-
-
-def _ran(exercise_number: int, text: str, run: Callable[[], Any], want: str = '') -> Any:
+def ran(exercise_number: int, text: str, run: Callable[[], Any], want: str = '') -> Any:
     """run(), the learner's code on text: what it returns, or the RecursionError it raises; when it raises otherwise,
     the mistake (the way a node's backward was called wrongly, else raises), not started at the exercise's blank."""
     set_input(text)
@@ -113,33 +85,6 @@ def _raised(text: str, error: BaseException, key: str, want: str) -> Finding:
     """text raised error: a mistake named key, where want was expected."""
     return Finding(diagnosis=key, input=text, expected=want, obtained=type(error).__name__, detail=where(error))
 
-
-def check_sort(exercise: Exercise, value_class: Any) -> Result:
-    failed, missing, shown = Finding(), list[tuple[str, str]](), dict[str, str]()
-    for graph in exercise.graphs:
-        text = graph.text('_topological_order()')
-        set_input(text)
-        nodes = graphs.make(graph, value_class, _node)
-        names = {id(v): k for k, v in nodes.items()}
-        want = f"{_listed([n for n, _, _ in graph.nodes])}: every node an op made, each after its parents, no leaves"
-        order = _ran(exercise.number, text, nodes[graph.root]._topological_order, want)
-        if isinstance(order, RecursionError):
-            missing.append(('sort_recursion', f"on `{text}`: RecursionError"))
-            continue
-        got = _listed([names.get(id(n), '?') for n in order]) if isinstance(order, (list, tuple)) else repr(order)[:200]
-        if isinstance(order, Finding):
-            failed = order
-        elif problem := _sort_problem(order, graph, names):
-            failed = Finding(diagnosis=problem, input=text, expected=want, obtained=got)
-        if failed:
-            break
-        if any(names[id(n)] in graph.leaves for n in order) and 'sort_leaves' not in dict(missing):
-            missing.append(('sort_leaves', f"on `{text}` your order is {got}"))
-            shown = {'input': text, 'expected': want, 'obtained': got}
-    return outcome.verdict(exercise, failed, "every node once, after its parents", missing, **shown)
-
-
-# --- backward() -----------------------------------------------------------------------------------
 
 def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: frozenset[str] = frozenset()) -> Result:
     """backward() on graphs the checker makes node by node, then on the learner's own ops that are done."""
@@ -189,14 +134,14 @@ def _check_backward(exercise_number: int, graphs_: tuple[Graph, ...], value_clas
 def _run(exercise_number: int, graph: Graph, value_class: Any, calls: int, text: str) -> Any:
     """backward() called calls times on graph: a Finding when it goes wrong, else the gradients it leaves (the
     RecursionError it raises); a wrong one that is only the zeroing rule missed, as its key, them and the right."""
-    got = _ran(exercise_number, text, lambda: graphs.gradients(graph, value_class, _node, calls))
-    want = graphs.gradients(graph, library.Value, _node, calls)
+    got = ran(exercise_number, text, lambda: graphs.gradients(graph, value_class, graph_node, calls))
+    want = graphs.gradients(graph, library.Value, graph_node, calls)
     shown = want if len(want) < 20 else {'x': want['x']}  # the deep chain: its leaf only
     if isinstance(got, Finding) and 'diagnosis' in got:
         got['expected'] = grads(shown)
     if isinstance(got, (Finding, RecursionError)) or same({k: got[k] for k in shown}, shown):
         return got
-    key = graphs.named(got, ((key, partial(graphs.gradients, graph, planted(n), _node, calls))
+    key = graphs.named(got, ((key, partial(graphs.gradients, graph, planted(n), graph_node, calls))
                              for n, (key, _) in enumerate(SLIPS)), same) if len(want) < 20 else 'wrong'
     if key in ('backward_no_zeroing', 'backward_zeroes_leaves'):  # the zeroing rule: right on one call
         return key, got, want
