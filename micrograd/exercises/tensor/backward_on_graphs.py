@@ -53,6 +53,7 @@ def check_backward(exercise: Exercise, module: Any, backward: Any) -> Result:
     found: dict[str, str] = {}
     for graph in exercise.graphs:
         set_input(text := graph.text())
+        # the library's run, the learner's, then each slip's: these only while a wrong one is named
         runs = (backpropagated(graph, tensor) for tensor in chain((library_module().Tensor, module.Tensor), (
             planted(exercise.number, n).Tensor for n in range(len(exercise.slips)))))
         want, got = next(runs), next(runs)
