@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import types
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -219,6 +220,22 @@ def close(a: Array | None, b: Array | None, dtype: Any = np.float64, loose: bool
     rtol, atol = (1e-4, 1e-6) if loose else tolerance(dtype)
     scale = float(np.max(np.abs(b))) if np.size(b) else 1.0
     return bool(np.allclose(a, b, rtol=rtol, atol=atol * max(1.0, scale), equal_nan=True))
+
+
+def differing(got: dict[str, Any], want: dict[str, Any] | Exception, dtype: Any) -> list[str]:
+    """The tensors whose gradients in got are not want's (the same numbers, within dtype's rounding, of the same
+    dtype; none on both is the same): all of them where want is the error raised instead."""
+    if isinstance(want, Exception):
+        return list(got)
+    return [k for k, g in got.items() if not (g is want.get(k) is None or close(g, want.get(k), dtype)
+                                              and g.dtype == want[k].dtype)]
+
+
+def shown(gradients: dict[str, Any] | Exception, names: Iterable[str]) -> str:
+    """Gradients as a report shows them (those of names), or the type of the error raised instead."""
+    if isinstance(gradients, Exception):
+        return type(gradients).__name__
+    return '; '.join(summary(n, gradients.get(n)) for n in names)
 
 
 def summary(name: str, g: Any, limit: int = 8) -> str:
