@@ -1,5 +1,6 @@
 """The tensor track of the exercises: the workspace, the grading of every exercise, and its mutation test (every
 planted slip caught and named, every right answer written otherwise graded done)."""
+import ast
 import html
 import re
 import subprocess
@@ -9,6 +10,7 @@ import time
 import numpy as np
 import pytest
 
+from micrograd.exercises.cutting import body_span, offsets
 from micrograd.exercises.report import Report
 from micrograd.exercises.result import CORRECT, DONE, NOT_STARTED, WRONG, Result
 from micrograd.exercises.tensor import EXERCISES, check, find, solution, start
@@ -19,15 +21,23 @@ from micrograd.exercises.tensor.my_tensor_file import (
     library_module,
     library_source,
     load,
-    places,
     solved,
     splice,
+    target,
     with_bodies,
 )
 from micrograd.exercises.tensor.naming import slips_of
 from micrograd.exercises.tensor.running import central_differences, close, expected, torch_grads
 from tests import ROOT
 from tests.exercises.exercises_tensor_mutants import RIGHT, SLIPS
+
+
+def body_start(text, name):
+    """Where blank name's body starts in a workspace's text: its function found by name at the file's top level."""
+    bare = name.removesuffix('()').split('.')[-1]
+    fn = next(n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef) and n.name == bare)
+    return body_span(text, offsets(text), target(fn, name))[0]
+
 
 RECORDED = [(e.name, s.blank, s.body, s.key) for e in EXERCISES for s in e.slips]
 
@@ -94,7 +104,7 @@ def test_start_writes_the_exercises_in_order_each_blank_a_raise(tmp_path):
     assert titles == sorted(titles)
     for e, at, end in zip(EXERCISES, titles, titles[1:] + [len(text)]):  # each exercise's blanks under its task
         assert f"raise NotImplementedError('exercise {e.number} ({e.name}): not written yet')" in text[at:end]
-        assert all(places(text)[name].start in range(at, end) for name in e.blanks), e.name
+        assert all(body_start(text, name) in range(at, end) for name in e.blanks), e.name
     assert "# d(xy)/dx = y, d(xy)/dy = x" in text  # the formula beside each closure stays
     assert len(text.splitlines()) < 650 and '\nclass ' not in text  # the exercises, not the library around them
     with pytest.raises(FileExistsError):
@@ -107,9 +117,9 @@ def test_the_workspace_loads_into_a_fresh_engine_and_a_function_left_out_stays_b
     assert library_module().Tensor is not module.Tensor and sum([1, 2]) == 3
     assert module.softmax is library_module().softmax and 'sum' not in vars(module)  # the engine's names back
     text = solved()
-    at = places(text)['Tensor.exp']
-    start_of_def = text.rindex('\ndef exp(', 0, at.start)
-    end_of_def = text.index('\ndef log(', at.start)
+    at = body_start(text, 'Tensor.exp')
+    start_of_def = text.rindex('\ndef exp(', 0, at)
+    end_of_def = text.index('\ndef log(', at)
     module = load('my_tensor.py', text[:start_of_def] + text[end_of_def:])
     with pytest.raises(NotImplementedError, match=r'exercise 3 \(elementwise\)'):
         module.Tensor([1.0, 2.0], requires_grad=True).exp().sum().backward()
@@ -117,8 +127,8 @@ def test_the_workspace_loads_into_a_fresh_engine_and_a_function_left_out_stays_b
 
 def test_the_librarys_names_imported_in_a_workspace_are_the_engines_and_earn_nothing():
     text = solved()
-    at = places(text)['cross_entropy']
-    start_of_def, end_of_def = text.rindex('\ndef cross_entropy(', 0, at.start), text.index('\n# ---', at.start)
+    at = body_start(text, 'cross_entropy')
+    start_of_def, end_of_def = text.rindex('\ndef cross_entropy(', 0, at), text.index('\n# ---', at)
     text = text[:start_of_def] + "\nfrom micrograd.tensor import Tensor, cross_entropy\n" + text[end_of_def:]
     module = load('my_tensor.py', text)
     statuses = {e.name: check_one(e, module).status for e in EXERCISES}
@@ -147,7 +157,7 @@ def test_solution_prints_the_library_code_of_an_exercise():
 def reported_line(blank_name, body, place):
     """The line of a planted body the report points at (from 1), and its text; (None, place) for another place."""
     text = solved()  # (the planted body starts where the library's does: the text above it is the same)
-    first = text[:places(text)[blank_name].start].count('\n') + 1
+    first = text[:body_start(text, blank_name)].count('\n') + 1
     found = re.search(r', line (\d+): (.*)$', place)
     if not found:
         return None, place

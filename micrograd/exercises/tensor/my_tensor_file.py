@@ -217,30 +217,6 @@ def solved(directory: str | Path = '.', bodies: dict[str, str] | None = None) ->
     return source(directory, library_bodies() | (bodies or {}))
 
 
-@dataclass(frozen=True)
-class Place:
-    """Where a blank's body starts in a workspace's text: its offset, its line, its function ('_backward in exp')."""
-    start: int
-    line: int
-    function: str
-
-
-def places(text: str) -> dict[str, Place]:
-    """Where each blank is in a workspace's text (a learner's file: each function found by its name at the top
-    level of the file); a blank whose function is not there is left out."""
-    tree, starts, out = ast.parse(text), offsets(text), {}
-    defined = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
-    for b in blanks():
-        if (fn := defined.get(_bare(b.name))) is None:
-            continue
-        try:
-            line, function = written_at(fn, fn.name, b.name)
-        except LookupError:
-            continue
-        out[b.name] = Place(body_span(text, starts, target(fn, b.name))[0], line, function)
-    return out
-
-
 def blank_tensor() -> types.ModuleType:
     """A fresh copy of the library's engine as one module, every exercise blank (for a notebook)."""
     return with_bodies({b.name: b.text() for b in blanks()}, TENSOR_FILE.removesuffix('.py'), GIVEN)
