@@ -24,7 +24,7 @@ from micrograd.exercises.result import NOT_STARTED, Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
 from micrograd.exercises.scalar.blanks import blanks_of
-from micrograd.exercises.scalar.drive import expected, hand_node, run_case
+from micrograd.exercises.scalar.drive import Run, expected, hand_node
 from micrograd.exercises.scalar.exercises import EXERCISES, Exercise, Graph, find
 from micrograd.exercises.scalar.op_wiring import behind, probes
 from micrograd.exercises.scalar.op_wiring import text as wired_text
@@ -86,11 +86,12 @@ def _raised(text: str, error: BaseException, key: str, want: str) -> Finding:
     return Finding(diagnosis=key, input=text, expected=want, obtained=type(error).__name__, detail=where(error))
 
 
-def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: frozenset[str] = frozenset()) -> Result:
-    """backward() on graphs the checker makes node by node, then on the learner's own ops that are done."""
+def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, made: dict[str, list[Run]]) -> Result:
+    """backward() on graphs the checker makes node by node, then on graphs of the learner's own ops that are done
+    (made: by op, the runs that keep them)."""
     swapped = getattr(value_class, '_topological_order', None) is not None and not sort_done
     with patch.object(value_class, '_topological_order', topological_order) if swapped else nullcontext():
-        failed, missing, shown = _check_backward(exercise.number, exercise.graphs, value_class, done)
+        failed, missing, shown = _check_backward(exercise.number, exercise.graphs, value_class, made)
     if failed.get('diagnosis') == 'backward_no_seed' and backward_line(value_class.backward, 'backward_zeroed_in_loop'):
         failed['diagnosis'] = 'backward_zeroed_in_loop'
     result = outcome.verdict(exercise, failed, "your backward() gives the right gradients", missing, **shown)
@@ -102,7 +103,7 @@ def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, done: 
 
 
 def _check_backward(exercise_number: int, graphs_: tuple[Graph, ...], value_class: Any,
-                    done: frozenset[str]) -> tuple[Finding, list[tuple[str, str]], dict[str, str]]:
+                    made: dict[str, list[Run]]) -> tuple[Finding, list[tuple[str, str]], dict[str, str]]:
     """The first mistake (none: empty), the idea first (the graphs, the learner's own ops); else the library's rules
     missed (key, what shows it: on a second backward(), on a leaf) and what shows the first."""
     lecture, reused, doubled, deep = graphs_
@@ -123,7 +124,7 @@ def _check_backward(exercise_number: int, graphs_: tuple[Graph, ...], value_clas
             missing.append(('backward_no_zeroing', f"{said}after `{text}`, a = {number(want['a'])} is expected"))
             shown = {'input': text, 'expected': grads({k: want[k] for k in ('a', 'b')}),
                      'obtained': grads({k: grads_[k] for k in graph.leaves})}
-    for failed in (_own_ops(value_class, done), got, leaf):  # the idea on the learner's own ops, then the rules
+    for failed in (_own_ops(made), got, leaf):  # the idea on the learner's own ops, then the rules
         if isinstance(failed, Finding) and failed:
             return failed, [], {}
     if isinstance(leaf, str) and leaf:
@@ -176,24 +177,27 @@ def _leaf_root(value_class: Any) -> Finding | str:
     return Finding(diagnosis='wrong', input=text, expected="x.grad = 1.5", obtained=f"x.grad = {number(x.grad)}")
 
 
-def _own_ops(value_class: Any, done: frozenset[str]) -> Finding:
-    """backward() on the learner's own ops that are done, each in every form it takes, its operands made by an
-    op (so that the whole engine runs: each op's parents in the graph, its closure attached, the learner's sort):
-    the checker's graphs accept either way of calling a node's backward, the learner's own closures may take
-    only one. The first mistake (none: empty)."""
-    for op in (e for e in EXERCISES if e.kind == 'op' and e.name in done):
-        for index, case in probes(op):
-            if case.grad != 1.0:  # what out.backward() does
+def _own_ops(made: dict[str, list[Run]]) -> Finding:
+    """backward() on graphs of the learner's own ops that are done (made: the runs of each op's probes, by its name,
+    each keeping a graph untouched), each in every form it takes, its operands made by an op (so that the whole
+    engine runs: each op's parents in the graph, its closure attached, the learner's sort): the checker's graphs
+    accept either way of calling a node's backward, the learner's own closures may take only one. The first
+    mistake (none: empty)."""
+    for op in (e for e in EXERCISES if e.name in made):
+        for (index, case), run in zip(probes(op), made[op.name]):
+            if case.grad != 1.0 or run.fresh is None:  # what out.backward() does; a Value that does not take this
                 continue
             text = wired_text(case, then="out.backward()")
             set_input(text)
-            want = expected(op.name, index)[0]
-            run = run_case(case, value_class, lambda out, _: out.backward(), made=True)
-            if not run.built or isinstance(run.error, RecursionError):
-                continue  # a Value that does not take this input: its op says so; a recursion: the deep chain
-            if run.error is not None:
-                return _raised(text, run.error, _call_mismatch(run.error) or 'backward_own_ops', behind(want.grads))
-            if not same(run.grads, want.grads):
+            want, (leaves, out) = expected(op.name, index)[0], run.fresh
+            try:
+                out.backward()
+            except RecursionError:  # (the deep chain says it)
+                continue
+            except Exception as error:  # noqa: BLE001
+                return _raised(text, error, _call_mismatch(error) or 'backward_own_ops', behind(want.grads))
+            got = {name: leaf.grad for name, leaf in leaves.items()}
+            if not same(got, want.grads):
                 return Finding(diagnosis='backward_own_ops', input=text, expected=behind(want.grads),
-                               obtained=behind(run.grads))
+                               obtained=behind(got))
     return Finding()

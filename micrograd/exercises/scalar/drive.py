@@ -5,15 +5,16 @@ set). The checker builds the inputs and backpropagates with its own sort and loo
 from __future__ import annotations
 
 import inspect
-import types
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from micrograd import engine as library
 from micrograd.engine import topological_order
+from micrograd.exercises.lines import Event
 from micrograd.exercises.numbers import central_difference, close
 from micrograd.exercises.scalar.exercises import Case, find
+from micrograd.exercises.scalar.places import output_lines
 
 
 def takes_grad(fn: Callable[..., Any]) -> bool:
@@ -38,30 +39,42 @@ def backpropagate(out: Any, grad: float = 1.0) -> None:
 
 @dataclass
 class Run:
-    """One case run with one Value class."""
+    """One case run with one Value class. A case run with each operand made by an op also keeps what the op made:
+    the operands (x, made from x0), out, the learner's lines that made and returned it, and a second graph the
+    same, untouched (its leaves and out), for the learner's backward() to run on later."""
     grads: dict[str, float] | None = None
     data: float | None = None
     error: BaseException | None = None
     built: bool = True
     op: object = None   # the output's _op: '/' for a division of its own, '*' for the lecture's x * y**-1
+    operands: dict[str, Any] = field(default_factory=dict)
+    out: Any = None
+    lines: tuple[str, str] = ('', '')
+    fresh: tuple[dict[str, Any], Any] | None = None
+    events: list[Event] = field(default_factory=list)  # the learner's closures' lines as it ran, where traced
 
 
 def run_case(case: Case, value_class: Any, backward: Callable[[Any, float], None] = backpropagate,
-             made: bool = False) -> Run:
+             made: tuple[str, ...] = ()) -> Run:
     """case built with value_class, its gradient backpropagated by backward (the checker's loop, unless said);
-    made: each operand made by an op (build), the gradients read on the leaves behind, x0 and y0."""
+    made: the op's methods, to build each operand by an op (build), the gradients read on the leaves behind, x0
+    and y0, and the Run keeping what the op made."""
+    kept: dict[str, Any] = {}
     try:
         if made:
-            leaves, _, out = build(case, value_class)
+            built: list[tuple[dict[str, Any], dict[str, Any], Any]] = []
+            lines = output_lines(value_class, made, lambda: built.append(build(case, value_class)))
+            (leaves, operands, out), fresh = built[0], build(case, value_class)
+            kept = {'operands': operands, 'out': out, 'lines': lines, 'fresh': (fresh[0], fresh[2])}
         else:
             leaves, out = case.build(value_class)
     except Exception as error:  # noqa: BLE001 -- a Value that cannot make this input
         return Run(error=error, built=False)
     try:
         backward(out, case.grad)
-        return Run({name: leaf.grad for name, leaf in leaves.items()}, out.data, op=getattr(out, '_op', None))
+        return Run({name: leaf.grad for name, leaf in leaves.items()}, out.data, op=getattr(out, '_op', None), **kept)
     except Exception as error:  # noqa: BLE001 -- RecursionError too: reported with the line that raised it
-        return Run(error=error, data=out.data, op=getattr(out, '_op', None))
+        return Run(error=error, data=out.data, op=getattr(out, '_op', None), **kept)
 
 
 _EXPECTED: dict[tuple[str, bool], tuple[Run, dict[str, float]]] = {}
@@ -134,15 +147,6 @@ def closure_of(node: Any) -> Any:
         return fn
     same = getattr(fn, '__code__', None) is getattr(default, '__code__', False)
     return None if fn is None or same else fn
-
-
-def made_by(node: Any, codes: set[types.CodeType]) -> bool:
-    """Whether the closure attached to node is one of codes: its code, or the code of the function it wraps (the
-    workspace's out._backward = f keeps f in a lambda)."""
-    closure = closure_of(node)
-    inner = [getattr(cell.cell_contents, '__code__', None) for cell in getattr(closure, '__closure__', None) or ()
-             if cell.cell_contents is not None] if closure is not None else []
-    return any(code in codes for code in [getattr(closure, '__code__', None), *inner])
 
 
 def reaches(out: Any, targets: list[Any]) -> bool:

@@ -9,6 +9,7 @@ from typing import Any
 from micrograd.exercises.result import ABSENT, CORRECT, DONE, Result
 from micrograd.exercises.sandbox import guarded
 from micrograd.exercises.scalar.backprop_grading import check_backward
+from micrograd.exercises.scalar.drive import Run
 from micrograd.exercises.scalar.exercises import EXERCISES, Exercise
 from micrograd.exercises.scalar.neuron_grading import check_neuron
 from micrograd.exercises.scalar.op_grading import check_op
@@ -18,10 +19,11 @@ from micrograd.exercises.scalar.whole_engine import check_engine
 
 
 def check_one(exercise: Exercise, value_class: Any, neuron_class: Any = None, *, strict: bool = False,
-              sort_done: bool = True, done: frozenset[str] = frozenset(), timeout: float | None = 10.0) -> Result:
+              sort_done: bool = True, made: dict[str, list[Run]] | None = None, timeout: float | None = 10.0) -> Result:
     """One exercise. strict: the class is a workspace's, which has every method (a missing one was renamed; a
-    lecture's class may have fewer); sort_done: whether backward() may use the learner's sort; done: the ops done
-    so far."""
+    lecture's class may have fewer); sort_done: whether backward() may use the learner's sort; made: the graphs of
+    the learner's own ops, kept by each op's check, for backward() (that of the ops done so far)."""
+    made = {} if made is None else made
     neuron = exercise.kind == 'neuron'
     owner = neuron_class if neuron else value_class
     if owner is None or not hasattr(owner, exercise.attribute):
@@ -31,9 +33,9 @@ def check_one(exercise: Exercise, value_class: Any, neuron_class: Any = None, *,
         return wrong(exercise, 'missing', input=exercise.cases[0].text() if exercise.cases else '',
                      expected=f"{what}, as the library has it", obtained=f"no {what}")
     graders: dict[str, Callable[[], Result]] = {
-        'op': lambda: check_op(exercise, value_class, strict),
+        'op': lambda: check_op(exercise, value_class, strict, made),
         'sort': lambda: check_sort(exercise, value_class),
-        'backward': lambda: check_backward(exercise, value_class, sort_done, done),
+        'backward': lambda: check_backward(exercise, value_class, sort_done, made),
         'neuron': lambda: check_neuron(exercise, value_class, neuron_class, strict),
     }
     return guarded(exercise.number, exercise.name, graders[exercise.kind], timeout)
@@ -42,14 +44,16 @@ def check_one(exercise: Exercise, value_class: Any, neuron_class: Any = None, *,
 def check_all(value_class: Any, neuron_class: Any = None, *, strict: bool = False,
               timeout: float | None = 10.0) -> Iterator[Result]:
     """Every exercise, in order, then the whole engine when every exercise of it is right."""
-    sort_done, done, engine = True, frozenset[str](), True
+    sort_done, done, engine, made = True, frozenset[str](), True, dict[str, list[Run]]()
     for exercise in EXERCISES:
-        result = check_one(exercise, value_class, neuron_class, strict=strict, sort_done=sort_done, done=done,
+        result = check_one(exercise, value_class, neuron_class, strict=strict, sort_done=sort_done, made=made,
                            timeout=timeout)
         if exercise.kind == 'sort':
             sort_done = result.status == DONE
         if result.status in (DONE, CORRECT):
             done |= {exercise.name}
+        else:  # (backward() runs on the graphs of the ops done)
+            made.pop(exercise.name, None)
         engine = engine and (exercise.source != 'engine' or result.status in (DONE, CORRECT, ABSENT))
         yield result
     if engine and 'backward' in done:  # (run through the learner's backward())

@@ -8,15 +8,16 @@ import math
 from typing import Any
 
 from micrograd.exercises.cutting import blank_raised
-from micrograd.exercises.lines import line_of, place_of, where
+from micrograd.exercises.lines import line_of, place_of, run_traced, where
 from micrograd.exercises.numbers import close, grads, number
 from micrograd.exercises.result import ABSENT, DONE, NOT_STARTED, Result
 from micrograd.exercises.sandbox import paused, set_input
 from micrograd.exercises.scalar import fit, outcome
 from micrograd.exercises.scalar.drive import Run, expected, run_case, wrong_leaves
 from micrograd.exercises.scalar.exercises import EXERCISES, Case, Exercise
-from micrograd.exercises.scalar.op_wiring import wiring
-from micrograd.exercises.scalar.places import in_learners_words, line_with, wrong_line
+from micrograd.exercises.scalar.op_wiring import probes, wiring
+from micrograd.exercises.scalar.op_wiring import text as wired_text
+from micrograd.exercises.scalar.places import closures, in_learners_words, line_with, wrong_line
 
 __all__ = ['check_op', 'expected']  # (expected: the library's numbers for a case, run in drive.py)
 
@@ -43,14 +44,19 @@ def _accepted(case: Case, run: Run, want: Run) -> str:
     return ''
 
 
-def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
+def check_op(exercise: Exercise, value_class: Any, strict: bool, made: dict[str, list[Run]]) -> Result:
     """The op's verdict: each case against the library's gradients and central differences, then how the op puts
-    its output in the graph; a mistake named by the slip that gives the learner's numbers, at its line."""
-    cases = exercise.cases
-    runs = []
-    for case in cases:
-        set_input(case.text())
-        runs.append(run_case(case, value_class))
+    its output in the graph; a mistake named by the slip that gives the learner's numbers, at its line. made: the
+    runs of the op's probes, its operands made by an op, kept there by its name for backward()'s check."""
+    cases, probed = exercise.cases, [case for _, case in probes(exercise)]
+    codes = closures(value_class, exercise.methods)
+    runs: list[Run] = []
+    # Each case run once, the learner's closures traced as it runs; then each probe, its operands made by an op
+    for case, methods in [*((case, ()) for case in cases), *((case, exercise.methods) for case in probed)]:
+        set_input(wired_text(case) if methods else case.text())
+        events = run_traced(codes, lambda: runs.append(run_case(case, value_class, made=methods)))  # noqa: B023
+        runs[-1].events = events
+    runs, made[exercise.name] = runs[:len(cases)], runs[len(cases):]
     at_blank = [r.error is not None and blank_raised(r.error, len(EXERCISES)) is not None for r in runs]
     if all(not r.built for r in runs):
         return outcome.raised(exercise, cases[0].text(), runs[0].error) if strict else Result.of(exercise, ABSENT)
@@ -87,7 +93,7 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
                                          f"{', '.join(number(round(v, 8)) for v in fd.values())})")
             wrong.append((i, outcome.wrong(exercise, input=text, expected=shown, obtained=grads(run.grads)), bad))
     if wrong or unfinished is None:  # an output left out of the graph explains any gradient: said first
-        wired = wiring(exercise, value_class, through=not wrong)
+        wired = wiring(exercise, value_class, made[exercise.name], through=not wrong)
         if wired is not None:
             return wired
     if not wrong:
@@ -101,9 +107,9 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool) -> Result:
         return Result.of(exercise, DONE, note='\n'.join(notes))
     i, first, bad = wrong[0]
     with paused():  # the checker's own work: not the learner's time
-        first.diagnosis, said = fit.diagnose(exercise, runs, [i for i, _, _ in wrong], value_class, frozenset(accepted))
+        first.diagnosis, said = fit.diagnose(exercise, runs, [k for k, _, _ in wrong], value_class, frozenset(accepted))
         if bad:  # the line that made a wrong value first (for wrong_parent, the second adding to one parent)
-            first.place = wrong_line(exercise.methods, value_class, lambda cls: run_case(cases[i], cls),
+            first.place = wrong_line(exercise.methods, runs[i].events, lambda cls: run_case(cases[i], cls),
                                      cases[i].leaves.get(bad[0]))
     first.why = said or outcome.explain(exercise, first.diagnosis)
     if first.diagnosis not in ('parent_twice', 'parent_dropped'):  # (these quote the right line)

@@ -7,6 +7,7 @@ label and closure are those ops' own, and are not asked for here."""
 from __future__ import annotations
 
 import re
+import types
 from typing import Any
 
 from micrograd import ops
@@ -15,10 +16,10 @@ from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
 from micrograd.exercises.scalar.blanks import blanks_of
-from micrograd.exercises.scalar.drive import build, closure_of, expected, made_by, reaches, run_case
+from micrograd.exercises.scalar.drive import Run, closure_of, expected, reaches
 from micrograd.exercises.scalar.exercises import Case, Exercise
 from micrograd.exercises.scalar.fit import roles_of
-from micrograd.exercises.scalar.places import closures, line_with, output_lines
+from micrograd.exercises.scalar.places import closures, line_with
 
 
 def probes(exercise: Exercise) -> list[tuple[int, Case]]:
@@ -55,38 +56,35 @@ def behind(gradients: dict[str, float] | None) -> str:
     return grads({f"{name}0": g for name, g in (gradients or {}).items()})
 
 
-def wiring(exercise: Exercise, value_class: Any, through: bool = False) -> Result | None:
+def wiring(exercise: Exercise, value_class: Any, made: list[Run], through: bool = False) -> Result | None:
     """What is wrong with how the op puts its output in the graph, named, at the learner's line that made the
-    output (or returned it); None when nothing is, or when it cannot be told here. through: whether to see the
-    library's gradients reach the leaves behind the operands too (the checker backpropagates)."""
+    output (or returned it); None when nothing is, or when it cannot be told here. made: the runs of the probes,
+    each operand made by an op; through: whether to see the library's gradients reach the leaves behind the
+    operands too (the checker backpropagated)."""
     kept = _constructor(exercise, value_class)
     if kept is not None:
         return kept
     parents = max((b.parents for b in blanks_of(exercise)), key=len, default=('self',))  # (x ** y's: self, other)
     own, further = closures(value_class, exercise.methods), None
-    for i, case in probes(exercise):
+    for (i, case), run in zip(probes(exercise), made):
         roles = roles_of(case) or {}
         called = {leaf: _name(roles[leaf], exercise, parents) for leaf in case.leaves}  # (as the op says)
         input_ = text(case)
-        set_input(input_)
-        try:
-            made_at, returned_at = output_lines(value_class, exercise.methods,
-                                                lambda: build(case, value_class))  # noqa: B023 -- called at once
-            _, made, out = build(case, value_class)
-        except Exception:  # noqa: BLE001 -- a Value that does not take this input: its cases say so
+        if not run.built:  # a Value that does not take this input: its cases say so
             continue
-        lost = [leaf for leaf in case.leaves if not reaches(out, [made[leaf]])]
-        closure, here = closure_of(out), made_by(out, own)
-        elsewhere = [leaf for leaf in case.leaves if made_by(made[leaf], own)]
+        (made_at, returned_at), operands, out = run.lines, run.operands, run.out
+        lost = [leaf for leaf in case.leaves if not reaches(out, [operands[leaf]])]
+        closure, held = closure_of(out), {name: closure_of(node) for name, node in operands.items()}
+        here, elsewhere = made_by(closure, own), [name for name, fn in held.items() if made_by(fn, own)]
         if through and further is None:  # (the checker's backpropagation: whether x0 behind x gets its gradient)
-            run, right = run_case(case, value_class, made=True), expected(exercise.name, i)[0].grads
+            right = expected(exercise.name, i)[0].grads
             if run.grads is not None and not same(run.grads, right):  # (an exception: said by the cases)
                 further = {'input': input_, 'expected': behind(right), 'obtained': behind(run.grads)}
         fields = {'input': input_, 'place': made_at}
         if lost:
             prev = list(getattr(out, '_prev', ()) or ())
             said = ' and '.join(dict.fromkeys(called[leaf] for leaf in lost))
-            who = {id(node): name for name, node in made.items()}
+            who = {id(node): name for name, node in operands.items()}
             return outcome.wrong(exercise, 'not_in_graph', why=(
                 f"your `{exercise.name}` leaves {said} out of the graph: the output's parents (`_prev`) must hold "
                 f"every operand, or backward() never reaches what made {said}"),
@@ -119,6 +117,14 @@ def wiring(exercise: Exercise, value_class: Any, through: bool = False) -> Resul
                 expected=f"out._op = {named!r}", obtained=f"out._op = {label!r}",
                 **fields)
     return outcome.wrong(exercise, 'through_ops', **further) if further is not None else None
+
+
+def made_by(closure: Any, codes: set[types.CodeType]) -> bool:
+    """Whether a closure attached to a node (closure_of's) is one of codes: its code, or the code of the function it
+    wraps (the workspace's out._backward = f keeps f in a lambda)."""
+    inner = [getattr(cell.cell_contents, '__code__', None) for cell in getattr(closure, '__closure__', None) or ()
+             if cell.cell_contents is not None] if closure is not None else []
+    return any(code in codes for code in [getattr(closure, '__code__', None), *inner])
 
 
 def _constructor(exercise: Exercise, value_class: Any) -> Result | None:

@@ -52,11 +52,13 @@ def method_place(cls: Any, method: str, in_file: bool = True) -> str:
     return f"{Path(found[3]).name + ', ' if in_file else ''}line {line}: {name}"
 
 
-def wrong_line(methods: tuple[str, ...], value_class: Any, run: Callable[[Any], object], leaf: float | None) -> str:
-    """The learner's line in the closures of value_class's methods that made a wrong value first, run(a Value
-    class) running the case (lines.py: the library's closures noted, the learner's traced): 'my_engine.py, line 47:
-    other.grad -= ...'; where every value is right, the line that handed the leaf of data leaf its gradient; ''
-    where none did. The library's closures of every op are traced: x - y is x + (-y)."""
+def wrong_line(methods: tuple[str, ...], mine: list[lines.Event], run: Callable[[Any], object],
+               leaf: float | None) -> str:
+    """The learner's line in the closures of their methods that made a wrong value first, from mine, the events of
+    their run of the case (lines.py: their closures traced), and run(the library's Value class) running the case
+    again with the library's closures noted: 'my_engine.py, line 47: other.grad -= ...'; where every value is
+    right, the line that handed the leaf of data leaf its gradient; '' where none did. The library's closures of
+    every op are traced: x - y is x + (-y)."""
     noted: list[Any] = []
     swaps = []
     for method in (m for m in methods if m in vars(Value)):
@@ -68,7 +70,6 @@ def wrong_line(methods: tuple[str, ...], value_class: Any, run: Callable[[Any], 
         swaps.append((Value, method, namespace[fn.__name__]))
     with swapped(swaps):
         right = run_traced(closures(Value, tuple(vars(Value))), lambda: run(Value))
-    mine = run_traced(closures(value_class, methods), lambda: run(value_class))
     found = lines.wrong_line(Right(noted, right, float, 1e-6, 1e-9), mine, leaf=leaf)
     return place(*found) if found else ''
 

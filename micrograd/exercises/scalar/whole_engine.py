@@ -9,13 +9,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from micrograd import ops
-from micrograd.exercises.lines import place_of, where
+from micrograd.exercises.lines import place_of, run_traced, where
 from micrograd.exercises.numbers import close, grads, number, same
 from micrograd.exercises.result import DONE, WRONG, Result
 from micrograd.exercises.sandbox import paused, set_input
 from micrograd.exercises.scalar.drive import Run, library_numbers, run_case, wrong_leaves
 from micrograd.exercises.scalar.exercises import Case
-from micrograd.exercises.scalar.places import alias_line, output_lines, wrong_line
+from micrograd.exercises.scalar.places import alias_line, closures, output_lines, wrong_line
 
 # Python's operator protocol: an op's symbol, the method x <op> other calls, and the one k <op> x calls.
 PROTOCOL = (('+', '__add__', '__radd__'), ('-', '__sub__', '__rsub__'), ('*', '__mul__', '__rmul__'),
@@ -95,7 +95,8 @@ def _place(value_class: Any, form: Form, mine: Run) -> str:
     bad = wrong_leaves(form.case, mine.grads)
     line = alias_line(value_class, form.method)
     if not line and bad and close(mine.data, want.data):
-        line = wrong_line((form.method,), value_class, lambda cls: run(form, cls), LEAVES[bad[0]])
+        events = run_traced(closures(value_class, (form.method,)), lambda: run(form, value_class))
+        line = wrong_line((form.method,), events, lambda cls: run(form, cls), LEAVES[bad[0]])
     return line or output_lines(value_class, (form.method,), lambda: run(form, value_class))[1]
 
 
