@@ -32,9 +32,10 @@ import sysconfig
 import textwrap
 import types
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
+from unittest.mock import patch
 
 NOT_LEARNERS = tuple(str(Path(p).resolve()) + os.sep for p in [
     str(Path(__file__).parents[1]), *(sysconfig.get_paths()[k] for k in ('stdlib', 'purelib', 'platlib'))])
@@ -105,19 +106,11 @@ def traced(call: Callable[[], object], tracer: Callable[[types.FrameType, str, A
 
 @contextmanager
 def swapped(replacements: list[tuple[Any, str, Any]]) -> Iterator[None]:
-    """Each (owner, name, value) of replacements: owner.name made value (owner's own attribute), put back after
-    (or deleted, where owner had none of its own)."""
-    saved = [(owner, name, vars(owner).get(name)) for owner, name, _ in replacements]
-    try:
+    """Each (owner, name, value) of replacements: owner.name made value while the block runs, put back after."""
+    with ExitStack() as stack:
         for owner, name, value in replacements:
-            setattr(owner, name, value)
+            stack.enter_context(patch.object(owner, name, value))
         yield
-    finally:
-        for owner, name, value in reversed(saved):
-            if value is None:
-                delattr(owner, name)
-            else:
-                setattr(owner, name, value)
 
 
 # --- the library's run, every expression noted ---------------------------------------------------------

@@ -26,8 +26,7 @@ from micrograd.exercises.scalar import outcome
 from micrograd.exercises.scalar.blanks import blanks_of
 from micrograd.exercises.scalar.drive import Run, expected, hand_node
 from micrograd.exercises.scalar.exercises import EXERCISES, Exercise, Graph, find
-from micrograd.exercises.scalar.op_wiring import behind, probes
-from micrograd.exercises.scalar.op_wiring import text as wired_text
+from micrograd.exercises.scalar.op_wiring import behind, probes, wired_text
 
 
 def graph_node(op: str, parents: list[Any]) -> Any:
@@ -87,8 +86,7 @@ def _raised(text: str, error: BaseException, key: str, want: str) -> Finding:
 
 
 def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, made: dict[str, list[Run]]) -> Result:
-    """backward() on graphs the checker makes node by node, then on graphs of the learner's own ops that are done
-    (made: by op, the runs that keep them)."""
+    """backward() on graphs the checker makes node by node, then on those kept of the learner's own ops done."""
     swapped = getattr(value_class, '_topological_order', None) is not None and not sort_done
     with patch.object(value_class, '_topological_order', topological_order) if swapped else nullcontext():
         failed, missing, shown = _check_backward(exercise.number, exercise.graphs, value_class, made)
@@ -178,18 +176,17 @@ def _leaf_root(value_class: Any) -> Finding | str:
 
 
 def _own_ops(made: dict[str, list[Run]]) -> Finding:
-    """backward() on graphs of the learner's own ops that are done (made: the runs of each op's probes, by its name,
-    each keeping a graph untouched), each in every form it takes, its operands made by an op (so that the whole
-    engine runs: each op's parents in the graph, its closure attached, the learner's sort): the checker's graphs
-    accept either way of calling a node's backward, the learner's own closures may take only one. The first
-    mistake (none: empty)."""
+    """backward() on graphs of the learner's own ops that are done (made: by op, the runs of its probes), each in
+    every form it takes, its operands made by an op (so that the whole engine runs: each op's parents in the graph,
+    its closure attached, the learner's sort): the checker's graphs accept either way of calling a node's
+    backward, the learner's own closures may take only one. The first mistake (none: empty)."""
     for op in (e for e in EXERCISES if e.name in made):
         for (index, case), run in zip(probes(op), made[op.name]):
-            if case.grad != 1.0 or run.fresh is None:  # what out.backward() does; a Value that does not take this
+            if case.grad != 1.0 or not run.built:  # what out.backward() does; a Value that does not take this input
                 continue
             text = wired_text(case, then="out.backward()")
             set_input(text)
-            want, (leaves, out) = expected(op.name, index)[0], run.fresh
+            want, (leaves, _, out) = expected(op.name, index)[0], run.graphs[1]
             try:
                 out.backward()
             except RecursionError:  # (the deep chain says it)

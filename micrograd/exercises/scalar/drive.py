@@ -39,33 +39,29 @@ def backpropagate(out: Any, grad: float = 1.0) -> None:
 
 @dataclass
 class Run:
-    """One case run with one Value class. A case run with each operand made by an op also keeps what the op made:
-    the operands (x, made from x0), out, the learner's lines that made and returned it, and a second graph the
-    same, untouched (its leaves and out), for the learner's backward() to run on later."""
+    """One case run with one Value class; with each operand made by an op, the learner's lines that made and
+    returned out, and the graphs built (leaves, operands, out): one backpropagated, one left for backward()."""
     grads: dict[str, float] | None = None
     data: float | None = None
     error: BaseException | None = None
     built: bool = True
     op: object = None   # the output's _op: '/' for a division of its own, '*' for the lecture's x * y**-1
-    operands: dict[str, Any] = field(default_factory=dict)
-    out: Any = None
     lines: tuple[str, str] = ('', '')
-    fresh: tuple[dict[str, Any], Any] | None = None
+    graphs: list[tuple[dict[str, Any], dict[str, Any], Any]] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)  # the learner's closures' lines as it ran, where traced
 
 
 def run_case(case: Case, value_class: Any, backward: Callable[[Any, float], None] = backpropagate,
              made: tuple[str, ...] = ()) -> Run:
     """case built with value_class, its gradient backpropagated by backward (the checker's loop, unless said);
-    made: the op's methods, to build each operand by an op (build), the gradients read on the leaves behind, x0
-    and y0, and the Run keeping what the op made."""
+    made: the op's methods, to make each operand by an op (build), the gradients read on the leaves behind, x0."""
     kept: dict[str, Any] = {}
     try:
         if made:
             built: list[tuple[dict[str, Any], dict[str, Any], Any]] = []
             lines = output_lines(value_class, made, lambda: built.append(build(case, value_class)))
-            (leaves, operands, out), fresh = built[0], build(case, value_class)
-            kept = {'operands': operands, 'out': out, 'lines': lines, 'fresh': (fresh[0], fresh[2])}
+            built.append(build(case, value_class))
+            (leaves, _, out), kept = built[0], {'lines': lines, 'graphs': built}
         else:
             leaves, out = case.build(value_class)
     except Exception as error:  # noqa: BLE001 -- a Value that cannot make this input

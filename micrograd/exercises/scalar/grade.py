@@ -44,17 +44,15 @@ def check_one(exercise: Exercise, value_class: Any, neuron_class: Any = None, *,
 def check_all(value_class: Any, neuron_class: Any = None, *, strict: bool = False,
               timeout: float | None = 10.0) -> Iterator[Result]:
     """Every exercise, in order, then the whole engine when every exercise of it is right."""
-    sort_done, done, engine, made = True, frozenset[str](), True, dict[str, list[Run]]()
+    status: dict[str, str] = {}
+    made: dict[str, list[Run]] = {}
     for exercise in EXERCISES:
-        result = check_one(exercise, value_class, neuron_class, strict=strict, sort_done=sort_done, made=made,
-                           timeout=timeout)
-        if exercise.kind == 'sort':
-            sort_done = result.status == DONE
-        if result.status in (DONE, CORRECT):
-            done |= {exercise.name}
-        else:  # (backward() runs on the graphs of the ops done)
+        result = check_one(exercise, value_class, neuron_class, strict=strict, sort_done=status.get('sort') == DONE,
+                           made=made, timeout=timeout)
+        status[exercise.name] = result.status
+        if result.status not in (DONE, CORRECT):  # (backward() runs on the graphs of the ops done)
             made.pop(exercise.name, None)
-        engine = engine and (exercise.source != 'engine' or result.status in (DONE, CORRECT, ABSENT))
         yield result
-    if engine and 'backward' in done:  # (run through the learner's backward())
+    engine = all(status[e.name] in (DONE, CORRECT, ABSENT) for e in EXERCISES if e.source == 'engine')
+    if engine and status['backward'] in (DONE, CORRECT):  # (run through the learner's backward())
         yield guarded(0, 'engine', lambda: check_engine(value_class, strict), timeout)

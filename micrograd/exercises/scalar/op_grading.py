@@ -15,8 +15,7 @@ from micrograd.exercises.sandbox import paused, set_input
 from micrograd.exercises.scalar import fit, outcome
 from micrograd.exercises.scalar.drive import Run, expected, run_case, wrong_leaves
 from micrograd.exercises.scalar.exercises import EXERCISES, Case, Exercise
-from micrograd.exercises.scalar.op_wiring import probes, wiring
-from micrograd.exercises.scalar.op_wiring import text as wired_text
+from micrograd.exercises.scalar.op_wiring import probes, wired_text, wiring
 from micrograd.exercises.scalar.places import closures, in_learners_words, line_with, wrong_line
 
 __all__ = ['check_op', 'expected']  # (expected: the library's numbers for a case, run in drive.py)
@@ -54,8 +53,7 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool, made: dict[str,
     # Each case run once, the learner's closures traced as it runs; then each probe, its operands made by an op
     for case, methods in [*((case, ()) for case in cases), *((case, exercise.methods) for case in probed)]:
         set_input(wired_text(case) if methods else case.text())
-        events = run_traced(codes, lambda: runs.append(run_case(case, value_class, made=methods)))  # noqa: B023
-        runs[-1].events = events
+        runs[-1].events = run_traced(codes, lambda: runs.append(run_case(case, value_class, made=methods)))  # noqa: B023
     runs, made[exercise.name] = runs[:len(cases)], runs[len(cases):]
     at_blank = [r.error is not None and blank_raised(r.error, len(EXERCISES)) is not None for r in runs]
     if all(not r.built for r in runs):

@@ -34,7 +34,7 @@ def probes(exercise: Exercise) -> list[tuple[int, Case]]:
     return out
 
 
-def text(case: Case, then: str = '') -> str:
+def wired_text(case: Case, then: str = '') -> str:
     """The case with each leaf made by an op, as a learner can paste it (then: a statement after it)."""
     made = '; '.join(f"{name}0 = Value({v!r}); {name} = {name}0 + 0" for name, v in case.leaves.items())
     code = '; '.join(case.code.split('\n') + ([then] if then else []))
@@ -58,9 +58,8 @@ def behind(gradients: dict[str, float] | None) -> str:
 
 def wiring(exercise: Exercise, value_class: Any, made: list[Run], through: bool = False) -> Result | None:
     """What is wrong with how the op puts its output in the graph, named, at the learner's line that made the
-    output (or returned it); None when nothing is, or when it cannot be told here. made: the runs of the probes,
-    each operand made by an op; through: whether to see the library's gradients reach the leaves behind the
-    operands too (the checker backpropagated)."""
+    output (or returned it); None when nothing is, or when it cannot be told here. made: the probes' runs; through:
+    whether to see the library's gradients reach the leaves behind the operands too (the checker's loop ran)."""
     kept = _constructor(exercise, value_class)
     if kept is not None:
         return kept
@@ -69,10 +68,10 @@ def wiring(exercise: Exercise, value_class: Any, made: list[Run], through: bool 
     for (i, case), run in zip(probes(exercise), made):
         roles = roles_of(case) or {}
         called = {leaf: _name(roles[leaf], exercise, parents) for leaf in case.leaves}  # (as the op says)
-        input_ = text(case)
+        input_ = wired_text(case)
         if not run.built:  # a Value that does not take this input: its cases say so
             continue
-        (made_at, returned_at), operands, out = run.lines, run.operands, run.out
+        (made_at, returned_at), (_, operands, out) = run.lines, run.graphs[0]
         lost = [leaf for leaf in case.leaves if not reaches(out, [operands[leaf]])]
         closure, held = closure_of(out), {name: closure_of(node) for name, node in operands.items()}
         here, elsewhere = made_by(closure, own), [name for name, fn in held.items() if made_by(fn, own)]
@@ -130,8 +129,8 @@ def made_by(closure: Any, codes: set[types.CodeType]) -> bool:
 def _constructor(exercise: Exercise, value_class: Any) -> Result | None:
     """Whether Value(data, children, op) keeps what it is given (its parents in _prev, its op in _op): where it
     does not, every op's output misses it, and the line to fix is in __init__."""
-    text_ = "a, b = Value(1.0), Value(2.0); out = Value(3.0, (a, b), '+')"
-    set_input(text_)
+    text = "a, b = Value(1.0), Value(2.0); out = Value(3.0, (a, b), '+')"
+    set_input(text)
     try:
         a, b = value_class(1.0), value_class(2.0)
         out = value_class(3.0, (a, b), '+')
@@ -144,7 +143,7 @@ def _constructor(exercise: Exercise, value_class: Any) -> Result | None:
             ('constructor_op', getattr(out, '_op', '+') == '+', '_op', "the op's name (_op) in `_op`",
              f"out._op = {getattr(out, '_op', None)!r}")):
         if not kept:
-            return outcome.wrong(exercise, key, input=text_, expected=f"out.{attribute} as given", obtained=obtained,
+            return outcome.wrong(exercise, key, input=text, expected=f"out.{attribute} as given", obtained=obtained,
                                  why=f"`Value(data, children, op)` does not keep {said}: `Value.__init__` must, or "
                                      "no op's output is in the graph as it should be",
                                  place=line_with(value_class, '__init__', f"self.{attribute}"))

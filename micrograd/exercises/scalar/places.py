@@ -29,15 +29,11 @@ def _written(method: ast.FunctionDef, class_name: str, first: int = 1) -> tuple[
     return first - 1 + method.lineno, f"{class_name}.{method.name}"
 
 
-def method_numbers(source: str) -> dict[str, int]:
-    return {m: e.number for e in EXERCISES if e.source == source for m in e.methods}
-
-
 def class_places(value_class: Any, neuron: Any) -> dict[int, str]:
     """Where each exercise is written in a notebook's classes: {number: 'line 12: _backward in Value.tanh'}."""
     out: dict[int, str] = {}
     for cls, kind in ((value_class, 'engine'), (neuron, 'nn')):
-        for method, number in method_numbers(kind).items():
+        for number, method in ((e.number, m) for e in EXERCISES if e.source == kind for m in e.methods):
             if isinstance(cls, type) and method in cls.__dict__ and number not in out:
                 out[number] = method_place(cls, method, in_file=False) or f"{cls.__name__}.{method}"
     return out
@@ -54,11 +50,10 @@ def method_place(cls: Any, method: str, in_file: bool = True) -> str:
 
 def wrong_line(methods: tuple[str, ...], mine: list[lines.Event], run: Callable[[Any], object],
                leaf: float | None) -> str:
-    """The learner's line in the closures of their methods that made a wrong value first, from mine, the events of
-    their run of the case (lines.py: their closures traced), and run(the library's Value class) running the case
-    again with the library's closures noted: 'my_engine.py, line 47: other.grad -= ...'; where every value is
-    right, the line that handed the leaf of data leaf its gradient; '' where none did. The library's closures of
-    every op are traced: x - y is x + (-y)."""
+    """The learner's line in their methods' closures that made a wrong value first, mine their run of the case
+    traced, run(a Value class) running it again with the library's closures noted (lines.py): 'my_engine.py, line
+    47: other.grad -= ...'; where every value is right, the line that handed the leaf of data leaf its gradient; ''
+    where none did. The library's closures of every op are traced: x - y is x + (-y)."""
     noted: list[Any] = []
     swaps = []
     for method in (m for m in methods if m in vars(Value)):
