@@ -145,11 +145,8 @@ def output_lines(cls: Any, methods: tuple[str, ...], run: Callable[[], object]) 
 
 def closures(cls: Any, methods: tuple[str, ...]) -> set[types.CodeType]:
     """The code of the functions defined inside cls's methods (their backward closures)."""
-    out = set()
-    for method in methods:
-        code = getattr(_function(cls, method), '__code__', None)
-        out |= {c for c in getattr(code, 'co_consts', ()) if isinstance(c, types.CodeType)}
-    return out
+    codes = [getattr(_function(cls, method), '__code__', None) for method in methods]
+    return {c for code in codes for c in getattr(code, 'co_consts', ()) if isinstance(c, types.CodeType)}
 
 
 def _function(cls: Any, method: str) -> Any:
