@@ -138,10 +138,11 @@ def _run(exercise_number: int, graph: Graph, value_class: Any, calls: int, text:
     shown = want if len(want) < 20 else {'x': want['x']}  # the deep chain: its leaf only
     if isinstance(got, Finding) and 'diagnosis' in got:
         got['expected'] = grads(shown)
-    if isinstance(got, (Finding, RecursionError)) or same({k: got[k] for k in shown}, shown):
+    slips = ((key, partial(graphs.gradients, graph, planted(n), graph_node, calls)) for n, (key, _) in enumerate(SLIPS))
+    key = '' if isinstance(got, (Finding, RecursionError)) else graphs.named(  # ('': the library's gradients)
+        {k: got[k] for k in shown}, [('', lambda: shown), *(slips if len(want) < 20 else ())], same)
+    if not key:
         return got
-    key = graphs.named(got, ((key, partial(graphs.gradients, graph, planted(n), graph_node, calls))
-                             for n, (key, _) in enumerate(SLIPS)), same) if len(want) < 20 else 'wrong'
     if key in ('backward_no_zeroing', 'backward_zeroes_leaves'):  # the zeroing rule: right on one call
         return key, got, want
     return Finding(diagnosis=key, input=text, expected=grads(shown), obtained=grads({k: got[k] for k in shown}))
