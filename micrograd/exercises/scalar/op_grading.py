@@ -50,7 +50,7 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool, made: dict[str,
     cases, probed = exercise.cases, [case for _, case in probes(exercise)]
     codes = closures(value_class, exercise.methods)
     runs: list[Run] = []
-    # Each case run once, the learner's closures traced as it runs; then each probe, its operands made by an op
+    # Each case run once, then each probe (its operands made by an op); a Run keeps the lines its closures ran
     for case, methods in [*((case, ()) for case in cases), *((case, exercise.methods) for case in probed)]:
         set_input(wired_text(case) if methods else case.text())
         runs[-1].events = run_traced(codes, lambda: runs.append(run_case(case, value_class, made=methods)))  # noqa: B023
