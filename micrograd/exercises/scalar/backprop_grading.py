@@ -24,7 +24,7 @@ from micrograd.exercises.result import NOT_STARTED, Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
 from micrograd.exercises.scalar.blanks import blanks_of
-from micrograd.exercises.scalar.drive import Run, expected, hand_node
+from micrograd.exercises.scalar.drive import Run, hand_node, library_numbers
 from micrograd.exercises.scalar.exercises import EXERCISES, Exercise, Graph, find
 from micrograd.exercises.scalar.op_wiring import behind, probes, wired_text
 
@@ -182,12 +182,12 @@ def _own_ops(made: dict[str, list[Run]]) -> Finding:
     its closure attached, the learner's sort): the checker's graphs accept either way of calling a node's
     backward, the learner's own closures may take only one. The first mistake (none: empty)."""
     for op in (e for e in EXERCISES if e.name in made):
-        for (index, case), run in zip(probes(op), made[op.name]):
+        for case, run in zip(probes(op), made[op.name]):
             if case.grad != 1.0 or not run.built:  # what out.backward() does; a Value that does not take this input
                 continue
             text = wired_text(case, then="out.backward()")
             set_input(text)
-            want, (leaves, _, out) = expected(op.name, index)[0], run.graphs[1]
+            want, (leaves, _, out) = library_numbers(case)[0], run.graphs[1]
             try:
                 out.backward()
             except RecursionError:  # (the deep chain says it)

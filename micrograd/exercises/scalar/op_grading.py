@@ -47,7 +47,7 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool, made: dict[str,
     """The op's verdict: each case against the library's gradients and central differences, then how the op puts
     its output in the graph; a mistake named by the slip that gives the learner's numbers, at its line. made: the
     runs of the op's probes, its operands made by an op, kept there by its name for backward()'s check."""
-    cases, probed = exercise.cases, [case for _, case in probes(exercise)]
+    cases, probed = exercise.cases, probes(exercise)
     codes = closures(value_class, exercise.methods)
     runs: list[Run] = []
     # Each case run once, then each probe (its operands made by an op); a Run keeps the lines its closures ran

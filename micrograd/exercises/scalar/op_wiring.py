@@ -16,21 +16,21 @@ from micrograd.exercises.result import Result
 from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
 from micrograd.exercises.scalar.blanks import blanks_of
-from micrograd.exercises.scalar.drive import Run, closure_of, expected, reaches
+from micrograd.exercises.scalar.drive import Run, closure_of, library_numbers, reaches
 from micrograd.exercises.scalar.exercises import Case, Exercise
 from micrograd.exercises.scalar.fit import roles_of
 from micrograd.exercises.scalar.places import closures, line_with
 
 
-def probes(exercise: Exercise) -> list[tuple[int, Case]]:
+def probes(exercise: Exercise) -> list[Case]:
     """The cases an op is wired on: one of each form (x OP y, x OP k, x.f(), the dot), none with a Value used
     twice, a gradient left over, or an extreme input."""
     out, seen = [], set()
-    for i, case in enumerate(exercise.cases):
+    for case in exercise.cases:
         if case.prior or case.extreme or case.reuses or roles_of(case) is None or case.code in seen:
             continue
         seen.add(case.code)
-        out.append((i, case))
+        out.append(case)
     return out
 
 
@@ -65,7 +65,7 @@ def wiring(exercise: Exercise, value_class: Any, made: list[Run], through: bool 
         return kept
     parents = max((b.parents for b in blanks_of(exercise)), key=len, default=('self',))  # (x ** y's: self, other)
     own, further = closures(value_class, exercise.methods), None
-    for (i, case), run in zip(probes(exercise), made):
+    for case, run in zip(probes(exercise), made):
         roles = roles_of(case) or {}
         called = {leaf: _name(roles[leaf], exercise, parents) for leaf in case.leaves}  # (as the op says)
         input_ = wired_text(case)
@@ -76,7 +76,7 @@ def wiring(exercise: Exercise, value_class: Any, made: list[Run], through: bool 
         closure, held = closure_of(out), {name: closure_of(node) for name, node in operands.items()}
         here, elsewhere = made_by(closure, own), [name for name, fn in held.items() if made_by(fn, own)]
         if through and further is None:  # (the checker's backpropagation: whether x0 behind x gets its gradient)
-            right = expected(exercise.name, i)[0].grads
+            right = library_numbers(case)[0].grads
             if run.grads is not None and not same(run.grads, right):  # (an exception: said by the cases)
                 further = {'input': input_, 'expected': behind(right), 'obtained': behind(run.grads)}
         fields = {'input': input_, 'place': made_at}
