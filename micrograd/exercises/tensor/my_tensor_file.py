@@ -97,9 +97,7 @@ def locate(tree: ast.Module, name: str) -> tuple[ast.FunctionDef, str]:
 @cache
 def library_text(owner: str) -> str:
     """The library's text of the function or method owner ('Unary.exp', 'unbroadcast'), dedented."""
-    source = library_source()
-    first, last = cutting.definition(locate(ast.parse(source), owner)[0])
-    return textwrap.dedent(''.join(source.splitlines(keepends=True)[first - 1:last]))
+    return dedented(library_source().splitlines(), locate(ast.parse(library_source()), owner)[0]) + '\n'
 
 
 def target(fn: ast.FunctionDef, name: str) -> ast.FunctionDef:
