@@ -146,11 +146,8 @@ class Report:
     def __str__(self) -> str:
         lines = [f"{self.title}: {self.summary()}", ""]
         if self.results:
-            width = max(9, *(len(r.name) for r in self.results))
-            for r in self.results:
-                title = self.exercise(r).title
-                lines.append(f"  {r.number:>2}  {r.name:<{width}} {MARKS[r.status]:<12} {title}")
-            lines.append("")
+            lines.append(listing([self.exercise(r) for r in self.results],
+                                 [f"{MARKS[r.status]:<12} " for r in self.results]))
         lines.append(self.headline())
         details = self.details()
         width = max((len(label) for label, _ in details), default=0)
@@ -187,7 +184,8 @@ class Report:
                 f"{f'<table>{rows}</table>' if rows else ''}</div>")
 
 
-def listing(exercises: Sequence[Described]) -> str:
-    """The list of a track's exercises, for `python -m micrograd.exercises list`."""
+def listing(exercises: Sequence[Described], marks: Sequence[str] = ()) -> str:
+    """The table of a track's exercises, for `python -m micrograd.exercises list`; with marks, the report's."""
     width = max(9, *(len(e.name) for e in exercises))
-    return '\n'.join(f"  {e.number:>2}  {e.name:<{width}} {e.title}" for e in exercises) + '\n'
+    return ''.join(f"  {e.number:>2}  {e.name:<{width}} {mark}{e.title}\n"
+                   for e, mark in zip(exercises, marks or [''] * len(exercises)))

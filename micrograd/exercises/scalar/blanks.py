@@ -12,19 +12,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from micrograd.exercises import cutting
 from micrograd.exercises.commands import advice, command
-from micrograd.exercises.cutting import (
-    Body,
-    answer,
-    body_span,
-    comments,
-    library_source,
-    load,
-    named,
-    offsets,
-    splice,
-    unwritten,
-)
+from micrograd.exercises.cutting import Body, library_source
 from micrograd.exercises.scalar.exercises import EXERCISES, LEVELS, Exercise, find
 
 ENGINE_FILE, NN_FILE = 'my_engine.py', 'my_nn.py'
@@ -53,7 +43,7 @@ class Blank(Body):
                      + ''.join(f"#   {line}\n{i}" if j == 0 else f"#     {line}\n{i}"
                                for rule in wrapped for j, line in enumerate(rule)))
         prompt = self.exercise.prompts[self.exercise.methods.index(self.method)]
-        return f"{formulas}# EXERCISE {n} ({name}): {prompt}\n{i}{rules}" + unwritten(n, name)
+        return f"{formulas}# EXERCISE {n} ({name}): {prompt}\n{i}{rules}" + cutting.unwritten(n, name)
 
 
 def _graded(fn: ast.FunctionDef) -> tuple[str, ...]:
@@ -68,21 +58,21 @@ def _graded(fn: ast.FunctionDef) -> tuple[str, ...]:
 
 def find_blanks(source: str, which: str = 'engine') -> list[Blank]:
     """Every body the exercises cut out of engine.py (which='engine') or nn.py (which='nn'), in order."""
-    tree, starts, blanks = ast.parse(source), offsets(source), []
-    cls = named(tree, CLASSES[which])
+    tree, starts, blanks = ast.parse(source), cutting.offsets(source), []
+    cls = cutting.named(tree, CLASSES[which])
     for exercise in (e for e in EXERCISES if e.source == which):
         for name in exercise.methods:
-            method = named(cls, name)
+            method = cutting.named(cls, name)
             functions = [f for f in ast.walk(method) if isinstance(f, ast.FunctionDef) and f is not method
                          and f.name.startswith('_backward')] if exercise.kind == 'op' else [method]
             if not functions:
                 raise LookupError(f"Value.{name} defines no _backward closure")
             for fn in functions:
-                start, end, indent = body_span(source, starts, fn)
+                start, end, indent = cutting.body_span(source, starts, fn)
                 closure = fn is not method
                 blanks.append(Blank(start, end, indent, source[start:end], exercise, name, fn.name,
                                     _graded(fn) if closure else (), method,
-                                    comments(indent + source[start:end]) if closure else ()))
+                                    cutting.comments(indent + source[start:end]) if closure else ()))
     return sorted(blanks, key=lambda b: (b.exercise.number, b.start))
 
 
@@ -133,7 +123,7 @@ def nn_header(directory: str | Path = '.') -> str:
 def blanked(which: str) -> str:
     """engine.py's or nn.py's text (which: 'engine' or 'nn'), every exercise a blank."""
     source, _ = library_source(f'micrograd.{which}')
-    return splice(source, {b: b.text() for b in find_blanks(source, which)})
+    return cutting.splice(source, {b: b.text() for b in find_blanks(source, which)})
 
 
 def engine_text(directory: str | Path = '.') -> str:
@@ -155,15 +145,15 @@ def solution(name: str) -> str:
     whose ops Value takes in) or nn.py."""
     exercise = find(name)
     cls = getattr(importlib.import_module(f'micrograd.{exercise.source}'), CLASSES[exercise.source])
-    return answer(f"# exercise {exercise.number} ({exercise.name}): the library's answer",
+    return cutting.answer(f"# exercise {exercise.number} ({exercise.name}): the library's answer",
                   [getattr(cls, method) for method in exercise.methods])
 
 
 def blank_engine() -> types.ModuleType:
     """my_engine.py as a module: the library's engine with every backward blank, for a notebook."""
-    return load(engine_text(), 'my_engine', ENGINE_FILE)
+    return cutting.load(engine_text(), 'my_engine', ENGINE_FILE)
 
 
 def blank_nn(engine: types.ModuleType) -> types.ModuleType:
     """my_nn.py as a module, on the given engine module (say, blank_engine())."""
-    return load(nn_text(), 'my_nn', NN_FILE, my_engine=engine)
+    return cutting.load(nn_text(), 'my_nn', NN_FILE, my_engine=engine)

@@ -97,9 +97,7 @@ def locate(tree: ast.Module, name: str) -> tuple[ast.FunctionDef, str]:
 @cache
 def library_text(owner: str) -> str:
     """The library's text of the function or method owner ('Unary.exp', 'unbroadcast'), dedented."""
-    source = library_source()
-    first, last = cutting.definition(locate(ast.parse(source), owner)[0])
-    return textwrap.dedent(''.join(source.splitlines(keepends=True)[first - 1:last]))
+    return dedented(library_source().splitlines(), locate(ast.parse(library_source()), owner)[0]) + '\n'
 
 
 def target(fn: ast.FunctionDef, name: str) -> ast.FunctionDef:
@@ -239,14 +237,12 @@ def load(path: str | Path, text: str | None = None) -> types.ModuleType:
                if isinstance(value, types.FunctionType)
                and getattr(inspect.unwrap(value), '__code__', None) is not None
                and inspect.unwrap(value).__code__.co_filename == filename}
-    methods = {_bare(b.name) for b in blanks() if '.' in b.name}
-    functions = {_bare(b.name) for b in blanks() if '.' not in b.name}
-    for name, value in given.items():  # the engine's own names back: only its blank functions are the file's
-        if name not in functions or name not in defined:
-            namespace[name] = value
-    for name in methods & defined.keys():  # each method on the class that holds it (Tensor, or one of its mixins)
-        setattr(next(c for c in module.Tensor.__mro__ if name in vars(c)), name, defined[name])
-        if name not in given:
-            del namespace[name]
+    functions = {b.owner for b in blanks() if '.' not in b.owner}
+    namespace.update((name, value) for name, value in given.items()  # the engine's own names back: only its
+                     if name not in functions or name not in defined)  # blank functions are the file's
+    for cls, _, name in (b.owner.partition('.') for b in blanks() if '.' in b.owner):
+        if name in defined:  # each method on the class that holds it (Tensor, or one of its mixins)
+            setattr(namespace[cls], name, defined[name])
+            if name not in given:
+                del namespace[name]
     return module
-
