@@ -182,6 +182,7 @@ def written(method: str, hint: str, stronger: str, cases: tuple[Case, ...], **fi
     cases = tuple(replace(c, code=c.code or op_code(op)) for c in cases)
     return replace(op_exercise(op), hint=hint, stronger=stronger, cases=cases, **fields)
 
+
 # What the two levels are, said up front (the workspace's header, the notebook's introduction).
 LEVELS = ("Two levels. Level 1 is the lecture's: right gradients, the lecture's way (its recursive `build_topo`, "
           "`self.grad = 1.0`, a tanh neuron), and your whole engine (the ops given too) agreeing with the library's "
@@ -264,7 +265,6 @@ WRITTEN: tuple[Exercise, ...] = (
         prompts=("x ** k of a number k >= 1, the lecture's: self.grad gets the power rule times grad",
                  "x ** y, and x ** k for k < 1: self.grad gets the power rule times grad; when other is a Value "
                  "(x ** y), other.grad gets its share too"),
-        title="backward of x ** k and x ** y",
         what="Write the body of each `_backward(grad)` of `**`: in `Value.__pow__` (x ** k, the lecture's) and in "
              "`Value._power` below the marked line (x ** y, and x ** k for k < 1): the base's share, and the "
              "exponent's when the exponent is a Value."),

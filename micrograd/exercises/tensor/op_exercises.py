@@ -166,7 +166,7 @@ ELEMENTWISE = Exercise(
     (Slip('exp_at_input', 'Tensor.exp', "self._add_grad(grad * self.data)",
           "derivative taken at the input: d e**x/dx is the output e**x (e), and you used x"),
      Slip('exp_power_rule', 'Tensor.exp', "self._add_grad(grad * self.data * np.exp(self.data - 1))",
-          "the power rule used for e**x: x * e**(x-1) treats x as a base, but x is the exponent; d e**x/dx = e**x"),
+          SAID['exp_power_rule']),
      Slip('exp_at_output', 'Tensor.exp', "self._add_grad(grad * np.exp(e))",
           "exp applied twice: e is already e**x, its own derivative"),
      Slip('log_at_output', 'Tensor.log', "self._add_grad(grad / np.log(x))",
@@ -187,7 +187,7 @@ ELEMENTWISE = Exercise(
      Slip('relu_value', 'Tensor.relu', "self._add_grad(grad * np.maximum(self.data, 0))",
           "the value instead of the slope: relu's local derivative is 1 or 0, not relu(x)"),
      Slip('relu_leaky', 'Tensor.relu', "self._add_grad(grad * np.where(self.data > 0, 1.0, 0.01))",
-          "a leaky slope below zero: relu's derivative is exactly 0 where x <= 0")),
+          SAID['relu_leaky'])),
     prompts=('exp: self gets grad times d e**x/dx (e is the output)',
              'log: self gets grad times d log(x)/dx (x is the input)',
              'tanh: self gets grad times d tanh(x)/dx (t is the output)',
@@ -366,6 +366,11 @@ INDEX = Exercise(
     prompts=("x[index]: the picked elements get their copies' gradients, added (picked)",),
     math=r"y_i = x_{\mathrm{idx}_i}:\quad \bar x_k = \sum_{i\,:\,\mathrm{idx}_i = k} G_i")
 
+# Two of matmul's slips, said once for both blanks; _matmul_rows's backward with its two products left to fill.
+_UNTRANSPOSED = "matmul's gradients untransposed: A gets grad @ B^T and B gets A^T @ grad"
+_SWAPPED = "matmul's gradients swapped: A's formula is grad @ B^T, B's is A^T @ grad"
+_ROWS = "g = grad.reshape(n_rows, b.shape[1])\nself._add_grad(({}).reshape(a.shape))\nother._add_grad({})"
+
 MATMUL = Exercise(
     'matmul', "backward of matmul, 2-D and batched",
     "Write the `_backward` of `__matmul__` (and of `_matmul_rows`, the fast path for a batch of rows times one "
@@ -388,7 +393,7 @@ MATMUL = Exercise(
           case('A 4,3; B 2,3,5', "out = A @ B", note="A is shared by the batch"),
           case('A 5,2; B 2,4', "out = A @ B", dtype='float32')),
     (Slip('matmul_untransposed', 'Tensor.__matmul__', "self._add_grad(grad @ b)\nother._add_grad(a @ grad)",
-          "matmul's gradients untransposed: A gets grad @ B^T and B gets A^T @ grad"),
+          _UNTRANSPOSED),
      Slip('matmul_wrong_operand', 'Tensor.__matmul__',
           "self._add_grad(grad @ a.swapaxes(-1, -2))\nother._add_grad(b.swapaxes(-1, -2) @ grad)",
           "the wrong matrix transposed: out = A @ B, so A's gradient is grad @ B^T, with the other operand B, "
@@ -402,8 +407,7 @@ MATMUL = Exercise(
           "matmul's factors in the wrong order: A gets grad @ B^T (grad on the left) and B gets A^T @ grad "
           "(grad on the right)"),
      Slip('matmul_swapped', 'Tensor.__matmul__',
-          "self._add_grad(a.swapaxes(-1, -2) @ grad)\nother._add_grad(grad @ b.swapaxes(-1, -2))",
-          "matmul's gradients swapped: A's formula is grad @ B^T, B's is A^T @ grad"),
+          "self._add_grad(a.swapaxes(-1, -2) @ grad)\nother._add_grad(grad @ b.swapaxes(-1, -2))", _SWAPPED),
      Slip('batch_transpose', 'Tensor.__matmul__', "self._add_grad(grad @ b.T)\nother._add_grad(a.T @ grad)",
           BATCH_T),
      Slip('not_reshaped', 'Tensor._matmul_rows',
@@ -411,13 +415,8 @@ MATMUL = Exercise(
           "A's gradient is not reshaped back: g @ B^T is (rows, K), A's rows folded into one axis, and a gradient "
           "has its tensor's shape: (g @ b.T).reshape(a.shape) (the library's _add_grad would reshape it for you "
           "and hide this)"),
-     Slip('matmul_untransposed', 'Tensor._matmul_rows',
-          "g = grad.reshape(n_rows, b.shape[1])\nself._add_grad((g @ b).reshape(a.shape))\nother._add_grad(rows @ g)",
-          "matmul's gradients untransposed: A gets grad @ B^T and B gets A^T @ grad"),
-     Slip('matmul_swapped', 'Tensor._matmul_rows',
-          "g = grad.reshape(n_rows, b.shape[1])\nself._add_grad((rows.T @ g).reshape(a.shape))\n"
-          "other._add_grad(g @ b.T)",
-          "matmul's gradients swapped: A's formula is grad @ B^T, B's is A^T @ grad")),
+     Slip('matmul_untransposed', 'Tensor._matmul_rows', _ROWS.format("g @ b", "rows @ g"), _UNTRANSPOSED),
+     Slip('matmul_swapped', 'Tensor._matmul_rows', _ROWS.format("rows.T @ g", "g @ b.T"), _SWAPPED)),
     prompts=('A @ B: A gets grad @ B^T, B gets A^T @ grad (a, b; batched: the last two axes)',
              '(..., K) @ (K, N) as one (rows, K) @ (K, N) product (rows, n_rows, b)'),
     math=r"C = AB:\quad \bar A = G B^\top,\quad \bar B = A^\top G")
