@@ -265,6 +265,7 @@ WRITTEN: tuple[Exercise, ...] = (
         prompts=("x ** k of a number k >= 1, the lecture's: self.grad gets the power rule times grad",
                  "x ** y, and x ** k for k < 1: self.grad gets the power rule times grad; when other is a Value "
                  "(x ** y), other.grad gets its share too"),
+        title="backward of x ** k and x ** y",
         what="Write the body of each `_backward(grad)` of `**`: in `Value.__pow__` (x ** k, the lecture's) and in "
              "`Value._power` below the marked line (x ** y, and x ** k for k < 1): the base's share, and the "
              "exponent's when the exponent is a Value."),
