@@ -142,7 +142,7 @@ def test_an_op_without_a_written_exercise_has_one_derived_from_its_op_record():
     assert (tanh.name, tanh.methods, tanh.kind) == ('tanh', ('tanh',), 'op')
     assert tanh.what == "Write the body of `_backward(grad)` in `Value.tanh`."
     assert "`d(tanh(x))/dx = 1 - out**2`, with `out` the output" in tanh.hint and "`t` the output" in tanh.stronger
-    assert tanh.formula == 'x.grad += (1 - t * t) * grad'
+    assert tanh.formula == 'x.grad += (1 - t * t) * grad   where t = tanh(x)'
     assert [c.text() for c in tanh.cases] == [
         'x = Value(0.5); out = x.tanh()', 'x = Value(-1.2); out = x.tanh()', 'x = Value(2.0); out = x.tanh()',
         'x = Value(0.5); out = x.tanh()   (backpropagating out.grad = -1.5)',

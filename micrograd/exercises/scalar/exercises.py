@@ -54,9 +54,10 @@ class Case:
         return any(len(re.findall(rf'\b{name}\b', self.code)) > 1 for name in self.leaves)
 
 
-def case(leaves: str, code: str, grad: float = 1.0, kink: bool = False, prior: str = '',
+def case(leaves: str, code: str = '', grad: float = 1.0, kink: bool = False, prior: str = '',
          extreme: bool = False) -> Case:
-    """case('x=2.0 y=-3.0', 'out = x + y', ...): the leaves as name=value pairs."""
+    """case('x=2.0 y=-3.0', 'out = x + y', ...): the leaves as name=value pairs; without code, in an op's record,
+    the op's own (written() fills it in)."""
     def pairs(text: str) -> dict[str, float]:
         return {name: float(v) for name, v in (p.split('=') for p in text.split())}
     return Case(pairs(leaves), code, grad, kink, pairs(prior), extreme)
@@ -141,16 +142,22 @@ class Exercise:
         return f"{self.what} Once that is right, the library's rules: {rules}"
 
 
+def op_code(op: ops.Op) -> str:
+    """The line a case of the op runs, as a learner types it: 'out = x + y', 'out = x.tanh()'."""
+    return f"out = {op.forward}" if op.method.startswith('__') else f"out = x.{op.method}({'y' * (op.parents - 1)})"
+
+
 def op_exercise(op: ops.Op) -> Exercise:
     """An op's exercise made from its record in ops.py (its slips are derived from the library's own closure:
     slips.py): an op's with no record in WRITTEN, and what written() starts from for one with a record."""
     if op.parents not in (1, 2):
         raise ValueError(f"ops.py: {op.name} takes any number of parents: its exercise is written by hand, in WRITTEN")
     y = 'y' if op.parents == 2 else ''
-    code = f"out = {op.forward}" if op.method.startswith('__') else f"out = x.{op.method}({y})"
+    code = op_code(op)
     samples = op.samples or (('x=1.5 y=-2.0', 'x=-0.5 y=3.0') if y else ('x=0.5', 'x=-1.2', 'x=2.0'))
-    prompt = (f"{op.forward}, x being self and y other: add grad times each one's local derivative to self.grad "
-              f"and other.grad" if y else f"{op.method}(x), x being self: add grad * d({op.method} x)/dx to self.grad")
+    leaf = f" (and x {op.name} k: other is then a leaf Value(k))" if y and op.method.startswith('__') else ''
+    prompt = (f"{op.forward}{leaf}: add grad times each one's local derivative to self.grad and other.grad" if y
+              else f"{op.method}(x), x being self: add grad * d({op.method} x)/dx to self.grad")
     derivatives = ' and '.join(f"`d({op.forward})/d{p} = {d}`" for p, d in zip('xy', op.derivatives))
     saved = f", and `{op.saved}` the output computed above" if op.saved else ''
     return Exercise(
@@ -162,25 +169,25 @@ def op_exercise(op: ops.Op) -> Exercise:
                                                                      derivatives else "."),
         f"Multiply the local derivative by the upstream `grad` and add it to the parent's `.grad` with `+=` (a "
         f"Value can feed an op twice): `x` is `self.data`{', `y` `other.data`' if y else ''}{saved}.",
-        ';  '.join(op.backward),
+        ';  '.join(op.backward) + (f"   where {op.saved} = {op.forward}" if op.saved else ''),
         cases=(*(case(leaves, code) for leaves in samples), case(samples[0], code, grad=-1.5),
                case(samples[0], code, prior='x=0.25')))
 
 
-def written(method: str, hint: str, stronger: str, formula: str, **fields: Any) -> Exercise:
-    """An op's exercise with its teaching text written by hand (the hints, the formula, and fields such as its
-    inputs and the slips it names); its name, title, task and the prompt of a one-parent op as op_exercise() says
-    them."""
-    return replace(op_exercise(ops.BY_METHOD[method]), hint=hint, stronger=stronger, formula=formula, **fields)
+def written(method: str, hint: str, stronger: str, cases: tuple[Case, ...], **fields: Any) -> Exercise:
+    """An op's exercise with its teaching text written by hand (the hints, its inputs, and fields such as the
+    slips it names); its name, title, task, formula and the prompt of a one-parent op as op_exercise() says them,
+    and a case without code runs the op's own."""
+    op = ops.BY_METHOD[method]
+    cases = tuple(replace(c, code=c.code or op_code(op)) for c in cases)
+    return replace(op_exercise(op), hint=hint, stronger=stronger, cases=cases, **fields)
+
 
 # What the two levels are, said up front (the workspace's header, the notebook's introduction).
 LEVELS = ("Two levels. Level 1 is the lecture's: right gradients, the lecture's way (its recursive `build_topo`, "
           "`self.grad = 1.0`, a tanh neuron), and your whole engine (the ops given too) agreeing with the library's "
           "finish it (\"done\", exit status 0). Level 2, optional, is the library's own rules, each stated in its "
           "exercise: an exercise that meets level 1 only is \"correct ✓\", and each rule left is named.")
-
-# A number in x + 2, x * 2 or x / 2 arrives as a leaf Value(2.0), so one closure serves both.
-_LEAF = "(and x {op} k: other is then a leaf Value(k))"
 
 # x ** k and x ** y: the exponent, a number or a Value's data; the exponent's half of the backward, right.
 _E = "({y}.data if isinstance({y}, Value) else {y})"
@@ -214,53 +221,32 @@ WRITTEN: tuple[Exercise, ...] = (
         "the 2 arrives as a leaf `Value(2.0)`: the same closure serves it.",
         "Each parent's `.grad` grows by the output's `grad` times 1. Use `+=`, never `=`: a Value can feed "
         "an op twice.",
-        "self.grad += 1 * grad;  other.grad += 1 * grad",
-        cases=(case('x=2.0 y=-3.0', 'out = x + y'),
-               case('x=2.0 y=-3.0', 'out = x + y', grad=-1.5),
-               case('x=0.5', 'out = x + 2.0', grad=2.5),
-               case('a=3.0', 'out = a + a'),
-               case('a=-1.5', 'b = a + a\nout = b + b'),
+        cases=(case('x=2.0 y=-3.0'), case('x=2.0 y=-3.0', grad=-1.5), case('x=0.5', 'out = x + 2.0', grad=2.5),
+               case('a=3.0', 'out = a + a'), case('a=-1.5', 'b = a + a\nout = b + b'),
                case('x=0.5', 'out = x + 2.0', prior='x=0.25')),
         named=(Slip('product_rule_in_add', "the derivative of * used for +: d(x+y)/dx is 1, not y",
                     "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data * grad"),
                Slip('add_split', "the gradient split between the parents: d(x+y)/dx = 1, so each parent gets all of "
-                                 "grad, not a share of it", "{x}.grad += grad / 2\n{i}{y}.grad += grad / 2")),
-        prompts=(f"x + y {_LEAF.format(op='+')}: add grad * (local derivative) to self.grad and other.grad",),
-        what="Write the body of `_backward(grad)` in `Value.__add__`: add each parent's share of `grad` to its "
-             "`.grad`."),
+                                 "grad, not a share of it", "{x}.grad += grad / 2\n{i}{y}.grad += grad / 2"))),
     written(
         '__mul__',
         "`d(x*y)/dx` is `y` and `d(x*y)/dy` is `x`: each parent's local derivative is the OTHER one's data.",
         "`self.grad` gets `other.data * grad` and `other.grad` gets `self.data * grad`; in `x * 3` the 3 is "
         "a leaf `Value(3.0)`, so `x.grad` gets `3 * grad`.",
-        "self.grad += other.data * grad;  other.grad += self.data * grad",
-        cases=(case('x=3.0 y=-4.0', 'out = x * y'),
-               case('x=3.0 y=-4.0', 'out = x * y', grad=2.0),
-               case('x=1.5', 'out = x * -2.5', grad=3.0),
-               case('a=3.0', 'out = a * a'),
-               case('a=-2.0', 'b = a * a\nout = b * b'),
-               case('x=1.5', 'out = x * -2.5', prior='x=0.25'),
-               case('x=3.0 y=-4.0', 'out = x * y', prior='y=0.5')),
-        prompts=(f"x * y {_LEAF.format(op='*')}: each parent's .grad grows by grad times its local derivative",)),
+        cases=(case('x=3.0 y=-4.0'), case('x=3.0 y=-4.0', grad=2.0), case('x=1.5', 'out = x * -2.5', grad=3.0),
+               case('a=3.0', 'out = a * a'), case('a=-2.0', 'b = a * a\nout = b * b'),
+               case('x=1.5', 'out = x * -2.5', prior='x=0.25'), case('x=3.0 y=-4.0', prior='y=0.5'))),
     written(
         '__pow__',  # (and _power: ops.py says which methods make an op)
         "The power rule: `d(x**k)/dx = k * x**(k-1)`, and it holds for negative `x` too.",
         "For a Value exponent `y` (`other` is a Value), the exponent gets a gradient as well: "
         "`d(x**y)/dy = x**y * log(x)`, with `x**y` the output.",
-        "self.grad += y * self.data**(y-1) * grad;  for x ** Value also  "
-        "other.grad += out * log(self.data) * grad",
-        cases=(case('x=-2.0', 'out = x ** 3'),
-               case('x=1.5', 'out = x ** 2', grad=3.0),
-               case('x=-2.0', 'out = x ** 2'),
-               case('x=0.5', 'out = x ** -1'),
-               case('x=4.0', 'out = x ** 0.5', grad=2.0),
-               case('x=2.0 y=3.0', 'out = x ** y'),
-               case('x=2.0 y=3.0', 'out = x ** y', grad=-0.5),
-               case('a=1.5', 'out = a ** a'),
-               case('x=1.5', 'out = x ** 3', prior='x=0.25'),
-               case('x=-0.5', 'out = x ** -2'),
-               case('x=-2.0 y=2.0', 'out = x ** y', kink=True),  # y.grad = nan, as PyTorch's (math.log raises)
-               case('x=1.5 y=-2.0', 'out = x ** y', prior='x=0.25')),
+        cases=(case('x=-2.0', 'out = x ** 3'), case('x=1.5', 'out = x ** 2', grad=3.0), case('x=-2.0', 'out = x ** 2'),
+               case('x=0.5', 'out = x ** -1'), case('x=4.0', 'out = x ** 0.5', grad=2.0), case('x=2.0 y=3.0'),
+               case('x=2.0 y=3.0', grad=-0.5), case('a=1.5', 'out = a ** a'),
+               case('x=1.5', 'out = x ** 3', prior='x=0.25'), case('x=-0.5', 'out = x ** -2'),
+               case('x=-2.0 y=2.0', kink=True),  # y.grad = nan, as PyTorch's (math.log raises)
+               case('x=1.5 y=-2.0', prior='x=0.25')),
         named=(Slip('pow_abs', "the sign of a negative base is lost (abs, or a log of |x|): for x = -2, d(x**3)/dx = "
                                "12 and d(x**2)/dx = -4",
                     f"{{x}}.grad += {_E} * abs({{x}}.data) ** ({_E} - 1) * grad" + _EXPONENT),
@@ -288,13 +274,8 @@ WRITTEN: tuple[Exercise, ...] = (
         "`d tanh(x)/dx = 1 - tanh(x)**2`: written with the output `t`, not with the input `x`.",
         "`t` is `tanh(x)`, already computed in the forward pass; `1 - x**2` is a different function. "
         "Recomputing `tanh` from `exp(2*x)` overflows for `x` above 355.",
-        "self.grad += (1 - t**2) * grad   where t = tanh(self.data)",
-        cases=(case('x=0.5', 'out = x.tanh()'),
-               case('x=-1.2', 'out = x.tanh()', grad=2.0),
-               case('x=5.0', 'out = x.tanh()'),
-               case('x=20.0', 'out = x.tanh()'),
-               case('x=0.5', 'out = x.tanh()', prior='x=0.25'),
-               case('x=400.0', 'out = x.tanh()', extreme=True)),
+        cases=(case('x=0.5'), case('x=-1.2', grad=2.0), case('x=5.0'), case('x=20.0'), case('x=0.5', prior='x=0.25'),
+               case('x=400.0', extreme=True)),
         named=(Slip('tanh_sigmoid_rule', "sigmoid's derivative used for tanh: d tanh(x)/dx = 1 - t**2, not "
                                          "t * (1 - t)", "{x}.grad += t * (1 - t) * grad"),)),
     written(
@@ -302,24 +283,15 @@ WRITTEN: tuple[Exercise, ...] = (
         "exp is its own derivative: `d e**x/dx = e**x`, which is the output you already computed.",
         "Multiply the output `e**x` (not `x`) by the upstream `grad`. The power rule does not apply: "
         "the variable is in the exponent.",
-        "self.grad += e * grad   where e = exp(self.data)",
-        cases=(case('x=0.0', 'out = x.exp()'),
-               case('x=1.5', 'out = x.exp()'),
-               case('x=-2.0', 'out = x.exp()', grad=3.0),
-               case('x=1.0', 'out = x.exp()', prior='x=0.25')),
+        cases=(case('x=0.0'), case('x=1.5'), case('x=-2.0', grad=3.0), case('x=1.0', prior='x=0.25')),
         named=(Slip('exp_power_rule', "the power rule used for e**x: x * e**(x-1) treats x as a base, but x is the "
                                       "exponent; d e**x/dx = e**x, the output itself",
-                    "{x}.grad += {x}.data * math.exp({x}.data - 1) * grad"),),
-        prompts=("exp(x), x being self: add grad * d(e**x)/dx to self.grad",)),
+                    "{x}.grad += {x}.data * math.exp({x}.data - 1) * grad"),)),
     written(
         'relu',
         "relu passes the gradient through where `x > 0` and blocks it elsewhere, including at `x = 0`.",
         "The local derivative is 1 or 0 (a slope), not `x`: `(x.data > 0) * grad`. PyTorch also takes 0 at 0.",
-        "self.grad += (1 if self.data > 0 else 0) * grad",
-        cases=(case('x=3.0', 'out = x.relu()', grad=2.0),
-               case('x=-2.0', 'out = x.relu()'),
-               case('x=0.0', 'out = x.relu()', kink=True),
-               case('x=1.5', 'out = x.relu()', prior='x=0.25')),
+        cases=(case('x=3.0', grad=2.0), case('x=-2.0'), case('x=0.0', kink=True), case('x=1.5', prior='x=0.25')),
         named=(Slip('relu_at_zero', "relu'(0) must be 0 (x > 0, not x >= 0), as in PyTorch: at the kink no gradient "
                                     "passes", "{x}.grad += ({x}.data >= 0) * grad"),
                Slip('relu_inverted', "the gate is inverted: relu passes the gradient where x > 0 and blocks it where "
@@ -335,31 +307,19 @@ WRITTEN: tuple[Exercise, ...] = (
         "`self.grad` gets `grad / other.data`. For `other`, `-x/y**2` is `-(x/y)/y`: written so, it does not "
         "overflow for a tiny `y` (`1e-170`), where `y**2` underflows to 0 and `y**-2` is too large for a float. In "
         "`x / 4` the 4 is a leaf `Value(4.0)`: `x.grad` gets `grad / 4`.",
-        "self.grad += grad / other.data;  other.grad -= grad * (self.data / other.data) / other.data",
-        cases=(case('x=3.0 y=2.0', 'out = x / y'),
-               case('x=3.0 y=2.0', 'out = x / y', grad=-2.0),
-               case('x=1.5', 'out = x / 4.0', grad=3.0),
-               case('x=2.0 y=-0.5', 'out = x / y'),
-               case('x=-1.5 y=0.5', 'out = x / y'),
-               case('a=1.5', 'out = a / a'),
-               case('x=3.0 y=2.0', 'out = x / y', prior='y=0.5'),
-               case('x=1.5', 'out = x / 4.0', prior='x=0.25'),
-               case('x=3e-170 y=1e-170', 'out = x / y', extreme=True)),
+        cases=(case('x=3.0 y=2.0'), case('x=3.0 y=2.0', grad=-2.0), case('x=1.5', 'out = x / 4.0', grad=3.0),
+               case('x=2.0 y=-0.5'), case('x=-1.5 y=0.5'), case('a=1.5', 'out = a / a'),
+               case('x=3.0 y=2.0', prior='y=0.5'), case('x=1.5', 'out = x / 4.0', prior='x=0.25'),
+               case('x=3e-170 y=1e-170', extreme=True)),
         named=(Slip('div_as_mul', "the derivative of * used for /: d(x/y)/dx = 1/y, not y, and d(x/y)/dy = -x/y**2, "
                                   "not x (for x / k: 1/k, not k)",
                     "{x}.grad += {y}.data * grad\n{i}{y}.grad += {x}.data * grad"),),
-        prompts=(f"x / y {_LEAF.format(op='/')}: add grad * d(x/y)/dx to self.grad and grad * d(x/y)/dy to "
-                 "other.grad",),
         aliases=('div',)),
     written(
         'log',
         "`d log(x)/dx = 1/x`, at the input `x`.",
         "Divide the upstream `grad` by the input `x` (`self.data`), not by the output `log(x)`.",
-        "self.grad += grad / x   where x = self.data",
-        cases=(case('x=2.0', 'out = x.log()'),
-               case('x=0.25', 'out = x.log()', grad=3.0),
-               case('x=10.0', 'out = x.log()'),
-               case('x=2.0', 'out = x.log()', prior='x=0.25')),
+        cases=(case('x=2.0'), case('x=0.25', grad=3.0), case('x=10.0'), case('x=2.0', prior='x=0.25')),
         named=(Slip('log_function', "the function instead of its derivative: d log(x)/dx = 1/x",
                     "{x}.grad += math.log({x}.data) * grad"),
                Slip('log_squared', "d log(x)/dx = 1/x, not 1/x**2 (that is the derivative of -1/x)",
@@ -368,11 +328,7 @@ WRITTEN: tuple[Exercise, ...] = (
         'sigmoid',
         "`d sigmoid(x)/dx = s * (1 - s)`, written with the output `s = sigmoid(x)`.",
         "`s` is the output computed above; `x * (1 - x)` is the same formula at the wrong point.",
-        "self.grad += s * (1 - s) * grad   where s = sigmoid(self.data)",
-        cases=(case('x=0.0', 'out = x.sigmoid()'),
-               case('x=2.0', 'out = x.sigmoid()', grad=3.0),
-               case('x=-4.0', 'out = x.sigmoid()'),
-               case('x=1.0', 'out = x.sigmoid()', prior='x=0.25')),
+        cases=(case('x=0.0'), case('x=2.0', grad=3.0), case('x=-4.0'), case('x=1.0', prior='x=0.25')),
         named=(Slip('sigmoid_tanh_rule', "tanh's derivative used for sigmoid: d sigmoid(x)/dx = s * (1 - s), not "
                                          "1 - s**2", "{x}.grad += (1 - s * s) * grad"),)),
     Exercise(
