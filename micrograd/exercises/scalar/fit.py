@@ -19,7 +19,7 @@ from typing import Any
 from micrograd import ops
 from micrograd.exercises.cutting import blank_raised
 from micrograd.exercises.derived_slips import reproducing
-from micrograd.exercises.lines import place_of, run_traced
+from micrograd.exercises.lines import place_of
 from micrograd.exercises.numbers import close, number, same
 from micrograd.exercises.scalar.blanks import blanks_of
 from micrograd.exercises.scalar.drive import Run, expected, run_case
@@ -220,7 +220,8 @@ def diagnose(exercise: Exercise, runs: list[Run], failing: list[int], value_clas
     if best is not None and best[1] == len(failing):  # a slip that gives them wherever the learner's are wrong
         return best[-1].key, best[-1].says
     if error is None:  # no slip gives these numbers: say what formula they follow
-        alike = _same_closures(exercise, value_class, first)  # an op of two closures: the one that went wrong
+        # the cases that fail, for an op of two closures: x ** y's numbers follow a formula, x ** k's may not
+        alike = failing if len(exercise.methods) > 1 else range(len(cases))
         op = ops.BY_METHOD.get(exercise.attribute)  # the local derivatives as the ops table writes them
         key, said = explain([cases[i] for i in alike], [runs[i] for i in alike],
                             [expected(exercise.name, i)[0] for i in alike],
@@ -236,18 +237,3 @@ def diagnose(exercise: Exercise, runs: list[Run], failing: list[int], value_clas
     if all(close(g, cases[first].prior.get(leaf, 0.0)) for leaf, g in (runs[first].grads or {}).items()):
         return 'nothing', ''
     return 'wrong', ''
-
-
-def _same_closures(exercise: Exercise, value_class: Any, first: int) -> list[int]:
-    """The cases that ran the learner's closure the first failing case ran (all of them, for an op of one
-    closure): x ** y's numbers follow a formula where its own closure ran, not where x ** k's did."""
-    codes = closures(value_class, exercise.methods)
-    if len(codes) < 2:
-        return list(range(len(exercise.cases)))
-    ran = []
-    for case in exercise.cases:
-        try:
-            ran.append({e.code for e in run_traced(codes, lambda: run_case(case, value_class))})  # noqa: B023
-        except Exception:  # noqa: BLE001 -- run_case keeps the learner's errors: this is the checker's own
-            ran.append(set())
-    return [i for i, r in enumerate(ran) if not ran[first] or r & ran[first]]
