@@ -21,7 +21,6 @@ from micrograd.exercises.cutting import blank_raised
 from micrograd.exercises.derived_slips import reproducing
 from micrograd.exercises.lines import place_of
 from micrograd.exercises.numbers import close, number, same
-from micrograd.exercises.scalar.blanks import blanks_of
 from micrograd.exercises.scalar.drive import Run, expected, run_case
 from micrograd.exercises.scalar.exercises import EXERCISES, Case, Exercise
 from micrograd.exercises.scalar.places import closures
@@ -88,19 +87,24 @@ def misplaced(right: str, forward: str, one_operand: bool) -> list[tuple[str, st
     return [('at_output', put('x', 'out', right))] if one_operand and re.search(r'\bx\b', right) else []
 
 
-def story(leaf: str, samples: list[tuple[Env, float, float]], names: list[str], right: str) -> str:
-    """What a leaf's wrong gradient follows, said plainly ('' when nothing fits). samples: per case, the case's
-    quantities (x, y, out, grad), what the learner added to the leaf, and what the library adds."""
+def story(leaf: str, samples: list[tuple[Env, float, float]], names: list[str], right: str,
+          forward: str, one_operand: bool) -> tuple[str, str]:
+    """What a leaf's wrong gradient follows, said plainly, and its key: the derivative taken at the wrong place
+    (misplaced()), else 'formula' ('' when nothing fits). samples: per case, the case's quantities (x, y, out,
+    grad), what the learner added to the leaf, and what the library adds."""
     added = [(env, got) for env, got, _ in samples]
     if all(close(got, 0.0) for _, got in added):
-        return f"`{leaf}` gets no gradient at all"
-    for said, code in _chained(tuple(names)) if len(samples) > 1 else ():
+        return 'formula', f"`{leaf}` gets no gradient at all"
+    wrong_place = [(key, f"grad * ({form})") for key, form in misplaced(right, forward, one_operand)]
+    candidates = [(key, said, compile(said, '<form>', 'eval')) for key, said in wrong_place]
+    candidates += [('formula', said, code) for said, code in _chained(tuple(names))]
+    for key, said, code in candidates if len(samples) > 1 else ():
         if _follows(code, added):
-            return f"`{leaf}` gets {said} on every input, where the derivative gives grad * ({right})"
+            return key, f"`{leaf}` gets {said} on every input, where the derivative gives grad * ({right})"
     ratios = [got / want for _, got, want in samples if want]
     if len(ratios) == len(samples) and all(close(r, ratios[0]) for r in ratios):
-        return f"`{leaf}` gets {number(round(ratios[0], 6))} times its gradient on these inputs"
-    return ''
+        return 'formula', f"`{leaf}` gets {number(round(ratios[0], 6))} times its gradient on these inputs"
+    return 'formula', ''
 
 
 def roles_of(case: Case) -> dict[str, str] | None:
@@ -121,11 +125,10 @@ def roles_of(case: Case) -> dict[str, str] | None:
     return None
 
 
-def explain(cases: list[Case], runs: list[Run], wants: list[Run], right: dict[str, str], forward: str,
-            binary: bool) -> tuple[str, str]:
+def explain(cases: list[Case], runs: list[Run], wants: list[Run], op: ops.Op) -> tuple[str, str]:
     """The stories of every wrong leaf, over the cases whose code is `out = x OP y` or `out = x.f()` (no value used
-    twice, no extreme input), and their key ('formula', or a slip's that they all tell); '' when a wrong leaf has
-    none."""
+    twice, no extreme input), told against op's local derivatives as the ops table writes them, and their key
+    ('formula', or a slip's that they all tell); '' when a wrong leaf has none."""
     by_role: dict[str, list[tuple[Env, float, float]]] = {}
     for case, run, want in zip(cases, runs, wants):
         roles = roles_of(case)  # (the dot's leaves: each its own story, no formula to fit)
@@ -141,17 +144,12 @@ def explain(cases: list[Case], runs: list[Run], wants: list[Run], right: dict[st
         for leaf, role in roles.items():
             prior = case.prior.get(leaf, 0.0)
             by_role.setdefault(role, []).append((env, run.grads[leaf] - prior, want.grads[leaf] - prior))
-    names = ['x', 'y', 'out'] if binary else ['x', 'out']
+    names, right = ['x', 'y', 'out'] if op.parents != 1 else ['x', 'out'], dict(zip('xy', op.derivatives))
     stories = []
     for role, samples in by_role.items():
         if all(close(got, want) for _, got, want in samples):
             continue
-        derivative, added = right.get(role, '?'), [(env, got) for env, got, _ in samples]
-        key, form = next(((key, form) for key, form in misplaced(derivative, forward, 'y' not in by_role)
-                          if len(samples) > 1 and _follows(compile(f"grad * ({form})", '<form>', 'eval'), added)),
-                         ('formula', ''))
-        said = (f"`{role}` gets grad * ({form}) on every input, where the derivative gives grad * ({derivative})"
-                if form else story(role, samples, names, derivative))
+        key, said = story(role, samples, names, right.get(role, '?'), op.forward, 'y' not in by_role)
         if not said:
             return '', ''
         stories.append((key, said))
@@ -216,11 +214,8 @@ def diagnose(exercise: Exercise, runs: list[Run], failing: list[int], value_clas
     if error is None:  # no slip gives these numbers: say what formula they follow
         # the cases that fail, for an op of two closures: x ** y's numbers follow a formula, x ** k's may not
         alike = failing if len(exercise.methods) > 1 else range(len(cases))
-        op = ops.BY_METHOD.get(exercise.attribute)  # the local derivatives as the ops table writes them
         key, said = explain([cases[i] for i in alike], [runs[i] for i in alike],
-                            [expected(exercise.name, i)[0] for i in alike],
-                            dict(zip('xy', op.derivatives)) if op is not None else {}, op.forward if op else '',
-                            binary=any(len(b.parents) > 1 for b in blanks_of(exercise)))
+                            [expected(exercise.name, i)[0] for i in alike], ops.BY_METHOD[exercise.attribute])
         if said:
             return key, said if key == 'formula' else f"{RULES[key]}: {said}"
     if best is not None:  # else the one that gives them on the most inputs that fail, said so
