@@ -101,9 +101,9 @@ def story(leaf: str, samples: list[tuple[Env, float, float]], names: list[str], 
     for key, said, code in candidates if len(samples) > 1 else ():
         if _follows(code, added):
             return key, f"`{leaf}` gets {said} on every input, where the derivative gives grad * ({right})"
-    ratios = [got / want for _, got, want in samples if want]
-    if len(ratios) == len(samples) and all(close(r, ratios[0]) for r in ratios):
-        return 'formula', f"`{leaf}` gets {number(round(ratios[0], 6))} times its gradient on these inputs"
+    ratio = next((got / want for _, got, want in samples if want), None)  # (0 where the library's is 0 too)
+    if ratio is not None and all(close(got, ratio * want) for _, got, want in samples):
+        return 'formula', f"`{leaf}` gets {number(round(ratio, 6))} times its gradient on these inputs"
     return 'formula', ''
 
 
