@@ -17,12 +17,11 @@ from types import CodeType
 from typing import Any
 
 from micrograd import ops
-from micrograd.exercises.cutting import blank_raised
 from micrograd.exercises.derived_slips import reproducing
 from micrograd.exercises.lines import place_of
 from micrograd.exercises.numbers import close, number, same
 from micrograd.exercises.scalar.drive import Run, expected, run_case
-from micrograd.exercises.scalar.exercises import EXERCISES, Case, Exercise
+from micrograd.exercises.scalar.exercises import Case, Exercise
 from micrograd.exercises.scalar.places import closures
 from micrograd.exercises.scalar.slips import RULES, variants
 
@@ -158,12 +157,6 @@ def explain(cases: list[Case], runs: list[Run], wants: list[Run], op: ops.Op) ->
 
 
 
-def _compared(run: Run) -> bool:
-    """Whether a learner's run says something about this exercise: it built the input, and it did not stop
-    at a blank (of this exercise or another)."""
-    return run.built and (run.error is None or blank_raised(run.error, len(EXERCISES)) is None)
-
-
 def _agree(mine: Run, theirs: Run | None) -> bool:
     """The same gradients, or an exception of the same type (an overflow where the slip overflows)."""
     if theirs is None or (mine.error is None) != (theirs.error is None):
@@ -190,15 +183,15 @@ def holds_out(exercise: Exercise, value_class: Any, error: BaseException | None)
 def diagnose(exercise: Exercise, runs: list[Run], failing: list[int], value_class: Any,
              accepted: frozenset[int] = frozenset()) -> tuple[str, str]:
     """The slip (key, sentence) that gives the learner's gradients (or exception) on the first failing case: the
-    one that also matches every other case the learner's code ran (but those accepted with a note), else the one
+    one that also matches every other case the learner's code built (but those accepted with a note), else the one
     matching the most failing cases; else the formula the numbers follow."""
     cases, first = exercise.cases, failing[0]
     error = runs[first].error
     if holds_out(exercise, value_class, error):
         return 'holds_out', ''
 
-    def agrees(i: int, module: Any) -> bool | None:
-        return _agree(runs[i], run_case(cases[i], module.Value)) if _compared(runs[i]) else None
+    def agrees(i: int, module: Any) -> bool | None:  # (None where the learner's code did not build the input)
+        return _agree(runs[i], run_case(cases[i], module.Value)) if runs[i].built else None
     scored = [(all(a is not False or i in accepted for i, a in enumerate(agreed)),
                sum(bool(agreed[i]) for i in failing), sum(map(bool, agreed)), -n, slip)
               for n, slip, agreed in reproducing(variants(exercise.name), first, len(cases), agrees)]
