@@ -178,10 +178,9 @@ def _mutations(body: list[ast.stmt], parents: tuple[str, ...]) -> Iterator[tuple
             if len(alike) > 1:
                 yield key, replace(body, {t: lambda t: _rewrites(t)[n][1] for t in alike}), \
                     f"{show(node, rewritten)}, and the same in every line"  # noqa: B023
-    if any(isinstance(n, ast.Attribute) and n.attr == 'data' for _, n in rhs):  # .grad read where .data belongs
-        yield 'grad_for_data', nodes(lambda n: isinstance(n, ast.Attribute) and n.attr == 'data',
-                                     lambda n: ast.Attribute(n.value, 'grad', ast.Load())), \
-            "`.grad` for `.data` on the right of each `+=`"
+    yield 'grad_for_data', nodes(lambda n: isinstance(n, ast.Attribute) and n.attr == 'data',  # (none: a repeat)
+                                 lambda n: ast.Attribute(n.value, 'grad', ast.Load())), \
+        "`.grad` for `.data` on the right of each `+=`"
     for k, s in enumerate(statements):  # an extra factor, a parent's own data, in one line
         for parent in parents:
             extra = copy.deepcopy(s)
@@ -247,9 +246,8 @@ def derive(blank: Blank) -> list[Slip]:
 
 def hand(exercise: Exercise, blank: Blank) -> list[Slip]:
     """The record's own slips for a blank, with {x}, {y} and {i} filled in."""
-    method = blank.holder  # y: the method's other operand where the closure gives it no gradient (x ** k)
-    names = dict(zip('xy', blank.parents)) | ({} if len(blank.parents) > 1 or len(method.args.args) < 2
-                                              else {'y': method.args.args[1].arg})
+    # x and y: the closure's parents, then the method's other arguments (x ** k's exponent, which gets no gradient)
+    names = dict(zip('xy', [*blank.parents, *(a.arg for a in blank.holder.args.args[1:])]))
     return [Slip(key, body.format(i=blank.indent, **names), exercise.mistakes.get(key, RULES.get(key, key)))
             for key, body in exercise.slips]
 
