@@ -156,7 +156,6 @@ def explain(cases: list[Case], runs: list[Run], wants: list[Run], op: ops.Op) ->
     return (keys.pop() if len(keys) == 1 else 'formula'), '; '.join(said for _, said in stories)
 
 
-
 def _agree(mine: Run, theirs: Run | None) -> bool:
     """The same gradients, or an exception of the same type (an overflow where the slip overflows)."""
     if theirs is None or (mine.error is None) != (theirs.error is None):
