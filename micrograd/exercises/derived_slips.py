@@ -18,17 +18,13 @@ from typing import Any, cast
 def replace(body: list[ast.stmt], changes: dict[ast.AST, Callable[[Any], Any]]) -> list[ast.stmt]:
     """A copy of body with each node in changes (found by identity) replaced by what its function makes of the
     node's copy: a node, a list of statements, or None (the statement removed); body stays as it is."""
-    for old, change in changes.items():
-        old._slip = change  # type: ignore[attr-defined]  # found again in the copy by this mark
-    try:
-        module = copy.deepcopy(ast.Module(body=list(body), type_ignores=[]))
-    finally:
-        for old in changes:
-            del old._slip  # type: ignore[attr-defined]
+    copies: dict[int, Any] = {}  # deepcopy's memo: each original node's id, its copy
+    module = copy.deepcopy(ast.Module(body=list(body), type_ignores=[]), copies)
+    changed = {id(copies[id(old)]): change for old, change in changes.items() if id(old) in copies}
 
     class Swap(ast.NodeTransformer):
         def visit(self, node: ast.AST) -> Any:
-            change = node.__dict__.pop('_slip', None)
+            change = changed.get(id(node))
             return change(node) if change is not None else super().visit(node)
     module = cast(ast.Module, Swap().visit(module))
     for node in ast.walk(module):  # a loop, an if or a with left empty gets a pass
@@ -82,10 +78,10 @@ def is_grad(node: ast.AST) -> bool:
     return isinstance(node, ast.Name) and node.id == 'grad' and not isinstance(node.ctx, ast.Store)
 
 
-def upstream_dropped(body: list[ast.stmt], ones: str, within: ast.AST | None = None) -> list[ast.stmt]:
-    """body with the upstream gradient read as ones (the chain rule left out), everywhere or within one node."""
+def upstream_dropped(body: list[ast.stmt], ones: str) -> list[ast.stmt]:
+    """body with the upstream gradient read as ones (the chain rule left out)."""
     return replace(body, {n: lambda _: ast.parse(ones, mode='eval').body
-                          for n in ast.walk(within or ast.Module(body, [])) if is_grad(n)})
+                          for n in ast.walk(ast.Module(body, [])) if is_grad(n)})
 
 
 def subsets(n: int) -> list[tuple[int, ...]]:

@@ -17,13 +17,11 @@ from types import CodeType
 from typing import Any
 
 from micrograd import ops
-from micrograd.exercises.cutting import blank_raised
 from micrograd.exercises.derived_slips import reproducing
-from micrograd.exercises.lines import place_of, run_traced
+from micrograd.exercises.lines import place_of
 from micrograd.exercises.numbers import close, number, same
-from micrograd.exercises.scalar.blanks import blanks_of
 from micrograd.exercises.scalar.drive import Run, expected, run_case
-from micrograd.exercises.scalar.exercises import EXERCISES, Case, Exercise
+from micrograd.exercises.scalar.exercises import Case, Exercise
 from micrograd.exercises.scalar.places import closures
 from micrograd.exercises.scalar.slips import RULES, variants
 
@@ -88,25 +86,24 @@ def misplaced(right: str, forward: str, one_operand: bool) -> list[tuple[str, st
     return [('at_output', put('x', 'out', right))] if one_operand and re.search(r'\bx\b', right) else []
 
 
-def story(leaf: str, samples: list[tuple[Env, float, float]], names: list[str], right: str) -> str:
-    """What a leaf's wrong gradient follows, said plainly ('' when nothing fits). samples: per case, the case's
-    quantities (x, y, out, grad), what the learner added to the leaf, and what the library adds."""
+def story(leaf: str, samples: list[tuple[Env, float, float]], names: list[str], right: str,
+          forward: str, one_operand: bool) -> tuple[str, str]:
+    """What a leaf's wrong gradient follows, said plainly, and its key: the derivative taken at the wrong place
+    (misplaced()), else 'formula' ('' when nothing fits). samples: per case, the case's quantities (x, y, out,
+    grad), what the learner added to the leaf, and what the library adds."""
     added = [(env, got) for env, got, _ in samples]
     if all(close(got, 0.0) for _, got in added):
-        return f"`{leaf}` gets no gradient at all"
-    ratios = [got / want for _, got, want in samples if want]
-    scaled = len(ratios) == len(samples) and all(close(r, ratios[0]) for r in ratios)
-    if scaled and close(ratios[0], -1.0):
-        return f"`{leaf}` gets minus its gradient (a sign flipped)"
-    nice = scaled and any(close(ratios[0], c) for c in (2, 3, 4, 0.5, 1 / 3, 0.25, -2, -0.5))
-    if nice and len(samples) < 3:  # too few inputs to tell a formula: the factor is the story
-        return f"`{leaf}` gets {number(round(ratios[0], 6))} times its gradient"
-    for said, code in _chained(tuple(names)) if len(samples) > 1 else ():
+        return 'formula', f"`{leaf}` gets no gradient at all"
+    wrong_place = [(key, f"grad * ({form})") for key, form in misplaced(right, forward, one_operand)]
+    candidates = [(key, said, compile(said, '<form>', 'eval')) for key, said in wrong_place]
+    candidates += [('formula', said, code) for said, code in _chained(tuple(names))]
+    for key, said, code in candidates if len(samples) > 1 else ():
         if _follows(code, added):
-            return f"`{leaf}` gets {said} on every input, where the derivative gives grad * ({right})"
-    if scaled:
-        return f"`{leaf}` gets {number(round(ratios[0], 6))} times its gradient" + ('' if nice else " on these inputs")
-    return ''
+            return key, f"`{leaf}` gets {said} on every input, where the derivative gives grad * ({right})"
+    ratio = next((got / want for _, got, want in samples if want), None)  # (0 where the library's is 0 too)
+    if ratio is not None and all(close(got, ratio * want) for _, got, want in samples):
+        return 'formula', f"`{leaf}` gets {number(round(ratio, 6))} times its gradient on these inputs"
+    return 'formula', ''
 
 
 def roles_of(case: Case) -> dict[str, str] | None:
@@ -127,11 +124,10 @@ def roles_of(case: Case) -> dict[str, str] | None:
     return None
 
 
-def explain(cases: list[Case], runs: list[Run], wants: list[Run], right: dict[str, str], forward: str,
-            binary: bool) -> tuple[str, str]:
+def explain(cases: list[Case], runs: list[Run], wants: list[Run], op: ops.Op) -> tuple[str, str]:
     """The stories of every wrong leaf, over the cases whose code is `out = x OP y` or `out = x.f()` (no value used
-    twice, no extreme input), and their key ('formula', or a slip's that they all tell); '' when a wrong leaf has
-    none."""
+    twice, no extreme input), told against op's local derivatives as the ops table writes them, and their key
+    ('formula', or a slip's that they all tell); '' when a wrong leaf has none."""
     by_role: dict[str, list[tuple[Env, float, float]]] = {}
     for case, run, want in zip(cases, runs, wants):
         roles = roles_of(case)  # (the dot's leaves: each its own story, no formula to fit)
@@ -147,29 +143,17 @@ def explain(cases: list[Case], runs: list[Run], wants: list[Run], right: dict[st
         for leaf, role in roles.items():
             prior = case.prior.get(leaf, 0.0)
             by_role.setdefault(role, []).append((env, run.grads[leaf] - prior, want.grads[leaf] - prior))
-    names = ['x', 'y', 'out'] if binary else ['x', 'out']
+    names, right = ['x', 'y', 'out'] if op.parents != 1 else ['x', 'out'], dict(zip('xy', op.derivatives))
     stories = []
     for role, samples in by_role.items():
         if all(close(got, want) for _, got, want in samples):
             continue
-        derivative, added = right.get(role, '?'), [(env, got) for env, got, _ in samples]
-        key, form = next(((key, form) for key, form in misplaced(derivative, forward, 'y' not in by_role)
-                          if len(samples) > 1 and _follows(compile(f"grad * ({form})", '<form>', 'eval'), added)),
-                         ('formula', ''))
-        said = (f"`{role}` gets grad * ({form}) on every input, where the derivative gives grad * ({derivative})"
-                if form else story(role, samples, names, derivative))
+        key, said = story(role, samples, names, right.get(role, '?'), op.forward, 'y' not in by_role)
         if not said:
             return '', ''
         stories.append((key, said))
     keys = {key for key, _ in stories}
     return (keys.pop() if len(keys) == 1 else 'formula'), '; '.join(said for _, said in stories)
-
-
-
-def _compared(run: Run) -> bool:
-    """Whether a learner's run says something about this exercise: it built the input, and it did not stop
-    at a blank (of this exercise or another)."""
-    return run.built and (run.error is None or blank_raised(run.error, len(EXERCISES)) is None)
 
 
 def _agree(mine: Run, theirs: Run | None) -> bool:
@@ -198,15 +182,15 @@ def holds_out(exercise: Exercise, value_class: Any, error: BaseException | None)
 def diagnose(exercise: Exercise, runs: list[Run], failing: list[int], value_class: Any,
              accepted: frozenset[int] = frozenset()) -> tuple[str, str]:
     """The slip (key, sentence) that gives the learner's gradients (or exception) on the first failing case: the
-    one that also matches every other case the learner's code ran (but those accepted with a note), else the one
+    one that also matches every other case the learner's code built (but those accepted with a note), else the one
     matching the most failing cases; else the formula the numbers follow."""
     cases, first = exercise.cases, failing[0]
     error = runs[first].error
     if holds_out(exercise, value_class, error):
         return 'holds_out', ''
 
-    def agrees(i: int, module: Any) -> bool | None:
-        return _agree(runs[i], run_case(cases[i], module.Value)) if _compared(runs[i]) else None
+    def agrees(i: int, module: Any) -> bool | None:  # (None where the learner's code did not build the input)
+        return _agree(runs[i], run_case(cases[i], module.Value)) if runs[i].built else None
     scored = [(all(a is not False or i in accepted for i, a in enumerate(agreed)),
                sum(bool(agreed[i]) for i in failing), sum(map(bool, agreed)), -n, slip)
               for n, slip, agreed in reproducing(variants(exercise.name), first, len(cases), agrees)]
@@ -220,34 +204,13 @@ def diagnose(exercise: Exercise, runs: list[Run], failing: list[int], value_clas
     if best is not None and best[1] == len(failing):  # a slip that gives them wherever the learner's are wrong
         return best[-1].key, best[-1].says
     if error is None:  # no slip gives these numbers: say what formula they follow
-        alike = _same_closures(exercise, value_class, first)  # an op of two closures: the one that went wrong
-        op = ops.BY_METHOD.get(exercise.attribute)  # the local derivatives as the ops table writes them
+        # the cases that fail, for an op of two closures: x ** y's numbers follow a formula, x ** k's may not
+        alike = failing if len(exercise.methods) > 1 else range(len(cases))
         key, said = explain([cases[i] for i in alike], [runs[i] for i in alike],
-                            [expected(exercise.name, i)[0] for i in alike],
-                            dict(zip('xy', op.derivatives)) if op is not None else {}, op.forward if op else '',
-                            binary=any(len(b.parents) > 1 for b in blanks_of(exercise)))
+                            [expected(exercise.name, i)[0] for i in alike], ops.BY_METHOD[exercise.attribute])
         if said:
             return key, said if key == 'formula' else f"{RULES[key]}: {said}"
     if best is not None:  # else the one that gives them on the most inputs that fail, said so
         return best[-1].key, (f"{best[-1].says} (this gives your numbers on {best[1]} of the {len(failing)} "
                                "inputs where yours are wrong)")
-    if error is not None:
-        return 'raises', ''
-    if all(close(g, cases[first].prior.get(leaf, 0.0)) for leaf, g in (runs[first].grads or {}).items()):
-        return 'nothing', ''
-    return 'wrong', ''
-
-
-def _same_closures(exercise: Exercise, value_class: Any, first: int) -> list[int]:
-    """The cases that ran the learner's closure the first failing case ran (all of them, for an op of one
-    closure): x ** y's numbers follow a formula where its own closure ran, not where x ** k's did."""
-    codes = closures(value_class, exercise.methods)
-    if len(codes) < 2:
-        return list(range(len(exercise.cases)))
-    ran = []
-    for case in exercise.cases:
-        try:
-            ran.append({e.code for e in run_traced(codes, lambda: run_case(case, value_class))})  # noqa: B023
-        except Exception:  # noqa: BLE001 -- run_case keeps the learner's errors: this is the checker's own
-            ran.append(set())
-    return [i for i, r in enumerate(ran) if not ran[first] or r & ran[first]]
+    return ('raises' if error is not None else 'wrong'), ''

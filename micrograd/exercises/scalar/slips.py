@@ -178,10 +178,9 @@ def _mutations(body: list[ast.stmt], parents: tuple[str, ...]) -> Iterator[tuple
             if len(alike) > 1:
                 yield key, replace(body, {t: lambda t: _rewrites(t)[n][1] for t in alike}), \
                     f"{show(node, rewritten)}, and the same in every line"  # noqa: B023
-    if any(isinstance(n, ast.Attribute) and n.attr == 'data' for _, n in rhs):  # .grad read where .data belongs
-        yield 'grad_for_data', nodes(lambda n: isinstance(n, ast.Attribute) and n.attr == 'data',
-                                     lambda n: ast.Attribute(n.value, 'grad', ast.Load())), \
-            "`.grad` for `.data` on the right of each `+=`"
+    yield 'grad_for_data', nodes(lambda n: isinstance(n, ast.Attribute) and n.attr == 'data',  # (none: a repeat)
+                                 lambda n: ast.Attribute(n.value, 'grad', ast.Load())), \
+        "`.grad` for `.data` on the right of each `+=`"
     for k, s in enumerate(statements):  # an extra factor, a parent's own data, in one line
         for parent in parents:
             extra = copy.deepcopy(s)
@@ -225,11 +224,8 @@ def _unparenthesized(body: list[ast.stmt]) -> list[str]:
             if start > 0 and (written[start - 1].isalnum() or written[start - 1] in '_)]'):
                 continue  # a call's parentheses, not a group's
             candidate = written[:start] + written[start + 1:i] + written[i + 1:]
-            try:
-                if ast.dump(ast.parse(candidate)) != right:
-                    out.append(candidate)
-            except SyntaxError:
-                continue
+            if ast.dump(ast.parse(candidate)) != right:
+                out.append(candidate)
     return out
 
 
@@ -250,9 +246,8 @@ def derive(blank: Blank) -> list[Slip]:
 
 def hand(exercise: Exercise, blank: Blank) -> list[Slip]:
     """The record's own slips for a blank, with {x}, {y} and {i} filled in."""
-    method = blank.holder  # y: the method's other operand where the closure gives it no gradient (x ** k)
-    names = dict(zip('xy', blank.parents)) | ({} if len(blank.parents) > 1 or len(method.args.args) < 2
-                                              else {'y': method.args.args[1].arg})
+    # x and y: the closure's parents, then the method's other arguments (x ** k's exponent, which gets no gradient)
+    names = dict(zip('xy', [*blank.parents, *(a.arg for a in blank.holder.args.args[1:])]))
     return [Slip(key, body.format(i=blank.indent, **names), exercise.mistakes.get(key, RULES.get(key, key)))
             for key, body in exercise.slips]
 
@@ -266,9 +261,5 @@ def variants(name: str) -> tuple[tuple[Slip, types.ModuleType], ...]:
     out = []
     for blank in blanks_of(exercise):
         for n, slip in enumerate(hand(exercise, blank) + derive(blank)):
-            try:
-                module = load(splice(source, {blank: slip.body}), f'slip_{exercise.number}_{n}', f'<slip {n}>')
-            except SyntaxError:  # a body that does not fit this engine's source: no such slip here
-                continue
-            out.append((slip, module))
+            out.append((slip, load(splice(source, {blank: slip.body}), f'slip_{exercise.number}_{n}', f'<slip {n}>')))
     return tuple(out)
