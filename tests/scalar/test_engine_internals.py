@@ -34,14 +34,15 @@ def test_a_value_used_twice_keeps_both_edges():
 ])
 def test_a_graph_leaves_nothing_for_the_cycle_collector(make):
     def collected() -> int:
-        gc.collect()
         gc.disable()
+        gc.freeze()  # every object so far set aside: a collection then reads only the new graph's
         try:
             out = make(Value(2.0), Value(3.0))
             out.backward()
             del out
             return gc.collect()  # 0: reference counting alone freed the graph
         finally:
+            gc.unfreeze()
             gc.enable()
     # A cycle in the graph is found on every try; another thread of the test runner may leave garbage of its own
     # in the same moment, once.
