@@ -36,6 +36,11 @@ def graph_node(op: str, parents: list[Any]) -> Any:
     return hand_node(type(parents[0]), forward(*data), parents, backward(1.0, *data), op.removesuffix('1'))
 
 
+def _gradients(value_class: Any, graph: Graph, calls: int) -> graphs.Gradients:
+    """Every node's gradient after backward() is called calls times on graph, made with value_class."""
+    return graphs.backpropagated(graphs.make(graph, value_class, graph_node), graph.root, calls)
+
+
 class Finding(dict[str, str]):
     """A mistake found, as the fields of its Result (its key as diagnosis; a status other than wrong as status)."""
 
@@ -87,11 +92,10 @@ def _raised(text: str, error: BaseException, key: str, want: str) -> Finding:
 
 def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, made: dict[str, list[Run]],
                    built: list[dict[str, Any]]) -> Result:
-    """backward() on graphs the checker makes node by node (built: each graph's nodes, by name, made with
-    value_class), then on those kept of the learner's own ops done."""
+    """backward() on graphs the checker makes node by node (built: their nodes), then on the learner's own ops done."""
     swapped = getattr(value_class, '_topological_order', None) is not None and not sort_done
     with patch.object(value_class, '_topological_order', topological_order) if swapped else nullcontext():
-        failed, missing, shown = _check_backward(exercise.number, exercise.graphs, built, value_class, made)
+        failed, missing, shown = _check_backward(exercise.number, [*zip(exercise.graphs, built)], value_class, made)
     if failed.get('diagnosis') == 'backward_no_seed' and backward_line(value_class.backward, 'backward_zeroed_in_loop'):
         failed['diagnosis'] = 'backward_zeroed_in_loop'
     result = outcome.verdict(exercise, failed, "your backward() gives the right gradients", missing, **shown)
@@ -102,13 +106,12 @@ def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, made: 
     return result
 
 
-def _check_backward(exercise_number: int, graphs_: tuple[Graph, ...], built: list[dict[str, Any]], value_class: Any,
+def _check_backward(exercise_number: int, graphs_: list[tuple[Graph, dict[str, Any]]], value_class: Any,
                     made: dict[str, list[Run]]) -> tuple[Finding, list[tuple[str, str]], dict[str, str]]:
     """The first mistake (none: empty), the idea first (the graphs, the learner's own ops); else the library's rules
     missed (key, what shows it: on a second backward(), on a leaf) and what shows the first."""
-    reused, twice = graphs_[1], graphs_[1].text('backward()') + '; z.backward()   (a second time)'
-    runs = [*((graph, nodes, 1, graph.text('backward()')) for graph, nodes in zip(graphs_, built)),
-            (reused, built[1], 2, twice)]  # (its nodes again: backward() called on them once already)
+    twice = graphs_[1][0].text('backward()') + '; z.backward()   (a second time)'  # (the reused graph's nodes, again)
+    runs = [*((graph, nodes, 1, graph.text('backward()')) for graph, nodes in graphs_), (*graphs_[1], 2, twice)]
     leaf = _leaf_root(value_class)  # (said last)
     missing: list[tuple[str, str]] = []
     shown: dict[str, str] = {}
@@ -133,15 +136,12 @@ def _check_backward(exercise_number: int, graphs_: tuple[Graph, ...], built: lis
 
 
 def _run(exercise_number: int, graph: Graph, nodes: dict[str, Any], calls: int, text: str) -> Any:
-    """backward() called on graph's nodes, for the calls-th time: a Finding when it goes wrong, else the gradients it
-    leaves (the RecursionError it raises); a wrong one that is only the zeroing rule missed, as its key, them and
-    the right."""
-    got = ran(exercise_number, text, lambda: graphs.backpropagated(nodes, graph.root))
-    want = graphs.gradients(graph, library.Value, graph_node, calls)
+    """backward() called on graph's nodes (the calls-th time): a Finding when it goes wrong, else the gradients it
+    leaves (the RecursionError it raises); a wrong one only missing the zeroing rule, as its key, them and the right."""
+    want = _gradients(library.Value, graph, calls)
     shown = want if len(want) < 20 else {'x': want['x']}  # the deep chain: its leaf only
-    if isinstance(got, Finding) and 'diagnosis' in got:
-        got['expected'] = grads(shown)
-    slips = ((key, partial(graphs.gradients, graph, planted(n), graph_node, calls)) for n, (key, _) in enumerate(SLIPS))
+    got = ran(exercise_number, text, lambda: graphs.backpropagated(nodes, graph.root), grads(shown))
+    slips = ((key, partial(_gradients, planted(n), graph, calls)) for n, (key, _) in enumerate(SLIPS))
     key = '' if isinstance(got, (Finding, RecursionError)) else graphs.named(  # ('': the library's gradients)
         {k: got[k] for k in shown}, [('', lambda: shown), *(slips if len(want) < 20 else ())], same)
     if not key:

@@ -33,9 +33,7 @@ def check_one(exercise: Exercise, value_class: Any, neuron_class: Any = None, *,
         what = "class Neuron (in my_nn.py)" if neuron else f"Value.{exercise.attribute}"
         return wrong(exercise, 'missing', input=exercise.cases[0].text() if exercise.cases else '',
                      expected=f"{what}, as the library has it", obtained=f"no {what}")
-    def grade() -> Result:
-        """The exercise graded, the sort and backward() each handed the checker's graphs made with value_class
-        here, inside the time limit."""
+    def grade() -> Result:  # (the graphs the sort and backward() run on are made here, inside the time limit)
         try:
             nodes = [graphs.make(graph, value_class, graph_node) for graph in exercise.graphs]  # (none for the rest)
         except Exception as error:  # noqa: BLE001 -- a Value that cannot be made as Value(data, children, op)
