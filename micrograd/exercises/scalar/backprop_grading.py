@@ -1,8 +1,8 @@
 """Grading backward() on graphs the checker makes node by node (graphs.py), the idea first: a backward() that leaves
 the library's gradients is correct backprop (the lecture's recursive build_topo and `self.grad = 1` are both). Then
 the library's own rules, each stated in the task before the learner starts (no recursion, zeroing before a second
-backward(), `+= 1` on the root), each named when missing. The nodes of those graphs, and how a learner's call is
-run, are the sort's grading's too (sort_grading.py)."""
+backward(), `+= 1` on the root), each named when missing. The nodes of those graphs (made by check_one, grade.py,
+with the learner's Value) and how a learner's call is run are the sort's grading's too (sort_grading.py)."""
 from __future__ import annotations
 
 import ast
