@@ -37,12 +37,6 @@ def backpropagated(nodes: dict[str, Any], root: str, calls: int = 1, *seed: Any,
     return {name: read(node.grad) for name, node in nodes.items()}
 
 
-def gradients(graph: Any, leaf: Callable[[Any], Any], node: Callable[[str, list[Any]], Any],
-              calls: int = 1) -> Gradients:
-    """Every node's gradient after backward() is called calls times on graph, made by leaf and node."""
-    return backpropagated(make(graph, leaf, node), graph.root, calls)
-
-
 def changed(body: str, changes: dict[str, list[str]]) -> str:
     """body with every line that is one of changes' statements replaced by its lines, at that line's indentation:
     a slip planted in a right body."""

@@ -1,8 +1,8 @@
 """Grading backward() on graphs the checker makes node by node (graphs.py), the idea first: a backward() that leaves
 the library's gradients is correct backprop (the lecture's recursive build_topo and `self.grad = 1` are both). Then
 the library's own rules, each stated in the task before the learner starts (no recursion, zeroing before a second
-backward(), `+= 1` on the root), each named when missing. The nodes of those graphs, and how a learner's call is
-run, are the sort's grading's too (sort_grading.py)."""
+backward(), `+= 1` on the root), each named when missing. The nodes of those graphs (made by check_one, grade.py,
+with the learner's Value) and how a learner's call is run are the sort's grading's too (sort_grading.py)."""
 from __future__ import annotations
 
 import ast
@@ -34,6 +34,11 @@ def graph_node(op: str, parents: list[Any]) -> Any:
     forward, backward = OPS[op]
     data = [p.data for p in parents]
     return hand_node(type(parents[0]), forward(*data), parents, backward(1.0, *data), op.removesuffix('1'))
+
+
+def _gradients(value_class: Any, graph: Graph, calls: int) -> graphs.Gradients:
+    """Every node's gradient after backward() is called calls times on graph, made with value_class."""
+    return graphs.backpropagated(graphs.make(graph, value_class, graph_node), graph.root, calls)
 
 
 class Finding(dict[str, str]):
@@ -85,11 +90,12 @@ def _raised(text: str, error: BaseException, key: str, want: str) -> Finding:
     return Finding(diagnosis=key, input=text, expected=want, obtained=type(error).__name__, detail=where(error))
 
 
-def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, made: dict[str, list[Run]]) -> Result:
-    """backward() on graphs the checker makes node by node, then on those kept of the learner's own ops done."""
+def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, made: dict[str, list[Run]],
+                   built: list[dict[str, Any]]) -> Result:
+    """backward() on graphs the checker makes node by node (built: their nodes), then on the learner's own ops done."""
     swapped = getattr(value_class, '_topological_order', None) is not None and not sort_done
     with patch.object(value_class, '_topological_order', topological_order) if swapped else nullcontext():
-        failed, missing, shown = _check_backward(exercise.number, exercise.graphs, value_class, made)
+        failed, missing, shown = _check_backward(exercise.number, [*zip(exercise.graphs, built)], value_class, made)
     if failed.get('diagnosis') == 'backward_no_seed' and backward_line(value_class.backward, 'backward_zeroed_in_loop'):
         failed['diagnosis'] = 'backward_zeroed_in_loop'
     result = outcome.verdict(exercise, failed, "your backward() gives the right gradients", missing, **shown)
@@ -100,18 +106,17 @@ def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, made: 
     return result
 
 
-def _check_backward(exercise_number: int, graphs_: tuple[Graph, ...], value_class: Any,
+def _check_backward(exercise_number: int, graphs_: list[tuple[Graph, dict[str, Any]]], value_class: Any,
                     made: dict[str, list[Run]]) -> tuple[Finding, list[tuple[str, str]], dict[str, str]]:
     """The first mistake (none: empty), the idea first (the graphs, the learner's own ops); else the library's rules
     missed (key, what shows it: on a second backward(), on a leaf) and what shows the first."""
-    lecture, reused, doubled, deep = graphs_
-    twice = reused.text('backward()') + '; z.backward()   (a second time)'
-    runs = [*((graph, 1, graph.text('backward()')) for graph in (lecture, reused, doubled, deep)), (reused, 2, twice)]
+    twice = graphs_[1][0].text('backward()') + '; z.backward()   (a second time)'  # (the reused graph's nodes, again)
+    runs = [*((graph, nodes, 1, graph.text('backward()')) for graph, nodes in graphs_), (*graphs_[1], 2, twice)]
     leaf = _leaf_root(value_class)  # (said last)
     missing: list[tuple[str, str]] = []
     shown: dict[str, str] = {}
-    for graph, calls, text in runs:
-        got = _run(exercise_number, graph, value_class, calls, text)
+    for graph, nodes, calls, text in runs:
+        got = _run(exercise_number, graph, nodes, calls, text)
         if isinstance(got, Finding) and calls == 1:
             return got, [], {}
         if isinstance(got, RecursionError) and calls == 1:
@@ -130,15 +135,13 @@ def _check_backward(exercise_number: int, graphs_: tuple[Graph, ...], value_clas
     return Finding(), missing, shown
 
 
-def _run(exercise_number: int, graph: Graph, value_class: Any, calls: int, text: str) -> Any:
-    """backward() called calls times on graph: a Finding when it goes wrong, else the gradients it leaves (the
-    RecursionError it raises); a wrong one that is only the zeroing rule missed, as its key, them and the right."""
-    got = ran(exercise_number, text, lambda: graphs.gradients(graph, value_class, graph_node, calls))
-    want = graphs.gradients(graph, library.Value, graph_node, calls)
+def _run(exercise_number: int, graph: Graph, nodes: dict[str, Any], calls: int, text: str) -> Any:
+    """backward() called on graph's nodes (the calls-th time): a Finding when it goes wrong, else the gradients it
+    leaves (the RecursionError it raises); a wrong one only missing the zeroing rule, as its key, them and the right."""
+    want = _gradients(library.Value, graph, calls)
     shown = want if len(want) < 20 else {'x': want['x']}  # the deep chain: its leaf only
-    if isinstance(got, Finding) and 'diagnosis' in got:
-        got['expected'] = grads(shown)
-    slips = ((key, partial(graphs.gradients, graph, planted(n), graph_node, calls)) for n, (key, _) in enumerate(SLIPS))
+    got = ran(exercise_number, text, lambda: graphs.backpropagated(nodes, graph.root), grads(shown))
+    slips = ((key, partial(_gradients, planted(n), graph, calls)) for n, (key, _) in enumerate(SLIPS))
     key = '' if isinstance(got, (Finding, RecursionError)) else graphs.named(  # ('': the library's gradients)
         {k: got[k] for k in shown}, [('', lambda: shown), *(slips if len(want) < 20 else ())], same)
     if not key:

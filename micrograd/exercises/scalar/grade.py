@@ -3,17 +3,18 @@ kind in an exercise's record says which grader it goes to. Once every exercise o
 whole engine (whole_engine.py), as one more Result, numbered 0."""
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
+from micrograd.exercises import graphs
 from micrograd.exercises.result import ABSENT, CORRECT, DONE, Result
 from micrograd.exercises.sandbox import guarded
-from micrograd.exercises.scalar.backprop_grading import check_backward
+from micrograd.exercises.scalar.backprop_grading import check_backward, graph_node
 from micrograd.exercises.scalar.drive import Run
 from micrograd.exercises.scalar.exercises import EXERCISES, Exercise
 from micrograd.exercises.scalar.neuron_grading import check_neuron
 from micrograd.exercises.scalar.op_grading import check_op
-from micrograd.exercises.scalar.outcome import wrong
+from micrograd.exercises.scalar.outcome import raised, wrong
 from micrograd.exercises.scalar.sort_grading import check_sort
 from micrograd.exercises.scalar.whole_engine import check_engine
 
@@ -32,13 +33,19 @@ def check_one(exercise: Exercise, value_class: Any, neuron_class: Any = None, *,
         what = "class Neuron (in my_nn.py)" if neuron else f"Value.{exercise.attribute}"
         return wrong(exercise, 'missing', input=exercise.cases[0].text() if exercise.cases else '',
                      expected=f"{what}, as the library has it", obtained=f"no {what}")
-    graders: dict[str, Callable[[], Result]] = {
-        'op': lambda: check_op(exercise, value_class, strict, made),
-        'sort': lambda: check_sort(exercise, value_class),
-        'backward': lambda: check_backward(exercise, value_class, sort_done, made),
-        'neuron': lambda: check_neuron(exercise, value_class, neuron_class, strict),
-    }
-    return guarded(exercise.number, exercise.name, graders[exercise.kind], timeout)
+    def grade() -> Result:  # (the graphs the sort and backward() run on are made here, inside the time limit)
+        try:
+            nodes = [graphs.make(graph, value_class, graph_node) for graph in exercise.graphs]  # (none for the rest)
+        except Exception as error:  # noqa: BLE001 -- a Value that cannot be made as Value(data, children, op)
+            return raised(exercise, exercise.graphs[0].text(f'{exercise.attribute}()'), error)
+        if exercise.kind == 'op':
+            return check_op(exercise, value_class, strict, made)
+        if exercise.kind == 'sort':
+            return check_sort(exercise, nodes)
+        if exercise.kind == 'backward':
+            return check_backward(exercise, value_class, sort_done, made, nodes)
+        return check_neuron(exercise, value_class, neuron_class, strict)
+    return guarded(exercise.number, exercise.name, grade, timeout)
 
 
 def check_all(value_class: Any, neuron_class: Any = None, *, strict: bool = False,

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from micrograd.exercises import graphs
 from micrograd.exercises.result import Result
-from micrograd.exercises.sandbox import set_input
 from micrograd.exercises.scalar import outcome
-from micrograd.exercises.scalar.backprop_grading import Finding, graph_node, ran
+from micrograd.exercises.scalar.backprop_grading import Finding, ran
 from micrograd.exercises.scalar.exercises import Exercise, Graph
 
 
@@ -39,13 +37,11 @@ def _sort_problem(order: object, graph: Graph, names: dict[int, str]) -> str:
     return ''
 
 
-def check_sort(exercise: Exercise, value_class: Any) -> Result:
-    """The sort's verdict, from _topological_order() on each of the exercise's graphs."""
+def check_sort(exercise: Exercise, built: list[dict[str, Any]]) -> Result:
+    """The sort's verdict, from _topological_order() on each of the exercise's graphs (built: its nodes, by name)."""
     failed, missing, shown = Finding(), list[tuple[str, str]](), dict[str, str]()
-    for graph in exercise.graphs:
+    for graph, nodes in zip(exercise.graphs, built):
         text = graph.text('_topological_order()')
-        set_input(text)
-        nodes = graphs.make(graph, value_class, graph_node)
         names = {id(v): k for k, v in nodes.items()}
         want = f"{_listed([n for n, _, _ in graph.nodes])}: every node an op made, each after its parents, no leaves"
         order = ran(exercise.number, text, nodes[graph.root]._topological_order, want)
