@@ -114,7 +114,8 @@ def _library_body(blank: Blank) -> list[ast.stmt]:
     return ast.parse(textwrap.dedent(blank.indent + blank.solution)).body
 
 
-def slips_of(exercise: Exercise) -> list[Slip]:
+@cache
+def slips_of(exercise: Exercise) -> tuple[Slip, ...]:
     """Every slip the checker can name for an exercise: its record's first, each also in one parent's gradient
     only, then the generic ones."""
     own = list(exercise.slips)
@@ -123,7 +124,7 @@ def slips_of(exercise: Exercise) -> list[Slip]:
             if b.exercise is exercise:
                 own += [half for slip in exercise.slips if slip.blank == b.name for half in halves(slip, b)]
                 own += generic(b)
-    return own
+    return tuple(own)
 
 
 @cache
