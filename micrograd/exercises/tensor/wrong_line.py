@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import linecache
 import types
-import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -38,27 +37,17 @@ def learners_function(module: Any, blank: str) -> Any:
     return getattr(fn, '__wrapped__', fn)
 
 
-def own_function(namespace: dict[str, Any], name: str, module: Any) -> Any:
-    """The function name that exec() made in namespace (a copy of module's), with the module's own name back in
-    namespace: a method softmax that calls the function softmax must not call itself."""
+def compiled(owner: str, module: Any, whole: bool = True, noted: list[Any] | None = None) -> Any:
+    """The library's function or method owner ('Unary.exp', 'unbroadcast') run into a copy of module's namespace,
+    so that it makes module's Tensors and calls module's helpers, its values noted into noted (lines.noting). The
+    module's own name goes back in the copy: a method softmax that calls the function softmax must not call
+    itself."""
+    name = owner.rpartition('.')[2]
+    namespace = noting(library_text(owner), vars(module), whole, noted)
     fn = namespace[name]
     if hasattr(module, name):
         namespace[name] = getattr(module, name)
     return fn
-
-
-_LIBRARY_BODIES: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
-
-
-def library_body(owner: str, module: Any) -> Any:
-    """The library's function or method owner ('Unary.exp', 'unbroadcast'), compiled into module's namespace, so
-    that it makes module's Tensors and calls module's helpers (built once per module: kept with the module, not by
-    its id, which a module made later may have again)."""
-    made = _LIBRARY_BODIES.setdefault(module, {})
-    if owner not in made:
-        made[owner] = own_function(noting(library_text(owner), vars(module), True, None), owner.rpartition('.')[2],
-                                   module)
-    return made[owner]
 
 
 @contextlib.contextmanager
@@ -72,7 +61,7 @@ def alone(module: Any, exercise: Exercise) -> Iterator[dict[str, Any]]:
             if b.exercise is exercise:
                 mine[b.name] = learners_function(module, b.name)
             elif (holder := holder_of(module, b.name)) is not None:
-                swaps.append((*holder, library_body(b.owner, module)))
+                swaps.append((*holder, compiled(b.owner, module)))
     with swapped(swaps):
         yield mine
 
@@ -107,9 +96,7 @@ def wrong_line(exercise: Exercise, case: Case, mine: list[Event], about: str = '
     library, noted, swaps, codes = library_module(), list[Any](), [], set()
     for b in blanks():
         if b.exercise is exercise and (holder := holder_of(library, b.name)) is not None:
-            namespace = noting(library_text(b.owner), vars(library), b.name.endswith('()') or b.name in FUNCTIONS,
-                               noted)
-            fn = own_function(namespace, holder[1], library)
+            fn = compiled(b.owner, library, b.name.endswith('()') or b.name in FUNCTIONS, noted)
             swaps.append((*holder, fn))
             codes |= _bodies(getattr(fn, '__wrapped__', fn), b.name)
     with swapped(swaps):
