@@ -44,7 +44,7 @@ from micrograd.exercises.tensor.array_exercise import (
 from micrograd.exercises.tensor.cases import Array, Case, reduced_axes
 from micrograd.exercises.tensor.exercise_list import EXERCISES
 from micrograd.exercises.tensor.my_tensor_file import Blank, blanks, library_module, with_bodies
-from micrograd.exercises.tensor.running import Run, close, expected, fits, run_case
+from micrograd.exercises.tensor.running import Run, close, differing, expected, fits, run_case
 
 # The sentences of the slips derived from the library's own bodies (generic() below), by key.
 DERIVED: dict[str, str] = {
@@ -141,9 +141,7 @@ def agree(mine: Run, theirs: Run, dtype: Any) -> bool:
                 and numbers_in(str(mine.error)) == numbers_in(str(theirs.error)))
     if mine.inplace != theirs.inplace or bool(mine.misshaped) != bool(theirs.misshaped):
         return False
-    return mine.grads.keys() == theirs.grads.keys() and all(
-        a is b is None or (a is not None and b is not None and close(a, b, dtype) and a.dtype == b.dtype)
-        for a, b in ((mine.grads[k], theirs.grads[k]) for k in mine.grads))
+    return mine.grads.keys() == theirs.grads.keys() and not differing(mine.grads, theirs.grads, dtype)
 
 
 def numbers_in(message: str) -> set[str]:

@@ -5,14 +5,12 @@ against the learner's run of the case as it was traced), or where the blank is w
 from __future__ import annotations
 
 import contextlib
-import linecache
 import types
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from micrograd.exercises import lines
-from micrograd.exercises.lines import Event, Line, Right, learners, noting, run_traced, source, swapped
+from micrograd.exercises.lines import Event, Line, Right, file_name, noting, place_of, run_traced, source, swapped
 from micrograd.exercises.sandbox import paused
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.cases import Case
@@ -109,22 +107,11 @@ def place(exercise: Exercise, case: Case, functions: dict[str, Any], run: Run, m
           leaf: str) -> str:
     """The learner's line for run, a wrong run of case (mine: its lines, traced): the line that raised, the line
     that made a wrong value first (leaf: the tensor whose gradient is wrong), or else where blank is written."""
-    if (raised := raising(run.error)) is not None:
-        return _at(raised)
+    if run.error is not None and (raised := place_of(run.error)):
+        return raised
     about = 'wrote' if run.inplace else 'misfit' if run.misshaped else ''
     found = wrong_line(exercise, case, mine, about, leaf) if run.error is None else None
-    return _at(found) if found is not None else written(functions[blank], blank)
-
-
-def raising(error: BaseException | None) -> Line | None:
-    """The learner's innermost frame that raised error (None where none is theirs)."""
-    frames = learners(error) if error is not None else []
-    return frames[-1] if frames else None
-
-
-def _at(found: Line) -> str:
-    code, line = found
-    return f"{_file(code.co_filename)}, line {line}: {linecache.getline(code.co_filename, line).strip()}"
+    return lines.place(*found) if found is not None else written(functions[blank], blank)
 
 
 def written(fn: Any, blank: str) -> str:
@@ -136,15 +123,9 @@ def written(fn: Any, blank: str) -> str:
         line, name = written_at(node, getattr(fn, '__qualname__', node.name), blank)
     except LookupError:
         return ''
-    return f"{_file(file)}, line {first - 1 + line}: {name}"
+    return f"{file_name(file)}, line {first - 1 + line}: {name}"
 
 
 def blank_place(module: Any, blank: str) -> str:
     """'my_tensor.py, line 412: _backward in Unary.softmax': where the learner writes a blank in module."""
     return written(learners_function(module, blank), blank)
-
-
-def _file(path: str) -> str:
-    """A file as the learner knows it: its name, or 'your cell' for a notebook's (Jupyter keeps a cell's code in
-    a file of a number's name)."""
-    return 'your cell' if 'ipykernel' in path or Path(path).stem.isdigit() else Path(path).name
