@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import inspect
 import types
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -66,17 +67,11 @@ def forward(case: Case, module: Any, leaves: dict[str, Any]) -> dict[str, Any]:
 
 def _saved(backward: Any) -> dict[str, Array]:
     """The arrays a _backward closure holds (what the forward pass saved for it), by the closure's names."""
-    code, cells = getattr(backward, '__code__', None), getattr(backward, '__closure__', None) or ()
-    names = code.co_freevars if code is not None else ()
-    out = {}
-    for name, cell in zip(names, cells):
-        try:
-            value = cell.cell_contents
-        except ValueError:  # (a cell not filled yet)
-            continue
-        if isinstance(value, np.ndarray):
-            out[name] = value
-    return out
+    try:
+        held = inspect.getclosurevars(backward).nonlocals
+    except (TypeError, ValueError):  # (not a function, or a cell not filled yet)
+        return {}
+    return {name: value for name, value in held.items() if isinstance(value, np.ndarray)}
 
 
 def backpropagate(out: Any, upstream: Array) -> tuple[str, str, str]:
