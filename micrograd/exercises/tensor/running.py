@@ -86,17 +86,13 @@ def backpropagate(out: Any, upstream: Array) -> tuple[str, str, str]:
     data = {key: np.array(t.data, copy=True) for key, t in tensors.items()}
     with np.errstate(all='ignore'):
         for node in reversed(order):
-            grad, op = node.grad, node._op or '?'
-            before = grad.copy()
-            saved = _saved(node._backward)
-            kept = {name: np.array(a, copy=True) for name, a in saved.items()}
-            node._backward(grad)
-            if not np.array_equal(before, grad, equal_nan=True):
-                return 'inplace', op, 'grad'
-            for name, a in saved.items():
+            op, watched = node._op or '?', {'grad': node.grad, **_saved(node._backward)}
+            kept = {name: np.array(a, copy=True) for name, a in watched.items()}
+            node._backward(node.grad)
+            for name, a in watched.items():
                 if not np.array_equal(kept[name], a, equal_nan=True):
                     of_data = any(np.shares_memory(a, t.data) for t in tensors.values())
-                    return ('inplace_data' if of_data else 'inplace_saved'), op, name
+                    return ('inplace' if name == 'grad' else 'inplace_data' if of_data else 'inplace_saved'), op, name
             if any(not np.array_equal(data[key], tensors[key].data, equal_nan=True) for key in data):
                 return 'inplace_data', op, ''
     return '', '', ''
