@@ -212,22 +212,19 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int], cul
         key, story = summed_story(case.data()['g'], got, right)  # (unbroadcast's result: out)
         if key:
             return key, story, ''
-    if run.error is not None:
-        told = where(run.error)
-        handed = handed_story(run, out_shape)
-        if slip is not None:
-            return slip.key, f"{slip.says}.\n{_here(case, out_shape)}. It raised {handed or told}", slip.blank
-        if isinstance(run.error, (NameError, AttributeError)) and re.search(r'\bout\.(grad|data)\b', raised):
-            return 'out_undefined', (f"{OUT_UNDEFINED}. It raised {told}"), culprit
-        if isinstance(run.error, TypeError) and 'NoneType' in str(run.error) and '.grad' in raised:
-            return 'grad_none', f"{GRAD_NONE}. It raised {told}", culprit
-        if handed:
-            return 'handed_wrong_shape', f"{handed}\n{told}", culprit
-        return 'raises', f"your code raised {told}", culprit
+    told, handed = where(run.error) if run.error is not None else '', handed_story(run, out_shape)
+    if slip is not None and run.error is not None:
+        return slip.key, f"{slip.says}.\n{_here(case, out_shape)}. It raised {handed or told}", slip.blank
     if slip is not None:
         return slip.key, _with_shape(slip.says, run, want, out_shape, exercise), slip.blank
-    if story := handed_story(run, out_shape):
-        return 'handed_wrong_shape', story, culprit
+    if isinstance(run.error, (NameError, AttributeError)) and re.search(r'\bout\.(grad|data)\b', raised):
+        return 'out_undefined', (f"{OUT_UNDEFINED}. It raised {told}"), culprit
+    if isinstance(run.error, TypeError) and 'NoneType' in str(run.error) and '.grad' in raised:
+        return 'grad_none', f"{GRAD_NONE}. It raised {told}", culprit
+    if handed:
+        return 'handed_wrong_shape', f"{handed}\n{told}".rstrip('\n'), culprit
+    if run.error is not None:
+        return 'raises', f"your code raised {told}", culprit
     if len(found := per_leaf(exercise, runs, failing, culprit)) > 1:  # two slips at once, one in each leaf
         said = '; '.join(f"{leaf}: {slip.says}" for leaf, slip in found)
         return found[0][1].key, f"two slips: {said}", found[0][1].blank
