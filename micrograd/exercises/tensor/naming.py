@@ -150,16 +150,13 @@ def numbers_in(message: str) -> set[str]:
     return {re.sub(r'\s', '', m) for m in re.findall(r'\([\d,\s]*\)|\b\d+\b', message)} - {'()'}
 
 
-def _candidates(exercise: Exercise, blank: str) -> Iterator[tuple[Slip, types.ModuleType]]:
-    """The slips that may explain the learner's numbers, each planted: only blank's (the one found at fault, if
-    any)."""
+def _candidates(exercise: Exercise) -> Iterator[tuple[Slip, types.ModuleType]]:
+    """The slips that may explain the learner's numbers, each planted."""
     for n, slip in enumerate(slips_of(exercise)):
-        if not blank or slip.blank == blank:
-            yield slip, planted(exercise.number, n)
+        yield slip, planted(exercise.number, n)
 
 
-def reproduce(exercise: Exercise, runs: list[Run | None], failing: list[int], blank: str = '') -> tuple[
-        Slip | None, bool]:
+def reproduce(exercise: Exercise, runs: list[Run | None], failing: list[int]) -> tuple[Slip | None, bool]:
     """The slip whose gradients are the learner's on the first failing case and on the most others; and whether
     on every case both ran."""
     cases, first = exercise.cases, failing[0]
@@ -168,12 +165,12 @@ def reproduce(exercise: Exercise, runs: list[Run | None], failing: list[int], bl
         mine = runs[i]
         return None if mine is None else agree(mine, run_case(cases[i], module), cases[i].dtype)
     scored = [(all(a is not False for a in agreed), sum(map(bool, agreed)), -n, slip)  # (a tie: the slip listed first)
-              for n, slip, agreed in reproducing(_candidates(exercise, blank), first, len(cases), agrees)]
+              for n, slip, agreed in reproducing(_candidates(exercise), first, len(cases), agrees)]
     best = max(scored, key=lambda s: s[:3], default=None)
     return (best[3], best[0]) if best else (None, False)
 
 
-def per_leaf(exercise: Exercise, runs: list[Run | None], failing: list[int], blank: str = '') -> list[tuple[str, Slip]]:
+def per_leaf(exercise: Exercise, runs: list[Run | None], failing: list[int]) -> list[tuple[str, Slip]]:
     """For a learner who made two slips at once (k's and v's gradients both untransposed): for each leaf wrong on the
     first failing case, the slip that gives that leaf's gradient on every case (the other leaves aside)."""
     first = failing[0]
@@ -182,7 +179,7 @@ def per_leaf(exercise: Exercise, runs: list[Run | None], failing: list[int], bla
     wrong = [k for k, g in mine.grads.items() if not close(g, want.grads.get(k), exercise.cases[first].dtype)]
     found: list[tuple[str, Slip]] = []
     for leaf in wrong:
-        for slip, module in _candidates(exercise, blank):
+        for slip, module in _candidates(exercise):
             if all(r is None or r.error is not None or close(
                     r.grads.get(leaf), (t := run_case(c, module)).grads.get(leaf), c.dtype) and t.error is None
                    for c, r in zip(exercise.cases, runs)):
@@ -193,10 +190,9 @@ def per_leaf(exercise: Exercise, runs: list[Run | None], failing: list[int], bla
 
 # --- the slip named ------------------------------------------------------------------------------------
 
-def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int], culprit: str = '',
-             raised: str = '') -> tuple[str, str, str]:
-    """(key, sentence, the blank it is in when known) for the learner's first failing case. culprit: the one blank
-    found at fault, if any; raised: the text of the learner's line that raised, if one did."""
+def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int], raised: str = '') -> tuple[str, str, str]:
+    """(key, sentence, the blank it is in when known) for the learner's first failing case. raised: the learner's
+    line that raised, if one did."""
     i = failing[0]
     case, run = exercise.cases[i], runs[i]
     assert run is not None
@@ -206,7 +202,7 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int], cul
         said = {'inplace': INPLACE, 'inplace_data': INPLACE_DATA, 'inplace_saved': INPLACE_SAVED}[run.inplace]
         array = f"`{run.inplace_name}` " if run.inplace_name and run.inplace_name != 'grad' else ''
         return run.inplace, f"{said} (here {array}in the backward of '{run.inplace_op}')", ''
-    slip, everywhere = reproduce(exercise, runs, failing, culprit)
+    slip, everywhere = reproduce(exercise, runs, failing)
     got, right = run.grads.get('out'), want.grads.get('out')
     if not everywhere and isinstance(got, np.ndarray) and isinstance(right, np.ndarray) and run.error is None:
         key, story = summed_story(case.data()['g'], got, right)  # (unbroadcast's result: out)
@@ -218,18 +214,18 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int], cul
     if slip is not None:
         return slip.key, _with_shape(slip.says, run, want, out_shape, exercise), slip.blank
     if isinstance(run.error, (NameError, AttributeError)) and re.search(r'\bout\.(grad|data)\b', raised):
-        return 'out_undefined', (f"{OUT_UNDEFINED}. It raised {told}"), culprit
+        return 'out_undefined', (f"{OUT_UNDEFINED}. It raised {told}"), ''
     if isinstance(run.error, TypeError) and 'NoneType' in str(run.error) and '.grad' in raised:
-        return 'grad_none', f"{GRAD_NONE}. It raised {told}", culprit
+        return 'grad_none', f"{GRAD_NONE}. It raised {told}", ''
     if handed:
-        return 'handed_wrong_shape', f"{handed}\n{told}".rstrip('\n'), culprit
+        return 'handed_wrong_shape', f"{handed}\n{told}".rstrip('\n'), ''
     if run.error is not None:
-        return 'raises', f"your code raised {told}", culprit
-    if len(found := per_leaf(exercise, runs, failing, culprit)) > 1:  # two slips at once, one in each leaf
+        return 'raises', f"your code raised {told}", ''
+    if len(found := per_leaf(exercise, runs, failing)) > 1:  # two slips at once, one in each leaf
         said = '; '.join(f"{leaf}: {slip.says}" for leaf, slip in found)
         return found[0][1].key, f"two slips: {said}", found[0][1].blank
     key, why = _from_numbers(exercise, case, run, want, out_shape)
-    return key, why, culprit
+    return key, why, ''
 
 
 def _from_numbers(exercise: Exercise, case: Case, run: Run, want: Run,
