@@ -236,6 +236,8 @@ def _from_numbers(exercise: Exercise, case: Case, run: Run, want: Run,
     for name, w in want.grads.items():
         g = run.grads.get(name)
         label = 'the result' if exercise.kind == 'function' else name
+        if g is None and w is not None:
+            return 'nothing', f"no gradient reaches {name}: {name}.grad is None (pass grad on with _add_grad)"
         if not (isinstance(g, np.ndarray) and isinstance(w, np.ndarray)):
             continue
         if g.shape != w.shape:
@@ -243,6 +245,8 @@ def _from_numbers(exercise: Exercise, case: Case, run: Run, want: Run,
             return ('not_reduced' if 'not reduced' in story else 'shape'), story
         if close(g, w, case.dtype):
             continue
+        if not np.any(g) and np.any(w):
+            return 'nothing', f"no gradient reaches {name}: {name}.grad is all zeros"
         if story := local_story(case, g, w, case.upstream(g.shape)):
             return 'local_derivative', story
         if ones is not None and not case.ones and close(g, ones.grads.get(name), case.dtype):
