@@ -65,7 +65,13 @@ def function(code: types.CodeType) -> str:
 
 def place(code: types.CodeType, line: int) -> str:
     """A line as a report points at it: 'my_engine.py, line 142: raise ...'."""
-    return f"{Path(code.co_filename).name}, line {line}: {linecache.getline(code.co_filename, line).strip()}"
+    return f"{file_name(code.co_filename)}, line {line}: {linecache.getline(code.co_filename, line).strip()}"
+
+
+def file_name(path: str) -> str:
+    """A file as the learner knows it: its name, or 'your cell' for a notebook's (Jupyter keeps a cell's code in
+    a file of a number's name)."""
+    return 'your cell' if 'ipykernel' in path or Path(path).stem.isdigit() else Path(path).name
 
 
 def where(error: BaseException) -> str:

@@ -84,13 +84,13 @@ class Graph:
     seed: tuple[float, ...] | None = None           # backward(grad=seed), for a root that is no scalar
     note: str = ''
 
-    def text(self, call: str = '') -> str:
+    def text(self) -> str:
         """The graph as a learner can paste it, and the backward() call(s) the check makes."""
         dtype = '' if self.dtype == 'float64' else f", dtype=np.{self.dtype}"
         lines = [f"{n} = Tensor({v!r}, requires_grad=True{dtype})" for n, v in self.leaves.items()]
         for name, op, parents in self.nodes:
             lines.append(f"{name} = {parents[0]}.sum()" if op == 'sum' else f"{name} = {f' {op} '.join(parents)}")
-        call = call or f"backward({list(self.seed) if self.seed is not None else ''})"
+        call = f"backward({list(self.seed) if self.seed is not None else ''})"
         text = '; '.join(lines) + f"; {self.root}.{call}" + f"; {self.root}.{call}" * (self.calls - 1)
         return text + (f"   [{self.note}]" if self.note else '')
 

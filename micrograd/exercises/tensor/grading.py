@@ -7,7 +7,6 @@ wrong gradient; a data tensor that got a .grad is only noted (the gradients are 
 """
 from __future__ import annotations
 
-import linecache
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -15,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from micrograd.exercises.cutting import blank_raised
-from micrograd.exercises.lines import Event, run_traced, where
+from micrograd.exercises.lines import Event, place_of, run_traced, where
 from micrograd.exercises.result import DONE, GENERIC, NOT_STARTED, WRONG, Result
 from micrograd.exercises.sandbox import guarded, paused, set_input
 from micrograd.exercises.tensor.array_exercise import Exercise
@@ -23,7 +22,7 @@ from micrograd.exercises.tensor.backward_on_graphs import check_backward
 from micrograd.exercises.tensor.exercise_list import EXERCISES
 from micrograd.exercises.tensor.naming import diagnose
 from micrograd.exercises.tensor.running import Run, close, expected, fits, prepare, run_case, summary, torch_grads
-from micrograd.exercises.tensor.wrong_line import alone, bodies, place, raising
+from micrograd.exercises.tensor.wrong_line import alone, bodies, place
 
 
 def check_one(exercise: Exercise, module: Any, timeout: float | None = 10.0) -> Result:
@@ -58,7 +57,7 @@ def _judged(exercise: Exercise, runs: list[Run], traced: list[list[Event]], func
         return graded
     kept, failing = graded
     i, wrong = failing[0], runs[failing[0]]
-    raised = linecache.getline(at[0].co_filename, at[1]) if (at := raising(wrong.error)) else ''
+    raised = place_of(wrong.error) if wrong.error is not None else ''
     key, why, blank = diagnose(exercise, kept, failing, raised=raised)  # the slip named
     found = place(exercise, exercise.cases[i], functions, wrong, traced[i], blank or exercise.blanks[0],
                   _wrong_leaf(exercise, i, wrong))  # the learner's line

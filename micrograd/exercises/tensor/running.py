@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import inspect
 import types
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -66,17 +67,11 @@ def forward(case: Case, module: Any, leaves: dict[str, Any]) -> dict[str, Any]:
 
 def _saved(backward: Any) -> dict[str, Array]:
     """The arrays a _backward closure holds (what the forward pass saved for it), by the closure's names."""
-    code, cells = getattr(backward, '__code__', None), getattr(backward, '__closure__', None) or ()
-    names = code.co_freevars if code is not None else ()
-    out = {}
-    for name, cell in zip(names, cells):
-        try:
-            value = cell.cell_contents
-        except ValueError:  # (a cell not filled yet)
-            continue
-        if isinstance(value, np.ndarray):
-            out[name] = value
-    return out
+    try:
+        held = inspect.getclosurevars(backward).nonlocals
+    except (TypeError, ValueError):  # (not a function, or a cell not filled yet)
+        return {}
+    return {name: value for name, value in held.items() if isinstance(value, np.ndarray)}
 
 
 def backpropagate(out: Any, upstream: Array) -> tuple[str, str, str]:
@@ -91,17 +86,13 @@ def backpropagate(out: Any, upstream: Array) -> tuple[str, str, str]:
     data = {key: np.array(t.data, copy=True) for key, t in tensors.items()}
     with np.errstate(all='ignore'):
         for node in reversed(order):
-            grad, op = node.grad, node._op or '?'
-            before = grad.copy()
-            saved = _saved(node._backward)
-            kept = {name: np.array(a, copy=True) for name, a in saved.items()}
-            node._backward(grad)
-            if not np.array_equal(before, grad, equal_nan=True):
-                return 'inplace', op, 'grad'
-            for name, a in saved.items():
+            op, watched = node._op or '?', {'grad': node.grad, **_saved(node._backward)}
+            kept = {name: np.array(a, copy=True) for name, a in watched.items()}
+            node._backward(node.grad)
+            for name, a in watched.items():
                 if not np.array_equal(kept[name], a, equal_nan=True):
                     of_data = any(np.shares_memory(a, t.data) for t in tensors.values())
-                    return ('inplace_data' if of_data else 'inplace_saved'), op, name
+                    return ('inplace' if name == 'grad' else 'inplace_data' if of_data else 'inplace_saved'), op, name
             if any(not np.array_equal(data[key], tensors[key].data, equal_nan=True) for key in data):
                 return 'inplace_data', op, ''
     return '', '', ''

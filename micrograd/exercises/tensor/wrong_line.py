@@ -5,15 +5,12 @@ against the learner's run of the case as it was traced), or where the blank is w
 from __future__ import annotations
 
 import contextlib
-import linecache
 import types
-import weakref
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from micrograd.exercises import lines
-from micrograd.exercises.lines import Event, Line, Right, learners, noting, run_traced, source, swapped
+from micrograd.exercises.lines import Event, Line, Right, file_name, noting, place_of, run_traced, source, swapped
 from micrograd.exercises.sandbox import paused
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.cases import Case
@@ -38,27 +35,17 @@ def learners_function(module: Any, blank: str) -> Any:
     return getattr(fn, '__wrapped__', fn)
 
 
-def own_function(namespace: dict[str, Any], name: str, module: Any) -> Any:
-    """The function name that exec() made in namespace (a copy of module's), with the module's own name back in
-    namespace: a method softmax that calls the function softmax must not call itself."""
+def compiled(owner: str, module: Any, whole: bool = True, noted: list[Any] | None = None) -> Any:
+    """The library's function or method owner ('Unary.exp', 'unbroadcast') run into a copy of module's namespace,
+    so that it makes module's Tensors and calls module's helpers, its values noted into noted (lines.noting). The
+    module's own name goes back in the copy: a method softmax that calls the function softmax must not call
+    itself."""
+    name = owner.rpartition('.')[2]
+    namespace = noting(library_text(owner), vars(module), whole, noted)
     fn = namespace[name]
     if hasattr(module, name):
         namespace[name] = getattr(module, name)
     return fn
-
-
-_LIBRARY_BODIES: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
-
-
-def library_body(owner: str, module: Any) -> Any:
-    """The library's function or method owner ('Unary.exp', 'unbroadcast'), compiled into module's namespace, so
-    that it makes module's Tensors and calls module's helpers (built once per module: kept with the module, not by
-    its id, which a module made later may have again)."""
-    made = _LIBRARY_BODIES.setdefault(module, {})
-    if owner not in made:
-        made[owner] = own_function(noting(library_text(owner), vars(module), True, None), owner.rpartition('.')[2],
-                                   module)
-    return made[owner]
 
 
 @contextlib.contextmanager
@@ -72,7 +59,7 @@ def alone(module: Any, exercise: Exercise) -> Iterator[dict[str, Any]]:
             if b.exercise is exercise:
                 mine[b.name] = learners_function(module, b.name)
             elif (holder := holder_of(module, b.name)) is not None:
-                swaps.append((*holder, library_body(b.owner, module)))
+                swaps.append((*holder, compiled(b.owner, module)))
     with swapped(swaps):
         yield mine
 
@@ -107,9 +94,7 @@ def wrong_line(exercise: Exercise, case: Case, mine: list[Event], about: str = '
     library, noted, swaps, codes = library_module(), list[Any](), [], set()
     for b in blanks():
         if b.exercise is exercise and (holder := holder_of(library, b.name)) is not None:
-            namespace = noting(library_text(b.owner), vars(library), b.name.endswith('()') or b.name in FUNCTIONS,
-                               noted)
-            fn = own_function(namespace, holder[1], library)
+            fn = compiled(b.owner, library, b.name.endswith('()') or b.name in FUNCTIONS, noted)
             swaps.append((*holder, fn))
             codes |= _bodies(getattr(fn, '__wrapped__', fn), b.name)
     with swapped(swaps):
@@ -122,22 +107,11 @@ def place(exercise: Exercise, case: Case, functions: dict[str, Any], run: Run, m
           leaf: str) -> str:
     """The learner's line for run, a wrong run of case (mine: its lines, traced): the line that raised, the line
     that made a wrong value first (leaf: the tensor whose gradient is wrong), or else where blank is written."""
-    if (raised := raising(run.error)) is not None:
-        return _at(raised)
+    if run.error is not None and (raised := place_of(run.error)):
+        return raised
     about = 'wrote' if run.inplace else 'misfit' if run.misshaped else ''
     found = wrong_line(exercise, case, mine, about, leaf) if run.error is None else None
-    return _at(found) if found is not None else written(functions[blank], blank)
-
-
-def raising(error: BaseException | None) -> Line | None:
-    """The learner's innermost frame that raised error (None where none is theirs)."""
-    frames = learners(error) if error is not None else []
-    return frames[-1] if frames else None
-
-
-def _at(found: Line) -> str:
-    code, line = found
-    return f"{_file(code.co_filename)}, line {line}: {linecache.getline(code.co_filename, line).strip()}"
+    return lines.place(*found) if found is not None else written(functions[blank], blank)
 
 
 def written(fn: Any, blank: str) -> str:
@@ -149,15 +123,9 @@ def written(fn: Any, blank: str) -> str:
         line, name = written_at(node, getattr(fn, '__qualname__', node.name), blank)
     except LookupError:
         return ''
-    return f"{_file(file)}, line {first - 1 + line}: {name}"
+    return f"{file_name(file)}, line {first - 1 + line}: {name}"
 
 
 def blank_place(module: Any, blank: str) -> str:
     """'my_tensor.py, line 412: _backward in Unary.softmax': where the learner writes a blank in module."""
     return written(learners_function(module, blank), blank)
-
-
-def _file(path: str) -> str:
-    """A file as the learner knows it: its name, or 'your cell' for a notebook's (Jupyter keeps a cell's code in
-    a file of a number's name)."""
-    return 'your cell' if 'ipykernel' in path or Path(path).stem.isdigit() else Path(path).name
