@@ -225,6 +225,8 @@ SLIPS = [
     ('+ *', 'Tensor.__add__', "self._add_grad(grad)\nother._add_grad(grad.sum(axis=0))", 'handed_wrong_shape', 2),
     ('+ *', 'Tensor.__mul__', "self._add_grad((grad * y).sum(axis=0))\nother._add_grad((grad * x).sum(axis=0))",
      'handed_wrong_shape', 1),
+    ('+ *', 'Tensor.__mul__', "if self.requires_grad:\n    self._add_grad(grad * y.T)\nif other.requires_grad:\n"
+                              "    other._add_grad(grad * x)", 'shape', 2),  # NumPy's shape error, in the case's terms
     ('elementwise', 'Tensor.exp', "self._add_grad(grad * np.exp(self.data - 1) * self.data)", 'exp_power_rule', 1),
     ('sum mean', 'Tensor.sum',
      "self._add_grad(np.broadcast_to(np.expand_dims(grad, ax) if ax else grad, self.data.shape))",
@@ -242,6 +244,7 @@ SLIPS = [
     ('matmul', 'Tensor.__matmul__', "self._add_grad(grad @ b.swapaxes(-1, -2))\n"
                                     "other._add_grad((a.swapaxes(-1, -2) @ grad).sum(axis=0))",
      'handed_wrong_shape', 2),
+    ('matmul', 'Tensor.__matmul__', "self._add_grad(np.dot(grad, b.T))\nother._add_grad(np.dot(a.T, grad))", 'shape', 1),
     ('softmax', 'Tensor.softmax', "self._add_grad(s * (grad - (grad * s).sum(axis=0, keepdims=True)))",
      'wrong_axis', 1),
     ('softmax', 'Tensor.softmax', "self._add_grad(s * (grad - (grad * s).sum(axis=-1, keepdims=True)))",

@@ -5,7 +5,7 @@ also in one parent's gradient only) and the ones any op can make, derived from t
 upstream gradient dropped, the sign flipped, a fixed axis, one parent left out); the one whose gradients are the
 learner's on the most cases is the name. (2) What the numbers say: the axes unbroadcast summed over, an array
 handed to _add_grad that cannot reduce to its tensor's shape, the local derivative, a constant factor (the count
-a mean divides by, the batch size, the scale).
+a mean divides by, the batch size, the scale). (3) A shape error from NumPy, said in the case's terms.
 """
 from __future__ import annotations
 
@@ -220,6 +220,8 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int], rai
         return 'grad_none', f"{GRAD_NONE}. It raised {told}", ''
     if handed:
         return 'handed_wrong_shape', f"{handed}\n{told}".rstrip('\n'), ''
+    if run.error is not None and (story := error_story(run.error, case, out_shape)):
+        return 'shape', f"{story}\n{told}", ''
     if run.error is not None:
         return 'raises', f"your code raised {told}", ''
     if len(found := per_leaf(exercise, runs, failing)) > 1:  # two slips at once, one in each leaf
@@ -407,6 +409,16 @@ def local_story(case: Case, got: Array, want: Array, upstream: Array) -> str:
     said = local_form(('x', 'out'), mine, right)
     return said and (f"the local derivative is {said} here, where d {op}(x)/dx = {RIGHT_LOCAL[op]} (x the input, "
                      f"out the output {op}(x))")
+
+
+SHAPE_ERROR = re.compile(r'shapes? \(|core dimension|cannot reshape|broadcast')
+
+
+def error_story(error: BaseException, case: Case, out_shape: tuple[int, ...] | None) -> str:
+    """A NumPy shape error from the learner's code, said in the case's terms."""
+    if not isinstance(error, ValueError) or not SHAPE_ERROR.search(str(error)):
+        return ''
+    return f"a shape error: NumPy says '{str(error).splitlines()[0][:160]}'. {_here(case, out_shape)}"
 
 
 def _here(case: Case, out_shape: tuple[int, ...] | None) -> str:
