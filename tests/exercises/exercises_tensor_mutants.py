@@ -244,7 +244,8 @@ SLIPS = [
     ('matmul', 'Tensor.__matmul__', "self._add_grad(grad @ b.swapaxes(-1, -2))\n"
                                     "other._add_grad((a.swapaxes(-1, -2) @ grad).sum(axis=0))",
      'handed_wrong_shape', 2),
-    ('matmul', 'Tensor.__matmul__', "self._add_grad(np.dot(grad, b.T))\nother._add_grad(np.dot(a.T, grad))", 'shape', 1),
+    ('matmul', 'Tensor.__matmul__', "self._add_grad(np.dot(grad, b.T))\nother._add_grad(np.dot(a.T, grad))",
+     'shape', 1),
     ('softmax', 'Tensor.softmax', "self._add_grad(s * (grad - (grad * s).sum(axis=0, keepdims=True)))",
      'wrong_axis', 1),
     ('softmax', 'Tensor.softmax', "self._add_grad(s * (grad - (grad * s).sum(axis=-1, keepdims=True)))",
