@@ -8,7 +8,7 @@ from typing import Any
 
 from micrograd.exercises import graphs
 from micrograd.exercises.result import ABSENT, CORRECT, DONE, Result
-from micrograd.exercises.sandbox import guarded
+from micrograd.exercises.sandbox import guarded, paused
 from micrograd.exercises.scalar.backprop_grading import check_backward, graph_node
 from micrograd.exercises.scalar.drive import Run
 from micrograd.exercises.scalar.exercises import EXERCISES, Exercise
@@ -33,9 +33,10 @@ def check_one(exercise: Exercise, value_class: Any, neuron_class: Any = None, *,
         what = "class Neuron (in my_nn.py)" if neuron else f"Value.{exercise.attribute}"
         return wrong(exercise, 'missing', input=exercise.cases[0].text() if exercise.cases else '',
                      expected=f"{what}, as the library has it", obtained=f"no {what}")
-    def grade() -> Result:  # (the graphs the sort and backward() run on are made here, inside the time limit)
+    def grade() -> Result:  # (the graphs the sort and backward() run on are made here, the clock stopped)
         try:
-            nodes = [graphs.make(graph, value_class, graph_node) for graph in exercise.graphs]  # (none for the rest)
+            with paused():  # the checker's own work, node by node, though each node is a Value(data, children, op)
+                nodes = [graphs.make(graph, value_class, graph_node) for graph in exercise.graphs]  # (none: the rest)
         except Exception as error:  # noqa: BLE001 -- a Value that cannot be made as Value(data, children, op)
             return raised(exercise, exercise.graphs[0].text(f'{exercise.attribute}()'), error)
         if exercise.kind == 'op':
