@@ -3,7 +3,6 @@ lines a diagnosis points at: the first that made a wrong value (lines.py's trace
 that made and returned the output, an alias (`__rmul__ = __add__`), a line holding what a slip is about."""
 from __future__ import annotations
 
-import ast
 import inspect
 import linecache
 import re
@@ -89,20 +88,13 @@ def line_with(cls: Any, method: str, needle: str | re.Pattern[str]) -> str:
     return line_holding(_function(cls, method), needle)
 
 
+_SETS_GRAD = re.compile(r'\s*(\w+)(\[[^\]]*\])?\.grad\s*[-+*/@]{0,2}=(?!=)')
+
+
 def _base(text: str) -> str | None:
     """The name whose .grad a statement sets: 'other' in other.grad -= ..., 'ws' in ws[i].grad += ...; None
     where text is not one such statement."""
-    try:
-        statements = ast.parse(text).body
-    except SyntaxError:
-        return None
-    if len(statements) != 1 or not isinstance(statement := statements[0], (ast.AugAssign, ast.Assign)):
-        return None
-    target = statement.target if isinstance(statement, ast.AugAssign) else statement.targets[0]
-    if not (isinstance(target, ast.Attribute) and target.attr == 'grad'):
-        return None
-    value = target.value.value if isinstance(target.value, ast.Subscript) else target.value
-    return value.id if isinstance(value, ast.Name) else None
+    return found[1] if (found := _SETS_GRAD.match(text)) else None
 
 
 def output_lines(cls: Any, methods: tuple[str, ...], run: Callable[[], object]) -> tuple[str, str]:
