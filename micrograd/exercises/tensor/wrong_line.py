@@ -65,20 +65,17 @@ def alone(module: Any, exercise: Exercise) -> Iterator[dict[str, Any]]:
 
 
 def _bodies(fn: Any, blank: str) -> set[types.CodeType]:
-    """The code objects a blank's body runs as: the function's own, or its `_backward` closure's."""
+    """The code objects a blank's body runs as: the function's own, or its `_backward` closures' (at any depth)."""
     code = getattr(fn, '__code__', None)
     if code is None:
         return set()
-    if blank.endswith('()') or blank in FUNCTIONS:
-        return {code}
-    found: set[types.CodeType] = set()
-    stack = [code]
-    while stack:
-        c = stack.pop()
-        for const in c.co_consts:
-            if isinstance(const, types.CodeType):
-                (found.add if const.co_name == '_backward' else stack.append)(const)
-    return found or {code}
+    return {code} if blank.endswith('()') or blank in FUNCTIONS else _closures(code) or {code}
+
+
+def _closures(code: types.CodeType) -> set[types.CodeType]:
+    """The `_backward` functions defined in code, at any depth."""
+    inner = [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    return set().union(*({c} if c.co_name == '_backward' else _closures(c) for c in inner))
 
 
 def bodies(functions: dict[str, Any]) -> set[types.CodeType]:
