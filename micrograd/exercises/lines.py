@@ -37,6 +37,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from unittest.mock import patch
 
+from micrograd.exercises.cutting import first_statement
+
 NOT_LEARNERS = tuple(str(Path(p).resolve()) + os.sep for p in [
     str(Path(__file__).parents[1]), *(sysconfig.get_paths()[k] for k in ('stdlib', 'purelib', 'platlib'))])
 Line = tuple[types.CodeType, int]
@@ -365,6 +367,20 @@ def source(fn: Any) -> tuple[ast.FunctionDef, list[str], int, str] | None:
         return None
     return (node, lines, first, inspect.getsourcefile(fn) or '?') if isinstance(node, ast.FunctionDef) \
         else None
+
+
+def written(fn: Any, owner: str = '') -> str:
+    """Where the learner writes fn's exercise, as a report points at it: the first statement of its `_backward`
+    closure ('my_engine.py, line 47: _backward in Value.__mul__'), or of fn itself where it has none (a function,
+    backward(): 'my_nn.py, line 62: Neuron.parameters'); owner: fn's name to say (its __qualname__ unless given);
+    '' where its source is not at hand."""
+    if (found := source(fn)) is None:
+        return ''
+    node, _, first, file = found
+    closure = next((f for f in ast.walk(node) if isinstance(f, ast.FunctionDef) and f.name == '_backward'), None)
+    line = first_statement(closure or node)
+    name = owner or getattr(fn, '__qualname__', node.name)
+    return f"{file_name(file)}, line {first - 1 + line.lineno}: {'_backward in ' if closure else ''}{name}"
 
 
 def line_holding(fn: Any, *holds: Holds) -> str:

@@ -804,7 +804,7 @@ def test_a_learner_writes_the_lectures_sort_backward_and_neuron_and_is_told_corr
 
 # One slip after the lecture's own sort, backward() and neuron: (file, exercise, body, diagnosis, its line).
 LECTURE_THEN_A_SLIP = [
-    ('my_nn.py', 'neuron', "return self.w", 'params_no_bias', "def parameters(self)"),
+    ('my_nn.py', 'neuron', "return self.w", 'params_no_bias', "return self.w"),
     ('my_engine.py', 'backward', "topo = self._topological_order()\n        self.grad = 1.0\n"
                                  "        for node in topo:\n            node._backward()",
      'backward_not_reversed', "for node in topo:"),

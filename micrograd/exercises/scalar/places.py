@@ -3,7 +3,6 @@ lines a diagnosis points at: the first that made a wrong value (lines.py's trace
 that made and returned the output, an alias (`__rmul__ = __add__`), a line holding what a slip is about."""
 from __future__ import annotations
 
-import ast
 import inspect
 import linecache
 import re
@@ -15,18 +14,8 @@ from typing import Any
 
 from micrograd.engine import Value
 from micrograd.exercises import lines
-from micrograd.exercises.lines import Line, Right, line_holding, noting, place, run_traced, source, swapped, traced
+from micrograd.exercises.lines import Line, Right, line_holding, noting, place, run_traced, swapped, traced, written
 from micrograd.exercises.scalar.exercises import EXERCISES
-
-
-def _written(method: ast.FunctionDef, class_name: str, first: int = 1) -> tuple[int, str]:
-    """Where the learner writes an exercise in a method: the body of its backward closure ('_backward in
-    Value.__mul__'), or the method itself; first is the line the method's text starts on in its file."""
-    closure = next((f for f in ast.walk(method) if isinstance(f, ast.FunctionDef) and f is not method
-                    and f.name.startswith('_backward')), None)
-    if closure is not None:
-        return first - 1 + closure.body[0].lineno, f"{closure.name} in {class_name}.{method.name}"
-    return first - 1 + method.lineno, f"{class_name}.{method.name}"
 
 
 def class_places(value_class: Any, neuron: Any) -> dict[int, str]:
@@ -35,17 +24,14 @@ def class_places(value_class: Any, neuron: Any) -> dict[int, str]:
     for cls, kind in ((value_class, 'engine'), (neuron, 'nn')):
         for number, method in ((e.number, m) for e in EXERCISES if e.source == kind for m in e.methods):
             if isinstance(cls, type) and method in cls.__dict__ and number not in out:
-                out[number] = method_place(cls, method, in_file=False) or f"{cls.__name__}.{method}"
+                out[number] = method_place(cls, method).partition(', ')[2] or f"{cls.__name__}.{method}"
     return out
 
 
-def method_place(cls: Any, method: str, in_file: bool = True) -> str:
-    """Where the learner writes cls's method (the body of its backward closure, if it has one): 'my_nn.py, line 61:
-    Neuron.parameters' (not in_file: 'line 61: Neuron.parameters'); '' where its source is not at hand."""
-    if (found := source(_function(cls, method))) is None:
-        return ''
-    line, name = _written(found[0], cls.__name__, found[2])
-    return f"{Path(found[3]).name + ', ' if in_file else ''}line {line}: {name}"
+def method_place(cls: Any, method: str) -> str:
+    """Where the learner writes cls's method (the body of its backward closure, if it has one): 'my_nn.py, line 62:
+    Neuron.parameters'; '' where its source is not at hand."""
+    return written(_function(cls, method), f"{cls.__name__}.{method}")
 
 
 def wrong_line(methods: tuple[str, ...], mine: list[lines.Event], run: Callable[[Any], object],
@@ -102,45 +88,33 @@ def line_with(cls: Any, method: str, needle: str | re.Pattern[str]) -> str:
     return line_holding(_function(cls, method), needle)
 
 
+_SETS_GRAD = re.compile(r'\s*(\w+)(\[[^\]]*\])?\.grad\s*[-+*/@]{0,2}=(?!=)')
+
+
 def _base(text: str) -> str | None:
     """The name whose .grad a statement sets: 'other' in other.grad -= ..., 'ws' in ws[i].grad += ...; None
     where text is not one such statement."""
-    try:
-        statements = ast.parse(text).body
-    except SyntaxError:
-        return None
-    if len(statements) != 1 or not isinstance(statement := statements[0], (ast.AugAssign, ast.Assign)):
-        return None
-    target = statement.target if isinstance(statement, ast.AugAssign) else statement.targets[0]
-    if not (isinstance(target, ast.Attribute) and target.attr == 'grad'):
-        return None
-    value = target.value.value if isinstance(target.value, ast.Subscript) else target.value
-    return value.id if isinstance(value, ast.Name) else None
+    return found[1] if (found := _SETS_GRAD.match(text)) else None
 
 
 def output_lines(cls: Any, methods: tuple[str, ...], run: Callable[[], object]) -> tuple[str, str]:
-    """The learner's lines in cls's methods, as run() runs them, that made the output (the first line after which
-    a local of theirs held what the outermost of them returned; else the line that returned it) and that returned
-    it: ('my_engine.py, line 40: out = Value(...)', 'my_engine.py, line 44: return out'); '' where none ran."""
+    """The learner's lines in cls's methods, as run() runs them, that made the output (the statement that assigns
+    the name the innermost method returning it returned; else the line that returned it) and that returned it:
+    ('my_engine.py, line 40: out = Value(...)', 'my_engine.py, line 44: return out'); '' where none ran."""
     codes = {getattr(_function(cls, m), '__code__', None) for m in methods}
-    held: dict[int, tuple[Any, Line | None]] = {}  # id of an object: it, and the line after which a local held it
     returned: list[tuple[Any, Line]] = []  # innermost first
-    last: dict[int, int] = {}  # a frame: the line it ran last
 
     def local(frame: types.FrameType, event: str, arg: Any) -> Any:
-        at = last.get(id(frame))
-        for v in frame.f_locals.values():
-            held.setdefault(id(v), (v, None if at is None else (frame.f_code, at)))
-        last[id(frame)] = frame.f_lineno
         if event == 'return':
             returned.append((arg, (frame.f_code, frame.f_lineno)))
         return local
     traced(run, lambda frame, event, arg: local if event == 'call' and frame.f_code in codes else None)
     if not returned:
         return '', ''
-    out = returned[-1][0]
-    at_return = next(line for value, line in returned if value is out)
-    return place(*(held.get(id(out), (None, None))[1] or at_return)), place(*at_return)
+    code, line = next(at for value, at in returned if value is returned[-1][0])
+    name = re.fullmatch(r'\s*return\s+(\w+)\s*(#.*)?', linecache.getline(code.co_filename, line).rstrip())
+    made = line_holding(code, re.compile(rf'^\s*{name[1]}\s*=(?!=)')) if name else ''
+    return made or place(code, line), place(code, line)
 
 
 def closures(cls: Any, methods: tuple[str, ...]) -> set[types.CodeType]:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from micrograd.exercises import cutting
 from micrograd.exercises.commands import advice, command
-from micrograd.exercises.cutting import Body, answer, body_span, dedented, first_statement, offsets, unwritten
+from micrograd.exercises.cutting import Body, answer, body_span, dedented, offsets, unwritten
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.exercise_list import EXERCISES, find
 
@@ -108,13 +108,6 @@ def target(fn: ast.FunctionDef, name: str) -> ast.FunctionDef:
     if closure is None:
         raise LookupError(f"{fn.name} defines no _backward closure")
     return closure
-
-
-def written_at(fn: ast.FunctionDef, owner: str, blank: str) -> tuple[int, str]:
-    """Where the learner writes blank in fn (its line in fn's text), and that body's name as a place says it:
-    '_backward in Unary.exp', or 'unbroadcast'."""
-    body = target(fn, blank)
-    return first_statement(body).lineno, owner if body is fn else f"_backward in {owner}"
 
 
 def splice(source: str, replacements: dict[Blank, str]) -> str:

@@ -10,11 +10,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from micrograd.exercises import lines
-from micrograd.exercises.lines import Event, Line, Right, file_name, noting, place_of, run_traced, source, swapped
+from micrograd.exercises.lines import Event, Line, Right, noting, place_of, run_traced, swapped, written
 from micrograd.exercises.sandbox import paused
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.cases import Case
-from micrograd.exercises.tensor.my_tensor_file import FUNCTIONS, blanks, library_module, library_text, written_at
+from micrograd.exercises.tensor.my_tensor_file import FUNCTIONS, blanks, library_module, library_text
 from micrograd.exercises.tensor.running import Run, fits, run_case, tolerance
 
 
@@ -65,20 +65,17 @@ def alone(module: Any, exercise: Exercise) -> Iterator[dict[str, Any]]:
 
 
 def _bodies(fn: Any, blank: str) -> set[types.CodeType]:
-    """The code objects a blank's body runs as: the function's own, or its `_backward` closure's."""
+    """The code objects a blank's body runs as: the function's own, or its `_backward` closures' (at any depth)."""
     code = getattr(fn, '__code__', None)
     if code is None:
         return set()
-    if blank.endswith('()') or blank in FUNCTIONS:
-        return {code}
-    found: set[types.CodeType] = set()
-    stack = [code]
-    while stack:
-        c = stack.pop()
-        for const in c.co_consts:
-            if isinstance(const, types.CodeType):
-                (found.add if const.co_name == '_backward' else stack.append)(const)
-    return found or {code}
+    return {code} if blank.endswith('()') or blank in FUNCTIONS else _closures(code) or {code}
+
+
+def _closures(code: types.CodeType) -> set[types.CodeType]:
+    """The `_backward` functions defined in code, at any depth."""
+    inner = [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    return set().union(*({c} if c.co_name == '_backward' else _closures(c) for c in inner))
 
 
 def bodies(functions: dict[str, Any]) -> set[types.CodeType]:
@@ -111,21 +108,9 @@ def place(exercise: Exercise, case: Case, functions: dict[str, Any], run: Run, m
         return raised
     about = 'wrote' if run.inplace else 'misfit' if run.misshaped else ''
     found = wrong_line(exercise, case, mine, about, leaf) if run.error is None else None
-    return lines.place(*found) if found is not None else written(functions[blank], blank)
-
-
-def written(fn: Any, blank: str) -> str:
-    """'my_tensor.py, line 412: _backward in Unary.softmax': where the learner writes blank in fn."""
-    if (found := source(fn)) is None:
-        return ''
-    node, _, first, file = found
-    try:
-        line, name = written_at(node, getattr(fn, '__qualname__', node.name), blank)
-    except LookupError:
-        return ''
-    return f"{file_name(file)}, line {first - 1 + line}: {name}"
+    return lines.place(*found) if found is not None else written(functions[blank])
 
 
 def blank_place(module: Any, blank: str) -> str:
     """'my_tensor.py, line 412: _backward in Unary.softmax': where the learner writes a blank in module."""
-    return written(learners_function(module, blank), blank)
+    return written(learners_function(module, blank))
