@@ -63,17 +63,16 @@ def generic(blank: Blank) -> list[Slip]:
     gradient, then in one parent's only."""
     body = _library_body(blank)
     handed = handing(body)
-    whole = {'sign': replace(body, dict.fromkeys(handed, negated)),
-             'upstream': upstream_dropped(body, 'np.ones_like(grad)')}
+    whole = {'upstream': upstream_dropped(body, 'np.ones_like(grad)'),
+             'sign': replace(body, dict.fromkeys(handed, negated))}
     found: list[tuple[str, list[ast.stmt], str]] = [
         ('upstream', whole['upstream'], ''), ('sign', whole['sign'], ''), ('nothing', [ast.Pass()], '')]
     found += [('wrong_axis', replace(body, dict.fromkeys(ax, lambda _: ast.Constant(a))), '')
               for ax in _own_axes(body) for a in (-1, 0)]
     parents = list(dict.fromkeys(map(parent_of, handed)))
-    for p in parents if len(parents) >= 2 else []:
-        found.append(('one_parent', replace(body, {s: lambda _: None for s in handed if parent_of(s) == p}), ''))
-        found += [(key, half, f" (in {p}'s gradient)") for key, new in whole.items()
-                  if (half := _in_one_parent(body, new, p))]
+    found += [('one_parent', replace(body, {s: lambda _: None for s in handed if parent_of(s) == p}), '')
+              for p in parents if len(parents) >= 2]
+    found += [(key, half, f" (in {p}'s gradient)") for key, new in whole.items() for p, half in halves(body, new)]
     return [Slip(key, blank.name, text(new), DERIVED[key] + said) for key, new, said in found]
 
 
@@ -86,27 +85,25 @@ def _own_axes(body: list[ast.stmt]) -> list[list[ast.expr]]:
     return [ax for ax in (read, put) if ax]
 
 
-def halves(slip: Slip, blank: Blank) -> list[Slip]:
-    """A slip in the gradients of several parents, made in one parent's only (the others' lines the library's):
-    x * y with other._add_grad(grad * y) is half of the swap."""
+def halves(body: list[ast.stmt], slip: list[ast.stmt]) -> list[tuple[str, list[ast.stmt]]]:
+    """A slip in the gradients of several parents, made in one parent's only, the others' lines body's (x * y
+    with other._add_grad(grad * y) is half of the swap): (p, the half) for each parent p whose gradient slip and
+    body each hand in one _add_grad call, differently."""
+    parents = list(dict.fromkeys(parent_of(s) for s in handing(slip) if isinstance(s, ast.Expr)))
+    found = []
+    for p in parents if len(parents) >= 2 else []:
+        own, library = ([s for s in handing(b) if parent_of(s) == p] for b in (slip, body))
+        if len(own) == 1 and len(library) == 1 and ast.dump(own[0]) != ast.dump(library[0]):
+            found.append((p, replace(body, {library[0]: lambda _: own[0]})))
+    return [(p, half) for p, half in found if text(half) != text(slip)]
+
+
+def _splits(slip: Slip) -> bool:
+    """Whether a record's slip is made of _add_grad calls (in ifs) only: one with statements of its own, as
+    grad *= y, is not split into halves."""
     mine = ast.parse(slip.body).body
-    handed = [s for s in handing(mine) if isinstance(s, ast.Expr)]  # (the _add_grad calls, not a .grad set)
-    parents = list(dict.fromkeys(map(parent_of, handed)))
-    if len(parents) < 2 or not all(isinstance(s, ast.If) or s in handed
-                                   for n in mine for s in ast.walk(n) if isinstance(s, ast.stmt)):
-        return []  # (a slip with statements of its own, as grad *= y, is not split)
-    halved = [(p, _in_one_parent(_library_body(blank), mine, p)) for p in parents]
-    return [Slip(slip.key, slip.blank, text(half), f"{slip.says} (here in {p}'s gradient)")
-            for p, half in halved if half and text(half) != text(mine)]
-
-
-def _in_one_parent(body: list[ast.stmt], slip: list[ast.stmt], p: str) -> list[ast.stmt] | None:
-    """body with p's gradient handed as in slip; None where either hands it in more than one statement, or the
-    same way."""
-    own, library = ([s for s in handing(b) if parent_of(s) == p] for b in (slip, body))
-    if len(own) != 1 or len(library) != 1 or ast.dump(own[0]) == ast.dump(library[0]):
-        return None
-    return replace(body, {library[0]: lambda _: own[0]})
+    handed = [s for s in handing(mine) if isinstance(s, ast.Expr)]
+    return all(isinstance(s, ast.If) or s in handed for n in mine for s in ast.walk(n) if isinstance(s, ast.stmt))
 
 
 def _library_body(blank: Blank) -> list[ast.stmt]:
@@ -122,7 +119,9 @@ def slips_of(exercise: Exercise) -> tuple[Slip, ...]:
     if exercise.kind == 'op':
         for b in blanks():
             if b.exercise is exercise:
-                own += [half for slip in exercise.slips if slip.blank == b.name for half in halves(slip, b)]
+                own += [Slip(slip.key, b.name, text(half), f"{slip.says} (here in {p}'s gradient)")
+                        for slip in exercise.slips if slip.blank == b.name and _splits(slip)
+                        for p, half in halves(_library_body(b), ast.parse(slip.body).body)]
                 own += generic(b)
     return tuple(own)
 
@@ -342,8 +341,8 @@ def _dropped(shape: tuple[int, ...], smaller: tuple[int, ...]) -> tuple[int, ...
 
 
 def summed_story(g: Array, got: Array, want: Array) -> tuple[str, str]:
-    """For unbroadcast, when no slip gives the learner's result on every case: which axes it summed g over,
-    said against the axes broadcasting stretched (a sum of the right axes is a record's slip, but for its shape)."""
+    """For unbroadcast, when no slip gives the learner's result on every case: the right axes summed with
+    keepdims=True but not reshaped, or the wrong axes, said against the axes broadcasting stretched."""
     right = reduced_axes(g.shape, want.shape)
     for axes in _axis_sets(g.ndim):
         for keep in (True, False):
@@ -356,12 +355,8 @@ def summed_story(g: Array, got: Array, want: Array) -> tuple[str, str]:
                 return 'not_reshaped', (f"summed {said} with keepdims=True, so the result has shape {got.shape}: "
                                         f"it must have exactly the operand's shape {want.shape} (reshape it, or "
                                         "sum the leading axes without keepdims)")
-            if set(axes) == set(right):
-                return 'keepdims_lost', (f"keepdims lost: summed {said} without keepdims, so the result has "
-                                         f"shape {got.shape}, not {want.shape}")
-            if set(axes) < set(right):
-                return 'size1_not_summed', (f"summed only {said}; broadcasting stretched {should}: the size-1 "
-                                            "axes must be summed too")
+            if set(axes) <= set(right):  # (keepdims lost, or too few axes: the record's slips name them)
+                return '', ''
             return 'wrong_axis', (f"reduced over the wrong axis: summed {said}, but broadcasting stretched "
                                   f"{should} (shapes line up at the right)")
     return '', ''
