@@ -170,13 +170,9 @@ def reproduce(exercise: Exercise, runs: list[Run | None], failing: list[int]) ->
     return (best[3], best[0]) if best else (None, False)
 
 
-def per_leaf(exercise: Exercise, runs: list[Run | None], failing: list[int]) -> list[tuple[str, Slip]]:
+def per_leaf(exercise: Exercise, runs: list[Run | None], wrong: list[str]) -> list[tuple[str, Slip]]:
     """For a learner who made two slips at once (k's and v's gradients both untransposed): for each leaf wrong on the
     first failing case, the slip that gives that leaf's gradient on every case (the other leaves aside)."""
-    first = failing[0]
-    mine, want = runs[first], expected(exercise.number, first)[0]
-    assert mine is not None
-    wrong = [k for k, g in mine.grads.items() if not close(g, want.grads.get(k), exercise.cases[first].dtype)]
     found: list[tuple[str, Slip]] = []
     for leaf in wrong:
         for slip, module in _candidates(exercise):
@@ -198,6 +194,7 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int], rai
     assert run is not None
     want = expected(exercise.number, i)[0]
     out_shape = None if want.out is None else tuple(want.out.shape)
+    wrong = [k for k, w in want.grads.items() if not close(run.grads.get(k), w, case.dtype)]  # (the leaves)
     if run.inplace:
         said = {'inplace': INPLACE, 'inplace_data': INPLACE_DATA, 'inplace_saved': INPLACE_SAVED}[run.inplace]
         array = f"`{run.inplace_name}` " if run.inplace_name and run.inplace_name != 'grad' else ''
@@ -212,7 +209,7 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int], rai
     if slip is not None and run.error is not None:
         return slip.key, f"{slip.says}.\n{_here(case, out_shape)}. It raised {handed or told}", slip.blank
     if slip is not None:
-        return slip.key, _with_shape(slip.says, run, want, out_shape, exercise), slip.blank
+        return slip.key, _with_shape(slip.says, exercise, case, run, want, wrong, out_shape), slip.blank
     if isinstance(run.error, (NameError, AttributeError)) and re.search(r'\bout\.(grad|data)\b', raised):
         return 'out_undefined', (f"{OUT_UNDEFINED}. It raised {told}"), ''
     if isinstance(run.error, TypeError) and 'NoneType' in str(run.error) and '.grad' in raised:
@@ -223,55 +220,54 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int], rai
         return 'shape', f"{story}\n{told}", ''
     if run.error is not None:
         return 'raises', f"your code raised {told}", ''
-    if len(found := per_leaf(exercise, runs, failing)) > 1:  # two slips at once, one in each leaf
+    if len(found := per_leaf(exercise, runs, wrong)) > 1:  # two slips at once, one in each leaf
         said = '; '.join(f"{leaf}: {slip.says}" for leaf, slip in found)
         return found[0][1].key, f"two slips: {said}", found[0][1].blank
-    key, why = _from_numbers(exercise, case, run, want, out_shape)
+    key, why = _from_numbers(exercise, case, run, want, wrong, out_shape)
     return key, why, ''
 
 
-def _from_numbers(exercise: Exercise, case: Case, run: Run, want: Run,
+def _from_numbers(exercise: Exercise, case: Case, run: Run, want: Run, wrong: list[str],
                   out_shape: tuple[int, ...] | None) -> tuple[str, str]:
-    """What the numbers say when no slip gives them: a shape, the upstream gradient left out, the local
-    derivative, a factor."""
-    ones = run_case(dataclasses.replace(case, ones=True), library_module()) if exercise.kind == 'op' else None
-    for name, w in want.grads.items():
-        g = run.grads.get(name)
-        label = 'the result' if exercise.kind == 'function' else name
-        if g is None and w is not None:
-            return 'nothing', f"no gradient reaches {name}: {name}.grad is None (pass grad on with _add_grad)"
-        if not (isinstance(g, np.ndarray) and isinstance(w, np.ndarray)):
-            continue
-        if g.shape != w.shape:
-            story = shape_story(label, g, w, out_shape or (case.leaves['g'] if 'g' in case.leaves else g.shape))
+    """What the numbers of the first wrong leaf say when no slip gives them: a shape, the upstream gradient left
+    out, the local derivative, a factor."""
+    name = next(iter(wrong), '')
+    g, w = run.grads.get(name), want.grads.get(name)
+    if g is None and w is not None:
+        return 'nothing', f"no gradient reaches {name}: {name}.grad is None (pass grad on with _add_grad)"
+    if isinstance(g, np.ndarray) and isinstance(w, np.ndarray):
+        if story := _misshaped(exercise, case, run, want, wrong, out_shape):
             return ('not_reduced' if 'not reduced' in story else 'shape'), story
-        if close(g, w, case.dtype):
-            continue
         if not np.any(g) and np.any(w):
             return 'nothing', f"no gradient reaches {name}: {name}.grad is all zeros"
         if story := local_story(case, g, w, case.upstream(g.shape)):
             return 'local_derivative', story
+        ones = run_case(dataclasses.replace(case, ones=True), library_module()) if exercise.kind == 'op' else None
         if ones is not None and not case.ones and close(g, ones.grads.get(name), case.dtype):
             return 'upstream', (f"{DERIVED['upstream']}: {name}.grad is what an upstream gradient of ones gives "
                                 f"(grad is missing from {name}'s gradient)")
         if story := factor_story(g, w, case, out_shape or ()):
             return 'factor', story
-        break
     return 'wrong', GENERIC['wrong'] + "; compare the shapes first, then one element by hand"
 
 
-def _with_shape(says: str, run: Run, want: Run, out_shape: tuple[int, ...] | None, exercise: Exercise) -> str:
+def _misshaped(exercise: Exercise, case: Case, run: Run, want: Run, wrong: list[str],
+               out_shape: tuple[int, ...] | None) -> str:
+    """The first wrong leaf's gradient, when it came out in the wrong shape, said in its operand's terms."""
+    g, w = (r.grads.get(next(iter(wrong), '')) for r in (run, want))
+    if not (isinstance(g, np.ndarray) and isinstance(w, np.ndarray) and g.shape != w.shape):
+        return ''
+    label = 'the result' if exercise.kind == 'function' else wrong[0]
+    return shape_story(label, g, w, out_shape or (case.leaves['g'] if 'g' in case.leaves else g.shape))
+
+
+def _with_shape(says: str, exercise: Exercise, case: Case, run: Run, want: Run, wrong: list[str],
+                out_shape: tuple[int, ...] | None) -> str:
     """A slip's sentence, with this case's shapes when a gradient came out in the wrong shape."""
     if run.misshaped:
         return f"{says}.\nHere {handed_story(run, out_shape)}"
-    for name, w in want.grads.items():
-        g = run.grads.get(name)
-        if isinstance(g, np.ndarray) and isinstance(w, np.ndarray) and g.shape != w.shape:
-            label = 'the result' if exercise.kind == 'function' else name
-            story = shape_story(label, g, w, out_shape or g.shape).removeprefix(
-                "the broadcast gradient is not reduced: ")
-            return f"{says}. Here {story}"
-    return says
+    story = _misshaped(exercise, case, run, want, wrong, out_shape)
+    return f"{says}. Here {story.removeprefix('the broadcast gradient is not reduced: ')}" if story else says
 
 
 # --- what the numbers say, when no slip gives them -----------------------------------------------------
