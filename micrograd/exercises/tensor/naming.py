@@ -44,7 +44,7 @@ from micrograd.exercises.tensor.array_exercise import (
 from micrograd.exercises.tensor.cases import Array, Case, reduced_axes
 from micrograd.exercises.tensor.exercise_list import EXERCISES
 from micrograd.exercises.tensor.my_tensor_file import Blank, blanks, library_module, with_bodies
-from micrograd.exercises.tensor.running import Run, close, differing, expected, fits, run_case
+from micrograd.exercises.tensor.running import Run, close, differing, expected, run_case
 
 # The sentences of the slips derived from the library's own bodies (generic() below), by key.
 DERIVED: dict[str, str] = {
@@ -361,26 +361,25 @@ def summed_story(g: Array, got: Array, want: Array) -> tuple[str, str]:
 def handed_story(run: Run, out_shape: tuple[int, ...] | None) -> str:
     """The array of a shape _add_grad cannot reduce to its tensor's shape, said in the tensor's terms (the
     library's _add_grad reshapes an array of the same size: the numbers then land in the wrong places)."""
-    for name, shape, given in reversed(run.handed):
-        if fits(shape, given):
-            continue
-        who = name if not name.startswith('[') else f"an operand of shape {shape}"
-        said = (f"{who}._add_grad was handed an array of shape {given}, which does not reduce to {who}'s shape "
-                f"{shape}" if not name.startswith('[') else
-                f"_add_grad of {who} was handed an array of shape {given}, which does not reduce to {shape}")
-        if out_shape is not None:
-            said += f" (the output's gradient, grad, is {out_shape})"
-            if lost := _dropped(out_shape, given):
-                said += (f": it was summed over axis {lost[0] if len(lost) == 1 else lost} by hand. "
-                         "_add_grad sums a gradient back to its tensor's shape itself: hand it grad times the "
-                         "local derivative, with the output's shape")
-            elif len(given) >= 2 and given[-2:] == shape[-2:][::-1]:
-                said += (f": {given} is {who}'s shape with its last two axes swapped: a transpose too many, or the "
-                         "factors of a product in the wrong order")
-            elif len(given) == len(shape) and given != shape:
-                said += ": the local derivative of another operand, or one without grad (the chain rule)?"
-        return said
-    return ''
+    if run.misshaped is None:
+        return ''
+    name, shape, given = run.misshaped
+    who = name if not name.startswith('[') else f"an operand of shape {shape}"
+    said = (f"{who}._add_grad was handed an array of shape {given}, which does not reduce to {who}'s shape "
+            f"{shape}" if not name.startswith('[') else
+            f"_add_grad of {who} was handed an array of shape {given}, which does not reduce to {shape}")
+    if out_shape is not None:
+        said += f" (the output's gradient, grad, is {out_shape})"
+        if lost := _dropped(out_shape, given):
+            said += (f": it was summed over axis {lost[0] if len(lost) == 1 else lost} by hand. "
+                     "_add_grad sums a gradient back to its tensor's shape itself: hand it grad times the "
+                     "local derivative, with the output's shape")
+        elif len(given) >= 2 and given[-2:] == shape[-2:][::-1]:
+            said += (f": {given} is {who}'s shape with its last two axes swapped: a transpose too many, or the "
+                     "factors of a product in the wrong order")
+        elif len(given) == len(shape) and given != shape:
+            said += ": the local derivative of another operand, or one without grad (the chain rule)?"
+    return said
 
 
 RIGHT_LOCAL = {'exp': 'exp(x)', 'log': '1/x', 'tanh': '1 - tanh(x)**2', 'relu': 'x > 0'}

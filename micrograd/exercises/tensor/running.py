@@ -41,10 +41,10 @@ class Run:
 
     @property
     def misshaped(self) -> tuple[str, tuple[int, ...], tuple[int, ...]] | None:
-        """The first array handed to _add_grad that does not reduce to its tensor's shape (a gradient has its
+        """The last array handed to _add_grad that does not reduce to its tensor's shape (a gradient has its
         tensor's shape, or one broadcasting made from it): the library's _add_grad would reshape one of the same
         size, and hide it."""
-        return next((h for h in self.handed if not fits(h[1], h[2])), None)
+        return next((h for h in reversed(self.handed) if not fits(h[1], h[2])), None)
 
 
 def fits(shape: tuple[int, ...], given: tuple[int, ...]) -> bool:
