@@ -295,10 +295,8 @@ def factor_story(got: Array, want: Array, case: Case, out_shape: tuple[int, ...]
         return ''
     ratios = got[mask] / want[mask]
     c = float(np.median(ratios))
-    if not np.allclose(ratios, c, rtol=1e-5) or not np.allclose(got[~mask], 0, atol=1e-9):
-        return ''
-    if abs(c - 1) < 1e-6:
-        return ''
+    if abs(c - 1) < 1e-6 or not np.allclose(ratios, c, rtol=1e-5) or not np.allclose(got[~mask], 0, atol=1e-9):
+        return ''  # (not a constant factor, or 1)
     d = case.leaves['q'][-1] if 'q' in case.leaves else 0
     if d > 1 and abs(c - d) < 1e-6 * d:
         return (f"the gradient is d = {d} times too large: the scale is inverted (divided by scale = 1/sqrt(d) "
