@@ -44,7 +44,7 @@ from micrograd.exercises.tensor.array_exercise import (
 from micrograd.exercises.tensor.cases import Array, Case, reduced_axes
 from micrograd.exercises.tensor.exercise_list import EXERCISES
 from micrograd.exercises.tensor.my_tensor_file import Blank, blanks, library_module, with_bodies
-from micrograd.exercises.tensor.running import Run, close, differing, expected, fits, run_case
+from micrograd.exercises.tensor.running import Run, close, differing, expected, run_case
 
 # The sentences of the slips derived from the library's own bodies (generic() below), by key.
 DERIVED: dict[str, str] = {
@@ -63,17 +63,16 @@ def generic(blank: Blank) -> list[Slip]:
     gradient, then in one parent's only."""
     body = _library_body(blank)
     handed = handing(body)
-    whole = {'sign': replace(body, dict.fromkeys(handed, negated)),
-             'upstream': upstream_dropped(body, 'np.ones_like(grad)')}
+    whole = {'upstream': upstream_dropped(body, 'np.ones_like(grad)'),
+             'sign': replace(body, dict.fromkeys(handed, negated))}
     found: list[tuple[str, list[ast.stmt], str]] = [
         ('upstream', whole['upstream'], ''), ('sign', whole['sign'], ''), ('nothing', [ast.Pass()], '')]
     found += [('wrong_axis', replace(body, dict.fromkeys(ax, lambda _: ast.Constant(a))), '')
               for ax in _own_axes(body) for a in (-1, 0)]
     parents = list(dict.fromkeys(map(parent_of, handed)))
-    for p in parents if len(parents) >= 2 else []:
-        found.append(('one_parent', replace(body, {s: lambda _: None for s in handed if parent_of(s) == p}), ''))
-        found += [(key, half, f" (in {p}'s gradient)") for key, new in whole.items()
-                  if (half := _in_one_parent(body, new, p))]
+    found += [('one_parent', replace(body, {s: lambda _: None for s in handed if parent_of(s) == p}), '')
+              for p in parents if len(parents) >= 2]
+    found += [(key, half, f" (in {p}'s gradient)") for key, new in whole.items() for p, half in halves(body, new)]
     return [Slip(key, blank.name, text(new), DERIVED[key] + said) for key, new, said in found]
 
 
@@ -86,27 +85,25 @@ def _own_axes(body: list[ast.stmt]) -> list[list[ast.expr]]:
     return [ax for ax in (read, put) if ax]
 
 
-def halves(slip: Slip, blank: Blank) -> list[Slip]:
-    """A slip in the gradients of several parents, made in one parent's only (the others' lines the library's):
-    x * y with other._add_grad(grad * y) is half of the swap."""
+def halves(body: list[ast.stmt], slip: list[ast.stmt]) -> list[tuple[str, list[ast.stmt]]]:
+    """A slip in the gradients of several parents, made in one parent's only, the others' lines body's (x * y
+    with other._add_grad(grad * y) is half of the swap): (p, the half) for each parent p whose gradient slip and
+    body each hand in one _add_grad call, differently."""
+    parents = list(dict.fromkeys(parent_of(s) for s in handing(slip) if isinstance(s, ast.Expr)))
+    found = []
+    for p in parents if len(parents) >= 2 else []:
+        own, library = ([s for s in handing(b) if parent_of(s) == p] for b in (slip, body))
+        if len(own) == 1 and len(library) == 1 and ast.dump(own[0]) != ast.dump(library[0]):
+            found.append((p, replace(body, {library[0]: lambda _: own[0]})))
+    return [(p, half) for p, half in found if text(half) != text(slip)]
+
+
+def _splits(slip: Slip) -> bool:
+    """Whether a record's slip is made of _add_grad calls (in ifs) only: one with statements of its own, as
+    grad *= y, is not split into halves."""
     mine = ast.parse(slip.body).body
-    handed = [s for s in handing(mine) if isinstance(s, ast.Expr)]  # (the _add_grad calls, not a .grad set)
-    parents = list(dict.fromkeys(map(parent_of, handed)))
-    if len(parents) < 2 or not all(isinstance(s, ast.If) or s in handed
-                                   for n in mine for s in ast.walk(n) if isinstance(s, ast.stmt)):
-        return []  # (a slip with statements of its own, as grad *= y, is not split)
-    halved = [(p, _in_one_parent(_library_body(blank), mine, p)) for p in parents]
-    return [Slip(slip.key, slip.blank, text(half), f"{slip.says} (here in {p}'s gradient)")
-            for p, half in halved if half and text(half) != text(mine)]
-
-
-def _in_one_parent(body: list[ast.stmt], slip: list[ast.stmt], p: str) -> list[ast.stmt] | None:
-    """body with p's gradient handed as in slip; None where either hands it in more than one statement, or the
-    same way."""
-    own, library = ([s for s in handing(b) if parent_of(s) == p] for b in (slip, body))
-    if len(own) != 1 or len(library) != 1 or ast.dump(own[0]) == ast.dump(library[0]):
-        return None
-    return replace(body, {library[0]: lambda _: own[0]})
+    handed = [s for s in handing(mine) if isinstance(s, ast.Expr)]
+    return all(isinstance(s, ast.If) or s in handed for n in mine for s in ast.walk(n) if isinstance(s, ast.stmt))
 
 
 def _library_body(blank: Blank) -> list[ast.stmt]:
@@ -122,7 +119,9 @@ def slips_of(exercise: Exercise) -> tuple[Slip, ...]:
     if exercise.kind == 'op':
         for b in blanks():
             if b.exercise is exercise:
-                own += [half for slip in exercise.slips if slip.blank == b.name for half in halves(slip, b)]
+                own += [Slip(slip.key, b.name, text(half), f"{slip.says} (here in {p}'s gradient)")
+                        for slip in exercise.slips if slip.blank == b.name and _splits(slip)
+                        for p, half in halves(_library_body(b), ast.parse(slip.body).body)]
                 own += generic(b)
     return tuple(own)
 
@@ -171,13 +170,9 @@ def reproduce(exercise: Exercise, runs: list[Run | None], failing: list[int]) ->
     return (best[3], best[0]) if best else (None, False)
 
 
-def per_leaf(exercise: Exercise, runs: list[Run | None], failing: list[int]) -> list[tuple[str, Slip]]:
+def per_leaf(exercise: Exercise, runs: list[Run | None], wrong: list[str]) -> list[tuple[str, Slip]]:
     """For a learner who made two slips at once (k's and v's gradients both untransposed): for each leaf wrong on the
     first failing case, the slip that gives that leaf's gradient on every case (the other leaves aside)."""
-    first = failing[0]
-    mine, want = runs[first], expected(exercise.number, first)[0]
-    assert mine is not None
-    wrong = [k for k, g in mine.grads.items() if not close(g, want.grads.get(k), exercise.cases[first].dtype)]
     found: list[tuple[str, Slip]] = []
     for leaf in wrong:
         for slip, module in _candidates(exercise):
@@ -199,6 +194,7 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int], rai
     assert run is not None
     want = expected(exercise.number, i)[0]
     out_shape = None if want.out is None else tuple(want.out.shape)
+    wrong = [k for k, w in want.grads.items() if not close(run.grads.get(k), w, case.dtype)]  # (the leaves)
     if run.inplace:
         said = {'inplace': INPLACE, 'inplace_data': INPLACE_DATA, 'inplace_saved': INPLACE_SAVED}[run.inplace]
         array = f"`{run.inplace_name}` " if run.inplace_name and run.inplace_name != 'grad' else ''
@@ -213,7 +209,7 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int], rai
     if slip is not None and run.error is not None:
         return slip.key, f"{slip.says}.\n{_here(case, out_shape)}. It raised {handed or told}", slip.blank
     if slip is not None:
-        return slip.key, _with_shape(slip.says, run, want, out_shape, exercise), slip.blank
+        return slip.key, _with_shape(slip.says, exercise, case, run, want, wrong, out_shape), slip.blank
     if isinstance(run.error, (NameError, AttributeError)) and re.search(r'\bout\.(grad|data)\b', raised):
         return 'out_undefined', (f"{OUT_UNDEFINED}. It raised {told}"), ''
     if isinstance(run.error, TypeError) and 'NoneType' in str(run.error) and '.grad' in raised:
@@ -224,55 +220,54 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int], rai
         return 'shape', f"{story}\n{told}", ''
     if run.error is not None:
         return 'raises', f"your code raised {told}", ''
-    if len(found := per_leaf(exercise, runs, failing)) > 1:  # two slips at once, one in each leaf
+    if len(found := per_leaf(exercise, runs, wrong)) > 1:  # two slips at once, one in each leaf
         said = '; '.join(f"{leaf}: {slip.says}" for leaf, slip in found)
         return found[0][1].key, f"two slips: {said}", found[0][1].blank
-    key, why = _from_numbers(exercise, case, run, want, out_shape)
+    key, why = _from_numbers(exercise, case, run, want, wrong, out_shape)
     return key, why, ''
 
 
-def _from_numbers(exercise: Exercise, case: Case, run: Run, want: Run,
+def _from_numbers(exercise: Exercise, case: Case, run: Run, want: Run, wrong: list[str],
                   out_shape: tuple[int, ...] | None) -> tuple[str, str]:
-    """What the numbers say when no slip gives them: a shape, the upstream gradient left out, the local
-    derivative, a factor."""
-    ones = run_case(dataclasses.replace(case, ones=True), library_module()) if exercise.kind == 'op' else None
-    for name, w in want.grads.items():
-        g = run.grads.get(name)
-        label = 'the result' if exercise.kind == 'function' else name
-        if g is None and w is not None:
-            return 'nothing', f"no gradient reaches {name}: {name}.grad is None (pass grad on with _add_grad)"
-        if not (isinstance(g, np.ndarray) and isinstance(w, np.ndarray)):
-            continue
-        if g.shape != w.shape:
-            story = shape_story(label, g, w, out_shape or (case.leaves['g'] if 'g' in case.leaves else g.shape))
+    """What the numbers of the first wrong leaf say when no slip gives them: a shape, the upstream gradient left
+    out, the local derivative, a factor."""
+    name = next(iter(wrong), '')
+    g, w = run.grads.get(name), want.grads.get(name)
+    if g is None and w is not None:
+        return 'nothing', f"no gradient reaches {name}: {name}.grad is None (pass grad on with _add_grad)"
+    if isinstance(g, np.ndarray) and isinstance(w, np.ndarray):
+        if story := _misshaped(exercise, case, run, want, wrong, out_shape):
             return ('not_reduced' if 'not reduced' in story else 'shape'), story
-        if close(g, w, case.dtype):
-            continue
         if not np.any(g) and np.any(w):
             return 'nothing', f"no gradient reaches {name}: {name}.grad is all zeros"
         if story := local_story(case, g, w, case.upstream(g.shape)):
             return 'local_derivative', story
+        ones = run_case(dataclasses.replace(case, ones=True), library_module()) if exercise.kind == 'op' else None
         if ones is not None and not case.ones and close(g, ones.grads.get(name), case.dtype):
             return 'upstream', (f"{DERIVED['upstream']}: {name}.grad is what an upstream gradient of ones gives "
                                 f"(grad is missing from {name}'s gradient)")
         if story := factor_story(g, w, case, out_shape or ()):
             return 'factor', story
-        break
     return 'wrong', GENERIC['wrong'] + "; compare the shapes first, then one element by hand"
 
 
-def _with_shape(says: str, run: Run, want: Run, out_shape: tuple[int, ...] | None, exercise: Exercise) -> str:
+def _misshaped(exercise: Exercise, case: Case, run: Run, want: Run, wrong: list[str],
+               out_shape: tuple[int, ...] | None) -> str:
+    """The first wrong leaf's gradient, when it came out in the wrong shape, said in its operand's terms."""
+    g, w = (r.grads.get(next(iter(wrong), '')) for r in (run, want))
+    if not (isinstance(g, np.ndarray) and isinstance(w, np.ndarray) and g.shape != w.shape):
+        return ''
+    label = 'the result' if exercise.kind == 'function' else wrong[0]
+    return shape_story(label, g, w, out_shape or (case.leaves['g'] if 'g' in case.leaves else g.shape))
+
+
+def _with_shape(says: str, exercise: Exercise, case: Case, run: Run, want: Run, wrong: list[str],
+                out_shape: tuple[int, ...] | None) -> str:
     """A slip's sentence, with this case's shapes when a gradient came out in the wrong shape."""
     if run.misshaped:
         return f"{says}.\nHere {handed_story(run, out_shape)}"
-    for name, w in want.grads.items():
-        g = run.grads.get(name)
-        if isinstance(g, np.ndarray) and isinstance(w, np.ndarray) and g.shape != w.shape:
-            label = 'the result' if exercise.kind == 'function' else name
-            story = shape_story(label, g, w, out_shape or g.shape).removeprefix(
-                "the broadcast gradient is not reduced: ")
-            return f"{says}. Here {story}"
-    return says
+    story = _misshaped(exercise, case, run, want, wrong, out_shape)
+    return f"{says}. Here {story.removeprefix('the broadcast gradient is not reduced: ')}" if story else says
 
 
 # --- what the numbers say, when no slip gives them -----------------------------------------------------
@@ -300,10 +295,8 @@ def factor_story(got: Array, want: Array, case: Case, out_shape: tuple[int, ...]
         return ''
     ratios = got[mask] / want[mask]
     c = float(np.median(ratios))
-    if not np.allclose(ratios, c, rtol=1e-5) or not np.allclose(got[~mask], 0, atol=1e-9):
-        return ''
-    if abs(c - 1) < 1e-6:
-        return ''
+    if abs(c - 1) < 1e-6 or not np.allclose(ratios, c, rtol=1e-5) or not np.allclose(got[~mask], 0, atol=1e-9):
+        return ''  # (not a constant factor, or 1)
     d = case.leaves['q'][-1] if 'q' in case.leaves else 0
     if d > 1 and abs(c - d) < 1e-6 * d:
         return (f"the gradient is d = {d} times too large: the scale is inverted (divided by scale = 1/sqrt(d) "
@@ -342,8 +335,8 @@ def _dropped(shape: tuple[int, ...], smaller: tuple[int, ...]) -> tuple[int, ...
 
 
 def summed_story(g: Array, got: Array, want: Array) -> tuple[str, str]:
-    """For unbroadcast, when no slip gives the learner's result on every case: which axes it summed g over,
-    said against the axes broadcasting stretched (a sum of the right axes is a record's slip, but for its shape)."""
+    """For unbroadcast, when no slip gives the learner's result on every case: the right axes summed with
+    keepdims=True but not reshaped, or the wrong axes, said against the axes broadcasting stretched."""
     right = reduced_axes(g.shape, want.shape)
     for axes in _axis_sets(g.ndim):
         for keep in (True, False):
@@ -356,12 +349,8 @@ def summed_story(g: Array, got: Array, want: Array) -> tuple[str, str]:
                 return 'not_reshaped', (f"summed {said} with keepdims=True, so the result has shape {got.shape}: "
                                         f"it must have exactly the operand's shape {want.shape} (reshape it, or "
                                         "sum the leading axes without keepdims)")
-            if set(axes) == set(right):
-                return 'keepdims_lost', (f"keepdims lost: summed {said} without keepdims, so the result has "
-                                         f"shape {got.shape}, not {want.shape}")
-            if set(axes) < set(right):
-                return 'size1_not_summed', (f"summed only {said}; broadcasting stretched {should}: the size-1 "
-                                            "axes must be summed too")
+            if set(axes) <= set(right):  # (keepdims lost, or too few axes: the record's slips name them)
+                return '', ''
             return 'wrong_axis', (f"reduced over the wrong axis: summed {said}, but broadcasting stretched "
                                   f"{should} (shapes line up at the right)")
     return '', ''
@@ -370,26 +359,25 @@ def summed_story(g: Array, got: Array, want: Array) -> tuple[str, str]:
 def handed_story(run: Run, out_shape: tuple[int, ...] | None) -> str:
     """The array of a shape _add_grad cannot reduce to its tensor's shape, said in the tensor's terms (the
     library's _add_grad reshapes an array of the same size: the numbers then land in the wrong places)."""
-    for name, shape, given in reversed(run.handed):
-        if fits(shape, given):
-            continue
-        who = name if not name.startswith('[') else f"an operand of shape {shape}"
-        said = (f"{who}._add_grad was handed an array of shape {given}, which does not reduce to {who}'s shape "
-                f"{shape}" if not name.startswith('[') else
-                f"_add_grad of {who} was handed an array of shape {given}, which does not reduce to {shape}")
-        if out_shape is not None:
-            said += f" (the output's gradient, grad, is {out_shape})"
-            if lost := _dropped(out_shape, given):
-                said += (f": it was summed over axis {lost[0] if len(lost) == 1 else lost} by hand. "
-                         "_add_grad sums a gradient back to its tensor's shape itself: hand it grad times the "
-                         "local derivative, with the output's shape")
-            elif len(given) >= 2 and given[-2:] == shape[-2:][::-1]:
-                said += (f": {given} is {who}'s shape with its last two axes swapped: a transpose too many, or the "
-                         "factors of a product in the wrong order")
-            elif len(given) == len(shape) and given != shape:
-                said += ": the local derivative of another operand, or one without grad (the chain rule)?"
-        return said
-    return ''
+    if run.misshaped is None:
+        return ''
+    name, shape, given = run.misshaped
+    who = name if not name.startswith('[') else f"an operand of shape {shape}"
+    said = (f"{who}._add_grad was handed an array of shape {given}, which does not reduce to {who}'s shape "
+            f"{shape}" if not name.startswith('[') else
+            f"_add_grad of {who} was handed an array of shape {given}, which does not reduce to {shape}")
+    if out_shape is not None:
+        said += f" (the output's gradient, grad, is {out_shape})"
+        if lost := _dropped(out_shape, given):
+            said += (f": it was summed over axis {lost[0] if len(lost) == 1 else lost} by hand. "
+                     "_add_grad sums a gradient back to its tensor's shape itself: hand it grad times the "
+                     "local derivative, with the output's shape")
+        elif len(given) >= 2 and given[-2:] == shape[-2:][::-1]:
+            said += (f": {given} is {who}'s shape with its last two axes swapped: a transpose too many, or the "
+                     "factors of a product in the wrong order")
+        elif len(given) == len(shape) and given != shape:
+            said += ": the local derivative of another operand, or one without grad (the chain rule)?"
+    return said
 
 
 RIGHT_LOCAL = {'exp': 'exp(x)', 'log': '1/x', 'tanh': '1 - tanh(x)**2', 'relu': 'x > 0'}

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import importlib
 import inspect
-import types
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
@@ -42,10 +41,10 @@ class Run:
 
     @property
     def misshaped(self) -> tuple[str, tuple[int, ...], tuple[int, ...]] | None:
-        """The first array handed to _add_grad that does not reduce to its tensor's shape (a gradient has its
+        """The last array handed to _add_grad that does not reduce to its tensor's shape (a gradient has its
         tensor's shape, or one broadcasting made from it): the library's _add_grad would reshape one of the same
         size, and hide it."""
-        return next((h for h in self.handed if not fits(h[1], h[2])), None)
+        return next((h for h in reversed(self.handed) if not fits(h[1], h[2])), None)
 
 
 def fits(shape: tuple[int, ...], given: tuple[int, ...]) -> bool:
@@ -57,10 +56,9 @@ def fits(shape: tuple[int, ...], given: tuple[int, ...]) -> bool:
 
 
 def forward(case: Case, module: Any, leaves: dict[str, Any]) -> dict[str, Any]:
-    """case's code run on leaves with module's Tensor (and as F, module's fused ops): the names it leaves, out too."""
-    F = types.SimpleNamespace(cross_entropy=module.cross_entropy, rms_norm=module.rms_norm,
-                              scaled_dot_product_attention=module.scaled_dot_product_attention)
-    namespace = {'Tensor': module.Tensor, 'np': np, 'F': F, **case.given, **leaves}
+    """case's code run on leaves with module's Tensor (and as F, module itself: its fused ops, F.rms_norm): the
+    names it leaves, out too."""
+    namespace = {'Tensor': module.Tensor, 'np': np, 'F': module, **case.given, **leaves}
     exec(case.code, namespace)
     return namespace
 
