@@ -53,7 +53,8 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool, made: dict[str,
     # Each case run once, then each probe (its operands made by an op); a Run keeps the lines its closures ran
     for case, methods in [*((case, ()) for case in cases), *((case, exercise.methods) for case in probed)]:
         set_input(wired_text(case) if methods else case.text())
-        runs[-1].events = run_traced(codes, lambda: runs.append(run_case(case, value_class, made=methods)))  # noqa: B023
+        events = run_traced(codes, lambda: runs.append(run_case(case, value_class, made=methods)))  # noqa: B023
+        runs[-1].events = events  # (on the run just appended)
     runs, made[exercise.name] = runs[:len(cases)], runs[len(cases):]
     at_blank = [r.error is not None and blank_raised(r.error, len(EXERCISES)) is not None for r in runs]
     if all(not r.built for r in runs):
