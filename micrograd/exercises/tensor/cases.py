@@ -1,12 +1,9 @@
 """The inputs of the tensor track: a few tensors and a line of code building `out` from them, run with the
 learner's Tensor and the library's, then backpropagated from a random upstream gradient.
 
-Each case is made to expose a slip: shapes that broadcast (a size-1 axis, a missing leading axis, 0-d,
-empty), non-square matrices (a missing transpose is a shape error, not a silent success), a square one
-beside them (the same slip gives wrong numbers instead), random non-symmetric upstream gradients (with
-all ones, softmax's gradient is zero and a dropped chain factor does not show), float32 as well as float64.
-The data are rounded to two decimals so that a report can show them; a case's numbers come from its
-seed, so every run sees the same ones.
+Each case is made to expose a slip: shapes that broadcast (a size-1 axis, a missing leading axis, 0-d, empty),
+non-square matrices beside a square one (a missing transpose is a shape error, or wrong numbers), random
+non-symmetric upstream gradients (all ones hide a dropped chain factor), float32 as well as float64.
 """
 from __future__ import annotations
 
@@ -33,14 +30,13 @@ class Case:
     fixed: dict[str, Any] = field(default_factory=dict)  # leaves whose numbers are given, not drawn
 
     def data(self) -> dict[str, Array]:
-        """The leaves' numbers (rounded to 2 decimals, from the case's own seed)."""
+        """The leaves' numbers, rounded to 2 decimals (a report shows them), from the case's own seed (or fixed)."""
         rng = np.random.default_rng(1000 + self.seed)
         out = {}
         for name, shape in self.leaves.items():
             if name in self.fixed:
-                out[name] = np.asarray(self.fixed[name], dtype=self.dtype).reshape(shape)
-                continue
-            if self.values == 'positive':
+                x = np.reshape(self.fixed[name], shape)
+            elif self.values == 'positive':
                 x = rng.uniform(0.3, 3.0, shape)
             elif self.values == 'ties':
                 x = rng.integers(0, 3, shape).astype(float)

@@ -1,9 +1,6 @@
 """Grading one exercise of the tensor track: the learner's gradients against the library's and central
 differences', on every case; for the first one wrong, the slip named (naming.py) and the learner's line.
-
-The idea is graded first: gradients right on every case is the exercise done. A library rule the task stated is
-a second level: backward() that seeds a non-scalar output without grad= is "correct ✓ — one step left", never a
-wrong gradient; a data tensor that got a .grad is only noted (the gradients are right, and nothing else changes).
+Gradients right on every case is the exercise done: a data tensor that got a .grad is only noted.
 """
 from __future__ import annotations
 
@@ -26,9 +23,8 @@ from micrograd.exercises.tensor.wrong_line import alone, bodies, place
 
 
 def check_one(exercise: Exercise, module: Any, timeout: float | None = 10.0) -> Result:
-    """One exercise, alone (the other exercises' bodies the library's), with a time limit on the learner's code.
-    An op's exercise in stages: its cases run, the learner's bodies traced; then (_judged) graded, the slip named,
-    the learner's line found, and the report. backward() is checked on graphs of its own."""
+    """One exercise, alone (the other exercises' bodies the library's), with a time limit on the learner's code: its
+    cases run, the learner's bodies traced, then judged. backward() is checked on graphs of its own."""
     def grade() -> Result:
         try:
             with alone(module, exercise) as functions, np.errstate(all='ignore'), warnings.catch_warnings():
@@ -51,23 +47,32 @@ def check_one(exercise: Exercise, module: Any, timeout: float | None = 10.0) -> 
 
 def _judged(exercise: Exercise, runs: list[Run], traced: list[list[Event]], functions: dict[str, Any]) -> Result:
     """exercise's runs graded (traced: the learner's lines each ran; functions: theirs, by blank); for the first
-    wrong one, the slip named, the learner's line found, and the report."""
+    wrong one, the slip named, the learner's line, what was expected and obtained, and a few more wrong cases."""
     graded = _graded(exercise, runs)
     if isinstance(graded, Result):
         return graded
     kept, failing = graded
-    i, wrong = failing[0], runs[failing[0]]
-    raised = place_of(wrong.error) if wrong.error is not None else ''
-    key, why, blank = diagnose(exercise, kept, failing, raised=raised)  # the slip named
-    found = place(exercise, exercise.cases[i], functions, wrong, traced[i], blank or exercise.blanks[0],
-                  _wrong_leaf(exercise, i, wrong))  # the learner's line
-    return _report(exercise, i, wrong, failing, key, why, found)
+    i = failing[0]
+    run, leaf = runs[i], _wrong_leaf(exercise, i, runs[i])
+    key, why, blank = diagnose(exercise, kept, failing, raised=place_of(run.error) if run.error is not None else '')
+    found = place(exercise, exercise.cases[i], functions, run, traced[i], blank or exercise.blanks[0], leaf)
+    want, fd = expected(exercise.number, i)
+    if run.error is not None:
+        shown, obtained = '; '.join(summary(k, v) for k, v in want.grads.items()), type(run.error).__name__
+    else:
+        leaf = leaf or next(iter(want.grads))
+        shown, obtained = summary(leaf, want.grads[leaf]), summary(leaf, run.grads.get(leaf))
+        if leaf in fd:
+            torch = torch_grads(exercise.number, i) is not None
+            shown += "   (the library's engine; central differences agree" + (", and PyTorch)" if torch else ")")
+    also = '\n'.join(exercise.cases[j].text() for j in failing[1:4])
+    return Result.of(exercise, WRONG, input=exercise.cases[i].text(), expected=shown, obtained=obtained,
+                     diagnosis=key, why=why, place=found, also=also)
 
 
 def _graded(exercise: Exercise, runs: list[Run]) -> Result | tuple[list[Run | None], list[int]]:
-    """The runs of exercise's cases graded: a Result where they settle it (nothing written yet, a forward pass
-    that raised, every case right); else the runs (None for a case that reached a blank not written) and the
-    cases that are wrong."""
+    """The runs of exercise's cases graded: a Result where they settle it (nothing written yet, a forward pass that
+    raised, every case right); else the runs (None: a blank not written reached) and the cases that are wrong."""
     kept: list[Run | None] = []
     failing: list[int] = []
     unfinished: Result | None = None
@@ -98,9 +103,8 @@ def _graded(exercise: Exercise, runs: list[Run]) -> Result | tuple[list[Run | No
 
 
 def _wrong_leaf(exercise: Exercise, i: int, run: Run) -> str:
-    """'' when run's gradients are right (the library's and central differences'; shapes and dtypes); else the
-    first leaf that is wrong. (PyTorch's are the library's, as the library's tests hold: a report quotes them, but
-    a right case needs no PyTorch, so a check of right code never imports it.)"""
+    """The first leaf whose gradient is wrong (against the library's and central differences'; shapes and dtypes),
+    or ''. (PyTorch's are the library's, as its tests hold: a report quotes them, but grading never needs them.)"""
     want, fd = expected(exercise.number, i)
     for name, w in want.grads.items():
         g = run.grads.get(name)
@@ -108,23 +112,6 @@ def _wrong_leaf(exercise: Exercise, i: int, run: Run) -> str:
                 isinstance(g, np.ndarray) and w is not None and g.dtype != w.dtype):
             return name
     return ''
-
-
-def _report(exercise: Exercise, i: int, run: Run, failing: list[int], key: str, why: str, place: str) -> Result:
-    """The result for run, the first wrong case i: (expected, obtained) as the report shows them, the slip named
-    and the learner's line; and a few more cases that are wrong."""
-    want, fd = expected(exercise.number, i)
-    if run.error is not None:
-        shown, obtained = '; '.join(summary(k, v) for k, v in want.grads.items()), type(run.error).__name__
-    else:
-        leaf = _wrong_leaf(exercise, i, run) or next(iter(want.grads))
-        shown, obtained = summary(leaf, want.grads[leaf]), summary(leaf, run.grads.get(leaf))
-        if leaf in fd:
-            torch = torch_grads(exercise.number, i) is not None
-            shown += "   (the library's engine; central differences agree" + (", and PyTorch)" if torch else ")")
-    also = '\n'.join(exercise.cases[j].text() for j in failing[1:4])
-    return Result.of(exercise, WRONG, input=exercise.cases[i].text(), expected=shown, obtained=obtained,
-                     diagnosis=key, why=why, place=place, also=also)
 
 
 def check_all(module: Any, timeout: float | None = 10.0) -> Iterator[Result]:

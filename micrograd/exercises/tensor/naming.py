@@ -1,11 +1,9 @@
-"""Naming a slip: which mistake gives the learner's numbers (or the learner's error), said by its rule.
+"""Naming a slip: which mistake gives the learner's numbers (or error), said by its rule.
 
-Two ways, in order. (1) A slip planted in the library's engine and run on the same cases: the record's (each
-also in one parent's gradient only) and the ones any op can make, derived from the library's own body (the
-upstream gradient dropped, the sign flipped, a fixed axis, one parent left out); the one whose gradients are the
-learner's on the most cases is the name. (2) What the numbers say: the axes unbroadcast summed over, an array
-handed to _add_grad that cannot reduce to its tensor's shape, the local derivative, a constant factor (the count
-a mean divides by, the batch size, the scale). (3) A shape error from NumPy, said in the case's terms.
+First a slip planted in the library's engine and run on the same cases: the record's, and the ones any op can make
+derived from the library's own body; the one that gives the learner's gradients on the most cases is the name. Else
+what the numbers say (the axes summed over, an array _add_grad cannot reduce, the local derivative, a constant
+factor), or a NumPy shape error said in the case's terms.
 """
 from __future__ import annotations
 
@@ -59,14 +57,12 @@ DERIVED: dict[str, str] = {
 
 
 def generic(blank: Blank) -> list[Slip]:
-    """The slips any backward can make, made from the library's own body of blank: each in every parent's
-    gradient, then in one parent's only."""
+    """The slips any backward can make, made from the library's own body of blank (also in one parent's only)."""
     body = _library_body(blank)
     handed = handing(body)
-    whole = {'upstream': upstream_dropped(body, 'np.ones_like(grad)'),
-             'sign': replace(body, dict.fromkeys(handed, negated))}
-    found: list[tuple[str, list[ast.stmt], str]] = [
-        ('upstream', whole['upstream'], ''), ('sign', whole['sign'], ''), ('nothing', [ast.Pass()], '')]
+    whole: dict[str, list[ast.stmt]] = {'upstream': upstream_dropped(body, 'np.ones_like(grad)'),
+                                        'sign': replace(body, dict.fromkeys(handed, negated)), 'nothing': [ast.Pass()]}
+    found = [(key, new, '') for key, new in whole.items()]
     found += [('wrong_axis', replace(body, dict.fromkeys(ax, lambda _: ast.Constant(a))), '')
               for ax in _own_axes(body) for a in (-1, 0)]
     parents = list(dict.fromkeys(map(parent_of, handed)))
@@ -86,9 +82,8 @@ def _own_axes(body: list[ast.stmt]) -> list[list[ast.expr]]:
 
 
 def halves(body: list[ast.stmt], slip: list[ast.stmt]) -> list[tuple[str, list[ast.stmt]]]:
-    """A slip in the gradients of several parents, made in one parent's only, the others' lines body's (x * y
-    with other._add_grad(grad * y) is half of the swap): (p, the half) for each parent p whose gradient slip and
-    body each hand in one _add_grad call, differently."""
+    """A slip in several parents' gradients made in one parent's only (other._add_grad(grad * y) is half of x * y's
+    swap): (p, the half) for each parent p whose gradient slip and body each hand in one call, differently."""
     parents = list(dict.fromkeys(parent_of(s) for s in handing(slip) if isinstance(s, ast.Expr)))
     found = []
     for p in parents if len(parents) >= 2 else []:
@@ -99,8 +94,7 @@ def halves(body: list[ast.stmt], slip: list[ast.stmt]) -> list[tuple[str, list[a
 
 
 def _splits(slip: Slip) -> bool:
-    """Whether a record's slip is made of _add_grad calls (in ifs) only: one with statements of its own, as
-    grad *= y, is not split into halves."""
+    """Whether a record's slip is only _add_grad calls (in ifs), so it splits into halves (grad *= y does not)."""
     mine = ast.parse(slip.body).body
     handed = [s for s in handing(mine) if isinstance(s, ast.Expr)]
     return all(isinstance(s, ast.If) or s in handed for n in mine for s in ast.walk(n) if isinstance(s, ast.stmt))
@@ -113,8 +107,7 @@ def _library_body(blank: Blank) -> list[ast.stmt]:
 
 @cache
 def slips_of(exercise: Exercise) -> tuple[Slip, ...]:
-    """Every slip the checker can name for an exercise: its record's first, each also in one parent's gradient
-    only, then the generic ones."""
+    """Every slip the checker can name for an exercise: its record's (each also in one parent's only), then generic."""
     own = list(exercise.slips)
     if exercise.kind == 'op':
         for b in blanks():
@@ -134,8 +127,7 @@ def planted(number: int, index: int) -> types.ModuleType:
 
 
 def agree(mine: Run, theirs: Run, dtype: Any) -> bool:
-    """The same gradients (shapes, numbers and dtypes), or an exception of the same type, or the same in-place
-    write."""
+    """The same gradients (shapes, numbers and dtypes), or an error of the same type, or the same in-place write."""
     if mine.error is not None or theirs.error is not None:
         return (mine.error is not None and theirs.error is not None and type(mine.error) is type(theirs.error)
                 and numbers_in(str(mine.error)) == numbers_in(str(theirs.error)))
@@ -159,13 +151,12 @@ def _candidates(exercise: Exercise) -> Iterator[tuple[Slip, types.ModuleType]]:
 def reproduce(exercise: Exercise, runs: list[Run | None], failing: list[int]) -> tuple[Slip | None, bool]:
     """The slip whose gradients are the learner's on the first failing case and on the most others; and whether
     on every case both ran."""
-    cases, first = exercise.cases, failing[0]
+    cases = exercise.cases
 
     def agrees(i: int, module: types.ModuleType) -> bool | None:
-        mine = runs[i]
-        return None if mine is None else agree(mine, run_case(cases[i], module), cases[i].dtype)
+        return None if (mine := runs[i]) is None else agree(mine, run_case(cases[i], module), cases[i].dtype)
     scored = [(all(a is not False for a in agreed), sum(map(bool, agreed)), -n, slip)  # (a tie: the slip listed first)
-              for n, slip, agreed in reproducing(_candidates(exercise), first, len(cases), agrees)]
+              for n, slip, agreed in reproducing(_candidates(exercise), failing[0], len(cases), agrees)]
     best = max(scored, key=lambda s: s[:3], default=None)
     return (best[3], best[0]) if best else (None, False)
 
@@ -208,8 +199,12 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int], rai
     told, handed = where(run.error) if run.error is not None else '', handed_story(run, out_shape)
     if slip is not None and run.error is not None:
         return slip.key, f"{slip.says}.\n{_here(case, out_shape)}. It raised {handed or told}", slip.blank
-    if slip is not None:
-        return slip.key, _with_shape(slip.says, exercise, case, run, want, wrong, out_shape), slip.blank
+    if slip is not None and handed:
+        return slip.key, f"{slip.says}.\nHere {handed}", slip.blank
+    if slip is not None:  # the shapes, when a gradient came out in the wrong shape
+        story = _misshaped(exercise, case, run, want, wrong, out_shape)
+        said = story.removeprefix('the broadcast gradient is not reduced: ')
+        return slip.key, f"{slip.says}. Here {said}" if story else slip.says, slip.blank
     if isinstance(run.error, (NameError, AttributeError)) and re.search(r'\bout\.(grad|data)\b', raised):
         return 'out_undefined', (f"{OUT_UNDEFINED}. It raised {told}"), ''
     if isinstance(run.error, TypeError) and 'NoneType' in str(run.error) and '.grad' in raised:
@@ -223,14 +218,12 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int], rai
     if len(found := per_leaf(exercise, runs, wrong)) > 1:  # two slips at once, one in each leaf
         said = '; '.join(f"{leaf}: {slip.says}" for leaf, slip in found)
         return found[0][1].key, f"two slips: {said}", found[0][1].blank
-    key, why = _from_numbers(exercise, case, run, want, wrong, out_shape)
-    return key, why, ''
+    return *_from_numbers(exercise, case, run, want, wrong, out_shape), ''
 
 
 def _from_numbers(exercise: Exercise, case: Case, run: Run, want: Run, wrong: list[str],
                   out_shape: tuple[int, ...] | None) -> tuple[str, str]:
-    """What the numbers of the first wrong leaf say when no slip gives them: a shape, the upstream gradient left
-    out, the local derivative, a factor."""
+    """What the first wrong leaf's numbers say: its shape, grad left out, the local derivative, a factor."""
     name = next(iter(wrong), '')
     g, w = run.grads.get(name), want.grads.get(name)
     if g is None and w is not None:
@@ -259,15 +252,6 @@ def _misshaped(exercise: Exercise, case: Case, run: Run, want: Run, wrong: list[
         return ''
     label = 'the result' if exercise.kind == 'function' else wrong[0]
     return shape_story(label, g, w, out_shape or (case.leaves['g'] if 'g' in case.leaves else g.shape))
-
-
-def _with_shape(says: str, exercise: Exercise, case: Case, run: Run, want: Run, wrong: list[str],
-                out_shape: tuple[int, ...] | None) -> str:
-    """A slip's sentence, with this case's shapes when a gradient came out in the wrong shape."""
-    if run.misshaped:
-        return f"{says}.\nHere {handed_story(run, out_shape)}"
-    story = _misshaped(exercise, case, run, want, wrong, out_shape)
-    return f"{says}. Here {story.removeprefix('the broadcast gradient is not reduced: ')}" if story else says
 
 
 # --- what the numbers say, when no slip gives them -----------------------------------------------------
@@ -328,12 +312,6 @@ def _axis_sets(ndim: int) -> list[tuple[int, ...]]:
     return [tuple(i for i in range(ndim) if m >> i & 1) for m in range(1, 2 ** ndim)]
 
 
-def _dropped(shape: tuple[int, ...], smaller: tuple[int, ...]) -> tuple[int, ...]:
-    """The axes of shape whose removal leaves smaller (the first such set), or ()."""
-    return next((a for a in _axis_sets(len(shape))
-                 if tuple(n for i, n in enumerate(shape) if i not in a) == tuple(smaller)), ())
-
-
 def summed_story(g: Array, got: Array, want: Array) -> tuple[str, str]:
     """For unbroadcast, when no slip gives the learner's result on every case: the right axes summed with
     keepdims=True but not reshaped, or the wrong axes, said against the axes broadcasting stretched."""
@@ -368,7 +346,8 @@ def handed_story(run: Run, out_shape: tuple[int, ...] | None) -> str:
             f"_add_grad of {who} was handed an array of shape {given}, which does not reduce to {shape}")
     if out_shape is not None:
         said += f" (the output's gradient, grad, is {out_shape})"
-        if lost := _dropped(out_shape, given):
+        dropped = (a for a in _axis_sets(len(out_shape)) if tuple(np.delete(out_shape, a)) == given)
+        if lost := next(dropped, ()):
             said += (f": it was summed over axis {lost[0] if len(lost) == 1 else lost} by hand. "
                      "_add_grad sums a gradient back to its tensor's shape itself: hand it grad times the "
                      "local derivative, with the output's shape")
@@ -384,8 +363,7 @@ RIGHT_LOCAL = {'exp': 'exp(x)', 'log': '1/x', 'tanh': '1 - tanh(x)**2', 'relu': 
 
 
 def local_story(case: Case, got: Array, want: Array, upstream: Array) -> str:
-    """For one elementwise op (out = x.exp()), the local derivative the learner's gradient implies, read off as a
-    formula: 'the local derivative is 1 - x**2 here, where d tanh(x)/dx = 1 - tanh(x)**2'."""
+    """For one elementwise op (out = x.exp()), the local derivative the learner's gradient implies, as a formula."""
     m = re.fullmatch(r'out = x\.(exp|log|tanh|relu)\(\)', case.code)
     seen = upstream != 0  # (where the upstream gradient is 0, the local derivative does not show)
     if m is None or got.shape != upstream.shape or not seen.any():

@@ -1,7 +1,5 @@
-"""The tensor track's side of lines.py: which functions hold a blank, in the library and in the learner's engine
-(the learner's found once an exercise, while the other exercises' are the library's), and the learner's line for a
-wrong case: the line that raised, the line that made a wrong value first (lines.py's: the library's bodies noted,
-against the learner's run of the case as it was traced), or where the blank is written."""
+"""The tensor track's side of lines.py: which functions hold a blank, in the library's engine and the learner's,
+and the learner's line for a wrong case: the line that raised, that made a wrong value first, or the blank's."""
 from __future__ import annotations
 
 import contextlib
@@ -19,8 +17,7 @@ from micrograd.exercises.tensor.running import Run, fits, run_case, tolerance
 
 
 def holder_of(module: Any, blank: str) -> tuple[Any, str] | None:
-    """The class or module holding a blank's function in module, and its attribute name there (None: no class of
-    Tensor's has it)."""
+    """The class or module holding a blank's function in module, and its name there (None: no class of Tensor's)."""
     bare = blank.removesuffix('()').split('.')[-1]
     if '.' not in blank:
         return module, bare
@@ -28,18 +25,15 @@ def holder_of(module: Any, blank: str) -> tuple[Any, str] | None:
 
 
 def learners_function(module: Any, blank: str) -> Any:
-    """The function a blank is in, in module (a method of its classes, or one of its functions), unwrapped (an op
-    under a decorator that names its errors)."""
+    """The function a blank is in, in module, unwrapped (an op under a decorator that names its errors)."""
     holder = holder_of(module, blank)
     fn = vars(holder[0]).get(holder[1]) if holder else None
     return getattr(fn, '__wrapped__', fn)
 
 
 def compiled(owner: str, module: Any, whole: bool = True, noted: list[Any] | None = None) -> Any:
-    """The library's function or method owner ('Unary.exp', 'unbroadcast') run into a copy of module's namespace,
-    so that it makes module's Tensors and calls module's helpers, its values noted into noted (lines.noting). The
-    module's own name goes back in the copy: a method softmax that calls the function softmax must not call
-    itself."""
+    """The library's function owner ('Unary.exp') run in a copy of module's namespace, its values noted into noted
+    (lines.noting); module's own name goes back in the copy (a method softmax calls the function softmax)."""
     name = owner.rpartition('.')[2]
     namespace = noting(library_text(owner), vars(module), whole, noted)
     fn = namespace[name]
@@ -50,9 +44,8 @@ def compiled(owner: str, module: Any, whole: bool = True, noted: list[Any] | Non
 
 @contextlib.contextmanager
 def alone(module: Any, exercise: Exercise) -> Iterator[dict[str, Any]]:
-    """While checking exercise: every other exercise's body is the library's (patched into module, and put back
-    after), so that one exercise's slip never shows as another's. Yields the learner's functions of exercise's
-    blanks, by blank."""
+    """While checking exercise, every other exercise's body is the library's (so one slip never shows as another's).
+    Yields the learner's functions of exercise's blanks, by blank."""
     mine, swaps = {}, []
     with paused():  # (the checker's own work: the library's bodies made for module)
         for b in blanks():
@@ -64,14 +57,6 @@ def alone(module: Any, exercise: Exercise) -> Iterator[dict[str, Any]]:
         yield mine
 
 
-def _bodies(fn: Any, blank: str) -> set[types.CodeType]:
-    """The code objects a blank's body runs as: the function's own, or its `_backward` closures' (at any depth)."""
-    code = getattr(fn, '__code__', None)
-    if code is None:
-        return set()
-    return {code} if blank.endswith('()') or blank in FUNCTIONS else _closures(code) or {code}
-
-
 def _closures(code: types.CodeType) -> set[types.CodeType]:
     """The `_backward` functions defined in code, at any depth."""
     inner = [c for c in code.co_consts if isinstance(c, types.CodeType)]
@@ -79,31 +64,33 @@ def _closures(code: types.CodeType) -> set[types.CodeType]:
 
 
 def bodies(functions: dict[str, Any]) -> set[types.CodeType]:
-    """The code objects the learner's functions (by blank) run their bodies as: what a run of theirs traces."""
-    return set().union(*(_bodies(fn, blank) for blank, fn in functions.items() if fn is not None))
+    """The code objects functions (by blank) run their blanks' bodies as: their own, or their `_backward` closures'."""
+    codes: set[types.CodeType] = set()
+    for blank, fn in functions.items():
+        if (code := getattr(fn, '__code__', None)) is not None:
+            codes |= {code} if blank.endswith('()') or blank in FUNCTIONS else _closures(code) or {code}
+    return codes
 
 
 def wrong_line(exercise: Exercise, case: Case, mine: list[Event], about: str = '', leaf: str = '') -> Line | None:
-    """The learner's line (of mine: their run of case, traced in their bodies) that made a wrong value first (code
-    and line number), or None when none did. about: 'wrote' the line that wrote into an array the body was given,
-    'misfit' the one that handed _add_grad an array of a shape that is not its tensor's. leaf: the tensor whose
-    gradient is wrong."""
-    library, noted, swaps, codes = library_module(), list[Any](), [], set()
+    """The learner's line (of mine: their run of case, traced) that made a wrong value first, or None. about: 'wrote'
+    (into an array the body was given) or 'misfit' (handed _add_grad a wrong shape); leaf: whose gradient is wrong."""
+    library, noted, swaps, functions = library_module(), list[Any](), [], {}
     for b in blanks():
         if b.exercise is exercise and (holder := holder_of(library, b.name)) is not None:
             fn = compiled(b.owner, library, b.name.endswith('()') or b.name in FUNCTIONS, noted)
             swaps.append((*holder, fn))
-            codes |= _bodies(getattr(fn, '__wrapped__', fn), b.name)
+            functions[b.name] = getattr(fn, '__wrapped__', fn)
     with swapped(swaps):
-        right = run_traced(codes, lambda: run_case(case, library), fits)
+        right = run_traced(bodies(functions), lambda: run_case(case, library), fits)
     return lines.wrong_line(Right(noted, right, case.dtype, *tolerance(case.dtype)), mine, about,
                             case.data().get(leaf))
 
 
 def place(exercise: Exercise, case: Case, functions: dict[str, Any], run: Run, mine: list[Event], blank: str,
           leaf: str) -> str:
-    """The learner's line for run, a wrong run of case (mine: its lines, traced): the line that raised, the line
-    that made a wrong value first (leaf: the tensor whose gradient is wrong), or else where blank is written."""
+    """The learner's line for run, a wrong run of case (mine: its lines, traced): the line that raised, that made a
+    wrong value first (leaf: whose gradient is wrong), or else where blank is written."""
     if run.error is not None and (raised := place_of(run.error)):
         return raised
     about = 'wrote' if run.inplace else 'misfit' if run.misshaped else ''
