@@ -1,10 +1,7 @@
 """The inputs of the tensor track: a few tensors and a line of code building `out` from them, run with the
-learner's Tensor and the library's, then backpropagated from a random upstream gradient.
-
-Each case is made to expose a slip: shapes that broadcast (a size-1 axis, a missing leading axis, 0-d, empty),
-non-square matrices beside a square one (a missing transpose is a shape error, or wrong numbers), random
-non-symmetric upstream gradients (all ones hide a dropped chain factor), float32 as well as float64.
-"""
+learner's Tensor and the library's, backpropagated from a random upstream gradient. Each case is made to expose a
+slip: shapes that broadcast (a size-1 axis, a missing leading axis, 0-d, empty), non-square matrices beside a
+square one, random non-symmetric upstream gradients (all ones hide a dropped chain factor), float32 and float64."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -65,8 +62,7 @@ class Case:
             numbers = f" = {np.array2string(g, separator=', ')}".replace('\n', '') if 0 < g.size <= 12 else ''
             text = f"g {g.shape}{dtype}{numbers}: {code}"
         else:
-            upstream = "ones" if self.ones else "random"
-            text = f"{shapes}{given}: {code}   (upstream gradient: {upstream})"
+            text = f"{shapes}{given}: {code}   (upstream gradient: {'ones' if self.ones else 'random'})"
         return f"{text}   [{self.note}]" if self.note else text
 
 
@@ -87,8 +83,7 @@ class Graph:
         for name, op, parents in self.nodes:
             lines.append(f"{name} = {parents[0]}.sum()" if op == 'sum' else f"{name} = {f' {op} '.join(parents)}")
         call = f"backward({list(self.seed) if self.seed is not None else ''})"
-        text = '; '.join(lines) + f"; {self.root}.{call}" + f"; {self.root}.{call}" * (self.calls - 1)
-        return text + (f"   [{self.note}]" if self.note else '')
+        return '; '.join(lines) + f"; {self.root}.{call}" * self.calls + (f"   [{self.note}]" if self.note else '')
 
 
 def _given(v: Any) -> str:

@@ -1,7 +1,6 @@
 """Grading one exercise of the tensor track: the learner's gradients against the library's and central
 differences', on every case; for the first one wrong, the slip named (naming.py) and the learner's line.
-Gradients right on every case is the exercise done: a data tensor that got a .grad is only noted.
-"""
+Gradients right on every case is the exercise done: a data tensor that got a .grad is only noted."""
 from __future__ import annotations
 
 import warnings
@@ -46,34 +45,10 @@ def check_one(exercise: Exercise, module: Any, timeout: float | None = 10.0) -> 
 
 
 def _judged(exercise: Exercise, runs: list[Run], traced: list[list[Event]], functions: dict[str, Any]) -> Result:
-    """exercise's runs graded (traced: the learner's lines each ran; functions: theirs, by blank); for the first
-    wrong one, the slip named, the learner's line, what was expected and obtained, and a few more wrong cases."""
-    graded = _graded(exercise, runs)
-    if isinstance(graded, Result):
-        return graded
-    kept, failing = graded
-    i = failing[0]
-    run, leaf = runs[i], _wrong_leaf(exercise, i, runs[i])
-    key, why, blank = diagnose(exercise, kept, failing, raised=place_of(run.error) if run.error is not None else '')
-    found = place(exercise, exercise.cases[i], functions, run, traced[i], blank or exercise.blanks[0], leaf)
-    want, fd = expected(exercise.number, i)
-    if run.error is not None:
-        shown, obtained = '; '.join(summary(k, v) for k, v in want.grads.items()), type(run.error).__name__
-    else:
-        leaf = leaf or next(iter(want.grads))
-        shown, obtained = summary(leaf, want.grads[leaf]), summary(leaf, run.grads.get(leaf))
-        if leaf in fd:
-            torch = torch_grads(exercise.number, i) is not None
-            shown += "   (the library's engine; central differences agree" + (", and PyTorch)" if torch else ")")
-    also = '\n'.join(exercise.cases[j].text() for j in failing[1:4])
-    return Result.of(exercise, WRONG, input=exercise.cases[i].text(), expected=shown, obtained=obtained,
-                     diagnosis=key, why=why, place=found, also=also)
-
-
-def _graded(exercise: Exercise, runs: list[Run]) -> Result | tuple[list[Run | None], list[int]]:
-    """The runs of exercise's cases graded: a Result where they settle it (nothing written yet, a forward pass that
-    raised, every case right); else the runs (None: a blank not written reached) and the cases that are wrong."""
-    kept: list[Run | None] = []
+    """exercise's runs graded (traced: the learner's lines each ran; functions: theirs, by blank): nothing written
+    yet, a forward pass that raised, every case right; or for the first wrong case, the slip named, the learner's
+    line, what was expected and obtained, and a few more wrong cases."""
+    kept: list[Run | None] = []  # (None: a case that reached a blank not written)
     failing: list[int] = []
     unfinished: Result | None = None
     note = ''
@@ -97,9 +72,24 @@ def _graded(exercise: Exercise, runs: list[Run]) -> Result | tuple[list[Run | No
                     "gradients, but the library (as PyTorch) passes grad on only to operands with requires_grad")
     if all(r is None for r in kept):
         return Result.of(exercise, NOT_STARTED)
-    if failing:
-        return kept, failing
-    return unfinished or Result.of(exercise, DONE, note=note)
+    if not failing:
+        return unfinished or Result.of(exercise, DONE, note=note)
+    i = failing[0]
+    run, leaf = runs[i], _wrong_leaf(exercise, i, runs[i])
+    key, why, blank = diagnose(exercise, kept, failing, raised=place_of(run.error) if run.error is not None else '')
+    found = place(exercise, exercise.cases[i], functions, run, traced[i], blank or exercise.blanks[0], leaf)
+    want, fd = expected(exercise.number, i)
+    if run.error is not None:
+        shown, obtained = '; '.join(summary(k, v) for k, v in want.grads.items()), type(run.error).__name__
+    else:
+        leaf = leaf or next(iter(want.grads))
+        shown, obtained = summary(leaf, want.grads[leaf]), summary(leaf, run.grads.get(leaf))
+        if leaf in fd:
+            torch = torch_grads(exercise.number, i) is not None
+            shown += "   (the library's engine; central differences agree" + (", and PyTorch)" if torch else ")")
+    also = '\n'.join(exercise.cases[j].text() for j in failing[1:4])
+    return Result.of(exercise, WRONG, input=exercise.cases[i].text(), expected=shown, obtained=obtained,
+                     diagnosis=key, why=why, place=found, also=also)
 
 
 def _wrong_leaf(exercise: Exercise, i: int, run: Run) -> str:

@@ -18,30 +18,15 @@ from typing import Any
 
 import numpy as np
 
-from micrograd.exercises.derived_slips import (
-    handing,
-    negated,
-    parent_of,
-    replace,
-    reproducing,
-    text,
-    upstream_dropped,
-)
+from micrograd.exercises.derived_slips import handing, negated, parent_of, replace, reproducing, text, upstream_dropped
 from micrograd.exercises.lines import where
 from micrograd.exercises.result import GENERIC
 from micrograd.exercises.scalar.fit import local_form
-from micrograd.exercises.tensor.array_exercise import (
-    GRAD_NONE,
-    INPLACE,
-    INPLACE_DATA,
-    INPLACE_SAVED,
-    OUT_UNDEFINED,
-    Exercise,
-    Slip,
-)
+from micrograd.exercises.tensor import array_exercise
+from micrograd.exercises.tensor.array_exercise import Exercise, Slip
 from micrograd.exercises.tensor.cases import Array, Case, reduced_axes
 from micrograd.exercises.tensor.exercise_list import EXERCISES
-from micrograd.exercises.tensor.my_tensor_file import Blank, blanks, library_module, with_bodies
+from micrograd.exercises.tensor.my_tensor_file import blanks, library_module, with_bodies
 from micrograd.exercises.tensor.running import Run, close, differing, expected, run_case
 
 # The sentences of the slips derived from the library's own bodies (generic() below), by key.
@@ -56,9 +41,8 @@ DERIVED: dict[str, str] = {
 }
 
 
-def generic(blank: Blank) -> list[Slip]:
+def generic(blank: str, body: list[ast.stmt]) -> list[Slip]:
     """The slips any backward can make, made from the library's own body of blank (also in one parent's only)."""
-    body = _library_body(blank)
     handed = handing(body)
     whole: dict[str, list[ast.stmt]] = {'upstream': upstream_dropped(body, 'np.ones_like(grad)'),
                                         'sign': replace(body, dict.fromkeys(handed, negated)), 'nothing': [ast.Pass()]}
@@ -69,7 +53,7 @@ def generic(blank: Blank) -> list[Slip]:
     found += [('one_parent', replace(body, {s: lambda _: None for s in handed if parent_of(s) == p}), '')
               for p in parents if len(parents) >= 2]
     found += [(key, half, f" (in {p}'s gradient)") for key, new in whole.items() for p, half in halves(body, new)]
-    return [Slip(key, blank.name, text(new), DERIVED[key] + said) for key, new, said in found]
+    return [Slip(key, blank, text(new), DERIVED[key] + said) for key, new, said in found]
 
 
 def _own_axes(body: list[ast.stmt]) -> list[list[ast.expr]]:
@@ -100,11 +84,6 @@ def _splits(slip: Slip) -> bool:
     return all(isinstance(s, ast.If) or s in handed for n in mine for s in ast.walk(n) if isinstance(s, ast.stmt))
 
 
-def _library_body(blank: Blank) -> list[ast.stmt]:
-    """The library's body of blank, parsed: what the derived slips edit."""
-    return ast.parse(textwrap.dedent(blank.indent + blank.solution)).body
-
-
 @cache
 def slips_of(exercise: Exercise) -> tuple[Slip, ...]:
     """Every slip the checker can name for an exercise: its record's (each also in one parent's only), then generic."""
@@ -112,10 +91,11 @@ def slips_of(exercise: Exercise) -> tuple[Slip, ...]:
     if exercise.kind == 'op':
         for b in blanks():
             if b.exercise is exercise:
+                body = ast.parse(textwrap.dedent(b.indent + b.solution)).body  # the library's: what the slips edit
                 own += [Slip(slip.key, b.name, text(half), f"{slip.says} (here in {p}'s gradient)")
                         for slip in exercise.slips if slip.blank == b.name and _splits(slip)
-                        for p, half in halves(_library_body(b), ast.parse(slip.body).body)]
-                own += generic(b)
+                        for p, half in halves(body, ast.parse(slip.body).body)]
+                own += generic(b.name, body)
     return tuple(own)
 
 
@@ -131,14 +111,12 @@ def agree(mine: Run, theirs: Run, dtype: Any) -> bool:
     if mine.error is not None or theirs.error is not None:
         return (mine.error is not None and theirs.error is not None and type(mine.error) is type(theirs.error)
                 and numbers_in(str(mine.error)) == numbers_in(str(theirs.error)))
-    if mine.inplace != theirs.inplace or bool(mine.misshaped) != bool(theirs.misshaped):
-        return False
-    return mine.grads.keys() == theirs.grads.keys() and not differing(mine.grads, theirs.grads, dtype)
+    return (mine.inplace == theirs.inplace and bool(mine.misshaped) == bool(theirs.misshaped)
+            and mine.grads.keys() == theirs.grads.keys() and not differing(mine.grads, theirs.grads, dtype))
 
 
 def numbers_in(message: str) -> set[str]:
-    """The shapes and sizes an error message names: what two shape errors must share to be the same slip (NumPy
-    words the same mismatch differently in broadcast_to, * and where, which adds its 0-d scalar's shape ())."""
+    """The shapes and sizes an error names, but (): NumPy words one mismatch with or without a 0-d scalar's shape."""
     return {re.sub(r'\s', '', m) for m in re.findall(r'\([\d,\s]*\)|\b\d+\b', message)} - {'()'}
 
 
@@ -178,8 +156,7 @@ def per_leaf(exercise: Exercise, runs: list[Run | None], wrong: list[str]) -> li
 # --- the slip named ------------------------------------------------------------------------------------
 
 def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int], raised: str = '') -> tuple[str, str, str]:
-    """(key, sentence, the blank it is in when known) for the learner's first failing case. raised: the learner's
-    line that raised, if one did."""
+    """(key, sentence, the blank it is in if known) for the first failing case; raised: the line that raised."""
     i = failing[0]
     case, run = exercise.cases[i], runs[i]
     assert run is not None
@@ -187,7 +164,8 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int], rai
     out_shape = None if want.out is None else tuple(want.out.shape)
     wrong = [k for k, w in want.grads.items() if not close(run.grads.get(k), w, case.dtype)]  # (the leaves)
     if run.inplace:
-        said = {'inplace': INPLACE, 'inplace_data': INPLACE_DATA, 'inplace_saved': INPLACE_SAVED}[run.inplace]
+        said = {'inplace': array_exercise.INPLACE, 'inplace_data': array_exercise.INPLACE_DATA,
+                'inplace_saved': array_exercise.INPLACE_SAVED}[run.inplace]
         array = f"`{run.inplace_name}` " if run.inplace_name and run.inplace_name != 'grad' else ''
         return run.inplace, f"{said} (here {array}in the backward of '{run.inplace_op}')", ''
     slip, everywhere = reproduce(exercise, runs, failing)
@@ -197,18 +175,22 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int], rai
         if key:
             return key, story, ''
     told, handed = where(run.error) if run.error is not None else '', handed_story(run, out_shape)
+    name = next(iter(wrong), '')
+    g, w, misshaped = run.grads.get(name), want.grads.get(name), ''  # (misshaped: a gradient in the wrong shape)
+    if isinstance(g, np.ndarray) and isinstance(w, np.ndarray) and g.shape != w.shape:
+        label = 'the result' if exercise.kind == 'function' else name
+        misshaped = shape_story(label, g, w, out_shape or (case.leaves['g'] if 'g' in case.leaves else g.shape))
     if slip is not None and run.error is not None:
         return slip.key, f"{slip.says}.\n{_here(case, out_shape)}. It raised {handed or told}", slip.blank
     if slip is not None and handed:
         return slip.key, f"{slip.says}.\nHere {handed}", slip.blank
-    if slip is not None:  # the shapes, when a gradient came out in the wrong shape
-        story = _misshaped(exercise, case, run, want, wrong, out_shape)
-        said = story.removeprefix('the broadcast gradient is not reduced: ')
-        return slip.key, f"{slip.says}. Here {said}" if story else slip.says, slip.blank
+    if slip is not None:
+        said = misshaped.removeprefix('the broadcast gradient is not reduced: ')
+        return slip.key, f"{slip.says}. Here {said}" if misshaped else slip.says, slip.blank
     if isinstance(run.error, (NameError, AttributeError)) and re.search(r'\bout\.(grad|data)\b', raised):
-        return 'out_undefined', (f"{OUT_UNDEFINED}. It raised {told}"), ''
+        return 'out_undefined', f"{array_exercise.OUT_UNDEFINED}. It raised {told}", ''
     if isinstance(run.error, TypeError) and 'NoneType' in str(run.error) and '.grad' in raised:
-        return 'grad_none', f"{GRAD_NONE}. It raised {told}", ''
+        return 'grad_none', f"{array_exercise.GRAD_NONE}. It raised {told}", ''
     if handed:
         return 'handed_wrong_shape', f"{handed}\n{told}".rstrip('\n'), ''
     if run.error is not None and (story := error_story(run.error, case, out_shape)):
@@ -218,19 +200,17 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int], rai
     if len(found := per_leaf(exercise, runs, wrong)) > 1:  # two slips at once, one in each leaf
         said = '; '.join(f"{leaf}: {slip.says}" for leaf, slip in found)
         return found[0][1].key, f"two slips: {said}", found[0][1].blank
-    return *_from_numbers(exercise, case, run, want, wrong, out_shape), ''
+    return *_from_numbers(exercise, case, name, g, w, misshaped, out_shape), ''
 
 
-def _from_numbers(exercise: Exercise, case: Case, run: Run, want: Run, wrong: list[str],
+def _from_numbers(exercise: Exercise, case: Case, name: str, g: Array | None, w: Array | None, misshaped: str,
                   out_shape: tuple[int, ...] | None) -> tuple[str, str]:
-    """What the first wrong leaf's numbers say: its shape, grad left out, the local derivative, a factor."""
-    name = next(iter(wrong), '')
-    g, w = run.grads.get(name), want.grads.get(name)
+    """What the wrong gradient g (against w) says: its shape, grad left out, the local derivative, a factor."""
     if g is None and w is not None:
         return 'nothing', f"no gradient reaches {name}: {name}.grad is None (pass grad on with _add_grad)"
     if isinstance(g, np.ndarray) and isinstance(w, np.ndarray):
-        if story := _misshaped(exercise, case, run, want, wrong, out_shape):
-            return ('not_reduced' if 'not reduced' in story else 'shape'), story
+        if misshaped:
+            return ('not_reduced' if 'not reduced' in misshaped else 'shape'), misshaped
         if not np.any(g) and np.any(w):
             return 'nothing', f"no gradient reaches {name}: {name}.grad is all zeros"
         if story := local_story(case, g, w, case.upstream(g.shape)):
@@ -242,16 +222,6 @@ def _from_numbers(exercise: Exercise, case: Case, run: Run, want: Run, wrong: li
         if story := factor_story(g, w, case, out_shape or ()):
             return 'factor', story
     return 'wrong', GENERIC['wrong'] + "; compare the shapes first, then one element by hand"
-
-
-def _misshaped(exercise: Exercise, case: Case, run: Run, want: Run, wrong: list[str],
-               out_shape: tuple[int, ...] | None) -> str:
-    """The first wrong leaf's gradient, when it came out in the wrong shape, said in its operand's terms."""
-    g, w = (r.grads.get(next(iter(wrong), '')) for r in (run, want))
-    if not (isinstance(g, np.ndarray) and isinstance(w, np.ndarray) and g.shape != w.shape):
-        return ''
-    label = 'the result' if exercise.kind == 'function' else wrong[0]
-    return shape_story(label, g, w, out_shape or (case.leaves['g'] if 'g' in case.leaves else g.shape))
 
 
 # --- what the numbers say, when no slip gives them -----------------------------------------------------
@@ -295,8 +265,7 @@ def factor_story(got: Array, want: Array, case: Case, out_shape: tuple[int, ...]
                        int(shape[0]) if shape else 1: f"the length of {name}'s axis 0",
                        int(shape[-1]) if shape else 1: f"the length of {name}'s last axis, axis {len(shape) - 1}"})
     if (mean := re.fullmatch(r'out = (\w+)\.mean\((.*)\)', case.code)) and mean.group(1) in case.leaves:
-        shape = case.leaves[mean.group(1)]
-        n = int(np.prod(shape)) // max(1, int(np.prod(out_shape)))
+        n = int(np.prod(case.leaves[mean.group(1)])) // max(1, int(np.prod(out_shape)))
         over = f"over {mean.group(2).split(',')[0].strip()}" if mean.group(2) else "over every axis"
         for b, used in counts.items():
             if b > 1 and b != n and abs(c - n / b) < 1e-6 * c:
@@ -377,12 +346,10 @@ def local_story(case: Case, got: Array, want: Array, upstream: Array) -> str:
                      f"out the output {op}(x))")
 
 
-SHAPE_ERROR = re.compile(r'shapes? \(|core dimension|cannot reshape|broadcast')
-
-
 def error_story(error: BaseException, case: Case, out_shape: tuple[int, ...] | None) -> str:
     """A NumPy shape error from the learner's code, said in the case's terms."""
-    if not isinstance(error, ValueError) or not SHAPE_ERROR.search(str(error)):
+    shape_error = re.search(r'shapes? \(|core dimension|cannot reshape|broadcast', str(error))
+    if not isinstance(error, ValueError) or not shape_error:
         return ''
     return f"a shape error: NumPy says '{str(error).splitlines()[0][:160]}'. {_here(case, out_shape)}"
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from micrograd.exercises import lines
-from micrograd.exercises.lines import Event, Line, Right, noting, place_of, run_traced, swapped, written
+from micrograd.exercises.lines import Event, Right, noting, place_of, run_traced, swapped, written
 from micrograd.exercises.sandbox import paused
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.cases import Case
@@ -72,29 +72,23 @@ def bodies(functions: dict[str, Any]) -> set[types.CodeType]:
     return codes
 
 
-def wrong_line(exercise: Exercise, case: Case, mine: list[Event], about: str = '', leaf: str = '') -> Line | None:
-    """The learner's line (of mine: their run of case, traced) that made a wrong value first, or None. about: 'wrote'
-    (into an array the body was given) or 'misfit' (handed _add_grad a wrong shape); leaf: whose gradient is wrong."""
-    library, noted, swaps, functions = library_module(), list[Any](), [], {}
+def place(exercise: Exercise, case: Case, functions: dict[str, Any], run: Run, mine: list[Event], blank: str,
+          leaf: str) -> str:
+    """The learner's line for run, a wrong run of case (mine: its lines, traced): the line that raised, the one that
+    made a wrong value first (against the library's run; leaf: whose gradient is wrong), or where blank is written."""
+    if run.error is not None:
+        return place_of(run.error) or written(functions[blank])
+    library, noted, swaps, solutions = library_module(), list[Any](), [], {}
     for b in blanks():
         if b.exercise is exercise and (holder := holder_of(library, b.name)) is not None:
             fn = compiled(b.owner, library, b.name.endswith('()') or b.name in FUNCTIONS, noted)
             swaps.append((*holder, fn))
-            functions[b.name] = getattr(fn, '__wrapped__', fn)
+            solutions[b.name] = getattr(fn, '__wrapped__', fn)
     with swapped(swaps):
-        right = run_traced(bodies(functions), lambda: run_case(case, library), fits)
-    return lines.wrong_line(Right(noted, right, case.dtype, *tolerance(case.dtype)), mine, about,
-                            case.data().get(leaf))
-
-
-def place(exercise: Exercise, case: Case, functions: dict[str, Any], run: Run, mine: list[Event], blank: str,
-          leaf: str) -> str:
-    """The learner's line for run, a wrong run of case (mine: its lines, traced): the line that raised, that made a
-    wrong value first (leaf: whose gradient is wrong), or else where blank is written."""
-    if run.error is not None and (raised := place_of(run.error)):
-        return raised
+        right = run_traced(bodies(solutions), lambda: run_case(case, library), fits)
     about = 'wrote' if run.inplace else 'misfit' if run.misshaped else ''
-    found = wrong_line(exercise, case, mine, about, leaf) if run.error is None else None
+    found = lines.wrong_line(Right(noted, right, case.dtype, *tolerance(case.dtype)), mine, about,
+                             case.data().get(leaf))
     return lines.place(*found) if found is not None else written(functions[blank])
 
 
