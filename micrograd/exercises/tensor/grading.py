@@ -45,9 +45,8 @@ def check_one(exercise: Exercise, module: Any, timeout: float | None = 10.0) -> 
 
 
 def _judged(exercise: Exercise, runs: list[Run], traced: list[list[Event]], functions: dict[str, Any]) -> Result:
-    """exercise's runs graded (traced: the learner's lines each ran; functions: theirs, by blank): nothing written
-    yet, a forward pass that raised, every case right; or for the first wrong case, the slip named, the learner's
-    line, what was expected and obtained, and a few more wrong cases."""
+    """exercise's runs graded (traced: the learner's lines each ran; functions: theirs, by blank); for the first wrong
+    case, the slip named, the learner's line, what was expected and obtained, and a few more wrong cases."""
     kept: list[Run | None] = []  # (None: a case that reached a blank not written)
     failing: list[int] = []
     unfinished: Result | None = None

@@ -177,7 +177,7 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int], rai
     told, handed = where(run.error) if run.error is not None else '', handed_story(run, out_shape)
     name = next(iter(wrong), '')
     g, w, misshaped = run.grads.get(name), want.grads.get(name), ''  # (misshaped: a gradient in the wrong shape)
-    if isinstance(g, np.ndarray) and isinstance(w, np.ndarray) and g.shape != w.shape:
+    if not handed and isinstance(g, np.ndarray) and isinstance(w, np.ndarray) and g.shape != w.shape:
         label = 'the result' if exercise.kind == 'function' else name
         misshaped = shape_story(label, g, w, out_shape or (case.leaves['g'] if 'g' in case.leaves else g.shape))
     if slip is not None and run.error is not None:
@@ -193,8 +193,10 @@ def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int], rai
         return 'grad_none', f"{array_exercise.GRAD_NONE}. It raised {told}", ''
     if handed:
         return 'handed_wrong_shape', f"{handed}\n{told}".rstrip('\n'), ''
-    if run.error is not None and (story := error_story(run.error, case, out_shape)):
-        return 'shape', f"{story}\n{told}", ''
+    if isinstance(run.error, ValueError) and re.search(r'shapes? \(|core dimension|cannot reshape|broadcast',
+                                                       str(run.error)):
+        numpy_says = str(run.error).splitlines()[0][:160]  # (a NumPy shape error, said in the case's terms)
+        return 'shape', f"a shape error: NumPy says '{numpy_says}'. {_here(case, out_shape)}\n{told}", ''
     if run.error is not None:
         return 'raises', f"your code raised {told}", ''
     if len(found := per_leaf(exercise, runs, wrong)) > 1:  # two slips at once, one in each leaf
@@ -282,8 +284,7 @@ def _axis_sets(ndim: int) -> list[tuple[int, ...]]:
 
 
 def summed_story(g: Array, got: Array, want: Array) -> tuple[str, str]:
-    """For unbroadcast, when no slip gives the learner's result on every case: the right axes summed with
-    keepdims=True but not reshaped, or the wrong axes, said against the axes broadcasting stretched."""
+    """For unbroadcast, when no slip gives the learner's result: the right axes summed, not reshaped, or wrong axes."""
     right = reduced_axes(g.shape, want.shape)
     for axes in _axis_sets(g.ndim):
         for keep in (True, False):
@@ -344,14 +345,6 @@ def local_story(case: Case, got: Array, want: Array, upstream: Array) -> str:
     said = local_form(('x', 'out'), mine, right)
     return said and (f"the local derivative is {said} here, where d {op}(x)/dx = {RIGHT_LOCAL[op]} (x the input, "
                      f"out the output {op}(x))")
-
-
-def error_story(error: BaseException, case: Case, out_shape: tuple[int, ...] | None) -> str:
-    """A NumPy shape error from the learner's code, said in the case's terms."""
-    shape_error = re.search(r'shapes? \(|core dimension|cannot reshape|broadcast', str(error))
-    if not isinstance(error, ValueError) or not shape_error:
-        return ''
-    return f"a shape error: NumPy says '{str(error).splitlines()[0][:160]}'. {_here(case, out_shape)}"
 
 
 def _here(case: Case, out_shape: tuple[int, ...] | None) -> str:
