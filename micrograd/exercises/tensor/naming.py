@@ -329,11 +329,9 @@ def handed_story(run: Run, out_shape: tuple[int, ...] | None) -> str:
     return said
 
 
-RIGHT_LOCAL = {'exp': 'exp(x)', 'log': '1/x', 'tanh': '1 - tanh(x)**2', 'relu': 'x > 0'}
-
-
 def local_story(case: Case, got: Array, want: Array, upstream: Array) -> str:
     """For one elementwise op (out = x.exp()), the local derivative the learner's gradient implies, as a formula."""
+    right_local = {'exp': 'exp(x)', 'log': '1/x', 'tanh': '1 - tanh(x)**2', 'relu': 'x > 0'}
     m = re.fullmatch(r'out = x\.(exp|log|tanh|relu)\(\)', case.code)
     seen = upstream != 0  # (where the upstream gradient is 0, the local derivative does not show)
     if m is None or got.shape != upstream.shape or not seen.any():
@@ -343,7 +341,7 @@ def local_story(case: Case, got: Array, want: Array, upstream: Array) -> str:
     envs = [{'x': float(a), 'out': float(b)} for a, b in zip(x, out)]
     mine, right = ([(env, float(v)) for env, v in zip(envs, g[seen] / upstream[seen])] for g in (got, want))
     said = local_form(('x', 'out'), mine, right)
-    return said and (f"the local derivative is {said} here, where d {op}(x)/dx = {RIGHT_LOCAL[op]} (x the input, "
+    return said and (f"the local derivative is {said} here, where d {op}(x)/dx = {right_local[op]} (x the input, "
                      f"out the output {op}(x))")
 
 

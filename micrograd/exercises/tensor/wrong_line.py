@@ -33,7 +33,7 @@ def learners_function(module: Any, blank: str) -> Any:
 
 def compiled(owner: str, module: Any, whole: bool = True, noted: list[Any] | None = None) -> Any:
     """The library's function owner ('Unary.exp') run in a copy of module's namespace, its values noted into noted
-    (lines.noting); module's own name goes back in the copy (a method softmax calls the function softmax)."""
+    (lines.noting); module's own name goes back in the copy, so a method softmax calls the function, not itself."""
     name = owner.rpartition('.')[2]
     namespace = noting(library_text(owner), vars(module), whole, noted)
     fn = namespace[name]
