@@ -1,21 +1,13 @@
 """The learner's line, for both tracks: the frame of their code that raised an error, the first line of their
 code that made a wrong value, or the line a slip of backward() (a loop, not a formula) is about.
 
-Frames of micrograd itself (the checker, numeric.py) and of Python's standard library are not the learner's: an
-error is reported at the innermost frame the learner wrote.
-
-A wrong value is found by running the case twice. The library runs it with every expression of the exercise's
-bodies noted as it is computed; the learner's engine runs it traced line by line in the bodies they wrote. A line
-makes values (floats, arrays): the locals it assigns or changes, what it returns, the gradient it hands a node
-(through _add_grad, or on .grad by hand). A gradient is right when the library handed that node (a node of the
-same data) that gradient, and not before it handed it the ones the learner's did before; any other value when the
-library computed it anywhere. The first line that makes a value
-that is not right is the learner's line: a slip split over two lines (a local, then the gradient made from it) is
-named at the local's line where the local is wrong, at the gradient's where the local is right (an input, read as
-it is) and what is made from it is not.
-
-A slip of backward(), or one a line's text shows, is said at the first statement that holds what it is about: the
-walk, the seed, the reset.
+An error is reported at the innermost frame the learner wrote (not micrograd's, not the standard library's).
+A wrong value is found by running the case twice: the library's bodies with every expression noted as it is
+computed, the learner's traced line by line. A line makes values (floats, arrays): the locals it assigns or changes,
+what it returns, the gradient it hands a node (through _add_grad, or on .grad by hand). A gradient is right when the
+library handed a node of the same data that gradient, after as many as the learner's handed it before; any other
+value when the library computed it anywhere. The first line that makes a value that is not right is the learner's:
+a slip split over a local and the gradient made from it is named at the local where the local is wrong.
 """
 from __future__ import annotations
 import __future__
@@ -30,6 +22,7 @@ import re
 import sys
 import sysconfig
 import textwrap
+import traceback
 import types
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -46,16 +39,14 @@ Line = tuple[types.CodeType, int]
 
 # --- an error: the innermost frame the learner wrote -----------------------------------------------------
 
-def learners(error: BaseException) -> list[Line]:
-    """The frames of error's traceback in the learner's code (their file, their notebook cell), outermost first."""
-    frames, tb = [], error.__traceback__
-    while tb is not None:
-        code = tb.tb_frame.f_code
-        name = code.co_filename
+def innermost(error: BaseException) -> Line | None:
+    """The innermost frame of error's traceback in the learner's code (their file, their notebook cell), if any."""
+    found = None
+    for frame, line in traceback.walk_tb(error.__traceback__):
+        name = frame.f_code.co_filename
         if name != '<string>' and not str(Path(name).resolve()).startswith(NOT_LEARNERS):
-            frames.append((code, tb.tb_lineno))
-        tb = tb.tb_next
-    return frames
+            found = frame.f_code, line
+    return found
 
 
 def function(code: types.CodeType) -> str:
@@ -79,9 +70,8 @@ def file_name(path: str) -> str:
 def where(error: BaseException) -> str:
     """The error, and the function and line of the learner's code that raised it."""
     message = f"{type(error).__name__}: {error}".rstrip(': ')
-    frames = learners(error)
-    if frames:
-        code, line = frames[-1]
+    if (found := innermost(error)) is not None:
+        code, line = found
         text = linecache.getline(code.co_filename, line).strip()
         message += f" (in {function(code)}, {Path(code.co_filename).name} line {line}: {text})"
     return message
@@ -89,17 +79,14 @@ def where(error: BaseException) -> str:
 
 def line_of(error: BaseException) -> str:
     """Where the learner's code raised error: 'the blank in _backward in Value.__mul__, my_engine.py line 184'."""
-    frames = learners(error)
-    if not frames:
+    if (found := innermost(error)) is None:
         return str(error)
-    code, line = frames[-1]
-    return f"the blank in {function(code)}, {Path(code.co_filename).name} line {line}"
+    return f"the blank in {function(found[0])}, {Path(found[0].co_filename).name} line {found[1]}"
 
 
 def place_of(error: BaseException) -> str:
     """The learner's line that raised error, as a report points at it; '' where none is theirs."""
-    frames = learners(error)
-    return place(*frames[-1]) if frames else ''
+    return place(*found) if (found := innermost(error)) is not None else ''
 
 
 def traced(call: Callable[[], object], tracer: Callable[[types.FrameType, str, Any], Any]) -> None:
@@ -141,14 +128,8 @@ def _equal(a: Any, b: Any) -> bool:
 class _Noting(ast.NodeTransformer):
     """Every expression e that is read becomes __noted__(e), which keeps a copy of its value."""
 
-    def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
-        return node
-
-    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
-        return node
-
     def visit(self, node: ast.AST) -> Any:
-        new = super().visit(node)
+        new = node if isinstance(node, (ast.JoinedStr, ast.Lambda)) else super().visit(node)  # (not inside these)
         if (isinstance(new, ast.expr) and not isinstance(new, (ast.Starred, ast.Slice, ast.Constant, ast.JoinedStr))
                 and isinstance(getattr(new, 'ctx', ast.Load()), ast.Load)
                 and not (isinstance(new, ast.Tuple) and any(isinstance(e, ast.Slice) for e in new.elts))):
@@ -157,9 +138,8 @@ class _Noting(ast.NodeTransformer):
 
 
 def noting(source: str, namespace: dict[str, Any], whole: bool, noted: list[Any] | None) -> dict[str, Any]:
-    """source, the text of one library function, run in a copy of namespace with every expression of its body
-    (not whole: of its `_backward` closures') noted into noted as it is computed (noted None: none is): that copy,
-    holding it."""
+    """source, one library function's text, run in a copy of namespace (returned, holding it), every expression of
+    its body (not whole: of its `_backward` closures') noted into noted as it is computed (noted None: none is)."""
     tree = ast.parse(source)
     fn = tree.body[0]
     assert isinstance(fn, ast.FunctionDef)
@@ -277,14 +257,10 @@ class Right:
         np = sys.modules['numpy']
         if not np.any(a) and (a.dtype.kind != 'f' or a.dtype == np.dtype(self.dtype)):
             return True
-        for b in among:
-            b = np.asarray(b)
-            if a.shape != b.shape or a.dtype.kind == 'f' and b.dtype.kind == 'f' and a.dtype != b.dtype:
-                continue
-            with np.errstate(all='ignore'):
-                if np.allclose(a.astype(np.float64), b.astype(np.float64), self.rtol, self.atol, equal_nan=True):
-                    return True
-        return False
+        with np.errstate(all='ignore'):
+            return any(a.shape == b.shape and not (a.dtype.kind == b.dtype.kind == 'f' and a.dtype != b.dtype)
+                       and np.allclose(a.astype(np.float64), b.astype(np.float64), self.rtol, self.atol, equal_nan=True)
+                       for b in map(np.asarray, among))
 
 
 def wrong_line(right: Right, mine: list[Event], about: str = '', leaf: Any = None) -> Line | None:
@@ -308,11 +284,9 @@ _CALL = re.compile(r'\._(backward|grad_fn)\(')  # a node's backward called (or t
 
 
 def _block(lines: list[str], i: int) -> list[str]:
-    """The lines of the block line i opens: those after it, indented deeper."""
-    def indent(line: str) -> int:
-        return len(line) - len(line.lstrip())
-    end = next((k for k in range(i + 1, len(lines)) if lines[k].strip() and indent(lines[k]) <= indent(lines[i])),
-               len(lines))
+    """The lines of the block line i opens: those after it, indented deeper (text within its indent ends it)."""
+    depth = len(lines[i]) - len(lines[i].lstrip())
+    end = next((k for k in range(i + 1, len(lines)) if lines[k][:depth + 1].strip()), len(lines))
     return lines[i + 1:end]
 
 
@@ -370,10 +344,8 @@ def source(fn: Any) -> tuple[ast.FunctionDef, list[str], int, str] | None:
 
 
 def written(fn: Any, owner: str = '') -> str:
-    """Where the learner writes fn's exercise, as a report points at it: the first statement of its `_backward`
-    closure ('my_engine.py, line 47: _backward in Value.__mul__'), or of fn itself where it has none (a function,
-    backward(): 'my_nn.py, line 62: Neuron.parameters'); owner: fn's name to say (its __qualname__ unless given);
-    '' where its source is not at hand."""
+    """Where the learner writes fn's exercise: its `_backward` closure's first statement, or fn's where it has none
+    ('my_engine.py, line 47: _backward in Value.__mul__'); owner: fn's name to say; '' with no source at hand."""
     if (found := source(fn)) is None:
         return ''
     node, _, first, file = found
@@ -384,9 +356,8 @@ def written(fn: Any, owner: str = '') -> str:
 
 
 def line_holding(fn: Any, *holds: Holds) -> str:
-    """The first line of a statement of fn (never a comment or the docstring) that holds what the first of holds
-    finds in one (text, or a regular expression, found in its code before any comment; or holds(lines, i): whether
-    line i does), as a report points at it: 'my_nn.py, line 49: out = act.tanh()'; '' where none does."""
+    """The first line of a statement of fn (not its docstring) holding the first of holds that any holds: text or a
+    pattern in its code before a comment, or a test holds(lines, i); 'my_nn.py, line 49: out = act.tanh()', or ''."""
     if (found := source(fn)) is None:
         return ''
     node, lines, first, file = found

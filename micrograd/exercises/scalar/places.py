@@ -29,19 +29,16 @@ def class_places(value_class: Any, neuron: Any) -> dict[int, str]:
 
 
 def method_place(cls: Any, method: str) -> str:
-    """Where the learner writes cls's method (the body of its backward closure, if it has one): 'my_nn.py, line 62:
-    Neuron.parameters'; '' where its source is not at hand."""
+    """Where the learner writes cls's method (lines.written): 'my_nn.py, line 62: Neuron.parameters', or ''."""
     return written(_function(cls, method), f"{cls.__name__}.{method}")
 
 
 def wrong_line(methods: tuple[str, ...], mine: list[lines.Event], run: Callable[[Any], object],
                leaf: float | None) -> str:
-    """The learner's line in their methods' closures that made a wrong value first, mine their run of the case
-    traced, run(a Value class) running it again with the library's closures noted (lines.py): 'my_engine.py, line
-    47: other.grad -= ...'; where every value is right, the line that handed the leaf of data leaf its gradient; ''
-    where none did. The library's closures of every op are traced: x - y is x + (-y)."""
-    noted: list[Any] = []
-    swaps = []
+    """The learner's line in their methods' closures that made a wrong value first (lines.wrong_line; mine: their
+    run, traced), run(a Value class) running the case again with the library's closures noted; '' where none did.
+    The library's closures of every op are traced: x - y is x + (-y)."""
+    noted, swaps = list[Any](), []
     for method in (m for m in methods if m in vars(Value)):
         fn = _function(Value, method)
         try:
@@ -59,13 +56,12 @@ def in_learners_words(why: str, place: str, one_parent: bool) -> str:
     """A diagnosis quoting the library's form of a line (`other.grad += grad * (x / y / y)`) with the learner's
     own line at place instead (`other.grad += self.data / other.data**2 * grad`): the quote of a .grad statement
     to the same parent; with one_parent (only one parent's gradient wrong), 'on every parent' said as that line."""
-    text = place.split(': ', 1)[1] if ': ' in place else ''
+    text = place.partition(': ')[2]
     if (base := _base(text)) is None:
         return why
     why = re.sub(r'`([^`]+)`', lambda quote: f"`{text}`" if _base(quote.group(1)) == base else quote.group(0), why)
-    for every in (": on every parent", ": in every line"):
-        if one_parent and why.endswith(every):
-            why = why[:-len(every)] + f": `{text}`"
+    if one_parent:
+        why = re.sub(r": (on every parent|in every line)\Z", lambda _: f": `{text}`", why)
     return why
 
 
@@ -73,13 +69,12 @@ def alias_line(cls: Any, method: str) -> str:
     """The line of cls's body that makes method another method (`__rmul__ = __add__`), '' where method is its
     own function: 'my_engine.py, line 92: __rmul__ = __add__'."""
     fn = _function(cls, method)
-    if fn is None or getattr(fn, '__name__', method) == method:
-        return ''
     code = getattr(fn, '__code__', None)  # the class's file is the one its methods were compiled from
-    lines = linecache.getlines(code.co_filename) if code is not None else []
+    if code is None or getattr(fn, '__name__', method) == method:
+        return ''
+    lines = linecache.getlines(code.co_filename)
     at = next((n for n, line in enumerate(lines, 1) if re.match(rf'\s*{method}\s*=', line)), None)
-    return '' if at is None or code is None else \
-        f"{Path(code.co_filename).name}, line {at}: {lines[at - 1].split('#')[0].strip()}"
+    return f"{Path(code.co_filename).name}, line {at}: {lines[at - 1].split('#')[0].strip()}" if at else ''
 
 
 def line_with(cls: Any, method: str, needle: str | re.Pattern[str]) -> str:
@@ -92,8 +87,7 @@ _SETS_GRAD = re.compile(r'\s*(\w+)(\[[^\]]*\])?\.grad\s*[-+*/@]{0,2}=(?!=)')
 
 
 def _base(text: str) -> str | None:
-    """The name whose .grad a statement sets: 'other' in other.grad -= ..., 'ws' in ws[i].grad += ...; None
-    where text is not one such statement."""
+    """The name whose .grad a statement sets ('other' in other.grad -= ..., 'ws' in ws[i].grad += ...), or None."""
     return found[1] if (found := _SETS_GRAD.match(text)) else None
 
 
