@@ -114,10 +114,7 @@ def hand_node(value_class: Any, data: float, parents: list[Any], local: list[flo
         g = grad[0] if grad else node.grad
         for parent, d in zip(parents, local):
             parent.grad += d * g
-    if workspace_convention(value_class):
-        node._grad_fn = _backward  # the workspace's convention: it is handed the grad
-    else:
-        node._backward = _backward
+    setattr(node, '_grad_fn' if workspace_convention(value_class) else '_backward', _backward)  # (the convention's)
     return node
 
 

@@ -18,8 +18,6 @@ from micrograd.exercises.scalar.exercises import EXERCISES, Case, Exercise
 from micrograd.exercises.scalar.op_wiring import probes, wired_text, wiring
 from micrograd.exercises.scalar.places import closures, in_learners_words, line_with, wrong_line
 
-__all__ = ['check_op', 'expected']  # (expected: the library's numbers for a case, run in drive.py)
-
 
 def _accepted(case: Case, run: Run, want: Run) -> str:
     """A note where a right formula meets the float's range on an extreme input, else '': Python refuses (an

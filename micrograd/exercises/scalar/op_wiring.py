@@ -1,9 +1,7 @@
-"""Whether an op wires its output into the graph: every operand among the output's parents (its `_prev`), the
-op's name as the library gives it (`_op`), and its backward closure attached. The checker's own cases build `out`
-from leaves, where a parent left out of `_prev` still gets its gradient from the closure; here each operand is
-made by an op instead (a node of the checker's, `x = x0 + 0`), so only a graph that holds it passes the gradient
-on to x0. An op of the lecture's written as other ops (x / y as x * y**-1) holds its operands further up: its
-label and closure are those ops' own, and are not asked for here."""
+"""Whether an op wires its output into the graph: every operand among the output's parents (`_prev`), the op's
+name as the library gives it (`_op`), its backward closure attached. Each operand is made by an op here (a node of
+the checker's, `x = x0 + 0`), so only a graph that holds it passes the gradient on to x0. An op written as other
+ops (the lecture's x / y as x * y**-1) has their labels and closures, not asked for here."""
 from __future__ import annotations
 
 import re
@@ -25,13 +23,11 @@ from micrograd.exercises.scalar.places import closures, line_with
 def probes(exercise: Exercise) -> list[Case]:
     """The cases an op is wired on: one of each form (x OP y, x OP k, x.f(), the dot), none with a Value used
     twice, a gradient left over, or an extreme input."""
-    out, seen = [], set()
+    firsts: dict[str, Case] = {}
     for case in exercise.cases:
-        if case.prior or case.extreme or case.reuses or roles_of(case) is None or case.code in seen:
-            continue
-        seen.add(case.code)
-        out.append(case)
-    return out
+        if not (case.prior or case.extreme or case.reuses or roles_of(case) is None):
+            firsts.setdefault(case.code, case)
+    return list(firsts.values())
 
 
 def wired_text(case: Case, then: str = '') -> str:
@@ -60,26 +56,24 @@ def wiring(exercise: Exercise, value_class: Any, made: list[Run], through: bool 
     """What is wrong with how the op puts its output in the graph, named, at the learner's line that made the
     output (or returned it); None when nothing is, or when it cannot be told here. made: the probes' runs; through:
     whether to see the library's gradients reach the leaves behind the operands too (the checker's loop ran)."""
-    kept = _constructor(exercise, value_class)
-    if kept is not None:
+    if (kept := _constructor(exercise, value_class)) is not None:
         return kept
     parents = max((b.parents for b in blanks_of(exercise)), key=len, default=('self',))  # (x ** y's: self, other)
     own, further = closures(value_class, exercise.methods), None
     for case, run in zip(probes(exercise), made):
         roles = roles_of(case) or {}
         called = {leaf: _name(roles[leaf], exercise, parents) for leaf in case.leaves}  # (as the op says)
-        input_ = wired_text(case)
         if not run.built:  # a Value that does not take this input: its cases say so
             continue
         (made_at, returned_at), (_, operands, out) = run.lines, run.graphs[0]
+        fields = {'input': wired_text(case), 'place': made_at}
         lost = [leaf for leaf in case.leaves if not reaches(out, [operands[leaf]])]
         closure, held = closure_of(out), {name: closure_of(node) for name, node in operands.items()}
         here, elsewhere = made_by(closure, own), [name for name, fn in held.items() if made_by(fn, own)]
         if through and further is None:  # (the checker's backpropagation: whether x0 behind x gets its gradient)
             right = library_numbers(case)[0].grads
             if run.grads is not None and not same(run.grads, right):  # (an exception: said by the cases)
-                further = {'input': input_, 'expected': behind(right), 'obtained': behind(run.grads)}
-        fields = {'input': input_, 'place': made_at}
+                further = {'input': fields['input'], 'expected': behind(right), 'obtained': behind(run.grads)}
         if lost:
             prev = list(getattr(out, '_prev', ()) or ())
             said = ' and '.join(dict.fromkeys(called[leaf] for leaf in lost))
@@ -105,24 +99,21 @@ def wiring(exercise: Exercise, value_class: Any, made: list[Run], through: bool 
         if closure is None:
             return outcome.wrong(exercise, 'closure_not_attached', why=(  # (said so in either convention)
                 "`out._backward = _backward` is missing: the closure is never attached, so backward() has nothing "
-                "to run for this op"),
-                                 expected="out with its _backward", obtained="out with none",
-                                 **fields | {'place': returned_at})
+                "to run for this op"), expected="out with its _backward", obtained="out with none",
+                **fields | {'place': returned_at})
         label, named = getattr(out, '_op', None), _label(exercise, case)
         if label is not None and named and label != named:
             return outcome.wrong(exercise, 'op_label', why=(
                 f"your `{exercise.name}` labels its output {label!r}, where the library's is {named!r}: `_op` "
                 "names the op that made a node, as the drawings show it"),
-                expected=f"out._op = {named!r}", obtained=f"out._op = {label!r}",
-                **fields)
+                expected=f"out._op = {named!r}", obtained=f"out._op = {label!r}", **fields)
     return outcome.wrong(exercise, 'through_ops', **further) if further is not None else None
 
 
 def made_by(closure: Any, codes: set[types.CodeType]) -> bool:
     """Whether a closure attached to a node (closure_of's) is one of codes: its code, or the code of the function it
     wraps (the workspace's out._backward = f keeps f in a lambda)."""
-    inner = [getattr(cell.cell_contents, '__code__', None) for cell in getattr(closure, '__closure__', None) or ()
-             if cell.cell_contents is not None] if closure is not None else []
+    inner = [getattr(cell.cell_contents, '__code__', None) for cell in getattr(closure, '__closure__', None) or ()]
     return any(code in codes for code in [getattr(closure, '__code__', None), *inner])
 
 
