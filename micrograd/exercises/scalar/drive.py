@@ -16,6 +16,8 @@ from micrograd.exercises.numbers import central_difference, close
 from micrograd.exercises.scalar.exercises import Case, find
 from micrograd.exercises.scalar.places import output_lines
 
+Graph = tuple[dict[str, Any], dict[str, Any], Any]  # (leaves, operands, out) of a case, its operands made by ops
+
 
 def takes_grad(fn: Callable[..., Any]) -> bool:
     """Whether a node's _backward wants the output's grad (this library) or reads out.grad (the lecture)."""
@@ -39,26 +41,25 @@ def backpropagate(out: Any, grad: float = 1.0) -> None:
 
 @dataclass
 class Run:
-    """One case run with one Value class; with each operand made by an op, the learner's lines that made and
-    returned out, and the graphs built (leaves, operands, out): one backpropagated, one left for backward()."""
+    """One case run with one Value class (and, with its operands made by ops, what the wiring check reads)."""
     grads: dict[str, float] | None = None
     data: float | None = None
     error: BaseException | None = None
     built: bool = True
     op: object = None   # the output's _op: '/' for a division of its own, '*' for the lecture's x * y**-1
-    lines: tuple[str, str] = ('', '')
-    graphs: list[tuple[dict[str, Any], dict[str, Any], Any]] = field(default_factory=list)
+    lines: tuple[str, str] = ('', '')  # the learner's lines that made and returned out
+    graphs: list[Graph] = field(default_factory=list)  # one backpropagated, one left for backward()
     events: list[Event] = field(default_factory=list)  # the learner's closures' lines as it ran, where traced
 
 
 def run_case(case: Case, value_class: Any, backward: Callable[[Any, float], None] = backpropagate,
              made: tuple[str, ...] = ()) -> Run:
-    """case built with value_class, its gradient backpropagated by backward (the checker's loop, unless said);
-    made: the op's methods, to make each operand by an op (build), the gradients read on the leaves behind, x0."""
+    """case built with value_class and backpropagated by backward; made: the op's methods, to make each operand by
+    an op (build) and read the gradients on the leaves behind, x0."""
     kept: dict[str, Any] = {}
     try:
         if made:
-            built: list[tuple[dict[str, Any], dict[str, Any], Any]] = []
+            built: list[Graph] = []
             lines = output_lines(value_class, made, lambda: built.append(build(case, value_class)))
             built.append(build(case, value_class))
             (leaves, _, out), kept = built[0], {'lines': lines, 'graphs': built}
@@ -100,14 +101,12 @@ def expected(name: str, index: int) -> tuple[Run, dict[str, float]]:
 
 
 def workspace_convention(value_class: Any) -> bool:
-    """Whether value_class is the workspace's (the library's): its ops hand the closure over as _grad_fn, and
-    _backward is a property running it; else the lecture's, whose ops assign out._backward."""
+    """Whether value_class's ops hand their closure over as _grad_fn (the library's), not as out._backward."""
     return isinstance(inspect.getattr_static(value_class, '_backward', None), property)
 
 
 def hand_node(value_class: Any, data: float, parents: list[Any], local: list[float], op: str) -> Any:
-    """A node made by the checker with value_class(data, children, op), with a _backward of the checker's that
-    adds local[i] * grad to parents[i]: so a graph can be built before (and whatever) the learner's ops are."""
+    """A node of value_class whose _backward (the checker's) adds local[i] * grad to parents[i], whatever its ops."""
     node = value_class(data, tuple(parents), op)
 
     def _backward(*grad: float) -> None:  # either convention: _backward(grad) or _backward()
@@ -118,9 +117,8 @@ def hand_node(value_class: Any, data: float, parents: list[Any], local: list[flo
     return node
 
 
-def build(case: Case, value_class: Any) -> tuple[dict[str, Any], dict[str, Any], Any]:
-    """The case with each operand made by an op: the leaves x0, y0 (as value_class), the operands made from them
-    by a node of the checker's (x = x0 + 0), and out."""
+def build(case: Case, value_class: Any) -> Graph:
+    """The case with each operand made by an op: the leaves x0, y0, the operands made from them (x = x0 + 0), out."""
     roots = {name: value_class(v) for name, v in case.leaves.items()}
     made = {name: hand_node(value_class, v, [roots[name]], [1.0], '+') for name, v in case.leaves.items()}
     namespace: dict[str, Any] = {'Value': value_class, **made}
@@ -129,8 +127,7 @@ def build(case: Case, value_class: Any) -> tuple[dict[str, Any], dict[str, Any],
 
 
 def closure_of(node: Any) -> Any:
-    """The backward an op attached to its output node, or None when none was: the workspace's _grad_fn, or the
-    lecture's out._backward when it is not the one every new Value starts with."""
+    """The backward an op attached to its output (_grad_fn, or an out._backward not every new Value's), or None."""
     if workspace_convention(type(node)):
         return getattr(node, '_grad_fn', None)
     fn = getattr(node, '_backward', None)

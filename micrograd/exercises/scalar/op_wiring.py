@@ -21,8 +21,7 @@ from micrograd.exercises.scalar.places import closures, line_with
 
 
 def probes(exercise: Exercise) -> list[Case]:
-    """The cases an op is wired on: one of each form (x OP y, x OP k, x.f(), the dot), none with a Value used
-    twice, a gradient left over, or an extreme input."""
+    """The cases an op is wired on: the first of each form (x OP y, x OP k, x.f()), none reused, prior or extreme."""
     firsts: dict[str, Case] = {}
     for case in exercise.cases:
         if not (case.prior or case.extreme or case.reuses or roles_of(case) is None):
@@ -40,8 +39,7 @@ def wired_text(case: Case, then: str = '') -> str:
 
 
 def _name(role: str, exercise: Exercise, parents: tuple[str, ...]) -> str:
-    """An operand as the library's code calls it: x is self (the first parent), y is other; for the dot a weight
-    in ws, an input in xs, b."""
+    """An operand as the library's code calls it: x is self (the first parent), y is other; the dot's ws, xs, b."""
     if exercise.attribute == 'dot':
         return {'w': 'a weight in `ws`', 'x': 'an input in `xs`', 'b': 'the bias `b`'}[role[:1]]
     return "`" + {'x': parents[0], 'y': parents[-1]}.get(role, role) + "`"
@@ -111,15 +109,14 @@ def wiring(exercise: Exercise, value_class: Any, made: list[Run], through: bool 
 
 
 def made_by(closure: Any, codes: set[types.CodeType]) -> bool:
-    """Whether a closure attached to a node (closure_of's) is one of codes: its code, or the code of the function it
-    wraps (the workspace's out._backward = f keeps f in a lambda)."""
+    """Whether a node's closure (closure_of's) is one of codes, or wraps one (out._backward = f keeps f in a lambda)."""
     inner = [getattr(cell.cell_contents, '__code__', None) for cell in getattr(closure, '__closure__', None) or ()]
     return any(code in codes for code in [getattr(closure, '__code__', None), *inner])
 
 
 def _constructor(exercise: Exercise, value_class: Any) -> Result | None:
-    """Whether Value(data, children, op) keeps what it is given (its parents in _prev, its op in _op): where it
-    does not, every op's output misses it, and the line to fix is in __init__."""
+    """Whether Value(data, children, op) keeps its parents in _prev and its op in _op: else every op's output misses
+    them, and the line to fix is in __init__."""
     text = "a, b = Value(1.0), Value(2.0); out = Value(3.0, (a, b), '+')"
     set_input(text)
     try:
