@@ -26,6 +26,7 @@ import traceback
 import types
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 from unittest.mock import patch
@@ -62,8 +63,7 @@ def place(code: types.CodeType, line: int) -> str:
 
 
 def file_name(path: str) -> str:
-    """A file as the learner knows it: its name, or 'your cell' for a notebook's (Jupyter keeps a cell's code in
-    a file of a number's name)."""
+    """A file as the learner knows it: its name, or 'your cell' for a notebook's (Jupyter's, named by a number)."""
     return 'your cell' if 'ipykernel' in path or Path(path).stem.isdigit() else Path(path).name
 
 
@@ -264,9 +264,8 @@ class Right:
 
 
 def wrong_line(right: Right, mine: list[Event], about: str = '', leaf: Any = None) -> Line | None:
-    """The learner's line (of the events of their run) that made a wrong value first, or None where none did.
-    about: the first line tagged so ('wrote', 'misfit'). Where every value is right (handed to the wrong node,
-    say): the line that handed the node of data leaf its gradient, or that returned the result."""
+    """The learner's line (of their run's events) that made a wrong value first, or the first tagged about ('wrote',
+    'misfit'); where every value is right, the line that handed the node of data leaf its gradient, or returned."""
     if about:
         return next(((e.code, e.line) for e in mine if e.tag == about), None)
     for n, e in enumerate(mine):
@@ -297,14 +296,12 @@ def _loop(lines: list[str], i: int) -> bool:
     return at is not None and not any(_loop(block, k) for k in range(at))
 
 
-def _zeroed(after: bool) -> Callable[[list[str], int], bool]:
-    """A node's .grad set to 0 in the loop that calls each node's backward, before the call (after: after it)."""
-    def about(lines: list[str], i: int) -> bool:
-        loop = next((j for j in range(i - 1, -1, -1) if i - j <= len(_block(lines, j)) and _loop(lines, j)), None)
-        if loop is None or not re.match(r'\s*[\w.\[\]]+\.grad\s*=\s*0(\.0)?\s*(#.*)?$', lines[i]):
-            return False
-        return _CALL.search(''.join(lines[loop + 1:i] if after else _block(lines, loop)[i - loop:])) is not None
-    return about
+def _zeroed(lines: list[str], i: int, after: bool = False) -> bool:
+    """Line i sets a node's .grad to 0 in the loop that calls each node's backward, before the call (after: after)."""
+    loop = next((j for j in range(i - 1, -1, -1) if i - j <= len(_block(lines, j)) and _loop(lines, j)), None)
+    if loop is None or not re.match(r'\s*[\w.\[\]]+\.grad\s*=\s*0(\.0)?\s*(#.*)?$', lines[i]):
+        return False
+    return _CALL.search(''.join(lines[loop + 1:i] if after else _block(lines, loop)[i - loop:])) is not None
 
 
 Holds = str | re.Pattern[str] | Callable[[list[str], int], bool]
@@ -314,8 +311,8 @@ _ABOUT: dict[str, list[Holds]] = {  # a slip of backward(): what its line holds,
     'backward_no_seed': [_loop],
     'backward_unit_grad': [_CALL],
     'backward_not_called': ['._backward'],
-    'backward_zeroed_in_loop': [_zeroed(after=False)],
-    'backward_zeroed_after': [_zeroed(after=True)],
+    'backward_zeroed_in_loop': [_zeroed],
+    'backward_zeroed_after': [partial(_zeroed, after=True)],
     'backward_ignores_grad': ['np.ones', _SEED],
     'backward_seed_overwrites': [re.compile(r'self\.grad\s*=')],
     'promoted': ['np.ones(', _SEED],
@@ -332,8 +329,7 @@ def backward_line(fn: Any, key: str) -> str:
 
 
 def source(fn: Any) -> tuple[ast.FunctionDef, list[str], int, str] | None:
-    """fn's syntax tree, its lines, the line they start on in its file (a decorator's, if any) and the file; None
-    where its source is not at hand."""
+    """fn's syntax tree, its lines, the line they start on (a decorator's, if any) and its file; None without them."""
     try:
         lines, first = inspect.getsourcelines(fn)
         node = ast.parse(textwrap.dedent(''.join(lines))).body[0]

@@ -53,9 +53,8 @@ def wrong_line(methods: tuple[str, ...], mine: list[lines.Event], run: Callable[
 
 
 def in_learners_words(why: str, place: str, one_parent: bool) -> str:
-    """A diagnosis quoting the library's form of a line (`other.grad += grad * (x / y / y)`) with the learner's
-    own line at place instead (`other.grad += self.data / other.data**2 * grad`): the quote of a .grad statement
-    to the same parent; with one_parent (only one parent's gradient wrong), 'on every parent' said as that line."""
+    """why quoting the learner's line at place for the library's (each quoted .grad statement to the same parent);
+    with one_parent (only one parent's gradient wrong), 'on every parent' said as that line too."""
     text = place.partition(': ')[2]
     if (base := _base(text)) is None:
         return why
@@ -66,8 +65,7 @@ def in_learners_words(why: str, place: str, one_parent: bool) -> str:
 
 
 def alias_line(cls: Any, method: str) -> str:
-    """The line of cls's body that makes method another method (`__rmul__ = __add__`), '' where method is its
-    own function: 'my_engine.py, line 92: __rmul__ = __add__'."""
+    """The line of cls's body making method another one ('my_engine.py, line 92: __rmul__ = __add__'), else ''."""
     fn = _function(cls, method)
     code = getattr(fn, '__code__', None)  # the class's file is the one its methods were compiled from
     if code is None or getattr(fn, '__name__', method) == method:
@@ -78,23 +76,19 @@ def alias_line(cls: Any, method: str) -> str:
 
 
 def line_with(cls: Any, method: str, needle: str | re.Pattern[str]) -> str:
-    """The learner's first line in method that holds needle ('.tanh(', or a regular expression), not in a comment:
-    'my_nn.py, line 49: out = act.tanh()'; '' where there is none."""
+    """The learner's first line in method holding needle ('.tanh(', or a pattern), as lines.line_holding says it."""
     return line_holding(_function(cls, method), needle)
-
-
-_SETS_GRAD = re.compile(r'\s*(\w+)(\[[^\]]*\])?\.grad\s*[-+*/@]{0,2}=(?!=)')
 
 
 def _base(text: str) -> str | None:
     """The name whose .grad a statement sets ('other' in other.grad -= ..., 'ws' in ws[i].grad += ...), or None."""
-    return found[1] if (found := _SETS_GRAD.match(text)) else None
+    found = re.match(r'\s*(\w+)(\[[^\]]*\])?\.grad\s*[-+*/@]{0,2}=(?!=)', text)
+    return found[1] if found else None
 
 
 def output_lines(cls: Any, methods: tuple[str, ...], run: Callable[[], object]) -> tuple[str, str]:
-    """The learner's lines in cls's methods, as run() runs them, that made the output (the statement that assigns
-    the name the innermost method returning it returned; else the line that returned it) and that returned it:
-    ('my_engine.py, line 40: out = Value(...)', 'my_engine.py, line 44: return out'); '' where none ran."""
+    """The learner's lines in cls's methods, as run() runs them, that made the output (assigned the name the
+    innermost method returning it returns, else returned it) and that returned it; '' where none ran."""
     codes = {getattr(_function(cls, m), '__code__', None) for m in methods}
     returned: list[tuple[Any, Line]] = []  # innermost first
 
