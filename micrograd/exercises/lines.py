@@ -1,14 +1,12 @@
 """The learner's line, for both tracks: the frame of their code that raised an error, the first line of their
 code that made a wrong value, or the line a slip of backward() (a loop, not a formula) is about.
 
-An error is reported at the innermost frame the learner wrote (not micrograd's, not the standard library's).
 A wrong value is found by running the case twice: the library's bodies with every expression noted as it is
 computed, the learner's traced line by line. A line makes values (floats, arrays): the locals it assigns or changes,
 what it returns, the gradient it hands a node (through _add_grad, or on .grad by hand). A gradient is right when the
 library handed a node of the same data that gradient, after as many as the learner's handed it before; any other
 value when the library computed it anywhere. The first line that makes a value that is not right is the learner's:
-a slip split over a local and the gradient made from it is named at the local where the local is wrong.
-"""
+a slip split over a local and the gradient made from it is named at the local where the local is wrong."""
 from __future__ import annotations
 import __future__
 
@@ -33,7 +31,7 @@ from unittest.mock import patch
 
 from micrograd.exercises.cutting import first_statement
 
-NOT_LEARNERS = tuple(str(Path(p).resolve()) + os.sep for p in [
+NOT_LEARNERS = tuple(str(Path(p).resolve()) + os.sep for p in [  # micrograd's files, and Python's
     str(Path(__file__).parents[1]), *(sysconfig.get_paths()[k] for k in ('stdlib', 'purelib', 'platlib'))])
 Line = tuple[types.CodeType, int]
 
@@ -197,8 +195,7 @@ def run_traced(codes: set[types.CodeType], run: Callable[[], Any],
             state['given'] = {id(v) for v in now.values()}
         elif state['line'] is not None:
             before, copies = state['before'], state['copies']
-            changed = [k for k, v in now.items() if k not in before or before[k] is not v
-                       or not _equal(copies[k], v)]
+            changed = [k for k, v in now.items() if before.get(k) is not v or not _equal(copies[k], v)]
             wrote = any(before.get(k) is now[k] and id(now[k]) in state['given'] for k in changed)
             if changed:
                 events.append(Event(frame.f_code, state['line'], [_value(now[k]) for k in changed],
@@ -249,8 +246,7 @@ class Right:
         return [v for e in [e for e in self.handed if _equal(e.target, target)][since:] for v in e.values]
 
     def known(self, a: Any, among: list[Any]) -> bool:
-        """Whether a is one of among (the same shape and numbers; a float of another width is not), or zeros, where
-        a sum starts."""
+        """Whether a is one of among (same shape, numbers and float width), or zeros, where a sum starts."""
         if type(a) is float:
             return a == 0 or any(isinstance(b, float) and (math.isclose(a, b, rel_tol=self.rtol, abs_tol=self.atol)
                                                            or a != a and b != b) for b in among)

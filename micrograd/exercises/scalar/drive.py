@@ -1,7 +1,6 @@
-"""Driving a learner's Value the way the library would, whatever its conventions: the workspace's
-_backward(grad), handed the output's gradient, or the lecture's _backward(), reading out.grad (with _prev a
-set). The checker builds the inputs and backpropagates with its own sort and loop, so an op is checked before
-(and whatever) the learner's backward() is."""
+"""Driving a learner's Value as the library would, in either convention: the workspace's _backward(grad), or the
+lecture's _backward() reading out.grad. The checker backpropagates with its own sort and loop, so an op is checked
+before (and whatever) the learner's backward() is."""
 from __future__ import annotations
 
 import inspect

@@ -51,16 +51,14 @@ def behind(gradients: dict[str, float] | None) -> str:
 
 
 def wiring(exercise: Exercise, value_class: Any, made: list[Run], through: bool = False) -> Result | None:
-    """What is wrong with how the op puts its output in the graph, named, at the learner's line that made the
-    output (or returned it); None when nothing is, or when it cannot be told here. made: the probes' runs; through:
-    whether to see the library's gradients reach the leaves behind the operands too (the checker's loop ran)."""
+    """What is wrong with how the op puts its output in the graph, at the line that made (or returned) it, or None.
+    made: the probes' runs; through: whether the library's gradients must reach the leaves behind the operands too."""
     if (kept := _constructor(exercise, value_class)) is not None:
         return kept
     parents = max((b.parents for b in blanks_of(exercise)), key=len, default=('self',))  # (x ** y's: self, other)
     own, further = closures(value_class, exercise.methods), None
     for case, run in zip(probes(exercise), made):
-        roles = roles_of(case) or {}
-        called = {leaf: _name(roles[leaf], exercise, parents) for leaf in case.leaves}  # (as the op says)
+        called = {leaf: _name(role, exercise, parents) for leaf, role in (roles_of(case) or {}).items()}  # (its words)
         if not run.built:  # a Value that does not take this input: its cases say so
             continue
         (made_at, returned_at), (_, operands, out) = run.lines, run.graphs[0]

@@ -36,8 +36,7 @@ def method_place(cls: Any, method: str) -> str:
 def wrong_line(methods: tuple[str, ...], mine: list[lines.Event], run: Callable[[Any], object],
                leaf: float | None) -> str:
     """The learner's line in their methods' closures that made a wrong value first (lines.wrong_line; mine: their
-    run, traced), run(a Value class) running the case again with the library's closures noted; '' where none did.
-    The library's closures of every op are traced: x - y is x + (-y)."""
+    run, traced), run(a Value class) running the case again with every op's library closures noted (x - y: x + -y)."""
     noted, swaps = list[Any](), []
     for method in (m for m in methods if m in vars(Value)):
         fn = _function(Value, method)
