@@ -159,9 +159,8 @@ def noting(source: str, namespace: dict[str, Any], whole: bool, noted: list[Any]
 # --- a run traced line by line --------------------------------------------------------------------------
 
 class Event(NamedTuple):
-    """A line that ran: the values it made, and what it did: 'given' the values a body starts with (its
-    arguments, what its closure holds, its nodes' data: not made), 'wrote' into one of those, 'return', 'handed'
-    a gradient to the node whose data is target, 'misfit' handed _add_grad one of a shape not its tensor's, or ''."""
+    """A line that ran and the values it made; tag: 'given' (a body's start: its arguments, closure, nodes' data),
+    'wrote' into those, 'return', 'handed' a gradient to the node of data target, 'misfit' one not of its shape."""
     code: types.CodeType
     line: int
     values: list[Any]
@@ -220,11 +219,10 @@ def run_traced(codes: set[types.CodeType], run: Callable[[], Any],
             return local
         caller = frame.f_back
         if frame.f_code.co_name == '_add_grad' and caller is not None and caller.f_code in codes:
-            handed, tensor = frame.f_locals.get('grad'), frame.f_locals.get('self')
-            if hasattr(copy := _value(handed), 'shape'):
-                shape = getattr(getattr(tensor, 'data', None), 'shape', copy.shape)
-                events.append(Event(caller.f_code, caller.f_lineno, [copy],
-                                    'handed' if fits(shape, copy.shape) else 'misfit', getattr(tensor, 'data', None)))
+            copy, data = _value(frame.f_locals.get('grad')), getattr(frame.f_locals.get('self'), 'data', None)
+            if hasattr(copy, 'shape'):  # (the tensor's data, handed a gradient of a shape that fits it or not)
+                tag = 'handed' if fits(getattr(data, 'shape', copy.shape), copy.shape) else 'misfit'
+                events.append(Event(caller.f_code, caller.f_lineno, [copy], tag, data))
         return None
 
     traced(run, calls)
@@ -331,8 +329,7 @@ def source(fn: Any) -> tuple[ast.FunctionDef, list[str], int, str] | None:
         node = ast.parse(textwrap.dedent(''.join(lines))).body[0]
     except (OSError, TypeError, SyntaxError, IndexError):
         return None
-    return (node, lines, first, inspect.getsourcefile(fn) or '?') if isinstance(node, ast.FunctionDef) \
-        else None
+    return (node, lines, first, inspect.getsourcefile(fn) or '?') if isinstance(node, ast.FunctionDef) else None
 
 
 def written(fn: Any, owner: str = '') -> str:
