@@ -42,8 +42,7 @@ def innermost(error: BaseException) -> Line | None:
     """The innermost frame of error's traceback in the learner's code (their file, their notebook cell), if any."""
     found = None
     for frame, line in traceback.walk_tb(error.__traceback__):
-        name = frame.f_code.co_filename
-        if name != '<string>' and not str(Path(name).resolve()).startswith(NOT_LEARNERS):
+        if (name := frame.f_code.co_filename) != '<string>' and not str(Path(name).resolve()).startswith(NOT_LEARNERS):
             found = frame.f_code, line
     return found
 
@@ -174,10 +173,6 @@ def _nodes(frame: types.FrameType) -> list[Any]:
     return [v for v in held if hasattr(v, '_prev') and hasattr(v, 'grad')]
 
 
-def _values(frame: types.FrameType) -> dict[str, Any]:
-    return {k: v for k, v in frame.f_locals.items() if _value(v) is not None}
-
-
 def run_traced(codes: set[types.CodeType], run: Callable[[], Any],
                fits: Callable[[Any, Any], bool] = lambda shape, given: True) -> list[Event]:
     """run() with the bodies of codes traced: for each line they ran, in order, the values it made. fits(shape,
@@ -186,7 +181,8 @@ def run_traced(codes: set[types.CodeType], run: Callable[[], Any],
     frames: dict[int, dict[str, Any]] = {}
 
     def local(frame: types.FrameType, event: str, arg: Any) -> Any:
-        state, now = frames[id(frame)], _values(frame)
+        state = frames[id(frame)]
+        now = {k: v for k, v in frame.f_locals.items() if _value(v) is not None}  # its values: floats, arrays
         if state['given'] is None:  # the first line: what the body starts with (its closure's cells are filled now)
             data = [_value(getattr(v, 'data', None)) for v in frame.f_locals.values()]
             given = [_value(v) for v in now.values()] + [d for d in data if d is not None]
@@ -195,25 +191,21 @@ def run_traced(codes: set[types.CodeType], run: Callable[[], Any],
         elif state['line'] is not None:
             before, copies = state['before'], state['copies']
             changed = [k for k, v in now.items() if before.get(k) is not v or not _equal(copies[k], v)]
-            wrote = any(before.get(k) is now[k] and id(now[k]) in state['given'] for k in changed)
             if changed:
-                events.append(Event(frame.f_code, state['line'], [_value(now[k]) for k in changed],
-                                    'wrote' if wrote else ''))
+                tag = 'wrote' if any(before.get(k) is now[k] and id(now[k]) in state['given'] for k in changed) else ''
+                events.append(Event(frame.f_code, state['line'], [_value(now[k]) for k in changed], tag))
             for t in _nodes(frame):  # a .grad set by hand, not through _add_grad
                 if id(t.grad) != state['grads'].get(id(t), id(t.grad)):
                     new = _value(t.grad)
                     events.append(Event(frame.f_code, state['line'], [] if new is None else [new], 'handed', t.data))
         if event == 'return' and (value := _value(arg)) is not None:
             events.append(Event(frame.f_code, frame.f_lineno, [value], 'return'))
-        now = _values(frame)
         state.update(line=frame.f_lineno if event == 'line' else None, before=now,
                      copies={k: _value(v) for k, v in now.items()},
                      grads={id(t): id(t.grad) for t in _nodes(frame)})
         return local
 
-    def calls(frame: types.FrameType, event: str, arg: Any) -> Any:
-        if event != 'call':
-            return None
+    def calls(frame: types.FrameType, event: str, arg: Any) -> Any:  # (settrace's: called as each function starts)
         if frame.f_code in codes:
             frames[id(frame)] = {'line': None, 'given': None}
             return local

@@ -1,6 +1,5 @@
-"""Driving a learner's Value as the library would, in either convention: the workspace's _backward(grad), or the
-lecture's _backward() reading out.grad. The checker backpropagates with its own sort and loop, so an op is checked
-before (and whatever) the learner's backward() is."""
+"""Driving a learner's Value as the library would, in either convention (the workspace's _backward(grad), the
+lecture's _backward() reading out.grad), by the checker's own sort and loop: an op is checked whatever backward() is."""
 from __future__ import annotations
 
 import inspect
@@ -53,8 +52,7 @@ class Run:
 
 def run_case(case: Case, value_class: Any, backward: Callable[[Any, float], None] = backpropagate,
              made: tuple[str, ...] = ()) -> Run:
-    """case built with value_class and backpropagated by backward; made: the op's methods, to make each operand by
-    an op (build) and read the gradients on the leaves behind, x0."""
+    """case built with value_class (made: the op's methods, its operands made by ops), backpropagated by backward."""
     kept: dict[str, Any] = {}
     try:
         if made:
@@ -134,8 +132,7 @@ def closure_of(node: Any) -> Any:
         default = type(node)(0.0)._backward
     except Exception:  # noqa: BLE001 -- a Value that cannot make a leaf: the closure is taken as attached
         return fn
-    same = getattr(fn, '__code__', None) is getattr(default, '__code__', False)
-    return None if fn is None or same else fn
+    return None if fn is None or getattr(fn, '__code__', None) is getattr(default, '__code__', False) else fn
 
 
 def reaches(out: Any, targets: list[Any]) -> bool:

@@ -39,8 +39,7 @@ def _accepted(case: Case, run: Run, want: Run) -> str:
 
 
 def check_op(exercise: Exercise, value_class: Any, strict: bool, made: dict[str, list[Run]]) -> Result:
-    """The op's verdict: its gradients on each case, then its wiring; a mistake named at its line. made: the runs of
-    the op's probes (operands made by ops), kept there by its name for backward()'s check."""
+    """The op's verdict: its gradients on each case, then its wiring; made: its probes' runs, kept for backward()'s."""
     cases, codes = exercise.cases, closures(value_class, exercise.methods)
     runs: list[Run] = []
     # Each case run once, then each probe (its operands made by an op); a Run keeps the lines its closures ran
@@ -68,8 +67,7 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool, made: dict[str,
         elif at_blank[i]:  # a blank to write: said after a wrong gradient
             assert run.error is not None
             unfinished = unfinished or outcome.wrong(exercise, 'unfinished', input=text, expected=grads(want.grads),
-                                                     obtained='NotImplementedError', detail=line_of(run.error),
-                                                     place=place_of(run.error))
+                obtained='NotImplementedError', detail=line_of(run.error), place=place_of(run.error))
         elif run.error is not None:
             wrong.append((i, outcome.raised(exercise, text, run.error, grads(want.grads), key=''), []))
         elif not close(run.data, want.data):
@@ -82,10 +80,9 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool, made: dict[str,
             shown = grads(want.grads) + ('' if case.kink else "   (the library's engine; central differences give "
                                          f"{', '.join(number(round(v, 8)) for v in fd.values())})")
             wrong.append((i, outcome.wrong(exercise, input=text, expected=shown, obtained=grads(run.grads)), bad))
-    if wrong or unfinished is None:  # an output left out of the graph explains any gradient: said first
-        wired = wiring(exercise, value_class, made[exercise.name], through=not wrong)
-        if wired is not None:
-            return wired
+    wired = wiring(exercise, value_class, made[exercise.name], not wrong) if wrong or unfinished is None else None
+    if wired is not None:  # an output left out of the graph explains any gradient: said first
+        return wired
     if not wrong:
         if unfinished is not None:
             return unfinished

@@ -1,7 +1,6 @@
-"""Whether an op wires its output into the graph: every operand among the output's parents (`_prev`), the op's
-name as the library gives it (`_op`), its backward closure attached. Each operand is made by an op here (a node of
-the checker's, `x = x0 + 0`), so only a graph that holds it passes the gradient on to x0. An op written as other
-ops (the lecture's x / y as x * y**-1) has their labels and closures, not asked for here."""
+"""Whether an op wires its output into the graph: every operand among its parents (`_prev`), the op's name (`_op`),
+its closure attached. Each operand is made by an op here (`x = x0 + 0`), so only a graph holding it passes x0 its
+gradient. An op written as other ops (the lecture's x / y as x * y**-1) has their labels and closures, not asked."""
 from __future__ import annotations
 
 import re
@@ -33,9 +32,8 @@ def wired_text(case: Case, then: str = '') -> str:
     """The case with each leaf made by an op, as a learner can paste it (then: a statement after it)."""
     made = '; '.join(f"{name}0 = Value({v!r}); {name} = {name}0 + 0" for name, v in case.leaves.items())
     code = '; '.join(case.code.split('\n') + ([then] if then else []))
-    said = ' and '.join(case.leaves)
     grad = f", backpropagating out.grad = {case.grad!r}" if case.grad != 1.0 else ''
-    return f"{made}; {code}   ({said} made by an op, not leaves{grad})"
+    return f"{made}; {code}   ({' and '.join(case.leaves)} made by an op, not leaves{grad})"
 
 
 def _name(role: str, exercise: Exercise, parents: tuple[str, ...]) -> str:
@@ -77,10 +75,9 @@ def wiring(exercise: Exercise, value_class: Any, made: list[Run], through: bool 
             return outcome.wrong(exercise, 'not_in_graph', why=(
                 f"your `{exercise.name}` leaves {said} out of the graph: the output's parents (`_prev`) must hold "
                 f"every operand, or backward() never reaches what made {said}"),
-                expected=f"out._prev holding {', '.join(case.leaves)}",
+                expected=f"out._prev holding {', '.join(case.leaves)}", **fields,
                 obtained=f"out._prev = ({', '.join(who.get(id(p), type(p).__name__) for p in prev)}"
-                         f"{',' if len(prev) == 1 else ''})",
-                **fields)
+                         f"{',' if len(prev) == 1 else ''})")
         if not here and (closure is not None or not own):
             continue  # made by other ops (the lecture's x * y**-1): their labels and closures are theirs
         if closure is None and elsewhere:  # attached, but to an operand: `other._backward = _backward`
@@ -113,8 +110,7 @@ def made_by(closure: Any, codes: set[types.CodeType]) -> bool:
 
 
 def _constructor(exercise: Exercise, value_class: Any) -> Result | None:
-    """Whether Value(data, children, op) keeps its parents in _prev and its op in _op: else every op's output misses
-    them, and the line to fix is in __init__."""
+    """Whether Value(data, children, op) keeps its parents in _prev and its op in _op, as every op's output needs."""
     text = "a, b = Value(1.0), Value(2.0); out = Value(3.0, (a, b), '+')"
     set_input(text)
     try:

@@ -1,6 +1,5 @@
-"""Where the learner wrote each exercise (their file and line, or their notebook class), and the scalar track's
-lines a diagnosis points at: the first that made a wrong value (lines.py's tracer, on the op's closures), the ones
-that made and returned the output, an alias (`__rmul__ = __add__`), a line holding what a slip is about."""
+"""Where the learner wrote each exercise, and the scalar track's lines a diagnosis points at: the first that made a
+wrong value, those that made and returned the output, an alias (`__rmul__ = __add__`), a line holding a slip."""
 from __future__ import annotations
 
 import inspect
@@ -35,8 +34,8 @@ def method_place(cls: Any, method: str) -> str:
 
 def wrong_line(methods: tuple[str, ...], mine: list[lines.Event], run: Callable[[Any], object],
                leaf: float | None) -> str:
-    """The learner's line in their methods' closures that made a wrong value first (lines.wrong_line; mine: their
-    run, traced), run(a Value class) running the case again with every op's library closures noted (x - y: x + -y)."""
+    """The learner's line that made a wrong value first (lines.wrong_line; mine: their run, traced), or ''; run(a
+    Value class) runs the case again, with the library's closures noted."""
     noted, swaps = list[Any](), []
     for method in (m for m in methods if m in vars(Value)):
         fn = _function(Value, method)
@@ -46,7 +45,7 @@ def wrong_line(methods: tuple[str, ...], mine: list[lines.Event], run: Callable[
             return ''
         swaps.append((Value, method, namespace[fn.__name__]))
     with swapped(swaps):
-        right = run_traced(closures(Value, tuple(vars(Value))), lambda: run(Value))
+        right = run_traced(closures(Value, tuple(vars(Value))), lambda: run(Value))  # every op's: x - y is x + (-y)
     found = lines.wrong_line(Right(noted, right, float, 1e-6, 1e-9), mine, leaf=leaf)
     return place(*found) if found else ''
 
