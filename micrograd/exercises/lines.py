@@ -1,22 +1,12 @@
 """The learner's line, for both tracks: the frame of their code that raised an error, the first line of their
 code that made a wrong value, or the line a slip of backward() (a loop, not a formula) is about.
 
-Frames of micrograd itself (the checker, numeric.py) and of Python's standard library are not the learner's: an
-error is reported at the innermost frame the learner wrote.
-
-A wrong value is found by running the case twice. The library runs it with every expression of the exercise's
-bodies noted as it is computed; the learner's engine runs it traced line by line in the bodies they wrote. A line
-makes values (floats, arrays): the locals it assigns or changes, what it returns, the gradient it hands a node
-(through _add_grad, or on .grad by hand). A gradient is right when the library handed that node (a node of the
-same data) that gradient, and not before it handed it the ones the learner's did before; any other value when the
-library computed it anywhere. The first line that makes a value
-that is not right is the learner's line: a slip split over two lines (a local, then the gradient made from it) is
-named at the local's line where the local is wrong, at the gradient's where the local is right (an input, read as
-it is) and what is made from it is not.
-
-A slip of backward(), or one a line's text shows, is said at the first statement that holds what it is about: the
-walk, the seed, the reset.
-"""
+A wrong value is found by running the case twice: the library's bodies with every expression noted as it is
+computed, the learner's traced line by line. A line makes values (floats, arrays): the locals it assigns or changes,
+what it returns, the gradient it hands a node (through _add_grad, or on .grad by hand). A gradient is right when the
+library handed a node of the same data that gradient, after as many as the learner's handed it before; any other
+value when the library computed it anywhere. The first line that makes a value that is not right is the learner's:
+a slip split over a local and the gradient made from it is named at the local where the local is wrong."""
 from __future__ import annotations
 import __future__
 
@@ -30,32 +20,31 @@ import re
 import sys
 import sysconfig
 import textwrap
+import traceback
 import types
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 from unittest.mock import patch
 
 from micrograd.exercises.cutting import first_statement
 
-NOT_LEARNERS = tuple(str(Path(p).resolve()) + os.sep for p in [
+NOT_LEARNERS = tuple(str(Path(p).resolve()) + os.sep for p in [  # micrograd's files, and Python's
     str(Path(__file__).parents[1]), *(sysconfig.get_paths()[k] for k in ('stdlib', 'purelib', 'platlib'))])
 Line = tuple[types.CodeType, int]
 
 
 # --- an error: the innermost frame the learner wrote -----------------------------------------------------
 
-def learners(error: BaseException) -> list[Line]:
-    """The frames of error's traceback in the learner's code (their file, their notebook cell), outermost first."""
-    frames, tb = [], error.__traceback__
-    while tb is not None:
-        code = tb.tb_frame.f_code
-        name = code.co_filename
-        if name != '<string>' and not str(Path(name).resolve()).startswith(NOT_LEARNERS):
-            frames.append((code, tb.tb_lineno))
-        tb = tb.tb_next
-    return frames
+def innermost(error: BaseException) -> Line | None:
+    """The innermost frame of error's traceback in the learner's code (their file, their notebook cell), if any."""
+    found = None
+    for frame, line in traceback.walk_tb(error.__traceback__):
+        if (name := frame.f_code.co_filename) != '<string>' and not str(Path(name).resolve()).startswith(NOT_LEARNERS):
+            found = frame.f_code, line
+    return found
 
 
 def function(code: types.CodeType) -> str:
@@ -71,17 +60,15 @@ def place(code: types.CodeType, line: int) -> str:
 
 
 def file_name(path: str) -> str:
-    """A file as the learner knows it: its name, or 'your cell' for a notebook's (Jupyter keeps a cell's code in
-    a file of a number's name)."""
+    """A file as the learner knows it: its name, or 'your cell' for a notebook's (Jupyter's, named by a number)."""
     return 'your cell' if 'ipykernel' in path or Path(path).stem.isdigit() else Path(path).name
 
 
 def where(error: BaseException) -> str:
     """The error, and the function and line of the learner's code that raised it."""
     message = f"{type(error).__name__}: {error}".rstrip(': ')
-    frames = learners(error)
-    if frames:
-        code, line = frames[-1]
+    if (found := innermost(error)) is not None:
+        code, line = found
         text = linecache.getline(code.co_filename, line).strip()
         message += f" (in {function(code)}, {Path(code.co_filename).name} line {line}: {text})"
     return message
@@ -89,17 +76,14 @@ def where(error: BaseException) -> str:
 
 def line_of(error: BaseException) -> str:
     """Where the learner's code raised error: 'the blank in _backward in Value.__mul__, my_engine.py line 184'."""
-    frames = learners(error)
-    if not frames:
+    if (found := innermost(error)) is None:
         return str(error)
-    code, line = frames[-1]
-    return f"the blank in {function(code)}, {Path(code.co_filename).name} line {line}"
+    return f"the blank in {function(found[0])}, {Path(found[0].co_filename).name} line {found[1]}"
 
 
 def place_of(error: BaseException) -> str:
     """The learner's line that raised error, as a report points at it; '' where none is theirs."""
-    frames = learners(error)
-    return place(*frames[-1]) if frames else ''
+    return place(*found) if (found := innermost(error)) is not None else ''
 
 
 def traced(call: Callable[[], object], tracer: Callable[[types.FrameType, str, Any], Any]) -> None:
@@ -141,14 +125,8 @@ def _equal(a: Any, b: Any) -> bool:
 class _Noting(ast.NodeTransformer):
     """Every expression e that is read becomes __noted__(e), which keeps a copy of its value."""
 
-    def visit_JoinedStr(self, node: ast.JoinedStr) -> ast.AST:
-        return node
-
-    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
-        return node
-
     def visit(self, node: ast.AST) -> Any:
-        new = super().visit(node)
+        new = node if isinstance(node, (ast.JoinedStr, ast.Lambda)) else super().visit(node)  # (not inside these)
         if (isinstance(new, ast.expr) and not isinstance(new, (ast.Starred, ast.Slice, ast.Constant, ast.JoinedStr))
                 and isinstance(getattr(new, 'ctx', ast.Load()), ast.Load)
                 and not (isinstance(new, ast.Tuple) and any(isinstance(e, ast.Slice) for e in new.elts))):
@@ -157,9 +135,8 @@ class _Noting(ast.NodeTransformer):
 
 
 def noting(source: str, namespace: dict[str, Any], whole: bool, noted: list[Any] | None) -> dict[str, Any]:
-    """source, the text of one library function, run in a copy of namespace with every expression of its body
-    (not whole: of its `_backward` closures') noted into noted as it is computed (noted None: none is): that copy,
-    holding it."""
+    """source, one library function's text, run in a copy of namespace (returned, holding it), every expression of
+    its body (not whole: of its `_backward` closures') noted into noted as it is computed (noted None: none is)."""
     tree = ast.parse(source)
     fn = tree.body[0]
     assert isinstance(fn, ast.FunctionDef)
@@ -181,9 +158,8 @@ def noting(source: str, namespace: dict[str, Any], whole: bool, noted: list[Any]
 # --- a run traced line by line --------------------------------------------------------------------------
 
 class Event(NamedTuple):
-    """A line that ran: the values it made, and what it did: 'given' the values a body starts with (its
-    arguments, what its closure holds, its nodes' data: not made), 'wrote' into one of those, 'return', 'handed'
-    a gradient to the node whose data is target, 'misfit' handed _add_grad one of a shape not its tensor's, or ''."""
+    """A line that ran and the values it made; tag: 'given' (a body's start: its arguments, closure, nodes' data),
+    'wrote' into those, 'return', 'handed' a gradient to the node of data target, 'misfit' one not of its shape."""
     code: types.CodeType
     line: int
     values: list[Any]
@@ -197,10 +173,6 @@ def _nodes(frame: types.FrameType) -> list[Any]:
     return [v for v in held if hasattr(v, '_prev') and hasattr(v, 'grad')]
 
 
-def _values(frame: types.FrameType) -> dict[str, Any]:
-    return {k: v for k, v in frame.f_locals.items() if _value(v) is not None}
-
-
 def run_traced(codes: set[types.CodeType], run: Callable[[], Any],
                fits: Callable[[Any, Any], bool] = lambda shape, given: True) -> list[Event]:
     """run() with the bodies of codes traced: for each line they ran, in order, the values it made. fits(shape,
@@ -209,7 +181,8 @@ def run_traced(codes: set[types.CodeType], run: Callable[[], Any],
     frames: dict[int, dict[str, Any]] = {}
 
     def local(frame: types.FrameType, event: str, arg: Any) -> Any:
-        state, now = frames[id(frame)], _values(frame)
+        state = frames[id(frame)]
+        now = {k: v for k, v in frame.f_locals.items() if _value(v) is not None}  # its values: floats, arrays
         if state['given'] is None:  # the first line: what the body starts with (its closure's cells are filled now)
             data = [_value(getattr(v, 'data', None)) for v in frame.f_locals.values()]
             given = [_value(v) for v in now.values()] + [d for d in data if d is not None]
@@ -217,37 +190,31 @@ def run_traced(codes: set[types.CodeType], run: Callable[[], Any],
             state['given'] = {id(v) for v in now.values()}
         elif state['line'] is not None:
             before, copies = state['before'], state['copies']
-            changed = [k for k, v in now.items() if k not in before or before[k] is not v
-                       or not _equal(copies[k], v)]
-            wrote = any(before.get(k) is now[k] and id(now[k]) in state['given'] for k in changed)
+            changed = [k for k, v in now.items() if before.get(k) is not v or not _equal(copies[k], v)]
             if changed:
-                events.append(Event(frame.f_code, state['line'], [_value(now[k]) for k in changed],
-                                    'wrote' if wrote else ''))
+                tag = 'wrote' if any(before.get(k) is now[k] and id(now[k]) in state['given'] for k in changed) else ''
+                events.append(Event(frame.f_code, state['line'], [_value(now[k]) for k in changed], tag))
             for t in _nodes(frame):  # a .grad set by hand, not through _add_grad
                 if id(t.grad) != state['grads'].get(id(t), id(t.grad)):
                     new = _value(t.grad)
                     events.append(Event(frame.f_code, state['line'], [] if new is None else [new], 'handed', t.data))
         if event == 'return' and (value := _value(arg)) is not None:
             events.append(Event(frame.f_code, frame.f_lineno, [value], 'return'))
-        now = _values(frame)
         state.update(line=frame.f_lineno if event == 'line' else None, before=now,
                      copies={k: _value(v) for k, v in now.items()},
                      grads={id(t): id(t.grad) for t in _nodes(frame)})
         return local
 
-    def calls(frame: types.FrameType, event: str, arg: Any) -> Any:
-        if event != 'call':
-            return None
+    def calls(frame: types.FrameType, event: str, arg: Any) -> Any:  # (settrace's: called as each function starts)
         if frame.f_code in codes:
             frames[id(frame)] = {'line': None, 'given': None}
             return local
         caller = frame.f_back
         if frame.f_code.co_name == '_add_grad' and caller is not None and caller.f_code in codes:
-            handed, tensor = frame.f_locals.get('grad'), frame.f_locals.get('self')
-            if hasattr(copy := _value(handed), 'shape'):
-                shape = getattr(getattr(tensor, 'data', None), 'shape', copy.shape)
-                events.append(Event(caller.f_code, caller.f_lineno, [copy],
-                                    'handed' if fits(shape, copy.shape) else 'misfit', getattr(tensor, 'data', None)))
+            copy, data = _value(frame.f_locals.get('grad')), getattr(frame.f_locals.get('self'), 'data', None)
+            if hasattr(copy, 'shape'):  # (the tensor's data, handed a gradient of a shape that fits it or not)
+                tag = 'handed' if fits(getattr(data, 'shape', copy.shape), copy.shape) else 'misfit'
+                events.append(Event(caller.f_code, caller.f_lineno, [copy], tag, data))
         return None
 
     traced(run, calls)
@@ -269,28 +236,22 @@ class Right:
         return [v for e in [e for e in self.handed if _equal(e.target, target)][since:] for v in e.values]
 
     def known(self, a: Any, among: list[Any]) -> bool:
-        """Whether a is one of among (the same shape and numbers; a float of another width is not), or zeros, where
-        a sum starts."""
+        """Whether a is one of among (same shape, numbers and float width), or zeros, where a sum starts."""
         if type(a) is float:
             return a == 0 or any(isinstance(b, float) and (math.isclose(a, b, rel_tol=self.rtol, abs_tol=self.atol)
                                                            or a != a and b != b) for b in among)
         np = sys.modules['numpy']
         if not np.any(a) and (a.dtype.kind != 'f' or a.dtype == np.dtype(self.dtype)):
             return True
-        for b in among:
-            b = np.asarray(b)
-            if a.shape != b.shape or a.dtype.kind == 'f' and b.dtype.kind == 'f' and a.dtype != b.dtype:
-                continue
-            with np.errstate(all='ignore'):
-                if np.allclose(a.astype(np.float64), b.astype(np.float64), self.rtol, self.atol, equal_nan=True):
-                    return True
-        return False
+        with np.errstate(all='ignore'):
+            return any(a.shape == b.shape and not (a.dtype.kind == b.dtype.kind == 'f' and a.dtype != b.dtype)
+                       and np.allclose(a.astype(np.float64), b.astype(np.float64), self.rtol, self.atol, equal_nan=True)
+                       for b in map(np.asarray, among))
 
 
 def wrong_line(right: Right, mine: list[Event], about: str = '', leaf: Any = None) -> Line | None:
-    """The learner's line (of the events of their run) that made a wrong value first, or None where none did.
-    about: the first line tagged so ('wrote', 'misfit'). Where every value is right (handed to the wrong node,
-    say): the line that handed the node of data leaf its gradient, or that returned the result."""
+    """The learner's line (of their run's events) that made a wrong value first, or the first tagged about ('wrote',
+    'misfit'); where every value is right, the line that handed the node of data leaf its gradient, or returned."""
     if about:
         return next(((e.code, e.line) for e in mine if e.tag == about), None)
     for n, e in enumerate(mine):
@@ -308,11 +269,9 @@ _CALL = re.compile(r'\._(backward|grad_fn)\(')  # a node's backward called (or t
 
 
 def _block(lines: list[str], i: int) -> list[str]:
-    """The lines of the block line i opens: those after it, indented deeper."""
-    def indent(line: str) -> int:
-        return len(line) - len(line.lstrip())
-    end = next((k for k in range(i + 1, len(lines)) if lines[k].strip() and indent(lines[k]) <= indent(lines[i])),
-               len(lines))
+    """The lines of the block line i opens: those after it, indented deeper (text within its indent ends it)."""
+    depth = len(lines[i]) - len(lines[i].lstrip())
+    end = next((k for k in range(i + 1, len(lines)) if lines[k][:depth + 1].strip()), len(lines))
     return lines[i + 1:end]
 
 
@@ -323,14 +282,12 @@ def _loop(lines: list[str], i: int) -> bool:
     return at is not None and not any(_loop(block, k) for k in range(at))
 
 
-def _zeroed(after: bool) -> Callable[[list[str], int], bool]:
-    """A node's .grad set to 0 in the loop that calls each node's backward, before the call (after: after it)."""
-    def about(lines: list[str], i: int) -> bool:
-        loop = next((j for j in range(i - 1, -1, -1) if i - j <= len(_block(lines, j)) and _loop(lines, j)), None)
-        if loop is None or not re.match(r'\s*[\w.\[\]]+\.grad\s*=\s*0(\.0)?\s*(#.*)?$', lines[i]):
-            return False
-        return _CALL.search(''.join(lines[loop + 1:i] if after else _block(lines, loop)[i - loop:])) is not None
-    return about
+def _zeroed(lines: list[str], i: int, after: bool = False) -> bool:
+    """Line i sets a node's .grad to 0 in the loop that calls each node's backward, before the call (after: after)."""
+    loop = next((j for j in range(i - 1, -1, -1) if i - j <= len(_block(lines, j)) and _loop(lines, j)), None)
+    if loop is None or not re.match(r'\s*[\w.\[\]]+\.grad\s*=\s*0(\.0)?\s*(#.*)?$', lines[i]):
+        return False
+    return _CALL.search(''.join(lines[loop + 1:i] if after else _block(lines, loop)[i - loop:])) is not None
 
 
 Holds = str | re.Pattern[str] | Callable[[list[str], int], bool]
@@ -340,8 +297,8 @@ _ABOUT: dict[str, list[Holds]] = {  # a slip of backward(): what its line holds,
     'backward_no_seed': [_loop],
     'backward_unit_grad': [_CALL],
     'backward_not_called': ['._backward'],
-    'backward_zeroed_in_loop': [_zeroed(after=False)],
-    'backward_zeroed_after': [_zeroed(after=True)],
+    'backward_zeroed_in_loop': [_zeroed],
+    'backward_zeroed_after': [partial(_zeroed, after=True)],
     'backward_ignores_grad': ['np.ones', _SEED],
     'backward_seed_overwrites': [re.compile(r'self\.grad\s*=')],
     'promoted': ['np.ones(', _SEED],
@@ -358,22 +315,18 @@ def backward_line(fn: Any, key: str) -> str:
 
 
 def source(fn: Any) -> tuple[ast.FunctionDef, list[str], int, str] | None:
-    """fn's syntax tree, its lines, the line they start on in its file (a decorator's, if any) and the file; None
-    where its source is not at hand."""
+    """fn's syntax tree, its lines, the line they start on (a decorator's, if any) and its file; None without them."""
     try:
         lines, first = inspect.getsourcelines(fn)
         node = ast.parse(textwrap.dedent(''.join(lines))).body[0]
     except (OSError, TypeError, SyntaxError, IndexError):
         return None
-    return (node, lines, first, inspect.getsourcefile(fn) or '?') if isinstance(node, ast.FunctionDef) \
-        else None
+    return (node, lines, first, inspect.getsourcefile(fn) or '?') if isinstance(node, ast.FunctionDef) else None
 
 
 def written(fn: Any, owner: str = '') -> str:
-    """Where the learner writes fn's exercise, as a report points at it: the first statement of its `_backward`
-    closure ('my_engine.py, line 47: _backward in Value.__mul__'), or of fn itself where it has none (a function,
-    backward(): 'my_nn.py, line 62: Neuron.parameters'); owner: fn's name to say (its __qualname__ unless given);
-    '' where its source is not at hand."""
+    """Where the learner writes fn's exercise: its `_backward` closure's first statement, or fn's where it has none
+    ('my_engine.py, line 47: _backward in Value.__mul__'); owner: fn's name to say; '' with no source at hand."""
     if (found := source(fn)) is None:
         return ''
     node, _, first, file = found
@@ -384,9 +337,8 @@ def written(fn: Any, owner: str = '') -> str:
 
 
 def line_holding(fn: Any, *holds: Holds) -> str:
-    """The first line of a statement of fn (never a comment or the docstring) that holds what the first of holds
-    finds in one (text, or a regular expression, found in its code before any comment; or holds(lines, i): whether
-    line i does), as a report points at it: 'my_nn.py, line 49: out = act.tanh()'; '' where none does."""
+    """The first line of a statement of fn (not its docstring) holding the first of holds that any holds: text or a
+    pattern in its code before a comment, or a test holds(lines, i); 'my_nn.py, line 49: out = act.tanh()', or ''."""
     if (found := source(fn)) is None:
         return ''
     node, lines, first, file = found

@@ -24,11 +24,10 @@ from micrograd.exercises.cutting import library_source, load, splice
 from micrograd.exercises.report import Report
 from micrograd.exercises.result import CORRECT, DONE, GENERIC, NOT_STARTED, WRONG
 from micrograd.exercises.scalar.blanks import blanks_of, engine_header, find_blanks, nn_header
-from micrograd.exercises.scalar.drive import closure_of, takes_grad
+from micrograd.exercises.scalar.drive import closure_of, expected, takes_grad
 from micrograd.exercises.scalar.exercises import BY_NAME as EXERCISE
 from micrograd.exercises.scalar.exercises import WRITTEN, op_exercise
 from micrograd.exercises.scalar.grade import check_all, check_one
-from micrograd.exercises.scalar.op_grading import expected
 from micrograd.exercises.scalar.places import closures
 from micrograd.exercises.scalar.slips import RULES, derive, variants
 from micrograd.exercises.scalar.whole_engine import PROTOCOL, check_engine, forms

@@ -33,9 +33,9 @@ from micrograd.exercises.result import Result
 from micrograd.exercises.runner import ImportFailed, import_learners
 from micrograd.exercises.scalar.blanks import ENGINE_FILE, NN_FILE, blank_engine, blank_nn, engine_text, nn_text
 from micrograd.exercises.scalar.blanks import solution as library_answer
+from micrograd.exercises.scalar.drive import expected
 from micrograd.exercises.scalar.exercises import EXERCISES, find
 from micrograd.exercises.scalar.grade import check_all
-from micrograd.exercises.scalar.op_grading import expected
 from micrograd.exercises.scalar.places import class_places
 from micrograd.exercises.track import Track
 

@@ -1,7 +1,5 @@
-"""Driving a learner's Value the way the library would, whatever its conventions: the workspace's
-_backward(grad), handed the output's gradient, or the lecture's _backward(), reading out.grad (with _prev a
-set). The checker builds the inputs and backpropagates with its own sort and loop, so an op is checked before
-(and whatever) the learner's backward() is."""
+"""Driving a learner's Value as the library would, in either convention (the workspace's _backward(grad), the
+lecture's _backward() reading out.grad), by the checker's own sort and loop: an op is checked whatever backward() is."""
 from __future__ import annotations
 
 import inspect
@@ -15,6 +13,8 @@ from micrograd.exercises.lines import Event
 from micrograd.exercises.numbers import central_difference, close
 from micrograd.exercises.scalar.exercises import Case, find
 from micrograd.exercises.scalar.places import output_lines
+
+Graph = tuple[dict[str, Any], dict[str, Any], Any]  # (leaves, operands, out) of a case, its operands made by ops
 
 
 def takes_grad(fn: Callable[..., Any]) -> bool:
@@ -39,26 +39,24 @@ def backpropagate(out: Any, grad: float = 1.0) -> None:
 
 @dataclass
 class Run:
-    """One case run with one Value class; with each operand made by an op, the learner's lines that made and
-    returned out, and the graphs built (leaves, operands, out): one backpropagated, one left for backward()."""
+    """One case run with one Value class (and, with its operands made by ops, what the wiring check reads)."""
     grads: dict[str, float] | None = None
     data: float | None = None
     error: BaseException | None = None
     built: bool = True
     op: object = None   # the output's _op: '/' for a division of its own, '*' for the lecture's x * y**-1
-    lines: tuple[str, str] = ('', '')
-    graphs: list[tuple[dict[str, Any], dict[str, Any], Any]] = field(default_factory=list)
+    lines: tuple[str, str] = ('', '')  # the learner's lines that made and returned out
+    graphs: list[Graph] = field(default_factory=list)  # one backpropagated, one left for backward()
     events: list[Event] = field(default_factory=list)  # the learner's closures' lines as it ran, where traced
 
 
 def run_case(case: Case, value_class: Any, backward: Callable[[Any, float], None] = backpropagate,
              made: tuple[str, ...] = ()) -> Run:
-    """case built with value_class, its gradient backpropagated by backward (the checker's loop, unless said);
-    made: the op's methods, to make each operand by an op (build), the gradients read on the leaves behind, x0."""
+    """case built with value_class (made: the op's methods, its operands made by ops), backpropagated by backward."""
     kept: dict[str, Any] = {}
     try:
         if made:
-            built: list[tuple[dict[str, Any], dict[str, Any], Any]] = []
+            built: list[Graph] = []
             lines = output_lines(value_class, made, lambda: built.append(build(case, value_class)))
             built.append(build(case, value_class))
             (leaves, _, out), kept = built[0], {'lines': lines, 'graphs': built}
@@ -100,30 +98,24 @@ def expected(name: str, index: int) -> tuple[Run, dict[str, float]]:
 
 
 def workspace_convention(value_class: Any) -> bool:
-    """Whether value_class is the workspace's (the library's): its ops hand the closure over as _grad_fn, and
-    _backward is a property running it; else the lecture's, whose ops assign out._backward."""
+    """Whether value_class's ops hand their closure over as _grad_fn (the library's), not as out._backward."""
     return isinstance(inspect.getattr_static(value_class, '_backward', None), property)
 
 
 def hand_node(value_class: Any, data: float, parents: list[Any], local: list[float], op: str) -> Any:
-    """A node made by the checker with value_class(data, children, op), with a _backward of the checker's that
-    adds local[i] * grad to parents[i]: so a graph can be built before (and whatever) the learner's ops are."""
+    """A node of value_class whose _backward (the checker's) adds local[i] * grad to parents[i], whatever its ops."""
     node = value_class(data, tuple(parents), op)
 
     def _backward(*grad: float) -> None:  # either convention: _backward(grad) or _backward()
         g = grad[0] if grad else node.grad
         for parent, d in zip(parents, local):
             parent.grad += d * g
-    if workspace_convention(value_class):
-        node._grad_fn = _backward  # the workspace's convention: it is handed the grad
-    else:
-        node._backward = _backward
+    setattr(node, '_grad_fn' if workspace_convention(value_class) else '_backward', _backward)  # (the convention's)
     return node
 
 
-def build(case: Case, value_class: Any) -> tuple[dict[str, Any], dict[str, Any], Any]:
-    """The case with each operand made by an op: the leaves x0, y0 (as value_class), the operands made from them
-    by a node of the checker's (x = x0 + 0), and out."""
+def build(case: Case, value_class: Any) -> Graph:
+    """The case with each operand made by an op: the leaves x0, y0, the operands made from them (x = x0 + 0), out."""
     roots = {name: value_class(v) for name, v in case.leaves.items()}
     made = {name: hand_node(value_class, v, [roots[name]], [1.0], '+') for name, v in case.leaves.items()}
     namespace: dict[str, Any] = {'Value': value_class, **made}
@@ -132,8 +124,7 @@ def build(case: Case, value_class: Any) -> tuple[dict[str, Any], dict[str, Any],
 
 
 def closure_of(node: Any) -> Any:
-    """The backward an op attached to its output node, or None when none was: the workspace's _grad_fn, or the
-    lecture's out._backward when it is not the one every new Value starts with."""
+    """The backward an op attached to its output (_grad_fn, or an out._backward not every new Value's), or None."""
     if workspace_convention(type(node)):
         return getattr(node, '_grad_fn', None)
     fn = getattr(node, '_backward', None)
@@ -141,8 +132,7 @@ def closure_of(node: Any) -> Any:
         default = type(node)(0.0)._backward
     except Exception:  # noqa: BLE001 -- a Value that cannot make a leaf: the closure is taken as attached
         return fn
-    same = getattr(fn, '__code__', None) is getattr(default, '__code__', False)
-    return None if fn is None or same else fn
+    return None if fn is None or getattr(fn, '__code__', None) is getattr(default, '__code__', False) else fn
 
 
 def reaches(out: Any, targets: list[Any]) -> bool:

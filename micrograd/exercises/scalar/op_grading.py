@@ -1,7 +1,5 @@
-"""Grading an op's backward: run each case with the learner's Value and the library's, compare the leaves'
-gradients with the library's and with central differences, check how the op wires its output (op_wiring.py),
-and when the gradients differ name the mistake (fit.py) and point at the line that gives the wrong parent its
-gradient."""
+"""Grading an op's backward: each case's gradients against the library's and central differences, the op's
+wiring (op_wiring.py), and a wrong gradient's mistake named (fit.py) at the line that made it."""
 from __future__ import annotations
 
 import math
@@ -18,13 +16,10 @@ from micrograd.exercises.scalar.exercises import EXERCISES, Case, Exercise
 from micrograd.exercises.scalar.op_wiring import probes, wired_text, wiring
 from micrograd.exercises.scalar.places import closures, in_learners_words, line_with, wrong_line
 
-__all__ = ['check_op', 'expected']  # (expected: the library's numbers for a case, run in drive.py)
-
 
 def _accepted(case: Case, run: Run, want: Run) -> str:
-    """A note where a right formula meets the float's range on an extreme input, else '': Python refuses (an
-    overflow, y**2 underflowing to 0; math.log of x ** y's negative base where the library's gives nan), or x / y
-    is the lecture's x * y**-1, whose -y**-2 is past a float's range where the library's -(x/y)/y is finite."""
+    """A note where a right formula meets the float's range (Python refuses: an overflow, y**2 underflowing to 0,
+    math.log of a negative base; or the lecture's x * y**-1 overflows where -(x/y)/y does not), else ''."""
     text, refused = case.text(), isinstance(run.error, (OverflowError, ZeroDivisionError))
     if not run.built:
         return (f"on `{text}` your forward pass raises {where(run.error)}: accepted, since Python refuses rather than "
@@ -44,14 +39,11 @@ def _accepted(case: Case, run: Run, want: Run) -> str:
 
 
 def check_op(exercise: Exercise, value_class: Any, strict: bool, made: dict[str, list[Run]]) -> Result:
-    """The op's verdict: each case against the library's gradients and central differences, then how the op puts
-    its output in the graph; a mistake named by the slip that gives the learner's numbers, at its line. made: the
-    runs of the op's probes, its operands made by an op, kept there by its name for backward()'s check."""
-    cases, probed = exercise.cases, probes(exercise)
-    codes = closures(value_class, exercise.methods)
+    """The op's verdict: its gradients on each case, then its wiring; made: its probes' runs, kept for backward()'s."""
+    cases, codes = exercise.cases, closures(value_class, exercise.methods)
     runs: list[Run] = []
     # Each case run once, then each probe (its operands made by an op); a Run keeps the lines its closures ran
-    for case, methods in [*((case, ()) for case in cases), *((case, exercise.methods) for case in probed)]:
+    for case, methods in [*((case, ()) for case in cases), *((case, exercise.methods) for case in probes(exercise))]:
         set_input(wired_text(case) if methods else case.text())
         events = run_traced(codes, lambda: runs.append(run_case(case, value_class, made=methods)))  # noqa: B023
         runs[-1].events = events  # (on the run just appended)
@@ -61,24 +53,21 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool, made: dict[str,
         return outcome.raised(exercise, cases[0].text(), runs[0].error) if strict else Result.of(exercise, ABSENT)
     if any(at_blank) and all(not r.built or b for r, b in zip(runs, at_blank)):
         return Result.of(exercise, NOT_STARTED)
-    unfinished, notes, accepted = None, [], set()
+    unfinished, notes = None, dict[int, str]()  # notes: the accepted cases', by index
     wrong: list[tuple[int, Result, list[str]]] = []  # (case, what is wrong there, the leaves), every case
     for i, (case, run) in enumerate(zip(cases, runs)):
-        want, fd = expected(exercise.name, i)
-        text = case.text()
+        (want, fd), text = expected(exercise.name, i), case.text()
         note = _accepted(case, run, want)
         if not run.built and not note:
             if strict:
                 return outcome.raised(exercise, text, run.error)
             continue  # this Value does not take this input (say, a Value exponent): nothing to check
         if note:
-            notes.append(note)
-            accepted.add(i)
+            notes[i] = note
         elif at_blank[i]:  # a blank to write: said after a wrong gradient
             assert run.error is not None
             unfinished = unfinished or outcome.wrong(exercise, 'unfinished', input=text, expected=grads(want.grads),
-                                                     obtained='NotImplementedError', detail=line_of(run.error),
-                                                     place=place_of(run.error))
+                obtained='NotImplementedError', detail=line_of(run.error), place=place_of(run.error))
         elif run.error is not None:
             wrong.append((i, outcome.raised(exercise, text, run.error, grads(want.grads), key=''), []))
         elif not close(run.data, want.data):
@@ -91,10 +80,9 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool, made: dict[str,
             shown = grads(want.grads) + ('' if case.kink else "   (the library's engine; central differences give "
                                          f"{', '.join(number(round(v, 8)) for v in fd.values())})")
             wrong.append((i, outcome.wrong(exercise, input=text, expected=shown, obtained=grads(run.grads)), bad))
-    if wrong or unfinished is None:  # an output left out of the graph explains any gradient: said first
-        wired = wiring(exercise, value_class, made[exercise.name], through=not wrong)
-        if wired is not None:
-            return wired
+    wired = wiring(exercise, value_class, made[exercise.name], not wrong) if wrong or unfinished is None else None
+    if wired is not None:  # an output left out of the graph explains any gradient: said first
+        return wired
     if not wrong:
         if unfinished is not None:
             return unfinished
@@ -103,10 +91,10 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool, made: dict[str,
                           if (p := line_with(value_class, method, needle))), '')
             return outcome.wrong(exercise, 'holds_out', input=cases[0].text(), expected="grad, handed over",
                                  obtained="out, held by the closure", place=place)
-        return Result.of(exercise, DONE, note='\n'.join(notes))
+        return Result.of(exercise, DONE, note='\n'.join(notes.values()))
     i, first, bad = wrong[0]
     with paused():  # the checker's own work: not the learner's time
-        first.diagnosis, said = fit.diagnose(exercise, runs, [k for k, _, _ in wrong], value_class, frozenset(accepted))
+        first.diagnosis, said = fit.diagnose(exercise, runs, [k for k, _, _ in wrong], value_class, frozenset(notes))
         if bad:  # the line that made a wrong value first (for wrong_parent, the second adding to one parent)
             first.place = wrong_line(exercise.methods, runs[i].events, lambda cls: run_case(cases[i], cls),
                                      cases[i].leaves.get(bad[0]))

@@ -1,9 +1,6 @@
-"""Whether an op wires its output into the graph: every operand among the output's parents (its `_prev`), the
-op's name as the library gives it (`_op`), and its backward closure attached. The checker's own cases build `out`
-from leaves, where a parent left out of `_prev` still gets its gradient from the closure; here each operand is
-made by an op instead (a node of the checker's, `x = x0 + 0`), so only a graph that holds it passes the gradient
-on to x0. An op of the lecture's written as other ops (x / y as x * y**-1) holds its operands further up: its
-label and closure are those ops' own, and are not asked for here."""
+"""Whether an op wires its output into the graph: every operand among its parents (`_prev`), the op's name (`_op`),
+its closure attached. Each operand is made by an op here (`x = x0 + 0`), so only a graph holding it passes x0 its
+gradient. An op written as other ops (the lecture's x / y as x * y**-1) has their labels and closures, not asked."""
 from __future__ import annotations
 
 import re
@@ -23,29 +20,24 @@ from micrograd.exercises.scalar.places import closures, line_with
 
 
 def probes(exercise: Exercise) -> list[Case]:
-    """The cases an op is wired on: one of each form (x OP y, x OP k, x.f(), the dot), none with a Value used
-    twice, a gradient left over, or an extreme input."""
-    out, seen = [], set()
+    """The cases an op is wired on: the first of each form (x OP y, x OP k, x.f()), none reused, prior or extreme."""
+    firsts: dict[str, Case] = {}
     for case in exercise.cases:
-        if case.prior or case.extreme or case.reuses or roles_of(case) is None or case.code in seen:
-            continue
-        seen.add(case.code)
-        out.append(case)
-    return out
+        if not (case.prior or case.extreme or case.reuses or roles_of(case) is None):
+            firsts.setdefault(case.code, case)
+    return list(firsts.values())
 
 
 def wired_text(case: Case, then: str = '') -> str:
     """The case with each leaf made by an op, as a learner can paste it (then: a statement after it)."""
     made = '; '.join(f"{name}0 = Value({v!r}); {name} = {name}0 + 0" for name, v in case.leaves.items())
     code = '; '.join(case.code.split('\n') + ([then] if then else []))
-    said = ' and '.join(case.leaves)
     grad = f", backpropagating out.grad = {case.grad!r}" if case.grad != 1.0 else ''
-    return f"{made}; {code}   ({said} made by an op, not leaves{grad})"
+    return f"{made}; {code}   ({' and '.join(case.leaves)} made by an op, not leaves{grad})"
 
 
 def _name(role: str, exercise: Exercise, parents: tuple[str, ...]) -> str:
-    """An operand as the library's code calls it: x is self (the first parent), y is other; for the dot a weight
-    in ws, an input in xs, b."""
+    """An operand as the library's code calls it: x is self (the first parent), y is other; the dot's ws, xs, b."""
     if exercise.attribute == 'dot':
         return {'w': 'a weight in `ws`', 'x': 'an input in `xs`', 'b': 'the bias `b`'}[role[:1]]
     return "`" + {'x': parents[0], 'y': parents[-1]}.get(role, role) + "`"
@@ -57,29 +49,25 @@ def behind(gradients: dict[str, float] | None) -> str:
 
 
 def wiring(exercise: Exercise, value_class: Any, made: list[Run], through: bool = False) -> Result | None:
-    """What is wrong with how the op puts its output in the graph, named, at the learner's line that made the
-    output (or returned it); None when nothing is, or when it cannot be told here. made: the probes' runs; through:
-    whether to see the library's gradients reach the leaves behind the operands too (the checker's loop ran)."""
-    kept = _constructor(exercise, value_class)
-    if kept is not None:
+    """What is wrong with how the op puts its output in the graph, at the line that made (or returned) it, or None.
+    made: the probes' runs; through: whether the library's gradients must reach the leaves behind the operands too."""
+    if (kept := _constructor(exercise, value_class)) is not None:
         return kept
     parents = max((b.parents for b in blanks_of(exercise)), key=len, default=('self',))  # (x ** y's: self, other)
     own, further = closures(value_class, exercise.methods), None
     for case, run in zip(probes(exercise), made):
-        roles = roles_of(case) or {}
-        called = {leaf: _name(roles[leaf], exercise, parents) for leaf in case.leaves}  # (as the op says)
-        input_ = wired_text(case)
+        called = {leaf: _name(role, exercise, parents) for leaf, role in (roles_of(case) or {}).items()}  # (its words)
         if not run.built:  # a Value that does not take this input: its cases say so
             continue
         (made_at, returned_at), (_, operands, out) = run.lines, run.graphs[0]
+        fields = {'input': wired_text(case), 'place': made_at}
         lost = [leaf for leaf in case.leaves if not reaches(out, [operands[leaf]])]
         closure, held = closure_of(out), {name: closure_of(node) for name, node in operands.items()}
         here, elsewhere = made_by(closure, own), [name for name, fn in held.items() if made_by(fn, own)]
         if through and further is None:  # (the checker's backpropagation: whether x0 behind x gets its gradient)
             right = library_numbers(case)[0].grads
             if run.grads is not None and not same(run.grads, right):  # (an exception: said by the cases)
-                further = {'input': input_, 'expected': behind(right), 'obtained': behind(run.grads)}
-        fields = {'input': input_, 'place': made_at}
+                further = {'input': fields['input'], 'expected': behind(right), 'obtained': behind(run.grads)}
         if lost:
             prev = list(getattr(out, '_prev', ()) or ())
             said = ' and '.join(dict.fromkeys(called[leaf] for leaf in lost))
@@ -87,10 +75,9 @@ def wiring(exercise: Exercise, value_class: Any, made: list[Run], through: bool 
             return outcome.wrong(exercise, 'not_in_graph', why=(
                 f"your `{exercise.name}` leaves {said} out of the graph: the output's parents (`_prev`) must hold "
                 f"every operand, or backward() never reaches what made {said}"),
-                expected=f"out._prev holding {', '.join(case.leaves)}",
+                expected=f"out._prev holding {', '.join(case.leaves)}", **fields,
                 obtained=f"out._prev = ({', '.join(who.get(id(p), type(p).__name__) for p in prev)}"
-                         f"{',' if len(prev) == 1 else ''})",
-                **fields)
+                         f"{',' if len(prev) == 1 else ''})")
         if not here and (closure is not None or not own):
             continue  # made by other ops (the lecture's x * y**-1): their labels and closures are theirs
         if closure is None and elsewhere:  # attached, but to an operand: `other._backward = _backward`
@@ -105,30 +92,25 @@ def wiring(exercise: Exercise, value_class: Any, made: list[Run], through: bool 
         if closure is None:
             return outcome.wrong(exercise, 'closure_not_attached', why=(  # (said so in either convention)
                 "`out._backward = _backward` is missing: the closure is never attached, so backward() has nothing "
-                "to run for this op"),
-                                 expected="out with its _backward", obtained="out with none",
-                                 **fields | {'place': returned_at})
+                "to run for this op"), expected="out with its _backward", obtained="out with none",
+                **fields | {'place': returned_at})
         label, named = getattr(out, '_op', None), _label(exercise, case)
         if label is not None and named and label != named:
             return outcome.wrong(exercise, 'op_label', why=(
                 f"your `{exercise.name}` labels its output {label!r}, where the library's is {named!r}: `_op` "
                 "names the op that made a node, as the drawings show it"),
-                expected=f"out._op = {named!r}", obtained=f"out._op = {label!r}",
-                **fields)
+                expected=f"out._op = {named!r}", obtained=f"out._op = {label!r}", **fields)
     return outcome.wrong(exercise, 'through_ops', **further) if further is not None else None
 
 
 def made_by(closure: Any, codes: set[types.CodeType]) -> bool:
-    """Whether a closure attached to a node (closure_of's) is one of codes: its code, or the code of the function it
-    wraps (the workspace's out._backward = f keeps f in a lambda)."""
-    inner = [getattr(cell.cell_contents, '__code__', None) for cell in getattr(closure, '__closure__', None) or ()
-             if cell.cell_contents is not None] if closure is not None else []
+    """Whether a node's closure (closure_of's) is one of codes, or wraps one (out._backward = f keeps f in a lambda)."""
+    inner = [getattr(cell.cell_contents, '__code__', None) for cell in getattr(closure, '__closure__', None) or ()]
     return any(code in codes for code in [getattr(closure, '__code__', None), *inner])
 
 
 def _constructor(exercise: Exercise, value_class: Any) -> Result | None:
-    """Whether Value(data, children, op) keeps what it is given (its parents in _prev, its op in _op): where it
-    does not, every op's output misses it, and the line to fix is in __init__."""
+    """Whether Value(data, children, op) keeps its parents in _prev and its op in _op, as every op's output needs."""
     text = "a, b = Value(1.0), Value(2.0); out = Value(3.0, (a, b), '+')"
     set_input(text)
     try:

@@ -1,6 +1,5 @@
-"""Where the learner wrote each exercise (their file and line, or their notebook class), and the scalar track's
-lines a diagnosis points at: the first that made a wrong value (lines.py's tracer, on the op's closures), the ones
-that made and returned the output, an alias (`__rmul__ = __add__`), a line holding what a slip is about."""
+"""Where the learner wrote each exercise, and the scalar track's lines a diagnosis points at: the first that made a
+wrong value, those that made and returned the output, an alias (`__rmul__ = __add__`), a line holding a slip."""
 from __future__ import annotations
 
 import inspect
@@ -29,19 +28,15 @@ def class_places(value_class: Any, neuron: Any) -> dict[int, str]:
 
 
 def method_place(cls: Any, method: str) -> str:
-    """Where the learner writes cls's method (the body of its backward closure, if it has one): 'my_nn.py, line 62:
-    Neuron.parameters'; '' where its source is not at hand."""
+    """Where the learner writes cls's method (lines.written): 'my_nn.py, line 62: Neuron.parameters', or ''."""
     return written(_function(cls, method), f"{cls.__name__}.{method}")
 
 
 def wrong_line(methods: tuple[str, ...], mine: list[lines.Event], run: Callable[[Any], object],
                leaf: float | None) -> str:
-    """The learner's line in their methods' closures that made a wrong value first, mine their run of the case
-    traced, run(a Value class) running it again with the library's closures noted (lines.py): 'my_engine.py, line
-    47: other.grad -= ...'; where every value is right, the line that handed the leaf of data leaf its gradient; ''
-    where none did. The library's closures of every op are traced: x - y is x + (-y)."""
-    noted: list[Any] = []
-    swaps = []
+    """The learner's line that made a wrong value first (lines.wrong_line; mine: their run, traced), or ''; run(a
+    Value class) runs the case again, with the library's closures noted."""
+    noted, swaps = list[Any](), []
     for method in (m for m in methods if m in vars(Value)):
         fn = _function(Value, method)
         try:
@@ -50,57 +45,48 @@ def wrong_line(methods: tuple[str, ...], mine: list[lines.Event], run: Callable[
             return ''
         swaps.append((Value, method, namespace[fn.__name__]))
     with swapped(swaps):
-        right = run_traced(closures(Value, tuple(vars(Value))), lambda: run(Value))
+        right = run_traced(closures(Value, tuple(vars(Value))), lambda: run(Value))  # every op's: x - y is x + (-y)
     found = lines.wrong_line(Right(noted, right, float, 1e-6, 1e-9), mine, leaf=leaf)
     return place(*found) if found else ''
 
 
 def in_learners_words(why: str, place: str, one_parent: bool) -> str:
-    """A diagnosis quoting the library's form of a line (`other.grad += grad * (x / y / y)`) with the learner's
-    own line at place instead (`other.grad += self.data / other.data**2 * grad`): the quote of a .grad statement
-    to the same parent; with one_parent (only one parent's gradient wrong), 'on every parent' said as that line."""
-    text = place.split(': ', 1)[1] if ': ' in place else ''
+    """why quoting the learner's line at place for the library's (each quoted .grad statement to the same parent);
+    with one_parent (only one parent's gradient wrong), 'on every parent' said as that line too."""
+    text = place.partition(': ')[2]
     if (base := _base(text)) is None:
         return why
     why = re.sub(r'`([^`]+)`', lambda quote: f"`{text}`" if _base(quote.group(1)) == base else quote.group(0), why)
-    for every in (": on every parent", ": in every line"):
-        if one_parent and why.endswith(every):
-            why = why[:-len(every)] + f": `{text}`"
+    if one_parent:
+        why = re.sub(r": (on every parent|in every line)\Z", lambda _: f": `{text}`", why)
     return why
 
 
 def alias_line(cls: Any, method: str) -> str:
-    """The line of cls's body that makes method another method (`__rmul__ = __add__`), '' where method is its
-    own function: 'my_engine.py, line 92: __rmul__ = __add__'."""
+    """The line of cls's body making method another one ('my_engine.py, line 92: __rmul__ = __add__'), else ''."""
     fn = _function(cls, method)
-    if fn is None or getattr(fn, '__name__', method) == method:
-        return ''
     code = getattr(fn, '__code__', None)  # the class's file is the one its methods were compiled from
-    lines = linecache.getlines(code.co_filename) if code is not None else []
+    if code is None or getattr(fn, '__name__', method) == method:
+        return ''
+    lines = linecache.getlines(code.co_filename)
     at = next((n for n, line in enumerate(lines, 1) if re.match(rf'\s*{method}\s*=', line)), None)
-    return '' if at is None or code is None else \
-        f"{Path(code.co_filename).name}, line {at}: {lines[at - 1].split('#')[0].strip()}"
+    return f"{Path(code.co_filename).name}, line {at}: {lines[at - 1].split('#')[0].strip()}" if at else ''
 
 
 def line_with(cls: Any, method: str, needle: str | re.Pattern[str]) -> str:
-    """The learner's first line in method that holds needle ('.tanh(', or a regular expression), not in a comment:
-    'my_nn.py, line 49: out = act.tanh()'; '' where there is none."""
+    """The learner's first line in method holding needle ('.tanh(', or a pattern), as lines.line_holding says it."""
     return line_holding(_function(cls, method), needle)
 
 
-_SETS_GRAD = re.compile(r'\s*(\w+)(\[[^\]]*\])?\.grad\s*[-+*/@]{0,2}=(?!=)')
-
-
 def _base(text: str) -> str | None:
-    """The name whose .grad a statement sets: 'other' in other.grad -= ..., 'ws' in ws[i].grad += ...; None
-    where text is not one such statement."""
-    return found[1] if (found := _SETS_GRAD.match(text)) else None
+    """The name whose .grad a statement sets ('other' in other.grad -= ..., 'ws' in ws[i].grad += ...), or None."""
+    found = re.match(r'\s*(\w+)(\[[^\]]*\])?\.grad\s*[-+*/@]{0,2}=(?!=)', text)
+    return found[1] if found else None
 
 
 def output_lines(cls: Any, methods: tuple[str, ...], run: Callable[[], object]) -> tuple[str, str]:
-    """The learner's lines in cls's methods, as run() runs them, that made the output (the statement that assigns
-    the name the innermost method returning it returned; else the line that returned it) and that returned it:
-    ('my_engine.py, line 40: out = Value(...)', 'my_engine.py, line 44: return out'); '' where none ran."""
+    """The learner's lines in cls's methods, as run() runs them, that made the output (assigned the name the
+    innermost method returning it returns, else returned it) and that returned it; '' where none ran."""
     codes = {getattr(_function(cls, m), '__code__', None) for m in methods}
     returned: list[tuple[Any, Line]] = []  # innermost first
 
