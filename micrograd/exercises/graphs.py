@@ -1,12 +1,9 @@
-"""backward() checked on graphs the checker makes node by node, the same way on both tracks. A graph is a few
-leaves and nodes (name, op, parents); each node's backward is the checker's, so backward() is checked before (and
-whatever) the ops' exercises are. The right gradients are those the library's backward() leaves on the same
-graph; wrong ones are named by the slip that, planted in the library's backward(), leaves the same numbers. A
-track gives only its arithmetic: how a leaf and a node are made, how a gradient is read, when two are the same."""
+"""backward() checked on graphs the checker makes node by node, the same way on both tracks. Each node's backward
+is the checker's, so backward() is checked before (and whatever) the ops' exercises are; the right gradients are
+those the library's backward() leaves, and a wrong one is named by the slip that, planted there, leaves the same."""
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 Gradients = dict[str, Any]  # every node's gradient, by its name in the graph
@@ -38,8 +35,7 @@ def backpropagated(nodes: dict[str, Any], root: str, calls: int = 1, *seed: Any,
 
 
 def changed(body: str, changes: dict[str, list[str]]) -> str:
-    """body with every line that is one of changes' statements replaced by its lines, at that line's indentation:
-    a slip planted in a right body."""
+    """A slip planted in a right body: each line that is one of changes' statements replaced by its lines."""
     lines = body.split('\n')
     if not set(changes) <= {line.strip() for line in lines}:
         raise LookupError(f"not a statement of the body: {set(changes) - {line.strip() for line in lines}}")
@@ -48,18 +44,6 @@ def changed(body: str, changes: dict[str, list[str]]) -> str:
 
 
 def revisiting_sort(order: str) -> list[str]:
-    """The lecture's build_topo without its visited set, listing into order: a node reached along two paths is
-    listed twice, so its backward runs twice."""
+    """The lecture's build_topo without its visited set: a node reached along two paths is listed twice."""
     return [f'{order} = []', 'def build(v):', '    for p in v._prev:', '        build(p)', '    if v._prev:',
             f'        {order}.append(v)', 'build(self)']
-
-
-def named(got: Gradients, slips: Iterable[tuple[str, Callable[[], Gradients]]],
-          same: Callable[[Gradients, Gradients], bool]) -> str:
-    """The first slip whose gradients (the library's backward() with it planted, on the same graph) are got:
-    its key, else 'wrong'."""
-    for key, gradients in slips:
-        with contextlib.suppress(Exception):  # (a slip that raises on this graph is not the learner's)
-            if same(got, gradients()):
-                return key
-    return 'wrong'

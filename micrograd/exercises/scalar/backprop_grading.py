@@ -1,15 +1,14 @@
 """Grading backward() on graphs the checker makes node by node (graphs.py), the idea first: a backward() that leaves
 the library's gradients is correct backprop (the lecture's recursive build_topo and `self.grad = 1` are both). Then
-the library's own rules, each stated in the task before the learner starts (no recursion, zeroing before a second
-backward(), `+= 1` on the root), each named when missing. The nodes of those graphs (made by check_one, grade.py,
-with the learner's Value) and how a learner's call is run are the sort's grading's too (sort_grading.py)."""
+the library's own rules the task states (no recursion, zeroing before a second backward(), `+= 1` on the root)."""
 from __future__ import annotations
 
 import ast
+import contextlib
 import textwrap
 from collections.abc import Callable
 from contextlib import nullcontext
-from functools import cache, partial
+from functools import cache
 from typing import Any
 from unittest.mock import patch
 
@@ -37,7 +36,6 @@ def graph_node(op: str, parents: list[Any]) -> Any:
 
 
 def _gradients(value_class: Any, graph: Graph, calls: int) -> graphs.Gradients:
-    """Every node's gradient after backward() is called calls times on graph, made with value_class."""
     return graphs.backpropagated(graphs.make(graph, value_class, graph_node), graph.root, calls)
 
 
@@ -45,8 +43,8 @@ class Finding(dict[str, str]):
     """A mistake found, as the fields of its Result (its key as diagnosis; a status other than wrong as status)."""
 
 
-# The slips of backward() the checker names, each a change to statements of the library's body, in the order they
-# are tried; the last three show only on a second backward() (on one they leave the right gradients).
+# The slips of backward(), each a change to statements of the library's body, in the order they are tried; the
+# last three show only on a second backward().
 _CALL = 'node._grad_fn(node.grad)'
 SLIPS: tuple[tuple[str, dict[str, list[str]]], ...] = (
     ('backward_no_seed', {'self.grad += 1.0': ['pass']}),
@@ -72,8 +70,7 @@ def planted(index: int) -> Any:
 
 
 def ran(exercise_number: int, text: str, run: Callable[[], Any], want: str = '') -> Any:
-    """run(), the learner's code on text: what it returns, or the RecursionError it raises; when it raises otherwise,
-    the mistake (the way a node's backward was called wrongly, else raises), not started at the exercise's blank."""
+    """run(), the learner's code on text: what it returns or the RecursionError it raises, else a Finding."""
     set_input(text)
     try:
         return run()
@@ -86,13 +83,12 @@ def ran(exercise_number: int, text: str, run: Callable[[], Any], want: str = '')
 
 
 def _raised(text: str, error: BaseException, key: str, want: str) -> Finding:
-    """text raised error: a mistake named key, where want was expected."""
     return Finding(diagnosis=key, input=text, expected=want, obtained=type(error).__name__, detail=where(error))
 
 
 def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, made: dict[str, list[Run]],
                    built: list[dict[str, Any]]) -> Result:
-    """backward() on graphs the checker makes node by node (built: their nodes), then on the learner's own ops done."""
+    """backward() on the checker's graphs (built: their nodes), then on the learner's own ops done (made)."""
     swapped = getattr(value_class, '_topological_order', None) is not None and not sort_done
     with patch.object(value_class, '_topological_order', topological_order) if swapped else nullcontext():
         failed, missing, shown = _check_backward(exercise.number, [*zip(exercise.graphs, built)], value_class, made)
@@ -108,8 +104,8 @@ def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, made: 
 
 def _check_backward(exercise_number: int, graphs_: list[tuple[Graph, dict[str, Any]]], value_class: Any,
                     made: dict[str, list[Run]]) -> tuple[Finding, list[tuple[str, str]], dict[str, str]]:
-    """The first mistake (none: empty), the idea first (the graphs, the learner's own ops); else the library's rules
-    missed (key, what shows it: on a second backward(), on a leaf) and what shows the first."""
+    """The first mistake (none: empty), the idea first; else the library's rules missed (key, what shows it) and
+    what shows the first."""
     twice = graphs_[1][0].text('backward()') + '; z.backward()   (a second time)'  # (the reused graph's nodes, again)
     runs = [*((graph, nodes, 1, graph.text('backward()')) for graph, nodes in graphs_), (*graphs_[1], 2, twice)]
     leaf = _leaf_root(value_class)  # (said last)
@@ -136,34 +132,38 @@ def _check_backward(exercise_number: int, graphs_: list[tuple[Graph, dict[str, A
 
 
 def _run(exercise_number: int, graph: Graph, nodes: dict[str, Any], calls: int, text: str) -> Any:
-    """backward() called on graph's nodes (the calls-th time): a Finding when it goes wrong, else the gradients it
-    leaves (the RecursionError it raises); a wrong one only missing the zeroing rule, as its key, them and the right."""
+    """backward() called on graph's nodes (the calls-th time): the gradients it leaves (or its RecursionError), a
+    Finding when they are wrong, or (key, them, the right ones) when they miss only the zeroing rule."""
     want = _gradients(library.Value, graph, calls)
-    shown = want if len(want) < 20 else {'x': want['x']}  # the deep chain: its leaf only
+    shown = want if len(want) < 20 else {'x': want['x']}  # the deep chain: its leaf only, and no slip tried
     got = ran(exercise_number, text, lambda: graphs.backpropagated(nodes, graph.root), grads(shown))
-    slips = ((key, partial(_gradients, planted(n), graph, calls)) for n, (key, _) in enumerate(SLIPS))
-    key = '' if isinstance(got, (Finding, RecursionError)) else graphs.named(  # ('': the library's gradients)
-        {k: got[k] for k in shown}, [('', lambda: shown), *(slips if len(want) < 20 else ())], same)
-    if not key:
+    if isinstance(got, (Finding, RecursionError)) or same(mine := {k: got[k] for k in shown}, shown):
         return got
+    key = next((key for n, (key, _) in enumerate(SLIPS) if len(want) < 20 and _leaves(planted(n), graph, calls, mine)),
+               'wrong')
     if key in ('backward_no_zeroing', 'backward_zeroes_leaves'):  # the zeroing rule: right on one call
         return key, got, want
-    return Finding(diagnosis=key, input=text, expected=grads(shown), obtained=grads({k: got[k] for k in shown}))
+    return Finding(diagnosis=key, input=text, expected=grads(shown), obtained=grads(mine))
+
+
+def _leaves(value_class: Any, graph: Graph, calls: int, got: graphs.Gradients) -> bool:
+    """Whether backward() of value_class leaves got on graph (a slip that raises on it is not the learner's)."""
+    with contextlib.suppress(Exception):
+        return same(got, _gradients(value_class, graph, calls))
+    return False
 
 
 def _call_mismatch(error: BaseException) -> str:
     """For a TypeError from calling a node's backward the wrong way, which way ('' for any other error)."""
     message = str(error) if isinstance(error, TypeError) else ''
-    if 'takes 0 positional arguments but 1 was given' in message:
-        return 'backward_extra_grad'
-    if 'missing 1 required positional argument' in message:
-        return 'backward_no_grad'
-    return ''
+    called = {'backward_extra_grad': 'takes 0 positional arguments but 1 was given',
+              'backward_no_grad': 'missing 1 required positional argument'}
+    return next((key for key, says in called.items() if says in message), '')
 
 
 def _leaf_root(value_class: Any) -> Finding | str:
-    """x.backward() on a leaf x holding a gradient already: d(x)/d(x) = 1 is added to it, as in PyTorch. The rule
-    it misses ('' for none), or a Finding when it goes wrong otherwise."""
+    """x.backward() on a leaf x holding a gradient: 1 is added to it, as in PyTorch. The rule it misses ('' for
+    none), or a Finding when it goes wrong otherwise."""
     text = "x = Value(2.0); x.grad = 0.5; x.backward()   (x is a leaf: its gradient accumulates)"
     set_input(text)
     x = value_class(2.0)
@@ -180,10 +180,8 @@ def _leaf_root(value_class: Any) -> Finding | str:
 
 
 def _own_ops(made: dict[str, list[Run]]) -> Finding:
-    """backward() on graphs of the learner's own ops that are done (made: by op, the runs of its probes), each in
-    every form it takes, its operands made by an op (so that the whole engine runs: each op's parents in the graph,
-    its closure attached, the learner's sort): the checker's graphs accept either way of calling a node's
-    backward, the learner's own closures may take only one. The first mistake (none: empty)."""
+    """backward() on graphs of the learner's own ops that are done (made: by op, the runs of its probes), its
+    operands made by an op, so that the whole engine runs. The first mistake (none: empty)."""
     for op in (e for e in EXERCISES if e.name in made):
         for case, run in zip(probes(op), made[op.name]):
             if case.grad != 1.0 or not run.built:  # what out.backward() does; a Value that does not take this input
