@@ -1,12 +1,7 @@
 """Naming a wrong gradient from the learner's numbers: the slip (slips.py) whose backward gives them, else the
-formula they follow.
-
-A leaf's gradient is what the learner's closure added to it: grad times some local derivative. Read off the
-cases, that addition is a function of the op's input x (and y), its output `out` and the upstream `grad`. Where no
-slip gives the numbers, the op's derivative taken at the wrong place (misplaced(): at the input where it has the
-output, ...) and then the shapes a learner's formula takes (forms()) are tried, and the one they follow on every
-input is said beside the derivative the op has.
-"""
+formula they follow. What the learner's closure added to a leaf is a function of the op's input x (and y), its
+output `out` and the upstream `grad`: the op's derivative taken at the wrong place (misplaced()), then the shapes
+a learner's formula takes (forms()) are tried, and the one it follows on every input is said."""
 from __future__ import annotations
 
 import math
@@ -74,9 +69,8 @@ def local_form(names: tuple[str, ...], samples: list[tuple[Env, float]], right: 
 
 
 def misplaced(right: str, forward: str, one_operand: bool) -> list[tuple[str, str]]:
-    """The derivative right taken at the wrong place, as slips name it: (key, its form). Written with the output
-    (1 - out**2): taken at the input (1 - x**2), or at f(out) (1 - tanh(out)**2, the function applied twice);
-    written with the input of an op of one operand (1 / x): taken at the output (1 / out)."""
+    """The derivative right taken at the wrong place, as slips name it: (key, its form). 1 - out**2 taken at the
+    input (1 - x**2) or at f(out) (1 - tanh(out)**2); 1 / x, of an op of one operand, at the output (1 / out)."""
     def put(name: str, value: str, formula: str) -> str:
         return re.sub(rf'\b{name}\b', value, formula)
     if re.search(r'\bout\b', right):
@@ -88,9 +82,8 @@ def misplaced(right: str, forward: str, one_operand: bool) -> list[tuple[str, st
 
 def story(leaf: str, samples: list[tuple[Env, float, float]], names: list[str], right: str,
           forward: str, one_operand: bool) -> tuple[str, str]:
-    """What a leaf's wrong gradient follows, said plainly, and its key: the derivative taken at the wrong place
-    (misplaced()), else 'formula' ('' when nothing fits). samples: per case, the case's quantities (x, y, out,
-    grad), what the learner added to the leaf, and what the library adds."""
+    """What a leaf's wrong gradient follows, said plainly ('' when nothing fits), and its key. samples: per case,
+    its quantities (x, y, out, grad), what the learner added to the leaf, and what the library adds."""
     added = [(env, got) for env, got, _ in samples]
     if all(close(got, 0.0) for _, got in added):
         return 'formula', f"`{leaf}` gets no gradient at all"
@@ -125,9 +118,8 @@ def roles_of(case: Case) -> dict[str, str] | None:
 
 
 def explain(cases: list[Case], runs: list[Run], wants: list[Run], op: ops.Op) -> tuple[str, str]:
-    """The stories of every wrong leaf, over the cases whose code is `out = x OP y` or `out = x.f()` (no value used
-    twice, no extreme input), told against op's local derivatives as the ops table writes them, and their key
-    ('formula', or a slip's that they all tell); '' when a wrong leaf has none."""
+    """The stories of every wrong leaf, over the cases `out = x OP y` or `out = x.f()` (no value used twice, no
+    extreme input), and their key ('formula', or the slip's they all tell); '' when a wrong leaf has none."""
     by_role: dict[str, list[tuple[Env, float, float]]] = {}
     for case, run, want in zip(cases, runs, wants):
         roles = roles_of(case)  # (the dot's leaves: each its own story, no formula to fit)
@@ -171,8 +163,8 @@ def _leaky(exercise: Exercise, runs: list[Run], cases: tuple[Case, ...]) -> bool
 
 
 def holds_out(exercise: Exercise, value_class: Any, error: BaseException | None) -> bool:
-    """The lecture's out.grad in a closure handed grad: a closure of the op reads the output Value, out (a
-    cycle, freed only by the garbage collector), or raises where out is undefined (or a float) in the workspace."""
+    """The lecture's out.grad in a closure handed grad: a closure reads the output Value (a cycle), or raises
+    where out is undefined (or a float) in the workspace."""
     reflex = isinstance(error, (NameError, AttributeError)) and any(
         s in place_of(error) for s in ('out.grad', 'out.data'))
     return reflex or any(code.co_argcount and 'out' in code.co_freevars
@@ -181,9 +173,8 @@ def holds_out(exercise: Exercise, value_class: Any, error: BaseException | None)
 
 def diagnose(exercise: Exercise, runs: list[Run], failing: list[int], value_class: Any,
              accepted: frozenset[int] = frozenset()) -> tuple[str, str]:
-    """The slip (key, sentence) that gives the learner's gradients (or exception) on the first failing case: the
-    one that also matches every other case the learner's code built (but those accepted with a note), else the one
-    matching the most failing cases; else the formula the numbers follow."""
+    """The slip (key, sentence) that gives the learner's gradients (or exception) on every case (but those
+    accepted), else the formula they follow, else the slip matching the most failing cases."""
     cases, first = exercise.cases, failing[0]
     error = runs[first].error
     if holds_out(exercise, value_class, error):

@@ -1,8 +1,7 @@
 """Grading the neuron, the idea first: parameters() lists the weights and the bias, and the neuron computes
-activation(w . x + b) from Values, so that backward() reaches w and b. The lecture's neuron (always tanh, a
-for loop or sum over zip(self.w, x)) is that idea. Then the library's rules, stated in the task: its own
-activation (this Neuron is ReLU unless made otherwise), a single Value taken as an input, the number of inputs
-checked. When the forward value differs, that is said first, and why when it is the activation."""
+activation(w . x + b) from Values, so that backward() reaches w and b (the lecture's tanh neuron does). Then the
+library's rules the task states: its own activation (ReLU unless made otherwise), a single Value taken as an
+input, the number of inputs checked."""
 from __future__ import annotations
 
 import math
@@ -26,8 +25,8 @@ ACTIVATIONS: dict[str, Callable[[float], float]] = {
 
 
 def _slipped(x: tuple[float, ...]) -> list[tuple[str, float, re.Pattern[str] | None]]:
-    """What w . x + b becomes by each slip's rule, and what the slipped line holds (a regular expression):
-    the bias dropped, the bias added once per input, an operand multiplied by itself."""
+    """What w . x + b becomes by each slip (the bias dropped, added once per input, an operand squared), and what
+    the slipped line holds (a regular expression)."""
     def dot(a: tuple[float, ...], b: tuple[float, ...]) -> float:
         return sum(p * q for p, q in zip(a, b))
     squared = re.compile(r'\b([\w.]+(\[\w+\])?)\s*\*\s*\1\b')  # wi * wi, self.w[i] * self.w[i]
@@ -79,8 +78,8 @@ def _check_parameters(exercise: Exercise, neuron_class: Any) -> Result | None:
 
 def _forward(exercise: Exercise, value_class: Any, neuron_class: Any, kw: dict[str, Any],
              x: tuple[float, ...]) -> tuple[Result | None, str]:
-    """The neuron made with kw, on x: a Result when it goes wrong, else None; and the activation its value is
-    when it goes wrong ('relu', 'tanh', ...: '' when it is none of them)."""
+    """The neuron made with kw, on x: a Result when it goes wrong (else None), and the activation its value then
+    is ('relu', 'tanh', ...; '' for none)."""
     args = ''.join(f", {k}={v!r}" for k, v in kw.items())
     text = SETTING.replace('Neuron(3)', f'Neuron(3{args})') + f"; out = n({list(x)})"
     set_input(text)
@@ -144,7 +143,7 @@ def check_neuron(exercise: Exercise, value_class: Any, neuron_class: Any, strict
 
 
 def _inputs(exercise: Exercise, value_class: Any, neuron_class: Any) -> list[tuple[str, str]]:
-    """The rules about inputs: one Value (from a one-neuron Layer) taken, inputs of the wrong number refused."""
+    """The rules about inputs: one Value taken (from a one-neuron Layer), inputs of the wrong number refused."""
     missing = []
     text = "n = Neuron(1); weight 0.5, bias 0.25; out = n(Value(2.0))"
     set_input(text)
