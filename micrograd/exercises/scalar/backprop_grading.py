@@ -4,10 +4,9 @@ the library's own rules the task states (no recursion, zeroing before a second b
 from __future__ import annotations
 
 import ast
-import contextlib
 import textwrap
 from collections.abc import Callable
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 from functools import cache
 from typing import Any
 from unittest.mock import patch
@@ -148,7 +147,7 @@ def _run(exercise_number: int, graph: Graph, nodes: dict[str, Any], calls: int, 
 
 def _leaves(value_class: Any, graph: Graph, calls: int, got: graphs.Gradients) -> bool:
     """Whether backward() of value_class leaves got on graph (a slip that raises on it is not the learner's)."""
-    with contextlib.suppress(Exception):
+    with suppress(Exception):
         return same(got, _gradients(value_class, graph, calls))
     return False
 
@@ -162,8 +161,7 @@ def _call_mismatch(error: BaseException) -> str:
 
 
 def _leaf_root(value_class: Any) -> Finding | str:
-    """x.backward() on a leaf x holding a gradient: 1 is added to it, as in PyTorch. The rule it misses ('' for
-    none), or a Finding when it goes wrong otherwise."""
+    """x.backward() on a leaf x holding a gradient, which it adds 1 to (as PyTorch): the rule missed ('' for none)."""
     text = "x = Value(2.0); x.grad = 0.5; x.backward()   (x is a leaf: its gradient accumulates)"
     set_input(text)
     x = value_class(2.0)

@@ -1,6 +1,6 @@
 """Grading the sort on graphs the checker makes node by node (graphs.py), the idea first: an order in which every
-node comes once, after its parents, is a correct sort. Then the library's own rules, each stated in the task
-before the learner starts (no recursion, leaves out of the order), each named when missing."""
+node comes once, after its parents, is a correct sort. Then the library's rules the task states (no recursion,
+leaves out of the order)."""
 from __future__ import annotations
 
 from typing import Any
@@ -18,8 +18,8 @@ def _listed(items: list[str]) -> str:
 
 
 def _sort_problem(order: object, graph: Graph, names: dict[int, str]) -> str:
-    """What is wrong with a learner's order for graph (its nodes' names by id), as a diagnosis key ('' when the
-    idea is right: leaves listed too are the library's rule, not the idea)."""
+    """What is wrong with a learner's order for graph (its nodes' names by id), as a key ('' when the idea is right,
+    leaves listed or not)."""
     if not isinstance(order, (list, tuple)):
         return 'sort_not_list'
     got = [names.get(id(n)) for n in order]
@@ -49,11 +49,9 @@ def check_sort(exercise: Exercise, built: list[dict[str, Any]]) -> Result:
             missing.append(('sort_recursion', f"on `{text}`: RecursionError"))
             continue
         got = _listed([names.get(id(n), '?') for n in order]) if isinstance(order, (list, tuple)) else repr(order)[:200]
-        if isinstance(order, Finding):
-            failed = order
-        elif problem := _sort_problem(order, graph, names):
-            failed = Finding(diagnosis=problem, input=text, expected=want, obtained=got)
-        if failed:
+        problem = '' if isinstance(order, Finding) else _sort_problem(order, graph, names)
+        if problem or isinstance(order, Finding):  # (a Finding: it raised)
+            failed = Finding(diagnosis=problem, input=text, expected=want, obtained=got) if problem else order
             break
         if any(names[id(n)] in graph.leaves for n in order) and 'sort_leaves' not in dict(missing):
             missing.append(('sort_leaves', f"on `{text}` your order is {got}"))
