@@ -56,8 +56,7 @@ def _chained(names: tuple[str, ...]) -> list[tuple[str, CodeType]]:
 
 def _follows(code: CodeType, samples: list[tuple[Env, float]]) -> bool:
     try:
-        return all(close(eval(code, FUNCTIONS, env), value, rel=1e-6, abs_=1e-9)  # noqa: S307 -- the forms above
-                   for env, value in samples)
+        return all(close(eval(code, FUNCTIONS, env), value) for env, value in samples)  # noqa: S307 -- the forms above
     except (ArithmeticError, ValueError, TypeError, NameError):
         return False
 
@@ -123,8 +122,7 @@ def explain(cases: list[Case], runs: list[Run], wants: list[Run], op: ops.Op) ->
     by_role: dict[str, list[tuple[Env, float, float]]] = {}
     for case, run, want in zip(cases, runs, wants):
         roles = roles_of(case)  # (the dot's leaves: each its own story, no formula to fit)
-        if roles is None or case.reuses or case.extreme or run.error is not None or run.grads is None \
-                or want.grads is None:
+        if roles is None or case.reuses or case.extreme or run.grads is None or want.grads is None:  # (or it raised)
             continue
         env: Env = {'out': float(want.data or 0.0), 'grad': case.grad}
         if 'x' in roles.values():
@@ -150,9 +148,8 @@ def explain(cases: list[Case], runs: list[Run], wants: list[Run], op: ops.Op) ->
 
 def _agree(mine: Run, theirs: Run | None) -> bool:
     """The same gradients, or an exception of the same type (an overflow where the slip overflows)."""
-    if theirs is None or (mine.error is None) != (theirs.error is None):
-        return False
-    return type(mine.error) is type(theirs.error) if mine.error is not None else same(mine.grads, theirs.grads)
+    return theirs is not None and type(mine.error) is type(theirs.error) and (
+        mine.error is not None or same(mine.grads, theirs.grads))
 
 
 def _leaky(exercise: Exercise, runs: list[Run], cases: tuple[Case, ...]) -> bool:

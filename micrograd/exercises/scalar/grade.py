@@ -8,13 +8,12 @@ from typing import Any
 from micrograd.exercises import graphs
 from micrograd.exercises.result import ABSENT, CORRECT, DONE, Result
 from micrograd.exercises.sandbox import guarded, paused
-from micrograd.exercises.scalar.backprop_grading import check_backward, graph_node
+from micrograd.exercises.scalar.backprop_grading import check_backward, check_sort, graph_node
 from micrograd.exercises.scalar.drive import Run
 from micrograd.exercises.scalar.exercises import EXERCISES, Exercise
 from micrograd.exercises.scalar.neuron_grading import check_neuron
 from micrograd.exercises.scalar.op_grading import check_op
 from micrograd.exercises.scalar.outcome import raised, wrong
-from micrograd.exercises.scalar.sort_grading import check_sort
 from micrograd.exercises.scalar.whole_engine import check_engine
 
 

@@ -39,6 +39,10 @@ class Form:
     def text(self) -> str:
         return f"{self.case.text()}; out.backward()"
 
+    def run(self, value_class: Any) -> Run:
+        """The form run with value_class, through the learner's own backward()."""
+        return run_case(self.case, value_class, lambda out, grad: out.backward())
+
 
 def forms() -> list[Form]:
     """The table: -x (others are often built on it), each op of the protocol with y, with x itself, with each
@@ -50,11 +54,6 @@ def forms() -> list[Form]:
     protocol = {method for _, method, _ in PROTOCOL}
     named = {1: "x.{}()", 2: "x.{}(y)", 0: "Value.{}([x, y], [y, x])"}  # by how many parents (0: any number)
     return table + [Form(named[op.parents].format(op.method), op.method) for op in ops.OPS if op.method not in protocol]
-
-
-def run(form: Form, value_class: Any) -> Run:
-    """The form run with value_class, through the learner's own backward()."""
-    return run_case(form.case, value_class, lambda out, grad: out.backward())
 
 
 def _shown(r: Run) -> str:
@@ -88,9 +87,9 @@ def _place(value_class: Any, form: Form, mine: Run) -> str:
     bad = wrong_leaves(form.case, mine.grads)
     line = alias_line(value_class, form.method)
     if not line and bad and close(mine.data, library_numbers(form.case)[0].data):
-        events = run_traced(closures(value_class, (form.method,)), lambda: run(form, value_class))
-        line = wrong_line((form.method,), events, lambda cls: run(form, cls), LEAVES[bad[0]])
-    return line or output_lines(value_class, (form.method,), lambda: run(form, value_class))[1]
+        events = run_traced(closures(value_class, (form.method,)), lambda: form.run(value_class))
+        line = wrong_line((form.method,), events, form.run, LEAVES[bad[0]])
+    return line or output_lines(value_class, (form.method,), lambda: form.run(value_class))[1]
 
 
 def check_engine(value_class: Any, strict: bool) -> Result:
@@ -99,7 +98,7 @@ def check_engine(value_class: Any, strict: bool) -> Result:
     differing: list[tuple[Form, Run]] = []
     for form in table:
         set_input(form.text())
-        mine = run(form, value_class)
+        mine = form.run(value_class)
         with paused():  # the checker's own work: not the learner's time
             if not strict and mine.error is not None:
                 continue  # a lecture's Value without this form (x ** y of two Values)
