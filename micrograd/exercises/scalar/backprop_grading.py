@@ -104,8 +104,7 @@ def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, made: 
 
 def _check_backward(exercise_number: int, graphs_: list[tuple[Graph, dict[str, Any]]], value_class: Any,
                     made: dict[str, list[Run]]) -> tuple[Finding, list[tuple[str, str]], dict[str, str]]:
-    """The first mistake (none: empty), the idea first; else the library's rules missed (key, what shows it) and
-    what shows the first."""
+    """The first mistake (none: empty), the idea first; else the rules missed (key, what shows it), the first shown."""
     twice = graphs_[1][0].text('backward()') + '; z.backward()   (a second time)'  # (the reused graph's nodes, again)
     runs = [*((graph, nodes, 1, graph.text('backward()')) for graph, nodes in graphs_), (*graphs_[1], 2, twice)]
     leaf = _leaf_root(value_class)  # (said last)
@@ -207,8 +206,7 @@ def _listed(items: list[str]) -> str:
 
 
 def _sort_problem(order: object, graph: Graph, names: dict[int, str]) -> str:
-    """What is wrong with a learner's order for graph (its nodes' names by id), as a key ('' when the idea is right,
-    leaves listed or not)."""
+    """What is wrong with a learner's order (names: its nodes' by id), as a key ('' when the idea is right)."""
     if not isinstance(order, (list, tuple)):
         return 'sort_not_list'
     got = [names.get(id(n)) for n in order]

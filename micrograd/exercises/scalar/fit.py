@@ -1,7 +1,6 @@
 """Naming a wrong gradient from the learner's numbers: the slip (slips.py) whose backward gives them, else the
-formula they follow. What the learner's closure added to a leaf is a function of the op's input x (and y), its
-output `out` and the upstream `grad`: the op's derivative taken at the wrong place (misplaced()), then the shapes
-a learner's formula takes (forms()) are tried, and the one it follows on every input is said."""
+formula in the op's x (and y), its `out` and the upstream `grad` they follow: the op's derivative taken at the
+wrong place (misplaced()), then the shapes a learner's formula takes (forms())."""
 from __future__ import annotations
 
 import math
@@ -81,8 +80,8 @@ def misplaced(right: str, forward: str, one_operand: bool) -> list[tuple[str, st
 
 def story(leaf: str, samples: list[tuple[Env, float, float]], names: list[str], right: str,
           forward: str, one_operand: bool) -> tuple[str, str]:
-    """What a leaf's wrong gradient follows, said plainly ('' when nothing fits), and its key. samples: per case,
-    its quantities (x, y, out, grad), what the learner added to the leaf, and what the library adds."""
+    """The key and what a leaf's wrong gradient follows ('' when nothing fits). samples: per case, its quantities
+    (x, y, out, grad), what the learner added to the leaf, and what the library adds."""
     added = [(env, got) for env, got, _ in samples]
     if all(close(got, 0.0) for _, got in added):
         return 'formula', f"`{leaf}` gets no gradient at all"
@@ -99,8 +98,7 @@ def story(leaf: str, samples: list[tuple[Env, float, float]], names: list[str], 
 
 
 def roles_of(case: Case) -> dict[str, str] | None:
-    """For a case `out = x OP y` or `out = x.f()`: which leaf is the op's x and which its y; for the dot each leaf
-    its own ('w1', 'b'); None otherwise."""
+    """For `out = x OP y` or `out = x.f()`: which leaf is the op's x and which its y (the dot's: its own); else None."""
     code, leaves = case.code, list(case.leaves)
     if code.startswith('out = Value.dot('):
         return {leaf: leaf for leaf in leaves}
@@ -160,8 +158,7 @@ def _leaky(exercise: Exercise, runs: list[Run], cases: tuple[Case, ...]) -> bool
 
 
 def holds_out(exercise: Exercise, value_class: Any, error: BaseException | None) -> bool:
-    """The lecture's out.grad in a closure handed grad: a closure reads the output Value (a cycle), or raises
-    where out is undefined (or a float) in the workspace."""
+    """The lecture's out.grad in a closure handed grad: read from the output (a cycle), or raising where it is not."""
     reflex = isinstance(error, (NameError, AttributeError)) and any(
         s in place_of(error) for s in ('out.grad', 'out.data'))
     return reflex or any(code.co_argcount and 'out' in code.co_freevars

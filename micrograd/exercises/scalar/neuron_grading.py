@@ -78,8 +78,7 @@ def _check_parameters(exercise: Exercise, neuron_class: Any) -> Result | None:
 
 def _forward(exercise: Exercise, value_class: Any, neuron_class: Any, kw: dict[str, Any],
              x: tuple[float, ...]) -> tuple[Result | None, str]:
-    """The neuron made with kw, on x: a Result when it goes wrong (else None), and the activation its value then
-    is ('relu', 'tanh', ...; '' for none)."""
+    """The neuron made with kw, on x: a Result when it goes wrong (else None), and the activation its value is."""
     args = ''.join(f", {k}={v!r}" for k, v in kw.items())
     text = SETTING.replace('Neuron(3)', f'Neuron(3{args})') + f"; out = n({list(x)})"
     set_input(text)

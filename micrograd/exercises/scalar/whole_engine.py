@@ -45,8 +45,7 @@ class Form:
 
 
 def forms() -> list[Form]:
-    """The table: -x (others are often built on it), each op of the protocol with y, with x itself, with each
-    number on either side, then every other op of ops.py, by its name."""
+    """The table: -x, each op of the protocol with y, with x, with a number on either side, then ops.py's others."""
     table = [Form('-x', '__neg__')]
     for symbol, method, reflected in PROTOCOL:
         table += [Form(f"x {symbol} y", method), Form(f"x {symbol} x", method)]
@@ -80,8 +79,7 @@ def _like(form: Form, mine: Run, table: list[Form]) -> str:
 
 
 def _place(value_class: Any, form: Form, mine: Run) -> str:
-    """The learner's line: a method made another's (`__rmul__ = __add__`), the line giving a wrong gradient, or
-    the method's return that ran."""
+    """The learner's line: an alias (`__rmul__ = __add__`), the line giving a wrong gradient, or the return that ran."""
     if mine.error is not None:
         return place_of(mine.error)
     bad = wrong_leaves(form.case, mine.grads)
