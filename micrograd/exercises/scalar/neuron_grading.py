@@ -121,11 +121,9 @@ def check_neuron(exercise: Exercise, value_class: Any, neuron_class: Any, strict
                 outcomes.append(outcome.raised(exercise, f"Neuron(3, {kw})", error))
     if all(r is not None and r.diagnosis == 'unfinished' for r in [*outcomes, *(r for r, _ in ran)]):
         return Result.of(exercise, NOT_STARTED)
-    failed = [r for r in outcomes if r is not None]
-    if failed:
-        return failed[0]
-    missing: list[tuple[str, str]] = []
-    shown: dict[str, str] = {}
+    if failed := next((r for r in outcomes if r is not None), None):
+        return failed
+    missing, shown = list[tuple[str, str]](), dict[str, str]()
     wrong = [(r, applied) for r, applied in ran if r is not None]
     if wrong:  # right for no activation: the forward value differs, said first
         result, applied = wrong[0]
