@@ -10,8 +10,7 @@ Gradients = dict[str, Any]  # every node's gradient, by its name in the graph
 
 # Each op of the checker's graphs, on numbers or arrays: its forward, and what each parent gets from the node's
 # gradient g. '+1' adds the number 1 (the scalar track's deep chain); a track may add its own.
-Op = tuple[Callable[..., Any], Callable[..., list[Any]]]
-OPS: dict[str, Op] = {
+OPS: dict[str, tuple[Callable[..., Any], Callable[..., list[Any]]]] = {
     '*': (lambda a, b: a * b, lambda g, a, b: [g * b, g * a]),
     '+': (lambda a, b: a + b, lambda g, a, b: [g, g]),
     '+1': (lambda a: a + 1.0, lambda g, a: [g]),

@@ -1,7 +1,6 @@
-"""Grading the sort and backward() on graphs the checker makes node by node (graphs.py), the idea first: an order in
-which every node comes once, after its parents, is a correct sort; a backward() that leaves the library's gradients
-is correct backprop (the lecture's recursive build_topo and `self.grad = 1` are both). Then the library's rules the
-task states (no recursion, leaves out of the order, zeroing before a second backward(), `+= 1` on the root)."""
+"""Grading the sort and backward() on graphs the checker makes node by node (graphs.py), the idea first: every node
+once, after its parents, is a correct sort; the library's gradients are correct backprop (the lecture's build_topo
+and `self.grad = 1` too). Then the rules the task states (no recursion, no leaves in the order, zeroing, `+= 1`)."""
 from __future__ import annotations
 
 import ast
@@ -100,8 +99,7 @@ def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, made: 
     result = outcome.verdict(exercise, failed, "your backward() gives the right gradients", missing, **shown)
     if swapped:
         result.note = f"checked with the library's sort, since exercise {find('sort').number} (sort) is not done yet"
-    if not result.place:
-        result.place = backward_line(value_class.backward, result.diagnosis)  # the line that holds the slip
+    result.place = result.place or backward_line(value_class.backward, result.diagnosis)  # the slip's line
     return result
 
 

@@ -132,14 +132,10 @@ def explain(cases: list[Case], runs: list[Run], wants: list[Run], op: ops.Op) ->
             prior = case.prior.get(leaf, 0.0)
             by_role.setdefault(role, []).append((env, run.grads[leaf] - prior, want.grads[leaf] - prior))
     names, right = ['x', 'y', 'out'] if op.parents != 1 else ['x', 'out'], dict(zip('xy', op.derivatives))
-    stories = []
-    for role, samples in by_role.items():
-        if all(close(got, want) for _, got, want in samples):
-            continue
-        key, said = story(role, samples, names, right.get(role, '?'), op.forward, 'y' not in by_role)
-        if not said:
-            return '', ''
-        stories.append((key, said))
+    stories = [story(role, samples, names, right.get(role, '?'), op.forward, 'y' not in by_role)
+               for role, samples in by_role.items() if not all(close(got, want) for _, got, want in samples)]
+    if not all(said for _, said in stories):
+        return '', ''
     keys = {key for key, _ in stories}
     return (keys.pop() if len(keys) == 1 else 'formula'), '; '.join(said for _, said in stories)
 
