@@ -1,6 +1,5 @@
-"""backward() checked on graphs the checker makes node by node, the same way on both tracks. Each node's backward
-is the checker's, so backward() is checked before (and whatever) the ops' exercises are; the right gradients are
-those the library's backward() leaves, and a wrong one is named by the slip that, planted there, leaves the same."""
+"""backward() checked, on both tracks, on graphs the checker makes with a backward of its own (so whatever the ops'
+exercises are): the right gradients are the library's; a wrong one is named by the slip planted there that gives it."""
 from __future__ import annotations
 
 from collections.abc import Callable

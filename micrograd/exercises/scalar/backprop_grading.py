@@ -172,8 +172,7 @@ def _leaf_root(value_class: Any) -> Finding | str:
 
 
 def _own_ops(made: dict[str, list[Run]]) -> Finding:
-    """backward() on graphs of the learner's own ops that are done (made: by op, the runs of its probes), its
-    operands made by an op, so that the whole engine runs. The first mistake (none: empty)."""
+    """The first mistake (none: empty) of backward() on the learner's own ops done (made), operands made by ops."""
     for op in (e for e in EXERCISES if e.name in made):
         for case, run in zip(probes(op), made[op.name]):
             if case.grad != 1.0 or not run.built:  # what out.backward() does; a Value that does not take this input

@@ -104,10 +104,8 @@ def roles_of(case: Case) -> dict[str, str] | None:
         return {leaf: leaf for leaf in leaves}
     binary = re.fullmatch(r'out = (\w+) \S+ ([\w.\-]+)', code)
     if binary and binary.group(1) in leaves:
-        roles = {binary.group(1): 'x'}
-        if binary.group(2) in leaves and binary.group(2) != binary.group(1):
-            roles[binary.group(2)] = 'y'
-        return roles
+        x, y = binary.groups()
+        return {x: 'x'} | ({y: 'y'} if y in leaves and y != x else {})
     unary = re.fullmatch(r'out = (\w+)\.\w+\(\)', code)
     if unary and unary.group(1) in leaves:
         return {unary.group(1): 'x'}

@@ -49,8 +49,7 @@ def check_one(exercise: Exercise, value_class: Any, neuron_class: Any = None, *,
 def check_all(value_class: Any, neuron_class: Any = None, *, strict: bool = False,
               timeout: float | None = 10.0) -> Iterator[Result]:
     """Every exercise, in order, then the whole engine when every exercise of it is right."""
-    status: dict[str, str] = {}
-    made: dict[str, list[Run]] = {}
+    status, made = dict[str, str](), dict[str, list[Run]]()
     for exercise in EXERCISES:
         result = check_one(exercise, value_class, neuron_class, strict=strict, sort_done=status.get('sort') == DONE,
                            made=made, timeout=timeout)

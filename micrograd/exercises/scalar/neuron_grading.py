@@ -24,8 +24,7 @@ ACTIVATIONS: dict[str, Callable[[float], float]] = {
 
 
 def _slipped(x: tuple[float, ...]) -> list[tuple[str, float, re.Pattern[str] | None]]:
-    """What w . x + b becomes by each slip (the bias dropped, added once per input, an operand squared), and what
-    the slipped line holds (a regular expression)."""
+    """w . x + b by each slip (the bias dropped, added per input, an operand squared), and what its line holds."""
     def dot(a: tuple[float, ...], b: tuple[float, ...]) -> float:
         return sum(p * q for p, q in zip(a, b))
     squared = re.compile(r'\b([\w.]+(\[\w+\])?)\s*\*\s*\1\b')  # wi * wi, self.w[i] * self.w[i]

@@ -1,6 +1,5 @@
-"""The learner's whole engine, run once every exercise of it is right: every op its Value defines, given (-x,
-x - y, k / x, ...) or written, on a table of forms, through the learner's own backward(), against the library's.
-An op that differs is named by the form whose numbers it gives (`2 - x` computing `x - 2`), at the line that ran."""
+"""The whole engine, once each of its exercises is right: every op the Value defines, given or written, on a table
+of forms through its own backward(), named if it differs by the form it gives (`2 - x` as `x - 2`), at its line."""
 from __future__ import annotations
 
 import re
