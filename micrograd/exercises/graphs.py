@@ -35,8 +35,7 @@ def backpropagated(nodes: dict[str, Any], root: str, calls: int = 1, *seed: Any,
 def changed(body: str, changes: dict[str, list[str]]) -> str:
     """A slip planted in a right body: each line that is one of changes' statements replaced by its lines."""
     lines = body.split('\n')
-    if not set(changes) <= {line.strip() for line in lines}:
-        raise LookupError(f"not a statement of the body: {set(changes) - {line.strip() for line in lines}}")
+    assert set(changes) <= {line.strip() for line in lines}, f"not statements of the body: {set(changes)}"
     return '\n'.join(line[:len(line) - len(line.lstrip())] + new for line in lines
                      for new in changes.get(line.strip(), [line.strip()]))
 

@@ -183,8 +183,7 @@ def diagnose(exercise: Exercise, runs: list[Run], failing: list[int], value_clas
     if best is not None and best[1] == len(failing):  # a slip that gives them wherever the learner's are wrong
         return best[-1].key, best[-1].says
     if error is None:  # no slip gives these numbers: say what formula they follow
-        # the cases that fail, for an op of two closures: x ** y's numbers follow a formula, x ** k's may not
-        alike = failing if len(exercise.methods) > 1 else range(len(cases))
+        alike = failing if len(exercise.methods) > 1 else range(len(cases))  # (x ** y's failing, not x ** k's too)
         key, said = explain([cases[i] for i in alike], [runs[i] for i in alike],
                             [expected(exercise.name, i)[0] for i in alike], ops.BY_METHOD[exercise.attribute])
         if said:

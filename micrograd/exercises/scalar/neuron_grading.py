@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from operator import mul
 from typing import Any
 
 from micrograd.exercises.cutting import blank_raised
@@ -25,12 +26,10 @@ ACTIVATIONS: dict[str, Callable[[float], float]] = {
 
 def _slipped(x: tuple[float, ...]) -> list[tuple[str, float, re.Pattern[str] | None]]:
     """w . x + b by each slip (the bias dropped, added per input, an operand squared), and what its line holds."""
-    def dot(a: tuple[float, ...], b: tuple[float, ...]) -> float:
-        return sum(p * q for p, q in zip(a, b))
     squared = re.compile(r'\b([\w.]+(\[\w+\])?)\s*\*\s*\1\b')  # wi * wi, self.w[i] * self.w[i]
-    return [('neuron_no_bias', dot(WEIGHTS, x), None),
-            ('neuron_bias_per_input', dot(WEIGHTS, x) + len(x) * BIAS, re.compile(r'self\.b\b')),
-            *(('neuron_squared', dot(v, v) + BIAS, squared) for v in (WEIGHTS, x))]
+    return [('neuron_no_bias', sum(map(mul, WEIGHTS, x)), None),
+            ('neuron_bias_per_input', sum(map(mul, WEIGHTS, x)) + len(x) * BIAS, re.compile(r'self\.b\b')),
+            *(('neuron_squared', sum(map(mul, v, v)) + BIAS, squared) for v in (WEIGHTS, x))]
 
 
 def _neuron(neuron_class: Any, nin: int, **kw: Any) -> Any:
@@ -80,7 +79,7 @@ def _forward(exercise: Exercise, value_class: Any, neuron_class: Any, kw: dict[s
     text = SETTING.replace('Neuron(3)', f'Neuron(3{args})') + f"; out = n({list(x)})"
     set_input(text)
     activation = 'linear' if kw.get('nonlin') is False else kw.get('activation', 'relu')
-    act = sum(w * xi for w, xi in zip(WEIGHTS, x)) + BIAS
+    act = sum(map(mul, WEIGHTS, x)) + BIAS
     want = ACTIVATIONS[activation](act)
     described = 'no activation' if activation == 'linear' else activation
     shown = f"out.data = {number(want)}   ({described} of w . x + b = {number(act)})"

@@ -31,10 +31,8 @@ def verdict(exercise: Exercise, failed: dict[str, str], idea: str, missing: list
             **shown: Any) -> Result:
     """A grader's findings as its Result: the mistake failed (its fields, maybe a status); else done, or correct
     with the library's rules missing (key, what shows it) named, numbered as the task states them."""
-    if 'status' in failed:
-        return Result.of(exercise, **failed)
     if failed:
-        return wrong(exercise, **failed)
+        return Result.of(exercise, **failed) if 'status' in failed else wrong(exercise, **failed)
     if not missing:
         return Result.of(exercise, DONE)
     order = [key for key, _ in exercise.rules]
