@@ -156,8 +156,7 @@ def _call_mismatch(error: BaseException) -> str:
 
 def _leaf_root(value_class: Any) -> Finding | str:
     """x.backward() on a leaf x holding a gradient, which it adds 1 to (as PyTorch): the rule missed ('' for none)."""
-    text = "x = Value(2.0); x.grad = 0.5; x.backward()   (x is a leaf: its gradient accumulates)"
-    set_input(text)
+    set_input(text := "x = Value(2.0); x.grad = 0.5; x.backward()   (x is a leaf: its gradient accumulates)")
     x = value_class(2.0)
     x.grad = 0.5
     try:
@@ -177,8 +176,7 @@ def _own_ops(made: dict[str, list[Run]]) -> Finding:
         for case, run in zip(probes(op), made[op.name]):
             if case.grad != 1.0 or not run.built:  # what out.backward() does; a Value that does not take this input
                 continue
-            text = wired_text(case, then="out.backward()")
-            set_input(text)
+            set_input(text := wired_text(case, then="out.backward()"))
             want, (leaves, _, out) = library_numbers(case)[0], run.graphs[1]
             try:
                 out.backward()

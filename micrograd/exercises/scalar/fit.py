@@ -163,8 +163,7 @@ def diagnose(exercise: Exercise, runs: list[Run], failing: list[int], value_clas
              accepted: frozenset[int] = frozenset()) -> tuple[str, str]:
     """The slip (key, sentence) that gives the learner's gradients (or exception) on every case (but those
     accepted), else the formula they follow, else the slip matching the most failing cases."""
-    cases, first = exercise.cases, failing[0]
-    error = runs[first].error
+    cases, first, error = exercise.cases, failing[0], runs[failing[0]].error
     if holds_out(exercise, value_class, error):
         return 'holds_out', ''
 

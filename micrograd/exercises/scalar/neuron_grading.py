@@ -49,8 +49,7 @@ def _error(exercise: Exercise, neuron_class: Any, method: str, text: str, error:
 
 
 def _check_parameters(exercise: Exercise, neuron_class: Any) -> Result | None:
-    text = SETTING + "; n.parameters()"
-    set_input(text)
+    set_input(text := SETTING + "; n.parameters()")
     n = _neuron(neuron_class, 3)
     want = "[n.w[0], n.w[1], n.w[2], n.b]"
     try:
@@ -76,8 +75,7 @@ def _forward(exercise: Exercise, value_class: Any, neuron_class: Any, kw: dict[s
              x: tuple[float, ...]) -> tuple[Result | None, str]:
     """The neuron made with kw, on x: a Result when it goes wrong (else None), and the activation its value is."""
     args = ''.join(f", {k}={v!r}" for k, v in kw.items())
-    text = SETTING.replace('Neuron(3)', f'Neuron(3{args})') + f"; out = n({list(x)})"
-    set_input(text)
+    set_input(text := SETTING.replace('Neuron(3)', f'Neuron(3{args})') + f"; out = n({list(x)})")
     activation = 'linear' if kw.get('nonlin') is False else kw.get('activation', 'relu')
     act = sum(map(mul, WEIGHTS, x)) + BIAS
     want = ACTIVATIONS[activation](act)
@@ -138,8 +136,7 @@ def check_neuron(exercise: Exercise, value_class: Any, neuron_class: Any, strict
 def _inputs(exercise: Exercise, value_class: Any, neuron_class: Any) -> list[tuple[str, str]]:
     """The rules about inputs: one Value taken (from a one-neuron Layer), inputs of the wrong number refused."""
     missing = []
-    text = "n = Neuron(1); weight 0.5, bias 0.25; out = n(Value(2.0))"
-    set_input(text)
+    set_input(text := "n = Neuron(1); weight 0.5, bias 0.25; out = n(Value(2.0))")
     try:
         n = _neuron(neuron_class, 1)
         out = n(value_class(2.0))
@@ -147,8 +144,7 @@ def _inputs(exercise: Exercise, value_class: Any, neuron_class: Any) -> list[tup
             missing.append(('neuron_single_value', f"`{text}` gives out.data = {number(getattr(out, 'data', out))}"))
     except Exception as error:  # noqa: BLE001
         missing.append(('neuron_single_value', f"`{text}` raises {type(error).__name__}"))
-    text = "n = Neuron(3); n([1.0, 2.0])"
-    set_input(text)
+    set_input(text := "n = Neuron(3); n([1.0, 2.0])")
     try:
         _neuron(neuron_class, 3)([1.0, 2.0])
         missing.append(('neuron_length', f"`{text}` gives an output instead of ValueError"))
