@@ -45,8 +45,7 @@ class Finding(dict[str, str]):
     """A mistake found, as the fields of its Result (its key as diagnosis; a status other than wrong as status)."""
 
 
-# The slips of backward(), each a change to statements of the library's body, in the order they are tried; the
-# last three show only on a second backward().
+# The slips of backward(), changes to the library's body, tried in order (the last three show on a second call).
 _CALL = 'node._grad_fn(node.grad)'
 SLIPS: tuple[tuple[str, dict[str, list[str]]], ...] = (
     ('backward_no_seed', {'self.grad += 1.0': ['pass']}),
@@ -184,8 +183,7 @@ def _own_ops(made: dict[str, list[Run]]) -> Finding:
                 continue
             except Exception as error:  # noqa: BLE001
                 return _raised(text, error, _call_mismatch(error) or 'backward_own_ops', behind(want.grads))
-            got = {name: leaf.grad for name, leaf in leaves.items()}
-            if not same(got, want.grads):
+            if not same(got := {name: leaf.grad for name, leaf in leaves.items()}, want.grads):
                 return Finding(diagnosis='backward_own_ops', input=text, expected=behind(want.grads),
                                obtained=behind(got))
     return Finding()

@@ -1,6 +1,5 @@
-"""Naming a wrong gradient from the learner's numbers: the slip (slips.py) whose backward gives them, else the
-formula in the op's x (and y), its `out` and the upstream `grad` they follow: the op's derivative taken at the
-wrong place (misplaced()), then the shapes a learner's formula takes (forms())."""
+"""Naming a wrong gradient from the learner's numbers: the slip (slips.py) that gives them, else the formula in the
+op's x (and y), `out` and `grad` they follow: its derivative at the wrong place (misplaced()), or one of forms()."""
 from __future__ import annotations
 
 import math
