@@ -19,9 +19,8 @@ from micrograd.exercises.scalar.exercises import BIAS, EXERCISES, NEGATIVE, POSI
 from micrograd.exercises.scalar.places import line_with, method_place
 
 SETTING = f"n = Neuron(3); weights {list(WEIGHTS)}, bias {BIAS} (set on n.w[i].data, n.b.data)"
-ACTIVATIONS: dict[str, Callable[[float], float]] = {
-    'relu': lambda v: max(v, 0.0), 'tanh': math.tanh, 'linear': lambda v: v,
-    'sigmoid': lambda v: 1 / (1 + math.exp(-v))}
+ACTIVATIONS: dict[str, Callable[[float], float]] = {'relu': lambda v: max(v, 0.0), 'tanh': math.tanh,
+                                                    'linear': lambda v: v, 'sigmoid': lambda v: 1 / (1 + math.exp(-v))}
 
 
 def _slipped(x: tuple[float, ...]) -> list[tuple[str, float, re.Pattern[str] | None]]:
@@ -61,13 +60,12 @@ def _check_parameters(exercise: Exercise, neuron_class: Any) -> Result | None:
         return outcome.wrong(exercise, 'params_not_list', obtained=type(params).__name__, **fields)
     own = {id(w): f'n.w[{i}]' for i, w in enumerate(n.w)} | {id(n.b): 'n.b'}
     got = [own.get(id(p), repr(p)) for p in params]
-    shown = f"[{', '.join(got)}]"
     for key, wrong in (('params_nested', any(isinstance(p, (list, tuple)) for p in params)),
                        ('params_twice', len(set(got)) != len(got)),
                        ('params_extra', any(id(p) not in own for p in params)),
                        ('params_no_bias', 'n.b' not in got), ('params_no_weights', len(got) < len(own))):
         if wrong:
-            return outcome.wrong(exercise, key, obtained=shown, **fields)
+            return outcome.wrong(exercise, key, obtained=f"[{', '.join(got)}]", **fields)
     return None
 
 
