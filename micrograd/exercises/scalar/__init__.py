@@ -7,8 +7,7 @@ engine.py and nn.py for the learner to write.
     op_grading.py     grading an op's backward on its cases, the slip named, its line pointed at
     op_wiring.py      whether an op puts its output in the graph: its parents, its _op, its closure attached
     slips.py          the wrong backwards derived from the library's own by rules every op shares
-    sort_grading.py   grading the sort: the idea first, then the library's rules
-    backprop_grading.py  grading backward(): the idea first, then the library's rules
+    backprop_grading.py  grading the sort and backward(): the idea first, then the library's rules
     neuron_grading.py grading the neuron: the idea first, then the library's rules
     outcome.py        a Result made the same way by every grader
     places.py         where the learner wrote each exercise, and the line a diagnosis points at

@@ -1,15 +1,13 @@
-"""Grading backward() on graphs the checker makes node by node (graphs.py), the idea first: a backward() that leaves
-the library's gradients is correct backprop (the lecture's recursive build_topo and `self.grad = 1` are both). Then
-the library's own rules, each stated in the task before the learner starts (no recursion, zeroing before a second
-backward(), `+= 1` on the root), each named when missing. The nodes of those graphs (made by check_one, grade.py,
-with the learner's Value) and how a learner's call is run are the sort's grading's too (sort_grading.py)."""
+"""Grading the sort and backward() on graphs the checker makes node by node (graphs.py), the idea first: every node
+once, after its parents, is a correct sort; the library's gradients are correct backprop (the lecture's build_topo
+and `self.grad = 1` too). Then the rules the task states (no recursion, no leaves in the order, zeroing, `+= 1`)."""
 from __future__ import annotations
 
 import ast
 import textwrap
 from collections.abc import Callable
-from contextlib import nullcontext
-from functools import cache, partial
+from contextlib import nullcontext, suppress
+from functools import cache
 from typing import Any
 from unittest.mock import patch
 
@@ -36,17 +34,18 @@ def graph_node(op: str, parents: list[Any]) -> Any:
     return hand_node(type(parents[0]), forward(*data), parents, backward(1.0, *data), op.removesuffix('1'))
 
 
-def _gradients(value_class: Any, graph: Graph, calls: int) -> graphs.Gradients:
-    """Every node's gradient after backward() is called calls times on graph, made with value_class."""
-    return graphs.backpropagated(graphs.make(graph, value_class, graph_node), graph.root, calls)
+def _gradients(value_class: Any, graph: Graph, calls: int) -> graphs.Gradients | None:
+    """Every node's gradient after backward() of value_class is called calls times (None where a slip's raises)."""
+    with suppress(Exception):
+        return graphs.backpropagated(graphs.make(graph, value_class, graph_node), graph.root, calls)
+    return None
 
 
 class Finding(dict[str, str]):
     """A mistake found, as the fields of its Result (its key as diagnosis; a status other than wrong as status)."""
 
 
-# The slips of backward() the checker names, each a change to statements of the library's body, in the order they
-# are tried; the last three show only on a second backward() (on one they leave the right gradients).
+# The slips of backward(), changes to the library's body, tried in order (the last three show on a second call).
 _CALL = 'node._grad_fn(node.grad)'
 SLIPS: tuple[tuple[str, dict[str, list[str]]], ...] = (
     ('backward_no_seed', {'self.grad += 1.0': ['pass']}),
@@ -72,8 +71,7 @@ def planted(index: int) -> Any:
 
 
 def ran(exercise_number: int, text: str, run: Callable[[], Any], want: str = '') -> Any:
-    """run(), the learner's code on text: what it returns, or the RecursionError it raises; when it raises otherwise,
-    the mistake (the way a node's backward was called wrongly, else raises), not started at the exercise's blank."""
+    """run(), the learner's code on text: what it returns or the RecursionError it raises, else a Finding."""
     set_input(text)
     try:
         return run()
@@ -86,13 +84,12 @@ def ran(exercise_number: int, text: str, run: Callable[[], Any], want: str = '')
 
 
 def _raised(text: str, error: BaseException, key: str, want: str) -> Finding:
-    """text raised error: a mistake named key, where want was expected."""
     return Finding(diagnosis=key, input=text, expected=want, obtained=type(error).__name__, detail=where(error))
 
 
 def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, made: dict[str, list[Run]],
                    built: list[dict[str, Any]]) -> Result:
-    """backward() on graphs the checker makes node by node (built: their nodes), then on the learner's own ops done."""
+    """backward() on the checker's graphs (built: their nodes), then on the learner's own ops done (made)."""
     swapped = getattr(value_class, '_topological_order', None) is not None and not sort_done
     with patch.object(value_class, '_topological_order', topological_order) if swapped else nullcontext():
         failed, missing, shown = _check_backward(exercise.number, [*zip(exercise.graphs, built)], value_class, made)
@@ -101,20 +98,17 @@ def check_backward(exercise: Exercise, value_class: Any, sort_done: bool, made: 
     result = outcome.verdict(exercise, failed, "your backward() gives the right gradients", missing, **shown)
     if swapped:
         result.note = f"checked with the library's sort, since exercise {find('sort').number} (sort) is not done yet"
-    if not result.place:
-        result.place = backward_line(value_class.backward, result.diagnosis)  # the line that holds the slip
+    result.place = result.place or backward_line(value_class.backward, result.diagnosis)  # the slip's line
     return result
 
 
 def _check_backward(exercise_number: int, graphs_: list[tuple[Graph, dict[str, Any]]], value_class: Any,
                     made: dict[str, list[Run]]) -> tuple[Finding, list[tuple[str, str]], dict[str, str]]:
-    """The first mistake (none: empty), the idea first (the graphs, the learner's own ops); else the library's rules
-    missed (key, what shows it: on a second backward(), on a leaf) and what shows the first."""
+    """The first mistake (none: empty), the idea first; else the rules missed (key, what shows it), the first shown."""
     twice = graphs_[1][0].text('backward()') + '; z.backward()   (a second time)'  # (the reused graph's nodes, again)
     runs = [*((graph, nodes, 1, graph.text('backward()')) for graph, nodes in graphs_), (*graphs_[1], 2, twice)]
     leaf = _leaf_root(value_class)  # (said last)
-    missing: list[tuple[str, str]] = []
-    shown: dict[str, str] = {}
+    missing, shown = list[tuple[str, str]](), dict[str, str]()
     for graph, nodes, calls, text in runs:
         got = _run(exercise_number, graph, nodes, calls, text)
         if isinstance(got, Finding) and calls == 1:
@@ -136,36 +130,32 @@ def _check_backward(exercise_number: int, graphs_: list[tuple[Graph, dict[str, A
 
 
 def _run(exercise_number: int, graph: Graph, nodes: dict[str, Any], calls: int, text: str) -> Any:
-    """backward() called on graph's nodes (the calls-th time): a Finding when it goes wrong, else the gradients it
-    leaves (the RecursionError it raises); a wrong one only missing the zeroing rule, as its key, them and the right."""
+    """backward() called on graph's nodes (the calls-th time): the gradients it leaves (or its RecursionError), a
+    Finding when they are wrong, or (key, them, the right ones) when they miss only the zeroing rule."""
     want = _gradients(library.Value, graph, calls)
+    assert want is not None  # (the library's backward() raises on none of the checker's graphs)
     shown = want if len(want) < 20 else {'x': want['x']}  # the deep chain: its leaf only
     got = ran(exercise_number, text, lambda: graphs.backpropagated(nodes, graph.root), grads(shown))
-    slips = ((key, partial(_gradients, planted(n), graph, calls)) for n, (key, _) in enumerate(SLIPS))
-    key = '' if isinstance(got, (Finding, RecursionError)) else graphs.named(  # ('': the library's gradients)
-        {k: got[k] for k in shown}, [('', lambda: shown), *(slips if len(want) < 20 else ())], same)
-    if not key:
+    if isinstance(got, (Finding, RecursionError)) or same(mine := {k: got[k] for k in shown}, shown):
         return got
+    slips = (key for n, (key, _) in enumerate(SLIPS) if same(mine, _gradients(planted(n), graph, calls)))
+    key = next(slips, 'wrong') if len(want) < 20 else 'wrong'  # (the deep chain: no slip tried)
     if key in ('backward_no_zeroing', 'backward_zeroes_leaves'):  # the zeroing rule: right on one call
         return key, got, want
-    return Finding(diagnosis=key, input=text, expected=grads(shown), obtained=grads({k: got[k] for k in shown}))
+    return Finding(diagnosis=key, input=text, expected=grads(shown), obtained=grads(mine))
 
 
 def _call_mismatch(error: BaseException) -> str:
     """For a TypeError from calling a node's backward the wrong way, which way ('' for any other error)."""
     message = str(error) if isinstance(error, TypeError) else ''
-    if 'takes 0 positional arguments but 1 was given' in message:
-        return 'backward_extra_grad'
-    if 'missing 1 required positional argument' in message:
-        return 'backward_no_grad'
-    return ''
+    called = {'backward_extra_grad': 'takes 0 positional arguments but 1 was given',
+              'backward_no_grad': 'missing 1 required positional argument'}
+    return next((key for key, says in called.items() if says in message), '')
 
 
 def _leaf_root(value_class: Any) -> Finding | str:
-    """x.backward() on a leaf x holding a gradient already: d(x)/d(x) = 1 is added to it, as in PyTorch. The rule
-    it misses ('' for none), or a Finding when it goes wrong otherwise."""
-    text = "x = Value(2.0); x.grad = 0.5; x.backward()   (x is a leaf: its gradient accumulates)"
-    set_input(text)
+    """x.backward() on a leaf x holding a gradient, which it adds 1 to (as PyTorch): the rule missed ('' for none)."""
+    set_input(text := "x = Value(2.0); x.grad = 0.5; x.backward()   (x is a leaf: its gradient accumulates)")
     x = value_class(2.0)
     x.grad = 0.5
     try:
@@ -180,16 +170,12 @@ def _leaf_root(value_class: Any) -> Finding | str:
 
 
 def _own_ops(made: dict[str, list[Run]]) -> Finding:
-    """backward() on graphs of the learner's own ops that are done (made: by op, the runs of its probes), each in
-    every form it takes, its operands made by an op (so that the whole engine runs: each op's parents in the graph,
-    its closure attached, the learner's sort): the checker's graphs accept either way of calling a node's
-    backward, the learner's own closures may take only one. The first mistake (none: empty)."""
+    """The first mistake (none: empty) of backward() on the learner's own ops done (made), operands made by ops."""
     for op in (e for e in EXERCISES if e.name in made):
         for case, run in zip(probes(op), made[op.name]):
             if case.grad != 1.0 or not run.built:  # what out.backward() does; a Value that does not take this input
                 continue
-            text = wired_text(case, then="out.backward()")
-            set_input(text)
+            set_input(text := wired_text(case, then="out.backward()"))
             want, (leaves, _, out) = library_numbers(case)[0], run.graphs[1]
             try:
                 out.backward()
@@ -197,8 +183,54 @@ def _own_ops(made: dict[str, list[Run]]) -> Finding:
                 continue
             except Exception as error:  # noqa: BLE001
                 return _raised(text, error, _call_mismatch(error) or 'backward_own_ops', behind(want.grads))
-            got = {name: leaf.grad for name, leaf in leaves.items()}
-            if not same(got, want.grads):
+            if not same(got := {name: leaf.grad for name, leaf in leaves.items()}, want.grads):
                 return Finding(diagnosis='backward_own_ops', input=text, expected=behind(want.grads),
                                obtained=behind(got))
     return Finding()
+
+
+def _listed(items: list[str]) -> str:
+    if len(items) > 8:
+        return f"[{', '.join(items[:3])}, ..., {', '.join(items[-2:])}] ({len(items):,} nodes)"
+    return f"[{', '.join(items)}]"
+
+
+def _sort_problem(order: object, graph: Graph, names: dict[int, str]) -> str:
+    """What is wrong with a learner's order (names: its nodes' by id), as a key ('' when the idea is right)."""
+    if not isinstance(order, (list, tuple)):
+        return 'sort_not_list'
+    got = [names.get(id(n)) for n in order]
+    if None in got:
+        return 'sort_foreign'
+    if len(set(got)) != len(got):
+        return 'sort_duplicate'
+    if graph.root not in got:
+        return 'sort_missing_root'
+    if {name for name in got if name not in graph.leaves} != {name for name, _, _ in graph.nodes}:
+        return 'sort_missing'
+    position = {name: i for i, name in enumerate(got)}
+    if any(p in position and position[p] > position[name] for name, _, parents in graph.nodes for p in parents):
+        return 'sort_order'
+    return ''
+
+
+def check_sort(exercise: Exercise, built: list[dict[str, Any]]) -> Result:
+    """The sort's verdict, from _topological_order() on each of the exercise's graphs (built: its nodes, by name)."""
+    failed, missing, shown = Finding(), list[tuple[str, str]](), dict[str, str]()
+    for graph, nodes in zip(exercise.graphs, built):
+        text = graph.text('_topological_order()')
+        names = {id(v): k for k, v in nodes.items()}
+        want = f"{_listed([n for n, _, _ in graph.nodes])}: every node an op made, each after its parents, no leaves"
+        order = ran(exercise.number, text, nodes[graph.root]._topological_order, want)
+        if isinstance(order, RecursionError):
+            missing.append(('sort_recursion', f"on `{text}`: RecursionError"))
+            continue
+        got = _listed([names.get(id(n), '?') for n in order]) if isinstance(order, (list, tuple)) else repr(order)[:200]
+        problem = '' if isinstance(order, Finding) else _sort_problem(order, graph, names)
+        if problem or isinstance(order, Finding):  # (a Finding: it raised)
+            failed = Finding(diagnosis=problem, input=text, expected=want, obtained=got) if problem else order
+            break
+        if any(names[id(n)] in graph.leaves for n in order) and 'sort_leaves' not in dict(missing):
+            missing.append(('sort_leaves', f"on `{text}` your order is {got}"))
+            shown = {'input': text, 'expected': want, 'obtained': got}
+    return outcome.verdict(exercise, failed, "every node once, after its parents", missing, **shown)

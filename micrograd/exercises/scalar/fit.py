@@ -1,12 +1,5 @@
-"""Naming a wrong gradient from the learner's numbers: the slip (slips.py) whose backward gives them, else the
-formula they follow.
-
-A leaf's gradient is what the learner's closure added to it: grad times some local derivative. Read off the
-cases, that addition is a function of the op's input x (and y), its output `out` and the upstream `grad`. Where no
-slip gives the numbers, the op's derivative taken at the wrong place (misplaced(): at the input where it has the
-output, ...) and then the shapes a learner's formula takes (forms()) are tried, and the one they follow on every
-input is said beside the derivative the op has.
-"""
+"""Naming a wrong gradient from the learner's numbers: the slip (slips.py) that gives them, else the formula in the
+op's x (and y), `out` and `grad` they follow: its derivative at the wrong place (misplaced()), or one of forms()."""
 from __future__ import annotations
 
 import math
@@ -61,8 +54,7 @@ def _chained(names: tuple[str, ...]) -> list[tuple[str, CodeType]]:
 
 def _follows(code: CodeType, samples: list[tuple[Env, float]]) -> bool:
     try:
-        return all(close(eval(code, FUNCTIONS, env), value, rel=1e-6, abs_=1e-9)  # noqa: S307 -- the forms above
-                   for env, value in samples)
+        return all(close(eval(code, FUNCTIONS, env), value) for env, value in samples)  # noqa: S307 -- the forms above
     except (ArithmeticError, ValueError, TypeError, NameError):
         return False
 
@@ -74,9 +66,8 @@ def local_form(names: tuple[str, ...], samples: list[tuple[Env, float]], right: 
 
 
 def misplaced(right: str, forward: str, one_operand: bool) -> list[tuple[str, str]]:
-    """The derivative right taken at the wrong place, as slips name it: (key, its form). Written with the output
-    (1 - out**2): taken at the input (1 - x**2), or at f(out) (1 - tanh(out)**2, the function applied twice);
-    written with the input of an op of one operand (1 / x): taken at the output (1 / out)."""
+    """The derivative right taken at the wrong place, as slips name it: (key, its form). 1 - out**2 taken at the
+    input (1 - x**2) or at f(out) (1 - tanh(out)**2); 1 / x, of an op of one operand, at the output (1 / out)."""
     def put(name: str, value: str, formula: str) -> str:
         return re.sub(rf'\b{name}\b', value, formula)
     if re.search(r'\bout\b', right):
@@ -88,9 +79,8 @@ def misplaced(right: str, forward: str, one_operand: bool) -> list[tuple[str, st
 
 def story(leaf: str, samples: list[tuple[Env, float, float]], names: list[str], right: str,
           forward: str, one_operand: bool) -> tuple[str, str]:
-    """What a leaf's wrong gradient follows, said plainly, and its key: the derivative taken at the wrong place
-    (misplaced()), else 'formula' ('' when nothing fits). samples: per case, the case's quantities (x, y, out,
-    grad), what the learner added to the leaf, and what the library adds."""
+    """The key and what a leaf's wrong gradient follows ('' when nothing fits). samples: per case, its quantities
+    (x, y, out, grad), what the learner added to the leaf, and what the library adds."""
     added = [(env, got) for env, got, _ in samples]
     if all(close(got, 0.0) for _, got in added):
         return 'formula', f"`{leaf}` gets no gradient at all"
@@ -107,17 +97,14 @@ def story(leaf: str, samples: list[tuple[Env, float, float]], names: list[str], 
 
 
 def roles_of(case: Case) -> dict[str, str] | None:
-    """For a case `out = x OP y` or `out = x.f()`: which leaf is the op's x and which its y; for the dot each leaf
-    its own ('w1', 'b'); None otherwise."""
+    """For `out = x OP y` or `out = x.f()`: which leaf is the op's x and which its y (the dot's: its own); else None."""
     code, leaves = case.code, list(case.leaves)
     if code.startswith('out = Value.dot('):
         return {leaf: leaf for leaf in leaves}
     binary = re.fullmatch(r'out = (\w+) \S+ ([\w.\-]+)', code)
     if binary and binary.group(1) in leaves:
-        roles = {binary.group(1): 'x'}
-        if binary.group(2) in leaves and binary.group(2) != binary.group(1):
-            roles[binary.group(2)] = 'y'
-        return roles
+        x, y = binary.groups()
+        return {x: 'x'} | ({y: 'y'} if y in leaves and y != x else {})
     unary = re.fullmatch(r'out = (\w+)\.\w+\(\)', code)
     if unary and unary.group(1) in leaves:
         return {unary.group(1): 'x'}
@@ -125,14 +112,12 @@ def roles_of(case: Case) -> dict[str, str] | None:
 
 
 def explain(cases: list[Case], runs: list[Run], wants: list[Run], op: ops.Op) -> tuple[str, str]:
-    """The stories of every wrong leaf, over the cases whose code is `out = x OP y` or `out = x.f()` (no value used
-    twice, no extreme input), told against op's local derivatives as the ops table writes them, and their key
-    ('formula', or a slip's that they all tell); '' when a wrong leaf has none."""
+    """The stories of every wrong leaf, over the cases `out = x OP y` or `out = x.f()` (no value used twice, no
+    extreme input), and their key ('formula', or the slip's they all tell); '' when a wrong leaf has none."""
     by_role: dict[str, list[tuple[Env, float, float]]] = {}
     for case, run, want in zip(cases, runs, wants):
         roles = roles_of(case)  # (the dot's leaves: each its own story, no formula to fit)
-        if roles is None or case.reuses or case.extreme or run.error is not None or run.grads is None \
-                or want.grads is None:
+        if roles is None or case.reuses or case.extreme or run.grads is None or want.grads is None:  # (or it raised)
             continue
         env: Env = {'out': float(want.data or 0.0), 'grad': case.grad}
         if 'x' in roles.values():
@@ -144,23 +129,18 @@ def explain(cases: list[Case], runs: list[Run], wants: list[Run], op: ops.Op) ->
             prior = case.prior.get(leaf, 0.0)
             by_role.setdefault(role, []).append((env, run.grads[leaf] - prior, want.grads[leaf] - prior))
     names, right = ['x', 'y', 'out'] if op.parents != 1 else ['x', 'out'], dict(zip('xy', op.derivatives))
-    stories = []
-    for role, samples in by_role.items():
-        if all(close(got, want) for _, got, want in samples):
-            continue
-        key, said = story(role, samples, names, right.get(role, '?'), op.forward, 'y' not in by_role)
-        if not said:
-            return '', ''
-        stories.append((key, said))
+    stories = [story(role, samples, names, right.get(role, '?'), op.forward, 'y' not in by_role)
+               for role, samples in by_role.items() if not all(close(got, want) for _, got, want in samples)]
+    if not all(said for _, said in stories):
+        return '', ''
     keys = {key for key, _ in stories}
     return (keys.pop() if len(keys) == 1 else 'formula'), '; '.join(said for _, said in stories)
 
 
 def _agree(mine: Run, theirs: Run | None) -> bool:
     """The same gradients, or an exception of the same type (an overflow where the slip overflows)."""
-    if theirs is None or (mine.error is None) != (theirs.error is None):
-        return False
-    return type(mine.error) is type(theirs.error) if mine.error is not None else same(mine.grads, theirs.grads)
+    return theirs is not None and type(mine.error) is type(theirs.error) and (
+        mine.error is not None or same(mine.grads, theirs.grads))
 
 
 def _leaky(exercise: Exercise, runs: list[Run], cases: tuple[Case, ...]) -> bool:
@@ -171,8 +151,7 @@ def _leaky(exercise: Exercise, runs: list[Run], cases: tuple[Case, ...]) -> bool
 
 
 def holds_out(exercise: Exercise, value_class: Any, error: BaseException | None) -> bool:
-    """The lecture's out.grad in a closure handed grad: a closure of the op reads the output Value, out (a
-    cycle, freed only by the garbage collector), or raises where out is undefined (or a float) in the workspace."""
+    """The lecture's out.grad in a closure handed grad: read from the output (a cycle), or raising where it is not."""
     reflex = isinstance(error, (NameError, AttributeError)) and any(
         s in place_of(error) for s in ('out.grad', 'out.data'))
     return reflex or any(code.co_argcount and 'out' in code.co_freevars
@@ -181,11 +160,9 @@ def holds_out(exercise: Exercise, value_class: Any, error: BaseException | None)
 
 def diagnose(exercise: Exercise, runs: list[Run], failing: list[int], value_class: Any,
              accepted: frozenset[int] = frozenset()) -> tuple[str, str]:
-    """The slip (key, sentence) that gives the learner's gradients (or exception) on the first failing case: the
-    one that also matches every other case the learner's code built (but those accepted with a note), else the one
-    matching the most failing cases; else the formula the numbers follow."""
-    cases, first = exercise.cases, failing[0]
-    error = runs[first].error
+    """The slip (key, sentence) that gives the learner's gradients (or exception) on every case (but those
+    accepted), else the formula they follow, else the slip matching the most failing cases."""
+    cases, first, error = exercise.cases, failing[0], runs[failing[0]].error
     if holds_out(exercise, value_class, error):
         return 'holds_out', ''
 
@@ -204,8 +181,7 @@ def diagnose(exercise: Exercise, runs: list[Run], failing: list[int], value_clas
     if best is not None and best[1] == len(failing):  # a slip that gives them wherever the learner's are wrong
         return best[-1].key, best[-1].says
     if error is None:  # no slip gives these numbers: say what formula they follow
-        # the cases that fail, for an op of two closures: x ** y's numbers follow a formula, x ** k's may not
-        alike = failing if len(exercise.methods) > 1 else range(len(cases))
+        alike = failing if len(exercise.methods) > 1 else range(len(cases))  # (x ** y's failing, not x ** k's too)
         key, said = explain([cases[i] for i in alike], [runs[i] for i in alike],
                             [expected(exercise.name, i)[0] for i in alike], ops.BY_METHOD[exercise.attribute])
         if said:

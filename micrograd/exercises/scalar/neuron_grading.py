@@ -1,13 +1,12 @@
 """Grading the neuron, the idea first: parameters() lists the weights and the bias, and the neuron computes
-activation(w . x + b) from Values, so that backward() reaches w and b. The lecture's neuron (always tanh, a
-for loop or sum over zip(self.w, x)) is that idea. Then the library's rules, stated in the task: its own
-activation (this Neuron is ReLU unless made otherwise), a single Value taken as an input, the number of inputs
-checked. When the forward value differs, that is said first, and why when it is the activation."""
+activation(w . x + b) from Values, so that backward() reaches w and b (the lecture's tanh neuron does). Then the
+library's rules the task states: ReLU unless made otherwise, a single Value taken, the number of inputs checked."""
 from __future__ import annotations
 
 import math
 import re
 from collections.abc import Callable
+from operator import mul
 from typing import Any
 
 from micrograd.exercises.cutting import blank_raised
@@ -20,20 +19,16 @@ from micrograd.exercises.scalar.exercises import BIAS, EXERCISES, NEGATIVE, POSI
 from micrograd.exercises.scalar.places import line_with, method_place
 
 SETTING = f"n = Neuron(3); weights {list(WEIGHTS)}, bias {BIAS} (set on n.w[i].data, n.b.data)"
-ACTIVATIONS: dict[str, Callable[[float], float]] = {
-    'relu': lambda v: max(v, 0.0), 'tanh': math.tanh, 'linear': lambda v: v,
-    'sigmoid': lambda v: 1 / (1 + math.exp(-v))}
+ACTIVATIONS: dict[str, Callable[[float], float]] = {'relu': lambda v: max(v, 0.0), 'tanh': math.tanh,
+                                                    'linear': lambda v: v, 'sigmoid': lambda v: 1 / (1 + math.exp(-v))}
 
 
 def _slipped(x: tuple[float, ...]) -> list[tuple[str, float, re.Pattern[str] | None]]:
-    """What w . x + b becomes by each slip's rule, and what the slipped line holds (a regular expression):
-    the bias dropped, the bias added once per input, an operand multiplied by itself."""
-    def dot(a: tuple[float, ...], b: tuple[float, ...]) -> float:
-        return sum(p * q for p, q in zip(a, b))
+    """w . x + b by each slip (the bias dropped, added per input, an operand squared), and what its line holds."""
     squared = re.compile(r'\b([\w.]+(\[\w+\])?)\s*\*\s*\1\b')  # wi * wi, self.w[i] * self.w[i]
-    return [('neuron_no_bias', dot(WEIGHTS, x), None),
-            ('neuron_bias_per_input', dot(WEIGHTS, x) + len(x) * BIAS, re.compile(r'self\.b\b')),
-            *(('neuron_squared', dot(v, v) + BIAS, squared) for v in (WEIGHTS, x))]
+    return [('neuron_no_bias', sum(map(mul, WEIGHTS, x)), None),
+            ('neuron_bias_per_input', sum(map(mul, WEIGHTS, x)) + len(x) * BIAS, re.compile(r'self\.b\b')),
+            *(('neuron_squared', sum(map(mul, v, v)) + BIAS, squared) for v in (WEIGHTS, x))]
 
 
 def _neuron(neuron_class: Any, nin: int, **kw: Any) -> Any:
@@ -44,8 +39,7 @@ def _neuron(neuron_class: Any, nin: int, **kw: Any) -> Any:
     return n
 
 
-def _error(exercise: Exercise, neuron_class: Any, method: str, text: str, error: BaseException,
-           want: str) -> Result:
+def _error(exercise: Exercise, neuron_class: Any, method: str, text: str, error: BaseException, want: str) -> Result:
     place = method_place(neuron_class, method)
     if blank_raised(error, len(EXERCISES)) is not None:
         return outcome.wrong(exercise, 'unfinished', input=text, expected=want, obtained='NotImplementedError',
@@ -54,8 +48,7 @@ def _error(exercise: Exercise, neuron_class: Any, method: str, text: str, error:
 
 
 def _check_parameters(exercise: Exercise, neuron_class: Any) -> Result | None:
-    text = SETTING + "; n.parameters()"
-    set_input(text)
+    set_input(text := SETTING + "; n.parameters()")
     n = _neuron(neuron_class, 3)
     want = "[n.w[0], n.w[1], n.w[2], n.b]"
     try:
@@ -67,25 +60,22 @@ def _check_parameters(exercise: Exercise, neuron_class: Any) -> Result | None:
         return outcome.wrong(exercise, 'params_not_list', obtained=type(params).__name__, **fields)
     own = {id(w): f'n.w[{i}]' for i, w in enumerate(n.w)} | {id(n.b): 'n.b'}
     got = [own.get(id(p), repr(p)) for p in params]
-    shown = f"[{', '.join(got)}]"
     for key, wrong in (('params_nested', any(isinstance(p, (list, tuple)) for p in params)),
                        ('params_twice', len(set(got)) != len(got)),
                        ('params_extra', any(id(p) not in own for p in params)),
                        ('params_no_bias', 'n.b' not in got), ('params_no_weights', len(got) < len(own))):
         if wrong:
-            return outcome.wrong(exercise, key, obtained=shown, **fields)
+            return outcome.wrong(exercise, key, obtained=f"[{', '.join(got)}]", **fields)
     return None
 
 
 def _forward(exercise: Exercise, value_class: Any, neuron_class: Any, kw: dict[str, Any],
              x: tuple[float, ...]) -> tuple[Result | None, str]:
-    """The neuron made with kw, on x: a Result when it goes wrong, else None; and the activation its value is
-    when it goes wrong ('relu', 'tanh', ...: '' when it is none of them)."""
+    """The neuron made with kw, on x: a Result when it goes wrong (else None), and the activation its value is."""
     args = ''.join(f", {k}={v!r}" for k, v in kw.items())
-    text = SETTING.replace('Neuron(3)', f'Neuron(3{args})') + f"; out = n({list(x)})"
-    set_input(text)
+    set_input(text := SETTING.replace('Neuron(3)', f'Neuron(3{args})') + f"; out = n({list(x)})")
     activation = 'linear' if kw.get('nonlin') is False else kw.get('activation', 'relu')
-    act = sum(w * xi for w, xi in zip(WEIGHTS, x)) + BIAS
+    act = sum(map(mul, WEIGHTS, x)) + BIAS
     want = ACTIVATIONS[activation](act)
     described = 'no activation' if activation == 'linear' else activation
     shown = f"out.data = {number(want)}   ({described} of w . x + b = {number(act)})"
@@ -123,11 +113,9 @@ def check_neuron(exercise: Exercise, value_class: Any, neuron_class: Any, strict
                 outcomes.append(outcome.raised(exercise, f"Neuron(3, {kw})", error))
     if all(r is not None and r.diagnosis == 'unfinished' for r in [*outcomes, *(r for r, _ in ran)]):
         return Result.of(exercise, NOT_STARTED)
-    failed = [r for r in outcomes if r is not None]
-    if failed:
-        return failed[0]
-    missing: list[tuple[str, str]] = []
-    shown: dict[str, str] = {}
+    if failed := next((r for r in outcomes if r is not None), None):
+        return failed
+    missing, shown = list[tuple[str, str]](), dict[str, str]()
     wrong = [(r, applied) for r, applied in ran if r is not None]
     if wrong:  # right for no activation: the forward value differs, said first
         result, applied = wrong[0]
@@ -144,10 +132,9 @@ def check_neuron(exercise: Exercise, value_class: Any, neuron_class: Any, strict
 
 
 def _inputs(exercise: Exercise, value_class: Any, neuron_class: Any) -> list[tuple[str, str]]:
-    """The rules about inputs: one Value (from a one-neuron Layer) taken, inputs of the wrong number refused."""
+    """The rules about inputs: one Value taken (from a one-neuron Layer), inputs of the wrong number refused."""
     missing = []
-    text = "n = Neuron(1); weight 0.5, bias 0.25; out = n(Value(2.0))"
-    set_input(text)
+    set_input(text := "n = Neuron(1); weight 0.5, bias 0.25; out = n(Value(2.0))")
     try:
         n = _neuron(neuron_class, 1)
         out = n(value_class(2.0))
@@ -155,13 +142,11 @@ def _inputs(exercise: Exercise, value_class: Any, neuron_class: Any) -> list[tup
             missing.append(('neuron_single_value', f"`{text}` gives out.data = {number(getattr(out, 'data', out))}"))
     except Exception as error:  # noqa: BLE001
         missing.append(('neuron_single_value', f"`{text}` raises {type(error).__name__}"))
-    text = "n = Neuron(3); n([1.0, 2.0])"
-    set_input(text)
+    set_input(text := "n = Neuron(3); n([1.0, 2.0])")
     try:
         _neuron(neuron_class, 3)([1.0, 2.0])
         missing.append(('neuron_length', f"`{text}` gives an output instead of ValueError"))
-    except ValueError:
-        pass
     except Exception as error:  # noqa: BLE001
-        missing.append(('neuron_length', f"`{text}` raises {type(error).__name__}, not ValueError"))
+        if not isinstance(error, ValueError):
+            missing.append(('neuron_length', f"`{text}` raises {type(error).__name__}, not ValueError"))
     return missing

@@ -29,19 +29,15 @@ def raised(exercise: Exercise, text: str, error: BaseException | None, want: str
 
 def verdict(exercise: Exercise, failed: dict[str, str], idea: str, missing: list[tuple[str, str]],
             **shown: Any) -> Result:
-    """A grader's findings as its Result: the mistake failed (its fields; a status of its own, as not started);
-    else done, unless the idea is right (said in idea) but the library's rules in missing (key, what shows it) are
-    not met: each named, numbered as the task states them, what shows it under each."""
-    if 'status' in failed:
-        return Result.of(exercise, **failed)
+    """A grader's findings as its Result: the mistake failed (its fields, maybe a status); else done, or correct
+    with the library's rules missing (key, what shows it) named, numbered as the task states them."""
     if failed:
-        return wrong(exercise, **failed)
+        return Result.of(exercise, **failed) if 'status' in failed else wrong(exercise, **failed)
     if not missing:
         return Result.of(exercise, DONE)
-    rules = dict(exercise.rules)
-    order = list(rules)
+    order = [key for key, _ in exercise.rules]
     missing = sorted(missing, key=lambda m: order.index(m[0]))
-    left = '\n'.join(f"({order.index(key) + 1}) {rules[key]}" + (f"\n    {shown}" if shown else '')
+    left = '\n'.join(f"({order.index(key) + 1}) {dict(exercise.rules)[key]}" + (f"\n    {shown}" if shown else '')
                      for key, shown in missing)
     step = "one step" if len(missing) == 1 else f"{len(missing)} steps"
     return Result.of(exercise, CORRECT, diagnosis=missing[0][0],

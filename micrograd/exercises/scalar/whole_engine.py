@@ -1,7 +1,5 @@
-"""The learner's whole engine, run once every exercise of it is right: every op its Value defines, the ones the
-workspace gives (-x, x - y, k / x, ...) as well as the ones the learner wrote, on a table of forms, forward and
-backward through the learner's own backward(), against the library's engine and central differences. An op that
-differs is named by the form whose numbers it gives (`2 - x` computing `x - 2`), at the learner's line that ran."""
+"""The whole engine, once each of its exercises is right: every op the Value defines, given or written, on a table
+of forms through its own backward(), named if it differs by the form it gives (`2 - x` as `x - 2`), at its line."""
 from __future__ import annotations
 
 import re
@@ -40,10 +38,13 @@ class Form:
     def text(self) -> str:
         return f"{self.case.text()}; out.backward()"
 
+    def run(self, value_class: Any) -> Run:
+        """The form run with value_class, through the learner's own backward()."""
+        return run_case(self.case, value_class, lambda out, grad: out.backward())
+
 
 def forms() -> list[Form]:
-    """The table: -x (the others are often built on it), each op of the protocol with y, with x itself (a Value
-    used twice), with each number on either side, then every other op of ops.py, by its name."""
+    """The table: -x, each op of the protocol with y, with x, with a number on either side, then ops.py's others."""
     table = [Form('-x', '__neg__')]
     for symbol, method, reflected in PROTOCOL:
         table += [Form(f"x {symbol} y", method), Form(f"x {symbol} x", method)]
@@ -53,23 +54,13 @@ def forms() -> list[Form]:
     return table + [Form(named[op.parents].format(op.method), op.method) for op in ops.OPS if op.method not in protocol]
 
 
-def run(form: Form, value_class: Any) -> Run:
-    """The form run with value_class, through the learner's own backward()."""
-    return run_case(form.case, value_class, lambda out, grad: out.backward())
-
-
 def _shown(r: Run) -> str:
     return f"out.data = {number(r.data)}, {grads(r.grads)}"
 
 
-def _differs(form: Form, mine: Run) -> bool:
-    return mine.error is not None or not close(mine.data, library_numbers(form.case)[0].data) or \
-        bool(wrong_leaves(form.case, mine.grads))
-
-
 def _like(form: Form, mine: Run, table: list[Form]) -> str:
-    """The form whose numbers the learner's gives (of those, the nearest in leaves and in what is written):
-    `x - 2` for a `2 - x` with its operands swapped, the gradients of `x + y` for an `x - y` with a sign lost."""
+    """The form whose numbers the learner's gives, the nearest in leaves and in what is written: `x - 2` for a
+    `2 - x` with its operands swapped, the gradients of `x + y` for an `x - y` with a sign lost."""
     value = not close(mine.data, library_numbers(form.case)[0].data)
 
     def gives(other: Form) -> bool:
@@ -87,17 +78,15 @@ def _like(form: Form, mine: Run, table: list[Form]) -> str:
 
 
 def _place(value_class: Any, form: Form, mine: Run) -> str:
-    """The learner's line: a method made another's (`__rmul__ = __add__`), the line giving a wrong gradient, or
-    the method's return that ran."""
-    want = library_numbers(form.case)[0]
+    """The learner's line: an alias (`__rmul__ = __add__`), the line giving a wrong gradient, or the return that ran."""
     if mine.error is not None:
         return place_of(mine.error)
     bad = wrong_leaves(form.case, mine.grads)
     line = alias_line(value_class, form.method)
-    if not line and bad and close(mine.data, want.data):
-        events = run_traced(closures(value_class, (form.method,)), lambda: run(form, value_class))
-        line = wrong_line((form.method,), events, lambda cls: run(form, cls), LEAVES[bad[0]])
-    return line or output_lines(value_class, (form.method,), lambda: run(form, value_class))[1]
+    if not line and bad and close(mine.data, library_numbers(form.case)[0].data):
+        events = run_traced(closures(value_class, (form.method,)), lambda: form.run(value_class))
+        line = wrong_line((form.method,), events, form.run, LEAVES[bad[0]])
+    return line or output_lines(value_class, (form.method,), lambda: form.run(value_class))[1]
 
 
 def check_engine(value_class: Any, strict: bool) -> Result:
@@ -106,11 +95,12 @@ def check_engine(value_class: Any, strict: bool) -> Result:
     differing: list[tuple[Form, Run]] = []
     for form in table:
         set_input(form.text())
-        mine = run(form, value_class)
+        mine = form.run(value_class)
         with paused():  # the checker's own work: not the learner's time
             if not strict and mine.error is not None:
                 continue  # a lecture's Value without this form (x ** y of two Values)
-            if _differs(form, mine):
+            want = library_numbers(form.case)[0]
+            if mine.error is not None or not close(mine.data, want.data) or wrong_leaves(form.case, mine.grads):
                 differing.append((form, mine))
     if not differing:
         return Result(number=0, name='engine', status=DONE)
