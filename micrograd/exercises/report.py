@@ -14,6 +14,7 @@ MARKS = {DONE: 'done', CORRECT: 'correct ✓', WRONG: 'WRONG', NOT_STARTED: 'not
 COLOURS = {DONE: '#1a7f37', CORRECT: '#9a6700', WRONG: '#cf222e', NOT_STARTED: '#6e7781', ABSENT: '#afb8c1',
            UNCHECKED: '#afb8c1'}
 SPAN, CODE = r'`([^`]+)`', r'<code>\1</code>'
+CODED = ('input', 'expected', 'obtained', "library's", 'yours', 'also wrong', 'printed', 'stuck?', 'formula', 'line')
 
 
 @dataclass
@@ -60,13 +61,12 @@ class Report:
             return "nothing checked"
         absent = [r.name for r in self.results if r.status == ABSENT]
         done = sum(r.status in (DONE, CORRECT) for r in self.results)  # at level 1 (level 2's rules may be left)
-        line = f"{done} of {len(self.results) - len(absent)} done"
-        if absent:
-            line += f" ({len(absent)} not in this class: {' '.join(absent)})"
         correct = sum(r.status == CORRECT for r in self.results)
-        if self.engine is not None and self.engine.status == WRONG:
-            line += "; the whole engine differs from the library's"
-        return line + (f"; level 2 (the library's rules, optional): {correct} left" if correct else '')
+        return (f"{done} of {len(self.results) - len(absent)} done"
+                + (f" ({len(absent)} not in this class: {' '.join(absent)})" if absent else '')
+                + ("; the whole engine differs from the library's" if self.engine is not None
+                   and self.engine.status == WRONG else '')
+                + (f"; level 2 (the library's rules, optional): {correct} left" if correct else ''))
 
     def headline(self) -> str:
         """One sentence on where the learner stands."""
@@ -110,15 +110,13 @@ class Report:
             return [(label, text) for label, text in shown if text]
         exercise = self.exercise(focus)
         rows: list[tuple[str, str]] = []
-        if focus.status == WRONG:
-            rows += [('input', focus.input), ('expected', focus.expected), ('obtained', focus.obtained),
-                     ('also wrong', focus.also)]
-        elif focus.status == CORRECT:  # not a failure: the library's way beside the learner's
-            rows += [('input', focus.input), ("library's", focus.expected), ('yours', focus.obtained)]
-        if focus.status in (WRONG, CORRECT):
-            why = f"{focus.why}: {focus.detail}" if focus.why and focus.detail else focus.why or focus.detail
-            rows.append(('diagnosis' if focus.status == WRONG else 'verdict', why))
-            rows.append(('line', focus.place))
+        if focus.status in (WRONG, CORRECT):  # a correct one is no failure: the library's way beside the learner's
+            wrong = focus.status == WRONG
+            want, got, why = ('expected', 'obtained', 'diagnosis') if wrong else ("library's", 'yours', 'verdict')
+            rows += [('input', focus.input), (want, focus.expected), (got, focus.obtained),
+                     ('also wrong', focus.also if wrong else ''),
+                     (why, f"{focus.why}: {focus.detail}" if focus.why and focus.detail else focus.why or focus.detail),
+                     ('line', focus.place)]
         if focus.status != CORRECT:  # (a correct one's verdict lists the rules of its task left)
             rows.append(('task', exercise.task))
         rows.append(('hint', exercise.hint))
@@ -167,12 +165,10 @@ class Report:
             f"<td>{e(self.exercise(r).title)}</td></tr>" for r in self.results)
         table = (f"<table><thead><tr><th>#</th><th>exercise</th><th>status</th><th></th></tr></thead>"
                  f"<tbody>{cells}</tbody></table>") if self.results else ''
-        code = ('input', 'expected', 'obtained', "library's", 'yours', 'also wrong', 'printed', 'stuck?', 'formula',
-                'line')
         rows = ''
         for label, text in self.details():
             text = e(text).replace('\n', '<br>')  # (a <br> every page keeps: a notebook may drop the white-space style)
-            if label in code:
+            if label in CODED:
                 cell = f"<td style='text-align:left'><code style='white-space:pre-wrap'>{text}</code></td>"
             else:  # a hint's `code`, written so for the notebook's Markdown, as <code>
                 cell = f"<td style='text-align:left;white-space:pre-wrap'>{re.sub(SPAN, CODE, text)}</td>"

@@ -1,23 +1,9 @@
 """The scalar track: each op's backward, the sort and backward(), and a neuron, cut out of micrograd's own
 engine.py and nn.py for the learner to write.
 
-    exercises.py      the exercises, one record each, and what a record holds: Exercise, Case, Graph, Slip
-    blanks.py         the bodies cut out of engine.py and nn.py: my_engine.py, my_nn.py, the library's answer
-    drive.py          running a case through any Value-like class (the workspace's convention or the lecture's)
-    op_grading.py     grading an op's backward on its cases, the slip named, its line pointed at
-    op_wiring.py      whether an op puts its output in the graph: its parents, its _op, its closure attached
-    slips.py          the wrong backwards derived from the library's own by rules every op shares
-    sort_grading.py   grading the sort: the idea first, then the library's rules
-    backprop_grading.py  grading backward(): the idea first, then the library's rules
-    neuron_grading.py grading the neuron: the idea first, then the library's rules
-    outcome.py        a Result made the same way by every grader
-    places.py         where the learner wrote each exercise, and the line a diagnosis points at
-    grade.py          every exercise in order, each under a time limit, then the whole engine
-    whole_engine.py   every op the Value defines, given or written, on a table of forms against the library's
-    fit.py            naming a wrong gradient: the slip that gives the learner's numbers, else the formula they follow
-    exercises_ipynb.py  exercises.ipynb: a cell per exercise, a check under each
-
-The track is TRACK, a Track (../track.py); start, check and solution are its methods.
+exercises.py holds the records, blanks.py the bodies cut out for the workspace, and grade.py grades every exercise
+in order with its *_grading.py, then the whole engine. The track is TRACK, a Track (../track.py); start, check and
+solution are its methods.
 """
 from __future__ import annotations
 
