@@ -1,6 +1,5 @@
 """The command line: start, check, solution, list and notebook, each with --track scalar (the default) or tensor.
-Every option is checked before any work starts; a bad one is said on one line of stderr (exit status 2).
-"""
+Every option is checked before any work starts; a bad one is said on one line of stderr (exit status 2)."""
 from __future__ import annotations
 
 import argparse

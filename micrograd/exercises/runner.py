@@ -1,6 +1,5 @@
 """Running a learner's files in a child process, for either track: an infinite loop, a crash (a recursion limit
-raised until the interpreter's stack overflows) or a process the learner's code starts cannot take the checker down.
-"""
+raised until the interpreter's stack overflows) or a process the learner's code starts cannot take the checker down."""
 from __future__ import annotations
 
 import dataclasses
@@ -17,6 +16,7 @@ import traceback
 import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from micrograd.exercises.cutting import load_file
 from micrograd.exercises.lines import where
@@ -81,20 +81,17 @@ def run_in_child(track: str, paths: Sequence[Path], exercises: Sequence[Describe
             _stop(child)
         lines = channel.read_text(encoding='utf-8', errors='replace').split('\n') if channel.exists() else []
     results: list[Result] = []
-    places: dict[int, str] | None = None  # said once the learner's files are imported
-    importing = False
+    said: dict[str, Any] = {}  # the child's other lines: 'importing', then 'error' or 'places' (once imported)
     for line in lines:
         kind, _, payload = line.partition(' ')
-        if kind == 'importing':
-            importing = True
-        elif kind == 'places':
-            places = {int(number): place for number, place in json.loads(payload).items()}
-        elif kind == 'result':
+        if kind == 'result':
             results.append(Result(**json.loads(payload)))
-        elif kind == 'error':
-            return [], {}, json.loads(payload)
-    if places is None:  # it stopped before any exercise: importing the learner's files, or before
-        files = ' and '.join(p.name for p in paths)
+        elif kind in ('importing', 'error', 'places'):
+            said[kind] = json.loads(payload)
+    if 'error' in said:
+        return [], {}, said['error']
+    if 'places' not in said:  # it stopped before any exercise: importing the learner's files, or before
+        files, importing = ' and '.join(p.name for p in paths), 'importing' in said
         if importing and problem[0] == 'timeout':
             return [], {}, _unfinished(files, f"{limit:g} s")
         return [], {}, f"{f'importing {files}' if importing else 'the checker'} stopped: {problem[1]}"
@@ -103,7 +100,7 @@ def run_in_child(track: str, paths: Sequence[Path], exercises: Sequence[Describe
         results.append(Result.of(stopped, WRONG, obtained='no result', diagnosis=problem[0], why=GENERIC[problem[0]],
                                  detail=problem[1]))
         results += [Result.of(e, UNCHECKED) for e in exercises[len(results):]]
-    return results, places, ''
+    return results, {int(number): place for number, place in said['places'].items()}, ''
 
 
 MARGIN = 30.0  # seconds the whole run has beyond each exercise's limit: the checker's own work
@@ -140,10 +137,7 @@ def _ended(status: int, stderr: str) -> tuple[str, str]:
     last = (stderr.strip().splitlines() or [''])[-1]
     said = f": {last}" if last else ''
     if status < 0:  # killed by a signal: SIGSEGV is Python's own stack overflowing
-        try:
-            name = signal.Signals(-status).name
-        except ValueError:
-            name = f"signal {-status}"
+        name = {s.value: s.name for s in signal.Signals}.get(-status, f"signal {-status}")
         return 'crash', f"the checking process was killed by {name}{said}"
     return 'exited', f"the checking process exited with status {status}{said}"
 

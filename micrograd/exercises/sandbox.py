@@ -86,14 +86,11 @@ def guarded(number: int, name: str, grade: Callable[[], Result], timeout: float 
     try:
         with contextlib.redirect_stdout(printed), time_limit(timeout):
             result = grade()
-    except Timeout as error:
-        result = Result(number=number, name=name, status=WRONG, input=_NOW.input, obtained=str(error),
-                        diagnosis='timeout', why=GENERIC['timeout'],
-                        detail="the checker stopped it: look for a loop that never ends (a stack that is never "
-                               "emptied, a node pushed again and again)")
-    except SystemExit as error:
-        result = Result(number=number, name=name, status=WRONG, input=_NOW.input,
-                        obtained=f"SystemExit({error.code!r})", diagnosis='exits', why=GENERIC['exits'],
-                        detail=where(error))
+    except (Timeout, SystemExit) as error:
+        key = 'exits' if isinstance(error, SystemExit) else 'timeout'
+        result = Result(number=number, name=name, status=WRONG, input=_NOW.input, diagnosis=key, why=GENERIC[key],
+                        obtained=f"SystemExit({error.code!r})" if isinstance(error, SystemExit) else str(error),
+                        detail=where(error) if key == 'exits' else "the checker stopped it: look for a loop that "
+                        "never ends (a stack that is never emptied, a node pushed again and again)")
     result.printed = printed.getvalue()[-2000:]
     return result

@@ -1,11 +1,10 @@
 """A track (scalar/, tensor/) is one Track: what differs is stated in its fields (its name, its exercises, its
-workspace's files, the functions of its own); writing and checking a workspace is the same for every track.
-"""
+workspace's files, the functions of its own); writing and checking a workspace is the same for every track."""
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -52,9 +51,8 @@ class Track:
         """What is wrong with path as a workspace to check, before any work ('' when nothing is)."""
         first = self.files[0]
         if not path.exists():
-            if path.suffix == '.py':
-                return f"no file {path}"
-            return f"no folder {path}: make the workspace there with `{self.command('start', path)}`"
+            return f"no file {path}" if path.suffix == '.py' else \
+                f"no folder {path}: make the workspace there with `{self.command('start', path)}`"
         if path.is_dir() and path.suffix == '.py':
             return f"{path} is a folder, not a Python file: give the workspace's folder, or its {first}"
         if path.is_dir() and (path / first).is_dir():
@@ -70,13 +68,9 @@ class Track:
     def check(self, target: Any = '.', *more: Any, hint: bool = False, timeout: float = 10.0) -> Report:
         """Check the exercises and return a Report (printable; a table in Jupyter). target: a workspace folder or one
         of its files, else what a notebook defines (check_objects). hint: add the stronger hint and the formula."""
-        report = (self.check_workspace(Path(target), timeout) if isinstance(target, (str, Path))
-                  else self.check_objects(target, *more, timeout=timeout))
-        report.hint = hint
-        return report
-
-    def check_workspace(self, path: Path, timeout: float) -> Report:
-        """Check a workspace, given as its folder or one of its files, in a child process."""
+        if not isinstance(target, (str, Path)):
+            return replace(self.check_objects(target, *more, timeout=timeout), hint=hint)
+        path = Path(target)  # a workspace, checked in a child process
         first = path / self.files[0] if path.is_dir() else \
             path.parent / self.files[0] if path.name in self.files[1:] else path
         paths = [first] + [p for p in (first.parent / name for name in self.files[1:]) if p.is_file() and p != first]
@@ -85,9 +79,9 @@ class Track:
         results, places, error = ([], {}, error) if error else \
             run_in_child(self.name, paths, self.exercises, timeout, first.parent)
         if error:
-            return Report(exercises=self.exercises, error=error, command=again, title=self.title)
+            return Report(exercises=self.exercises, error=error, command=again, title=self.title, hint=hint)
         places |= {r.number: r.place for r in results if r.place}  # a wrong one: its line
-        return Report(results, self.exercises, places=places, command=again, title=self.title,
+        return Report(results, self.exercises, places=places, command=again, title=self.title, hint=hint,
                       answer=self.command('solution', 'NAME'))
 
     def write_notebook(self, path: Path) -> Path:
