@@ -2,6 +2,7 @@
 raised until the interpreter's stack overflows) or a process the learner's code starts cannot take the checker down."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
 import json
@@ -47,8 +48,7 @@ def _unfinished(file: str, limit: str) -> str:
 
 
 def compile_error(path: Path) -> str:
-    """The learner's file as the report names a syntax error in it (under it, Python's own lines: the code and a
-    caret), or '' when it compiles."""
+    """A syntax error in the learner's file as the report names it (Python's own code and caret under it), or ''."""
     try:  # its bytes: Python reads a `# -*- coding: ... -*-` line, as an import does
         compile(path.read_bytes(), str(path), 'exec')
     except SyntaxError as error:
@@ -59,9 +59,8 @@ def compile_error(path: Path) -> str:
 
 def run_in_child(track: str, paths: Sequence[Path], exercises: Sequence[Described], timeout: float,
                  cwd: Path) -> tuple[list[Result], dict[int, str], str]:
-    """Check paths with the track's check_files in a child process: (a Result per exercise, where each exercise is
-    written, '') or ([], {}, why nothing could be checked). An exercise the child did not finish is wrong, with how
-    it ended."""
+    """Check paths with the track's check_files in a child process: (a Result per exercise, where each is written, '')
+    or ([], {}, why nothing could be checked). An exercise the child did not finish is wrong, with how it ended."""
     for path in paths:
         if error := compile_error(path):
             return [], {}, error
@@ -110,10 +109,8 @@ GROUPS = hasattr(os, 'killpg')  # the child in a process group of its own, kille
 def _stop(child: subprocess.Popen[bytes]) -> None:
     """Kill the child and everything in its process group (what the learner's code started), and reap it."""
     if GROUPS:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # (the group is gone already)
             os.killpg(child.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):  # (the group is gone already)
-            pass
     if child.poll() is None:
         child.kill()
         child.wait()
