@@ -7,7 +7,6 @@ import io
 import signal
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 from micrograd.exercises.lines import where
 from micrograd.exercises.result import GENERIC, WRONG, Result
@@ -17,15 +16,11 @@ class Timeout(BaseException):
     """A BaseException, so that the learner's `except Exception` lets it through."""
 
 
-@dataclass
 class _Now:
-    """The exercise being checked."""
-    input: str = ''              # the case being run, for the report of a timeout or an exit
+    """The exercise being checked, one at a time: the class holds it."""
+    input = ''                   # the case being run, for the report of a timeout or an exit
     left: float | None = None    # the seconds the learner's code has left (None: no limit)
-    running: bool = False        # whether the clock runs (the timer signal is set)
-
-
-_NOW = _Now()
+    running = False              # whether the clock runs (the timer signal is set)
 
 
 @contextlib.contextmanager
@@ -39,28 +34,28 @@ def time_limit(seconds: float | None) -> Iterator[None]:
     def stop(signum: int, frame: object) -> None:
         raise Timeout(f"did not finish in {seconds:g} s")
     previous = signal.signal(signal.SIGALRM, stop)
-    _NOW.left = seconds
+    _Now.left = seconds
     try:
         with _clock(True):
             yield
     finally:
-        _NOW.left = None
+        _Now.left = None
         signal.signal(signal.SIGALRM, previous)
 
 
 @contextlib.contextmanager
 def _clock(running: bool) -> Iterator[None]:
     """The block with the clock running or stopped, the seconds left carried over."""
-    if _NOW.left is None or running == _NOW.running:
+    if _Now.left is None or running == _Now.running:
         yield
         return
 
     def turn(on: bool) -> None:
         if on:
-            signal.setitimer(signal.ITIMER_REAL, max(_NOW.left or 0.0, 1e-3))
+            signal.setitimer(signal.ITIMER_REAL, max(_Now.left or 0.0, 1e-3))
         else:
-            _NOW.left = signal.setitimer(signal.ITIMER_REAL, 0)[0]
-        _NOW.running = on
+            _Now.left = signal.setitimer(signal.ITIMER_REAL, 0)[0]
+        _Now.running = on
     turn(running)
     try:
         yield
@@ -75,7 +70,7 @@ def paused() -> contextlib.AbstractContextManager[None]:
 
 
 def set_input(text: str) -> None:
-    _NOW.input = text
+    _Now.input = text
 
 
 def guarded(number: int, name: str, grade: Callable[[], Result], timeout: float | None) -> Result:
@@ -88,7 +83,7 @@ def guarded(number: int, name: str, grade: Callable[[], Result], timeout: float 
             result = grade()
     except (Timeout, SystemExit) as error:
         key = 'exits' if isinstance(error, SystemExit) else 'timeout'
-        result = Result(number=number, name=name, status=WRONG, input=_NOW.input, diagnosis=key, why=GENERIC[key],
+        result = Result(number=number, name=name, status=WRONG, input=_Now.input, diagnosis=key, why=GENERIC[key],
                         obtained=f"SystemExit({error.code!r})" if isinstance(error, SystemExit) else str(error),
                         detail=where(error) if key == 'exits' else "the checker stopped it: look for a loop that "
                         "never ends (a stack that is never emptied, a node pushed again and again)")
