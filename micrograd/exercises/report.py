@@ -49,8 +49,7 @@ class Report:
 
     @property
     def focus(self) -> Result | None:
-        """What to talk about: the first wrong exercise, else the first not started, else the whole engine where
-        it differs, else (level 2) the first exercise correct but for a rule of the library's."""
+        """What to talk about: the first wrong, else not started, else the whole engine if wrong, else correct ✓."""
         def first(status: str) -> Result | None:
             return next((r for r in self.results if r.status == status), None)
         engine = self.engine if self.engine is not None and self.engine.status == WRONG else None

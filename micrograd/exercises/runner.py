@@ -31,8 +31,7 @@ class ImportFailed(Exception):
 
 def import_learners(name: str, path: Path, timeout: float | None = None,
                     load: Callable[[str, Path], types.ModuleType] = load_file) -> types.ModuleType:
-    """In the checking process: the learner's file imported as module name (by load), within timeout seconds
-    (where a timer signal allows it), or ImportFailed saying why."""
+    """In the child: the learner's file imported as module name (by load) within timeout seconds, or ImportFailed."""
     try:
         with time_limit(timeout):
             return load(name, path)
@@ -142,13 +141,12 @@ def _ended(status: int, stderr: str) -> tuple[str, str]:
 def _env() -> dict[str, str]:
     """The environment for the child: this micrograd importable from the workspace, installed or not."""
     here = str(Path(__file__).resolve().parents[2])
-    path = os.environ.get('PYTHONPATH')
-    return {**os.environ, 'PYTHONPATH': here + (os.pathsep + path if path else '')}
+    return {**os.environ, 'PYTHONPATH': os.pathsep.join(filter(None, [here, os.environ.get('PYTHONPATH')]))}
 
 
 def worker(track: str, timeout: float, channel: str, paths: list[str]) -> int:
-    """In the child process: check the files, writing to channel (a file of its own, which the learner's code does
-    not write to) where each exercise is written in them, then each Result, in the exercises' order, once known."""
+    """In the child: check the files, writing to channel (a file the learner's code does not write to) where each
+    exercise is written, then each Result once known."""
     _watch_parent()
     out = open(channel, 'a', encoding='utf-8')  # noqa: SIM115 -- open while the child lives
 

@@ -64,8 +64,7 @@ def _clock(running: bool) -> Iterator[None]:
 
 
 def paused() -> contextlib.AbstractContextManager[None]:
-    """The clock stopped while the block runs: the checker's own work (the library's runs, central differences,
-    PyTorch, naming a slip, the learner's line)."""
+    """The clock stopped while the block runs: the checker's own work, not the learner's time."""
     return _clock(False)
 
 
@@ -74,8 +73,7 @@ def set_input(text: str) -> None:
 
 
 def guarded(number: int, name: str, grade: Callable[[], Result], timeout: float | None) -> Result:
-    """grade() under a time limit (time_limit's), with what the learner's code prints kept in the Result, not shown
-    in between; a loop that never ends or a sys.exit() is said as such, and the checking goes on."""
+    """grade() under time_limit, what it prints kept in the Result; a loop that never ends or a sys.exit() is said."""
     printed = io.StringIO()
     set_input('')
     try:

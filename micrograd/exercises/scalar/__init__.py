@@ -29,8 +29,7 @@ __all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'blank_engine', 'b
 
 
 def _check_objects(target: Any, *more: Any, timeout: float) -> Report:
-    """target: a Value class, or a module holding one (and its Neuron); more: a Neuron class to check the neuron's
-    exercise on."""
+    """target: a Value class, or a module holding one (and its Neuron); more: a Neuron class for the neuron's."""
     neuron = more[0] if more else None
     if isinstance(target, types.ModuleType):
         neuron = neuron if neuron is not None else getattr(target, 'Neuron', None)
@@ -50,8 +49,7 @@ def _warm_up() -> None:
 
 
 def _check_files(paths: list[Path], timeout: float) -> tuple[dict[int, str], Iterator[Result]]:
-    """Import my_engine.py (and my_nn.py, when given): where each exercise is written in them, and every exercise
-    checked."""
+    """Import my_engine.py (and my_nn.py): where each exercise is written in them, and every exercise checked."""
     sys.path.insert(0, str(paths[0].parent))
     value = getattr(import_learners('my_engine', paths[0], timeout), 'Value', None)
     if not isinstance(value, type):
