@@ -115,20 +115,16 @@ def main(argv: list[str] | None = None) -> int:
               f"    {chosen.command('check', *([args.dir] if args.dir != '.' else []))}")
         return 0
     if args.command == 'check':
-        problem = chosen.missing(Path(args.dir))
-        if problem:
+        if problem := chosen.missing(Path(args.dir)):
             parser.error(f"check: {problem}")
         report = chosen.check(args.dir, hint=args.hint, timeout=args.timeout)
         print(report, end='')
         return 0 if report.passed else 1
-    if args.command == 'solution':
-        try:
-            text = chosen.solution(args.name)
-        except KeyError as error:
-            parser.error(f"solution: {error.args[0]}")
-        print(text, end='')
-        return 0
-    print(listing(chosen.exercises), end='')
+    try:  # solution, or list
+        text = chosen.solution(args.name) if args.command == 'solution' else listing(chosen.exercises)
+    except KeyError as error:  # (no such exercise)
+        parser.error(f"solution: {error.args[0]}")
+    print(text, end='')
     return 0
 
 

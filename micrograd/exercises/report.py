@@ -116,18 +116,14 @@ class Report:
                      ('also wrong', focus.also if wrong else ''),
                      (why, f"{focus.why}: {focus.detail}" if focus.why and focus.detail else focus.why or focus.detail),
                      ('line', focus.place)]
-        if focus.status != CORRECT:  # (a correct one's verdict lists the rules of its task left)
-            rows.append(('task', exercise.task))
-        rows.append(('hint', exercise.hint))
+        rows += [('task', exercise.task if focus.status != CORRECT else ''),  # (correct: the verdict says what is left)
+                 ('hint', exercise.hint)]
         if self.hint:
             rows += [('more', exercise.stronger), ('formula', exercise.formula)]
         elif focus.status == WRONG:
             rows.append(('stuck?', self.command.replace(')', ', hint=True)') if self.command.endswith(')')
                          else f"{self.command} --hint"))
-        if focus.status == NOT_STARTED:
-            rows.append(('then', f"check it: {self.command}"))
-        if focus.note:
-            rows.append(('note', focus.note))
+        rows += [('then', f"check it: {self.command}" if focus.status == NOT_STARTED else ''), ('note', focus.note)]
         rows += [('also', f"exercise {r.number} ({r.name}) is WRONG too: {r.why}"
                           + (f" ({r.place})" if r.place else '')) for r in self.results
                  if r.status == WRONG and r is not focus]
@@ -136,9 +132,8 @@ class Report:
             rows.append(('also', f"exercise{'s' if len(others) > 1 else ''} {', '.join(others)} "
                                  f"{'are' if len(others) > 1 else 'is'} correct ✓ too: level 1 done, a rule of the "
                                  "library's left for level 2"))
-        if focus.printed:
-            rows.append(('printed', focus.printed.rstrip()[-600:]))
-        return [(label, text) for label, text in rows + notes if text]
+        rows.append(('printed', focus.printed.rstrip()[-600:]))
+        return [(label, text) for label, text in rows + notes if text]  # (a row with no text is not shown)
 
     def __str__(self) -> str:
         lines = [f"{self.title}: {self.summary()}", ""]

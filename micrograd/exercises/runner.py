@@ -24,6 +24,9 @@ from micrograd.exercises.lines import where
 from micrograd.exercises.result import GENERIC, UNCHECKED, WRONG, Described, Result
 from micrograd.exercises.sandbox import Timeout, time_limit
 
+MARGIN = 30.0  # seconds the whole run has beyond each exercise's limit: the checker's own work
+GROUPS = hasattr(os, 'killpg')  # the child in a process group of its own, killed whole (POSIX)
+
 
 class ImportFailed(Exception):
     """A learner's file could not be imported; the message says why, and where."""
@@ -60,9 +63,8 @@ def run_in_child(track: str, paths: Sequence[Path], exercises: Sequence[Describe
                  cwd: Path) -> tuple[list[Result], dict[int, str], str]:
     """Check paths with the track's check_files in a child process: (a Result per exercise, where each is written, '')
     or ([], {}, why nothing could be checked). An exercise the child did not finish is wrong, with how it ended."""
-    for path in paths:
-        if error := compile_error(path):
-            return [], {}, error
+    if error := next(filter(None, map(compile_error, paths)), ''):
+        return [], {}, error
     limit = timeout * len(exercises) + MARGIN
     with tempfile.TemporaryDirectory(prefix='micrograd-exercises-') as folder:
         channel = Path(folder) / 'results'
@@ -99,10 +101,6 @@ def run_in_child(track: str, paths: Sequence[Path], exercises: Sequence[Describe
                                  detail=problem[1]))
         results += [Result.of(e, UNCHECKED) for e in exercises[len(results):]]
     return results, {int(number): place for number, place in said['places'].items()}, ''
-
-
-MARGIN = 30.0  # seconds the whole run has beyond each exercise's limit: the checker's own work
-GROUPS = hasattr(os, 'killpg')  # the child in a process group of its own, killed whole (POSIX)
 
 
 def _stop(child: subprocess.Popen[bytes]) -> None:

@@ -23,8 +23,7 @@ class Track:
     notebook: str                      # the module whose build_notebook() makes the track's notebook
     texts: Callable[[Path], list[str]]  # the text of each of the workspace's files, for a workspace in a folder
     check_objects: Callable[..., Report]  # (target, *more, timeout=): what a notebook defines, checked in this process
-    # In the child process, check_files(paths, timeout) imports the learner's files and gives where each exercise is
-    # written in them ({number: 'my_engine.py, line 40: ...'}) and the Results in order, each made as it is read.
+    # In the child: import the learner's files; where each exercise is written in them, and the Results as they come.
     check_files: Callable[[list[Path], float], tuple[dict[int, str], Iterator[Result]]]
     solution: Callable[[str], str]     # the library's own code for an exercise
     warm_up: Callable[[], None] = lambda: None  # in the child, before the learner's files and any clock
