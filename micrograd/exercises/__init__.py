@@ -11,8 +11,7 @@ In Jupyter or Colab: `from micrograd.exercises import check; check('my_engine.py
 for a Value class written in a notebook cell; the report shows as a table.
 
 The checker grades the idea first (right gradients, the lecture's way, are "correct ✓"), then the library's own
-rules, each stated in the task and named when missing. The tracks are scalar/ and tensor/, each a Track (track.py);
-the other modules here are the machinery both share, one idea per module, each saying its own in its docstring.
+rules, each stated in the task. Each track (scalar/, tensor/) is a Track (track.py); the other modules here serve both.
 """
 from micrograd.exercises.report import Report
 from micrograd.exercises.result import Result

@@ -1,9 +1,8 @@
 """The scalar track: each op's backward, the sort and backward(), and a neuron, cut out of micrograd's own
 engine.py and nn.py for the learner to write.
 
-exercises.py holds the records, blanks.py the bodies cut out for the workspace, and grade.py grades every exercise
-in order with its *_grading.py, then the whole engine. The track is TRACK, a Track (../track.py); start, check and
-solution are its methods.
+exercises.py holds the records, blanks.py cuts the workspace, grade.py grades every exercise in order (each with
+its *_grading.py), then the whole engine. TRACK is its Track (../track.py); start, check and solution are its methods.
 """
 from __future__ import annotations
 
