@@ -3,7 +3,6 @@ Every option is checked before any work starts; a bad one is said on one line of
 from __future__ import annotations
 
 import argparse
-import importlib
 import importlib.util
 import math
 import sys
@@ -101,8 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == 'start':
         where = Path(args.dir)
-        blocked = next((p for p in [where, *where.parents] if p.exists() and not p.is_dir()), None)
-        if blocked is not None:
+        if blocked := next((p for p in [where, *where.parents] if p.exists() and not p.is_dir()), None):
             parser.error(f"start: {blocked} is a file, not a folder")
         try:
             files = chosen.start(where, force=args.force)

@@ -74,8 +74,7 @@ class Report:
         if not self.present:
             return "none of the exercises' methods is in this class"
         focus = self.focus
-        place = self.places.get(focus.number, '') if focus is not None else ''
-        place = f" ({place})" if place else ''
+        place = f" ({self.places[focus.number]})" if focus is not None and self.places.get(focus.number) else ''
         if self.passed:
             said = "every gradient matches the library's engine and central differences"
             if focus is not None:  # level 2 left
@@ -94,10 +93,8 @@ class Report:
         return f"exercise {focus.number} ({focus.name}) is wrong{place}"
 
     def details(self) -> list[tuple[str, str]]:
-        """(label, text) lines about the focus exercise, then the notes on exercises done."""
+        """(label, text) lines about the focus exercise, then the notes on exercises done (none after an error)."""
         focus = self.focus
-        if self.error:
-            return []
         notes = [('note', f"exercise {r.number} ({r.name}) is done; {r.note}") for r in self.results
                  if r.status == DONE and r.note]
         if focus is None:
@@ -167,8 +164,7 @@ class Report:
             else:  # a hint's `code`, written so for the notebook's Markdown, as <code>
                 cell = f"<td style='text-align:left;white-space:pre-wrap'>{re.sub(SPAN, CODE, text)}</td>"
             rows += f"<tr><th style='text-align:left;vertical-align:top'>{e(label)}</th>{cell}</tr>"
-        focus = self.focus
-        status = DONE if self.passed else WRONG if self.error else focus.status if focus else NOT_STARTED
+        status = DONE if self.passed else WRONG if self.error else self.focus.status if self.focus else NOT_STARTED
         return (f"<div class='micrograd-exercises'><p><b>{e(self.title)}: {e(self.summary())}</b></p>{table}"
                 f"<p style='color:{COLOURS[status]}'><b>{e(self.headline())}</b></p>"
                 f"{f'<table>{rows}</table>' if rows else ''}</div>")

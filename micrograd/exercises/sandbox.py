@@ -25,8 +25,7 @@ class _Now:
 
 @contextlib.contextmanager
 def time_limit(seconds: float | None) -> Iterator[None]:
-    """Interrupt the block once the learner's code has run seconds in it: all of the block but what paused() runs.
-    Where no timer signal can interrupt the code here, the block runs without a limit."""
+    """Interrupt the block once the learner's code ran seconds in it (paused() not counted), where signals allow."""
     if not (seconds and hasattr(signal, 'setitimer') and threading.current_thread() is threading.main_thread()):
         yield
         return

@@ -37,9 +37,8 @@ class Track:
         """Write the workspace's files into directory; an existing workspace is kept unless force."""
         directory = Path(directory)
         files = [directory / name for name in self.files]
-        existing = [f for f in files if f.exists()]
-        if existing and not force:
-            raise FileExistsError(f"{existing[0]} exists already: your work is kept. Continue with "
+        if not force and (existing := next((f for f in files if f.exists()), None)):
+            raise FileExistsError(f"{existing} exists already: your work is kept. Continue with "
                                   f"`{self.command('check', directory)}`, or start over with --force")
         directory.mkdir(parents=True, exist_ok=True)
         for file, text in zip(files, self.texts(directory)):
