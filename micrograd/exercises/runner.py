@@ -96,9 +96,8 @@ def run_in_child(track: str, paths: Sequence[Path], exercises: Sequence[Describe
             return [], {}, _unfinished(files, f"{limit:g} s")
         return [], {}, f"{f'importing {files}' if importing else 'the checker'} stopped: {problem[1]}"
     if len(results) < len(exercises):  # the child died, or was stopped, in the middle of the next one (in order)
-        stopped = exercises[len(results)]
-        results.append(Result.of(stopped, WRONG, obtained='no result', diagnosis=problem[0], why=GENERIC[problem[0]],
-                                 detail=problem[1]))
+        results.append(Result.of(exercises[len(results)], WRONG, obtained='no result', diagnosis=problem[0],
+                                 why=GENERIC[problem[0]], detail=problem[1]))
         results += [Result.of(e, UNCHECKED) for e in exercises[len(results):]]
     return results, {int(number): place for number, place in said['places'].items()}, ''
 
