@@ -11,8 +11,7 @@ In Jupyter or Colab: `from micrograd.exercises import check; check('my_engine.py
 for a Value class written in a notebook cell; the report shows as a table.
 
 The checker grades the idea first (right gradients, the lecture's way, are "correct ✓"), then the library's own
-rules, each stated in the task. Each track (scalar/, tensor/) is a Track (track.py); the other modules here serve both.
-"""
+rules, each stated in the task. Each track (scalar/, tensor/) is a Track (track.py); the other modules serve both."""
 from micrograd.exercises.report import Report
 from micrograd.exercises.result import Result
 from micrograd.exercises.scalar import EXERCISES, blank_engine, blank_nn, check, solution, start

@@ -1,5 +1,4 @@
-"""What the checker says, for either track: a progress table and, for the first exercise that is not done,
-why; as text for a terminal and as HTML for Jupyter and Colab."""
+"""What the checker says for either track: the progress table and, for the first exercise not done, why (text, HTML)."""
 from __future__ import annotations
 
 import html

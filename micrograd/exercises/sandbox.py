@@ -1,5 +1,4 @@
-"""Running the learner's code for one exercise: a time limit that counts the learner's code alone (a timer signal,
-where signals allow it), and what it prints kept aside."""
+"""Running the learner's code for one exercise: a time limit counting its time alone, what it prints kept aside."""
 from __future__ import annotations
 
 import contextlib

@@ -1,9 +1,6 @@
 """The scalar track: each op's backward, the sort and backward(), and a neuron, cut out of micrograd's own
-engine.py and nn.py for the learner to write.
-
-exercises.py holds the records, blanks.py cuts the workspace, grade.py grades every exercise in order (each with
-its *_grading.py), then the whole engine. TRACK is its Track (../track.py); start, check and solution are its methods.
-"""
+engine.py and nn.py for the learner to write. exercises.py holds the records, blanks.py cuts the workspace, grade.py
+grades every exercise in order (each with its *_grading.py), then the whole engine. TRACK is its Track (../track.py)."""
 from __future__ import annotations
 
 import sys
