@@ -9,8 +9,7 @@ from typing import Any
 
 
 def markdown(text: str) -> str:
-    """text for a Markdown cell: `code` spans kept, and outside them the characters Markdown would take for
-    emphasis escaped (x ** k would turn bold and lose its exponent; w_i italic)."""
+    """text for a Markdown cell: outside `code` spans, what Markdown takes for emphasis escaped (x ** k, w_i)."""
     parts = re.split(r'(`[^`]*`)', text)
     return ''.join(part if part.startswith('`') else re.sub(r'([*_\\])', r'\\\1', part) for part in parts)
 

@@ -1,5 +1,4 @@
-"""A track (scalar/, tensor/) is one Track: what differs is stated in its fields (its name, its exercises, its
-workspace's files, the functions of its own); writing and checking a workspace is the same for every track."""
+"""A track (scalar/, tensor/) is one Track: what differs is in its fields; writing and checking a workspace is not."""
 from __future__ import annotations
 
 import importlib
