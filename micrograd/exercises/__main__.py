@@ -1,10 +1,8 @@
 """The command line: start, check, solution, list and notebook, each with --track scalar (the default) or tensor.
-Every option is checked before any work starts; a bad one is said on one line of stderr (exit status 2).
-"""
+Every option is checked before any work starts; a bad one is said on one line of stderr (exit status 2)."""
 from __future__ import annotations
 
 import argparse
-import importlib
 import importlib.util
 import math
 import sys
@@ -72,30 +70,27 @@ def main(argv: list[str] | None = None) -> int:
     parser = Parser(prog='python -m micrograd.exercises',
                     description="Write each op's backward yourself; the checker says what is wrong.")
     commands = parser.add_subparsers(dest='command', required=True)
-
-    def with_track(p: argparse.ArgumentParser, found: bool = False) -> argparse.ArgumentParser:
-        p.add_argument('--track', choices=TRACKS, default=None if found else 'scalar',
-                       help="scalar (micrograd's engine.py) or tensor (micrograd.tensor); default: "
-                            + ("the one whose files the workspace holds" if found else "scalar"))
-        return p
-    p = with_track(commands.add_parser('start', help="write the workspace, every exercise a blank"))
+    tracked = Parser(add_help=False)  # every command's --track
+    tracked.add_argument('--track', choices=TRACKS, help="scalar (micrograd's engine.py) or tensor (micrograd.tensor); "
+                         "default: scalar, or for check the one whose files the workspace holds")
+    p = commands.add_parser('start', parents=[tracked], help="write the workspace, every exercise a blank")
     p.add_argument('dir', nargs='?', default='.', help="where (default: here)")
     p.add_argument('--force', action='store_true', help="overwrite an existing workspace (your work is lost)")
-    p = with_track(commands.add_parser('check', help="check the workspace; exit status 0 only when every exercise "
-                                                     "is done"), found=True)
+    p = commands.add_parser('check', parents=[tracked],
+                            help="check the workspace; exit status 0 only when every exercise is done")
     p.add_argument('dir', nargs='?', default='.', help="the workspace, or its file (default: here)")
     p.add_argument('--hint', action='store_true', help="a stronger hint, then the formula")
     p.add_argument('--timeout', type=seconds, default=10.0, help="seconds per exercise (default 10)")
-    p = with_track(commands.add_parser('solution', help="print the library's code for an exercise"))
+    p = commands.add_parser('solution', parents=[tracked], help="print the library's code for an exercise")
     p.add_argument('name', help="the exercise's name (as `list` prints it), or its number")
-    with_track(commands.add_parser('list', help="list the exercises"))
-    p = with_track(commands.add_parser('notebook', help="write the track's notebook from the library's source "
-                                                        "(after it changes)"))
+    commands.add_parser('list', parents=[tracked], help="list the exercises")
+    p = commands.add_parser('notebook', parents=[tracked],
+                            help="write the track's notebook from the library's source (after it changes)")
     p.add_argument('path', nargs='?', help="default: exercises.ipynb, or exercises_tensor.ipynb for --track tensor")
     args = parser.parse_args(argv)
 
-    if args.track is None:  # check: the track whose files the workspace holds
-        args.track = held(Path(args.dir))
+    if args.track is None:  # for check, the track whose files the workspace holds
+        args.track = held(Path(args.dir)) if args.command == 'check' else 'scalar'
     chosen = track(args.track, parser)
     if args.command == 'notebook':
         path = Path(args.path or ('exercises.ipynb' if args.track == 'scalar' else f'exercises_{args.track}.ipynb'))
@@ -105,8 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == 'start':
         where = Path(args.dir)
-        blocked = next((p for p in [where, *where.parents] if p.exists() and not p.is_dir()), None)
-        if blocked is not None:
+        if blocked := next((p for p in [where, *where.parents] if p.exists() and not p.is_dir()), None):
             parser.error(f"start: {blocked} is a file, not a folder")
         try:
             files = chosen.start(where, force=args.force)
@@ -119,20 +113,16 @@ def main(argv: list[str] | None = None) -> int:
               f"    {chosen.command('check', *([args.dir] if args.dir != '.' else []))}")
         return 0
     if args.command == 'check':
-        problem = chosen.missing(Path(args.dir))
-        if problem:
+        if problem := chosen.missing(Path(args.dir)):
             parser.error(f"check: {problem}")
         report = chosen.check(args.dir, hint=args.hint, timeout=args.timeout)
         print(report, end='')
         return 0 if report.passed else 1
-    if args.command == 'solution':
-        try:
-            text = chosen.solution(args.name)
-        except KeyError as error:
-            parser.error(f"solution: {error.args[0]}")
-        print(text, end='')
-        return 0
-    print(listing(chosen.exercises), end='')
+    try:  # solution, or list
+        text = chosen.solution(args.name) if args.command == 'solution' else listing(chosen.exercises)
+    except KeyError as error:  # (no such exercise)
+        parser.error(f"solution: {error.args[0]}")
+    print(text, end='')
     return 0
 
 

@@ -23,9 +23,5 @@ def command(*args: str | Path) -> str:
 
 def advice(check: str, answer: str) -> str:
     """The last lines of a workspace file's header, in every track: how to check it, how to see the answer."""
-    return f"""\
-# After each one, check it (add --hint when you are stuck):
-#     {check}
-# The library's answer, when you want to compare:
-#     {answer}
-"""
+    return (f"# After each one, check it (add --hint when you are stuck):\n#     {check}\n"
+            f"# The library's answer, when you want to compare:\n#     {answer}\n")

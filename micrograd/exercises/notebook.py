@@ -9,8 +9,7 @@ from typing import Any
 
 
 def markdown(text: str) -> str:
-    """text for a Markdown cell: `code` spans kept, and outside them the characters Markdown would take for
-    emphasis escaped (x ** k would turn bold and lose its exponent; w_i italic)."""
+    """text for a Markdown cell: outside `code` spans, what Markdown takes for emphasis escaped (x ** k, w_i)."""
     parts = re.split(r'(`[^`]*`)', text)
     return ''.join(part if part.startswith('`') else re.sub(r'([*_\\])', r'\\\1', part) for part in parts)
 
@@ -27,8 +26,7 @@ def free_names(code: str, names: set[str]) -> list[str]:
 
 def notebook(intro: list[str], setup: str, exercises: list[tuple[str, str]], check: str, finale: str,
              finale_code: str) -> Any:
-    """The notebook, as an nbformat node, validated: the introduction, the setup cell, then per exercise its
-    Markdown, its code and the check, then the finale; each cell with a stable id."""
+    """The notebook, validated: the introduction, the setup, per exercise its text, code and check, then the finale."""
     nbformat: Any = importlib.import_module('nbformat')  # in the demo extra; untyped
     code, text = nbformat.v4.new_code_cell, nbformat.v4.new_markdown_cell
     cells = [text(part) for part in intro] + [code(setup)]

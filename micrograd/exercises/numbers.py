@@ -9,9 +9,7 @@ def close(a: object, b: object, rel: float = 1e-6, abs_: float = 1e-9) -> bool:
     """Equal up to rounding (NaN equals NaN: a NaN where the library has one is no mistake)."""
     if not isinstance(a, (int, float)) or not isinstance(b, (int, float)):
         return False
-    if math.isnan(a) or math.isnan(b):
-        return math.isnan(a) and math.isnan(b)
-    return math.isclose(a, b, rel_tol=rel, abs_tol=abs_)
+    return math.isnan(a) and math.isnan(b) or math.isclose(a, b, rel_tol=rel, abs_tol=abs_)
 
 
 def central_difference(f: Callable[[float], float], x: float) -> float:

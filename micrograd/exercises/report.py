@@ -1,5 +1,4 @@
-"""What the checker says, for either track: a progress table and, for the first exercise that is not done,
-why; as text for a terminal and as HTML for Jupyter and Colab."""
+"""What the checker says for either track: the progress table and, for the first exercise not done, why (text, HTML)."""
 from __future__ import annotations
 
 import html
@@ -14,6 +13,7 @@ MARKS = {DONE: 'done', CORRECT: 'correct ✓', WRONG: 'WRONG', NOT_STARTED: 'not
 COLOURS = {DONE: '#1a7f37', CORRECT: '#9a6700', WRONG: '#cf222e', NOT_STARTED: '#6e7781', ABSENT: '#afb8c1',
            UNCHECKED: '#afb8c1'}
 SPAN, CODE = r'`([^`]+)`', r'<code>\1</code>'
+CODED = ('input', 'expected', 'obtained', "library's", 'yours', 'also wrong', 'printed', 'stuck?', 'formula', 'line')
 
 
 @dataclass
@@ -48,8 +48,7 @@ class Report:
 
     @property
     def focus(self) -> Result | None:
-        """What to talk about: the first wrong exercise, else the first not started, else the whole engine where
-        it differs, else (level 2) the first exercise correct but for a rule of the library's."""
+        """What to talk about: the first wrong, else not started, else the whole engine if wrong, else correct ✓."""
         def first(status: str) -> Result | None:
             return next((r for r in self.results if r.status == status), None)
         engine = self.engine if self.engine is not None and self.engine.status == WRONG else None
@@ -60,13 +59,12 @@ class Report:
             return "nothing checked"
         absent = [r.name for r in self.results if r.status == ABSENT]
         done = sum(r.status in (DONE, CORRECT) for r in self.results)  # at level 1 (level 2's rules may be left)
-        line = f"{done} of {len(self.results) - len(absent)} done"
-        if absent:
-            line += f" ({len(absent)} not in this class: {' '.join(absent)})"
         correct = sum(r.status == CORRECT for r in self.results)
-        if self.engine is not None and self.engine.status == WRONG:
-            line += "; the whole engine differs from the library's"
-        return line + (f"; level 2 (the library's rules, optional): {correct} left" if correct else '')
+        return (f"{done} of {len(self.results) - len(absent)} done"
+                + (f" ({len(absent)} not in this class: {' '.join(absent)})" if absent else '')
+                + ("; the whole engine differs from the library's" if self.engine is not None
+                   and self.engine.status == WRONG else '')
+                + (f"; level 2 (the library's rules, optional): {correct} left" if correct else ''))
 
     def headline(self) -> str:
         """One sentence on where the learner stands."""
@@ -75,8 +73,7 @@ class Report:
         if not self.present:
             return "none of the exercises' methods is in this class"
         focus = self.focus
-        place = self.places.get(focus.number, '') if focus is not None else ''
-        place = f" ({place})" if place else ''
+        place = f" ({self.places[focus.number]})" if focus is not None and self.places.get(focus.number) else ''
         if self.passed:
             said = "every gradient matches the library's engine and central differences"
             if focus is not None:  # level 2 left
@@ -95,10 +92,8 @@ class Report:
         return f"exercise {focus.number} ({focus.name}) is wrong{place}"
 
     def details(self) -> list[tuple[str, str]]:
-        """(label, text) lines about the focus exercise, then the notes on exercises done."""
+        """(label, text) lines about the focus exercise, then the notes on exercises done (none after an error)."""
         focus = self.focus
-        if self.error:
-            return []
         notes = [('note', f"exercise {r.number} ({r.name}) is done; {r.note}") for r in self.results
                  if r.status == DONE and r.note]
         if focus is None:
@@ -110,27 +105,21 @@ class Report:
             return [(label, text) for label, text in shown if text]
         exercise = self.exercise(focus)
         rows: list[tuple[str, str]] = []
-        if focus.status == WRONG:
-            rows += [('input', focus.input), ('expected', focus.expected), ('obtained', focus.obtained),
-                     ('also wrong', focus.also)]
-        elif focus.status == CORRECT:  # not a failure: the library's way beside the learner's
-            rows += [('input', focus.input), ("library's", focus.expected), ('yours', focus.obtained)]
-        if focus.status in (WRONG, CORRECT):
-            why = f"{focus.why}: {focus.detail}" if focus.why and focus.detail else focus.why or focus.detail
-            rows.append(('diagnosis' if focus.status == WRONG else 'verdict', why))
-            rows.append(('line', focus.place))
-        if focus.status != CORRECT:  # (a correct one's verdict lists the rules of its task left)
-            rows.append(('task', exercise.task))
-        rows.append(('hint', exercise.hint))
+        if focus.status in (WRONG, CORRECT):  # a correct one is no failure: the library's way beside the learner's
+            wrong = focus.status == WRONG
+            want, got, why = ('expected', 'obtained', 'diagnosis') if wrong else ("library's", 'yours', 'verdict')
+            rows += [('input', focus.input), (want, focus.expected), (got, focus.obtained),
+                     ('also wrong', focus.also if wrong else ''),
+                     (why, f"{focus.why}: {focus.detail}" if focus.why and focus.detail else focus.why or focus.detail),
+                     ('line', focus.place)]
+        rows += [('task', exercise.task if focus.status != CORRECT else ''),  # (correct: the verdict says what is left)
+                 ('hint', exercise.hint)]
         if self.hint:
             rows += [('more', exercise.stronger), ('formula', exercise.formula)]
         elif focus.status == WRONG:
             rows.append(('stuck?', self.command.replace(')', ', hint=True)') if self.command.endswith(')')
                          else f"{self.command} --hint"))
-        if focus.status == NOT_STARTED:
-            rows.append(('then', f"check it: {self.command}"))
-        if focus.note:
-            rows.append(('note', focus.note))
+        rows += [('then', f"check it: {self.command}" if focus.status == NOT_STARTED else ''), ('note', focus.note)]
         rows += [('also', f"exercise {r.number} ({r.name}) is WRONG too: {r.why}"
                           + (f" ({r.place})" if r.place else '')) for r in self.results
                  if r.status == WRONG and r is not focus]
@@ -139,9 +128,8 @@ class Report:
             rows.append(('also', f"exercise{'s' if len(others) > 1 else ''} {', '.join(others)} "
                                  f"{'are' if len(others) > 1 else 'is'} correct ✓ too: level 1 done, a rule of the "
                                  "library's left for level 2"))
-        if focus.printed:
-            rows.append(('printed', focus.printed.rstrip()[-600:]))
-        return [(label, text) for label, text in rows + notes if text]
+        rows.append(('printed', focus.printed.rstrip()[-600:]))
+        return [(label, text) for label, text in rows + notes if text]  # (a row with no text is not shown)
 
     def __str__(self) -> str:
         lines = [f"{self.title}: {self.summary()}", ""]
@@ -167,18 +155,15 @@ class Report:
             f"<td>{e(self.exercise(r).title)}</td></tr>" for r in self.results)
         table = (f"<table><thead><tr><th>#</th><th>exercise</th><th>status</th><th></th></tr></thead>"
                  f"<tbody>{cells}</tbody></table>") if self.results else ''
-        code = ('input', 'expected', 'obtained', "library's", 'yours', 'also wrong', 'printed', 'stuck?', 'formula',
-                'line')
         rows = ''
         for label, text in self.details():
             text = e(text).replace('\n', '<br>')  # (a <br> every page keeps: a notebook may drop the white-space style)
-            if label in code:
+            if label in CODED:
                 cell = f"<td style='text-align:left'><code style='white-space:pre-wrap'>{text}</code></td>"
             else:  # a hint's `code`, written so for the notebook's Markdown, as <code>
                 cell = f"<td style='text-align:left;white-space:pre-wrap'>{re.sub(SPAN, CODE, text)}</td>"
             rows += f"<tr><th style='text-align:left;vertical-align:top'>{e(label)}</th>{cell}</tr>"
-        focus = self.focus
-        status = DONE if self.passed else WRONG if self.error else focus.status if focus else NOT_STARTED
+        status = DONE if self.passed else WRONG if self.error else self.focus.status if self.focus else NOT_STARTED
         return (f"<div class='micrograd-exercises'><p><b>{e(self.title)}: {e(self.summary())}</b></p>{table}"
                 f"<p style='color:{COLOURS[status]}'><b>{e(self.headline())}</b></p>"
                 f"{f'<table>{rows}</table>' if rows else ''}</div>")

@@ -1,5 +1,4 @@
-"""How one exercise stands: its status, and for one that is not done, the input that shows it and why.
-Both tracks grade into this record; report.py says it."""
+"""One exercise's Result, as both tracks grade it: its status and, for one not done, the input that shows it and why."""
 from __future__ import annotations
 
 from dataclasses import dataclass

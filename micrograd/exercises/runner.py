@@ -1,8 +1,8 @@
 """Running a learner's files in a child process, for either track: an infinite loop, a crash (a recursion limit
-raised until the interpreter's stack overflows) or a process the learner's code starts cannot take the checker down.
-"""
+raised until the interpreter's stack overflows) or a process the learner's code starts cannot take the checker down."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
 import json
@@ -17,11 +17,15 @@ import traceback
 import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from micrograd.exercises.cutting import load_file
 from micrograd.exercises.lines import where
 from micrograd.exercises.result import GENERIC, UNCHECKED, WRONG, Described, Result
 from micrograd.exercises.sandbox import Timeout, time_limit
+
+MARGIN = 30.0  # seconds the whole run has beyond each exercise's limit: the checker's own work
+GROUPS = hasattr(os, 'killpg')  # the child in a process group of its own, killed whole (POSIX)
 
 
 class ImportFailed(Exception):
@@ -30,8 +34,7 @@ class ImportFailed(Exception):
 
 def import_learners(name: str, path: Path, timeout: float | None = None,
                     load: Callable[[str, Path], types.ModuleType] = load_file) -> types.ModuleType:
-    """In the checking process: the learner's file imported as module name (by load), within timeout seconds
-    (where a timer signal allows it), or ImportFailed saying why."""
+    """In the child: the learner's file imported as module name (by load) within timeout seconds, or ImportFailed."""
     try:
         with time_limit(timeout):
             return load(name, path)
@@ -47,8 +50,7 @@ def _unfinished(file: str, limit: str) -> str:
 
 
 def compile_error(path: Path) -> str:
-    """The learner's file as the report names a syntax error in it (under it, Python's own lines: the code and a
-    caret), or '' when it compiles."""
+    """A syntax error in the learner's file as the report names it (Python's own code and caret under it), or ''."""
     try:  # its bytes: Python reads a `# -*- coding: ... -*-` line, as an import does
         compile(path.read_bytes(), str(path), 'exec')
     except SyntaxError as error:
@@ -59,12 +61,10 @@ def compile_error(path: Path) -> str:
 
 def run_in_child(track: str, paths: Sequence[Path], exercises: Sequence[Described], timeout: float,
                  cwd: Path) -> tuple[list[Result], dict[int, str], str]:
-    """Check paths with the track's check_files in a child process: (a Result per exercise, where each exercise is
-    written, '') or ([], {}, why nothing could be checked). An exercise the child did not finish is wrong, with how
-    it ended."""
-    for path in paths:
-        if error := compile_error(path):
-            return [], {}, error
+    """Check paths with the track's check_files in a child process: (a Result per exercise, where each is written, '')
+    or ([], {}, why nothing could be checked). An exercise the child did not finish is wrong, with how it ended."""
+    if error := next(filter(None, map(compile_error, paths)), ''):
+        return [], {}, error
     limit = timeout * len(exercises) + MARGIN
     with tempfile.TemporaryDirectory(prefix='micrograd-exercises-') as folder:
         channel = Path(folder) / 'results'
@@ -81,42 +81,32 @@ def run_in_child(track: str, paths: Sequence[Path], exercises: Sequence[Describe
             _stop(child)
         lines = channel.read_text(encoding='utf-8', errors='replace').split('\n') if channel.exists() else []
     results: list[Result] = []
-    places: dict[int, str] | None = None  # said once the learner's files are imported
-    importing = False
+    said: dict[str, Any] = {}  # the child's other lines: 'importing', then 'error' or 'places' (once imported)
     for line in lines:
         kind, _, payload = line.partition(' ')
-        if kind == 'importing':
-            importing = True
-        elif kind == 'places':
-            places = {int(number): place for number, place in json.loads(payload).items()}
-        elif kind == 'result':
+        if kind == 'result':
             results.append(Result(**json.loads(payload)))
-        elif kind == 'error':
-            return [], {}, json.loads(payload)
-    if places is None:  # it stopped before any exercise: importing the learner's files, or before
-        files = ' and '.join(p.name for p in paths)
+        elif kind in ('importing', 'error', 'places'):
+            said[kind] = json.loads(payload)
+    if 'error' in said:
+        return [], {}, said['error']
+    if 'places' not in said:  # it stopped before any exercise: importing the learner's files, or before
+        files, importing = ' and '.join(p.name for p in paths), 'importing' in said
         if importing and problem[0] == 'timeout':
             return [], {}, _unfinished(files, f"{limit:g} s")
         return [], {}, f"{f'importing {files}' if importing else 'the checker'} stopped: {problem[1]}"
     if len(results) < len(exercises):  # the child died, or was stopped, in the middle of the next one (in order)
-        stopped = exercises[len(results)]
-        results.append(Result.of(stopped, WRONG, obtained='no result', diagnosis=problem[0], why=GENERIC[problem[0]],
-                                 detail=problem[1]))
+        results.append(Result.of(exercises[len(results)], WRONG, obtained='no result', diagnosis=problem[0],
+                                 why=GENERIC[problem[0]], detail=problem[1]))
         results += [Result.of(e, UNCHECKED) for e in exercises[len(results):]]
-    return results, places, ''
-
-
-MARGIN = 30.0  # seconds the whole run has beyond each exercise's limit: the checker's own work
-GROUPS = hasattr(os, 'killpg')  # the child in a process group of its own, killed whole (POSIX)
+    return results, {int(number): place for number, place in said['places'].items()}, ''
 
 
 def _stop(child: subprocess.Popen[bytes]) -> None:
     """Kill the child and everything in its process group (what the learner's code started), and reap it."""
     if GROUPS:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # (the group is gone already)
             os.killpg(child.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):  # (the group is gone already)
-            pass
     if child.poll() is None:
         child.kill()
         child.wait()
@@ -140,10 +130,7 @@ def _ended(status: int, stderr: str) -> tuple[str, str]:
     last = (stderr.strip().splitlines() or [''])[-1]
     said = f": {last}" if last else ''
     if status < 0:  # killed by a signal: SIGSEGV is Python's own stack overflowing
-        try:
-            name = signal.Signals(-status).name
-        except ValueError:
-            name = f"signal {-status}"
+        name = {s.value: s.name for s in signal.Signals}.get(-status, f"signal {-status}")
         return 'crash', f"the checking process was killed by {name}{said}"
     return 'exited', f"the checking process exited with status {status}{said}"
 
@@ -151,19 +138,17 @@ def _ended(status: int, stderr: str) -> tuple[str, str]:
 def _env() -> dict[str, str]:
     """The environment for the child: this micrograd importable from the workspace, installed or not."""
     here = str(Path(__file__).resolve().parents[2])
-    path = os.environ.get('PYTHONPATH')
-    return {**os.environ, 'PYTHONPATH': here + (os.pathsep + path if path else '')}
+    return {**os.environ, 'PYTHONPATH': os.pathsep.join(filter(None, [here, os.environ.get('PYTHONPATH')]))}
 
 
 def worker(track: str, timeout: float, channel: str, paths: list[str]) -> int:
-    """In the child process: check the files, writing to channel (a file of its own, which the learner's code does
-    not write to) where each exercise is written in them, then each Result, in the exercises' order, once known."""
+    """In the child: check the files, writing to channel (a file the learner's code does not write to) where each
+    exercise is written, then each Result once known."""
     _watch_parent()
     out = open(channel, 'a', encoding='utf-8')  # noqa: SIM115 -- open while the child lives
 
     def say(kind: str, payload: object) -> None:
-        out.write(f"{kind} {json.dumps(payload)}\n")
-        out.flush()
+        print(kind, json.dumps(payload), file=out, flush=True)
 
     chosen = importlib.import_module(f'micrograd.exercises.{track}').TRACK
     chosen.warm_up()  # what the checker needs, before any clock starts

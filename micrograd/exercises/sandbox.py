@@ -1,5 +1,4 @@
-"""Running the learner's code for one exercise: a time limit that counts the learner's code alone (a timer signal,
-where signals allow it), and what it prints kept aside."""
+"""Running the learner's code for one exercise: a time limit counting its time alone, what it prints kept aside."""
 from __future__ import annotations
 
 import contextlib
@@ -7,7 +6,6 @@ import io
 import signal
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
 from micrograd.exercises.lines import where
 from micrograd.exercises.result import GENERIC, WRONG, Result
@@ -17,21 +15,16 @@ class Timeout(BaseException):
     """A BaseException, so that the learner's `except Exception` lets it through."""
 
 
-@dataclass
 class _Now:
-    """The exercise being checked."""
-    input: str = ''              # the case being run, for the report of a timeout or an exit
+    """The exercise being checked, one at a time: the class holds it."""
+    input = ''                   # the case being run, for the report of a timeout or an exit
     left: float | None = None    # the seconds the learner's code has left (None: no limit)
-    running: bool = False        # whether the clock runs (the timer signal is set)
-
-
-_NOW = _Now()
+    running = False              # whether the clock runs (the timer signal is set)
 
 
 @contextlib.contextmanager
 def time_limit(seconds: float | None) -> Iterator[None]:
-    """Interrupt the block once the learner's code has run seconds in it: all of the block but what paused() runs.
-    Where no timer signal can interrupt the code here, the block runs without a limit."""
+    """Interrupt the block once the learner's code ran seconds in it (paused() not counted), where signals allow."""
     if not (seconds and hasattr(signal, 'setitimer') and threading.current_thread() is threading.main_thread()):
         yield
         return
@@ -39,28 +32,28 @@ def time_limit(seconds: float | None) -> Iterator[None]:
     def stop(signum: int, frame: object) -> None:
         raise Timeout(f"did not finish in {seconds:g} s")
     previous = signal.signal(signal.SIGALRM, stop)
-    _NOW.left = seconds
+    _Now.left = seconds
     try:
         with _clock(True):
             yield
     finally:
-        _NOW.left = None
+        _Now.left = None
         signal.signal(signal.SIGALRM, previous)
 
 
 @contextlib.contextmanager
 def _clock(running: bool) -> Iterator[None]:
     """The block with the clock running or stopped, the seconds left carried over."""
-    if _NOW.left is None or running == _NOW.running:
+    if _Now.left is None or running == _Now.running:
         yield
         return
 
     def turn(on: bool) -> None:
         if on:
-            signal.setitimer(signal.ITIMER_REAL, max(_NOW.left or 0.0, 1e-3))
+            signal.setitimer(signal.ITIMER_REAL, max(_Now.left or 0.0, 1e-3))
         else:
-            _NOW.left = signal.setitimer(signal.ITIMER_REAL, 0)[0]
-        _NOW.running = on
+            _Now.left = signal.setitimer(signal.ITIMER_REAL, 0)[0]
+        _Now.running = on
     turn(running)
     try:
         yield
@@ -69,31 +62,26 @@ def _clock(running: bool) -> Iterator[None]:
 
 
 def paused() -> contextlib.AbstractContextManager[None]:
-    """The clock stopped while the block runs: the checker's own work (the library's runs, central differences,
-    PyTorch, naming a slip, the learner's line)."""
+    """The clock stopped while the block runs: the checker's own work, not the learner's time."""
     return _clock(False)
 
 
 def set_input(text: str) -> None:
-    _NOW.input = text
+    _Now.input = text
 
 
 def guarded(number: int, name: str, grade: Callable[[], Result], timeout: float | None) -> Result:
-    """grade() under a time limit (time_limit's), with what the learner's code prints kept in the Result, not shown
-    in between; a loop that never ends or a sys.exit() is said as such, and the checking goes on."""
+    """grade() under time_limit, what it prints kept in the Result; a loop that never ends or a sys.exit() is said."""
     printed = io.StringIO()
     set_input('')
     try:
         with contextlib.redirect_stdout(printed), time_limit(timeout):
             result = grade()
-    except Timeout as error:
-        result = Result(number=number, name=name, status=WRONG, input=_NOW.input, obtained=str(error),
-                        diagnosis='timeout', why=GENERIC['timeout'],
-                        detail="the checker stopped it: look for a loop that never ends (a stack that is never "
-                               "emptied, a node pushed again and again)")
-    except SystemExit as error:
-        result = Result(number=number, name=name, status=WRONG, input=_NOW.input,
-                        obtained=f"SystemExit({error.code!r})", diagnosis='exits', why=GENERIC['exits'],
-                        detail=where(error))
+    except (Timeout, SystemExit) as error:
+        key = 'exits' if isinstance(error, SystemExit) else 'timeout'
+        result = Result(number=number, name=name, status=WRONG, input=_Now.input, diagnosis=key, why=GENERIC[key],
+                        obtained=f"SystemExit({error.code!r})" if isinstance(error, SystemExit) else str(error),
+                        detail=where(error) if key == 'exits' else "the checker stopped it: look for a loop that "
+                        "never ends (a stack that is never emptied, a node pushed again and again)")
     result.printed = printed.getvalue()[-2000:]
     return result

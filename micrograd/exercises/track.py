@@ -1,11 +1,9 @@
-"""A track (scalar/, tensor/) is one Track: what differs is stated in its fields (its name, its exercises, its
-workspace's files, the functions of its own); writing and checking a workspace is the same for every track.
-"""
+"""A track (scalar/, tensor/) is one Track: what differs is in its fields; writing and checking a workspace is not."""
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +22,7 @@ class Track:
     notebook: str                      # the module whose build_notebook() makes the track's notebook
     texts: Callable[[Path], list[str]]  # the text of each of the workspace's files, for a workspace in a folder
     check_objects: Callable[..., Report]  # (target, *more, timeout=): what a notebook defines, checked in this process
-    # In the child process, check_files(paths, timeout) imports the learner's files and gives where each exercise is
-    # written in them ({number: 'my_engine.py, line 40: ...'}) and the Results in order, each made as it is read.
+    # In the child: import the learner's files; where each exercise is written in them, and the Results as they come.
     check_files: Callable[[list[Path], float], tuple[dict[int, str], Iterator[Result]]]
     solution: Callable[[str], str]     # the library's own code for an exercise
     warm_up: Callable[[], None] = lambda: None  # in the child, before the learner's files and any clock
@@ -39,9 +36,8 @@ class Track:
         """Write the workspace's files into directory; an existing workspace is kept unless force."""
         directory = Path(directory)
         files = [directory / name for name in self.files]
-        existing = [f for f in files if f.exists()]
-        if existing and not force:
-            raise FileExistsError(f"{existing[0]} exists already: your work is kept. Continue with "
+        if not force and (existing := next((f for f in files if f.exists()), None)):
+            raise FileExistsError(f"{existing} exists already: your work is kept. Continue with "
                                   f"`{self.command('check', directory)}`, or start over with --force")
         directory.mkdir(parents=True, exist_ok=True)
         for file, text in zip(files, self.texts(directory)):
@@ -52,9 +48,8 @@ class Track:
         """What is wrong with path as a workspace to check, before any work ('' when nothing is)."""
         first = self.files[0]
         if not path.exists():
-            if path.suffix == '.py':
-                return f"no file {path}"
-            return f"no folder {path}: make the workspace there with `{self.command('start', path)}`"
+            return f"no file {path}" if path.suffix == '.py' else \
+                f"no folder {path}: make the workspace there with `{self.command('start', path)}`"
         if path.is_dir() and path.suffix == '.py':
             return f"{path} is a folder, not a Python file: give the workspace's folder, or its {first}"
         if path.is_dir() and (path / first).is_dir():
@@ -70,13 +65,9 @@ class Track:
     def check(self, target: Any = '.', *more: Any, hint: bool = False, timeout: float = 10.0) -> Report:
         """Check the exercises and return a Report (printable; a table in Jupyter). target: a workspace folder or one
         of its files, else what a notebook defines (check_objects). hint: add the stronger hint and the formula."""
-        report = (self.check_workspace(Path(target), timeout) if isinstance(target, (str, Path))
-                  else self.check_objects(target, *more, timeout=timeout))
-        report.hint = hint
-        return report
-
-    def check_workspace(self, path: Path, timeout: float) -> Report:
-        """Check a workspace, given as its folder or one of its files, in a child process."""
+        if not isinstance(target, (str, Path)):
+            return replace(self.check_objects(target, *more, timeout=timeout), hint=hint)
+        path = Path(target)  # a workspace, checked in a child process
         first = path / self.files[0] if path.is_dir() else \
             path.parent / self.files[0] if path.name in self.files[1:] else path
         paths = [first] + [p for p in (first.parent / name for name in self.files[1:]) if p.is_file() and p != first]
@@ -85,9 +76,9 @@ class Track:
         results, places, error = ([], {}, error) if error else \
             run_in_child(self.name, paths, self.exercises, timeout, first.parent)
         if error:
-            return Report(exercises=self.exercises, error=error, command=again, title=self.title)
+            return Report(exercises=self.exercises, error=error, command=again, title=self.title, hint=hint)
         places |= {r.number: r.place for r in results if r.place}  # a wrong one: its line
-        return Report(results, self.exercises, places=places, command=again, title=self.title,
+        return Report(results, self.exercises, places=places, command=again, title=self.title, hint=hint,
                       answer=self.command('solution', 'NAME'))
 
     def write_notebook(self, path: Path) -> Path:

@@ -1,23 +1,6 @@
 """The scalar track: each op's backward, the sort and backward(), and a neuron, cut out of micrograd's own
-engine.py and nn.py for the learner to write.
-
-    exercises.py      the exercises, one record each, and what a record holds: Exercise, Case, Graph, Slip
-    blanks.py         the bodies cut out of engine.py and nn.py: my_engine.py, my_nn.py, the library's answer
-    drive.py          running a case through any Value-like class (the workspace's convention or the lecture's)
-    op_grading.py     grading an op's backward on its cases, the slip named, its line pointed at
-    op_wiring.py      whether an op puts its output in the graph: its parents, its _op, its closure attached
-    slips.py          the wrong backwards derived from the library's own by rules every op shares
-    backprop_grading.py  grading the sort and backward(): the idea first, then the library's rules
-    neuron_grading.py grading the neuron: the idea first, then the library's rules
-    outcome.py        a Result made the same way by every grader
-    places.py         where the learner wrote each exercise, and the line a diagnosis points at
-    grade.py          every exercise in order, each under a time limit, then the whole engine
-    whole_engine.py   every op the Value defines, given or written, on a table of forms against the library's
-    fit.py            naming a wrong gradient: the slip that gives the learner's numbers, else the formula they follow
-    exercises_ipynb.py  exercises.ipynb: a cell per exercise, a check under each
-
-The track is TRACK, a Track (../track.py); start, check and solution are its methods.
-"""
+engine.py and nn.py for the learner to write. exercises.py holds the records, blanks.py cuts the workspace, grade.py
+grades every exercise in order (each with its *_grading.py), then the whole engine. TRACK is its Track (../track.py)."""
 from __future__ import annotations
 
 import sys
@@ -42,8 +25,7 @@ __all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'blank_engine', 'b
 
 
 def _check_objects(target: Any, *more: Any, timeout: float) -> Report:
-    """target: a Value class, or a module holding one (and its Neuron); more: a Neuron class to check the neuron's
-    exercise on."""
+    """target: a Value class, or a module holding one (and its Neuron); more: a Neuron class for the neuron's."""
     neuron = more[0] if more else None
     if isinstance(target, types.ModuleType):
         neuron = neuron if neuron is not None else getattr(target, 'Neuron', None)
@@ -63,8 +45,7 @@ def _warm_up() -> None:
 
 
 def _check_files(paths: list[Path], timeout: float) -> tuple[dict[int, str], Iterator[Result]]:
-    """Import my_engine.py (and my_nn.py, when given): where each exercise is written in them, and every exercise
-    checked."""
+    """Import my_engine.py (and my_nn.py): where each exercise is written in them, and every exercise checked."""
     sys.path.insert(0, str(paths[0].parent))
     value = getattr(import_learners('my_engine', paths[0], timeout), 'Value', None)
     if not isinstance(value, type):
