@@ -1,8 +1,6 @@
 """The scalar exercises, one record each (an exercise's number is its place in EXERCISES), and what a record
 holds: the Exercise, the Slips it names, its inputs (a Case for an op, a Graph for the sort and backward()).
-
-Formulas and code are written between backticks: Markdown (the notebook) shows them as code, where `*` and `**`
-would otherwise turn into italics and bold and the exponent of the power rule would vanish.
+Formulas and code sit between backticks: Markdown shows them as code, where `**` would otherwise turn bold.
 """
 from __future__ import annotations
 
@@ -15,17 +13,15 @@ from micrograd import ops
 
 @dataclass(frozen=True)
 class Case:
-    """A few leaves and a line of code building `out` from them, read as a learner would type it. The checker
-    runs it with the learner's Value and with the library's and compares the leaves' gradients after
-    backpropagating `grad` from out."""
+    """A few leaves and a line of code building `out` from them, as a learner types it: run with the learner's
+    Value and the library's, the leaves' gradients after backpropagating `grad` from out are compared."""
     leaves: dict[str, float]
     code: str                  # statements that end by binding out
     grad: float = 1.0          # the gradient arriving at out: other than 1, it shows a forgotten chain factor
     kink: bool = False         # no finite differences there (relu at 0; x ** y at a negative x: not real nearby)
     prior: dict[str, float] = field(default_factory=dict)  # leaf grads left from an earlier backward(): `=` for `+=`
-    # An input where naive formulas overflow (tanh at 400, a divisor of 1e-170). A right formula that raises
-    # OverflowError or ZeroDivisionError there (the textbook -x/y**2: y**2 underflows to 0) is accepted with a
-    # note: Python refuses rather than answering wrong. A wrong number there (inf, nan, 0) is wrong.
+    # An input where naive formulas overflow (tanh at 400, a divisor of 1e-170): a right formula that raises
+    # OverflowError or ZeroDivisionError there is accepted with a note; a wrong number (inf, nan, 0) is wrong.
     extreme: bool = False
 
     def text(self) -> str:
@@ -54,13 +50,11 @@ class Case:
         return any(len(re.findall(rf'\b{name}\b', self.code)) > 1 for name in self.leaves)
 
 
-def case(leaves: str, code: str = '', grad: float = 1.0, kink: bool = False, prior: str = '',
-         extreme: bool = False) -> Case:
-    """case('x=2.0 y=-3.0', 'out = x + y', ...): the leaves as name=value pairs; without code, in an op's record,
-    the op's own (written() fills it in)."""
+def case(leaves: str, code: str = '', prior: str = '', **options: Any) -> Case:
+    """case('x=2.0 y=-3.0', 'out = x + y', ...): the leaves as name=value pairs; without code, the op's own."""
     def pairs(text: str) -> dict[str, float]:
         return {name: float(v) for name, v in (p.split('=') for p in text.split())}
-    return Case(pairs(leaves), code, grad, kink, pairs(prior), extreme)
+    return Case(pairs(leaves), code, prior=pairs(prior), **options)
 
 
 @dataclass(frozen=True)
@@ -82,9 +76,8 @@ class Graph:
 
 @dataclass(frozen=True)
 class Slip:
-    """A mistake an exercise names beyond those slips.py derives: its key, the sentence that names it (none: the
-    shared rule's), and for an op a body that plants it in place of the library's closure ({x}, {y}: the parents;
-    {i}: the indentation of a following line); without one, the checker finds it by what the code does."""
+    """A mistake an exercise names beyond those slips.py derives: its key, its sentence (none: the shared rule's),
+    and for an op a body planted in place of the closure ({x}, {y}: the parents; {i}: a following line's indent)."""
     key: str
     says: str = ''
     body: str = ''
@@ -103,8 +96,7 @@ class Exercise:
     hint: str        # shown with the first wrong (or the next) exercise
     stronger: str    # shown by check --hint
     formula: str     # shown by check --hint, after the stronger hint
-    # The library's own rules beyond the idea, each stated in the task: (key, sentence). Code whose gradients are
-    # right but misses one is graded 'correct', with the rule named.
+    # (key, sentence): the library's rules beyond the idea, stated in the task; right gradients without one: 'correct'
     rules: tuple[tuple[str, str], ...] = ()
     cases: tuple[Case, ...] = ()     # an op's inputs
     graphs: tuple[Graph, ...] = ()   # the sort's and backward()'s graphs
@@ -112,13 +104,11 @@ class Exercise:
     aliases: tuple[str, ...] = ()    # what the command line takes for it besides its name and methods
 
     @property
-    def mistakes(self) -> dict[str, str]:
-        """What each mistake it names means."""
+    def mistakes(self) -> dict[str, str]:  # what each mistake it names means
         return {slip.key: slip.says for slip in self.named if slip.says}
 
     @property
-    def slips(self) -> tuple[tuple[str, str], ...]:
-        """(key, body) of each mistake it names that the checker plants to recognise it."""
+    def slips(self) -> tuple[tuple[str, str], ...]:  # (key, body) of each mistake the checker plants
         return tuple((slip.key, slip.body) for slip in self.named if slip.body)
 
     @property
@@ -148,8 +138,7 @@ def op_code(op: ops.Op) -> str:
 
 
 def op_exercise(op: ops.Op) -> Exercise:
-    """An op's exercise made from its record in ops.py (its slips are derived from the library's own closure:
-    slips.py): an op's with no record in WRITTEN, and what written() starts from for one with a record."""
+    """An op's exercise made from its record in ops.py (its slips derived from the library's closure: slips.py)."""
     if op.parents not in (1, 2):
         raise ValueError(f"ops.py: {op.name} takes any number of parents: its exercise is written by hand, in WRITTEN")
     y = 'y' if op.parents == 2 else ''
@@ -175,9 +164,8 @@ def op_exercise(op: ops.Op) -> Exercise:
 
 
 def written(method: str, hint: str, stronger: str, cases: tuple[Case, ...], **fields: Any) -> Exercise:
-    """An op's exercise with its teaching text written by hand (the hints, its inputs, and fields such as the
-    slips it names); its name, title, task, formula and the prompt of a one-parent op as op_exercise() says them,
-    and a case without code runs the op's own."""
+    """An op's exercise with its teaching text written by hand (hints, inputs, slips), the rest as op_exercise()
+    says it; a case without code runs the op's own."""
     op = ops.BY_METHOD[method]
     cases = tuple(replace(c, code=c.code or op_code(op)) for c in cases)
     return replace(op_exercise(op), hint=hint, stronger=stronger, cases=cases, **fields)

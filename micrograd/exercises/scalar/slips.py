@@ -1,9 +1,8 @@
 """The wrong backwards a learner writes, derived from the library's own: so that a slip nobody listed is named.
 
-Every op's backward is a few lines `parent.grad += local derivative * grad`, and learners slip on them in the
-same few ways whatever the op (RULES). Each rule rewrites the library's closure (its syntax tree) one way; each
-rewrite is a candidate, with the sentence that names it, built into the library's engine in place of the
-closure. An exercise's record adds the slips no rule makes (relu's gate at 0, the power rule through abs).
+Learners slip on an op's lines `parent.grad += local derivative * grad` in the same few ways whatever the op
+(RULES). Each rule rewrites the library's closure (its syntax tree) into a candidate, built into the library's
+engine in place of the closure. An exercise's record adds the slips no rule makes (relu's gate at 0).
 """
 from __future__ import annotations
 
@@ -14,7 +13,6 @@ import inspect
 import textwrap
 import types
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from functools import cache
 from typing import Any, cast
 
@@ -31,7 +29,7 @@ from micrograd.exercises.derived_slips import (
     upstream_dropped,
 )
 from micrograd.exercises.scalar.blanks import Blank, blanks_of
-from micrograd.exercises.scalar.exercises import Exercise, find
+from micrograd.exercises.scalar.exercises import Slip, find
 
 # What each rule's key means, for the report (a rule's own sentence adds the lines it changed). The derivative
 # taken at the wrong place (at_input, at_output, applied_twice) is named from the numbers: fit.misplaced.
@@ -72,16 +70,8 @@ RULES: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class Slip:
-    key: str
-    body: str    # the closure's body as the learner might have written it
-    says: str    # the sentence naming it: the rule's, and what it changed
-
-
 def helper(node: ast.AST, module: str) -> Any:
-    """The function of the library's that a call names in module (ieee.power, real), or None for any other call
-    (math.log, a method) or node."""
+    """The library's function that a call names in module (ieee.power, real), or None (math.log, a method)."""
     if not isinstance(node, ast.Call) or not isinstance(node.func, (ast.Name, ast.Attribute)):
         return None
     namespace = vars(importlib.import_module(module))
@@ -118,9 +108,6 @@ def _mutations(body: list[ast.stmt], parents: tuple[str, ...]) -> Iterator[tuple
     statements = handing(body)
     rhs = [(s, node) for s in statements for node in ast.walk(s.value)]  # type: ignore[attr-defined]
 
-    def show(old: ast.AST, new: ast.AST) -> str:
-        return f"`{ast.unparse(new)}` where the derivative has `{ast.unparse(old)}`"
-
     def lines(change: Callable[[Any], Any], subset: Iterable[int] = range(len(statements))) -> list[ast.stmt]:
         return replace(body, {statements[k]: change for k in subset})
 
@@ -128,11 +115,9 @@ def _mutations(body: list[ast.stmt], parents: tuple[str, ...]) -> Iterator[tuple
               only: ast.stmt | None = None) -> list[ast.stmt]:
         return replace(body, {n: new for s, n in rhs if match(n) and only in (None, s)})
 
-    def overwrite(s: ast.stmt) -> ast.stmt:
-        if isinstance(s, ast.AugAssign):
-            value = s.value if isinstance(s.op, ast.Add) else ast.UnaryOp(ast.USub(), s.value)
-            return ast.Assign(targets=[s.target], value=value, lineno=0)
-        return s
+    def overwrite(s: Any) -> ast.stmt:  # (the library's lines are all += or -=)
+        value = s.value if isinstance(s.op, ast.Add) else ast.UnaryOp(ast.USub(), s.value)
+        return ast.Assign(targets=[s.target], value=value, lineno=0)
     for subset in subsets(len(statements)):  # in every line, then in some lines only
         said = '`, `'.join(ast.unparse(overwrite(statements[k])) for k in subset)
         every = len(subset) == len(statements)
@@ -168,7 +153,8 @@ def _mutations(body: list[ast.stmt], parents: tuple[str, ...]) -> Iterator[tuple
     for statement, node in rhs:
         place = list(ast.walk(statement.value)).index(node)  # type: ignore[attr-defined]  # its place in the line
         for n, (key, rewritten) in enumerate(_rewrites(node)):
-            yield key, replace(body, {node: lambda _: rewritten}), show(node, rewritten)  # noqa: B023
+            said = f"`{ast.unparse(rewritten)}` where the derivative has `{ast.unparse(node)}`"
+            yield key, replace(body, {node: lambda _: rewritten}), said  # noqa: B023
             # the same slip in every line of the same shape (a learner who divides by grad in one line divides in both)
             alike = [there for other in statements if type(other) is type(statement)
                      and len(walked := list(ast.walk(other.value))) > place  # type: ignore[attr-defined]
@@ -177,7 +163,7 @@ def _mutations(body: list[ast.stmt], parents: tuple[str, ...]) -> Iterator[tuple
                      and len(_rewrites(there)) > n]
             if len(alike) > 1:
                 yield key, replace(body, {t: lambda t: _rewrites(t)[n][1] for t in alike}), \
-                    f"{show(node, rewritten)}, and the same in every line"  # noqa: B023
+                    f"{said}, and the same in every line"  # noqa: B023
     yield 'grad_for_data', nodes(lambda n: isinstance(n, ast.Attribute) and n.attr == 'data',  # (none: a repeat)
                                  lambda n: ast.Attribute(n.value, 'grad', ast.Load())), \
         "`.grad` for `.data` on the right of each `+=`"
@@ -240,16 +226,8 @@ def derive(blank: Blank) -> list[Slip]:
             continue
         seen.add(written)
         says = f"{RULES[key]}: {change}" if change else RULES[key]
-        out.append(Slip(key, textwrap.indent(written, blank.indent)[len(blank.indent):], says))
+        out.append(Slip(key, says, textwrap.indent(written, blank.indent)[len(blank.indent):]))
     return out
-
-
-def hand(exercise: Exercise, blank: Blank) -> list[Slip]:
-    """The record's own slips for a blank, with {x}, {y} and {i} filled in."""
-    # x and y: the closure's parents, then the method's other arguments (x ** k's exponent, which gets no gradient)
-    names = dict(zip('xy', [*blank.parents, *(a.arg for a in blank.holder.args.args[1:])]))
-    return [Slip(key, body.format(i=blank.indent, **names), exercise.mistakes.get(key, RULES.get(key, key)))
-            for key, body in exercise.slips]
 
 
 @cache
@@ -260,6 +238,10 @@ def variants(name: str) -> tuple[tuple[Slip, types.ModuleType], ...]:
     source, _ = library_source('micrograd.engine')
     out = []
     for blank in blanks_of(exercise):
-        for n, slip in enumerate(hand(exercise, blank) + derive(blank)):
+        # {x} and {y}: the closure's parents, then the method's other arguments (x ** k's exponent: no gradient)
+        names = dict(zip('xy', [*blank.parents, *(a.arg for a in blank.holder.args.args[1:])]))
+        hand = [Slip(key, exercise.mistakes.get(key, RULES.get(key, key)), body.format(i=blank.indent, **names))
+                for key, body in exercise.slips]
+        for n, slip in enumerate(hand + derive(blank)):
             out.append((slip, load(splice(source, {blank: slip.body}), f'slip_{exercise.number}_{n}', f'<slip {n}>')))
     return tuple(out)
