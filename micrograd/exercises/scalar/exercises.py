@@ -132,17 +132,12 @@ class Exercise:
         return f"{self.what} Once that is right, the library's rules: {rules}"
 
 
-def op_code(op: ops.Op) -> str:
-    """The line a case of the op runs, as a learner types it: 'out = x + y', 'out = x.tanh()'."""
-    return f"out = {op.forward}" if op.method.startswith('__') else f"out = x.{op.method}({'y' * (op.parents - 1)})"
-
-
 def op_exercise(op: ops.Op) -> Exercise:
     """An op's exercise made from its record in ops.py (its slips derived from the library's closure: slips.py)."""
     if op.parents not in (1, 2):
         raise ValueError(f"ops.py: {op.name} takes any number of parents: its exercise is written by hand, in WRITTEN")
     y = 'y' if op.parents == 2 else ''
-    code = op_code(op)
+    code = f"out = {op.forward}" if op.method.startswith('__') else f"out = x.{op.method}({y})"  # as a learner types it
     samples = op.samples or (('x=1.5 y=-2.0', 'x=-0.5 y=3.0') if y else ('x=0.5', 'x=-1.2', 'x=2.0'))
     leaf = f" (and x {op.name} k: other is then a leaf Value(k))" if y and op.method.startswith('__') else ''
     prompt = (f"{op.forward}{leaf}: add grad times each one's local derivative to self.grad and other.grad" if y
@@ -166,9 +161,9 @@ def op_exercise(op: ops.Op) -> Exercise:
 def written(method: str, hint: str, stronger: str, cases: tuple[Case, ...], **fields: Any) -> Exercise:
     """An op's exercise with its teaching text written by hand (hints, inputs, slips), the rest as op_exercise()
     says it; a case without code runs the op's own."""
-    op = ops.BY_METHOD[method]
-    cases = tuple(replace(c, code=c.code or op_code(op)) for c in cases)
-    return replace(op_exercise(op), hint=hint, stronger=stronger, cases=cases, **fields)
+    derived = op_exercise(ops.BY_METHOD[method])
+    cases = tuple(replace(c, code=c.code or derived.cases[0].code) for c in cases)
+    return replace(derived, hint=hint, stronger=stronger, cases=cases, **fields)
 
 
 # What the two levels are, said up front (the workspace's header, the notebook's introduction).

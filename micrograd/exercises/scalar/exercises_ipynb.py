@@ -55,9 +55,8 @@ CHECK = "check(Value, Neuron)"
 def exercise_cells(which: str, blank: bool = True) -> list[tuple[Exercise, str]]:
     """(exercise, the code of its cell) for engine.py's or nn.py's exercises (blank=False: the library's)."""
     text = blanked(which) if blank else library_source(f'micrograd.{which}')[0]
-    lines, tree = text.splitlines(), ast.parse(text)
     class_name = CLASSES[which]
-    cls = named(tree, class_name)
+    lines, cls = text.splitlines(), named(ast.parse(text), class_name)
     library = vars(getattr(importlib.import_module(f'micrograd.{which}'), class_name))  # its names, in order
     cells = []
     for exercise in (e for e in EXERCISES if e.source == which):
@@ -79,21 +78,20 @@ def _setup() -> str:
         used = sorted({n for blank in (True, False) for _, code in exercise_cells(module, blank)  # blanks and answers
                        for n in free_names(code, names)})
         taken |= set(used)
-        values = ', '.join(f'{module}.{n}' for n in used)
         if used:
+            values = ', '.join(f'{module}.{n}' for n in used)
             lines += [f"# what the {says}, from the same {module}", f"{', '.join(used)} = (",
                       textwrap.fill(values, 96, initial_indent='    ', subsequent_indent='    ') + ')']
     return '\n'.join(lines)
 
 
 def _about(exercise: Exercise) -> str:
-    where = 'micrograd/nn.py' if exercise.source == 'nn' else 'micrograd/engine.py'
     rules = ''.join(f"{n}. {markdown(text)}\n" for n, (_, text) in enumerate(exercise.rules, 1))
     if rules:
         rules = ("Once your gradients are right, the library asks for more; each is checked, and named if "
                  f"missing:\n\n{rules}\n")
     return (f"## Exercise {exercise.number}: {markdown(exercise.title)}\n\n{markdown(exercise.what)}\n\n{rules}"
-            f"{markdown(exercise.hint)}\n\n(From `{where}`; the library's answer: "
+            f"{markdown(exercise.hint)}\n\n(From `micrograd/{exercise.source}.py`; the library's answer: "
             f"`python -m micrograd.exercises solution {exercise.name}`.)")
 
 
