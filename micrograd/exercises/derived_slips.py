@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import itertools
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, cast
 
@@ -80,12 +79,6 @@ def upstream_dropped(body: list[ast.stmt], ones: str) -> list[ast.stmt]:
     """body with the upstream gradient read as ones (the chain rule left out)."""
     return replace(body, {n: lambda _: ast.parse(ones, mode='eval').body
                           for n in ast.walk(ast.Module(body, [])) if is_grad(n)})
-
-
-def subsets(n: int) -> list[tuple[int, ...]]:
-    """Every line, then the proper, non-empty subsets of n lines, one line first (all of them, for up to four)."""
-    sizes = range(1, n) if n <= 4 else range(1, 2)
-    return [tuple(range(n)), *(c for size in sizes for c in itertools.combinations(range(n), size))]
 
 
 def reproducing(planted: Iterable[tuple[Any, Any]], first: int, cases: int,

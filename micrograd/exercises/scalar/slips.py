@@ -10,6 +10,7 @@ import ast
 import copy
 import importlib
 import inspect
+import itertools
 import textwrap
 import types
 from collections.abc import Callable, Iterable, Iterator
@@ -17,17 +18,7 @@ from functools import cache
 from typing import Any, cast
 
 from micrograd.exercises.cutting import INLINED, library_source, load, splice
-from micrograd.exercises.derived_slips import (
-    assigned,
-    handing,
-    is_grad,
-    negated,
-    parent_of,
-    replace,
-    subsets,
-    text,
-    upstream_dropped,
-)
+from micrograd.exercises.derived_slips import assigned, handing, negated, parent_of, replace, text, upstream_dropped
 from micrograd.exercises.scalar.blanks import Blank, blanks_of
 from micrograd.exercises.scalar.exercises import Slip, find
 
@@ -101,6 +92,12 @@ def written_out(body: list[ast.stmt], module: str) -> list[ast.stmt]:
         return cast(ast.Expr, replace([ast.Expr(returned)], put)[0]).value
     return replace(body, {n: lambda call: formula(call, helper(call, module))
                           for n in ast.walk(ast.Module(body, [])) if helper(n, module) is not None})
+
+
+def subsets(n: int) -> list[tuple[int, ...]]:
+    """Every line, then the proper, non-empty subsets of n lines, one line first (all of them, for up to four)."""
+    sizes = range(1, n) if n <= 4 else range(1, 2)
+    return [tuple(range(n)), *(c for size in sizes for c in itertools.combinations(range(n), size))]
 
 
 def _mutations(body: list[ast.stmt], parents: tuple[str, ...]) -> Iterator[tuple[str, list[ast.stmt], str]]:
@@ -181,7 +178,7 @@ def _rewrites(node: ast.AST) -> list[tuple[str, ast.AST]]:
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
         out.append(('sign', ast.BinOp(node.left, ast.Sub() if isinstance(node.op, ast.Add) else ast.Add(), node.right)))
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):  # dropping grad is dropping the chain rule
-        out += [('upstream' if is_grad(dropped) else 'factor_dropped', kept)
+        out += [('upstream' if ast.unparse(dropped) == 'grad' else 'factor_dropped', kept)
                 for kept, dropped in ((node.left, node.right), (node.right, node.left))]
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
         out += [('factor_dropped', node.left), ('factor_dropped', ast.BinOp(ast.Constant(1), ast.Div(), node.right))]
