@@ -49,9 +49,6 @@ f = (a * b + c).relu() ** 2
 f.backward()
 print(f"df/da = {a.grad}, df/db = {b.grad}, df/dc = {c.grad}")  # -24.0 16.0 8.0"""
 
-CHECK = "check(Value, Neuron)"
-
-
 def exercise_cells(which: str, blank: bool = True) -> list[tuple[Exercise, str]]:
     """(exercise, the code of its cell) for engine.py's or nn.py's exercises (blank=False: the library's)."""
     text = blanked(which) if blank else library_source(f'micrograd.{which}')[0]
@@ -101,4 +98,4 @@ def build_notebook(blank: bool = True) -> Any:
     order = ', '.join(f"`{e.name}`" for e in EXERCISES)  # as the list has them
     return notebook([INTRO.replace('{order}', order).replace('{levels}', LEVELS), SETUP_NOTE], _setup(),
                     [(_about(e), code) for e, code in exercise_cells('engine', blank) + exercise_cells('nn', blank)],
-                    CHECK, FINALE, FINALE_CODE)
+                    "check(Value, Neuron)", FINALE, FINALE_CODE)

@@ -14,7 +14,7 @@ import itertools
 import textwrap
 import types
 from collections.abc import Callable, Iterable, Iterator
-from functools import cache
+from functools import cache, reduce
 from typing import Any, cast
 
 from micrograd.exercises.cutting import INLINED, library_source, load, splice
@@ -69,16 +69,13 @@ def helper(node: ast.AST, module: str) -> Any:
     if module in INLINED:  # (engine.py's ops beyond the lecture are more_ops.py's, with its names)
         namespace = {**vars(importlib.import_module(INLINED[module])), **namespace}
     first, *attributes = ast.unparse(node.func).split('.')
-    found = namespace.get(first)
-    for attribute in attributes:
-        found = getattr(found, attribute, None)
+    found = reduce(lambda found, attribute: getattr(found, attribute, None), attributes, namespace.get(first))
     return found if inspect.isfunction(found) and found.__module__.startswith('micrograd.') else None
 
 
 def written_out(body: list[ast.stmt], module: str) -> list[ast.stmt]:
-    """body with each call of a library helper written out as what it computes, its first return (a name read
-    back to what was assigned to it) in the call's arguments: ieee.power(x, y - 1) as x ** (y - 1), the path
-    without an edge case. The slips are derived from it and quote it: they say only what a learner writes."""
+    """body with each call of a library helper written out as its first return in the call's arguments:
+    ieee.power(x, y - 1) as x ** (y - 1). The slips quote it, so they say only what a learner writes."""
     def formula(call: ast.Call, fn: Any) -> ast.expr:
         tree = cast(ast.FunctionDef, ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0])
         statements = sorted((n for n in ast.walk(tree) if isinstance(n, ast.stmt)), key=lambda n: n.lineno)
@@ -167,8 +164,7 @@ def _mutations(body: list[ast.stmt], parents: tuple[str, ...]) -> Iterator[tuple
     for k, s in enumerate(statements):  # an extra factor, a parent's own data, in one line
         for parent in parents:
             extra = copy.deepcopy(s)
-            extra.value = ast.BinOp(ast.parse(f'{parent}.data', mode='eval').body, ast.Mult(),  # type: ignore
-                                    extra.value)  # type: ignore[attr-defined]
+            extra.value = ast.parse(f'{parent}.data * ({ast.unparse(s.value)})', mode='eval').body  # type: ignore
             yield 'factor_added', lines(lambda _: extra, [k]), f"`{ast.unparse(extra)}`: `{parent}.data` multiplies it"
 
 
@@ -216,21 +212,17 @@ def derive(blank: Blank) -> list[Slip]:
     """Every slip the rules make of one blank's library body, each named; duplicates and the right body left out."""
     body = written_out(ast.parse(textwrap.dedent(blank.indent + blank.solution)).body,
                        f'micrograd.{blank.exercise.source}')
-    seen, out = {text(body)}, []
+    found: dict[str, tuple[str, str]] = {}  # each body written, the first mutation that writes it
     for key, new, change in _mutations(body, blank.parents):
-        written = text(new)
-        if written in seen:
-            continue
-        seen.add(written)
-        says = f"{RULES[key]}: {change}" if change else RULES[key]
-        out.append(Slip(key, says, textwrap.indent(written, blank.indent)[len(blank.indent):]))
-    return out
+        found.setdefault(text(new), (key, change))
+    found.pop(text(body), None)
+    return [Slip(key, f"{RULES[key]}: {change}" if change else RULES[key],
+                 textwrap.indent(new, blank.indent)[len(blank.indent):]) for new, (key, change) in found.items()]
 
 
 @cache
 def variants(name: str) -> tuple[tuple[Slip, types.ModuleType], ...]:
-    """For an op exercise: each slip (the record's first, then the derived ones), with the library's engine
-    built with it in place of the closure. Built once, when first needed."""
+    """For an op exercise: each slip (the record's, then the derived ones) and the library's engine built with it."""
     exercise = find(name)
     source, _ = library_source('micrograd.engine')
     out = []
