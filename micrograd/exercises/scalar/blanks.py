@@ -1,6 +1,5 @@
 """The scalar workspace: micrograd's own engine.py and nn.py with each exercise's body cut out (my_engine.py,
-my_nn.py), the library's answer to an exercise, and the same engine as a module for a notebook.
-"""
+my_nn.py), the library's answer to an exercise, and the same engine as a module for a notebook."""
 from __future__ import annotations
 
 import ast

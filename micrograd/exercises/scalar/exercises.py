@@ -1,7 +1,6 @@
 """The scalar exercises, one record each (an exercise's number is its place in EXERCISES), and what a record
 holds: the Exercise, the Slips it names, its inputs (a Case for an op, a Graph for the sort and backward()).
-Formulas and code sit between backticks: Markdown shows them as code, where `**` would otherwise turn bold.
-"""
+Formulas and code sit between backticks: Markdown shows them as code, where `**` would otherwise turn bold."""
 from __future__ import annotations
 
 import re
@@ -20,9 +19,7 @@ class Case:
     grad: float = 1.0          # the gradient arriving at out: other than 1, it shows a forgotten chain factor
     kink: bool = False         # no finite differences there (relu at 0; x ** y at a negative x: not real nearby)
     prior: dict[str, float] = field(default_factory=dict)  # leaf grads left from an earlier backward(): `=` for `+=`
-    # An input where naive formulas overflow (tanh at 400, a divisor of 1e-170): a right formula that raises
-    # OverflowError or ZeroDivisionError there is accepted with a note; a wrong number (inf, nan, 0) is wrong.
-    extreme: bool = False
+    extreme: bool = False      # naive formulas overflow (tanh at 400): raising there is accepted, with a note
 
     def text(self) -> str:
         """The case as code a learner can paste."""
@@ -59,8 +56,8 @@ def case(leaves: str, code: str = '', prior: str = '', **options: Any) -> Case:
 
 @dataclass(frozen=True)
 class Graph:
-    """A graph for the sort and backward(), made node by node with the learner's own Value(data, children, op)
-    and a backward the checker writes, so it works before (and whatever) the ops' exercises are."""
+    """A graph for the sort and backward(), built with the learner's Value(data, children, op) and the checker's
+    own backwards, so it works before (and whatever) the ops' exercises are."""
     leaves: dict[str, float]
     nodes: list[tuple[str, str, tuple[str, ...]]]  # (name, op, parents), each after its parents
     root: str
@@ -195,8 +192,7 @@ NEGATIVE = (1.0, 2.0, -0.5)    # w . x + b = -2.25
 NO_RECURSION = ("no recursion: walk the graph with a stack (a list you append to and pop from), so that a chain "
                 "10,000 ops deep works (a recursive sort stops near Python's limit of 1,000 calls)")
 
-# The ops' exercises written by hand, for the teaching text they add (hints, planted slips, inputs where a naive
-# formula fails); any other op of ops.py has the exercise op_exercise() derives from its record.
+# The ops' exercises written by hand, for the teaching text they add; any other op's is op_exercise()'s.
 WRITTEN: tuple[Exercise, ...] = (
     written(
         '__add__',

@@ -1,6 +1,5 @@
 """exercises.ipynb, made from the library's source like the workspace: one cell per exercise holding the methods
-it blanks, each put on the notebook's Value (or Neuron) when the cell runs, and a check after it.
-"""
+it blanks, each put on the notebook's Value (or Neuron) when the cell runs, and a check after it."""
 from __future__ import annotations
 
 import ast
@@ -93,8 +92,7 @@ def _about(exercise: Exercise) -> str:
 
 
 def build_notebook(blank: bool = True) -> Any:
-    """The notebook, as an nbformat node (no outputs: it is for the learner to run); blank=False: every cell
-    holds the library's own bodies (for the test that runs it solved)."""
+    """The notebook, as an nbformat node without outputs; blank=False: the library's own bodies (a test runs it)."""
     order = ', '.join(f"`{e.name}`" for e in EXERCISES)  # as the list has them
     return notebook([INTRO.replace('{order}', order).replace('{levels}', LEVELS), SETUP_NOTE], _setup(),
                     [(_about(e), code) for e, code in exercise_cells('engine', blank) + exercise_cells('nn', blank)],

@@ -2,8 +2,7 @@
 
 Learners slip on an op's lines `parent.grad += local derivative * grad` in the same few ways whatever the op
 (RULES). Each rule rewrites the library's closure (its syntax tree) into a candidate, built into the library's
-engine in place of the closure. An exercise's record adds the slips no rule makes (relu's gate at 0).
-"""
+engine in place of the closure. An exercise's record adds the slips no rule makes (relu's gate at 0)."""
 from __future__ import annotations
 
 import ast
