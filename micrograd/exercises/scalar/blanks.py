@@ -70,9 +70,6 @@ def blanks_of(exercise: Exercise) -> list[Blank]:
             if b.exercise is exercise]
 
 
-_LAST, _NEURON = find('backward'), find('neuron')
-
-
 def file_order(source: str) -> str:
     """Where the exercises stand in engine.py: the ops in file order, the lecture's sort and backward() among them."""
     exercises = list(dict.fromkeys(b.exercise for b in sorted(find_blanks(source), key=lambda b: b.start)))
@@ -90,9 +87,10 @@ def engine_header(directory: str | Path = '.') -> str:
     """my_engine.py's first lines, with the commands for its folder as they run from anywhere."""
     where = Path(directory).resolve()
     order = file_order(library_source('micrograd.engine')[0])
+    last, neuron = find('backward').number, find('neuron').number
     return f"""\
 # my_engine.py: micrograd's engine.py with the backward of each op cut out, for you to write.
-# Fill in each EXERCISE in order, from 1 (+) to {_LAST.number} (backward); exercise {_NEURON.number} is in my_nn.py.
+# Fill in each EXERCISE in order, from 1 (+) to {last} (backward); exercise {neuron} is in my_nn.py.
 {order}# Each op's _backward(grad) is handed the output's gradient: where the lecture writes out.grad, write grad.
 {textwrap.fill(LEVELS, 110, initial_indent='# ', subsequent_indent='# ')}
 """ + advice(command('check', where), command('solution', 'tanh'))
@@ -100,7 +98,7 @@ def engine_header(directory: str | Path = '.') -> str:
 
 def nn_header(directory: str | Path = '.') -> str:
     return f"""\
-# my_nn.py: micrograd's nn.py, on your engine (my_engine.py), with exercise {_NEURON.number} to write:
+# my_nn.py: micrograd's nn.py, on your engine (my_engine.py), with exercise {find('neuron').number} to write:
 # Neuron.__call__ and Neuron.parameters. Check it with:
 #     {command('check', Path(directory).resolve())}
 """

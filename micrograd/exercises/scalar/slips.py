@@ -101,7 +101,7 @@ def _mutations(body: list[ast.stmt], parents: tuple[str, ...]) -> Iterator[tuple
     statements = handing(body)
     rhs = [(s, node) for s in statements for node in ast.walk(s.value)]  # type: ignore[attr-defined]
 
-    def lines(change: Callable[[Any], Any], subset: Iterable[int] = range(len(statements))) -> list[ast.stmt]:
+    def lines(change: Callable[[Any], Any], subset: Iterable[int]) -> list[ast.stmt]:
         return replace(body, {statements[k]: change for k in subset})
 
     def nodes(match: Callable[[ast.AST], bool], new: Callable[[Any], ast.AST],
