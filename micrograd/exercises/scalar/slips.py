@@ -60,23 +60,21 @@ RULES: dict[str, str] = {
 }
 
 
-def helper(node: ast.AST, module: str) -> Any:
-    """The library's function that a call names in module (ieee.power, real), or None (math.log, a method)."""
-    if not isinstance(node, ast.Call) or not isinstance(node.func, (ast.Name, ast.Attribute)):
-        return None
-    namespace = vars(importlib.import_module(module))
-    if module in INLINED:  # (engine.py's ops beyond the lecture are more_ops.py's, with its names)
-        namespace = {**vars(importlib.import_module(INLINED[module])), **namespace}
-    first, *attributes = ast.unparse(node.func).split('.')
-    found = reduce(lambda found, attribute: getattr(found, attribute, None), attributes, namespace.get(first))
-    return found if inspect.isfunction(found) and found.__module__.startswith('micrograd.') else None
-
-
 def written_out(body: list[ast.stmt], module: str) -> list[ast.stmt]:
     """body with each call of a library helper written out as its first return in the call's arguments:
     ieee.power(x, y - 1) as x ** (y - 1). The slips quote it, so they say only what a learner writes."""
-    def formula(call: ast.Call, fn: Any) -> ast.expr:
-        tree = cast(ast.FunctionDef, ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0])
+    # the module's names (engine.py's ops beyond the lecture are more_ops.py's, with its names: INLINED)
+    namespace = {**vars(importlib.import_module(INLINED.get(module, module))), **vars(importlib.import_module(module))}
+
+    def helper(node: ast.AST) -> Any:  # the library's function a call names (ieee.power), else None (math.log)
+        if not isinstance(node, ast.Call) or not isinstance(node.func, (ast.Name, ast.Attribute)):
+            return None
+        first, *attributes = ast.unparse(node.func).split('.')
+        found = reduce(lambda found, attribute: getattr(found, attribute, None), attributes, namespace.get(first))
+        return found if inspect.isfunction(found) and found.__module__.startswith('micrograd.') else None
+
+    def formula(call: ast.Call) -> ast.expr:
+        tree = cast(ast.FunctionDef, ast.parse(textwrap.dedent(inspect.getsource(helper(call)))).body[0])
         statements = sorted((n for n in ast.walk(tree) if isinstance(n, ast.stmt)), key=lambda n: n.lineno)
         returned = next(n.value for n in statements if isinstance(n, ast.Return) and n.value is not None)
         if isinstance(returned, ast.Name):  # out: float = x ** e; return out
@@ -86,8 +84,7 @@ def written_out(body: list[ast.stmt], module: str) -> list[ast.stmt]:
         put: dict[ast.AST, Callable[[Any], Any]] = {
             n: lambda n: copy.deepcopy(params[n.id]) for n in ast.walk(returned) if ast.unparse(n) in params}
         return cast(ast.Expr, replace([ast.Expr(returned)], put)[0]).value
-    return replace(body, {n: lambda call: formula(call, helper(call, module))
-                          for n in ast.walk(ast.Module(body, [])) if helper(n, module) is not None})
+    return replace(body, {n: formula for n in ast.walk(ast.Module(body, [])) if helper(n) is not None})
 
 
 def subsets(n: int) -> list[tuple[int, ...]]:
