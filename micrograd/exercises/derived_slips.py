@@ -69,15 +69,10 @@ def negated(statement: ast.stmt) -> ast.stmt:
     return statement
 
 
-def is_grad(node: ast.AST) -> bool:
-    """The upstream gradient, read."""
-    return isinstance(node, ast.Name) and node.id == 'grad' and not isinstance(node.ctx, ast.Store)
-
-
 def upstream_dropped(body: list[ast.stmt], ones: str) -> list[ast.stmt]:
     """body with the upstream gradient read as ones (the chain rule left out)."""
-    return replace(body, {n: lambda _: ast.parse(ones, mode='eval').body
-                          for n in ast.walk(ast.Module(body, [])) if is_grad(n)})
+    return replace(body, {n: lambda _: ast.parse(ones, mode='eval').body for n in ast.walk(ast.Module(body, []))
+                          if isinstance(n, ast.Name) and n.id == 'grad' and not isinstance(n.ctx, ast.Store)})
 
 
 def reproducing(planted: Iterable[tuple[Any, Any]], first: int, cases: int,

@@ -47,8 +47,7 @@ class Blank(Body):
 
 def find_blanks(source: str, which: str = 'engine') -> list[Blank]:
     """Every body the exercises cut out of engine.py (which='engine') or nn.py (which='nn'), in order."""
-    tree, starts, blanks = ast.parse(source), cutting.offsets(source), []
-    cls = cutting.named(tree, CLASSES[which])
+    cls, starts, blanks = cutting.named(ast.parse(source), CLASSES[which]), cutting.offsets(source), []
     for exercise in (e for e in EXERCISES if e.source == which):
         for name in exercise.methods:
             method = cutting.named(cls, name)
@@ -85,7 +84,6 @@ def file_order(source: str) -> str:
 
 def engine_header(directory: str | Path = '.') -> str:
     """my_engine.py's first lines, with the commands for its folder as they run from anywhere."""
-    where = Path(directory).resolve()
     order = file_order(library_source('micrograd.engine')[0])
     last, neuron = find('backward').number, find('neuron').number
     return f"""\
@@ -93,7 +91,7 @@ def engine_header(directory: str | Path = '.') -> str:
 # Fill in each EXERCISE in order, from 1 (+) to {last} (backward); exercise {neuron} is in my_nn.py.
 {order}# Each op's _backward(grad) is handed the output's gradient: where the lecture writes out.grad, write grad.
 {textwrap.fill(LEVELS, 110, initial_indent='# ', subsequent_indent='# ')}
-""" + advice(command('check', where), command('solution', 'tanh'))
+""" + advice(command('check', Path(directory).resolve()), command('solution', 'tanh'))
 
 
 def nn_header(directory: str | Path = '.') -> str:

@@ -21,8 +21,7 @@ class Case:
     prior: dict[str, float] = field(default_factory=dict)  # leaf grads left from an earlier backward(): `=` for `+=`
     extreme: bool = False      # naive formulas overflow (tanh at 400): raising there is accepted, with a note
 
-    def text(self) -> str:
-        """The case as code a learner can paste."""
+    def text(self) -> str:  # the case as code a learner can paste
         lines = [f"{name} = Value({data!r})" for name, data in self.leaves.items()]
         lines += [f"{name}.grad = {g!r}" for name, g in self.prior.items()]
         text = '; '.join(lines + self.code.split('\n'))
@@ -42,8 +41,7 @@ class Case:
         return leaves, namespace['out']
 
     @property
-    def reuses(self) -> bool:
-        """Whether a leaf is used twice (a + a): where `=` for `+=`, and a special case for it, show."""
+    def reuses(self) -> bool:  # a leaf used twice (a + a): where `=` for `+=`, and a special case for it, show
         return any(len(re.findall(rf'\b{name}\b', self.code)) > 1 for name in self.leaves)
 
 
@@ -142,8 +140,7 @@ def op_exercise(op: ops.Op) -> Exercise:
     derivatives = ' and '.join(f"`d({op.forward})/d{p} = {d}`" for p, d in zip('xy', op.derivatives))
     saved = f", and `{op.saved}` the output computed above" if op.saved else ''
     return Exercise(
-        op.name if y else op.method, 'op', 'engine', op.methods,  # (x ** y's _power too)
-        (prompt,),
+        op.name if y else op.method, 'op', 'engine', op.methods, (prompt,),  # (methods: x ** y's _power too)
         f"backward of {op.forward} and {op.forward.replace('y', 'k')}" if y else f"backward of {op.method}(x)",
         f"Write the body of `_backward(grad)` in `Value.{op.method}`.",
         f"The local derivative{'s' if y else ''}: {derivatives}" + (", with `out` the output." if 'out' in
@@ -156,8 +153,7 @@ def op_exercise(op: ops.Op) -> Exercise:
 
 
 def written(method: str, hint: str, stronger: str, cases: tuple[Case, ...], **fields: Any) -> Exercise:
-    """An op's exercise with its teaching text written by hand (hints, inputs, slips), the rest as op_exercise()
-    says it; a case without code runs the op's own."""
+    """An op's exercise with its hints, inputs and slips written by hand; a case without code runs the op's own."""
     derived = op_exercise(ops.BY_METHOD[method])
     cases = tuple(replace(c, code=c.code or derived.cases[0].code) for c in cases)
     return replace(derived, hint=hint, stronger=stronger, cases=cases, **fields)

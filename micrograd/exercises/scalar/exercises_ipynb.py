@@ -69,10 +69,9 @@ def _setup() -> str:
              "nn = blank_nn(engine)    # micrograd/nn.py on that Value: your Neuron",
              "Value, Neuron = engine.Value, nn.Neuron"]
     taken, engine = {'Value', 'Neuron'}, blank_engine()
-    for module, says in (('engine', 'ops call'), ('nn', 'neuron calls')):
-        names = set(vars(engine if module == 'engine' else blank_nn(engine))) - taken
+    for module, says, names in (('engine', 'ops call', vars(engine)), ('nn', 'neuron calls', vars(blank_nn(engine)))):
         used = sorted({n for blank in (True, False) for _, code in exercise_cells(module, blank)  # blanks and answers
-                       for n in free_names(code, names)})
+                       for n in free_names(code, set(names) - taken)})
         taken |= set(used)
         if used:
             values = ', '.join(f'{module}.{n}' for n in used)
