@@ -91,8 +91,7 @@ class Exercise:
     hint: str        # shown with the first wrong (or the next) exercise
     stronger: str    # shown by check --hint
     formula: str     # shown by check --hint, after the stronger hint
-    # (key, sentence): the library's rules beyond the idea, stated in the task; right gradients without one: 'correct'
-    rules: tuple[tuple[str, str], ...] = ()
+    rules: tuple[tuple[str, str], ...] = ()  # (key, sentence): the library's rules beyond the idea, in the task
     cases: tuple[Case, ...] = ()     # an op's inputs
     graphs: tuple[Graph, ...] = ()   # the sort's and backward()'s graphs
     named: tuple[Slip, ...] = ()     # the mistakes it names beyond the shared rules (slips.py)
@@ -121,10 +120,8 @@ class Exercise:
     @property
     def task(self) -> str:
         """What to write, and the library's rules it will be held to once its gradients are right."""
-        if not self.rules:
-            return self.what
         rules = ' '.join(f"({n}) {text}." for n, (_, text) in enumerate(self.rules, 1))
-        return f"{self.what} Once that is right, the library's rules: {rules}"
+        return f"{self.what} Once that is right, the library's rules: {rules}" if rules else self.what
 
 
 def op_exercise(op: ops.Op) -> Exercise:
