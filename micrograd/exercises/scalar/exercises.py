@@ -54,8 +54,7 @@ def case(leaves: str, code: str = '', prior: str = '', **options: Any) -> Case:
 
 @dataclass(frozen=True)
 class Graph:
-    """A graph for the sort and backward(), built with the learner's Value(data, children, op) and the checker's
-    own backwards, so it works before (and whatever) the ops' exercises are."""
+    """A graph for the sort and backward(), built with the learner's Value(data, children, op), not its ops."""
     leaves: dict[str, float]
     nodes: list[tuple[str, str, tuple[str, ...]]]  # (name, op, parents), each after its parents
     root: str
@@ -167,9 +166,8 @@ _E = "({y}.data if isinstance({y}, Value) else {y})"
 _EXPONENT = "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += {x}.data ** {y}.data * math.log({x}.data) * grad"
 _BASE = f"{{x}}.grad += {_E} * {{x}}.data ** ({_E} - 1) * grad"  # the base's half, right
 
-# The graphs of the sort and backward(). x is used twice in REUSED, and z names y before x: a sort that places a
-# node on its first visit lists y too early. In BRANCHES q is reached only as r's second parent. DEEP is a chain
-# of 10,000 nodes, each adding 1 to the one before: deeper than Python's recursion limit.
+# The sort's and backward()'s graphs. In REUSED x is used twice and z names y before x (a sort placing a node on its
+# first visit lists y too early); in BRANCHES q is only r's second parent; DEEP outruns Python's recursion limit.
 LECTURE = Graph({'a': 2.0, 'b': -3.0, 'c': 10.0, 'f': -2.0},
                 [('e', '*', ('a', 'b')), ('d', '+', ('e', 'c')), ('L', '*', ('d', 'f'))], 'L')
 REUSED = Graph({'a': 2.0, 'b': -3.0}, [('x', '*', ('a', 'b')), ('y', '+', ('x', 'a')), ('z', '*', ('y', 'x'))], 'z')
