@@ -1,16 +1,12 @@
 """The wrong backwards a learner writes, derived from the library's own body: what both tracks share.
 
-A backward hands each parent its gradient in a statement, `x.grad += local * grad` on the scalar track and
-`x._add_grad(grad * local)` on the tensor track. A slip is the library's body with nodes of its syntax tree
-replaced (replace()): a handing statement negated or left out, the upstream gradient read as ones. A slip names
-the learner's mistake when, planted in the library and run on the checker's cases, it gives the learner's numbers
-(reproducing()).
-"""
+A slip is the library's body with nodes of its syntax tree replaced (replace()): a statement handing a parent its
+gradient (`x.grad += local * grad`, `x._add_grad(grad * local)`) negated or left out, the upstream gradient read as
+ones. It names the learner's mistake when, planted in the library, it gives the learner's numbers (reproducing())."""
 from __future__ import annotations
 
 import ast
 import copy
-import itertools
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, cast
 
@@ -73,28 +69,16 @@ def negated(statement: ast.stmt) -> ast.stmt:
     return statement
 
 
-def is_grad(node: ast.AST) -> bool:
-    """The upstream gradient, read."""
-    return isinstance(node, ast.Name) and node.id == 'grad' and not isinstance(node.ctx, ast.Store)
-
-
 def upstream_dropped(body: list[ast.stmt], ones: str) -> list[ast.stmt]:
     """body with the upstream gradient read as ones (the chain rule left out)."""
-    return replace(body, {n: lambda _: ast.parse(ones, mode='eval').body
-                          for n in ast.walk(ast.Module(body, [])) if is_grad(n)})
-
-
-def subsets(n: int) -> list[tuple[int, ...]]:
-    """Every line, then the proper, non-empty subsets of n lines, one line first (all of them, for up to four)."""
-    sizes = range(1, n) if n <= 4 else range(1, 2)
-    return [tuple(range(n)), *(c for size in sizes for c in itertools.combinations(range(n), size))]
+    return replace(body, {n: lambda _: ast.parse(ones, mode='eval').body for n in ast.walk(ast.Module(body, []))
+                          if isinstance(n, ast.Name) and n.id == 'grad' and not isinstance(n.ctx, ast.Store)})
 
 
 def reproducing(planted: Iterable[tuple[Any, Any]], first: int, cases: int,
                 agrees: Callable[[int, Any], bool | None]) -> Iterator[tuple[int, Any, list[bool | None]]]:
     """Each slip (its place, the slip, on which cases it agrees) whose planted library gives the learner's result
-    on the first failing case; agrees(i, planted) says whether it does on case i, None where the learner's did
-    not run."""
+    on the first failing case; agrees(i, planted): whether it does on case i (None: the learner's did not run)."""
     for n, (slip, module) in enumerate(planted):
         if agrees(first, module):
             yield n, slip, [agrees(i, module) for i in range(cases)]

@@ -1,6 +1,5 @@
 """The scalar workspace: micrograd's own engine.py and nn.py with each exercise's body cut out (my_engine.py,
-my_nn.py), the library's answer to an exercise, and the same engine as a module for a notebook.
-"""
+my_nn.py), the library's answer to an exercise, and the same engine as a module for a notebook."""
 from __future__ import annotations
 
 import ast
@@ -15,6 +14,7 @@ from pathlib import Path
 from micrograd.exercises import cutting
 from micrograd.exercises.commands import advice, command
 from micrograd.exercises.cutting import Body, library_source
+from micrograd.exercises.derived_slips import handing, parent_of
 from micrograd.exercises.scalar.exercises import EXERCISES, LEVELS, Exercise, find
 
 ENGINE_FILE, NN_FILE = 'my_engine.py', 'my_nn.py'
@@ -27,7 +27,7 @@ class Blank(Body):
     exercise: Exercise
     method: str              # the method of Value (or Neuron) it sits in
     function: str            # the function whose body it is: the closure '_backward', or the method itself
-    parents: tuple[str, ...]  # for a closure, the names whose .grad it adds to: ('self', 'other')
+    parents: tuple[str, ...]  # for a closure, the names whose .grad it adds to, in order: ('self', 'other')
     holder: ast.FunctionDef = field(compare=False, repr=False)  # the library's method it sits in
     comments: tuple[str, ...] = ()  # an op's formulas, the comments on its body's lines: they stay
 
@@ -37,41 +37,27 @@ class Blank(Body):
         formulas = ''.join(f"{comment}\n{i}" for comment in self.comments)
         rules = ''
         if self.exercise.rules and self.method == self.exercise.methods[0]:
-            wrapped = [textwrap.wrap(f"({k}) {text}", 100 - len(i) - 4) for k, (_, text) in
-                       enumerate(self.exercise.rules, 1)]
-            rules = (f"# The idea is checked first; then the library's own rules:\n{i}"
-                     + ''.join(f"#   {line}\n{i}" if j == 0 else f"#     {line}\n{i}"
-                               for rule in wrapped for j, line in enumerate(rule)))
+            rules = f"# The idea is checked first; then the library's own rules:\n{i}"
+            for k, (_, text) in enumerate(self.exercise.rules, 1):
+                first, *more = textwrap.wrap(f"({k}) {text}", 96 - len(i))
+                rules += f"#   {first}\n{i}" + ''.join(f"#     {line}\n{i}" for line in more)
         prompt = self.exercise.prompts[self.exercise.methods.index(self.method)]
         return f"{formulas}# EXERCISE {n} ({name}): {prompt}\n{i}{rules}" + cutting.unwritten(n, name)
 
 
-def _graded(fn: ast.FunctionDef) -> tuple[str, ...]:
-    """The names whose .grad a backward closure adds to, in order: ('self', 'other'), or ('w', 'x', 'b')."""
-    targets = sorted((t for node in ast.walk(fn) if isinstance(node, (ast.AugAssign, ast.Assign))
-                      for t in ([node.target] if isinstance(node, ast.AugAssign) else node.targets)),
-                     key=lambda t: (t.lineno, t.col_offset))  # in the order they are written
-    names = [t.value.id for t in targets
-             if isinstance(t, ast.Attribute) and t.attr == 'grad' and isinstance(t.value, ast.Name)]
-    return tuple(dict.fromkeys(names))
-
-
 def find_blanks(source: str, which: str = 'engine') -> list[Blank]:
     """Every body the exercises cut out of engine.py (which='engine') or nn.py (which='nn'), in order."""
-    tree, starts, blanks = ast.parse(source), cutting.offsets(source), []
-    cls = cutting.named(tree, CLASSES[which])
+    cls, starts, blanks = cutting.named(ast.parse(source), CLASSES[which]), cutting.offsets(source), []
     for exercise in (e for e in EXERCISES if e.source == which):
         for name in exercise.methods:
             method = cutting.named(cls, name)
             functions = [f for f in ast.walk(method) if isinstance(f, ast.FunctionDef) and f is not method
                          and f.name.startswith('_backward')] if exercise.kind == 'op' else [method]
-            if not functions:
-                raise LookupError(f"Value.{name} defines no _backward closure")
             for fn in functions:
                 start, end, indent = cutting.body_span(source, starts, fn)
                 closure = fn is not method
                 blanks.append(Blank(start, end, indent, source[start:end], exercise, name, fn.name,
-                                    _graded(fn) if closure else (), method,
+                                    tuple(dict.fromkeys(map(parent_of, handing(fn.body)))) if closure else (), method,
                                     cutting.comments(indent + source[start:end]) if closure else ()))
     return sorted(blanks, key=lambda b: (b.exercise.number, b.start))
 
@@ -83,12 +69,8 @@ def blanks_of(exercise: Exercise) -> list[Blank]:
             if b.exercise is exercise]
 
 
-_LAST, _NEURON = find('backward'), find('neuron')
-
-
 def file_order(source: str) -> str:
-    """Where the exercises stand in engine.py: the ops (numbered in the order the file shows them), and the
-    lecture's sort and backward() between two of them."""
+    """Where the exercises stand in engine.py: the ops in file order, the lecture's sort and backward() among them."""
     exercises = list(dict.fromkeys(b.exercise for b in sorted(find_blanks(source), key=lambda b: b.start)))
     ops = ', '.join(e.label for e in exercises if e.kind == 'op')
     first = next(i for i, e in enumerate(exercises) if e.kind != 'op')
@@ -102,19 +84,19 @@ def file_order(source: str) -> str:
 
 def engine_header(directory: str | Path = '.') -> str:
     """my_engine.py's first lines, with the commands for its folder as they run from anywhere."""
-    where = Path(directory).resolve()
     order = file_order(library_source('micrograd.engine')[0])
+    last, neuron = find('backward').number, find('neuron').number
     return f"""\
 # my_engine.py: micrograd's engine.py with the backward of each op cut out, for you to write.
-# Fill in each EXERCISE in order, from 1 (+) to {_LAST.number} (backward); exercise {_NEURON.number} is in my_nn.py.
+# Fill in each EXERCISE in order, from 1 (+) to {last} (backward); exercise {neuron} is in my_nn.py.
 {order}# Each op's _backward(grad) is handed the output's gradient: where the lecture writes out.grad, write grad.
 {textwrap.fill(LEVELS, 110, initial_indent='# ', subsequent_indent='# ')}
-""" + advice(command('check', where), command('solution', 'tanh'))
+""" + advice(command('check', Path(directory).resolve()), command('solution', 'tanh'))
 
 
 def nn_header(directory: str | Path = '.') -> str:
     return f"""\
-# my_nn.py: micrograd's nn.py, on your engine (my_engine.py), with exercise {_NEURON.number} to write:
+# my_nn.py: micrograd's nn.py, on your engine (my_engine.py), with exercise {find('neuron').number} to write:
 # Neuron.__call__ and Neuron.parameters. Check it with:
 #     {command('check', Path(directory).resolve())}
 """
@@ -133,16 +115,12 @@ def engine_text(directory: str | Path = '.') -> str:
 
 def nn_text(directory: str | Path = '.') -> str:
     """my_nn.py: the library's nn.py on my_engine, with Neuron.__call__ and parameters() blank."""
-    text, found = re.subn(r'^from micrograd\.engine import ([\w ,]*\w)', r'from my_engine import \1  # your engine',
-                          blanked('nn'), count=1, flags=re.M)
-    if not found:
-        raise LookupError("nn.py does not import from micrograd.engine")
-    return nn_header(directory) + text
+    return nn_header(directory) + re.sub(r'^from micrograd\.engine import ([\w ,]*\w)',
+                                         r'from my_engine import \1  # your engine', blanked('nn'), count=1, flags=re.M)
 
 
 def solution(name: str) -> str:
-    """The library's own code for an exercise: the whole method(s) it lives in, from engine.py (or more_ops.py,
-    whose ops Value takes in) or nn.py."""
+    """The library's own code for an exercise: the whole method(s) it lives in, from engine.py or nn.py."""
     exercise = find(name)
     cls = getattr(importlib.import_module(f'micrograd.{exercise.source}'), CLASSES[exercise.source])
     return cutting.answer(f"# exercise {exercise.number} ({exercise.name}): the library's answer",

@@ -1,9 +1,6 @@
 """The scalar exercises, one record each (an exercise's number is its place in EXERCISES), and what a record
 holds: the Exercise, the Slips it names, its inputs (a Case for an op, a Graph for the sort and backward()).
-
-Formulas and code are written between backticks: Markdown (the notebook) shows them as code, where `*` and `**`
-would otherwise turn into italics and bold and the exponent of the power rule would vanish.
-"""
+Formulas and code sit between backticks: Markdown shows them as code, where `**` would otherwise turn bold."""
 from __future__ import annotations
 
 import re
@@ -15,21 +12,16 @@ from micrograd import ops
 
 @dataclass(frozen=True)
 class Case:
-    """A few leaves and a line of code building `out` from them, read as a learner would type it. The checker
-    runs it with the learner's Value and with the library's and compares the leaves' gradients after
-    backpropagating `grad` from out."""
+    """A few leaves and a line of code building `out` from them, as a learner types it: run with the learner's
+    Value and the library's, the leaves' gradients after backpropagating `grad` from out are compared."""
     leaves: dict[str, float]
     code: str                  # statements that end by binding out
     grad: float = 1.0          # the gradient arriving at out: other than 1, it shows a forgotten chain factor
     kink: bool = False         # no finite differences there (relu at 0; x ** y at a negative x: not real nearby)
     prior: dict[str, float] = field(default_factory=dict)  # leaf grads left from an earlier backward(): `=` for `+=`
-    # An input where naive formulas overflow (tanh at 400, a divisor of 1e-170). A right formula that raises
-    # OverflowError or ZeroDivisionError there (the textbook -x/y**2: y**2 underflows to 0) is accepted with a
-    # note: Python refuses rather than answering wrong. A wrong number there (inf, nan, 0) is wrong.
-    extreme: bool = False
+    extreme: bool = False      # naive formulas overflow (tanh at 400): raising there is accepted, with a note
 
-    def text(self) -> str:
-        """The case as code a learner can paste."""
+    def text(self) -> str:  # the case as code a learner can paste
         lines = [f"{name} = Value({data!r})" for name, data in self.leaves.items()]
         lines += [f"{name}.grad = {g!r}" for name, g in self.prior.items()]
         text = '; '.join(lines + self.code.split('\n'))
@@ -49,24 +41,20 @@ class Case:
         return leaves, namespace['out']
 
     @property
-    def reuses(self) -> bool:
-        """Whether a leaf is used twice (a + a): where `=` for `+=`, and a special case for it, show."""
+    def reuses(self) -> bool:  # a leaf used twice (a + a): where `=` for `+=`, and a special case for it, show
         return any(len(re.findall(rf'\b{name}\b', self.code)) > 1 for name in self.leaves)
 
 
-def case(leaves: str, code: str = '', grad: float = 1.0, kink: bool = False, prior: str = '',
-         extreme: bool = False) -> Case:
-    """case('x=2.0 y=-3.0', 'out = x + y', ...): the leaves as name=value pairs; without code, in an op's record,
-    the op's own (written() fills it in)."""
+def case(leaves: str, code: str = '', prior: str = '', **options: Any) -> Case:
+    """case('x=2.0 y=-3.0', 'out = x + y', ...): the leaves as name=value pairs; without code, the op's own."""
     def pairs(text: str) -> dict[str, float]:
         return {name: float(v) for name, v in (p.split('=') for p in text.split())}
-    return Case(pairs(leaves), code, grad, kink, pairs(prior), extreme)
+    return Case(pairs(leaves), code, prior=pairs(prior), **options)
 
 
 @dataclass(frozen=True)
 class Graph:
-    """A graph for the sort and backward(), made node by node with the learner's own Value(data, children, op)
-    and a backward the checker writes, so it works before (and whatever) the ops' exercises are."""
+    """A graph for the sort and backward(), built with the learner's Value(data, children, op), not its ops."""
     leaves: dict[str, float]
     nodes: list[tuple[str, str, tuple[str, ...]]]  # (name, op, parents), each after its parents
     root: str
@@ -82,9 +70,8 @@ class Graph:
 
 @dataclass(frozen=True)
 class Slip:
-    """A mistake an exercise names beyond those slips.py derives: its key, the sentence that names it (none: the
-    shared rule's), and for an op a body that plants it in place of the library's closure ({x}, {y}: the parents;
-    {i}: the indentation of a following line); without one, the checker finds it by what the code does."""
+    """A mistake an exercise names beyond those slips.py derives: its key, its sentence (none: the shared rule's),
+    and for an op a body planted in place of the closure ({x}, {y}: the parents; {i}: a following line's indent)."""
     key: str
     says: str = ''
     body: str = ''
@@ -103,22 +90,18 @@ class Exercise:
     hint: str        # shown with the first wrong (or the next) exercise
     stronger: str    # shown by check --hint
     formula: str     # shown by check --hint, after the stronger hint
-    # The library's own rules beyond the idea, each stated in the task: (key, sentence). Code whose gradients are
-    # right but misses one is graded 'correct', with the rule named.
-    rules: tuple[tuple[str, str], ...] = ()
+    rules: tuple[tuple[str, str], ...] = ()  # (key, sentence): the library's rules beyond the idea, in the task
     cases: tuple[Case, ...] = ()     # an op's inputs
     graphs: tuple[Graph, ...] = ()   # the sort's and backward()'s graphs
     named: tuple[Slip, ...] = ()     # the mistakes it names beyond the shared rules (slips.py)
     aliases: tuple[str, ...] = ()    # what the command line takes for it besides its name and methods
 
     @property
-    def mistakes(self) -> dict[str, str]:
-        """What each mistake it names means."""
+    def mistakes(self) -> dict[str, str]:  # what each mistake it names means
         return {slip.key: slip.says for slip in self.named if slip.says}
 
     @property
-    def slips(self) -> tuple[tuple[str, str], ...]:
-        """(key, body) of each mistake it names that the checker plants to recognise it."""
+    def slips(self) -> tuple[tuple[str, str], ...]:  # (key, body) of each mistake the checker plants
         return tuple((slip.key, slip.body) for slip in self.named if slip.body)
 
     @property
@@ -136,24 +119,16 @@ class Exercise:
     @property
     def task(self) -> str:
         """What to write, and the library's rules it will be held to once its gradients are right."""
-        if not self.rules:
-            return self.what
         rules = ' '.join(f"({n}) {text}." for n, (_, text) in enumerate(self.rules, 1))
-        return f"{self.what} Once that is right, the library's rules: {rules}"
-
-
-def op_code(op: ops.Op) -> str:
-    """The line a case of the op runs, as a learner types it: 'out = x + y', 'out = x.tanh()'."""
-    return f"out = {op.forward}" if op.method.startswith('__') else f"out = x.{op.method}({'y' * (op.parents - 1)})"
+        return f"{self.what} Once that is right, the library's rules: {rules}" if rules else self.what
 
 
 def op_exercise(op: ops.Op) -> Exercise:
-    """An op's exercise made from its record in ops.py (its slips are derived from the library's own closure:
-    slips.py): an op's with no record in WRITTEN, and what written() starts from for one with a record."""
+    """An op's exercise made from its record in ops.py (its slips derived from the library's closure: slips.py)."""
     if op.parents not in (1, 2):
         raise ValueError(f"ops.py: {op.name} takes any number of parents: its exercise is written by hand, in WRITTEN")
     y = 'y' if op.parents == 2 else ''
-    code = op_code(op)
+    code = f"out = {op.forward}" if op.method.startswith('__') else f"out = x.{op.method}({y})"  # as a learner types it
     samples = op.samples or (('x=1.5 y=-2.0', 'x=-0.5 y=3.0') if y else ('x=0.5', 'x=-1.2', 'x=2.0'))
     leaf = f" (and x {op.name} k: other is then a leaf Value(k))" if y and op.method.startswith('__') else ''
     prompt = (f"{op.forward}{leaf}: add grad times each one's local derivative to self.grad and other.grad" if y
@@ -161,8 +136,7 @@ def op_exercise(op: ops.Op) -> Exercise:
     derivatives = ' and '.join(f"`d({op.forward})/d{p} = {d}`" for p, d in zip('xy', op.derivatives))
     saved = f", and `{op.saved}` the output computed above" if op.saved else ''
     return Exercise(
-        op.name if y else op.method, 'op', 'engine', op.methods,  # (x ** y's _power too)
-        (prompt,),
+        op.name if y else op.method, 'op', 'engine', op.methods, (prompt,),  # (methods: x ** y's _power too)
         f"backward of {op.forward} and {op.forward.replace('y', 'k')}" if y else f"backward of {op.method}(x)",
         f"Write the body of `_backward(grad)` in `Value.{op.method}`.",
         f"The local derivative{'s' if y else ''}: {derivatives}" + (", with `out` the output." if 'out' in
@@ -175,12 +149,10 @@ def op_exercise(op: ops.Op) -> Exercise:
 
 
 def written(method: str, hint: str, stronger: str, cases: tuple[Case, ...], **fields: Any) -> Exercise:
-    """An op's exercise with its teaching text written by hand (the hints, its inputs, and fields such as the
-    slips it names); its name, title, task, formula and the prompt of a one-parent op as op_exercise() says them,
-    and a case without code runs the op's own."""
-    op = ops.BY_METHOD[method]
-    cases = tuple(replace(c, code=c.code or op_code(op)) for c in cases)
-    return replace(op_exercise(op), hint=hint, stronger=stronger, cases=cases, **fields)
+    """An op's exercise with its hints, inputs and slips written by hand; a case without code runs the op's own."""
+    derived = op_exercise(ops.BY_METHOD[method])
+    cases = tuple(replace(c, code=c.code or derived.cases[0].code) for c in cases)
+    return replace(derived, hint=hint, stronger=stronger, cases=cases, **fields)
 
 
 # What the two levels are, said up front (the workspace's header, the notebook's introduction).
@@ -194,9 +166,8 @@ _E = "({y}.data if isinstance({y}, Value) else {y})"
 _EXPONENT = "\n{i}if isinstance({y}, Value):\n{i}    {y}.grad += {x}.data ** {y}.data * math.log({x}.data) * grad"
 _BASE = f"{{x}}.grad += {_E} * {{x}}.data ** ({_E} - 1) * grad"  # the base's half, right
 
-# The graphs of the sort and backward(). x is used twice in REUSED, and z names y before x: a sort that places a
-# node on its first visit lists y too early. In BRANCHES q is reached only as r's second parent. DEEP is a chain
-# of 10,000 nodes, each adding 1 to the one before: deeper than Python's recursion limit.
+# The sort's and backward()'s graphs. In REUSED x is used twice and z names y before x (a sort placing a node on its
+# first visit lists y too early); in BRANCHES q is only r's second parent; DEEP outruns Python's recursion limit.
 LECTURE = Graph({'a': 2.0, 'b': -3.0, 'c': 10.0, 'f': -2.0},
                 [('e', '*', ('a', 'b')), ('d', '+', ('e', 'c')), ('L', '*', ('d', 'f'))], 'L')
 REUSED = Graph({'a': 2.0, 'b': -3.0}, [('x', '*', ('a', 'b')), ('y', '+', ('x', 'a')), ('z', '*', ('y', 'x'))], 'z')
@@ -212,8 +183,7 @@ NEGATIVE = (1.0, 2.0, -0.5)    # w . x + b = -2.25
 NO_RECURSION = ("no recursion: walk the graph with a stack (a list you append to and pop from), so that a chain "
                 "10,000 ops deep works (a recursive sort stops near Python's limit of 1,000 calls)")
 
-# The ops' exercises written by hand, for the teaching text they add (hints, planted slips, inputs where a naive
-# formula fails); any other op of ops.py has the exercise op_exercise() derives from its record.
+# The ops' exercises written by hand, for the teaching text they add; any other op's is op_exercise()'s.
 WRITTEN: tuple[Exercise, ...] = (
     written(
         '__add__',

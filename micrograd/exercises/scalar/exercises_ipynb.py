@@ -1,6 +1,5 @@
 """exercises.ipynb, made from the library's source like the workspace: one cell per exercise holding the methods
-it blanks, each put on the notebook's Value (or Neuron) when the cell runs, and a check after it.
-"""
+it blanks, each put on the notebook's Value (or Neuron) when the cell runs, and a check after it."""
 from __future__ import annotations
 
 import ast
@@ -49,15 +48,11 @@ f = (a * b + c).relu() ** 2
 f.backward()
 print(f"df/da = {a.grad}, df/db = {b.grad}, df/dc = {c.grad}")  # -24.0 16.0 8.0"""
 
-CHECK = "check(Value, Neuron)"
-
-
 def exercise_cells(which: str, blank: bool = True) -> list[tuple[Exercise, str]]:
     """(exercise, the code of its cell) for engine.py's or nn.py's exercises (blank=False: the library's)."""
     text = blanked(which) if blank else library_source(f'micrograd.{which}')[0]
-    lines, tree = text.splitlines(), ast.parse(text)
     class_name = CLASSES[which]
-    cls = named(tree, class_name)
+    lines, cls = text.splitlines(), named(ast.parse(text), class_name)
     library = vars(getattr(importlib.import_module(f'micrograd.{which}'), class_name))  # its names, in order
     cells = []
     for exercise in (e for e in EXERCISES if e.source == which):
@@ -74,33 +69,30 @@ def _setup() -> str:
              "nn = blank_nn(engine)    # micrograd/nn.py on that Value: your Neuron",
              "Value, Neuron = engine.Value, nn.Neuron"]
     taken, engine = {'Value', 'Neuron'}, blank_engine()
-    for module, says in (('engine', 'ops call'), ('nn', 'neuron calls')):
-        names = set(vars(engine if module == 'engine' else blank_nn(engine))) - taken
+    for module, says, names in (('engine', 'ops call', vars(engine)), ('nn', 'neuron calls', vars(blank_nn(engine)))):
         used = sorted({n for blank in (True, False) for _, code in exercise_cells(module, blank)  # blanks and answers
-                       for n in free_names(code, names)})
+                       for n in free_names(code, set(names) - taken)})
         taken |= set(used)
-        values = ', '.join(f'{module}.{n}' for n in used)
         if used:
+            values = ', '.join(f'{module}.{n}' for n in used)
             lines += [f"# what the {says}, from the same {module}", f"{', '.join(used)} = (",
                       textwrap.fill(values, 96, initial_indent='    ', subsequent_indent='    ') + ')']
     return '\n'.join(lines)
 
 
 def _about(exercise: Exercise) -> str:
-    where = 'micrograd/nn.py' if exercise.source == 'nn' else 'micrograd/engine.py'
     rules = ''.join(f"{n}. {markdown(text)}\n" for n, (_, text) in enumerate(exercise.rules, 1))
     if rules:
         rules = ("Once your gradients are right, the library asks for more; each is checked, and named if "
                  f"missing:\n\n{rules}\n")
     return (f"## Exercise {exercise.number}: {markdown(exercise.title)}\n\n{markdown(exercise.what)}\n\n{rules}"
-            f"{markdown(exercise.hint)}\n\n(From `{where}`; the library's answer: "
+            f"{markdown(exercise.hint)}\n\n(From `micrograd/{exercise.source}.py`; the library's answer: "
             f"`python -m micrograd.exercises solution {exercise.name}`.)")
 
 
 def build_notebook(blank: bool = True) -> Any:
-    """The notebook, as an nbformat node (no outputs: it is for the learner to run); blank=False: every cell
-    holds the library's own bodies (for the test that runs it solved)."""
+    """The notebook, as an nbformat node without outputs; blank=False: the library's own bodies (a test runs it)."""
     order = ', '.join(f"`{e.name}`" for e in EXERCISES)  # as the list has them
     return notebook([INTRO.replace('{order}', order).replace('{levels}', LEVELS), SETUP_NOTE], _setup(),
                     [(_about(e), code) for e, code in exercise_cells('engine', blank) + exercise_cells('nn', blank)],
-                    CHECK, FINALE, FINALE_CODE)
+                    "check(Value, Neuron)", FINALE, FINALE_CODE)

@@ -1,37 +1,25 @@
 """The wrong backwards a learner writes, derived from the library's own: so that a slip nobody listed is named.
 
-Every op's backward is a few lines `parent.grad += local derivative * grad`, and learners slip on them in the
-same few ways whatever the op (RULES). Each rule rewrites the library's closure (its syntax tree) one way; each
-rewrite is a candidate, with the sentence that names it, built into the library's engine in place of the
-closure. An exercise's record adds the slips no rule makes (relu's gate at 0, the power rule through abs).
-"""
+Learners slip on an op's lines `parent.grad += local derivative * grad` in the same few ways whatever the op
+(RULES). Each rule rewrites the library's closure (its syntax tree) into a candidate, built into the library's
+engine in place of the closure. An exercise's record adds the slips no rule makes (relu's gate at 0)."""
 from __future__ import annotations
 
 import ast
 import copy
 import importlib
 import inspect
+import itertools
 import textwrap
 import types
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from functools import cache
+from functools import cache, reduce
 from typing import Any, cast
 
 from micrograd.exercises.cutting import INLINED, library_source, load, splice
-from micrograd.exercises.derived_slips import (
-    assigned,
-    handing,
-    is_grad,
-    negated,
-    parent_of,
-    replace,
-    subsets,
-    text,
-    upstream_dropped,
-)
+from micrograd.exercises.derived_slips import assigned, handing, negated, parent_of, replace, text, upstream_dropped
 from micrograd.exercises.scalar.blanks import Blank, blanks_of
-from micrograd.exercises.scalar.exercises import Exercise, find
+from micrograd.exercises.scalar.exercises import Slip, find
 
 # What each rule's key means, for the report (a rule's own sentence adds the lines it changed). The derivative
 # taken at the wrong place (at_input, at_output, applied_twice) is named from the numbers: fit.misplaced.
@@ -72,34 +60,21 @@ RULES: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class Slip:
-    key: str
-    body: str    # the closure's body as the learner might have written it
-    says: str    # the sentence naming it: the rule's, and what it changed
-
-
-def helper(node: ast.AST, module: str) -> Any:
-    """The function of the library's that a call names in module (ieee.power, real), or None for any other call
-    (math.log, a method) or node."""
-    if not isinstance(node, ast.Call) or not isinstance(node.func, (ast.Name, ast.Attribute)):
-        return None
-    namespace = vars(importlib.import_module(module))
-    if module in INLINED:  # (engine.py's ops beyond the lecture are more_ops.py's, with its names)
-        namespace = {**vars(importlib.import_module(INLINED[module])), **namespace}
-    first, *attributes = ast.unparse(node.func).split('.')
-    found = namespace.get(first)
-    for attribute in attributes:
-        found = getattr(found, attribute, None)
-    return found if inspect.isfunction(found) and found.__module__.startswith('micrograd.') else None
-
-
 def written_out(body: list[ast.stmt], module: str) -> list[ast.stmt]:
-    """body with each call of a library helper written out as what it computes, its first return (a name read
-    back to what was assigned to it) in the call's arguments: ieee.power(x, y - 1) as x ** (y - 1), the path
-    without an edge case. The slips are derived from it and quote it: they say only what a learner writes."""
-    def formula(call: ast.Call, fn: Any) -> ast.expr:
-        tree = cast(ast.FunctionDef, ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0])
+    """body with each call of a library helper written out as its first return in the call's arguments:
+    ieee.power(x, y - 1) as x ** (y - 1). The slips quote it, so they say only what a learner writes."""
+    # the module's names (engine.py's ops beyond the lecture are more_ops.py's, with its names: INLINED)
+    namespace = {**vars(importlib.import_module(INLINED.get(module, module))), **vars(importlib.import_module(module))}
+
+    def helper(node: ast.AST) -> Any:  # the library's function a call names (ieee.power), else None (math.log)
+        if not isinstance(node, ast.Call) or not isinstance(node.func, (ast.Name, ast.Attribute)):
+            return None
+        first, *attributes = ast.unparse(node.func).split('.')
+        found = reduce(lambda found, attribute: getattr(found, attribute, None), attributes, namespace.get(first))
+        return found if inspect.isfunction(found) and found.__module__.startswith('micrograd.') else None
+
+    def formula(call: ast.Call) -> ast.expr:
+        tree = cast(ast.FunctionDef, ast.parse(textwrap.dedent(inspect.getsource(helper(call)))).body[0])
         statements = sorted((n for n in ast.walk(tree) if isinstance(n, ast.stmt)), key=lambda n: n.lineno)
         returned = next(n.value for n in statements if isinstance(n, ast.Return) and n.value is not None)
         if isinstance(returned, ast.Name):  # out: float = x ** e; return out
@@ -109,8 +84,13 @@ def written_out(body: list[ast.stmt], module: str) -> list[ast.stmt]:
         put: dict[ast.AST, Callable[[Any], Any]] = {
             n: lambda n: copy.deepcopy(params[n.id]) for n in ast.walk(returned) if ast.unparse(n) in params}
         return cast(ast.Expr, replace([ast.Expr(returned)], put)[0]).value
-    return replace(body, {n: lambda call: formula(call, helper(call, module))
-                          for n in ast.walk(ast.Module(body, [])) if helper(n, module) is not None})
+    return replace(body, {n: formula for n in ast.walk(ast.Module(body, [])) if helper(n) is not None})
+
+
+def subsets(n: int) -> list[tuple[int, ...]]:
+    """Every line, then the proper, non-empty subsets of n lines, one line first (all of them, for up to four)."""
+    sizes = range(1, n) if n <= 4 else range(1, 2)
+    return [tuple(range(n)), *(c for size in sizes for c in itertools.combinations(range(n), size))]
 
 
 def _mutations(body: list[ast.stmt], parents: tuple[str, ...]) -> Iterator[tuple[str, list[ast.stmt], str]]:
@@ -118,21 +98,16 @@ def _mutations(body: list[ast.stmt], parents: tuple[str, ...]) -> Iterator[tuple
     statements = handing(body)
     rhs = [(s, node) for s in statements for node in ast.walk(s.value)]  # type: ignore[attr-defined]
 
-    def show(old: ast.AST, new: ast.AST) -> str:
-        return f"`{ast.unparse(new)}` where the derivative has `{ast.unparse(old)}`"
-
-    def lines(change: Callable[[Any], Any], subset: Iterable[int] = range(len(statements))) -> list[ast.stmt]:
+    def lines(change: Callable[[Any], Any], subset: Iterable[int]) -> list[ast.stmt]:
         return replace(body, {statements[k]: change for k in subset})
 
     def nodes(match: Callable[[ast.AST], bool], new: Callable[[Any], ast.AST],
               only: ast.stmt | None = None) -> list[ast.stmt]:
         return replace(body, {n: new for s, n in rhs if match(n) and only in (None, s)})
 
-    def overwrite(s: ast.stmt) -> ast.stmt:
-        if isinstance(s, ast.AugAssign):
-            value = s.value if isinstance(s.op, ast.Add) else ast.UnaryOp(ast.USub(), s.value)
-            return ast.Assign(targets=[s.target], value=value, lineno=0)
-        return s
+    def overwrite(s: Any) -> ast.stmt:  # (the library's lines are all += or -=)
+        value = s.value if isinstance(s.op, ast.Add) else ast.UnaryOp(ast.USub(), s.value)
+        return ast.Assign(targets=[s.target], value=value, lineno=0)
     for subset in subsets(len(statements)):  # in every line, then in some lines only
         said = '`, `'.join(ast.unparse(overwrite(statements[k])) for k in subset)
         every = len(subset) == len(statements)
@@ -168,7 +143,8 @@ def _mutations(body: list[ast.stmt], parents: tuple[str, ...]) -> Iterator[tuple
     for statement, node in rhs:
         place = list(ast.walk(statement.value)).index(node)  # type: ignore[attr-defined]  # its place in the line
         for n, (key, rewritten) in enumerate(_rewrites(node)):
-            yield key, replace(body, {node: lambda _: rewritten}), show(node, rewritten)  # noqa: B023
+            said = f"`{ast.unparse(rewritten)}` where the derivative has `{ast.unparse(node)}`"
+            yield key, replace(body, {node: lambda _: rewritten}), said  # noqa: B023
             # the same slip in every line of the same shape (a learner who divides by grad in one line divides in both)
             alike = [there for other in statements if type(other) is type(statement)
                      and len(walked := list(ast.walk(other.value))) > place  # type: ignore[attr-defined]
@@ -177,15 +153,14 @@ def _mutations(body: list[ast.stmt], parents: tuple[str, ...]) -> Iterator[tuple
                      and len(_rewrites(there)) > n]
             if len(alike) > 1:
                 yield key, replace(body, {t: lambda t: _rewrites(t)[n][1] for t in alike}), \
-                    f"{show(node, rewritten)}, and the same in every line"  # noqa: B023
+                    f"{said}, and the same in every line"  # noqa: B023
     yield 'grad_for_data', nodes(lambda n: isinstance(n, ast.Attribute) and n.attr == 'data',  # (none: a repeat)
                                  lambda n: ast.Attribute(n.value, 'grad', ast.Load())), \
         "`.grad` for `.data` on the right of each `+=`"
     for k, s in enumerate(statements):  # an extra factor, a parent's own data, in one line
         for parent in parents:
             extra = copy.deepcopy(s)
-            extra.value = ast.BinOp(ast.parse(f'{parent}.data', mode='eval').body, ast.Mult(),  # type: ignore
-                                    extra.value)  # type: ignore[attr-defined]
+            extra.value = ast.parse(f'{parent}.data * ({ast.unparse(s.value)})', mode='eval').body  # type: ignore
             yield 'factor_added', lines(lambda _: extra, [k]), f"`{ast.unparse(extra)}`: `{parent}.data` multiplies it"
 
 
@@ -195,7 +170,7 @@ def _rewrites(node: ast.AST) -> list[tuple[str, ast.AST]]:
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
         out.append(('sign', ast.BinOp(node.left, ast.Sub() if isinstance(node.op, ast.Add) else ast.Add(), node.right)))
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):  # dropping grad is dropping the chain rule
-        out += [('upstream' if is_grad(dropped) else 'factor_dropped', kept)
+        out += [('upstream' if ast.unparse(dropped) == 'grad' else 'factor_dropped', kept)
                 for kept, dropped in ((node.left, node.right), (node.right, node.left))]
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
         out += [('factor_dropped', node.left), ('factor_dropped', ast.BinOp(ast.Constant(1), ast.Div(), node.right))]
@@ -233,33 +208,25 @@ def derive(blank: Blank) -> list[Slip]:
     """Every slip the rules make of one blank's library body, each named; duplicates and the right body left out."""
     body = written_out(ast.parse(textwrap.dedent(blank.indent + blank.solution)).body,
                        f'micrograd.{blank.exercise.source}')
-    seen, out = {text(body)}, []
+    found: dict[str, tuple[str, str]] = {}  # each body written, the first mutation that writes it
     for key, new, change in _mutations(body, blank.parents):
-        written = text(new)
-        if written in seen:
-            continue
-        seen.add(written)
-        says = f"{RULES[key]}: {change}" if change else RULES[key]
-        out.append(Slip(key, textwrap.indent(written, blank.indent)[len(blank.indent):], says))
-    return out
-
-
-def hand(exercise: Exercise, blank: Blank) -> list[Slip]:
-    """The record's own slips for a blank, with {x}, {y} and {i} filled in."""
-    # x and y: the closure's parents, then the method's other arguments (x ** k's exponent, which gets no gradient)
-    names = dict(zip('xy', [*blank.parents, *(a.arg for a in blank.holder.args.args[1:])]))
-    return [Slip(key, body.format(i=blank.indent, **names), exercise.mistakes.get(key, RULES.get(key, key)))
-            for key, body in exercise.slips]
+        found.setdefault(text(new), (key, change))
+    found.pop(text(body), None)
+    return [Slip(key, f"{RULES[key]}: {change}" if change else RULES[key],
+                 textwrap.indent(new, blank.indent)[len(blank.indent):]) for new, (key, change) in found.items()]
 
 
 @cache
 def variants(name: str) -> tuple[tuple[Slip, types.ModuleType], ...]:
-    """For an op exercise: each slip (the record's first, then the derived ones), with the library's engine
-    built with it in place of the closure. Built once, when first needed."""
+    """For an op exercise: each slip (the record's, then the derived ones) and the library's engine built with it."""
     exercise = find(name)
     source, _ = library_source('micrograd.engine')
     out = []
     for blank in blanks_of(exercise):
-        for n, slip in enumerate(hand(exercise, blank) + derive(blank)):
+        # {x} and {y}: the closure's parents, then the method's other arguments (x ** k's exponent: no gradient)
+        names = dict(zip('xy', [*blank.parents, *(a.arg for a in blank.holder.args.args[1:])]))
+        hand = [Slip(key, exercise.mistakes.get(key, RULES.get(key, key)), body.format(i=blank.indent, **names))
+                for key, body in exercise.slips]
+        for n, slip in enumerate(hand + derive(blank)):
             out.append((slip, load(splice(source, {blank: slip.body}), f'slip_{exercise.number}_{n}', f'<slip {n}>')))
     return tuple(out)
