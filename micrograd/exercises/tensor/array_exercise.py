@@ -1,9 +1,7 @@
 """What a record of the tensor track holds: an Exercise, and the Slips it can name; and the sentences that several
-records and the grader share. An exercise's number is its place in the list (exercise_list.py), given by numbered().
-"""
+records and the grader share."""
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 from micrograd.exercises.tensor.cases import Case, Graph
@@ -60,7 +58,7 @@ class Exercise:
     prompts: tuple[str, ...] = ()   # a line above each blank: what that body does
     kind: str = 'op'     # 'op': cases are graphs; 'function': unbroadcast called directly; 'backward'
     math: str = ''       # the rule in LaTeX, for the notebook (G is the output's gradient)
-    number: int = 0      # its place in the list, from 1: given by numbered(), never written by hand
+    number: int = 0      # its place in the list, from 1: given by exercise_list.py, never written by hand
 
     @property
     def task(self) -> str:
@@ -71,8 +69,3 @@ class Exercise:
     def all_rules(self) -> str:
         """The exercise's rules, and the two every op's backward keeps."""
         return self.rules + (f" {OWN_SHAPE} {NEVER_IN_PLACE}" if self.kind == 'op' else '')
-
-
-def numbered(*exercises: Exercise) -> tuple[Exercise, ...]:
-    """The exercises in order, each numbered by its place (from 1)."""
-    return tuple(dataclasses.replace(e, number=i) for i, e in enumerate(exercises, 1))
