@@ -99,6 +99,5 @@ BACKWARD = Exercise(
             Graph(XW, VECTOR, 'u', note="u has shape (3,) and no grad= is given: backward() raises ValueError")),
     kind='backward',
     prompts=("seed self, then run each node's _backward(node.grad), the output first",),
-    math=(r"\bar{\mathrm{out}} \mathrel{+}= \mathrm{seed};\quad \text{for each node } v \text{ from the output "
-          r"down: } \bar p \mathrel{+}= \frac{\partial v}{\partial p}^{\!\top} \bar v \ \text{ for each parent "
-          r"} p"))
+    math=(r"\bar{\mathrm{out}} \mathrel{+}= \mathrm{seed};\quad \text{for each node } v \text{ from the output down: } "
+          r"\bar p \mathrel{+}= \frac{\partial v}{\partial p}^{\!\top} \bar v \ \text{ for each parent } p"))

@@ -1,6 +1,5 @@
 """The tensor track's exercises in order: an exercise's number is its place in this list, and every count is its
-length. find() looks one up by name, op or number.
-"""
+length. find() looks one up by name, op or number."""
 from __future__ import annotations
 
 import dataclasses
@@ -9,8 +8,6 @@ from micrograd.exercises.tensor import network_exercises as net
 from micrograd.exercises.tensor import op_exercises as ops
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.backward_exercise import BACKWARD
-
-__all__ = ['EXERCISES', 'find']
 
 EXERCISES: tuple[Exercise, ...] = tuple(dataclasses.replace(e, number=i) for i, e in enumerate((
     ops.UNBROADCAST, ops.ADD_MUL, ops.ELEMENTWISE, ops.REDUCE, ops.MAX, ops.SHAPES, ops.INDEX, ops.MATMUL,

@@ -1,6 +1,5 @@
 """The tensor track's exercises on a network's fused ops: softmax and log_softmax, cross_entropy, RMS norm and
-attention, where each input's gradient sums over a whole row. One record each, as in op_exercises.py.
-"""
+attention, where each input's gradient sums over a whole row. One record each, as in op_exercises.py."""
 from __future__ import annotations
 
 import numpy as np
@@ -74,7 +73,6 @@ SOFTMAX = Exercise(
     math=(r"s = \mathrm{softmax}(x):\ \ \bar x_j = s_j \Big(G_j - \sum_i G_i s_i\Big); \qquad \ell = \log "
           r"\mathrm{softmax}(x):\ \ \bar x_j = G_j - s_j \sum_i G_i"))
 
-# cross_entropy's backward written plainly: its slips write one part of it otherwise
 _CE = "g = np.exp(log_probs)\ng[rows, picked] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad / n_counted)"
 _TORCH_CE = "out = F.cross_entropy(z, torch.tensor(t))"  # the same in PyTorch
 _OFF_BY_ONE = ("the one-hot is off by one: class indices count from 0, so a row's 1 goes in its target's own column, "
@@ -118,8 +116,7 @@ CROSS_ENTROPY = Exercise(
      Slip('ce_one_hot_off_by_one', 'cross_entropy', _CE.replace("picked]", "picked + 1]"),
           f"{_OFF_BY_ONE} (the last class has no column after it)"),
      Slip('ce_columns', 'cross_entropy', _CE.replace("g[rows, picked]", "g[:, picked]"),
-          "g[:, picked] subtracts 1 in every row at every target's column: index one element per row, "
-          "g[rows, picked]"),
+          "g[:, picked] subtracts 1 in every row at every target's column: index one element per row, g[rows, picked]"),
      Slip('ce_log_probs', 'cross_entropy', _CE.replace("np.exp(log_probs)", "log_probs.copy()"),
           "log-probabilities used where probabilities belong: dL/dlogits = softmax(logits) - one_hot, and "
           "softmax = exp(log_probs)")),
@@ -161,7 +158,6 @@ RMS_NORM = Exercise(
     math=(r"y = x\,r,\ \ r = \Big(\tfrac{1}{n}\sum_j x_j^2 + \epsilon\Big)^{-1/2}:\quad \bar x = r\,\Big(G - "
           r"y\,\tfrac{1}{n}\sum_j G_j y_j\Big)"))
 
-# attention's backward as the library writes it: each of its slips writes one part of it otherwise
 _SDPA = 'scaled_dot_product_attention'
 _ATTENTION = ("dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
               "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)")

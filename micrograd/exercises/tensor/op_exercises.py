@@ -1,7 +1,7 @@
 """The tensor track's exercises on the ops themselves, easiest first: broadcasting, arithmetic, elementwise
 functions, reductions, max, shapes, indexing, matmul. One record each: no rule its task does not state may fail a
-learner. Slip bodies read the names the library's forward pass binds (x, y, e, t, passes, top, s, out, ...).
-"""
+learner. Slip bodies read the names the library's forward pass binds (x, y, e, t, passes, top, s, out, ...); a body
+constant (_MEAN) is a backward as the library writes it, which most of the record's slips write one part otherwise."""
 from __future__ import annotations
 
 import dataclasses
@@ -26,9 +26,8 @@ UNBROADCAST = Exercise(
     "that broadcasting stretched to it; return the gradient of that operand. Every op's `_add_grad` calls it.",
     "Return an array of exactly `shape`, in `grad`'s dtype (a float32 gradient stays float32). An operand that "
     "was not stretched gets `grad` as it is.",
-    "grad (4, 3) -> (3,) [a missing leading axis]; (4, 3) -> (4, 1) [a size-1 axis]; (2, 4, 3) -> (4, 1); "
-    "(4, 3) -> () [a 0-d operand]; (0, 3) -> (3,) [empty]; (3, 3) -> (3,) [square: the wrong axis shows in the "
-    "numbers]",
+    "grad (4, 3) -> (3,) [a missing leading axis]; (4, 3) -> (4, 1) [a size-1 axis]; (2, 4, 3) -> (4, 1); (4, 3) -> () "
+    "[a 0-d operand]; (0, 3) -> (3,) [empty]; (3, 3) -> (3,) [square: the wrong axis shows in the numbers]",
     "In `x + b` with x (4, 3) and b (3,), each `b[j]` is used by all 4 rows: its gradient is the sum of the 4 "
     "rows of `grad`. Broadcasting lines shapes up at the right: b counts as (1, 3).",
     "Sum over the leading axes `grad` has and `shape` lacks, then over each axis where `shape` has 1 and `grad` "
@@ -86,7 +85,6 @@ UNBROADCAST = Exercise(
     math=r"x_{ij} + b_j:\quad \frac{\partial L}{\partial b_j} = \sum_i G_{ij}"
          r"\qquad\text{and for } w_{i1}:\quad \frac{\partial L}{\partial w_{i1}} = \sum_j G_{ij}")
 
-# What + and * say when their gradient reaches .grad without _add_grad.
 _UNREDUCED = ("the broadcast gradient is not reduced: .grad is added to without _add_grad, which sums a gradient of "
               "the output's shape back to the operand's")
 _BYPASSED = ("the gradient is set, not added with _add_grad: it is neither summed back to a broadcast operand's shape "
@@ -99,8 +97,7 @@ ADD_MUL = Exercise(
     "`unbroadcast`) and adds it to what is there.",
     "Call `_add_grad` only for operands with `requires_grad` (a number or a data tensor gets no `.grad`). "
     "`x` and `y` are the operands' data as the forward pass used them.",
-    "x (4, 3) + b (3,); x (4, 3) * w (4, 1); x (2, 3) * s () [0-d]; x * 2.5; a * a; a + a; x (0, 3) + b (3,); "
-    "float32",
+    "x (4, 3) + b (3,); x (4, 3) * w (4, 1); x (2, 3) * s () [0-d]; x * 2.5; a * a; a + a; x (0, 3) + b (3,); float32",
     "`d(x+y)/dx = 1`, `d(x*y)/dx = y`: each operand gets `grad` times its local derivative, elementwise.",
     "In `__mul__`: `self._add_grad(grad * y)` and `other._add_grad(grad * x)`; the broadcasting is `_add_grad`'s "
     "job, not yours. `a * a` calls both: its gradient is `2 * a * grad`.",
@@ -195,7 +192,6 @@ ELEMENTWISE = Exercise(
     math=(r"\frac{d\,e^x}{dx} = e^x,\quad \frac{d \log x}{dx} = \frac{1}{x},\quad \frac{d \tanh x}{dx} = 1 - "
           r"\tanh^2 x,\quad \frac{d\,\mathrm{relu}(x)}{dx} = [x > 0]"))
 
-# mean's backward as the library writes it: its slips (and sum's keepdims=True ignored) write a part otherwise
 _MEAN = ("if not keepdims and ax:\n    grad = np.expand_dims(grad, ax)\n"
          "self._add_grad(np.broadcast_to(grad / n, self.data.shape))")
 
@@ -242,7 +238,6 @@ REDUCE = Exercise(
     math=(r"y_i = \sum_j x_{ij}:\ \ \bar x_{ij} = G_i; \qquad y_i = \frac{1}{n}\sum_j x_{ij}:\ \ \bar x_{ij} = "
           r"\frac{G_i}{n}"))
 
-# max's backward as the library writes it: most of its slips write one part otherwise
 _EXTREME = ("grad = np.reshape(grad, top.shape)\nis_top = x == top\n"
             "self._add_grad(grad * is_top / is_top.sum(axis=ax, keepdims=True))")
 
@@ -302,8 +297,7 @@ SHAPES = Exercise(
     "back where they came from.",
     "`permute`'s output axis i is input axis `order[i]`; `undo` is the order that sends them back. The gradient "
     "has the input's shape and each number sits where its element was.",
-    "(2, 3) -> (3, 2); (2, 3, 4) -> (6, 4); transpose of (3, 4) and of a square (3, 3); permute(2, 0, 1) of "
-    "(2, 3, 4)",
+    "(2, 3) -> (3, 2); (2, 3, 4) -> (6, 4); transpose of (3, 4) and of a square (3, 3); permute(2, 0, 1) of (2, 3, 4)",
     "Moving numbers around has local derivative 1: only where each number goes matters.",
     "reshape back with `grad.reshape(self.data.shape)` (reshape is not a transpose: (2, 3) -> (3, 2) keeps the "
     "reading order). For permute, transpose `grad` by the inverse order, `undo` (np.argsort(order)), not by order.",
@@ -366,7 +360,7 @@ INDEX = Exercise(
     prompts=("x[index]: the picked elements get their copies' gradients, added (picked)",),
     math=r"y_i = x_{\mathrm{idx}_i}:\quad \bar x_k = \sum_{i\,:\,\mathrm{idx}_i = k} G_i")
 
-# Two of matmul's slips, said once for both blanks; _matmul_rows's backward with its two products left to fill.
+# _matmul_rows's backward with its two products left to fill
 _UNTRANSPOSED = "matmul's gradients untransposed: A gets grad @ B^T and B gets A^T @ grad"
 _SWAPPED = "matmul's gradients swapped: A's formula is grad @ B^T, B's is A^T @ grad"
 _ROWS = "g = grad.reshape(n_rows, b.shape[1])\nself._add_grad(({}).reshape(a.shape))\nother._add_grad({})"
@@ -380,8 +374,7 @@ MATMUL = Exercise(
     "lacks are summed by `_add_grad`. 1-D operands are not checked.",
     "(4, 3) @ (3, 5) [non-square: a missing transpose is a shape error]; (3, 3) @ (3, 3) [square: it is wrong "
     "numbers]; (2, 4, 3) @ (2, 3, 5); (2, 4, 3) @ (3, 5); (4, 3) @ (2, 3, 5); float32",
-    "Check the shapes: A is (n, k), B (k, m), grad (n, m). Only `grad @ B^T` is (n, k); only `A^T @ grad` is "
-    "(k, m).",
+    "Check the shapes: A is (n, k), B (k, m), grad (n, m). Only `grad @ B^T` is (n, k); only `A^T @ grad` is (k, m).",
     "On a batch, `.T` reverses every axis: transpose the last two with `b.swapaxes(-1, -2)`. In `_matmul_rows`, "
     "`g = grad.reshape(n_rows, -1)`; A gets `(g @ b.T).reshape(a.shape)` and B gets `rows.T @ g`.",
     "dA = grad @ B^T;   dB = A^T @ grad",
