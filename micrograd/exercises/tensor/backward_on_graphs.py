@@ -11,7 +11,6 @@ import numpy as np
 
 from micrograd.exercises import graphs
 from micrograd.exercises.cutting import blank_raised
-from micrograd.exercises.graphs import Gradients
 from micrograd.exercises.lines import backward_line, where
 from micrograd.exercises.result import CORRECT, DONE, GENERIC, NOT_STARTED, WRONG, Result
 from micrograd.exercises.sandbox import paused, set_input
@@ -24,7 +23,7 @@ from micrograd.exercises.tensor.naming import planted
 from micrograd.exercises.tensor.running import differing, shown
 
 
-def backpropagated(graph: Graph, tensor: Any) -> Gradients | Exception:
+def backpropagated(graph: Graph, tensor: Any) -> graphs.Gradients | Exception:
     """Every node's gradient after backward() of tensor's engine on graph, built with its own '*', '+' and 'sum' (a
     node run before its gradient came passes nothing on), or the error it raised."""
     dtype = np.dtype(graph.dtype)

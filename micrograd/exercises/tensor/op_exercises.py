@@ -89,6 +89,10 @@ _UNREDUCED = ("the broadcast gradient is not reduced: .grad is added to without 
               "the output's shape back to the operand's")
 _BYPASSED = ("the gradient is set, not added with _add_grad: it is neither summed back to a broadcast operand's shape "
              "nor added to what is there (a tensor used twice keeps only one share)")
+# + and *'s bodies with each operand's gradient left to fill
+_GATED = "if self.requires_grad:\n    self._add_grad({})\nif other.requires_grad:\n    other._add_grad({})"
+_ADDED = ("self.grad = {0} if self.grad is None else self.grad + {0}\n"
+          "other.grad = {1} if other.grad is None else other.grad + {1}")
 
 ADD_MUL = Exercise(
     '+ *', "backward of x + y and x * y, with broadcasting",
@@ -115,23 +119,14 @@ ADD_MUL = Exercise(
                note="c is data: it gets no .grad")),
     (Slip('sum_rule_in_mul', 'Tensor.__mul__', "self._add_grad(grad)\nother._add_grad(grad)",
           "the derivative of + used for *: d(x*y)/dx is y, not 1"),
-     Slip('mul_swapped', 'Tensor.__mul__',
-          "if self.requires_grad:\n    self._add_grad(grad * x)\n"
-          "if other.requires_grad:\n    other._add_grad(grad * y)",
+     Slip('mul_swapped', 'Tensor.__mul__', _GATED.format('grad * x', 'grad * y'),
           "x and y swapped in *: d(x*y)/dx is y, so self gets grad * y and other gets grad * x"),
-     Slip('upstream', 'Tensor.__mul__', "if self.requires_grad:\n    self._add_grad(y)\nif other.requires_grad:\n"
-                                        "    other._add_grad(x)",
+     Slip('upstream', 'Tensor.__mul__', _GATED.format('y', 'x'),
           "the upstream gradient is dropped: each operand gets grad times its local derivative (grad * y, which "
           "has the output's shape), not the local derivative y alone"),
-     Slip('product_rule_in_add', 'Tensor.__add__',
-          "if self.requires_grad:\n    self._add_grad(grad * y)\n"
-          "if other.requires_grad:\n    other._add_grad(grad * x)", SAID['product_rule_in_add']),
-     Slip('not_reduced', 'Tensor.__add__', "self.grad = grad if self.grad is None else self.grad + grad\n"
-                                           "other.grad = grad if other.grad is None else other.grad + grad",
-          _UNREDUCED),
-     Slip('not_reduced', 'Tensor.__mul__', "self.grad = grad * y if self.grad is None else self.grad + grad * y\n"
-                                           "other.grad = grad * x if other.grad is None else other.grad + grad * x",
-          _UNREDUCED),
+     Slip('product_rule_in_add', 'Tensor.__add__', _GATED.format('grad * y', 'grad * x'), SAID['product_rule_in_add']),
+     Slip('not_reduced', 'Tensor.__add__', _ADDED.format('grad', 'grad'), _UNREDUCED),
+     Slip('not_reduced', 'Tensor.__mul__', _ADDED.format('grad * y', 'grad * x'), _UNREDUCED),
      Slip('bypassed_add_grad', 'Tensor.__add__', "self.grad = grad\nother.grad = grad", _BYPASSED),
      Slip('bypassed_add_grad', 'Tensor.__mul__', "self.grad = grad * y\nother.grad = grad * x", _BYPASSED)),
     prompts=('x + y: pass grad on to each operand that requires gradients',
