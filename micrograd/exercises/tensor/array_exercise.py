@@ -6,10 +6,9 @@ from dataclasses import dataclass
 
 from micrograd.exercises.tensor.cases import Case, Graph
 
-OWN_SHAPE = ("Hand `_add_grad` each tensor's gradient in that tensor's shape, or in the shape broadcasting "
-             "stretched it to: it sums broadcast axes away, and reshapes nothing.")
-NEVER_IN_PLACE = ("Never write into `grad` or into the forward pass's arrays (another node may hold the same "
-                  "array): make a new one.")
+EVERY_OP = (" Hand `_add_grad` each tensor's gradient in that tensor's shape, or in the shape broadcasting stretched "
+            "it to: it sums broadcast axes away, and reshapes nothing. Never write into `grad` or into the forward "
+            "pass's arrays (another node may hold the same array): make a new one.")
 
 INPLACE_DATA = ("the forward pass's data written in place: your backward changed an array of the graph (the output's "
                 "or an input's data, as e or t), which must stay as the forward pass left it: a second backward() and "
@@ -68,4 +67,4 @@ class Exercise:
     @property
     def all_rules(self) -> str:
         """The exercise's rules, and the two every op's backward keeps."""
-        return self.rules + (f" {OWN_SHAPE} {NEVER_IN_PLACE}" if self.kind == 'op' else '')
+        return self.rules + (EVERY_OP if self.kind == 'op' else '')
