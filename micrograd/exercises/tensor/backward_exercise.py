@@ -28,7 +28,7 @@ SEED, CALL = 'self._add_grad(start)', 'node._backward(node.grad)'
 GIVEN = 'start = np.asarray(grad.data if isinstance(grad, Tensor) else grad, dtype=self.data.dtype)'
 REFUSALS = ('if self.data.size != 1:', "raise ValueError('backward: a non-scalar output needs grad=')",
             'if start.shape != self.data.shape:', "raise ValueError('backward: grad has the wrong shape')")
-XW = {'x': [0.5, -1.5, 2.0], 'w': [1.25, 0.75, -0.5]}
+XW: dict[str, list[float] | float] = {'x': [0.5, -1.5, 2.0], 'w': [1.25, 0.75, -0.5]}
 PRODUCT = (('m', '*', ('x', 'w')), ('s', 'sum', ('m',)))
 # m is used twice, and reached first through u: a walk from the leaves runs u before m has all of its gradient
 REUSED = (('m', '*', ('x', 'w')), ('u', '*', ('m', 'm')), ('z', '+', ('u', 'm')), ('s', 'sum', ('z',)))
