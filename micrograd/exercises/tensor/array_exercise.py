@@ -51,7 +51,7 @@ class Exercise:
     # Each body it cuts out, by name: 'unbroadcast' (a function's whole body), 'Tensor.__add__' (the `_backward`
     # closure in that method), 'Tensor.backward()' (a method's whole body), 'cross_entropy' (a function's closure).
     blanks: tuple[str, ...]
-    cases: tuple[Case, ...]
+    cases: tuple[Case, ...]        # each seeded by its place in exercise_list.py
     slips: tuple[Slip, ...] = ()
     graphs: tuple[Graph, ...] = ()  # backward()'s exercise: graphs whose nodes the checker makes, for backward()
     prompts: tuple[str, ...] = ()   # a line above each blank: what that body does

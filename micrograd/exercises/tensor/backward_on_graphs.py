@@ -56,8 +56,7 @@ def check_backward(exercise: Exercise, module: Any, backward: Any) -> Result:
             if blank_raised(got, len(EXERCISES)) is not None:
                 return Result.of(exercise, NOT_STARTED)
             if type(got) is not type(want):  # (a rule's graph: both refuse it)
-                # a loop over the order as it is walks from the leaves: the library's assert stops a node reached
-                # before its gradient came
+                # (a loop over the order as it is walks from the leaves: the library's assert stops it)
                 loop = backward_line(backward, 'backward_not_reversed').split(': ', 1)[-1]
                 key = 'backward_not_reversed' if re.match(r'for\s+\w+\s+in\s+\w+\s*:', loop) else 'raises'
                 found = {'diagnosis': key, 'input': text, 'expected': shown(want, graph.leaves),

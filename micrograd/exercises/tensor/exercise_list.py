@@ -9,9 +9,11 @@ from micrograd.exercises.tensor import op_exercises as ops
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.backward_exercise import BACKWARD
 
-EXERCISES: tuple[Exercise, ...] = tuple(dataclasses.replace(e, number=i) for i, e in enumerate((
-    ops.UNBROADCAST, ops.ADD_MUL, ops.ELEMENTWISE, ops.REDUCE, ops.MAX, ops.SHAPES, ops.INDEX, ops.MATMUL,
-    net.SOFTMAX, net.CROSS_ENTROPY, net.RMS_NORM, net.ATTENTION, BACKWARD), 1))
+# Each exercise numbered by its place (from 1), and each of its cases seeded by its own place: the numbers it draws.
+EXERCISES: tuple[Exercise, ...] = tuple(
+    dataclasses.replace(e, number=i, cases=tuple(dataclasses.replace(c, seed=k) for k, c in enumerate(e.cases)))
+    for i, e in enumerate((ops.UNBROADCAST, ops.ADD_MUL, ops.ELEMENTWISE, ops.REDUCE, ops.MAX, ops.SHAPES, ops.INDEX,
+                           ops.MATMUL, net.SOFTMAX, net.CROSS_ENTROPY, net.RMS_NORM, net.ATTENTION, BACKWARD), 1))
 
 # What find() takes for an exercise besides its name: each of its blanks' names, and these.
 ALIASES = {name.rpartition('.')[2].strip('_()'): e.name for e in EXERCISES for name in e.blanks} | {
