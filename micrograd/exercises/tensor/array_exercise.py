@@ -1,17 +1,14 @@
 """What a record of the tensor track holds: an Exercise, and the Slips it can name; and the sentences that several
-records and the grader share. An exercise's number is its place in the list (exercise_list.py), given by numbered().
-"""
+records and the grader share."""
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 from micrograd.exercises.tensor.cases import Case, Graph
 
-OWN_SHAPE = ("Hand `_add_grad` each tensor's gradient in that tensor's shape, or in the shape broadcasting "
-             "stretched it to: it sums broadcast axes away, and reshapes nothing.")
-NEVER_IN_PLACE = ("Never write into `grad` or into the forward pass's arrays (another node may hold the same "
-                  "array): make a new one.")
+EVERY_OP = (" Hand `_add_grad` each tensor's gradient in that tensor's shape, or in the shape broadcasting stretched "
+            "it to: it sums broadcast axes away, and reshapes nothing. Never write into `grad` or into the forward "
+            "pass's arrays (another node may hold the same array): make a new one.")
 
 INPLACE_DATA = ("the forward pass's data written in place: your backward changed an array of the graph (the output's "
                 "or an input's data, as e or t), which must stay as the forward pass left it: a second backward() and "
@@ -54,13 +51,13 @@ class Exercise:
     # Each body it cuts out, by name: 'unbroadcast' (a function's whole body), 'Tensor.__add__' (the `_backward`
     # closure in that method), 'Tensor.backward()' (a method's whole body), 'cross_entropy' (a function's closure).
     blanks: tuple[str, ...]
-    cases: tuple[Case, ...]
+    cases: tuple[Case, ...]        # each seeded by its place in exercise_list.py
     slips: tuple[Slip, ...] = ()
     graphs: tuple[Graph, ...] = ()  # backward()'s exercise: graphs whose nodes the checker makes, for backward()
     prompts: tuple[str, ...] = ()   # a line above each blank: what that body does
     kind: str = 'op'     # 'op': cases are graphs; 'function': unbroadcast called directly; 'backward'
     math: str = ''       # the rule in LaTeX, for the notebook (G is the output's gradient)
-    number: int = 0      # its place in the list, from 1: given by numbered(), never written by hand
+    number: int = 0      # its place in the list, from 1: given by exercise_list.py, never written by hand
 
     @property
     def task(self) -> str:
@@ -70,9 +67,4 @@ class Exercise:
     @property
     def all_rules(self) -> str:
         """The exercise's rules, and the two every op's backward keeps."""
-        return self.rules + (f" {OWN_SHAPE} {NEVER_IN_PLACE}" if self.kind == 'op' else '')
-
-
-def numbered(*exercises: Exercise) -> tuple[Exercise, ...]:
-    """The exercises in order, each numbered by its place (from 1)."""
-    return tuple(dataclasses.replace(e, number=i) for i, e in enumerate(exercises, 1))
+        return self.rules + (EVERY_OP if self.kind == 'op' else '')

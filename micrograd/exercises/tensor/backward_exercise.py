@@ -1,6 +1,5 @@
-"""The tensor track's last exercise: backward() itself, the chain rule over the graph, checked on graphs whose
-nodes the checker makes (backward_on_graphs.py), so that it is checked whatever the ops' exercises are.
-"""
+"""The tensor track's last exercise: backward() itself, checked on graphs whose nodes the checker makes
+(backward_on_graphs.py), so that it is checked whatever the ops' exercises are."""
 from __future__ import annotations
 
 from micrograd.exercises import graphs
@@ -29,16 +28,16 @@ SEED, CALL = 'self._add_grad(start)', 'node._backward(node.grad)'
 GIVEN = 'start = np.asarray(grad.data if isinstance(grad, Tensor) else grad, dtype=self.data.dtype)'
 REFUSALS = ('if self.data.size != 1:', "raise ValueError('backward: a non-scalar output needs grad=')",
             'if start.shape != self.data.shape:', "raise ValueError('backward: grad has the wrong shape')")
+XW: dict[str, list[float] | float] = {'x': [0.5, -1.5, 2.0], 'w': [1.25, 0.75, -0.5]}
+PRODUCT = (('m', '*', ('x', 'w')), ('s', 'sum', ('m',)))
+# m is used twice, and reached first through u: a walk from the leaves runs u before m has all of its gradient
+REUSED = (('m', '*', ('x', 'w')), ('u', '*', ('m', 'm')), ('z', '+', ('u', 'm')), ('s', 'sum', ('z',)))
+VECTOR = (('m', '*', ('x', 'w')), ('u', '+', ('m', 'x')))  # u has shape (3,)
 
 
 def _slip(key: str, changes: dict[str, list[str]], says: str) -> Slip:
     return Slip(key, 'Tensor.backward()', graphs.changed(BODY, changes), says)
 
-
-V, W = [0.5, -1.5, 2.0], [1.25, 0.75, -0.5]
-PRODUCT = (('m', '*', ('x', 'w')), ('s', 'sum', ('m',)))
-# m is used twice, and reached first through u: a walk from the leaves runs u before m has all of its gradient
-REUSED = (('m', '*', ('x', 'w')), ('u', '*', ('m', 'm')), ('z', '+', ('u', 'm')), ('s', 'sum', ('z',)))
 
 BACKWARD = Exercise(
     'backward', "backward(): the chain rule over the graph, from a seed of any shape",
@@ -90,18 +89,15 @@ BACKWARD = Exercise(
      _slip('backward_nonscalar_seeded', dict.fromkeys(REFUSALS, []),
            "a non-scalar output without grad= is seeded with ones instead of refused: that computes the gradient "
            "of out.sum(), which is not what was asked; raise ValueError, as PyTorch does")),
-    graphs=(Graph({'x': V, 'w': W}, PRODUCT, 's'),
-            Graph({'x': V, 'w': W}, REUSED, 's', note="m is used twice"),
-            Graph({'x': V, 'w': W}, (('m', '*', ('x', 'w')), ('u', '+', ('m', 'x'))), 'u', seed=(0.5, -2.0, 1.5),
-                  note="u is no scalar: its gradient is given"),
-            Graph({'x': V, 'w': W}, REUSED, 's', calls=2, note="a second backward(): the leaves accumulate"),
-            Graph({'x': V, 'w': W}, PRODUCT, 's', 'float32'),
+    graphs=(Graph(XW, PRODUCT, 's'),
+            Graph(XW, REUSED, 's', note="m is used twice"),
+            Graph(XW, VECTOR, 'u', seed=(0.5, -2.0, 1.5), note="u is no scalar: its gradient is given"),
+            Graph(XW, REUSED, 's', calls=2, note="a second backward(): the leaves accumulate"),
+            Graph(XW, PRODUCT, 's', 'float32'),
             # the library's rules (RULES), once the gradients are right
             Graph({'x': 2.0}, (), 'x', calls=2, note="x is a leaf: each backward() adds 1 to its gradient"),
-            Graph({'x': V, 'w': W}, (('m', '*', ('x', 'w')), ('u', '+', ('m', 'x'))), 'u',
-                  note="u has shape (3,) and no grad= is given: backward() raises ValueError")),
+            Graph(XW, VECTOR, 'u', note="u has shape (3,) and no grad= is given: backward() raises ValueError")),
     kind='backward',
     prompts=("seed self, then run each node's _backward(node.grad), the output first",),
-    math=(r"\bar{\mathrm{out}} \mathrel{+}= \mathrm{seed};\quad \text{for each node } v \text{ from the output "
-          r"down: } \bar p \mathrel{+}= \frac{\partial v}{\partial p}^{\!\top} \bar v \ \text{ for each parent "
-          r"} p"))
+    math=(r"\bar{\mathrm{out}} \mathrel{+}= \mathrm{seed};\quad \text{for each node } v \text{ from the output down: } "
+          r"\bar p \mathrel{+}= \frac{\partial v}{\partial p}^{\!\top} \bar v \ \text{ for each parent } p"))

@@ -1,7 +1,6 @@
-"""The tensor track's backward() exercise on graphs the checker makes (the way both tracks check it: graphs.py):
-the record's graphs (backward_exercise.py), made with the library's ops '*', '+' and 'sum' to 0-d, and its slips,
-planted in the library's backward() to name a wrong one. The library's rules the task states have graphs of their
-own, last: a slip of one of them (RULES) is "correct ✓ — one step left", the gradients being right."""
+"""The tensor track's backward() exercise, checked on the record's graphs (backward_exercise.py) the way both
+tracks check it (graphs.py): a wrong backward() is named by the slip that, planted in the library's, leaves the same
+gradients; a slip of a rule the task states (RULES) is "correct ✓ — one step left", the gradients being right."""
 from __future__ import annotations
 
 import re
@@ -12,7 +11,6 @@ import numpy as np
 
 from micrograd.exercises import graphs
 from micrograd.exercises.cutting import blank_raised
-from micrograd.exercises.graphs import Gradients
 from micrograd.exercises.lines import backward_line, where
 from micrograd.exercises.result import CORRECT, DONE, GENERIC, NOT_STARTED, WRONG, Result
 from micrograd.exercises.sandbox import paused, set_input
@@ -25,11 +23,9 @@ from micrograd.exercises.tensor.naming import planted
 from micrograd.exercises.tensor.running import differing, shown
 
 
-def backpropagated(graph: Graph, tensor: Any) -> Gradients | Exception:
-    """Every node's gradient after backward() of tensor's engine, called on graph as the check calls it, or the
-    error it raised. The graph is built with tensor's own ops '*', '+' and 'sum' (the library's while backward()
-    is checked: the other exercises' bodies are), each node passing nothing on when its _backward is handed no
-    gradient (a backward() that runs a node before its gradient came)."""
+def backpropagated(graph: Graph, tensor: Any) -> graphs.Gradients | Exception:
+    """Every node's gradient after backward() of tensor's engine on graph, built with its own '*', '+' and 'sum' (a
+    node run before its gradient came passes nothing on), or the error it raised."""
     dtype = np.dtype(graph.dtype)
 
     def node(op: str, parents: list[Any]) -> Any:
@@ -47,9 +43,8 @@ def backpropagated(graph: Graph, tensor: Any) -> Gradients | Exception:
 
 
 def check_backward(exercise: Exercise, module: Any, backward: Any) -> Result:
-    """backward() (the learner's function, in module) on the record's graphs, in order, each run by the library's
-    engine, the learner's, then (only to name a wrong one) each slip's: the first graph whose gradients are not the
-    library's is named by the slip that leaves the same ones, at the learner's line it is about."""
+    """backward() (the learner's function, in module) on the record's graphs, in order: the first graph whose
+    gradients are not the library's is named by the slip that leaves the same ones, at the learner's line."""
     found: dict[str, str] = {}
     for graph in exercise.graphs:
         set_input(text := graph.text())
@@ -61,7 +56,9 @@ def check_backward(exercise: Exercise, module: Any, backward: Any) -> Result:
             if blank_raised(got, len(EXERCISES)) is not None:
                 return Result.of(exercise, NOT_STARTED)
             if type(got) is not type(want):  # (a rule's graph: both refuse it)
-                key = 'backward_not_reversed' if _forwards(backward) else 'raises'  # (the library's assert, kept)
+                # (a loop over the order as it is walks from the leaves: the library's assert stops it)
+                loop = backward_line(backward, 'backward_not_reversed').split(': ', 1)[-1]
+                key = 'backward_not_reversed' if re.match(r'for\s+\w+\s+in\s+\w+\s*:', loop) else 'raises'
                 found = {'diagnosis': key, 'input': text, 'expected': shown(want, graph.leaves),
                          'obtained': type(got).__name__, 'detail': where(got)}
         elif differ := differing(got, want, graph.dtype):
@@ -70,21 +67,9 @@ def check_backward(exercise: Exercise, module: Any, backward: Any) -> Result:
                             if not differing(got, run, graph.dtype)), 'wrong')
             names = list(graph.leaves) if set(differ) & set(graph.leaves) else differ  # (promoted: the root only)
             found = {'diagnosis': key, 'input': text, 'expected': shown(want, names), 'obtained': shown(got, names)}
-        if found:
-            break
-    if not found:
-        return Result.of(exercise, DONE)
-    says = {s.key: s.says for s in exercise.slips}.get(found['diagnosis']) or GENERIC[found['diagnosis']]
-    status = CORRECT if found['diagnosis'] in RULES else WRONG
-    return Result.of(exercise, status, why=LEFT + says if status == CORRECT else says,
-                     place=backward_line(backward, found['diagnosis']), **found)
-
-
-def _forwards(backward: Any) -> bool:
-    """Whether the learner's backward() walks the order from the leaves (a node reached before its gradient came
-    is what the library's assert stops): its loop that calls _backward goes over the order as it is."""
-    found = backward_line(backward, 'backward_not_reversed')
-    return re.match(r'for\s+\w+\s+in\s+\w+\s*:', found.split(': ', 1)[-1]) is not None
-
-
-LEFT = "correct ✓ — every gradient is right; one step left to match the library: "
+        if found:  # (a slip of a rule the task states comes with the gradients right)
+            says = {s.key: s.says for s in exercise.slips}.get(key) or GENERIC[key]
+            left = "correct ✓ — every gradient is right; one step left to match the library: " if key in RULES else ''
+            return Result.of(exercise, CORRECT if key in RULES else WRONG, why=left + says,
+                             place=backward_line(backward, key), **found)
+    return Result.of(exercise, DONE)

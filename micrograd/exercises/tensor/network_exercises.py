@@ -1,13 +1,11 @@
 """The tensor track's exercises on a network's fused ops: softmax and log_softmax, cross_entropy, RMS norm and
-attention, where each input's gradient sums over a whole row. One record each, as in op_exercises.py.
-"""
+attention, where each input's gradient sums over a whole row. One record each, as in op_exercises.py."""
 from __future__ import annotations
 
 import numpy as np
 
 from micrograd.exercises.tensor.array_exercise import KEEPDIMS, Exercise, Slip
 from micrograd.exercises.tensor.cases import case
-from micrograd.exercises.tensor.op_exercises import cases
 
 _SUM_ALL = "summed over every axis: the sum runs along the softmax's axis only, one per row (keepdims=True)"
 
@@ -25,13 +23,13 @@ SOFTMAX = Exercise(
     "with `s = exp(out)`: `grad - exp(out) * grad.sum(axis=ax, keepdims=True)`.",
     "softmax: dx = s * (g - sum(g * s));   log_softmax: dx = g - softmax(x) * sum(g)   (sums along the axis)",
     ('Tensor.softmax', 'Tensor.log_softmax'),
-    cases(case('x 4,5', "out = x.softmax(axis=-1)"),
-          case('x 3,3', "out = x.softmax(axis=0)", note="square"),
-          case('x 2,3,4', "out = x.softmax(axis=1)"),
-          case('x 4,5', "out = x.log_softmax(axis=-1)"),
-          case('x 3,3', "out = x.log_softmax(axis=0)", note="square"),
-          case('x 2,3,4', "out = x.log_softmax(axis=1)"),
-          case('x 3,4', "out = x.softmax(axis=-1) * x.log_softmax(axis=-1)", dtype='float32')),
+    (case('x 4,5', "out = x.softmax(axis=-1)"),
+     case('x 3,3', "out = x.softmax(axis=0)", note="square"),
+     case('x 2,3,4', "out = x.softmax(axis=1)"),
+     case('x 4,5', "out = x.log_softmax(axis=-1)"),
+     case('x 3,3', "out = x.log_softmax(axis=0)", note="square"),
+     case('x 2,3,4', "out = x.log_softmax(axis=1)"),
+     case('x 3,4', "out = x.softmax(axis=-1) * x.log_softmax(axis=-1)", dtype='float32')),
     (Slip('softmax_diagonal', 'Tensor.softmax', "self._add_grad(grad * s * (1 - s))",
           "softmax's Jacobian reduced to its diagonal s * (1 - s): every s_i depends on every x_j of its row, "
           "ds_i/dx_j = s_i (1[i=j] - s_j), so dx = s * (grad - sum(grad * s, axis, keepdims=True))"),
@@ -74,7 +72,6 @@ SOFTMAX = Exercise(
     math=(r"s = \mathrm{softmax}(x):\ \ \bar x_j = s_j \Big(G_j - \sum_i G_i s_i\Big); \qquad \ell = \log "
           r"\mathrm{softmax}(x):\ \ \bar x_j = G_j - s_j \sum_i G_i"))
 
-# cross_entropy's backward written plainly: its slips write one part of it otherwise
 _CE = "g = np.exp(log_probs)\ng[rows, picked] -= 1\ng[~counted] = 0\nlogits._add_grad(g * grad / n_counted)"
 _TORCH_CE = "out = F.cross_entropy(z, torch.tensor(t))"  # the same in PyTorch
 _OFF_BY_ONE = ("the one-hot is off by one: class indices count from 0, so a row's 1 goes in its target's own column, "
@@ -94,11 +91,10 @@ CROSS_ENTROPY = Exercise(
     "`g[~counted] = 0`, then `logits._add_grad(g * grad / n_counted)`.",
     "dL/dlogits = (softmax(logits) - one_hot(targets)) / n_counted * grad",
     ('cross_entropy',),
-    cases(case('z 4,5', "out = F.cross_entropy(z, t)", torch=_TORCH_CE, given={'t': np.array([1, 0, 4, 1])}),
-          case('z 6,3', "out = F.cross_entropy(z, t)", torch=_TORCH_CE, given={'t': np.array([2, -100, 0, 1, -100, 2])},
-               note="rows 1 and 4 are ignored"),
-          case('z 3,4', "out = F.cross_entropy(z, t)", torch=_TORCH_CE, given={'t': np.array([3, 3, 0])},
-               dtype='float32')),
+    (case('z 4,5', "out = F.cross_entropy(z, t)", torch=_TORCH_CE, given={'t': np.array([1, 0, 4, 1])}),
+     case('z 6,3', "out = F.cross_entropy(z, t)", torch=_TORCH_CE, given={'t': np.array([2, -100, 0, 1, -100, 2])},
+          note="rows 1 and 4 are ignored"),
+     case('z 3,4', "out = F.cross_entropy(z, t)", torch=_TORCH_CE, given={'t': np.array([3, 3, 0])}, dtype='float32')),
     (Slip('ce_not_averaged', 'cross_entropy', _CE.replace(" / n_counted", ""),
           "cross-entropy not divided by the batch size: the loss is a mean over the counted rows, so each row's "
           "gradient is divided by n_counted"),
@@ -118,8 +114,7 @@ CROSS_ENTROPY = Exercise(
      Slip('ce_one_hot_off_by_one', 'cross_entropy', _CE.replace("picked]", "picked + 1]"),
           f"{_OFF_BY_ONE} (the last class has no column after it)"),
      Slip('ce_columns', 'cross_entropy', _CE.replace("g[rows, picked]", "g[:, picked]"),
-          "g[:, picked] subtracts 1 in every row at every target's column: index one element per row, "
-          "g[rows, picked]"),
+          "g[:, picked] subtracts 1 in every row at every target's column: index one element per row, g[rows, picked]"),
      Slip('ce_log_probs', 'cross_entropy', _CE.replace("np.exp(log_probs)", "log_probs.copy()"),
           "log-probabilities used where probabilities belong: dL/dlogits = softmax(logits) - one_hot, and "
           "softmax = exp(log_probs)")),
@@ -140,10 +135,10 @@ RMS_NORM = Exercise(
     "`dx = r * (grad - y * mean(grad * y, axis=-1, keepdims=True))`.",
     "dx = r (g - y mean(g y))   along the last axis",
     ('rms_norm',),
-    cases(case('x 4,6', "out = F.rms_norm(x)", torch=_TORCH_RMS),
-          case('x 2,3,5', "out = F.rms_norm(x)", torch=_TORCH_RMS),
-          case('x 3,3', "out = F.rms_norm(x)", torch=_TORCH_RMS, note="square"),
-          case('x 3,4', "out = F.rms_norm(x)", torch=_TORCH_RMS, dtype='float32')),
+    (case('x 4,6', "out = F.rms_norm(x)", torch=_TORCH_RMS),
+     case('x 2,3,5', "out = F.rms_norm(x)", torch=_TORCH_RMS),
+     case('x 3,3', "out = F.rms_norm(x)", torch=_TORCH_RMS, note="square"),
+     case('x 3,4', "out = F.rms_norm(x)", torch=_TORCH_RMS, dtype='float32')),
     (Slip('rms_constant', 'rms_norm', "x._add_grad(grad * r)",
           "r treated as a constant: r = 1/rms(x) depends on every x_j of the vector, so "
           "dx = r (grad - y mean(grad y)), not r grad"),
@@ -161,7 +156,6 @@ RMS_NORM = Exercise(
     math=(r"y = x\,r,\ \ r = \Big(\tfrac{1}{n}\sum_j x_j^2 + \epsilon\Big)^{-1/2}:\quad \bar x = r\,\Big(G - "
           r"y\,\tfrac{1}{n}\sum_j G_j y_j\Big)"))
 
-# attention's backward as the library writes it: each of its slips writes one part of it otherwise
 _SDPA = 'scaled_dot_product_attention'
 _ATTENTION = ("dp = grad @ vd.swapaxes(-2, -1)\nds = p * (dp - (p * dp).sum(axis=-1, keepdims=True)) * scale\n"
               "q._add_grad(ds @ kd)\nk._add_grad(ds.swapaxes(-2, -1) @ qd)\nv._add_grad(p.swapaxes(-2, -1) @ grad)")
@@ -179,11 +173,10 @@ ATTENTION = Exercise(
     "special, since p is 0 there.",
     "dv = p^T g;  dp = g v^T;  ds = p (dp - sum(p dp)) scale;  dq = ds k;  dk = ds^T q",
     (_SDPA,),
-    cases(case('q 4,3; k 4,3; v 4,3', "out = F.scaled_dot_product_attention(q, k, v, is_causal=True)"),
-          case('q 4,3; k 4,3; v 4,2', "out = F.scaled_dot_product_attention(q, k, v)"),
-          case('q 2,2,4,3; k 2,2,4,3; v 2,2,4,3', "out = F.scaled_dot_product_attention(q, k, v, is_causal=True)"),
-          case('q 5,2; k 5,2; v 5,2', "out = F.scaled_dot_product_attention(q, k, v, is_causal=True)",
-               dtype='float32')),
+    (case('q 4,3; k 4,3; v 4,3', "out = F.scaled_dot_product_attention(q, k, v, is_causal=True)"),
+     case('q 4,3; k 4,3; v 4,2', "out = F.scaled_dot_product_attention(q, k, v)"),
+     case('q 2,2,4,3; k 2,2,4,3; v 2,2,4,3', "out = F.scaled_dot_product_attention(q, k, v, is_causal=True)"),
+     case('q 5,2; k 5,2; v 5,2', "out = F.scaled_dot_product_attention(q, k, v, is_causal=True)", dtype='float32')),
     (Slip('attn_softmax_diagonal', _SDPA, _ATTENTION.replace("p * (dp - (p * dp).sum(axis=-1, keepdims=True))",
                                                              "p * (1 - p) * dp"),
           "softmax's Jacobian reduced to s * (1 - s): dscores = p * (dp - sum(p * dp, axis=-1, keepdims=True))"),

@@ -1,22 +1,14 @@
 """The tensor track's exercises on the ops themselves, easiest first: broadcasting, arithmetic, elementwise
 functions, reductions, max, shapes, indexing, matmul. One record each: no rule its task does not state may fail a
-learner. Slip bodies read the names the library's forward pass binds (x, y, e, t, passes, top, s, out, ...).
-"""
+learner. Slip bodies read the names the library's forward pass binds (x, y, e, t, passes, top, s, out, ...); a body
+constant (_MEAN) is a backward as the library writes it, which most of the record's slips write one part otherwise."""
 from __future__ import annotations
-
-import dataclasses
 
 import numpy as np
 
 from micrograd.exercises.scalar.exercises import EXERCISES as SCALAR
 from micrograd.exercises.tensor.array_exercise import BATCH_T, KEEPDIMS, Exercise, Slip
-from micrograd.exercises.tensor.cases import Case, case
-
-
-def cases(*made: Case) -> tuple[Case, ...]:
-    """A record's cases, each drawing its numbers from its own seed: its place in the list."""
-    return tuple(dataclasses.replace(c, seed=i) for i, c in enumerate(made))
-
+from micrograd.exercises.tensor.cases import case
 
 SAID = {key: says for e in SCALAR for key, says in e.mistakes.items()}  # a slip both tracks name, said once
 
@@ -26,9 +18,8 @@ UNBROADCAST = Exercise(
     "that broadcasting stretched to it; return the gradient of that operand. Every op's `_add_grad` calls it.",
     "Return an array of exactly `shape`, in `grad`'s dtype (a float32 gradient stays float32). An operand that "
     "was not stretched gets `grad` as it is.",
-    "grad (4, 3) -> (3,) [a missing leading axis]; (4, 3) -> (4, 1) [a size-1 axis]; (2, 4, 3) -> (4, 1); "
-    "(4, 3) -> () [a 0-d operand]; (0, 3) -> (3,) [empty]; (3, 3) -> (3,) [square: the wrong axis shows in the "
-    "numbers]",
+    "grad (4, 3) -> (3,) [a missing leading axis]; (4, 3) -> (4, 1) [a size-1 axis]; (2, 4, 3) -> (4, 1); (4, 3) -> () "
+    "[a 0-d operand]; (0, 3) -> (3,) [empty]; (3, 3) -> (3,) [square: the wrong axis shows in the numbers]",
     "In `x + b` with x (4, 3) and b (3,), each `b[j]` is used by all 4 rows: its gradient is the sum of the 4 "
     "rows of `grad`. Broadcasting lines shapes up at the right: b counts as (1, 3).",
     "Sum over the leading axes `grad` has and `shape` lacks, then over each axis where `shape` has 1 and `grad` "
@@ -36,15 +27,15 @@ UNBROADCAST = Exercise(
     "extra = grad.ndim - len(shape);  axes = range(extra) + [extra + i for i, n in enumerate(shape) if n == 1];  "
     "grad.sum(axis=axes, keepdims=True).reshape(shape)",
     ('unbroadcast',),
-    cases(case('g 4,3', "out = unbroadcast(g, (3,))", note="b (3,) was used by all 4 rows"),
-          case('g 4,3', "out = unbroadcast(g, (4, 1))", note="a size-1 axis stretched to 3"),
-          case('g 3,3', "out = unbroadcast(g, (3,))", note="square: axis 0, not axis 1"),
-          case('g 2,4,3', "out = unbroadcast(g, (4, 1))"),
-          case('g 2,4,3', "out = unbroadcast(g, (1, 3))"),
-          case('g 4,3', "out = unbroadcast(g, ())", note="a 0-d operand"),
-          case('g 0,3', "out = unbroadcast(g, (3,))", note="an empty batch: the sum of nothing is 0"),
-          case('g 4,3', "out = unbroadcast(g, (4, 3))", note="nothing was stretched"),
-          case('g 4,3', "out = unbroadcast(g, (3,))", dtype='float32')),
+    (case('g 4,3', "out = unbroadcast(g, (3,))", note="b (3,) was used by all 4 rows"),
+     case('g 4,3', "out = unbroadcast(g, (4, 1))", note="a size-1 axis stretched to 3"),
+     case('g 3,3', "out = unbroadcast(g, (3,))", note="square: axis 0, not axis 1"),
+     case('g 2,4,3', "out = unbroadcast(g, (4, 1))"),
+     case('g 2,4,3', "out = unbroadcast(g, (1, 3))"),
+     case('g 4,3', "out = unbroadcast(g, ())", note="a 0-d operand"),
+     case('g 0,3', "out = unbroadcast(g, (3,))", note="an empty batch: the sum of nothing is 0"),
+     case('g 4,3', "out = unbroadcast(g, (4, 3))", note="nothing was stretched"),
+     case('g 4,3', "out = unbroadcast(g, (3,))", dtype='float32')),
     (Slip('not_reduced', 'unbroadcast', "return grad",
           "the broadcast gradient is not reduced: it keeps the output's shape"),
      Slip('size1_not_summed', 'unbroadcast', "return grad.sum(axis=tuple(range(grad.ndim - len(shape))))",
@@ -86,11 +77,14 @@ UNBROADCAST = Exercise(
     math=r"x_{ij} + b_j:\quad \frac{\partial L}{\partial b_j} = \sum_i G_{ij}"
          r"\qquad\text{and for } w_{i1}:\quad \frac{\partial L}{\partial w_{i1}} = \sum_j G_{ij}")
 
-# What + and * say when their gradient reaches .grad without _add_grad.
 _UNREDUCED = ("the broadcast gradient is not reduced: .grad is added to without _add_grad, which sums a gradient of "
               "the output's shape back to the operand's")
 _BYPASSED = ("the gradient is set, not added with _add_grad: it is neither summed back to a broadcast operand's shape "
              "nor added to what is there (a tensor used twice keeps only one share)")
+# + and *'s bodies with each operand's gradient left to fill
+_GATED = "if self.requires_grad:\n    self._add_grad({})\nif other.requires_grad:\n    other._add_grad({})"
+_ADDED = ("self.grad = {0} if self.grad is None else self.grad + {0}\n"
+          "other.grad = {1} if other.grad is None else other.grad + {1}")
 
 ADD_MUL = Exercise(
     '+ *', "backward of x + y and x * y, with broadcasting",
@@ -99,42 +93,31 @@ ADD_MUL = Exercise(
     "`unbroadcast`) and adds it to what is there.",
     "Call `_add_grad` only for operands with `requires_grad` (a number or a data tensor gets no `.grad`). "
     "`x` and `y` are the operands' data as the forward pass used them.",
-    "x (4, 3) + b (3,); x (4, 3) * w (4, 1); x (2, 3) * s () [0-d]; x * 2.5; a * a; a + a; x (0, 3) + b (3,); "
-    "float32",
+    "x (4, 3) + b (3,); x (4, 3) * w (4, 1); x (2, 3) * s () [0-d]; x * 2.5; a * a; a + a; x (0, 3) + b (3,); float32",
     "`d(x+y)/dx = 1`, `d(x*y)/dx = y`: each operand gets `grad` times its local derivative, elementwise.",
     "In `__mul__`: `self._add_grad(grad * y)` and `other._add_grad(grad * x)`; the broadcasting is `_add_grad`'s "
     "job, not yours. `a * a` calls both: its gradient is `2 * a * grad`.",
     "d(x+y): grad, grad;   d(x*y): grad * y, grad * x",
     ('Tensor.__add__', 'Tensor.__mul__'),
-    cases(case('x 4,3; b 3', "out = x + b"),
-          case('x 4,3; w 4,1', "out = x * w"),
-          case('x 2,3; s -', "out = x * s", note="s is 0-d"),
-          case('x 4,3', "out = x * 2.5"),
-          case('a 3,2', "out = a * a", note="one tensor, both operands"),
-          case('a 2,3', "out = a + a", note="one tensor, both operands"),
-          case('x 0,3; b 3', "out = x + b * x", note="empty"),
-          case('x 3,4; w 4', "out = x * w + x", dtype='float32'),
-          case('x 2,3', "c = Tensor(np.arange(6.0).reshape(2, 3))\nout = (x + c) * c",
-               note="c is data: it gets no .grad")),
+    (case('x 4,3; b 3', "out = x + b"),
+     case('x 4,3; w 4,1', "out = x * w"),
+     case('x 2,3; s -', "out = x * s", note="s is 0-d"),
+     case('x 4,3', "out = x * 2.5"),
+     case('a 3,2', "out = a * a", note="one tensor, both operands"),
+     case('a 2,3', "out = a + a", note="one tensor, both operands"),
+     case('x 0,3; b 3', "out = x + b * x", note="empty"),
+     case('x 3,4; w 4', "out = x * w + x", dtype='float32'),
+     case('x 2,3', "c = Tensor(np.arange(6.0).reshape(2, 3))\nout = (x + c) * c", note="c is data: it gets no .grad")),
     (Slip('sum_rule_in_mul', 'Tensor.__mul__', "self._add_grad(grad)\nother._add_grad(grad)",
           "the derivative of + used for *: d(x*y)/dx is y, not 1"),
-     Slip('mul_swapped', 'Tensor.__mul__',
-          "if self.requires_grad:\n    self._add_grad(grad * x)\n"
-          "if other.requires_grad:\n    other._add_grad(grad * y)",
+     Slip('mul_swapped', 'Tensor.__mul__', _GATED.format('grad * x', 'grad * y'),
           "x and y swapped in *: d(x*y)/dx is y, so self gets grad * y and other gets grad * x"),
-     Slip('upstream', 'Tensor.__mul__', "if self.requires_grad:\n    self._add_grad(y)\nif other.requires_grad:\n"
-                                        "    other._add_grad(x)",
+     Slip('upstream', 'Tensor.__mul__', _GATED.format('y', 'x'),
           "the upstream gradient is dropped: each operand gets grad times its local derivative (grad * y, which "
           "has the output's shape), not the local derivative y alone"),
-     Slip('product_rule_in_add', 'Tensor.__add__',
-          "if self.requires_grad:\n    self._add_grad(grad * y)\n"
-          "if other.requires_grad:\n    other._add_grad(grad * x)", SAID['product_rule_in_add']),
-     Slip('not_reduced', 'Tensor.__add__', "self.grad = grad if self.grad is None else self.grad + grad\n"
-                                           "other.grad = grad if other.grad is None else other.grad + grad",
-          _UNREDUCED),
-     Slip('not_reduced', 'Tensor.__mul__', "self.grad = grad * y if self.grad is None else self.grad + grad * y\n"
-                                           "other.grad = grad * x if other.grad is None else other.grad + grad * x",
-          _UNREDUCED),
+     Slip('product_rule_in_add', 'Tensor.__add__', _GATED.format('grad * y', 'grad * x'), SAID['product_rule_in_add']),
+     Slip('not_reduced', 'Tensor.__add__', _ADDED.format('grad', 'grad'), _UNREDUCED),
+     Slip('not_reduced', 'Tensor.__mul__', _ADDED.format('grad * y', 'grad * x'), _UNREDUCED),
      Slip('bypassed_add_grad', 'Tensor.__add__', "self.grad = grad\nother.grad = grad", _BYPASSED),
      Slip('bypassed_add_grad', 'Tensor.__mul__', "self.grad = grad * y\nother.grad = grad * x", _BYPASSED)),
     prompts=('x + y: pass grad on to each operand that requires gradients',
@@ -154,15 +137,15 @@ ELEMENTWISE = Exercise(
     "change an array another node still reads.",
     "exp: grad * e;  log: grad / x;  tanh: grad * (1 - t**2);  relu: grad * (x > 0)",
     ('Tensor.exp', 'Tensor.log', 'Tensor.tanh', 'Tensor.relu'),
-    cases(case('x 4,3', "out = x.exp()"),
-          case('x 4,3', "out = x.log()", values='positive'),
-          case('x 4,3', "out = x.tanh()"),
-          case('x 4,3', "out = x.relu()", values='away'),
-          case('x -', "out = x.tanh() * x.exp()", note="0-d"),
-          case('x 2,3', "out = x.relu() + x.log().tanh()", values='positive', dtype='float32'),
-          case('x 3,4', "out = x.relu() + x.exp()", values='away', note="+ hands one array to both"),
-          case('x 3,4', "out = x.exp() + x.relu()", values='away', note="+ hands one array to both"),
-          case('x 5', "out = x.relu()", kink=True, fixed={'x': [-1.0, 0.0, 0.0, 2.0, 3.0]}, note="relu'(0) = 0")),
+    (case('x 4,3', "out = x.exp()"),
+     case('x 4,3', "out = x.log()", values='positive'),
+     case('x 4,3', "out = x.tanh()"),
+     case('x 4,3', "out = x.relu()", values='away'),
+     case('x -', "out = x.tanh() * x.exp()", note="0-d"),
+     case('x 2,3', "out = x.relu() + x.log().tanh()", values='positive', dtype='float32'),
+     case('x 3,4', "out = x.relu() + x.exp()", values='away', note="+ hands one array to both"),
+     case('x 3,4', "out = x.exp() + x.relu()", values='away', note="+ hands one array to both"),
+     case('x 5', "out = x.relu()", kink=True, fixed={'x': [-1.0, 0.0, 0.0, 2.0, 3.0]}, note="relu'(0) = 0")),
     (Slip('exp_at_input', 'Tensor.exp', "self._add_grad(grad * self.data)",
           "derivative taken at the input: d e**x/dx is the output e**x (e), and you used x"),
      Slip('exp_power_rule', 'Tensor.exp', "self._add_grad(grad * self.data * np.exp(self.data - 1))",
@@ -195,7 +178,6 @@ ELEMENTWISE = Exercise(
     math=(r"\frac{d\,e^x}{dx} = e^x,\quad \frac{d \log x}{dx} = \frac{1}{x},\quad \frac{d \tanh x}{dx} = 1 - "
           r"\tanh^2 x,\quad \frac{d\,\mathrm{relu}(x)}{dx} = [x > 0]"))
 
-# mean's backward as the library writes it: its slips (and sum's keepdims=True ignored) write a part otherwise
 _MEAN = ("if not keepdims and ax:\n    grad = np.expand_dims(grad, ax)\n"
          "self._add_grad(np.broadcast_to(grad / n, self.data.shape))")
 
@@ -213,18 +195,18 @@ REDUCE = Exercise(
     "for mean, divide by `n` (the count along the reduced axes, not the whole size).",
     "sum: broadcast_to(expand_dims(grad, ax), x.shape);   mean: the same / n",
     ('Tensor.sum', 'Tensor.mean'),
-    cases(case('x 4,3', "out = x.sum(axis=1)"),
-          case('x 3,3', "out = x.sum(axis=1)", note="square"),
-          case('x 2,3,4', "out = x.sum(axis=(0, 2))"),
-          case('x 4,3', "out = x.sum(axis=0, keepdims=True)"),
-          case('x 4,3', "out = x.sum()"),
-          case('x 4,3', "out = x.mean(axis=1)"),
-          case('x 3,3', "out = x.mean(axis=1)", note="square"),
-          case('x 2,3,4', "out = x.mean(axis=-1, keepdims=True)"),
-          case('x 4,3', "out = x.mean()"),
-          case('x -', "out = x.sum() + x.mean()", note="0-d"),
-          case('x 0,3', "out = x.sum(axis=0) + x.mean(axis=1).sum()", note="empty"),
-          case('x 4,5', "out = x.mean(axis=0)", dtype='float32')),
+    (case('x 4,3', "out = x.sum(axis=1)"),
+     case('x 3,3', "out = x.sum(axis=1)", note="square"),
+     case('x 2,3,4', "out = x.sum(axis=(0, 2))"),
+     case('x 4,3', "out = x.sum(axis=0, keepdims=True)"),
+     case('x 4,3', "out = x.sum()"),
+     case('x 4,3', "out = x.mean(axis=1)"),
+     case('x 3,3', "out = x.mean(axis=1)", note="square"),
+     case('x 2,3,4', "out = x.mean(axis=-1, keepdims=True)"),
+     case('x 4,3', "out = x.mean()"),
+     case('x -', "out = x.sum() + x.mean()", note="0-d"),
+     case('x 0,3', "out = x.sum(axis=0) + x.mean(axis=1).sum()", note="empty"),
+     case('x 4,5', "out = x.mean(axis=0)", dtype='float32')),
     (Slip('keepdims_lost', 'Tensor.sum', "self._add_grad(np.broadcast_to(grad, self.data.shape))", KEEPDIMS),
      Slip('keepdims_lost', 'Tensor.mean', "self._add_grad(np.broadcast_to(grad / n, self.data.shape))", KEEPDIMS),
      Slip('keepdims_ignored', 'Tensor.sum', _MEAN.replace("not keepdims and ", "").replace(" / n", ""),
@@ -242,7 +224,6 @@ REDUCE = Exercise(
     math=(r"y_i = \sum_j x_{ij}:\ \ \bar x_{ij} = G_i; \qquad y_i = \frac{1}{n}\sum_j x_{ij}:\ \ \bar x_{ij} = "
           r"\frac{G_i}{n}"))
 
-# max's backward as the library writes it: most of its slips write one part otherwise
 _EXTREME = ("grad = np.reshape(grad, top.shape)\nis_top = x == top\n"
             "self._add_grad(grad * is_top / is_top.sum(axis=ax, keepdims=True))")
 
@@ -260,17 +241,16 @@ MAX = Exercise(
     "`grad / ties`. Without reshaping `grad` to `top.shape`, a max over axis 1 lines up with the wrong axis.",
     "dx = (x == top) * reshape(grad, top.shape) / (number of ties)",
     ('Tensor._extreme',),
-    cases(case('x 4,3', "out = x.max()", note="no ties"),
-          case('x 4,3', "out = x.max(axis=1)"),
-          case('x 3,3', "out = x.max(axis=1)", note="square"),
-          case('x 4,5', "out = x.max()", values='ties', kink=True, torch="out = x.amax()", note="ties"),
-          case('x 4,5', "out = x.max(axis=1)", values='ties', kink=True, torch="out = x.amax(dim=1)",
-               note="ties in a row"),
-          case('x 2,3,4', "out = x.max(axis=(0, 2), keepdims=True)", values='ties', kink=True,
-               torch="out = x.amax(dim=(0, 2), keepdim=True)"),
-          case('x 4,3', "out = x.max(axis=0)", dtype='float32'),
-          case('x 4,3', "out = x.min(axis=1)", note="min shares max's backward"),
-          case('x 4,5', "out = x.min()", values='ties', kink=True, torch="out = x.amin()", note="ties at the min")),
+    (case('x 4,3', "out = x.max()", note="no ties"),
+     case('x 4,3', "out = x.max(axis=1)"),
+     case('x 3,3', "out = x.max(axis=1)", note="square"),
+     case('x 4,5', "out = x.max()", values='ties', kink=True, torch="out = x.amax()", note="ties"),
+     case('x 4,5', "out = x.max(axis=1)", values='ties', kink=True, torch="out = x.amax(dim=1)", note="ties in a row"),
+     case('x 2,3,4', "out = x.max(axis=(0, 2), keepdims=True)", values='ties', kink=True,
+          torch="out = x.amax(dim=(0, 2), keepdim=True)"),
+     case('x 4,3', "out = x.max(axis=0)", dtype='float32'),
+     case('x 4,3', "out = x.min(axis=1)", note="min shares max's backward"),
+     case('x 4,5', "out = x.min()", values='ties', kink=True, torch="out = x.amin()", note="ties at the min")),
     (Slip('extreme_max_only', 'Tensor._extreme', _EXTREME.replace("x == top", "x == x.max(axis=ax, keepdims=True)"),
           "the maxima found again where min asked for the minima: min shares this backward, and top is the "
           "extreme the forward pass found (the max or the min): compare x with top"),
@@ -302,19 +282,18 @@ SHAPES = Exercise(
     "back where they came from.",
     "`permute`'s output axis i is input axis `order[i]`; `undo` is the order that sends them back. The gradient "
     "has the input's shape and each number sits where its element was.",
-    "(2, 3) -> (3, 2); (2, 3, 4) -> (6, 4); transpose of (3, 4) and of a square (3, 3); permute(2, 0, 1) of "
-    "(2, 3, 4)",
+    "(2, 3) -> (3, 2); (2, 3, 4) -> (6, 4); transpose of (3, 4) and of a square (3, 3); permute(2, 0, 1) of (2, 3, 4)",
     "Moving numbers around has local derivative 1: only where each number goes matters.",
     "reshape back with `grad.reshape(self.data.shape)` (reshape is not a transpose: (2, 3) -> (3, 2) keeps the "
     "reading order). For permute, transpose `grad` by the inverse order, `undo` (np.argsort(order)), not by order.",
     "reshape: grad.reshape(x.shape);   permute: grad.transpose(argsort(order))",
     ('Tensor.reshape', 'Tensor.permute'),
-    cases(case('x 2,3', "out = x.reshape(3, 2) * x.reshape(3, 2)[:, ::-1]"),
-          case('x 2,3,4', "out = x.reshape(6, 4) * x.reshape(-1, 4)[::-1]"),
-          case('x 3,4', "out = x.transpose()", torch="out = x.permute(1, 0)"),
-          case('x 3,3', "out = x.T", note="square"),
-          case('x 2,3,4', "out = x.permute(2, 0, 1)", note="not its own inverse"),
-          case('x 2,3,4', "out = x.transpose(1, 2, 0)", torch="out = x.permute(1, 2, 0)")),
+    (case('x 2,3', "out = x.reshape(3, 2) * x.reshape(3, 2)[:, ::-1]"),
+     case('x 2,3,4', "out = x.reshape(6, 4) * x.reshape(-1, 4)[::-1]"),
+     case('x 3,4', "out = x.transpose()", torch="out = x.permute(1, 0)"),
+     case('x 3,3', "out = x.T", note="square"),
+     case('x 2,3,4', "out = x.permute(2, 0, 1)", note="not its own inverse"),
+     case('x 2,3,4', "out = x.transpose(1, 2, 0)", torch="out = x.permute(1, 2, 0)")),
     (Slip('reshape_transposed', 'Tensor.reshape', "self._add_grad(grad.T)",
           "reshape is not a transpose: (2, 3) -> (3, 2) keeps the reading order of the numbers; reshape grad "
           "back to the input's shape"),
@@ -350,12 +329,12 @@ INDEX = Exercise(
     "`np.add.at(full, picked, grad)`, which adds once per occurrence.",
     "full = zeros_like(x);  np.add.at(full, index, grad)",
     ('Tensor.__getitem__',),
-    cases(case('x 5,3', "out = x[idx]", given={'idx': np.array([0, 2, 0, 0])}),
-          case('x 6', "out = x[idx]", given={'idx': np.array([1, 1, 4])}),
-          case('x 4,3', "out = x[1:3]"),
-          case('x 4,3', "out = x[:, idx]", given={'idx': np.array([2, 0, 2])}),
-          case('x 5,2', "out = x[ids]", given={'ids': np.array([[0, 3, 3], [1, 0, 3]])}, note="an embedding lookup"),
-          case('x 6', "out = x[idx]", given={'idx': np.array([5, 5, 5, 0])}, dtype='float32')),
+    (case('x 5,3', "out = x[idx]", given={'idx': np.array([0, 2, 0, 0])}),
+     case('x 6', "out = x[idx]", given={'idx': np.array([1, 1, 4])}),
+     case('x 4,3', "out = x[1:3]"),
+     case('x 4,3', "out = x[:, idx]", given={'idx': np.array([2, 0, 2])}),
+     case('x 5,2', "out = x[ids]", given={'ids': np.array([[0, 3, 3], [1, 0, 3]])}, note="an embedding lookup"),
+     case('x 6', "out = x[idx]", given={'idx': np.array([5, 5, 5, 0])}, dtype='float32')),
     (Slip('index_overwritten', 'Tensor.__getitem__',
           "full = np.zeros_like(self.data)\nfull[picked] += grad\nself._add_grad(full)",
           "repeated indices overwritten instead of accumulated: full[idx] += grad adds once per distinct index "
@@ -366,7 +345,7 @@ INDEX = Exercise(
     prompts=("x[index]: the picked elements get their copies' gradients, added (picked)",),
     math=r"y_i = x_{\mathrm{idx}_i}:\quad \bar x_k = \sum_{i\,:\,\mathrm{idx}_i = k} G_i")
 
-# Two of matmul's slips, said once for both blanks; _matmul_rows's backward with its two products left to fill.
+# _matmul_rows's backward with its two products left to fill
 _UNTRANSPOSED = "matmul's gradients untransposed: A gets grad @ B^T and B gets A^T @ grad"
 _SWAPPED = "matmul's gradients swapped: A's formula is grad @ B^T, B's is A^T @ grad"
 _ROWS = "g = grad.reshape(n_rows, b.shape[1])\nself._add_grad(({}).reshape(a.shape))\nother._add_grad({})"
@@ -380,18 +359,17 @@ MATMUL = Exercise(
     "lacks are summed by `_add_grad`. 1-D operands are not checked.",
     "(4, 3) @ (3, 5) [non-square: a missing transpose is a shape error]; (3, 3) @ (3, 3) [square: it is wrong "
     "numbers]; (2, 4, 3) @ (2, 3, 5); (2, 4, 3) @ (3, 5); (4, 3) @ (2, 3, 5); float32",
-    "Check the shapes: A is (n, k), B (k, m), grad (n, m). Only `grad @ B^T` is (n, k); only `A^T @ grad` is "
-    "(k, m).",
+    "Check the shapes: A is (n, k), B (k, m), grad (n, m). Only `grad @ B^T` is (n, k); only `A^T @ grad` is (k, m).",
     "On a batch, `.T` reverses every axis: transpose the last two with `b.swapaxes(-1, -2)`. In `_matmul_rows`, "
     "`g = grad.reshape(n_rows, -1)`; A gets `(g @ b.T).reshape(a.shape)` and B gets `rows.T @ g`.",
     "dA = grad @ B^T;   dB = A^T @ grad",
     ('Tensor.__matmul__', 'Tensor._matmul_rows'),
-    cases(case('A 4,3; B 3,5', "out = A @ B"),
-          case('A 3,3; B 3,3', "out = A @ B", note="square"),
-          case('A 2,4,3; B 2,3,5', "out = A @ B", note="batched"),
-          case('A 2,4,3; B 3,5', "out = A @ B", note="a batch of rows times one matrix"),
-          case('A 4,3; B 2,3,5', "out = A @ B", note="A is shared by the batch"),
-          case('A 5,2; B 2,4', "out = A @ B", dtype='float32')),
+    (case('A 4,3; B 3,5', "out = A @ B"),
+     case('A 3,3; B 3,3', "out = A @ B", note="square"),
+     case('A 2,4,3; B 2,3,5', "out = A @ B", note="batched"),
+     case('A 2,4,3; B 3,5', "out = A @ B", note="a batch of rows times one matrix"),
+     case('A 4,3; B 2,3,5', "out = A @ B", note="A is shared by the batch"),
+     case('A 5,2; B 2,4', "out = A @ B", dtype='float32')),
     (Slip('matmul_untransposed', 'Tensor.__matmul__', "self._add_grad(grad @ b)\nother._add_grad(a @ grad)",
           _UNTRANSPOSED),
      Slip('matmul_wrong_operand', 'Tensor.__matmul__',
