@@ -50,17 +50,14 @@ def _inlined(source: str, module: str) -> str:
     tree, lines = ast.parse(inner), inner.splitlines(keepends=True)
     imports = [ast.get_source_segment(inner, node) or '' for node in tree.body
                if isinstance(node, (ast.Import, ast.ImportFrom)) and getattr(node, 'module', '') != '__future__']
-    for cls in (node for node in ast.parse(source).body if isinstance(node, ast.ClassDef)):
-        for node in cls.body:
-            if isinstance(node, ast.ImportFrom) and node.module == module:
-                names = {alias.name for alias in node.names}
-                functions = [fn for fn in tree.body if isinstance(fn, ast.FunctionDef) and fn.name in names]
-                text = ''.join(textwrap.indent(''.join(lines[definition(fn)[0] - 1:definition(fn)[1]]),
-                                               ' ' * node.col_offset) for fn in functions)
-                starts = offsets(source)
-                return (source[:starts[node.lineno]] + text + source[starts[(node.end_lineno or node.lineno) + 1]:]
-                        + '\n' + '\n'.join(imports) + '\n')
-    raise LookupError(f"no class of the library's source imports {module}")
+    node = next(n for cls in ast.parse(source).body if isinstance(cls, ast.ClassDef)
+                for n in cls.body if isinstance(n, ast.ImportFrom) and n.module == module)
+    names = {alias.name for alias in node.names}
+    spans = [definition(fn) for fn in tree.body if isinstance(fn, ast.FunctionDef) and fn.name in names]
+    text = ''.join(textwrap.indent(''.join(lines[first - 1:last]), ' ' * node.col_offset) for first, last in spans)
+    starts = offsets(source)
+    return (source[:starts[node.lineno]] + text + source[starts[(node.end_lineno or node.lineno) + 1]:]
+            + '\n' + '\n'.join(imports) + '\n')
 
 
 def offsets(source: str) -> list[int]:
@@ -68,13 +65,8 @@ def offsets(source: str) -> list[int]:
     return [0, 0, *itertools.accumulate(len(line) for line in source.splitlines(keepends=True))]
 
 
-def position(source: str, starts: list[int], line: int, col: int) -> int:
-    text = source[starts[line]:starts[line + 1]]
-    return starts[line] + len(text.encode('utf-8')[:col].decode('utf-8'))
-
-
-def named(node: ast.Module | ast.ClassDef, name: str) -> Any:
-    """The class or function called name in node's body: a module's class, a class's method."""
+def named(node: ast.Module | ast.ClassDef | ast.FunctionDef, name: str) -> Any:
+    """The class or function called name in node's body: a module's class, a class's method, a method's closure."""
     found = next((n for n in node.body if isinstance(n, (ast.ClassDef, ast.FunctionDef)) and n.name == name), None)
     if found is None:
         raise LookupError(f"no {name} in {getattr(node, 'name', 'the module')} of the library's source")
@@ -114,7 +106,8 @@ def body_span(source: str, starts: list[int], fn: ast.FunctionDef) -> tuple[int,
     """The text of fn's body after its docstring, up to the end of its last line (a trailing comment
     goes with it), and the body's indentation."""
     first, last = first_statement(fn), fn.body[-1]  # the docstring stays: it says what the learner's code must do
-    start = position(source, starts, first.lineno, first.col_offset)
+    line = source[starts[first.lineno]:starts[first.lineno + 1]]
+    start = starts[first.lineno] + len(line.encode('utf-8')[:first.col_offset].decode('utf-8'))
     assert last.end_lineno is not None
     end = starts[last.end_lineno + 1]
     end -= len(source[:end]) - len(source[:end].rstrip('\r\n'))
@@ -166,13 +159,6 @@ def load(source: str, name: str, filename: str, **imports: types.ModuleType) -> 
             else:
                 sys.modules[key] = previous
     return module
-
-
-def read_learners(path: str | Path) -> str:
-    """A learner's file as Python reads it (both tracks read it so): a byte-order mark and a `# -*- coding: ...
-    -*-` line honoured, line endings made '\\n'; its line numbers are the file's."""
-    with tokenize.open(path) as file:
-        return file.read()
 
 
 def load_file(name: str, path: Path) -> types.ModuleType:

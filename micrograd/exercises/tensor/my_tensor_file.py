@@ -10,6 +10,7 @@ import importlib
 import inspect
 import linecache
 import textwrap
+import tokenize
 import types
 from dataclasses import dataclass
 from functools import cache
@@ -102,12 +103,7 @@ def library_text(owner: str) -> str:
 
 def target(fn: ast.FunctionDef, name: str) -> ast.FunctionDef:
     """What a blank cuts out of fn: the `_backward` closure's body, or (a function, backward()) fn's own."""
-    if name.endswith('()') or name in FUNCTIONS:
-        return fn
-    closure = next((f for f in ast.walk(fn) if isinstance(f, ast.FunctionDef) and f.name == '_backward'), None)
-    if closure is None:
-        raise LookupError(f"{fn.name} defines no _backward closure")
-    return closure
+    return fn if name.endswith('()') or name in FUNCTIONS else cutting.named(fn, '_backward')
 
 
 def splice(source: str, replacements: dict[Blank, str]) -> str:
@@ -221,8 +217,9 @@ def load(path: str | Path, text: str | None = None) -> types.ModuleType:
     filename = module.__file__ = str(path)  # (the learner's code reads its own __file__)
     namespace = vars(module)
     given = dict(namespace)
-    if text is None:
-        text = cutting.read_learners(path)
+    if text is None:  # (read as Python reads a file: a byte-order mark and a coding line honoured)
+        with tokenize.open(path) as file:
+            text = file.read()
     else:  # (a text of no file: its lines kept for tracebacks and inspect)
         linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
     exec(compile(text, filename, 'exec', dont_inherit=True), namespace)

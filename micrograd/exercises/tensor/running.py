@@ -1,9 +1,6 @@
-"""Running a case: build its tensors with some engine (the learner's, the library's, a slip planted in the
-library's), backpropagate a random upstream gradient with the checker's own loop, and keep what came out.
-
-The loop is the checker's, not the learner's backward(): each op is checked before (and whatever) the
-backward() exercise is. It watches one more thing: a node's `_backward` must not write into the gradient array it is
-handed, since another node may hold that same array (x + y hands one array to both parents).
+"""Running a case: its tensors built with some engine (the learner's, the library's, one with a slip planted) and
+a random upstream gradient backpropagated by the checker's own loop, not the learner's backward(), which also
+watches for a `_backward` writing into an array another node may hold (x + y hands one array to both parents).
 """
 from __future__ import annotations
 
@@ -41,9 +38,8 @@ class Run:
 
     @property
     def misshaped(self) -> tuple[str, tuple[int, ...], tuple[int, ...]] | None:
-        """The last array handed to _add_grad that does not reduce to its tensor's shape (a gradient has its
-        tensor's shape, or one broadcasting made from it): the library's _add_grad would reshape one of the same
-        size, and hide it."""
+        """The last array handed to _add_grad that is not its tensor's shape, nor one broadcast from it (the
+        library's _add_grad would reshape one of the same size, and hide it)."""
         return next((h for h in reversed(self.handed) if not fits(h[1], h[2])), None)
 
 
@@ -56,8 +52,7 @@ def fits(shape: tuple[int, ...], given: tuple[int, ...]) -> bool:
 
 
 def forward(case: Case, module: Any, leaves: dict[str, Any]) -> dict[str, Any]:
-    """case's code run on leaves with module's Tensor (and as F, module itself: its fused ops, F.rms_norm): the
-    names it leaves, out too."""
+    """The names case's code leaves (out too), run on leaves with module's Tensor (and module as F: F.rms_norm)."""
     namespace = {'Tensor': module.Tensor, 'np': np, 'F': module, **case.given, **leaves}
     exec(case.code, namespace)
     return namespace
@@ -73,9 +68,8 @@ def _saved(backward: Any) -> dict[str, Array]:
 
 
 def backpropagate(out: Any, upstream: Array) -> tuple[str, str, str]:
-    """The chain rule from out, seeded with upstream. Returns the first write in place a node's backward made:
-    (kind, op, the closure's name for the array), kind 'inplace' into the gradient it was handed, 'inplace_data'
-    into the data of a tensor of the graph, 'inplace_saved' into an array the forward pass saved; ('', '', '')."""
+    """The chain rule from out, seeded with upstream: the first write in place a node's backward made, as Run's
+    (inplace, inplace_op, inplace_name) say it; ('', '', '') for none."""
     order: list[Any] = topological_order(out)  # (tensors: the engine's sort works on any node with _prev)
     for node in order:
         node.grad = None
@@ -140,8 +134,7 @@ def _watching(tensor: Any, handed: list[tuple[str, tuple[int, ...], tuple[int, .
 
 
 def prepare() -> None:
-    """What the checker needs, made before any clock starts: the library's engine as one module, its blanks.
-    (PyTorch, where installed, is imported only when a report quotes its gradients: torch_grads.)"""
+    """What the checker needs, made before any clock starts: the library's engine as one module, its blanks."""
     library_module()
     blanks()
 
@@ -154,10 +147,7 @@ def expected(number: int, index: int) -> tuple[Run, dict[str, Array]]:
     exercise = EXERCISES[number - 1]
     case = exercise.cases[index]
     run = run_case(case, library_module())
-    fd: dict[str, Array] = {}
-    if exercise.kind == 'op' and not case.kink and run.error is None:
-        fd = central_differences(case)
-    return run, fd
+    return run, central_differences(case) if exercise.kind == 'op' and not case.kink and run.error is None else {}
 
 
 def central_differences(case: Case) -> dict[str, Array]:
@@ -176,11 +166,8 @@ def central_differences(case: Case) -> dict[str, Array]:
 
 @cache
 def torch_grads(number: int, index: int) -> dict[str, Array] | None:
-    """PyTorch's gradients for a case, where PyTorch is installed (None where it is not, or cannot run it)."""
-    exercise = EXERCISES[number - 1]
-    case = exercise.cases[index]
-    if exercise.kind != 'op':
-        return None
+    """PyTorch's gradients for an op's case, where PyTorch is installed (None where it is not, or cannot run it)."""
+    case = EXERCISES[number - 1].cases[index]
     try:
         torch = importlib.import_module('torch')
     except ImportError:
@@ -235,6 +222,5 @@ def summary(name: str, g: Any, limit: int = 8) -> str:
         return f"{name} = {type(g).__name__} {g!r}"[:100]
     flat = g.reshape(-1)
     numbers = ', '.join(f"{v:.4g}" for v in flat[:limit]) + (', ...' if flat.size > limit else '')
-    shape = str(g.shape) if g.ndim != 1 else f"({g.shape[0]},)"
     dtype = '' if g.dtype == np.float64 else f" {g.dtype}"
-    return f"{name}.grad = [{numbers}] {shape}{dtype}" if name != 'out' else f"[{numbers}] {shape}{dtype}"
+    return f"{name}.grad = [{numbers}] {g.shape}{dtype}" if name != 'out' else f"[{numbers}] {g.shape}{dtype}"
