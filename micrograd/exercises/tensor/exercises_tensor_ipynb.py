@@ -52,9 +52,6 @@ for T, ce in ((Tensor, cross_entropy), (mt.Tensor, mt.cross_entropy)):
     loss.backward()
     print(f"loss {loss.item():.6f}   |dW1| {np.abs(w1.grad).sum():.6f}   |dW2| {np.abs(w2.grad).sum():.6f}")"""
 
-CHECK = "check(my_tensor)"
-
-
 def exercise_cells(blank: bool = True) -> list[tuple[Exercise, str]]:
     """(exercise, the code of its cell): the functions and methods it blanks, then the lines that put them on the
     engine (blank=False: the library's bodies)."""
@@ -92,4 +89,4 @@ def build_notebook(blank: bool = True) -> Any:
     """The notebook, as an nbformat node (no outputs: it is for the learner to run); blank=False: every cell
     holds the library's own bodies (for the test that runs it solved)."""
     return notebook([INTRO, SETUP_NOTE], _setup(), [(_about(e), cell) for e, cell in exercise_cells(blank)],
-                    CHECK, FINALE, FINALE_CODE)
+                    "check(my_tensor)", FINALE, FINALE_CODE)

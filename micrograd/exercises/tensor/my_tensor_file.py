@@ -40,41 +40,30 @@ class Blank(Body):
         return f"# EXERCISE {n} ({name}), {prompts[self.exercise.blanks.index(self.name)]}\n{unwritten(n, name)}"
 
 
-def _modules() -> list[types.ModuleType]:
-    """The modules of Tensor's classes, base first, then functional: the order my_tensor.py needs."""
-    tensor = importlib.import_module(PACKAGE)
-    names = [c.__module__ for c in reversed(tensor.Tensor.__mro__) if c.__module__.startswith(PACKAGE + '.')]
-    names = list(dict.fromkeys(names)) + [f'{PACKAGE}.functional']
-    return [importlib.import_module(n) for n in names]
-
-
 @cache
 def library_source() -> str:
-    """The library's tensor engine as one module's text, every body as the library has it: `unbroadcast` (the
-    first exercise), then Tensor's modules and functional.py, each under a line naming its file and with its own
-    imports, less the names the one module defines; the rest (dtype rules, checks, NumPy kernels) is still
-    imported from the library."""
-    modules = _modules()
+    """The library's tensor engine as one module's text: `unbroadcast` (the first exercise), then the modules of
+    Tensor's classes (base first) and functional.py, each under a line naming its file and with its own imports,
+    less the names the one module defines (the rest, dtype rules, checks, kernels, is imported from the library)."""
+    tensor = importlib.import_module(PACKAGE)
+    names = [c.__module__ for c in reversed(tensor.Tensor.__mro__) if c.__module__.startswith(PACKAGE + '.')]
+    modules = [importlib.import_module(n) for n in [*dict.fromkeys(names), f'{PACKAGE}.functional']]
     texts = [inspect.getsource(m) for m in modules]
     trees = [ast.parse(t) for t in texts]
     defined = {getattr(node, 'name', None) for tree in trees for node in tree.body} | set(FUNCTIONS)
     defined |= {t.id for tree in trees for node in tree.body if isinstance(node, ast.Assign)
                 for t in node.targets if isinstance(t, ast.Name)}
     kernels = importlib.import_module(f'{PACKAGE}.kernels')
-    parts = [_part(kernels, inspect.getsource(getattr(kernels, f))) for f in FUNCTIONS]
+    parts = [(kernels, inspect.getsource(getattr(kernels, f))) for f in FUNCTIONS]
     for module, text, tree in zip(modules, texts, trees):
         lines = text.splitlines(keepends=True)
         for node in reversed([n for n in tree.body if isinstance(n, ast.ImportFrom)]):
-            names = [a for a in node.names if (a.asname or a.name) not in defined]
-            kept = ast.unparse(ast.ImportFrom(node.module, names, 0)) + '\n' if node.module != '__future__' else ''
-            lines[node.lineno - 1:node.end_lineno] = [kept] if names else []
-        parts.append(_part(module, ''.join(lines)))
-    return "from __future__ import annotations\n" + ''.join(parts)
-
-
-def _part(module: types.ModuleType, text: str) -> str:
-    """A piece of the one module, under a line naming the file it comes from."""
-    return f"\n\n# --- {module.__name__.replace('.', '/')}.py\n\n" + text.strip('\n') + '\n'
+            kept = [a for a in node.names if (a.asname or a.name) not in defined]
+            line = ast.unparse(ast.ImportFrom(node.module, kept, 0)) + '\n' if node.module != '__future__' else ''
+            lines[node.lineno - 1:node.end_lineno] = [line] if kept else []
+        parts.append((module, ''.join(lines)))
+    return "from __future__ import annotations\n" + ''.join(
+        f"\n\n# --- {module.__name__.replace('.', '/')}.py\n\n" + text.strip('\n') + '\n' for module, text in parts)
 
 
 def _bare(name: str) -> str:
