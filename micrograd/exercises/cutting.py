@@ -22,8 +22,7 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Body:
-    """A body cut out of the library's source (a blank of either track): where it starts and ends (offsets into
-    the source text), its indentation, and the library's text of it."""
+    """A body cut out of the library's source (a blank of either track): its offsets, indentation and text."""
     start: int
     end: int
     indent: str
@@ -75,8 +74,7 @@ def named(node: ast.Module | ast.ClassDef | ast.FunctionDef, name: str) -> Any:
 
 def definition(fn: ast.FunctionDef) -> tuple[int, int]:
     """The lines fn's definition spans, its decorators included (counted from 1, the last included)."""
-    assert fn.end_lineno is not None
-    return min([fn.lineno] + [d.lineno for d in fn.decorator_list]), fn.end_lineno
+    return min([fn.lineno] + [d.lineno for d in fn.decorator_list]), fn.end_lineno or fn.lineno
 
 
 def dedented(lines: list[str], fn: ast.FunctionDef) -> str:
@@ -103,13 +101,11 @@ def answer(heading: str, functions: list[Any], owners: bool = False) -> str:
 
 
 def body_span(source: str, starts: list[int], fn: ast.FunctionDef) -> tuple[int, int, str]:
-    """The text of fn's body after its docstring, up to the end of its last line (a trailing comment
-    goes with it), and the body's indentation."""
+    """Where fn's body after its docstring starts and ends (a trailing comment goes with it), and its indentation."""
     first, last = first_statement(fn), fn.body[-1]  # the docstring stays: it says what the learner's code must do
     line = source[starts[first.lineno]:starts[first.lineno + 1]]
     start = starts[first.lineno] + len(line.encode('utf-8')[:first.col_offset].decode('utf-8'))
-    assert last.end_lineno is not None
-    end = starts[last.end_lineno + 1]
+    end = starts[(last.end_lineno or last.lineno) + 1]
     end -= len(source[:end]) - len(source[:end].rstrip('\r\n'))
     return start, end, source[starts[first.lineno]:start]
 

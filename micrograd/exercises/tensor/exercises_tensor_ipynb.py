@@ -53,8 +53,7 @@ for T, ce in ((Tensor, cross_entropy), (mt.Tensor, mt.cross_entropy)):
     print(f"loss {loss.item():.6f}   |dW1| {np.abs(w1.grad).sum():.6f}   |dW2| {np.abs(w2.grad).sum():.6f}")"""
 
 def exercise_cells(blank: bool = True) -> list[tuple[Exercise, str]]:
-    """(exercise, the code of its cell): the functions and methods it blanks, then the lines that put them on the
-    engine (blank=False: the library's bodies)."""
+    """(exercise, its cell): the functions and methods it blanks (blank=False: written), then lines putting them on."""
     cells = []
     for exercise, texts in definitions(None if blank else library_bodies()):
         attach = []
@@ -86,7 +85,6 @@ def _about(exercise: Exercise) -> str:
 
 
 def build_notebook(blank: bool = True) -> Any:
-    """The notebook, as an nbformat node (no outputs: it is for the learner to run); blank=False: every cell
-    holds the library's own bodies (for the test that runs it solved)."""
+    """The notebook as an nbformat node, without outputs; blank=False: the library's bodies (for a test to run)."""
     return notebook([INTRO, SETUP_NOTE], _setup(), [(_about(e), cell) for e, cell in exercise_cells(blank)],
                     "check(my_tensor)", FINALE, FINALE_CODE)

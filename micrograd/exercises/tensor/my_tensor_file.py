@@ -1,7 +1,6 @@
 """The tensor track's workspace, my_tensor.py, and what it is cut from: the library's tensor engine as one module
-and the bodies the exercises cut out of it. The checker runs that module with the library's answers, with a slip
-planted, or with a learner's my_tensor.py put in place of its blanks (load): per exercise, the library's own text of
-each function or method it cuts a body out of, at the top level of the file, under its task.
+and the bodies the exercises cut out of it. The checker runs that module with the library's answers, a slip
+planted, or a learner's my_tensor.py in place of its blanks (load).
 """
 from __future__ import annotations
 
@@ -42,9 +41,8 @@ class Blank(Body):
 
 @cache
 def library_source() -> str:
-    """The library's tensor engine as one module's text: `unbroadcast` (the first exercise), then the modules of
-    Tensor's classes (base first) and functional.py, each under a line naming its file and with its own imports,
-    less the names the one module defines (the rest, dtype rules, checks, kernels, is imported from the library)."""
+    """The library's tensor engine as one module's text: `unbroadcast`, then the modules of Tensor's classes (base
+    first) and functional.py, each under a line naming its file, with its imports less the names defined here."""
     tensor = importlib.import_module(PACKAGE)
     names = [c.__module__ for c in reversed(tensor.Tensor.__mro__) if c.__module__.startswith(PACKAGE + '.')]
     modules = [importlib.import_module(n) for n in [*dict.fromkeys(names), f'{PACKAGE}.functional']]
@@ -74,14 +72,10 @@ def _bare(name: str) -> str:
 def locate(tree: ast.Module, name: str) -> tuple[ast.FunctionDef, str]:
     """The function or method a blank's name points to, and its owner's name as the file has it."""
     bare = _bare(name)
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name == bare and '.' not in name:
-            return node, node.name
-        if isinstance(node, ast.ClassDef) and '.' in name:
-            for item in node.body:
-                if isinstance(item, ast.FunctionDef) and item.name == bare:
-                    return item, f"{node.name}.{item.name}"
-    raise LookupError(f"the tensor track's blank {name!r} is not in the library's source")
+    if '.' not in name:
+        return cutting.named(tree, bare), bare
+    cls = next(c for c in tree.body if isinstance(c, ast.ClassDef) and bare in {getattr(f, 'name', '') for f in c.body})
+    return cutting.named(cls, bare), f"{cls.name}.{bare}"
 
 
 @cache
@@ -130,8 +124,7 @@ def library_module() -> types.ModuleType:
     return with_bodies({}, 'micrograd_tensor_whole', '<micrograd.tensor, one file>')
 
 
-def with_bodies(replacements: dict[str, str], name: str = 'micrograd_tensor_variant',
-                filename: str = '') -> types.ModuleType:
+def with_bodies(replacements: dict[str, str], name: str, filename: str = '') -> types.ModuleType:
     """The library's engine with some bodies replaced (by blank name): a slip planted, or every body a blank."""
     spliced = splice(library_source(), {b: replacements[b.name] for b in blanks() if b.name in replacements})
     return cutting.load(spliced, name, filename or f'<{name}>')
@@ -199,9 +192,8 @@ def blank_tensor() -> types.ModuleType:
 
 
 def load(path: str | Path, text: str | None = None) -> types.ModuleType:
-    """The learner's engine: a fresh copy of the library's, with the functions and methods of the file at path
-    (or of text, shown as that file) put in place of its blanks (each method on its class, the engine's own names
-    given back: a method softmax must not hide the kernel softmax, nor a method sum Python's sum)."""
+    """The learner's engine: a fresh copy of the library's, the functions and methods of the file at path (or of text)
+    in place of its blanks; a method softmax does not hide the kernel softmax, nor a method sum Python's sum."""
     module = blank_tensor()
     filename = module.__file__ = str(path)  # (the learner's code reads its own __file__)
     namespace = vars(module)

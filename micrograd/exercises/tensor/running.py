@@ -38,8 +38,7 @@ class Run:
 
     @property
     def misshaped(self) -> tuple[str, tuple[int, ...], tuple[int, ...]] | None:
-        """The last array handed to _add_grad that is not its tensor's shape, nor one broadcast from it (the
-        library's _add_grad would reshape one of the same size, and hide it)."""
+        """The last array handed to _add_grad that is not its tensor's shape or a broadcast of it."""
         return next((h for h in reversed(self.handed) if not fits(h[1], h[2])), None)
 
 
@@ -68,8 +67,7 @@ def _saved(backward: Any) -> dict[str, Array]:
 
 
 def backpropagate(out: Any, upstream: Array) -> tuple[str, str, str]:
-    """The chain rule from out, seeded with upstream: the first write in place a node's backward made, as Run's
-    (inplace, inplace_op, inplace_name) say it; ('', '', '') for none."""
+    """The chain rule from out, seeded with upstream: Run's (inplace, inplace_op, inplace_name) of its first write."""
     order: list[Any] = topological_order(out)  # (tensors: the engine's sort works on any node with _prev)
     for node in order:
         node.grad = None
