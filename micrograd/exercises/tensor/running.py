@@ -4,7 +4,6 @@ watches for a `_backward` writing into an array another node may hold (x + y han
 """
 from __future__ import annotations
 
-import contextlib
 import importlib
 import inspect
 from collections.abc import Iterable
@@ -89,15 +88,15 @@ def backpropagate(out: Any, upstream: Array) -> tuple[str, str, str]:
 
 
 def run_case(case: Case, module: Any) -> Run:
-    """case built with module's Tensor, backpropagated from its upstream gradient."""
+    """case built with module's Tensor and backpropagated from its upstream gradient, noting the shape of every
+    array handed to _add_grad (a shape error is then said in the operand's terms)."""
     data = case.data()
     if 'unbroadcast' in case.code:  # unbroadcast: a function of arrays
-        namespace = {'unbroadcast': module.unbroadcast, 'np': np, **data}
+        arrays = {'unbroadcast': module.unbroadcast, **data}
         try:
-            exec(case.code, namespace)
+            out = forward(case, module, arrays)['out']
         except Exception as error:  # noqa: BLE001 -- reported with the line that raised it
             return Run(error=error)
-        out = namespace['out']
         return Run({'out': np.asarray(out) if isinstance(out, (np.ndarray, np.generic)) else out})
     Tensor = module.Tensor
     try:
@@ -109,26 +108,20 @@ def run_case(case: Case, module: Any) -> Run:
     given = {k: v for k, v in namespace.items() if isinstance(v, Tensor) and k not in leaves and k != 'out'}
     names = {id(t): name for name, t in leaves.items()}
     handed: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = []
-    try:
-        with _watching(Tensor, handed, names):
-            kind, op, array = backpropagate(out, case.upstream(out.data.shape))
-    except Exception as error:  # noqa: BLE001
-        return Run(out=out.data, error=error, given=given, handed=handed)
-    grads = {name: (None if t.grad is None else np.array(t.grad)) for name, t in leaves.items()}
-    return Run(grads, out.data, inplace=kind, inplace_op=op, inplace_name=array, given=given, handed=handed)
-
-
-def _watching(tensor: Any, handed: list[tuple[str, tuple[int, ...], tuple[int, ...]]],
-              names: dict[int, str]) -> contextlib.AbstractContextManager[None]:
-    """Note the shape of every array handed to _add_grad (a shape error is then said in the operand's terms)."""
-    holder = next(c for c in tensor.__mro__ if '_add_grad' in vars(c))
+    holder = next(c for c in Tensor.__mro__ if '_add_grad' in vars(c))
     original = vars(holder)['_add_grad']
 
     def _add_grad(self: Any, grad: Any, *args: Any, **kwargs: Any) -> Any:
         shape = tuple(self.data.shape)
         handed.append((names.get(id(self), f"[{shape}]"), shape, tuple(np.shape(grad))))
         return original(self, grad, *args, **kwargs)
-    return swapped([(holder, '_add_grad', _add_grad)])
+    try:
+        with swapped([(holder, '_add_grad', _add_grad)]):
+            kind, op, array = backpropagate(out, case.upstream(out.data.shape))
+    except Exception as error:  # noqa: BLE001
+        return Run(out=out.data, error=error, given=given, handed=handed)
+    grads = {name: (None if t.grad is None else np.array(t.grad)) for name, t in leaves.items()}
+    return Run(grads, out.data, inplace=kind, inplace_op=op, inplace_name=array, given=given, handed=handed)
 
 
 def prepare() -> None:
