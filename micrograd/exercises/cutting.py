@@ -1,5 +1,5 @@
 """Cutting bodies out of the library's own source (`ast` finds them; the text is cut by position, so everything
-outside the bodies stays as the library has it), and running the result; reading a learner's file as Python does.
+outside the bodies stays as the library has it), and running the result, or a learner's file.
 """
 from __future__ import annotations
 

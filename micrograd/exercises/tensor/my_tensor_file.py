@@ -201,13 +201,11 @@ def load(path: str | Path, text: str | None = None) -> types.ModuleType:
     if text is None:  # (read as Python reads a file: a byte-order mark and a coding line honoured)
         with tokenize.open(path) as file:
             text = file.read()
-    else:  # (a text of no file: its lines kept for tracebacks and inspect)
-        linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
+    linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)  # (for tracebacks)
     exec(compile(text, filename, 'exec', dont_inherit=True), namespace)
     defined = {name: value for name, value in namespace.items()  # (an op under a decorator: the function it wraps)
                if isinstance(value, types.FunctionType)
-               and getattr(inspect.unwrap(value), '__code__', None) is not None
-               and inspect.unwrap(value).__code__.co_filename == filename}
+               and getattr(getattr(inspect.unwrap(value), '__code__', None), 'co_filename', None) == filename}
     functions = {b.owner for b in blanks() if '.' not in b.owner}
     namespace.update((name, value) for name, value in given.items()  # the engine's own names back: only its
                      if name not in functions or name not in defined)  # blank functions are the file's

@@ -159,18 +159,15 @@ def central_differences(case: Case) -> dict[str, Array]:
 def torch_grads(number: int, index: int) -> dict[str, Array] | None:
     """PyTorch's gradients for an op's case, where PyTorch is installed (None where it is not, or cannot run it)."""
     case = EXERCISES[number - 1].cases[index]
+    code = case.torch or case.code.replace('axis=', 'dim=').replace('keepdims=', 'keepdim=')
     try:
         torch = importlib.import_module('torch')
-    except ImportError:
-        return None
-    code = case.torch or case.code.replace('axis=', 'dim=').replace('keepdims=', 'keepdim=')
-    leaves = {k: torch.tensor(v, requires_grad=True) for k, v in case.data().items()}
-    namespace = {'torch': torch, 'np': np, 'F': torch.nn.functional, 'Tensor': torch.tensor, **case.given, **leaves}
-    try:
+        leaves = {k: torch.tensor(v, requires_grad=True) for k, v in case.data().items()}
+        namespace = {'torch': torch, 'np': np, 'F': torch.nn.functional, 'Tensor': torch.tensor, **case.given, **leaves}
         exec(code, namespace)
         out = namespace['out']
         out.backward(torch.tensor(case.upstream(tuple(out.shape))))
-    except Exception:  # noqa: BLE001 -- a case PyTorch spells otherwise: central differences still check it
+    except Exception:  # noqa: BLE001 -- no PyTorch, or a case it spells otherwise: central differences still check it
         return None
     return {k: t.grad.numpy().copy() if t.grad is not None else np.zeros_like(case.data()[k])
             for k, t in leaves.items()}
