@@ -122,8 +122,7 @@ def unwritten(number: int, name: str) -> str:
 
 
 def blank_raised(error: BaseException | None, count: int) -> int | None:
-    """For a NotImplementedError a blank raised, the number of its exercise (of 1..count; 0: the learner's own
-    NotImplementedError); None for any other error."""
+    """The exercise a blank's NotImplementedError names (of 1..count; 0: the learner's own); None for other errors."""
     if not isinstance(error, NotImplementedError):
         return None
     return next((n for n in range(1, count + 1) if str(error).startswith(f'exercise {n} ')), 0)
@@ -149,10 +148,9 @@ def load(source: str, name: str, filename: str, **imports: types.ModuleType) -> 
     try:
         exec(compile(source, filename, 'exec'), module.__dict__)
     finally:
-        for key, previous in before.items():
-            if previous is None:
-                sys.modules.pop(key, None)
-            else:
+        for key, previous in before.items():  # (sys.modules as it was)
+            sys.modules.pop(key, None)
+            if previous is not None:
                 sys.modules[key] = previous
     return module
 

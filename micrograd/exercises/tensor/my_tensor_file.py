@@ -161,8 +161,7 @@ def _task(exercise: Exercise) -> str:
 
 
 def definitions(bodies: dict[str, str] | None = None) -> list[tuple[Exercise, list[tuple[str, str]]]]:
-    """Per exercise, each function or method it blanks: its owner as the file has it ('Unary.exp', 'cross_entropy')
-    and its text, dedented; every exercise blank, or with the bodies given (by blank name, unindented)."""
+    """Per exercise, each function or method it blanks: (its owner, 'Unary.exp', its text dedented), as source()."""
     spliced = splice(library_source(), {b: (bodies or {}).get(b.name, b.text()) for b in blanks()})
     tree, lines = ast.parse(spliced), spliced.splitlines()
     return [(exercise, [(owner, dedented(lines, fn)) for fn, owner in

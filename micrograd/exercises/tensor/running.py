@@ -18,7 +18,7 @@ from micrograd.exercises.lines import swapped
 from micrograd.exercises.numbers import central_difference
 from micrograd.exercises.tensor.cases import Array, Case
 from micrograd.exercises.tensor.exercise_list import EXERCISES
-from micrograd.exercises.tensor.my_tensor_file import blanks, library_module
+from micrograd.exercises.tensor.my_tensor_file import library_module
 
 
 @dataclass
@@ -37,7 +37,7 @@ class Run:
 
     @property
     def misshaped(self) -> tuple[str, tuple[int, ...], tuple[int, ...]] | None:
-        """The last array handed to _add_grad that is not its tensor's shape or a broadcast of it."""
+        """The last array handed to _add_grad not of its tensor's shape or a broadcast of it (_add_grad may hide it)."""
         return next((h for h in reversed(self.handed) if not fits(h[1], h[2])), None)
 
 
@@ -125,9 +125,8 @@ def run_case(case: Case, module: Any) -> Run:
 
 
 def prepare() -> None:
-    """What the checker needs, made before any clock starts: the library's engine as one module, its blanks."""
+    """What the checker needs, made before any clock starts: the library's engine as one module (and its blanks)."""
     library_module()
-    blanks()
 
 
 # --- what the right answer is ------------------------------------------------------------------------
