@@ -132,9 +132,6 @@ def with_bodies(replacements: dict[str, str], name: str, filename: str = '') -> 
 
 # --- my_tensor.py ---------------------------------------------------------------------------------------
 
-GIVEN = str(Path(__file__).parent / '<micrograd.tensor, given>')  # in micrograd's folder: never the learner's line
-
-
 def header(directory: str | Path = '.') -> str:
     """my_tensor.py's first lines: what it is, how it runs, the commands."""
     where = Path(directory).resolve()
@@ -187,7 +184,8 @@ def solved(directory: str | Path = '.', bodies: dict[str, str] | None = None) ->
 
 def blank_tensor() -> types.ModuleType:
     """A fresh copy of the library's engine as one module, every exercise blank (for a notebook)."""
-    return with_bodies({b.name: b.text() for b in blanks()}, TENSOR_FILE.removesuffix('.py'), GIVEN)
+    given = str(Path(__file__).parent / '<micrograd.tensor, given>')  # in micrograd's folder: never the learner's line
+    return with_bodies({b.name: b.text() for b in blanks()}, TENSOR_FILE.removesuffix('.py'), given)
 
 
 def load(path: str | Path, text: str | None = None) -> types.ModuleType:
