@@ -130,11 +130,9 @@ def blank_raised(error: BaseException | None, count: int) -> int | None:
 
 def splice(source: str, replacements: Mapping[Body, str]) -> str:
     """source with each body replaced by the given text (its first line unindented)."""
-    out, at = [], 0
-    for span in sorted(replacements, key=lambda s: s.start):
-        out += [source[at:span.start], replacements[span]]
-        at = span.end
-    return ''.join(out) + source[at:]
+    for span in sorted(replacements, key=lambda s: s.start, reverse=True):  # (from the end: the offsets still hold)
+        source = source[:span.start] + replacements[span] + source[span.end:]
+    return source
 
 
 def load(source: str, name: str, filename: str, **imports: types.ModuleType) -> types.ModuleType:
