@@ -29,15 +29,13 @@ class Body:
     solution: str
 
 
-# A module whose class takes in another module's functions as methods by an import in its body (engine.py's
-# Value, the ops of more_ops.py): the exercises read those functions inside the class.
+# engine.py's Value takes in more_ops.py's ops as methods by an import in its body: the exercises read them inside.
 INLINED = {'micrograd.engine': 'micrograd.more_ops'}
 
 
 @cache
 def library_source(module: str) -> tuple[str, str]:
-    """The text of one of micrograd's modules ('micrograd.engine') and its file name, read once so that everything
-    cut from it agrees on its offsets (engine.py's with the ops of more_ops.py inside Value: INLINED)."""
+    """The text of one of micrograd's modules and its file name, read once so that all cut from it agree (INLINED)."""
     text = inspect.getsource(importlib.import_module(module))
     return (_inlined(text, INLINED[module]) if module in INLINED else text), module.replace('.', '/') + '.py'
 

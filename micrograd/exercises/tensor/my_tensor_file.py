@@ -150,7 +150,7 @@ def header(directory: str | Path = '.') -> str:
 
 
 def _task(exercise: Exercise) -> str:
-    lines = [f"# {'-' * 3} EXERCISE {exercise.number} ({exercise.name}) {'-' * 3}"]
+    lines = [f"# --- EXERCISE {exercise.number} ({exercise.name}) ---"]
     for label, text in (("", exercise.ask), ("Rules:", exercise.all_rules), ("Checked on:", exercise.shapes)):
         lines += textwrap.wrap(f"{label} {text.replace('`', '')}".strip(), 110, initial_indent='# ',
                                subsequent_indent='#     ')

@@ -186,8 +186,7 @@ def close(a: Array | None, b: Array | None, dtype: Any = np.float64, loose: bool
 
 
 def differing(got: dict[str, Any], want: dict[str, Any] | Exception, dtype: Any) -> list[str]:
-    """The tensors whose gradients in got are not want's (the same numbers, within dtype's rounding, of the same
-    dtype; none on both is the same): all of them where want is the error raised instead."""
+    """The tensors whose gradients in got differ from want's in numbers or dtype (all, where want is an error)."""
     if isinstance(want, Exception):
         return list(got)
     return [k for k, g in got.items() if not (g is want.get(k) is None or close(g, want.get(k), dtype)
