@@ -35,7 +35,7 @@ INLINED = {'micrograd.engine': 'micrograd.more_ops'}
 
 @cache
 def library_source(module: str) -> tuple[str, str]:
-    """The text of one of micrograd's modules and its file name, read once so that all cut from it agree (INLINED)."""
+    """The text of one of micrograd's modules (engine.py's with INLINED) and its file name, read once: cuts agree."""
     text = inspect.getsource(importlib.import_module(module))
     return (_inlined(text, INLINED[module]) if module in INLINED else text), module.replace('.', '/') + '.py'
 
