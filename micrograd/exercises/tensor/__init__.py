@@ -44,7 +44,6 @@ from micrograd.exercises.track import Track
 
 __all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'blank_tensor', 'load', 'TRACK']
 
-
 TITLE = 'micrograd exercises, tensor track'
 
 
