@@ -1,6 +1,5 @@
 """exercises_tensor.ipynb, made from the records and the library's source like the workspace: per exercise, its
-task, rules, shapes, hint and formula, a cell with the functions and methods it blanks (each put on the engine
-when the cell runs), and a check.
+task, rules, shapes, hint and formula, a cell with what it blanks (put on the engine as it runs), and a check.
 """
 from __future__ import annotations
 

@@ -206,7 +206,6 @@ def summary(name: str, g: Any, limit: int = 8) -> str:
         return f"{name}.grad = None"
     if not isinstance(g, np.ndarray):
         return f"{name} = {type(g).__name__} {g!r}"[:100]
-    flat = g.reshape(-1)
-    numbers = ', '.join(f"{v:.4g}" for v in flat[:limit]) + (', ...' if flat.size > limit else '')
+    numbers = ', '.join(f"{v:.4g}" for v in g.flat[:limit]) + (', ...' if g.size > limit else '')
     dtype = '' if g.dtype == np.float64 else f" {g.dtype}"
     return f"{name}.grad = [{numbers}] {g.shape}{dtype}" if name != 'out' else f"[{numbers}] {g.shape}{dtype}"
