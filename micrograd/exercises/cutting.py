@@ -1,5 +1,5 @@
 """Cutting bodies out of the library's own source (`ast` finds them; the text is cut by position, so everything
-outside the bodies stays as the library has it), and running the result; reading a learner's file as Python does.
+outside the bodies stays as the library has it), and running the result, or a learner's file.
 """
 from __future__ import annotations
 
@@ -22,23 +22,20 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Body:
-    """A body cut out of the library's source (a blank of either track): where it starts and ends (offsets into
-    the source text), its indentation, and the library's text of it."""
+    """A body cut out of the library's source (a blank of either track): its offsets, indentation and text."""
     start: int
     end: int
     indent: str
     solution: str
 
 
-# A module whose class takes in another module's functions as methods by an import in its body (engine.py's
-# Value, the ops of more_ops.py): the exercises read those functions inside the class.
+# engine.py's Value takes in more_ops.py's ops as methods by an import in its body: the exercises read them inside.
 INLINED = {'micrograd.engine': 'micrograd.more_ops'}
 
 
 @cache
 def library_source(module: str) -> tuple[str, str]:
-    """The text of one of micrograd's modules ('micrograd.engine') and its file name, read once so that everything
-    cut from it agrees on its offsets (engine.py's with the ops of more_ops.py inside Value: INLINED)."""
+    """The text of one of micrograd's modules (engine.py's with INLINED) and its file name, read once: cuts agree."""
     text = inspect.getsource(importlib.import_module(module))
     return (_inlined(text, INLINED[module]) if module in INLINED else text), module.replace('.', '/') + '.py'
 
@@ -50,17 +47,14 @@ def _inlined(source: str, module: str) -> str:
     tree, lines = ast.parse(inner), inner.splitlines(keepends=True)
     imports = [ast.get_source_segment(inner, node) or '' for node in tree.body
                if isinstance(node, (ast.Import, ast.ImportFrom)) and getattr(node, 'module', '') != '__future__']
-    for cls in (node for node in ast.parse(source).body if isinstance(node, ast.ClassDef)):
-        for node in cls.body:
-            if isinstance(node, ast.ImportFrom) and node.module == module:
-                names = {alias.name for alias in node.names}
-                functions = [fn for fn in tree.body if isinstance(fn, ast.FunctionDef) and fn.name in names]
-                text = ''.join(textwrap.indent(''.join(lines[definition(fn)[0] - 1:definition(fn)[1]]),
-                                               ' ' * node.col_offset) for fn in functions)
-                starts = offsets(source)
-                return (source[:starts[node.lineno]] + text + source[starts[(node.end_lineno or node.lineno) + 1]:]
-                        + '\n' + '\n'.join(imports) + '\n')
-    raise LookupError(f"no class of the library's source imports {module}")
+    node = next(n for cls in ast.parse(source).body if isinstance(cls, ast.ClassDef)
+                for n in cls.body if isinstance(n, ast.ImportFrom) and n.module == module)
+    names = {alias.name for alias in node.names}
+    spans = [definition(fn) for fn in tree.body if isinstance(fn, ast.FunctionDef) and fn.name in names]
+    text = ''.join(textwrap.indent(''.join(lines[first - 1:last]), ' ' * node.col_offset) for first, last in spans)
+    starts = offsets(source)
+    return (source[:starts[node.lineno]] + text + source[starts[(node.end_lineno or node.lineno) + 1]:]
+            + '\n' + '\n'.join(imports) + '\n')
 
 
 def offsets(source: str) -> list[int]:
@@ -68,13 +62,8 @@ def offsets(source: str) -> list[int]:
     return [0, 0, *itertools.accumulate(len(line) for line in source.splitlines(keepends=True))]
 
 
-def position(source: str, starts: list[int], line: int, col: int) -> int:
-    text = source[starts[line]:starts[line + 1]]
-    return starts[line] + len(text.encode('utf-8')[:col].decode('utf-8'))
-
-
-def named(node: ast.Module | ast.ClassDef, name: str) -> Any:
-    """The class or function called name in node's body: a module's class, a class's method."""
+def named(node: ast.Module | ast.ClassDef | ast.FunctionDef, name: str) -> Any:
+    """The class or function called name in node's body: a module's class, a class's method, a method's closure."""
     found = next((n for n in node.body if isinstance(n, (ast.ClassDef, ast.FunctionDef)) and n.name == name), None)
     if found is None:
         raise LookupError(f"no {name} in {getattr(node, 'name', 'the module')} of the library's source")
@@ -83,8 +72,7 @@ def named(node: ast.Module | ast.ClassDef, name: str) -> Any:
 
 def definition(fn: ast.FunctionDef) -> tuple[int, int]:
     """The lines fn's definition spans, its decorators included (counted from 1, the last included)."""
-    assert fn.end_lineno is not None
-    return min([fn.lineno] + [d.lineno for d in fn.decorator_list]), fn.end_lineno
+    return min([fn.lineno] + [d.lineno for d in fn.decorator_list]), fn.end_lineno or fn.lineno
 
 
 def dedented(lines: list[str], fn: ast.FunctionDef) -> str:
@@ -111,12 +99,11 @@ def answer(heading: str, functions: list[Any], owners: bool = False) -> str:
 
 
 def body_span(source: str, starts: list[int], fn: ast.FunctionDef) -> tuple[int, int, str]:
-    """The text of fn's body after its docstring, up to the end of its last line (a trailing comment
-    goes with it), and the body's indentation."""
+    """Where fn's body after its docstring starts and ends (a trailing comment goes with it), and its indentation."""
     first, last = first_statement(fn), fn.body[-1]  # the docstring stays: it says what the learner's code must do
-    start = position(source, starts, first.lineno, first.col_offset)
-    assert last.end_lineno is not None
-    end = starts[last.end_lineno + 1]
+    line = source[starts[first.lineno]:starts[first.lineno + 1]]
+    start = starts[first.lineno] + len(line.encode('utf-8')[:first.col_offset].decode('utf-8'))
+    end = starts[(last.end_lineno or last.lineno) + 1]
     end -= len(source[:end]) - len(source[:end].rstrip('\r\n'))
     return start, end, source[starts[first.lineno]:start]
 
@@ -133,8 +120,7 @@ def unwritten(number: int, name: str) -> str:
 
 
 def blank_raised(error: BaseException | None, count: int) -> int | None:
-    """For a NotImplementedError a blank raised, the number of its exercise (of 1..count; 0: the learner's own
-    NotImplementedError); None for any other error."""
+    """The exercise a blank's NotImplementedError names (of 1..count; 0: the learner's own); None for other errors."""
     if not isinstance(error, NotImplementedError):
         return None
     return next((n for n in range(1, count + 1) if str(error).startswith(f'exercise {n} ')), 0)
@@ -142,11 +128,9 @@ def blank_raised(error: BaseException | None, count: int) -> int | None:
 
 def splice(source: str, replacements: Mapping[Body, str]) -> str:
     """source with each body replaced by the given text (its first line unindented)."""
-    out, at = [], 0
-    for span in sorted(replacements, key=lambda s: s.start):
-        out += [source[at:span.start], replacements[span]]
-        at = span.end
-    return ''.join(out) + source[at:]
+    for span in sorted(replacements, key=lambda s: s.start, reverse=True):  # (from the end: the offsets still hold)
+        source = source[:span.start] + replacements[span] + source[span.end:]
+    return source
 
 
 def load(source: str, name: str, filename: str, **imports: types.ModuleType) -> types.ModuleType:
@@ -160,19 +144,11 @@ def load(source: str, name: str, filename: str, **imports: types.ModuleType) -> 
     try:
         exec(compile(source, filename, 'exec'), module.__dict__)
     finally:
-        for key, previous in before.items():
-            if previous is None:
-                sys.modules.pop(key, None)
-            else:
+        for key, previous in before.items():  # (sys.modules as it was)
+            sys.modules.pop(key, None)
+            if previous is not None:
                 sys.modules[key] = previous
     return module
-
-
-def read_learners(path: str | Path) -> str:
-    """A learner's file as Python reads it (both tracks read it so): a byte-order mark and a `# -*- coding: ...
-    -*-` line honoured, line endings made '\\n'; its line numbers are the file's."""
-    with tokenize.open(path) as file:
-        return file.read()
 
 
 def load_file(name: str, path: Path) -> types.ModuleType:

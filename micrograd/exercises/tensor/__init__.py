@@ -1,28 +1,22 @@
 """The tensor track: the backward of micrograd.tensor's ops, from a broadcast gradient to attention, cut out of
-the library's own tensor engine for the learner to write, and graded as the scalar track is. Its commands are
-the scalar track's with --track tensor. In a notebook: `from micrograd.exercises.tensor import blank_tensor,
-check`, then check(module).
+the library's own tensor engine for the learner to write, and graded as the scalar track is (its commands, with
+--track tensor). In a notebook: `from micrograd.exercises.tensor import blank_tensor, check`, then check(module).
 
     op_exercises.py         the exercises on the ops (broadcasting to matmul), one record each
     network_exercises.py    the same for softmax, cross_entropy, RMS norm and attention
     backward_exercise.py    the same for backward(), checked on graphs
     exercise_list.py        the exercises in order (a number is a place in it), and find()
     array_exercise.py       what a record holds: an Exercise and its Slips; the sentences several share
-    cases.py                what a case is: tensors of given shapes and dtype, a line of code, a random upstream
-                            gradient; and a graph for backward(), made node by node
-    my_tensor_file.py       my_tensor.py, and what it is cut from: the library's tensor engine as one module, the
-                            bodies the exercises cut out of it; load(), which runs it inside a fresh copy
-    running.py              a case run with any engine and backpropagated by the checker's own loop; the right
-                            answer (the library, central differences; PyTorch in a report, where installed)
+    cases.py                a case: tensors of given shapes, a line of code, a random upstream gradient; or a graph
+    my_tensor_file.py       my_tensor.py, cut from the library's tensor engine as one module; load() runs it
+    running.py              a case run by the checker's own loop, with any engine; the right answer
     naming.py               the slip named: planted in the library and run, or read off the numbers and the shapes
     grading.py              one exercise graded, in stages: its cases run and graded, the slip named, the line
-    wrong_line.py           the learner's functions of an exercise, the other exercises' the library's meanwhile;
-                            the learner's line: the functions of a blank lines.py traces, the library's and theirs
+    wrong_line.py           the learner's line: the lines of their functions traced, against the library's
     backward_on_graphs.py   the backward() exercise, on graphs the checker makes
     exercises_tensor_ipynb.py  exercises_tensor.ipynb, made from the records and the library's source
 
-The track is TRACK, a Track (../track.py); start, check and solution are its methods. load(path) gives the
-engine a workspace makes, to try it.
+The track is TRACK, a Track (../track.py); start, check and solution are its methods; load(path) runs a workspace.
 """
 from __future__ import annotations
 
@@ -50,7 +44,6 @@ from micrograd.exercises.track import Track
 
 __all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'blank_tensor', 'load', 'TRACK']
 
-
 TITLE = 'micrograd exercises, tensor track'
 
 
@@ -60,8 +53,7 @@ def _places(module: Any) -> dict[int, str]:
 
 
 def _check_objects(target: Any, *more: Any, timeout: float) -> Report:
-    """target: a module holding the engine (as blank_tensor() makes it, with the learner's methods put on its
-    classes)."""
+    """target: the engine's module, as blank_tensor() makes it, with the learner's methods put on its classes."""
     if not (isinstance(target, types.ModuleType) and hasattr(target, 'Tensor')):
         raise TypeError(f"check: expected a workspace directory, my_tensor.py or the engine's module, got "
                         f"{type(target).__name__}")
@@ -71,8 +63,7 @@ def _check_objects(target: Any, *more: Any, timeout: float) -> Report:
 
 
 def _check_files(paths: list[Path], timeout: float) -> tuple[dict[int, str], Iterator[Result]]:
-    """Load my_tensor.py into a fresh copy of the engine (within the time limit): where each exercise is written in
-    it, and every exercise checked."""
+    """my_tensor.py loaded into a fresh copy of the engine (in the time limit): its exercises' places, and checks."""
     module = import_learners('my_tensor', paths[0], timeout, load=lambda _, path: load(path))
     return _places(module), check_all(module, timeout=timeout)
 

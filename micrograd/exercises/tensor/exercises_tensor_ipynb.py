@@ -1,6 +1,5 @@
 """exercises_tensor.ipynb, made from the records and the library's source like the workspace: per exercise, its
-task, rules, shapes, hint and formula, a cell with the functions and methods it blanks (each put on the engine
-when the cell runs), and a check.
+task, rules, shapes, hint and formula, a cell with what it blanks (put on the engine as it runs), and a check.
 """
 from __future__ import annotations
 
@@ -35,6 +34,17 @@ SETUP_NOTE = """\
 Run this first. It makes a fresh copy of micrograd's tensor engine in which every exercise is blank (the
 forward passes all work), and brings in the names the cells below use."""
 
+SETUP = """\
+from __future__ import annotations  # (the annotations in the cells below stay text, as in the library)
+
+import numpy as np
+
+from micrograd.exercises.tensor import blank_tensor, check
+
+my_tensor = blank_tensor()  # micrograd.tensor in one module, every exercise blank: your engine
+# The cells below are copied from that module: they read its names (Tensor, unbroadcast, wide, ...)
+globals().update((name, value) for name, value in vars(my_tensor).items() if not name.startswith('__'))"""
+
 FINALE = """\
 ## Done?
 
@@ -52,12 +62,9 @@ for T, ce in ((Tensor, cross_entropy), (mt.Tensor, mt.cross_entropy)):
     loss.backward()
     print(f"loss {loss.item():.6f}   |dW1| {np.abs(w1.grad).sum():.6f}   |dW2| {np.abs(w2.grad).sum():.6f}")"""
 
-CHECK = "check(my_tensor)"
-
 
 def exercise_cells(blank: bool = True) -> list[tuple[Exercise, str]]:
-    """(exercise, the code of its cell): the functions and methods it blanks, then the lines that put them on the
-    engine (blank=False: the library's bodies)."""
+    """(exercise, its cell): the functions and methods it blanks (blank=False: written), then lines putting them on."""
     cells = []
     for exercise, texts in definitions(None if blank else library_bodies()):
         attach = []
@@ -72,15 +79,6 @@ def exercise_cells(blank: bool = True) -> list[tuple[Exercise, str]]:
     return cells
 
 
-def _setup() -> str:
-    return '\n'.join([
-        "from __future__ import annotations  # (the annotations in the cells below stay text, as in the library)",
-        "", "import numpy as np", "", "from micrograd.exercises.tensor import blank_tensor, check", "",
-        "my_tensor = blank_tensor()  # micrograd.tensor in one module, every exercise blank: your engine",
-        "# The cells below are copied from that module: they read its names (Tensor, unbroadcast, wide, ...)",
-        "globals().update((name, value) for name, value in vars(my_tensor).items() if not name.startswith('__'))"])
-
-
 def _about(exercise: Exercise) -> str:
     return (f"## Exercise {exercise.number}: {markdown(exercise.title)}\n\n{markdown(exercise.ask)}\n\n"
             f"**Rules.** {markdown(exercise.all_rules)}\n\n**Checked on:** {markdown(exercise.shapes)}\n\n"
@@ -89,7 +87,6 @@ def _about(exercise: Exercise) -> str:
 
 
 def build_notebook(blank: bool = True) -> Any:
-    """The notebook, as an nbformat node (no outputs: it is for the learner to run); blank=False: every cell
-    holds the library's own bodies (for the test that runs it solved)."""
-    return notebook([INTRO, SETUP_NOTE], _setup(), [(_about(e), cell) for e, cell in exercise_cells(blank)],
-                    CHECK, FINALE, FINALE_CODE)
+    """The notebook as an nbformat node, without outputs; blank=False: the library's bodies (for a test to run)."""
+    return notebook([INTRO, SETUP_NOTE], SETUP, [(_about(e), cell) for e, cell in exercise_cells(blank)],
+                    "check(my_tensor)", FINALE, FINALE_CODE)

@@ -1,7 +1,6 @@
 """The tensor track's workspace, my_tensor.py, and what it is cut from: the library's tensor engine as one module
-and the bodies the exercises cut out of it. The checker runs that module with the library's answers, with a slip
-planted, or with a learner's my_tensor.py put in place of its blanks (load): per exercise, the library's own text of
-each function or method it cuts a body out of, at the top level of the file, under its task.
+and the bodies the exercises cut out of it. The checker runs that module with the library's answers, a slip
+planted, or a learner's my_tensor.py in place of its blanks (load).
 """
 from __future__ import annotations
 
@@ -10,6 +9,7 @@ import importlib
 import inspect
 import linecache
 import textwrap
+import tokenize
 import types
 from dataclasses import dataclass
 from functools import cache
@@ -39,41 +39,29 @@ class Blank(Body):
         return f"# EXERCISE {n} ({name}), {prompts[self.exercise.blanks.index(self.name)]}\n{unwritten(n, name)}"
 
 
-def _modules() -> list[types.ModuleType]:
-    """The modules of Tensor's classes, base first, then functional: the order my_tensor.py needs."""
-    tensor = importlib.import_module(PACKAGE)
-    names = [c.__module__ for c in reversed(tensor.Tensor.__mro__) if c.__module__.startswith(PACKAGE + '.')]
-    names = list(dict.fromkeys(names)) + [f'{PACKAGE}.functional']
-    return [importlib.import_module(n) for n in names]
-
-
 @cache
 def library_source() -> str:
-    """The library's tensor engine as one module's text, every body as the library has it: `unbroadcast` (the
-    first exercise), then Tensor's modules and functional.py, each under a line naming its file and with its own
-    imports, less the names the one module defines; the rest (dtype rules, checks, NumPy kernels) is still
-    imported from the library."""
-    modules = _modules()
+    """The library's tensor engine as one module's text: `unbroadcast`, then the modules of Tensor's classes (base
+    first) and functional.py, each under a line naming its file, with its imports less the names defined here."""
+    tensor = importlib.import_module(PACKAGE)
+    names = [c.__module__ for c in reversed(tensor.Tensor.__mro__) if c.__module__.startswith(PACKAGE + '.')]
+    modules = [importlib.import_module(n) for n in [*dict.fromkeys(names), f'{PACKAGE}.functional']]
     texts = [inspect.getsource(m) for m in modules]
     trees = [ast.parse(t) for t in texts]
     defined = {getattr(node, 'name', None) for tree in trees for node in tree.body} | set(FUNCTIONS)
     defined |= {t.id for tree in trees for node in tree.body if isinstance(node, ast.Assign)
                 for t in node.targets if isinstance(t, ast.Name)}
     kernels = importlib.import_module(f'{PACKAGE}.kernels')
-    parts = [_part(kernels, inspect.getsource(getattr(kernels, f))) for f in FUNCTIONS]
+    parts = [(kernels, inspect.getsource(getattr(kernels, f))) for f in FUNCTIONS]
     for module, text, tree in zip(modules, texts, trees):
         lines = text.splitlines(keepends=True)
         for node in reversed([n for n in tree.body if isinstance(n, ast.ImportFrom)]):
-            names = [a for a in node.names if (a.asname or a.name) not in defined]
-            kept = ast.unparse(ast.ImportFrom(node.module, names, 0)) + '\n' if node.module != '__future__' else ''
-            lines[node.lineno - 1:node.end_lineno] = [kept] if names else []
-        parts.append(_part(module, ''.join(lines)))
-    return "from __future__ import annotations\n" + ''.join(parts)
-
-
-def _part(module: types.ModuleType, text: str) -> str:
-    """A piece of the one module, under a line naming the file it comes from."""
-    return f"\n\n# --- {module.__name__.replace('.', '/')}.py\n\n" + text.strip('\n') + '\n'
+            kept = [a for a in node.names if (a.asname or a.name) not in defined]
+            line = ast.unparse(ast.ImportFrom(node.module, kept, 0)) + '\n' if node.module != '__future__' else ''
+            lines[node.lineno - 1:node.end_lineno] = [line] if kept else []
+        parts.append((module, ''.join(lines)))
+    return "from __future__ import annotations\n" + ''.join(
+        f"\n\n# --- {module.__name__.replace('.', '/')}.py\n\n" + text.strip('\n') + '\n' for module, text in parts)
 
 
 def _bare(name: str) -> str:
@@ -84,14 +72,10 @@ def _bare(name: str) -> str:
 def locate(tree: ast.Module, name: str) -> tuple[ast.FunctionDef, str]:
     """The function or method a blank's name points to, and its owner's name as the file has it."""
     bare = _bare(name)
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name == bare and '.' not in name:
-            return node, node.name
-        if isinstance(node, ast.ClassDef) and '.' in name:
-            for item in node.body:
-                if isinstance(item, ast.FunctionDef) and item.name == bare:
-                    return item, f"{node.name}.{item.name}"
-    raise LookupError(f"the tensor track's blank {name!r} is not in the library's source")
+    if '.' not in name:
+        return cutting.named(tree, bare), bare
+    cls = next(c for c in tree.body if isinstance(c, ast.ClassDef) and bare in {getattr(f, 'name', '') for f in c.body})
+    return cutting.named(cls, bare), f"{cls.name}.{bare}"
 
 
 @cache
@@ -102,12 +86,7 @@ def library_text(owner: str) -> str:
 
 def target(fn: ast.FunctionDef, name: str) -> ast.FunctionDef:
     """What a blank cuts out of fn: the `_backward` closure's body, or (a function, backward()) fn's own."""
-    if name.endswith('()') or name in FUNCTIONS:
-        return fn
-    closure = next((f for f in ast.walk(fn) if isinstance(f, ast.FunctionDef) and f.name == '_backward'), None)
-    if closure is None:
-        raise LookupError(f"{fn.name} defines no _backward closure")
-    return closure
+    return fn if name.endswith('()') or name in FUNCTIONS else cutting.named(fn, '_backward')
 
 
 def splice(source: str, replacements: dict[Blank, str]) -> str:
@@ -145,17 +124,13 @@ def library_module() -> types.ModuleType:
     return with_bodies({}, 'micrograd_tensor_whole', '<micrograd.tensor, one file>')
 
 
-def with_bodies(replacements: dict[str, str], name: str = 'micrograd_tensor_variant',
-                filename: str = '') -> types.ModuleType:
+def with_bodies(replacements: dict[str, str], name: str, filename: str = '') -> types.ModuleType:
     """The library's engine with some bodies replaced (by blank name): a slip planted, or every body a blank."""
     spliced = splice(library_source(), {b: replacements[b.name] for b in blanks() if b.name in replacements})
     return cutting.load(spliced, name, filename or f'<{name}>')
 
 
 # --- my_tensor.py ---------------------------------------------------------------------------------------
-
-GIVEN = str(Path(__file__).parent / '<micrograd.tensor, given>')  # in micrograd's folder: never the learner's line
-
 
 def header(directory: str | Path = '.') -> str:
     """my_tensor.py's first lines: what it is, how it runs, the commands."""
@@ -175,7 +150,7 @@ def header(directory: str | Path = '.') -> str:
 
 
 def _task(exercise: Exercise) -> str:
-    lines = [f"# {'-' * 3} EXERCISE {exercise.number} ({exercise.name}) {'-' * 3}"]
+    lines = [f"# --- EXERCISE {exercise.number} ({exercise.name}) ---"]
     for label, text in (("", exercise.ask), ("Rules:", exercise.all_rules), ("Checked on:", exercise.shapes)):
         lines += textwrap.wrap(f"{label} {text.replace('`', '')}".strip(), 110, initial_indent='# ',
                                subsequent_indent='#     ')
@@ -183,8 +158,7 @@ def _task(exercise: Exercise) -> str:
 
 
 def definitions(bodies: dict[str, str] | None = None) -> list[tuple[Exercise, list[tuple[str, str]]]]:
-    """Per exercise, each function or method it blanks: its owner as the file has it ('Unary.exp', 'cross_entropy')
-    and its text, dedented; every exercise blank, or with the bodies given (by blank name, unindented)."""
+    """Per exercise, each function or method it blanks: (its owner, 'Unary.exp', its text dedented), as source()."""
     spliced = splice(library_source(), {b: (bodies or {}).get(b.name, b.text()) for b in blanks()})
     tree, lines = ast.parse(spliced), spliced.splitlines()
     return [(exercise, [(owner, dedented(lines, fn)) for fn, owner in
@@ -210,26 +184,25 @@ def solved(directory: str | Path = '.', bodies: dict[str, str] | None = None) ->
 
 def blank_tensor() -> types.ModuleType:
     """A fresh copy of the library's engine as one module, every exercise blank (for a notebook)."""
-    return with_bodies({b.name: b.text() for b in blanks()}, TENSOR_FILE.removesuffix('.py'), GIVEN)
+    given = str(Path(__file__).parent / '<micrograd.tensor, given>')  # in micrograd's folder: never the learner's line
+    return with_bodies({b.name: b.text() for b in blanks()}, TENSOR_FILE.removesuffix('.py'), given)
 
 
 def load(path: str | Path, text: str | None = None) -> types.ModuleType:
-    """The learner's engine: a fresh copy of the library's, with the functions and methods of the file at path
-    (or of text, shown as that file) put in place of its blanks (each method on its class, the engine's own names
-    given back: a method softmax must not hide the kernel softmax, nor a method sum Python's sum)."""
+    """The learner's engine: a fresh copy of the library's, the functions and methods of the file at path (or of text)
+    in place of its blanks; a method softmax does not hide the kernel softmax, nor a method sum Python's sum."""
     module = blank_tensor()
     filename = module.__file__ = str(path)  # (the learner's code reads its own __file__)
     namespace = vars(module)
     given = dict(namespace)
-    if text is None:
-        text = cutting.read_learners(path)
-    else:  # (a text of no file: its lines kept for tracebacks and inspect)
-        linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
+    if text is None:  # (read as Python reads a file: a byte-order mark and a coding line honoured)
+        with tokenize.open(path) as file:
+            text = file.read()
+    linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)  # (for tracebacks)
     exec(compile(text, filename, 'exec', dont_inherit=True), namespace)
     defined = {name: value for name, value in namespace.items()  # (an op under a decorator: the function it wraps)
                if isinstance(value, types.FunctionType)
-               and getattr(inspect.unwrap(value), '__code__', None) is not None
-               and inspect.unwrap(value).__code__.co_filename == filename}
+               and getattr(getattr(inspect.unwrap(value), '__code__', None), 'co_filename', None) == filename}
     functions = {b.owner for b in blanks() if '.' not in b.owner}
     namespace.update((name, value) for name, value in given.items()  # the engine's own names back: only its
                      if name not in functions or name not in defined)  # blank functions are the file's

@@ -1,13 +1,9 @@
-"""Running a case: build its tensors with some engine (the learner's, the library's, a slip planted in the
-library's), backpropagate a random upstream gradient with the checker's own loop, and keep what came out.
-
-The loop is the checker's, not the learner's backward(): each op is checked before (and whatever) the
-backward() exercise is. It watches one more thing: a node's `_backward` must not write into the gradient array it is
-handed, since another node may hold that same array (x + y hands one array to both parents).
+"""Running a case: its tensors built with some engine (the learner's, the library's, one with a slip planted) and
+a random upstream gradient backpropagated by the checker's own loop, not the learner's backward(), which also
+watches for a `_backward` writing into an array another node may hold (x + y hands one array to both parents).
 """
 from __future__ import annotations
 
-import contextlib
 import importlib
 import inspect
 from collections.abc import Iterable
@@ -22,7 +18,7 @@ from micrograd.exercises.lines import swapped
 from micrograd.exercises.numbers import central_difference
 from micrograd.exercises.tensor.cases import Array, Case
 from micrograd.exercises.tensor.exercise_list import EXERCISES
-from micrograd.exercises.tensor.my_tensor_file import blanks, library_module
+from micrograd.exercises.tensor.my_tensor_file import library_module
 
 
 @dataclass
@@ -41,9 +37,7 @@ class Run:
 
     @property
     def misshaped(self) -> tuple[str, tuple[int, ...], tuple[int, ...]] | None:
-        """The last array handed to _add_grad that does not reduce to its tensor's shape (a gradient has its
-        tensor's shape, or one broadcasting made from it): the library's _add_grad would reshape one of the same
-        size, and hide it."""
+        """The last array handed to _add_grad not of its tensor's shape or a broadcast of it (_add_grad may hide it)."""
         return next((h for h in reversed(self.handed) if not fits(h[1], h[2])), None)
 
 
@@ -56,8 +50,7 @@ def fits(shape: tuple[int, ...], given: tuple[int, ...]) -> bool:
 
 
 def forward(case: Case, module: Any, leaves: dict[str, Any]) -> dict[str, Any]:
-    """case's code run on leaves with module's Tensor (and as F, module itself: its fused ops, F.rms_norm): the
-    names it leaves, out too."""
+    """The names case's code leaves (out too), run on leaves with module's Tensor (and module as F: F.rms_norm)."""
     namespace = {'Tensor': module.Tensor, 'np': np, 'F': module, **case.given, **leaves}
     exec(case.code, namespace)
     return namespace
@@ -73,9 +66,7 @@ def _saved(backward: Any) -> dict[str, Array]:
 
 
 def backpropagate(out: Any, upstream: Array) -> tuple[str, str, str]:
-    """The chain rule from out, seeded with upstream. Returns the first write in place a node's backward made:
-    (kind, op, the closure's name for the array), kind 'inplace' into the gradient it was handed, 'inplace_data'
-    into the data of a tensor of the graph, 'inplace_saved' into an array the forward pass saved; ('', '', '')."""
+    """The chain rule from out, seeded with upstream: Run's (inplace, inplace_op, inplace_name) of its first write."""
     order: list[Any] = topological_order(out)  # (tensors: the engine's sort works on any node with _prev)
     for node in order:
         node.grad = None
@@ -97,15 +88,15 @@ def backpropagate(out: Any, upstream: Array) -> tuple[str, str, str]:
 
 
 def run_case(case: Case, module: Any) -> Run:
-    """case built with module's Tensor, backpropagated from its upstream gradient."""
+    """case built with module's Tensor and backpropagated from its upstream gradient, noting the shape of every
+    array handed to _add_grad (a shape error is then said in the operand's terms)."""
     data = case.data()
     if 'unbroadcast' in case.code:  # unbroadcast: a function of arrays
-        namespace = {'unbroadcast': module.unbroadcast, 'np': np, **data}
+        arrays = {'unbroadcast': module.unbroadcast, **data}
         try:
-            exec(case.code, namespace)
+            out = forward(case, module, arrays)['out']
         except Exception as error:  # noqa: BLE001 -- reported with the line that raised it
             return Run(error=error)
-        out = namespace['out']
         return Run({'out': np.asarray(out) if isinstance(out, (np.ndarray, np.generic)) else out})
     Tensor = module.Tensor
     try:
@@ -117,8 +108,15 @@ def run_case(case: Case, module: Any) -> Run:
     given = {k: v for k, v in namespace.items() if isinstance(v, Tensor) and k not in leaves and k != 'out'}
     names = {id(t): name for name, t in leaves.items()}
     handed: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = []
+    holder = next(c for c in Tensor.__mro__ if '_add_grad' in vars(c))
+    original = vars(holder)['_add_grad']
+
+    def _add_grad(self: Any, grad: Any, *args: Any, **kwargs: Any) -> Any:
+        shape = tuple(self.data.shape)
+        handed.append((names.get(id(self), f"[{shape}]"), shape, tuple(np.shape(grad))))
+        return original(self, grad, *args, **kwargs)
     try:
-        with _watching(Tensor, handed, names):
+        with swapped([(holder, '_add_grad', _add_grad)]):
             kind, op, array = backpropagate(out, case.upstream(out.data.shape))
     except Exception as error:  # noqa: BLE001
         return Run(out=out.data, error=error, given=given, handed=handed)
@@ -126,24 +124,9 @@ def run_case(case: Case, module: Any) -> Run:
     return Run(grads, out.data, inplace=kind, inplace_op=op, inplace_name=array, given=given, handed=handed)
 
 
-def _watching(tensor: Any, handed: list[tuple[str, tuple[int, ...], tuple[int, ...]]],
-              names: dict[int, str]) -> contextlib.AbstractContextManager[None]:
-    """Note the shape of every array handed to _add_grad (a shape error is then said in the operand's terms)."""
-    holder = next(c for c in tensor.__mro__ if '_add_grad' in vars(c))
-    original = vars(holder)['_add_grad']
-
-    def _add_grad(self: Any, grad: Any, *args: Any, **kwargs: Any) -> Any:
-        shape = tuple(self.data.shape)
-        handed.append((names.get(id(self), f"[{shape}]"), shape, tuple(np.shape(grad))))
-        return original(self, grad, *args, **kwargs)
-    return swapped([(holder, '_add_grad', _add_grad)])
-
-
 def prepare() -> None:
-    """What the checker needs, made before any clock starts: the library's engine as one module, its blanks.
-    (PyTorch, where installed, is imported only when a report quotes its gradients: torch_grads.)"""
+    """What the checker needs, made before any clock starts: the library's engine as one module (and its blanks)."""
     library_module()
-    blanks()
 
 
 # --- what the right answer is ------------------------------------------------------------------------
@@ -154,10 +137,7 @@ def expected(number: int, index: int) -> tuple[Run, dict[str, Array]]:
     exercise = EXERCISES[number - 1]
     case = exercise.cases[index]
     run = run_case(case, library_module())
-    fd: dict[str, Array] = {}
-    if exercise.kind == 'op' and not case.kink and run.error is None:
-        fd = central_differences(case)
-    return run, fd
+    return run, central_differences(case) if exercise.kind == 'op' and not case.kink and run.error is None else {}
 
 
 def central_differences(case: Case) -> dict[str, Array]:
@@ -176,23 +156,17 @@ def central_differences(case: Case) -> dict[str, Array]:
 
 @cache
 def torch_grads(number: int, index: int) -> dict[str, Array] | None:
-    """PyTorch's gradients for a case, where PyTorch is installed (None where it is not, or cannot run it)."""
-    exercise = EXERCISES[number - 1]
-    case = exercise.cases[index]
-    if exercise.kind != 'op':
-        return None
+    """PyTorch's gradients for an op's case, where PyTorch is installed (None where it is not, or cannot run it)."""
+    case = EXERCISES[number - 1].cases[index]
+    code = case.torch or case.code.replace('axis=', 'dim=').replace('keepdims=', 'keepdim=')
     try:
         torch = importlib.import_module('torch')
-    except ImportError:
-        return None
-    code = case.torch or case.code.replace('axis=', 'dim=').replace('keepdims=', 'keepdim=')
-    leaves = {k: torch.tensor(v, requires_grad=True) for k, v in case.data().items()}
-    namespace = {'torch': torch, 'np': np, 'F': torch.nn.functional, 'Tensor': torch.tensor, **case.given, **leaves}
-    try:
+        leaves = {k: torch.tensor(v, requires_grad=True) for k, v in case.data().items()}
+        namespace = {'torch': torch, 'np': np, 'F': torch.nn.functional, 'Tensor': torch.tensor, **case.given, **leaves}
         exec(code, namespace)
         out = namespace['out']
         out.backward(torch.tensor(case.upstream(tuple(out.shape))))
-    except Exception:  # noqa: BLE001 -- a case PyTorch spells otherwise: central differences still check it
+    except Exception:  # noqa: BLE001 -- no PyTorch, or a case it spells otherwise: central differences still check it
         return None
     return {k: t.grad.numpy().copy() if t.grad is not None else np.zeros_like(case.data()[k])
             for k, t in leaves.items()}
@@ -212,8 +186,7 @@ def close(a: Array | None, b: Array | None, dtype: Any = np.float64, loose: bool
 
 
 def differing(got: dict[str, Any], want: dict[str, Any] | Exception, dtype: Any) -> list[str]:
-    """The tensors whose gradients in got are not want's (the same numbers, within dtype's rounding, of the same
-    dtype; none on both is the same): all of them where want is the error raised instead."""
+    """The tensors whose gradients in got differ from want's in numbers or dtype (all, where want is an error)."""
     if isinstance(want, Exception):
         return list(got)
     return [k for k, g in got.items() if not (g is want.get(k) is None or close(g, want.get(k), dtype)
@@ -233,8 +206,6 @@ def summary(name: str, g: Any, limit: int = 8) -> str:
         return f"{name}.grad = None"
     if not isinstance(g, np.ndarray):
         return f"{name} = {type(g).__name__} {g!r}"[:100]
-    flat = g.reshape(-1)
-    numbers = ', '.join(f"{v:.4g}" for v in flat[:limit]) + (', ...' if flat.size > limit else '')
-    shape = str(g.shape) if g.ndim != 1 else f"({g.shape[0]},)"
+    numbers = ', '.join(f"{v:.4g}" for v in g.flat[:limit]) + (', ...' if g.size > limit else '')
     dtype = '' if g.dtype == np.float64 else f" {g.dtype}"
-    return f"{name}.grad = [{numbers}] {shape}{dtype}" if name != 'out' else f"[{numbers}] {shape}{dtype}"
+    return f"{name}.grad = [{numbers}] {g.shape}{dtype}" if name != 'out' else f"[{numbers}] {g.shape}{dtype}"
