@@ -1,12 +1,6 @@
 """The learner's line, for both tracks: the frame of their code that raised an error, the first line of their
-code that made a wrong value, or the line a slip of backward() (a loop, not a formula) is about.
-
-A wrong value is found by running the case twice: the library's bodies with every expression noted as it is
-computed, the learner's traced line by line. A line makes values (floats, arrays): the locals it assigns or changes,
-what it returns, the gradient it hands a node (through _add_grad, or on .grad by hand). A gradient is right when the
-library handed a node of the same data that gradient, after as many as the learner's handed it before; any other
-value when the library computed it anywhere. The first line that makes a value that is not right is the learner's:
-a slip split over a local and the gradient made from it is named at the local where the local is wrong."""
+code that made a wrong value (their run traced line by line, held against the library's with every expression
+noted: see Right and wrong_line), or the line a slip of backward() (a loop, not a formula) is about."""
 from __future__ import annotations
 import __future__
 
@@ -108,8 +102,7 @@ def swapped(replacements: list[tuple[Any, str, Any]]) -> Iterator[None]:
 # --- the library's run, every expression noted ---------------------------------------------------------
 
 def _value(v: Any) -> Any:
-    """A copy of v, where v is a value a line makes: a float, or a NumPy array or number; else None. (NumPy is
-    never imported here: the scalar track runs without it, and where an array is, NumPy is loaded.)"""
+    """A copy of v where it is a value a line makes (a float, a NumPy array or number), else None; NumPy unimported."""
     return v if type(v) is float else v.copy() if type(v).__module__ == 'numpy' and hasattr(v, 'shape') else None
 
 

@@ -1,10 +1,6 @@
-"""Naming a slip: which mistake gives the learner's numbers (or error), said by its rule.
-
-First a slip planted in the library's engine and run on the same cases: the record's, and the ones any op can make
-derived from the library's own body; the one that gives the learner's gradients on the most cases is the name. Else
-what the numbers say (the axes summed over, an array _add_grad cannot reduce, the local derivative, a constant
-factor), or a NumPy shape error said in the case's terms.
-"""
+"""Naming a slip: the planted slip (the record's, or one derived from the library's body) that gives the learner's
+gradients on the most cases; else what the numbers say (axes summed over, a misfit for _add_grad, the local
+derivative, a factor), or a NumPy shape error said in the case's terms."""
 from __future__ import annotations
 
 import ast
@@ -29,8 +25,7 @@ from micrograd.exercises.tensor.exercise_list import EXERCISES
 from micrograd.exercises.tensor.my_tensor_file import blanks, library_module, with_bodies
 from micrograd.exercises.tensor.running import Run, close, differing, expected, run_case
 
-# The sentences of the slips derived from the library's own bodies (generic() below), by key.
-DERIVED: dict[str, str] = {
+DERIVED: dict[str, str] = {  # the sentences of the slips generic() derives from the library's bodies, by key
     'upstream': "the upstream gradient is dropped: multiply the local derivative by grad (the chain rule); with "
                 "an all-ones upstream gradient, as many tests use, this slip does not show",
     'sign': "sign error: the gradient is minus the right one",
@@ -88,14 +83,13 @@ def _splits(slip: Slip) -> bool:
 def slips_of(exercise: Exercise) -> tuple[Slip, ...]:
     """Every slip the checker can name for an exercise: its record's (each also in one parent's only), then generic."""
     own = list(exercise.slips)
-    if exercise.kind == 'op':
-        for b in blanks():
-            if b.exercise is exercise:
-                body = ast.parse(textwrap.dedent(b.indent + b.solution)).body  # the library's: what the slips edit
-                own += [Slip(slip.key, b.name, text(half), f"{slip.says} (here in {p}'s gradient)")
-                        for slip in exercise.slips if slip.blank == b.name and _splits(slip)
-                        for p, half in halves(body, ast.parse(slip.body).body)]
-                own += generic(b.name, body)
+    for b in blanks():
+        if b.exercise is exercise and exercise.kind == 'op':
+            body = ast.parse(textwrap.dedent(b.indent + b.solution)).body  # the library's: what the slips edit
+            own += [Slip(slip.key, b.name, text(half), f"{slip.says} (here in {p}'s gradient)")
+                    for slip in exercise.slips if slip.blank == b.name and _splits(slip)
+                    for p, half in halves(body, ast.parse(slip.body).body)]
+            own += generic(b.name, body)
     return tuple(own)
 
 
@@ -127,8 +121,7 @@ def _candidates(exercise: Exercise) -> Iterator[tuple[Slip, types.ModuleType]]:
 
 
 def reproduce(exercise: Exercise, runs: list[Run | None], failing: list[int]) -> tuple[Slip | None, bool]:
-    """The slip whose gradients are the learner's on the first failing case and on the most others; and whether
-    on every case both ran."""
+    """The slip giving the learner's gradients on the first failing case and most others; whether on all both ran."""
     cases = exercise.cases
 
     def agrees(i: int, module: types.ModuleType) -> bool | None:
@@ -140,8 +133,7 @@ def reproduce(exercise: Exercise, runs: list[Run | None], failing: list[int]) ->
 
 
 def per_leaf(exercise: Exercise, runs: list[Run | None], wrong: list[str]) -> list[tuple[str, Slip]]:
-    """For a learner who made two slips at once (k's and v's gradients both untransposed): for each leaf wrong on the
-    first failing case, the slip that gives that leaf's gradient on every case (the other leaves aside)."""
+    """For two slips at once (k's and v's both untransposed): each wrong leaf's slip, giving its gradient everywhere."""
     found: list[tuple[str, Slip]] = []
     for leaf in wrong:
         for slip, module in _candidates(exercise):
@@ -157,15 +149,13 @@ def per_leaf(exercise: Exercise, runs: list[Run | None], wrong: list[str]) -> li
 
 def diagnose(exercise: Exercise, runs: list[Run | None], failing: list[int], raised: str = '') -> tuple[str, str, str]:
     """(key, sentence, the blank it is in if known) for the first failing case; raised: the line that raised."""
-    i = failing[0]
-    case, run = exercise.cases[i], runs[i]
+    case, run = exercise.cases[failing[0]], runs[failing[0]]
     assert run is not None
-    want = expected(exercise.number, i)[0]
+    want = expected(exercise.number, failing[0])[0]
     out_shape = None if want.out is None else tuple(want.out.shape)
     wrong = [k for k, w in want.grads.items() if not close(run.grads.get(k), w, case.dtype)]  # (the leaves)
     if run.inplace:
-        said = {'inplace': array_exercise.INPLACE, 'inplace_data': array_exercise.INPLACE_DATA,
-                'inplace_saved': array_exercise.INPLACE_SAVED}[run.inplace]
+        said = getattr(array_exercise, run.inplace.upper())  # (INPLACE, INPLACE_DATA or INPLACE_SAVED)
         array = f"`{run.inplace_name}` " if run.inplace_name and run.inplace_name != 'grad' else ''
         return run.inplace, f"{said} (here {array}in the backward of '{run.inplace_op}')", ''
     slip, everywhere = reproduce(exercise, runs, failing)
@@ -305,8 +295,7 @@ def summed_story(g: Array, got: Array, want: Array) -> tuple[str, str]:
 
 
 def handed_story(run: Run, out_shape: tuple[int, ...] | None) -> str:
-    """The array of a shape _add_grad cannot reduce to its tensor's shape, said in the tensor's terms (the
-    library's _add_grad reshapes an array of the same size: the numbers then land in the wrong places)."""
+    """The array of a shape _add_grad cannot reduce to its tensor's shape, said in the tensor's terms."""
     if run.misshaped is None:
         return ''
     name, shape, given = run.misshaped
@@ -316,8 +305,7 @@ def handed_story(run: Run, out_shape: tuple[int, ...] | None) -> str:
             f"_add_grad of {who} was handed an array of shape {given}, which does not reduce to {shape}")
     if out_shape is not None:
         said += f" (the output's gradient, grad, is {out_shape})"
-        dropped = (a for a in _axis_sets(len(out_shape)) if tuple(np.delete(out_shape, a)) == given)
-        if lost := next(dropped, ()):
+        if lost := next((a for a in _axis_sets(len(out_shape)) if tuple(np.delete(out_shape, a)) == given), ()):
             said += (f": it was summed over axis {lost[0] if len(lost) == 1 else lost} by hand. "
                      "_add_grad sums a gradient back to its tensor's shape itself: hand it grad times the "
                      "local derivative, with the output's shape")

@@ -37,8 +37,7 @@ def compiled(owner: str, module: Any, whole: bool = True, noted: list[Any] | Non
     name = owner.rpartition('.')[2]
     namespace = noting(library_text(owner), vars(module), whole, noted)
     fn = namespace[name]
-    if hasattr(module, name):
-        namespace[name] = getattr(module, name)
+    namespace[name] = getattr(module, name, fn)
     return fn
 
 
