@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from micrograd.exercises.lines import written
 from micrograd.exercises.report import Report
 from micrograd.exercises.result import Result
 from micrograd.exercises.runner import import_learners
@@ -39,7 +40,7 @@ from micrograd.exercises.tensor.grading import check_all
 from micrograd.exercises.tensor.my_tensor_file import TENSOR_FILE, blank_tensor, load, source
 from micrograd.exercises.tensor.my_tensor_file import solution as library_answer
 from micrograd.exercises.tensor.running import prepare
-from micrograd.exercises.tensor.wrong_line import blank_place
+from micrograd.exercises.tensor.wrong_line import learners_function
 from micrograd.exercises.track import Track
 
 __all__ = ['EXERCISES', 'find', 'start', 'check', 'solution', 'blank_tensor', 'load', 'TRACK']
@@ -49,7 +50,7 @@ TITLE = 'micrograd exercises, tensor track'
 
 def _places(module: Any) -> dict[int, str]:
     """Where the learner writes each exercise: {number: 'my_tensor.py, line 412: _backward in Unary.softmax'}."""
-    return {e.number: p for e in EXERCISES if (p := blank_place(module, e.blanks[0]))}
+    return {e.number: p for e in EXERCISES if (p := written(learners_function(module, e.blanks[0])))}
 
 
 def _check_objects(target: Any, *more: Any, timeout: float) -> Report:

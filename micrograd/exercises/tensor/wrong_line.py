@@ -89,8 +89,3 @@ def place(exercise: Exercise, case: Case, functions: dict[str, Any], run: Run, m
     found = lines.wrong_line(Right(noted, right, case.dtype, *tolerance(case.dtype)), mine, about,
                              case.data().get(leaf))
     return lines.place(*found) if found is not None else written(functions[blank])
-
-
-def blank_place(module: Any, blank: str) -> str:
-    """'my_tensor.py, line 412: _backward in Unary.softmax': where the learner writes a blank in module."""
-    return written(learners_function(module, blank))
