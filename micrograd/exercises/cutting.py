@@ -1,6 +1,5 @@
 """Cutting bodies out of the library's own source (`ast` finds them; the text is cut by position, so everything
-outside the bodies stays as the library has it), and running the result, or a learner's file.
-"""
+outside the bodies stays as the library has it), and running the result, or a learner's file."""
 from __future__ import annotations
 
 import ast
@@ -41,8 +40,8 @@ def library_source(module: str) -> tuple[str, str]:
 
 
 def _inlined(source: str, module: str) -> str:
-    """source with its class-body `from <module> import ...` replaced by those functions' text (indented into
-    the class, in module's order), and module's imports added at the end (the methods run after the import)."""
+    """source with its class-body `from <module> import ...` replaced by those functions' text, in module's order,
+    and module's imports added at the end."""
     inner = inspect.getsource(importlib.import_module(module))
     tree, lines = ast.parse(inner), inner.splitlines(keepends=True)
     imports = [ast.get_source_segment(inner, node) or '' for node in tree.body
@@ -121,9 +120,8 @@ def unwritten(number: int, name: str) -> str:
 
 def blank_raised(error: BaseException | None, count: int) -> int | None:
     """The exercise a blank's NotImplementedError names (of 1..count; 0: the learner's own); None for other errors."""
-    if not isinstance(error, NotImplementedError):
-        return None
-    return next((n for n in range(1, count + 1) if str(error).startswith(f'exercise {n} ')), 0)
+    return (next((n for n in range(1, count + 1) if str(error).startswith(f'exercise {n} ')), 0)
+            if isinstance(error, NotImplementedError) else None)
 
 
 def splice(source: str, replacements: Mapping[Body, str]) -> str:
@@ -155,7 +153,6 @@ def load_file(name: str, path: Path) -> types.ModuleType:
     """Import the learner's file as module name (left in sys.modules, so that my_nn.py finds my_engine)."""
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
+    sys.modules[name] = module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

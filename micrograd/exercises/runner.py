@@ -26,6 +26,8 @@ from micrograd.exercises.sandbox import Timeout, time_limit
 
 MARGIN = 30.0  # seconds the whole run has beyond each exercise's limit: the checker's own work
 GROUPS = hasattr(os, 'killpg')  # the child in a process group of its own, killed whole (POSIX)
+UNFINISHED = ("importing {} did not finish in {}: look for a loop that never ends at the top level of the file "
+              "(outside any function)")
 
 
 class ImportFailed(Exception):
@@ -39,14 +41,9 @@ def import_learners(name: str, path: Path, timeout: float | None = None,
         with time_limit(timeout):
             return load(name, path)
     except Timeout:
-        raise ImportFailed(_unfinished(path.name, f"{timeout:g} s")) from None
+        raise ImportFailed(UNFINISHED.format(path.name, f"{timeout:g} s")) from None
     except BaseException as error:  # noqa: BLE001 -- whatever the learner's module does at import
         raise ImportFailed(f"importing {path.name} failed: {where(error)}") from None
-
-
-def _unfinished(file: str, limit: str) -> str:
-    return (f"importing {file} did not finish in {limit}: look for a loop that never ends at the top level of the "
-            "file (outside any function)")
 
 
 def compile_error(path: Path) -> str:
@@ -93,7 +90,7 @@ def run_in_child(track: str, paths: Sequence[Path], exercises: Sequence[Describe
     if 'places' not in said:  # it stopped before any exercise: importing the learner's files, or before
         files, importing = ' and '.join(p.name for p in paths), 'importing' in said
         if importing and problem[0] == 'timeout':
-            return [], {}, _unfinished(files, f"{limit:g} s")
+            return [], {}, UNFINISHED.format(files, f"{limit:g} s")
         return [], {}, f"{f'importing {files}' if importing else 'the checker'} stopped: {problem[1]}"
     if len(results) < len(exercises):  # the child died, or was stopped, in the middle of the next one (in order)
         results.append(Result.of(exercises[len(results)], WRONG, obtained='no result', diagnosis=problem[0],
@@ -142,8 +139,7 @@ def _env() -> dict[str, str]:
 
 
 def worker(track: str, timeout: float, channel: str, paths: list[str]) -> int:
-    """In the child: check the files, writing to channel (a file the learner's code does not write to) where each
-    exercise is written, then each Result once known."""
+    """In the child: check the files, writing where each exercise is, then each Result, to channel (its own file)."""
     _watch_parent()
     out = open(channel, 'a', encoding='utf-8')  # noqa: SIM115 -- open while the child lives
 

@@ -25,7 +25,7 @@ class Track:
     # In the child: import the learner's files; where each exercise is written in them, and the Results as they come.
     check_files: Callable[[list[Path], float], tuple[dict[int, str], Iterator[Result]]]
     solution: Callable[[str], str]     # the library's own code for an exercise
-    warm_up: Callable[[], None] = lambda: None  # in the child, before the learner's files and any clock
+    warm_up: Callable[[], object] = lambda: None  # in the child, before the learner's files and any clock
     title: str = 'micrograd exercises'  # the report's first words
 
     def command(self, verb: str, *args: str | Path) -> str:

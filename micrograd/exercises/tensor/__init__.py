@@ -37,9 +37,8 @@ from micrograd.exercises.result import Result
 from micrograd.exercises.runner import import_learners
 from micrograd.exercises.tensor.exercise_list import EXERCISES, find
 from micrograd.exercises.tensor.grading import check_all
-from micrograd.exercises.tensor.my_tensor_file import TENSOR_FILE, blank_tensor, load, source
+from micrograd.exercises.tensor.my_tensor_file import TENSOR_FILE, blank_tensor, library_module, load, source
 from micrograd.exercises.tensor.my_tensor_file import solution as library_answer
-from micrograd.exercises.tensor.running import prepare
 from micrograd.exercises.tensor.wrong_line import learners_function
 from micrograd.exercises.track import Track
 
@@ -71,5 +70,5 @@ def _check_files(paths: list[Path], timeout: float) -> tuple[dict[int, str], Ite
 
 TRACK = Track('tensor', EXERCISES, (TENSOR_FILE,), 'micrograd.exercises.tensor.exercises_tensor_ipynb',
               texts=lambda directory: [source(directory)], check_objects=_check_objects,
-              check_files=_check_files, solution=library_answer, warm_up=prepare, title=TITLE)
+              check_files=_check_files, solution=library_answer, warm_up=library_module, title=TITLE)
 start, check, solution = TRACK.start, TRACK.check, TRACK.solution

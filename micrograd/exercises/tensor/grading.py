@@ -1,6 +1,5 @@
-"""Grading one exercise of the tensor track: the learner's gradients against the library's and central
-differences', on every case; for the first one wrong, the slip named (naming.py) and the learner's line.
-Gradients right on every case is the exercise done: a data tensor that got a .grad is only noted."""
+"""Grading a tensor exercise: the learner's gradients against the library's and central differences' on every case;
+for the first wrong, the slip named (naming.py) and the learner's line. A data tensor given a .grad is only noted."""
 from __future__ import annotations
 
 import warnings
@@ -16,8 +15,9 @@ from micrograd.exercises.sandbox import guarded, paused, set_input
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.backward_on_graphs import check_backward
 from micrograd.exercises.tensor.exercise_list import EXERCISES
+from micrograd.exercises.tensor.my_tensor_file import library_module
 from micrograd.exercises.tensor.naming import diagnose
-from micrograd.exercises.tensor.running import Run, close, expected, fits, prepare, run_case, summary, torch_grads
+from micrograd.exercises.tensor.running import Run, close, expected, fits, run_case, summary, torch_grads
 from micrograd.exercises.tensor.wrong_line import alone, bodies, place
 
 
@@ -45,8 +45,7 @@ def check_one(exercise: Exercise, module: Any, timeout: float | None = 10.0) -> 
 
 
 def _judged(exercise: Exercise, runs: list[Run], traced: list[list[Event]], functions: dict[str, Any]) -> Result:
-    """exercise's runs graded (traced: the learner's lines each ran; functions: theirs, by blank); for the first wrong
-    case, the slip named, the learner's line, what was expected and obtained, and a few more wrong cases."""
+    """exercise's runs graded (traced: the lines of the learner's each ran; functions: theirs, by blank)."""
     kept: list[Run | None] = []  # (None: a case that reached a blank not written)
     failing: list[int] = []
     unfinished: Result | None = None
@@ -65,8 +64,7 @@ def _judged(exercise: Exercise, runs: list[Run], traced: list[list[Event]], func
         kept.append(run)
         if run.error is not None or run.inplace or run.misshaped or _wrong_leaf(exercise, i, run):
             failing.append(i)  # (an error, a write in place, an array not of its tensor's shape, a wrong gradient)
-        elif not note and any(t.grad is not None for t in run.given.values()):
-            names = ', '.join(k for k, t in run.given.items() if t.grad is not None)
+        elif not note and (names := ', '.join(k for k, t in run.given.items() if t.grad is not None)):
             note = (f"on `{case.text()}`, {names} is data (requires_grad=False) and got a .grad: harmless for the "
                     "gradients, but the library (as PyTorch) passes grad on only to operands with requires_grad")
     if all(r is None for r in kept):
@@ -104,6 +102,6 @@ def _wrong_leaf(exercise: Exercise, i: int, run: Run) -> str:
 
 
 def check_all(module: Any, timeout: float | None = 10.0) -> Iterator[Result]:
-    prepare()
+    library_module()  # (made before any clock starts)
     for exercise in EXERCISES:
         yield check_one(exercise, module, timeout)

@@ -1,7 +1,5 @@
-"""The tensor track's workspace, my_tensor.py, and what it is cut from: the library's tensor engine as one module
-and the bodies the exercises cut out of it. The checker runs that module with the library's answers, a slip
-planted, or a learner's my_tensor.py in place of its blanks (load).
-"""
+"""The tensor track's workspace, my_tensor.py, cut from the library's tensor engine as one module; the checker runs
+that module with the library's bodies, a slip planted, or a learner's my_tensor.py in place of its blanks (load)."""
 from __future__ import annotations
 
 import ast
@@ -33,8 +31,7 @@ class Blank(Body):
     name: str         # as the records name it: 'Tensor.__add__', 'unbroadcast', 'Tensor.backward()'
     owner: str        # the class or function it sits in, as the file has it: 'Reductions.sum', 'cross_entropy'
 
-    def text(self) -> str:
-        """The blank: what this body does, and the raise that says it is not written."""
+    def text(self) -> str:  # what this body does, and the raise that says it is not written
         n, name, prompts = self.exercise.number, self.exercise.name, self.exercise.prompts
         return f"# EXERCISE {n} ({name}), {prompts[self.exercise.blanks.index(self.name)]}\n{unwritten(n, name)}"
 

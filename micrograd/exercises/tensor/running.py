@@ -1,7 +1,5 @@
-"""Running a case: its tensors built with some engine (the learner's, the library's, one with a slip planted) and
-a random upstream gradient backpropagated by the checker's own loop, not the learner's backward(), which also
-watches for a `_backward` writing into an array another node may hold (x + y hands one array to both parents).
-"""
+"""Running a case with some engine (the learner's, the library's, a slip's), backpropagated by the checker's own loop,
+which also watches for a `_backward` writing into an array another node may hold (x + y hands one to both parents)."""
 from __future__ import annotations
 
 import importlib
@@ -92,9 +90,8 @@ def run_case(case: Case, module: Any) -> Run:
     array handed to _add_grad (a shape error is then said in the operand's terms)."""
     data = case.data()
     if 'unbroadcast' in case.code:  # unbroadcast: a function of arrays
-        arrays = {'unbroadcast': module.unbroadcast, **data}
         try:
-            out = forward(case, module, arrays)['out']
+            out = forward(case, module, {'unbroadcast': module.unbroadcast, **data})['out']
         except Exception as error:  # noqa: BLE001 -- reported with the line that raised it
             return Run(error=error)
         return Run({'out': np.asarray(out) if isinstance(out, (np.ndarray, np.generic)) else out})
@@ -122,11 +119,6 @@ def run_case(case: Case, module: Any) -> Run:
         return Run(out=out.data, error=error, given=given, handed=handed)
     grads = {name: (None if t.grad is None else np.array(t.grad)) for name, t in leaves.items()}
     return Run(grads, out.data, inplace=kind, inplace_op=op, inplace_name=array, given=given, handed=handed)
-
-
-def prepare() -> None:
-    """What the checker needs, made before any clock starts: the library's engine as one module (and its blanks)."""
-    library_module()
 
 
 # --- what the right answer is ------------------------------------------------------------------------
@@ -200,12 +192,12 @@ def shown(gradients: dict[str, Any] | Exception, names: Iterable[str]) -> str:
     return '; '.join(summary(n, gradients.get(n)) for n in names)
 
 
-def summary(name: str, g: Any, limit: int = 8) -> str:
+def summary(name: str, g: Any) -> str:
     """'b.grad = [0.52, -1.3, 0.8] (3,)': a gradient as a report shows it."""
     if g is None:
         return f"{name}.grad = None"
     if not isinstance(g, np.ndarray):
         return f"{name} = {type(g).__name__} {g!r}"[:100]
-    numbers = ', '.join(f"{v:.4g}" for v in g.flat[:limit]) + (', ...' if g.size > limit else '')
+    numbers = ', '.join(f"{v:.4g}" for v in g.flat[:8]) + (', ...' if g.size > 8 else '')
     dtype = '' if g.dtype == np.float64 else f" {g.dtype}"
     return f"{name}.grad = [{numbers}] {g.shape}{dtype}" if name != 'out' else f"[{numbers}] {g.shape}{dtype}"
