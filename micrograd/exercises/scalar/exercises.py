@@ -63,8 +63,8 @@ class Graph:
         if len(self.nodes) > 20:
             return f"x = Value(0.5); n = x; then {len(self.nodes):,} times: n = n + 1; n.{call}"
         lines = [f"{n} = Value({v!r})" for n, v in self.leaves.items()]
-        for name, op, parents in self.nodes:
-            lines.append(f"{name} = {parents[0]} + 1" if op == '+1' else f"{name} = {f' {op} '.join(parents)}")
+        lines += [f"{name} = {parents[0]} + 1" if op == '+1' else f"{name} = {f' {op} '.join(parents)}"
+                  for name, op, parents in self.nodes]
         return '; '.join(lines) + f"; {self.root}.{call}"
 
 
@@ -306,8 +306,7 @@ WRITTEN: tuple[Exercise, ...] = (
         ("dot: each w in ws, each x in xs and the bias b get their share of grad",),
         "backward of Value.dot(ws, xs, bias)",
         "Write the body of `_backward(grad)` in `Value.dot`: every weight, every input and the bias.",
-        "dot is n products and a sum in one node: `w_i` gets `x_i * grad`, `x_i` gets `w_i * grad`, the bias "
-        "`grad`.",
+        "dot is n products and a sum in one node: `w_i` gets `x_i * grad`, `x_i` gets `w_i * grad`, the bias `grad`.",
         "Walk `zip(ws, xs)`; the bias `b` is always a Value (`Value(0.0)` when none is given). `+=` matters, "
         "since the same Value may appear in `ws` and `xs`.",
         "w.grad += x.data * grad;  x.grad += w.data * grad  (each pair);  b.grad += grad",
@@ -447,11 +446,10 @@ ALIASES = {a.lower(): e.name for e in EXERCISES for a in (*e.aliases, *e.methods
 
 def find(name: str) -> Exercise:
     """An exercise by its name ('+', 'tanh'), an alias ('mul', 'pow') or its number ('3')."""
-    key = name.strip()
+    key = name.strip().lower()
     if key.isdigit() and 1 <= int(key) <= len(EXERCISES):
         return EXERCISES[int(key) - 1]
-    key = ALIASES.get(key.lower(), key.lower())
-    if key in BY_NAME:
-        return BY_NAME[key]
+    if (found := BY_NAME.get(ALIASES.get(key, key))) is not None:
+        return found
     names = ' '.join(e.name for e in EXERCISES)
     raise KeyError(f"no exercise {name!r}: choose one of {names} (or its number, 1-{len(EXERCISES)})")

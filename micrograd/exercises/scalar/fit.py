@@ -137,12 +137,6 @@ def explain(cases: list[Case], runs: list[Run], wants: list[Run], op: ops.Op) ->
     return (keys.pop() if len(keys) == 1 else 'formula'), '; '.join(said for _, said in stories)
 
 
-def _agree(mine: Run, theirs: Run | None) -> bool:
-    """The same gradients, or an exception of the same type (an overflow where the slip overflows)."""
-    return theirs is not None and type(mine.error) is type(theirs.error) and (
-        mine.error is not None or same(mine.grads, theirs.grads))
-
-
 def _leaky(exercise: Exercise, runs: list[Run], cases: tuple[Case, ...]) -> bool:
     """relu with a slope below zero: where the input is negative, a fraction of grad passes; elsewhere right."""
     negative = [(c, r.grads) for c, r in zip(cases, runs) if c.leaves.get('x', 1.0) < 0 and r.grads]
@@ -167,7 +161,10 @@ def diagnose(exercise: Exercise, runs: list[Run], failing: list[int], value_clas
         return 'holds_out', ''
 
     def agrees(i: int, module: Any) -> bool | None:  # (None where the learner's code did not build the input)
-        return _agree(runs[i], run_case(cases[i], module.Value)) if runs[i].built else None
+        """The same gradients as the slip's, or an exception of the same type (an overflow where it overflows)."""
+        mine, theirs = runs[i], run_case(cases[i], module.Value) if runs[i].built else None
+        return None if theirs is None else type(mine.error) is type(theirs.error) and (
+            mine.error is not None or same(mine.grads, theirs.grads))
     scored = [(all(a is not False or i in accepted for i, a in enumerate(agreed)),
                sum(bool(agreed[i]) for i in failing), sum(map(bool, agreed)), -n, slip)
               for n, slip, agreed in reproducing(variants(exercise.name), first, len(cases), agrees)]

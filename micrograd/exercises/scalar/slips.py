@@ -1,8 +1,5 @@
-"""The wrong backwards a learner writes, derived from the library's own: so that a slip nobody listed is named.
-
-Learners slip on an op's lines `parent.grad += local derivative * grad` in the same few ways whatever the op
-(RULES). Each rule rewrites the library's closure (its syntax tree) into a candidate, built into the library's
-engine in place of the closure. An exercise's record adds the slips no rule makes (relu's gate at 0)."""
+"""The wrong backwards a learner writes, derived from the library's closures by rules (RULES) that rewrite their
+syntax tree, so that a slip nobody listed is named; an exercise's record adds those no rule makes (relu's at 0)."""
 from __future__ import annotations
 
 import ast
