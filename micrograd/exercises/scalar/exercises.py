@@ -1,6 +1,5 @@
-"""The scalar exercises, one record each (an exercise's number is its place in EXERCISES), and what a record
-holds: the Exercise, the Slips it names, its inputs (a Case for an op, a Graph for the sort and backward()).
-Formulas and code sit between backticks: Markdown shows them as code, where `**` would otherwise turn bold."""
+"""The scalar exercises, one record each (its number is its place in EXERCISES): the Exercise, the Slips it names,
+its inputs (a Case for an op, a Graph for the sort and backward()); formulas and code in backticks, for Markdown."""
 from __future__ import annotations
 
 import re
@@ -322,8 +321,10 @@ WRITTEN: tuple[Exercise, ...] = (
         aliases=('Value.dot',)),
 )
 
-# After the ops, the lecture's sort and backward(), and the neuron.
-AFTER_OPS: tuple[Exercise, ...] = (
+# Every op of ops.py in its order (engine.py's), its record in WRITTEN or the one derived from ops.py; then the
+# lecture's sort and backward(), and the neuron.
+EXERCISES: tuple[Exercise, ...] = (
+    *({e.attribute: e for e in WRITTEN}.get(op.method) or op_exercise(op) for op in ops.OPS),
     Exercise(
         'sort', 'sort', 'engine', ('_topological_order',),
         ("return the nodes ops made on the way to self, each after its parents",),
@@ -435,10 +436,6 @@ AFTER_OPS: tuple[Exercise, ...] = (
                                        "and b")),
         aliases=('neuron.__call__',)),
 )
-
-# Every op of ops.py in its order (engine.py's), its record here or the one derived from ops.py, then the rest.
-EXERCISES: tuple[Exercise, ...] = (
-    *({e.attribute: e for e in WRITTEN}.get(op.method) or op_exercise(op) for op in ops.OPS), *AFTER_OPS)
 
 BY_NAME = {e.name: e for e in EXERCISES}
 ALIASES = {a.lower(): e.name for e in EXERCISES for a in (*e.aliases, *e.methods, *(m.strip('_') for m in e.methods))}

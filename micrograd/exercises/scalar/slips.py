@@ -18,8 +18,7 @@ from micrograd.exercises.derived_slips import assigned, handing, negated, parent
 from micrograd.exercises.scalar.blanks import Blank, blanks_of
 from micrograd.exercises.scalar.exercises import Slip, find
 
-# What each rule's key means, for the report (a rule's own sentence adds the lines it changed). The derivative
-# taken at the wrong place (at_input, at_output, applied_twice) is named from the numbers: fit.misplaced.
+# What each key means, for the report (a rule's sentence adds the lines it changed; at_*, applied_twice: fit.misplaced).
 RULES: dict[str, str] = {
     'overwrite': "`=` instead of `+=` (or `-=`): a Value used twice (as in a * a, a / a, or b = a + a; c = b + b) "
                  "must collect the gradient of both uses, and `=` keeps only the last one",
