@@ -46,9 +46,8 @@ class Case:
 
 def case(leaves: str, code: str = '', prior: str = '', **options: Any) -> Case:
     """case('x=2.0 y=-3.0', 'out = x + y', ...): the leaves as name=value pairs; without code, the op's own."""
-    def pairs(text: str) -> dict[str, float]:
-        return {name: float(v) for name, v in (p.split('=') for p in text.split())}
-    return Case(pairs(leaves), code, prior=pairs(prior), **options)
+    data, grads = ({name: float(v) for name, v in (p.split('=') for p in text.split())} for text in (leaves, prior))
+    return Case(data, code, prior=grads, **options)
 
 
 @dataclass(frozen=True)

@@ -112,8 +112,7 @@ def roles_of(case: Case) -> dict[str, str] | None:
 
 
 def explain(cases: list[Case], runs: list[Run], wants: list[Run], op: ops.Op) -> tuple[str, str]:
-    """The stories of every wrong leaf, over the cases `out = x OP y` or `out = x.f()` (no value used twice, no
-    extreme input), and their key ('formula', or the slip's they all tell); '' when a wrong leaf has none."""
+    """The wrong leaves' stories over the cases `out = x OP y` or `out = x.f()`, and their key ('' if one has none)."""
     by_role: dict[str, list[tuple[Env, float, float]]] = {}
     for case, run, want in zip(cases, runs, wants):
         roles = roles_of(case)  # (the dot's leaves: each its own story, no formula to fit)
