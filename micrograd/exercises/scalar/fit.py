@@ -66,8 +66,7 @@ def local_form(names: tuple[str, ...], samples: list[tuple[Env, float]], right: 
 
 
 def misplaced(right: str, forward: str, one_operand: bool) -> list[tuple[str, str]]:
-    """The derivative right taken at the wrong place, as slips name it: (key, its form). 1 - out**2 taken at the
-    input (1 - x**2) or at f(out) (1 - tanh(out)**2); 1 / x, of an op of one operand, at the output (1 / out)."""
+    """The derivative right taken at the wrong place, as slips name it: (key, its form): 1 - out**2 as 1 - x**2."""
     def put(name: str, value: str, formula: str) -> str:
         return re.sub(rf'\b{name}\b', value, formula)
     if re.search(r'\bout\b', right):
