@@ -1,6 +1,5 @@
-"""Grading the sort and backward() on graphs the checker makes node by node (graphs.py), the idea first: every node
-once, after its parents, is a correct sort; the library's gradients are correct backprop (the lecture's build_topo
-and `self.grad = 1` too). Then the rules the task states (no recursion, no leaves in the order, zeroing, `+= 1`)."""
+"""Grading the sort and backward() on graphs the checker makes node by node (graphs.py): the idea first (the lecture's
+build_topo and `self.grad = 1` pass), then the rules the task states (no recursion, no leaves, zeroing, `+= 1`)."""
 from __future__ import annotations
 
 import ast
@@ -147,10 +146,9 @@ def _run(exercise_number: int, graph: Graph, nodes: dict[str, Any], calls: int, 
 
 def _call_mismatch(error: BaseException) -> str:
     """For a TypeError from calling a node's backward the wrong way, which way ('' for any other error)."""
-    message = str(error) if isinstance(error, TypeError) else ''
     called = {'backward_extra_grad': 'takes 0 positional arguments but 1 was given',
               'backward_no_grad': 'missing 1 required positional argument'}
-    return next((key for key, says in called.items() if says in message), '')
+    return next((key for key, says in called.items() if isinstance(error, TypeError) and says in str(error)), '')
 
 
 def _leaf_root(value_class: Any) -> Finding | str:
@@ -162,10 +160,8 @@ def _leaf_root(value_class: Any) -> Finding | str:
         x.backward()
     except Exception as error:  # noqa: BLE001
         return _raised(text, error, 'raises', "x.grad = 1.5")
-    if close(x.grad, 1.5):
-        return ''
-    if close(x.grad, 1.0):
-        return 'backward_seed_overwrites'
+    if close(x.grad, 1.5) or close(x.grad, 1.0):  # right, or the root's 1 set with `=`
+        return '' if close(x.grad, 1.5) else 'backward_seed_overwrites'
     return Finding(diagnosis='wrong', input=text, expected="x.grad = 1.5", obtained=f"x.grad = {number(x.grad)}")
 
 

@@ -1,6 +1,5 @@
-"""The scalar exercises, one record each (an exercise's number is its place in EXERCISES), and what a record
-holds: the Exercise, the Slips it names, its inputs (a Case for an op, a Graph for the sort and backward()).
-Formulas and code sit between backticks: Markdown shows them as code, where `**` would otherwise turn bold."""
+"""The scalar exercises, one record each (its number is its place in EXERCISES): the Exercise, the Slips it names,
+its inputs (a Case for an op, a Graph for the sort and backward()); formulas and code in backticks, for Markdown."""
 from __future__ import annotations
 
 import re
@@ -47,9 +46,8 @@ class Case:
 
 def case(leaves: str, code: str = '', prior: str = '', **options: Any) -> Case:
     """case('x=2.0 y=-3.0', 'out = x + y', ...): the leaves as name=value pairs; without code, the op's own."""
-    def pairs(text: str) -> dict[str, float]:
-        return {name: float(v) for name, v in (p.split('=') for p in text.split())}
-    return Case(pairs(leaves), code, prior=pairs(prior), **options)
+    data, grads = ({name: float(v) for name, v in (p.split('=') for p in text.split())} for text in (leaves, prior))
+    return Case(data, code, prior=grads, **options)
 
 
 @dataclass(frozen=True)
@@ -63,8 +61,8 @@ class Graph:
         if len(self.nodes) > 20:
             return f"x = Value(0.5); n = x; then {len(self.nodes):,} times: n = n + 1; n.{call}"
         lines = [f"{n} = Value({v!r})" for n, v in self.leaves.items()]
-        for name, op, parents in self.nodes:
-            lines.append(f"{name} = {parents[0]} + 1" if op == '+1' else f"{name} = {f' {op} '.join(parents)}")
+        lines += [f"{name} = {parents[0]} + 1" if op == '+1' else f"{name} = {f' {op} '.join(parents)}"
+                  for name, op, parents in self.nodes]
         return '; '.join(lines) + f"; {self.root}.{call}"
 
 
@@ -306,8 +304,7 @@ WRITTEN: tuple[Exercise, ...] = (
         ("dot: each w in ws, each x in xs and the bias b get their share of grad",),
         "backward of Value.dot(ws, xs, bias)",
         "Write the body of `_backward(grad)` in `Value.dot`: every weight, every input and the bias.",
-        "dot is n products and a sum in one node: `w_i` gets `x_i * grad`, `x_i` gets `w_i * grad`, the bias "
-        "`grad`.",
+        "dot is n products and a sum in one node: `w_i` gets `x_i * grad`, `x_i` gets `w_i * grad`, the bias `grad`.",
         "Walk `zip(ws, xs)`; the bias `b` is always a Value (`Value(0.0)` when none is given). `+=` matters, "
         "since the same Value may appear in `ws` and `xs`.",
         "w.grad += x.data * grad;  x.grad += w.data * grad  (each pair);  b.grad += grad",
@@ -323,8 +320,10 @@ WRITTEN: tuple[Exercise, ...] = (
         aliases=('Value.dot',)),
 )
 
-# After the ops, the lecture's sort and backward(), and the neuron.
-AFTER_OPS: tuple[Exercise, ...] = (
+# Every op of ops.py in its order (engine.py's), its record in WRITTEN or the one derived from ops.py; then the
+# lecture's sort and backward(), and the neuron.
+EXERCISES: tuple[Exercise, ...] = (
+    *({e.attribute: e for e in WRITTEN}.get(op.method) or op_exercise(op) for op in ops.OPS),
     Exercise(
         'sort', 'sort', 'engine', ('_topological_order',),
         ("return the nodes ops made on the way to self, each after its parents",),
@@ -437,21 +436,16 @@ AFTER_OPS: tuple[Exercise, ...] = (
         aliases=('neuron.__call__',)),
 )
 
-# Every op of ops.py in its order (engine.py's), its record here or the one derived from ops.py, then the rest.
-EXERCISES: tuple[Exercise, ...] = (
-    *({e.attribute: e for e in WRITTEN}.get(op.method) or op_exercise(op) for op in ops.OPS), *AFTER_OPS)
-
 BY_NAME = {e.name: e for e in EXERCISES}
 ALIASES = {a.lower(): e.name for e in EXERCISES for a in (*e.aliases, *e.methods, *(m.strip('_') for m in e.methods))}
 
 
 def find(name: str) -> Exercise:
     """An exercise by its name ('+', 'tanh'), an alias ('mul', 'pow') or its number ('3')."""
-    key = name.strip()
+    key = name.strip().lower()
     if key.isdigit() and 1 <= int(key) <= len(EXERCISES):
         return EXERCISES[int(key) - 1]
-    key = ALIASES.get(key.lower(), key.lower())
-    if key in BY_NAME:
-        return BY_NAME[key]
+    if (found := BY_NAME.get(ALIASES.get(key, key))) is not None:
+        return found
     names = ' '.join(e.name for e in EXERCISES)
     raise KeyError(f"no exercise {name!r}: choose one of {names} (or its number, 1-{len(EXERCISES)})")

@@ -66,8 +66,7 @@ def local_form(names: tuple[str, ...], samples: list[tuple[Env, float]], right: 
 
 
 def misplaced(right: str, forward: str, one_operand: bool) -> list[tuple[str, str]]:
-    """The derivative right taken at the wrong place, as slips name it: (key, its form). 1 - out**2 taken at the
-    input (1 - x**2) or at f(out) (1 - tanh(out)**2); 1 / x, of an op of one operand, at the output (1 / out)."""
+    """The derivative right taken at the wrong place, as slips name it: (key, its form): 1 - out**2 as 1 - x**2."""
     def put(name: str, value: str, formula: str) -> str:
         return re.sub(rf'\b{name}\b', value, formula)
     if re.search(r'\bout\b', right):
@@ -112,8 +111,7 @@ def roles_of(case: Case) -> dict[str, str] | None:
 
 
 def explain(cases: list[Case], runs: list[Run], wants: list[Run], op: ops.Op) -> tuple[str, str]:
-    """The stories of every wrong leaf, over the cases `out = x OP y` or `out = x.f()` (no value used twice, no
-    extreme input), and their key ('formula', or the slip's they all tell); '' when a wrong leaf has none."""
+    """The wrong leaves' stories over the cases `out = x OP y` or `out = x.f()`, and their key ('' if one has none)."""
     by_role: dict[str, list[tuple[Env, float, float]]] = {}
     for case, run, want in zip(cases, runs, wants):
         roles = roles_of(case)  # (the dot's leaves: each its own story, no formula to fit)
@@ -135,12 +133,6 @@ def explain(cases: list[Case], runs: list[Run], wants: list[Run], op: ops.Op) ->
         return '', ''
     keys = {key for key, _ in stories}
     return (keys.pop() if len(keys) == 1 else 'formula'), '; '.join(said for _, said in stories)
-
-
-def _agree(mine: Run, theirs: Run | None) -> bool:
-    """The same gradients, or an exception of the same type (an overflow where the slip overflows)."""
-    return theirs is not None and type(mine.error) is type(theirs.error) and (
-        mine.error is not None or same(mine.grads, theirs.grads))
 
 
 def _leaky(exercise: Exercise, runs: list[Run], cases: tuple[Case, ...]) -> bool:
@@ -167,7 +159,10 @@ def diagnose(exercise: Exercise, runs: list[Run], failing: list[int], value_clas
         return 'holds_out', ''
 
     def agrees(i: int, module: Any) -> bool | None:  # (None where the learner's code did not build the input)
-        return _agree(runs[i], run_case(cases[i], module.Value)) if runs[i].built else None
+        """The same gradients as the slip's, or an exception of the same type (an overflow where it overflows)."""
+        mine, theirs = runs[i], run_case(cases[i], module.Value) if runs[i].built else None
+        return None if theirs is None else type(mine.error) is type(theirs.error) and (
+            mine.error is not None or same(mine.grads, theirs.grads))
     scored = [(all(a is not False or i in accepted for i, a in enumerate(agreed)),
                sum(bool(agreed[i]) for i in failing), sum(map(bool, agreed)), -n, slip)
               for n, slip, agreed in reproducing(variants(exercise.name), first, len(cases), agrees)]

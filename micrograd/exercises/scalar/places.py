@@ -34,8 +34,7 @@ def method_place(cls: Any, method: str) -> str:
 
 def wrong_line(methods: tuple[str, ...], mine: list[lines.Event], run: Callable[[Any], object],
                leaf: float | None) -> str:
-    """The learner's line that made a wrong value first (lines.wrong_line; mine: their run, traced), or ''; run(a
-    Value class) runs the case again, with the library's closures noted."""
+    """The learner's line that made a wrong value first (mine: their run, traced), or ''; run(cls) runs the case."""
     noted, swaps = list[Any](), []
     for method in (m for m in methods if m in vars(Value)):
         fn = _function(Value, method)

@@ -1,8 +1,5 @@
-"""The wrong backwards a learner writes, derived from the library's own: so that a slip nobody listed is named.
-
-Learners slip on an op's lines `parent.grad += local derivative * grad` in the same few ways whatever the op
-(RULES). Each rule rewrites the library's closure (its syntax tree) into a candidate, built into the library's
-engine in place of the closure. An exercise's record adds the slips no rule makes (relu's gate at 0)."""
+"""The wrong backwards a learner writes, derived from the library's closures by rules (RULES) that rewrite their
+syntax tree, so that a slip nobody listed is named; an exercise's record adds those no rule makes (relu's at 0)."""
 from __future__ import annotations
 
 import ast
@@ -21,8 +18,7 @@ from micrograd.exercises.derived_slips import assigned, handing, negated, parent
 from micrograd.exercises.scalar.blanks import Blank, blanks_of
 from micrograd.exercises.scalar.exercises import Slip, find
 
-# What each rule's key means, for the report (a rule's own sentence adds the lines it changed). The derivative
-# taken at the wrong place (at_input, at_output, applied_twice) is named from the numbers: fit.misplaced.
+# What each key means, for the report (a rule's sentence adds the lines it changed; at_*, applied_twice: fit.misplaced).
 RULES: dict[str, str] = {
     'overwrite': "`=` instead of `+=` (or `-=`): a Value used twice (as in a * a, a / a, or b = a + a; c = b + b) "
                  "must collect the gradient of both uses, and `=` keeps only the last one",
