@@ -106,7 +106,7 @@ def test_the_bench_stays_within_its_budget_of_lines():
     assert total <= BENCH_BUDGET, f"bench/*.py have {total} lines, over their budget of {BENCH_BUDGET}: {counts}"
 
 
-GRADER_SHARE = 0.48  # of the lines of micrograd/ and bench/: the exercises' checker, at most (it was 0.53, 0.50, 0.49)
+GRADER_SHARE = 0.45  # of the lines of micrograd/ and bench/: the exercises' checker, at most (it was 0.53 ... 0.48)
 
 
 def test_the_exercises_stay_within_their_share_of_the_house():
