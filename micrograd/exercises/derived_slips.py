@@ -1,8 +1,5 @@
-"""The wrong backwards a learner writes, derived from the library's own body: what both tracks share.
-
-A slip is the library's body with nodes of its syntax tree replaced (replace()): a statement handing a parent its
-gradient (`x.grad += local * grad`, `x._add_grad(grad * local)`) negated or left out, the upstream gradient read as
-ones. It names the learner's mistake when, planted in the library, it gives the learner's numbers (reproducing())."""
+"""The wrong backwards a learner writes, derived from the library's own body by replacing nodes of its syntax tree:
+a slip names the learner's mistake when, planted in the library, it gives the learner's numbers (reproducing())."""
 from __future__ import annotations
 
 import ast
