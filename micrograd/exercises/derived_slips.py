@@ -9,8 +9,7 @@ from typing import Any, cast
 
 
 def replace(body: list[ast.stmt], changes: dict[ast.AST, Callable[[Any], Any]]) -> list[ast.stmt]:
-    """A copy of body with each node in changes (found by identity) replaced by what its function makes of the
-    node's copy: a node, a list of statements, or None (the statement removed); body stays as it is."""
+    """A copy of body, each node in changes (by identity) replaced by what its function makes of it (None: removed)."""
     copies: dict[int, Any] = {}  # deepcopy's memo: each original node's id, its copy
     module = copy.deepcopy(ast.Module(body=list(body), type_ignores=[]), copies)
     changed = {id(copies[id(old)]): change for old, change in changes.items() if id(old) in copies}
