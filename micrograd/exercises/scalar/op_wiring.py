@@ -20,11 +20,9 @@ from micrograd.exercises.scalar.places import closures, line_with
 
 def probes(exercise: Exercise) -> list[Case]:
     """The cases an op is wired on: the first of each form (x OP y, x OP k, x.f()), none reused, prior or extreme."""
-    firsts: dict[str, Case] = {}
-    for case in exercise.cases:
-        if not (case.prior or case.extreme or case.reuses or roles_of(case) is None):
-            firsts.setdefault(case.code, case)
-    return list(firsts.values())
+    plain = [case for case in exercise.cases
+             if not (case.prior or case.extreme or case.reuses or roles_of(case) is None)]
+    return sorted({case.code: case for case in reversed(plain)}.values(), key=plain.index)  # in their order
 
 
 def wired_text(case: Case, then: str = '') -> str:
