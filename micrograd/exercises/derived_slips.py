@@ -1,8 +1,5 @@
-"""The wrong backwards a learner writes, derived from the library's own body: what both tracks share.
-
-A slip is the library's body with nodes of its syntax tree replaced (replace()): a statement handing a parent its
-gradient (`x.grad += local * grad`, `x._add_grad(grad * local)`) negated or left out, the upstream gradient read as
-ones. It names the learner's mistake when, planted in the library, it gives the learner's numbers (reproducing())."""
+"""The wrong backwards a learner writes, derived from the library's own body by replacing nodes of its syntax tree:
+a slip names the learner's mistake when, planted in the library, it gives the learner's numbers (reproducing())."""
 from __future__ import annotations
 
 import ast
@@ -12,8 +9,7 @@ from typing import Any, cast
 
 
 def replace(body: list[ast.stmt], changes: dict[ast.AST, Callable[[Any], Any]]) -> list[ast.stmt]:
-    """A copy of body with each node in changes (found by identity) replaced by what its function makes of the
-    node's copy: a node, a list of statements, or None (the statement removed); body stays as it is."""
+    """A copy of body, each node in changes (by identity) replaced by what its function makes of it (None: removed)."""
     copies: dict[int, Any] = {}  # deepcopy's memo: each original node's id, its copy
     module = copy.deepcopy(ast.Module(body=list(body), type_ignores=[]), copies)
     changed = {id(copies[id(old)]): change for old, change in changes.items() if id(old) in copies}

@@ -1,6 +1,5 @@
-"""Grading the neuron, the idea first: parameters() lists the weights and the bias, and the neuron computes
-activation(w . x + b) from Values, so that backward() reaches w and b (the lecture's tanh neuron does). Then the
-library's rules the task states: ReLU unless made otherwise, a single Value taken, the number of inputs checked."""
+"""Grading the neuron, the idea first: parameters() lists w and b, and activation(w . x + b) is made from Values
+(the lecture's tanh neuron passes). Then the library's rules: ReLU by default, a single Value, inputs counted."""
 from __future__ import annotations
 
 import math
@@ -116,8 +115,7 @@ def check_neuron(exercise: Exercise, value_class: Any, neuron_class: Any, strict
     if failed := next((r for r in outcomes if r is not None), None):
         return failed
     missing, shown = list[tuple[str, str]](), dict[str, str]()
-    wrong = [(r, applied) for r, applied in ran if r is not None]
-    if wrong:  # right for no activation: the forward value differs, said first
+    if wrong := [(r, applied) for r, applied in ran if r is not None]:  # a forward value differs: said first
         result, applied = wrong[0]
         if len(wrong) == len(ran) or result.diagnosis != 'neuron_forward' or not applied:
             return result

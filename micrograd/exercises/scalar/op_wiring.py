@@ -1,6 +1,5 @@
 """Whether an op wires its output into the graph: every operand among its parents (`_prev`), the op's name (`_op`),
-its closure attached. Each operand is made by an op here (`x = x0 + 0`), so only a graph holding it passes x0 its
-gradient. An op written as other ops (the lecture's x / y as x * y**-1) has their labels and closures, not asked."""
+its closure attached. Each operand is made by an op here (`x = x0 + 0`), so only a graph holding it passes x0 on."""
 from __future__ import annotations
 
 import re
@@ -21,11 +20,9 @@ from micrograd.exercises.scalar.places import closures, line_with
 
 def probes(exercise: Exercise) -> list[Case]:
     """The cases an op is wired on: the first of each form (x OP y, x OP k, x.f()), none reused, prior or extreme."""
-    firsts: dict[str, Case] = {}
-    for case in exercise.cases:
-        if not (case.prior or case.extreme or case.reuses or roles_of(case) is None):
-            firsts.setdefault(case.code, case)
-    return list(firsts.values())
+    plain = [case for case in exercise.cases
+             if not (case.prior or case.extreme or case.reuses or roles_of(case) is None)]
+    return sorted({case.code: case for case in reversed(plain)}.values(), key=plain.index)  # in their order
 
 
 def wired_text(case: Case, then: str = '') -> str:
@@ -55,6 +52,7 @@ def wiring(exercise: Exercise, value_class: Any, made: list[Run], through: bool 
         return kept
     parents = max((b.parents for b in blanks_of(exercise)), key=len, default=('self',))  # (x ** y's: self, other)
     own, further = closures(value_class, exercise.methods), None
+    op = ops.BY_METHOD.get(exercise.attribute)  # the library's _op: the op table's name; x ** k's '**k', k as written
     for case, run in zip(probes(exercise), made):
         called = {leaf: _name(role, exercise, parents) for leaf, role in (roles_of(case) or {}).items()}  # (its words)
         if not run.built:  # a Value that does not take this input: its cases say so
@@ -94,7 +92,8 @@ def wiring(exercise: Exercise, value_class: Any, made: list[Run], through: bool 
                 "`out._backward = _backward` is missing: the closure is never attached, so backward() has nothing "
                 "to run for this op"), expected="out with its _backward", obtained="out with none",
                 **fields | {'place': returned_at})
-        label, named = getattr(out, '_op', None), _label(exercise, case)
+        exponent = case.code.split('**')[-1].strip() if exercise.attribute == '__pow__' else ''
+        label, named = getattr(out, '_op', None), op.name + ('' if exponent in case.leaves else exponent) if op else ''
         if label is not None and named and label != named:
             return outcome.wrong(exercise, 'op_label', why=(
                 f"your `{exercise.name}` labels its output {label!r}, where the library's is {named!r}: `_op` "
@@ -111,8 +110,7 @@ def made_by(closure: Any, codes: set[types.CodeType]) -> bool:
 
 def _constructor(exercise: Exercise, value_class: Any) -> Result | None:
     """Whether Value(data, children, op) keeps its parents in _prev and its op in _op, as every op's output needs."""
-    text = "a, b = Value(1.0), Value(2.0); out = Value(3.0, (a, b), '+')"
-    set_input(text)
+    set_input(text := "a, b = Value(1.0), Value(2.0); out = Value(3.0, (a, b), '+')")
     try:
         a, b = value_class(1.0), value_class(2.0)
         out = value_class(3.0, (a, b), '+')
@@ -130,10 +128,3 @@ def _constructor(exercise: Exercise, value_class: Any) -> Result | None:
                                      "no op's output is in the graph as it should be",
                                  place=line_with(value_class, '__init__', f"self.{attribute}"))
     return None
-
-
-def _label(exercise: Exercise, case: Case) -> str:
-    """The library's _op for the output of this case: the op table's name; x ** k as '**k', k as written."""
-    op = ops.BY_METHOD.get(exercise.attribute)
-    exponent = case.code.split('**')[-1].strip() if exercise.attribute == '__pow__' else ''
-    return '' if op is None else op.name + (exponent if exponent and exponent not in case.leaves else '')

@@ -1,5 +1,5 @@
 """The tensor track's exercises on a network's fused ops: softmax and log_softmax, cross_entropy, RMS norm and
-attention, where each input's gradient sums over a whole row. One record each, as in op_exercises.py."""
+attention, where each input's gradient sums over a whole row; one record each."""
 from __future__ import annotations
 
 import numpy as np

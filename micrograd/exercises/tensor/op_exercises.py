@@ -1,7 +1,5 @@
 """The tensor track's exercises on the ops themselves, easiest first: broadcasting, arithmetic, elementwise
-functions, reductions, max, shapes, indexing, matmul. One record each: no rule its task does not state may fail a
-learner. Slip bodies read the names the library's forward pass binds (x, y, e, t, passes, top, s, out, ...); a body
-constant (_MEAN) is a backward as the library writes it, which most of the record's slips write one part otherwise."""
+functions, reductions, max, shapes, indexing, matmul. Slip bodies read the names the library's forward pass binds."""
 from __future__ import annotations
 
 import numpy as np
