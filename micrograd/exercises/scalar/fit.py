@@ -15,7 +15,6 @@ from micrograd.exercises.lines import place_of
 from micrograd.exercises.numbers import close, number, same
 from micrograd.exercises.scalar.drive import Run, expected, run_case
 from micrograd.exercises.scalar.exercises import Case, Exercise
-from micrograd.exercises.scalar.places import closures
 from micrograd.exercises.scalar.slips import RULES, variants
 
 Env = dict[str, float]
@@ -142,20 +141,20 @@ def _leaky(exercise: Exercise, runs: list[Run], cases: tuple[Case, ...]) -> bool
         0 < abs((g['x'] - c.prior.get('x', 0.0)) / c.grad) < 1 for c, g in negative)
 
 
-def holds_out(exercise: Exercise, value_class: Any, error: BaseException | None) -> bool:
-    """The lecture's out.grad in a closure handed grad: read from the output (a cycle), or raising where it is not."""
+def holds_out(closures: set[CodeType], error: BaseException | None) -> bool:
+    """The lecture's out.grad in one of an op's closures handed grad: read from the output (a cycle), or raising
+    where it is not."""
     reflex = isinstance(error, (NameError, AttributeError)) and any(
         s in place_of(error) for s in ('out.grad', 'out.data'))
-    return reflex or any(code.co_argcount and 'out' in code.co_freevars
-                         for code in closures(value_class, exercise.methods))
+    return reflex or any(code.co_argcount and 'out' in code.co_freevars for code in closures)
 
 
-def diagnose(exercise: Exercise, runs: list[Run], failing: list[int], value_class: Any,
+def diagnose(exercise: Exercise, runs: list[Run], failing: list[int], closures: set[CodeType],
              accepted: frozenset[int] = frozenset()) -> tuple[str, str]:
     """The slip (key, sentence) that gives the learner's gradients (or exception) on every case (but those
     accepted), else the formula they follow, else the slip matching the most failing cases."""
     cases, first, error = exercise.cases, failing[0], runs[failing[0]].error
-    if holds_out(exercise, value_class, error):
+    if holds_out(closures, error):
         return 'holds_out', ''
 
     def agrees(i: int, module: Any) -> bool | None:  # (None where the learner's code did not build the input)

@@ -40,7 +40,8 @@ def _accepted(case: Case, run: Run, want: Run) -> str:
 
 def check_op(exercise: Exercise, value_class: Any, strict: bool, made: dict[str, list[Run]]) -> Result:
     """The op's verdict: its gradients on each case, then its wiring; made: its probes' runs, kept for backward()'s."""
-    cases, codes = exercise.cases, closures(value_class, exercise.methods)
+    cases = exercise.cases
+    codes = closures(value_class, exercise.methods)  # the op's closures, handed to all that reads them
     runs: list[Run] = []
     # Each case run once, then each probe (its operands made by an op); a Run keeps the lines its closures ran
     for case, methods in [*((case, ()) for case in cases), *((case, exercise.methods) for case in probes(exercise))]:
@@ -67,7 +68,8 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool, made: dict[str,
         elif at_blank[i]:  # a blank to write: said after a wrong gradient
             assert run.error is not None
             unfinished = unfinished or outcome.wrong(exercise, 'unfinished', input=text, expected=grads(want.grads),
-                obtained='NotImplementedError', detail=line_of(run.error), place=place_of(run.error))
+                                                     obtained='NotImplementedError', detail=line_of(run.error),
+                                                     place=place_of(run.error))
         elif run.error is not None:
             wrong.append((i, outcome.raised(exercise, text, run.error, grads(want.grads), key=''), []))
         elif not close(run.data, want.data):
@@ -80,13 +82,14 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool, made: dict[str,
             shown = grads(want.grads) + ('' if case.kink else "   (the library's engine; central differences give "
                                          f"{', '.join(number(round(v, 8)) for v in fd.values())})")
             wrong.append((i, outcome.wrong(exercise, input=text, expected=shown, obtained=grads(run.grads)), bad))
-    wired = wiring(exercise, value_class, made[exercise.name], not wrong) if wrong or unfinished is None else None
-    if wired is not None:  # an output left out of the graph explains any gradient: said first
-        return wired
+    if wrong or unfinished is None:  # an output left out of the graph explains any gradient: said first
+        wired = wiring(exercise, value_class, codes, made[exercise.name], through=not wrong)
+        if wired is not None:
+            return wired
     if not wrong:
         if unfinished is not None:
             return unfinished
-        if fit.holds_out(exercise, value_class, None):  # right numbers, but the closure holds the output
+        if fit.holds_out(codes, None):  # right numbers, but the closure holds the output
             place = next((p for method in exercise.methods for needle in ('out.grad', 'out.data', 'out')
                           if (p := line_with(value_class, method, needle))), '')
             return outcome.wrong(exercise, 'holds_out', input=cases[0].text(), expected="grad, handed over",
@@ -94,7 +97,7 @@ def check_op(exercise: Exercise, value_class: Any, strict: bool, made: dict[str,
         return Result.of(exercise, DONE, note='\n'.join(notes.values()))
     i, first, bad = wrong[0]
     with paused():  # the checker's own work: not the learner's time
-        first.diagnosis, said = fit.diagnose(exercise, runs, [k for k, _, _ in wrong], value_class, frozenset(notes))
+        first.diagnosis, said = fit.diagnose(exercise, runs, [k for k, _, _ in wrong], codes, frozenset(notes))
         if bad:  # the line that made a wrong value first (for wrong_parent, the second adding to one parent)
             first.place = wrong_line(exercise.methods, runs[i].events, lambda cls: run_case(cases[i], cls),
                                      cases[i].leaves.get(bad[0]))

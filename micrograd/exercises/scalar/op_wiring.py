@@ -15,7 +15,7 @@ from micrograd.exercises.scalar.blanks import blanks_of
 from micrograd.exercises.scalar.drive import Run, closure_of, library_numbers, reaches
 from micrograd.exercises.scalar.exercises import Case, Exercise
 from micrograd.exercises.scalar.fit import roles_of
-from micrograd.exercises.scalar.places import closures, line_with
+from micrograd.exercises.scalar.places import line_with
 
 
 def probes(exercise: Exercise) -> list[Case]:
@@ -45,13 +45,15 @@ def behind(gradients: dict[str, float] | None) -> str:
     return grads({f"{name}0": g for name, g in (gradients or {}).items()})
 
 
-def wiring(exercise: Exercise, value_class: Any, made: list[Run], through: bool = False) -> Result | None:
+def wiring(exercise: Exercise, value_class: Any, own: set[types.CodeType], made: list[Run],
+           through: bool = False) -> Result | None:
     """What is wrong with how the op puts its output in the graph, at the line that made (or returned) it, or None.
-    made: the probes' runs; through: whether the library's gradients must reach the leaves behind the operands too."""
+    own: the op's closures; made: the probes' runs; through: whether the library's gradients must reach the leaves
+    behind the operands too."""
     if (kept := _constructor(exercise, value_class)) is not None:
         return kept
     parents = max((b.parents for b in blanks_of(exercise)), key=len, default=('self',))  # (x ** y's: self, other)
-    own, further = closures(value_class, exercise.methods), None
+    further = None
     op = ops.BY_METHOD.get(exercise.attribute)  # the library's _op: the op table's name; x ** k's '**k', k as written
     for case, run in zip(probes(exercise), made):
         called = {leaf: _name(role, exercise, parents) for leaf, role in (roles_of(case) or {}).items()}  # (its words)
