@@ -46,8 +46,10 @@ def _inlined(source: str, module: str) -> str:
     tree, lines = ast.parse(inner), inner.splitlines(keepends=True)
     imports = [ast.get_source_segment(inner, node) or '' for node in tree.body
                if isinstance(node, (ast.Import, ast.ImportFrom)) and getattr(node, 'module', '') != '__future__']
-    node = next(n for cls in ast.parse(source).body if isinstance(cls, ast.ClassDef)
-                for n in cls.body if isinstance(n, ast.ImportFrom) and n.module == module)
+    node = next((n for cls in ast.parse(source).body if isinstance(cls, ast.ClassDef)
+                 for n in cls.body if isinstance(n, ast.ImportFrom) and n.module == module), None)
+    if node is None:
+        raise LookupError(f"no class of the library's source imports {module}")
     names = {alias.name for alias in node.names}
     spans = [definition(fn) for fn in tree.body if isinstance(fn, ast.FunctionDef) and fn.name in names]
     text = ''.join(textwrap.indent(''.join(lines[first - 1:last]), ' ' * node.col_offset) for first, last in spans)

@@ -53,6 +53,8 @@ def find_blanks(source: str, which: str = 'engine') -> list[Blank]:
             method = cutting.named(cls, name)
             functions = [f for f in ast.walk(method) if isinstance(f, ast.FunctionDef) and f is not method
                          and f.name.startswith('_backward')] if exercise.kind == 'op' else [method]
+            if not functions:
+                raise LookupError(f"Value.{name} defines no _backward closure")
             for fn in functions:
                 start, end, indent = cutting.body_span(source, starts, fn)
                 closure = fn is not method
@@ -115,8 +117,11 @@ def engine_text(directory: str | Path = '.') -> str:
 
 def nn_text(directory: str | Path = '.') -> str:
     """my_nn.py: the library's nn.py on my_engine, with Neuron.__call__ and parameters() blank."""
-    return nn_header(directory) + re.sub(r'^from micrograd\.engine import ([\w ,]*\w)',
-                                         r'from my_engine import \1  # your engine', blanked('nn'), count=1, flags=re.M)
+    text, found = re.subn(r'^from micrograd\.engine import ([\w ,]*\w)', r'from my_engine import \1  # your engine',
+                          blanked('nn'), count=1, flags=re.M)
+    if not found:  # (else my_nn.py would run on the library's engine, not the learner's)
+        raise LookupError("nn.py does not import from micrograd.engine")
+    return nn_header(directory) + text
 
 
 def solution(name: str) -> str:

@@ -71,7 +71,10 @@ def locate(tree: ast.Module, name: str) -> tuple[ast.FunctionDef, str]:
     bare = _bare(name)
     if '.' not in name:
         return cutting.named(tree, bare), bare
-    cls = next(c for c in tree.body if isinstance(c, ast.ClassDef) and bare in {getattr(f, 'name', '') for f in c.body})
+    holders = [c for c in tree.body if isinstance(c, ast.ClassDef) and bare in {getattr(f, 'name', '') for f in c.body}]
+    if not holders:
+        raise LookupError(f"the tensor track's blank {name!r} is not in the library's source")
+    cls = holders[0]
     return cutting.named(cls, bare), f"{cls.name}.{bare}"
 
 
