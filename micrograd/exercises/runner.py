@@ -7,6 +7,7 @@ import dataclasses
 import importlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -109,13 +110,15 @@ def _stop(child: subprocess.Popen[bytes]) -> None:
         child.wait()
 
 
-def _watch_parent() -> None:
-    """In the child: once the checker is gone (killed outright), kill the child's process group and end."""
+def _watch_parent(channel: Path) -> None:
+    """In the child: once the checker is gone (killed outright), remove the folder of channel (the checker's, which
+    it had no time to), kill the child's process group and end."""
     parent = os.getppid()
 
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(0.2)
+        shutil.rmtree(channel.parent, ignore_errors=True)
         if GROUPS and os.getpgid(0) == os.getpid():  # (its own group: the checker started it so)
             os.killpg(os.getpid(), signal.SIGKILL)
         os._exit(1)
@@ -140,7 +143,7 @@ def _env() -> dict[str, str]:
 
 def worker(track: str, timeout: float, channel: str, paths: list[str]) -> int:
     """In the child: check the files, writing where each exercise is, then each Result, to channel (its own file)."""
-    _watch_parent()
+    _watch_parent(Path(channel))
     out = open(channel, 'a', encoding='utf-8')  # noqa: SIM115 -- open while the child lives
 
     def say(kind: str, payload: object) -> None:

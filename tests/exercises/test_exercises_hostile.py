@@ -155,10 +155,13 @@ def test_a_check_out_of_time_kills_its_child_and_what_it_started(tmp_path, track
 @pytest.mark.parametrize('how', [signal.SIGINT, signal.SIGKILL])
 @pytest.mark.parametrize('track', TRACKS)
 def test_a_checker_interrupted_or_killed_leaves_no_process_behind(tmp_path, track, how):
+    """Nor a folder: the checker's temporary one is removed, by the child when the checker is killed outright."""
     noted = stubborn(TRACKS[track], tmp_path / 'ws')
     argv = [sys.executable, '-m', 'micrograd.exercises', 'check', '--track', track, 'ws', '--timeout', '100']
+    (temporary := tmp_path / 'tmp').mkdir()
     # Ctrl-C as in a terminal: a job started in the background (as CI's lanes are) inherits SIGINT ignored
-    checker = subprocess.Popen(argv, cwd=tmp_path, env={**os.environ, 'PYTHONPATH': str(ROOT)},
+    env = {**os.environ, 'PYTHONPATH': str(ROOT), 'TMPDIR': str(temporary)}
+    checker = subprocess.Popen(argv, cwd=tmp_path, env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
@@ -167,6 +170,7 @@ def test_a_checker_interrupted_or_killed_leaves_no_process_behind(tmp_path, trac
         checker.send_signal(how)
         checker.wait(timeout=30)
         assert gone(worker) and gone(helper)
+        assert not list(temporary.iterdir())
     finally:
         checker.kill()
         checker.wait()
