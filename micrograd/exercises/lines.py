@@ -18,7 +18,7 @@ import traceback
 import types
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from typing import Any, NamedTuple
 from unittest.mock import patch
@@ -127,24 +127,31 @@ class _Noting(ast.NodeTransformer):
         return new
 
 
-def noting(source: str, namespace: dict[str, Any], whole: bool, noted: list[Any] | None) -> dict[str, Any]:
-    """source, one library function's text, run in a copy of namespace (returned, holding it), every expression of
-    its body (not whole: of its `_backward` closures') noted into noted as it is computed (noted None: none is)."""
+@cache
+def _noting_code(source: str, whole: bool, noting: bool) -> types.CodeType:
+    """source compiled with every expression of its body (not whole: of its `_backward` closures') noted (if noting)
+    by a call to __noted__, a name the namespace it runs in gives."""
     tree = ast.parse(source)
     fn = tree.body[0]
     assert isinstance(fn, ast.FunctionDef)
-    for body in [] if noted is None else [fn] if whole else [f for f in ast.walk(fn) if isinstance(
+    for body in [] if not noting else [fn] if whole else [f for f in ast.walk(fn) if isinstance(
             f, ast.FunctionDef) and f.name == '_backward']:
         body.body = [_Noting().visit(statement) for statement in body.body]
     ast.fix_missing_locations(tree)
+    where = str(Path(__file__).parent / f'<library {fn.name}>')  # (the library's, not the learner's)
+    code: types.CodeType = compile(tree, where, 'exec', flags=__future__.annotations.compiler_flag, dont_inherit=True)
+    return code
 
+
+def noting(source: str, namespace: dict[str, Any], whole: bool, noted: list[Any] | None) -> dict[str, Any]:
+    """source, one library function's text, run in a copy of namespace (returned, holding it), every expression of
+    its body (not whole: of its `_backward` closures') noted into noted as it is computed (noted None: none is)."""
     def note(value: Any) -> Any:
         if noted is not None and (copy := _value(value)) is not None:
             noted.append(copy)
         return value
     namespace = {**namespace, '__noted__': note}
-    where = str(Path(__file__).parent / f'<library {fn.name}>')  # (the library's, not the learner's)
-    exec(compile(tree, where, 'exec', flags=__future__.annotations.compiler_flag, dont_inherit=True), namespace)
+    exec(_noting_code(source, whole, noted is not None), namespace)
     return namespace
 
 

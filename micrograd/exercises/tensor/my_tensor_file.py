@@ -15,7 +15,7 @@ from pathlib import Path
 
 from micrograd.exercises import cutting
 from micrograd.exercises.commands import advice, command
-from micrograd.exercises.cutting import Body, answer, body_span, dedented, offsets, unwritten
+from micrograd.exercises.cutting import Body, answer, body_span, dedented, definition, offsets, unwritten
 from micrograd.exercises.tensor.array_exercise import Exercise
 from micrograd.exercises.tensor.exercise_list import EXERCISES, find
 
@@ -89,11 +89,15 @@ def target(fn: ast.FunctionDef, name: str) -> ast.FunctionDef:
     return fn if name.endswith('()') or name in FUNCTIONS else cutting.named(fn, '_backward')
 
 
+def _indented(replacements: dict[Blank, str]) -> dict[Body, str]:
+    """Each text, written unindented, indented as its blank's body was."""
+    return {b: '\n'.join((b.indent + line if line.strip() else '') if i else line
+                         for i, line in enumerate(text.strip('\n').split('\n'))) for b, text in replacements.items()}
+
+
 def splice(source: str, replacements: dict[Blank, str]) -> str:
     """source with each blank's body replaced by the given text, written unindented (indented here as the body was)."""
-    return cutting.splice(source, {b: '\n'.join((b.indent + line if line.strip() else '') if i else line
-                                                for i, line in enumerate(text.strip('\n').split('\n')))
-                                   for b, text in replacements.items()})
+    return cutting.splice(source, _indented(replacements))
 
 
 @cache
@@ -157,12 +161,24 @@ def _task(exercise: Exercise) -> str:
     return '\n'.join(lines)
 
 
+@cache
+def _spans() -> list[tuple[Exercise, list[tuple[str, int, int]]]]:
+    """Per exercise, each function or method it blanks: its owner and where its definition is in library_source()."""
+    source = library_source()
+    tree, starts = ast.parse(source), offsets(source)
+    return [(exercise, [(owner, starts[definition(fn)[0]], starts[definition(fn)[1] + 1]) for fn, owner in
+                        dict.fromkeys(locate(tree, name) for name in exercise.blanks)]) for exercise in EXERCISES]
+
+
 def definitions(bodies: dict[str, str] | None = None) -> list[tuple[Exercise, list[tuple[str, str]]]]:
     """Per exercise, each function or method it blanks: (its owner, 'Unary.exp', its text dedented), as source()."""
-    spliced = splice(library_source(), {b: (bodies or {}).get(b.name, b.text()) for b in blanks()})
-    tree, lines = ast.parse(spliced), spliced.splitlines()
-    return [(exercise, [(owner, dedented(lines, fn)) for fn, owner in
-                        dict.fromkeys(locate(tree, name) for name in exercise.blanks)]) for exercise in EXERCISES]
+    written = _indented({b: (bodies or {}).get(b.name, b.text()) for b in blanks()})
+    spliced = cutting.splice(library_source(), written)
+
+    def moved(at: int) -> int:  # an offset of the library's source, in spliced (each body before it written)
+        return at + sum(len(text) - (b.end - b.start) for b, text in written.items() if b.end <= at)
+    return [(exercise, [(owner, textwrap.dedent(spliced[moved(start):moved(end)].removesuffix('\n')))
+                        for owner, start, end in spans]) for exercise, spans in _spans()]
 
 
 def source(directory: str | Path = '.', bodies: dict[str, str] | None = None) -> str:
