@@ -31,8 +31,8 @@ def text(body: list[ast.stmt]) -> str:
 
 def assigned(statement: ast.AST) -> Any:
     """What an assignment (=, +=, -=, x: float =) assigns to, else None."""
-    return statement.target if isinstance(statement, (ast.AugAssign, ast.AnnAssign)) else \
-        statement.targets[0] if isinstance(statement, ast.Assign) else None
+    return (statement.target if isinstance(statement, (ast.AugAssign, ast.AnnAssign))
+            else statement.targets[0] if isinstance(statement, ast.Assign) else None)
 
 
 def _handing(statement: ast.AST) -> ast.Attribute | None:

@@ -83,8 +83,8 @@ class Report:
                                           else '')
         assert focus is not None
         if focus is self.engine:
-            return "the exercises are done, but the whole engine differs from the library's" + \
-                (f" ({focus.place})" if focus.place else '')
+            return ("the exercises are done, but the whole engine differs from the library's"
+                    + (f" ({focus.place})" if focus.place else ''))
         if all(r.status == NOT_STARTED for r in self.present):
             return f"nothing started yet: begin with `{focus.name}`, exercise {focus.number}{place}"
         if focus.status == NOT_STARTED:

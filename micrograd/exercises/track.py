@@ -48,8 +48,8 @@ class Track:
         """What is wrong with path as a workspace to check, before any work ('' when nothing is)."""
         first = self.files[0]
         if not path.exists():
-            return f"no file {path}" if path.suffix == '.py' else \
-                f"no folder {path}: make the workspace there with `{self.command('start', path)}`"
+            return (f"no file {path}" if path.suffix == '.py'
+                    else f"no folder {path}: make the workspace there with `{self.command('start', path)}`")
         if path.is_dir() and path.suffix == '.py':
             return f"{path} is a folder, not a Python file: give the workspace's folder, or its {first}"
         if path.is_dir() and (path / first).is_dir():
@@ -68,13 +68,13 @@ class Track:
         if not isinstance(target, (str, Path)):
             return replace(self.check_objects(target, *more, timeout=timeout), hint=hint)
         path = Path(target)  # a workspace, checked in a child process
-        first = path / self.files[0] if path.is_dir() else \
-            path.parent / self.files[0] if path.name in self.files[1:] else path
+        first = (path / self.files[0] if path.is_dir()
+                 else path.parent / self.files[0] if path.name in self.files[1:] else path)
         paths = [first] + [p for p in (first.parent / name for name in self.files[1:]) if p.is_file() and p != first]
         again = self.command('check', *([path] if str(path) != '.' else []))
         error = self.missing(path)
-        results, places, error = ([], {}, error) if error else \
-            run_in_child(self.name, paths, self.exercises, timeout, first.parent)
+        results, places, error = (([], {}, error) if error
+                                  else run_in_child(self.name, paths, self.exercises, timeout, first.parent))
         if error:
             return Report(exercises=self.exercises, error=error, command=again, title=self.title, hint=hint)
         places |= {r.number: r.place for r in results if r.place}  # a wrong one: its line

@@ -79,9 +79,10 @@ def file_order(source: str) -> str:
     later = next(e for e in exercises[first:] if e.kind == 'op')
     others = ' and '.join(e.label for e in sorted(exercises[first:exercises.index(later)], key=lambda e: e.number))
     again = dict.fromkeys((b.exercise, b.method) for b in find_blanks(source) if b.method != b.exercise.methods[0])
-    return f"# The ops stand in the file in that order: {ops},\n# with the lecture's {others} between " \
-           f"{exercises[first - 1].label} and {later.label}.\n" + \
-        ''.join(f"# Exercise {e.label} has a second blank further down, in Value.{method}.\n" for e, method in again)
+    return (f"# The ops stand in the file in that order: {ops},\n# with the lecture's {others} between "
+            f"{exercises[first - 1].label} and {later.label}.\n"
+            + ''.join(f"# Exercise {e.label} has a second blank further down, in Value.{method}.\n"
+                      for e, method in again))
 
 
 def engine_header(directory: str | Path = '.') -> str:

@@ -111,24 +111,24 @@ def _mutations(body: list[ast.stmt], parents: tuple[str, ...]) -> Iterator[tuple
     yield 'upstream', upstream_dropped(body, '1.0'), "(grad is missing)"
     yield 'nothing', [ast.Pass()], ""
     for k, s in enumerate(statements):
-        yield 'parent_dropped', lines(lambda _: None, [k]), \
-            f"`{parent_of(s)}` gets nothing: `{ast.unparse(s)}` is missing"
+        yield ('parent_dropped', lines(lambda _: None, [k]),
+               f"`{parent_of(s)}` gets nothing: `{ast.unparse(s)}` is missing")
         yield 'parent_twice', lines(lambda s: [s, copy.deepcopy(s)], [k]), f"`{ast.unparse(s)}` runs twice"
     for s in statements:  # a line written for one parent adding to the other's (self.grad twice, other left out)
         for k, t in enumerate(statements):
             if parent_of(t) != parent_of(s):
                 moved = copy.deepcopy(t)
                 assigned(moved).value = ast.Name(parent_of(s), ast.Load())
-                yield 'wrong_parent', lines(lambda _: moved, [k]), \
-                    f"`{ast.unparse(moved)}` should add to `{parent_of(t)}.grad`"
+                yield ('wrong_parent', lines(lambda _: moved, [k]),
+                       f"`{ast.unparse(moved)}` should add to `{parent_of(t)}.grad`")
     for subset in subsets(len(statements)):
         said = '`, `'.join(ast.unparse(negated(statements[k])) for k in subset)
         yield 'sign', lines(negated, subset), "on every parent" if len(subset) == len(statements) else f"`{said}`"
     if len(parents) > 1:  # the operands swapped: x's data where y's belongs, in every line or in one
         a, b = parents[:2]
         operand, swap = (lambda n: isinstance(n, ast.Name) and n.id in (a, b)), {a: b, b: a}
-        yield 'swapped', nodes(operand, lambda n: ast.Name(swap[n.id])), \
-            f"`{a}` and `{b}` exchanged on the right of each `+=`"
+        yield ('swapped', nodes(operand, lambda n: ast.Name(swap[n.id])),
+               f"`{a}` and `{b}` exchanged on the right of each `+=`")
         for k, s in enumerate(statements):
             swapped = nodes(operand, lambda n: ast.Name(swap[n.id]), s)
             yield 'swapped', swapped, f"`{ast.unparse(handing(swapped)[k])}`"
@@ -148,11 +148,11 @@ def _mutations(body: list[ast.stmt], parents: tuple[str, ...]) -> Iterator[tuple
                      and type(getattr(there, 'op', None)) is type(getattr(node, 'op', None))
                      and len(_rewrites(there)) > n]
             if len(alike) > 1:
-                yield key, replace(body, {t: lambda t: _rewrites(t)[n][1] for t in alike}), \
-                    f"{said}, and the same in every line"  # noqa: B023
-    yield 'grad_for_data', nodes(lambda n: isinstance(n, ast.Attribute) and n.attr == 'data',  # (none: a repeat)
-                                 lambda n: ast.Attribute(n.value, 'grad', ast.Load())), \
-        "`.grad` for `.data` on the right of each `+=`"
+                yield (key, replace(body, {t: lambda t: _rewrites(t)[n][1] for t in alike}),  # noqa: B023
+                       f"{said}, and the same in every line")
+    yield ('grad_for_data', nodes(lambda n: isinstance(n, ast.Attribute) and n.attr == 'data',  # (none: a repeat)
+                                  lambda n: ast.Attribute(n.value, 'grad', ast.Load())),
+           "`.grad` for `.data` on the right of each `+=`")
     for k, s in enumerate(statements):  # an extra factor, a parent's own data, in one line
         for parent in parents:
             extra = copy.deepcopy(s)

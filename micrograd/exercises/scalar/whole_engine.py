@@ -71,8 +71,8 @@ def _like(form: Form, mine: Run, table: list[Form]) -> str:
                   key=lambda f: (f.leaves != form.leaves, -len(words & set(f.code.split())),
                                  f.code.split()[0] != form.code.split()[0]))  # then the operands' order kept
     if value:
-        return f"`{form.code}` gives the value of `{like[0].code}`" if like else \
-            f"`{form.code}` gives a value the library's does not"
+        return (f"`{form.code}` gives the value of `{like[0].code}`" if like
+                else f"`{form.code}` gives a value the library's does not")
     said = f"the gradients of `{like[0].code}`" if like else "other gradients"
     return f"`{form.code}` gives the right value, but {said}"
 
