@@ -14,7 +14,7 @@ import tokenize
 import types
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +133,12 @@ def splice(source: str, replacements: Mapping[Body, str]) -> str:
     return source
 
 
+@lru_cache(maxsize=32)
+def _compiled(source: str, filename: str) -> types.CodeType:
+    """source compiled (once: the library with the same slip planted is loaded again and again)."""
+    return compile(source, filename, 'exec')
+
+
 def load(source: str, name: str, filename: str, **imports: types.ModuleType) -> types.ModuleType:
     """Run source as a fresh module called name (tracebacks show filename's lines), lending it sys.modules
     entries for itself and for imports while it runs (dataclasses look a module up by name)."""
@@ -142,7 +148,7 @@ def load(source: str, name: str, filename: str, **imports: types.ModuleType) -> 
     before = {key: sys.modules.get(key) for key in [name, *imports]}
     sys.modules.update({name: module, **imports})
     try:
-        exec(compile(source, filename, 'exec'), module.__dict__)
+        exec(_compiled(source, filename), module.__dict__)
     finally:
         for key, previous in before.items():  # (sys.modules as it was)
             sys.modules.pop(key, None)
