@@ -119,8 +119,9 @@ test-env: $(VENV)/.test-installed $(BIN)/dot
 
 # make test runs pytest in TEST_WORKERS processes (pytest-xdist): much of the suite waits on subprocesses, notebook
 # kernels and a browser, so two keep a core busy while one waits. TEST_WORKERS=0 runs it in make's own process.
-# --dist worksteal: a process that runs out of tests takes some of the other's (the slow tests are collected
-# together, at the start: handed out in fixed shares, one process would run them alone while the other idles).
+# --dist loadfile: each file's tests go to one process, as a whole and as a process asks for more, so a notebook
+# a file's tests share runs once (handed out test by test in fixed shares, the slow ones, collected together at
+# the start, fell to one process while the other idled).
 TEST_WORKERS ?= 2
 
 test: test-env
@@ -128,7 +129,7 @@ test: test-env
 	$(if $(OTHER_PYTHON),,$(BIN)/ruff check .)
 	$(BIN)/mypy --strict micrograd
 	MICROGRAD_REQUIRE_EXTRAS=1 MICROGRAD_REQUIRE_TORCH=$(if $(filter $(PYVER),$(TORCH_PYTHON)),1,) \
-		MICROGRAD_OTHER_PYTHON=$(OTHER_PYTHON) $(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
+		MICROGRAD_OTHER_PYTHON=$(OTHER_PYTHON) $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # bench/run.py finds every Python 3.10-3.13 on PATH or through pyenv; the peers (pure Python) are installed once
 # into bench/.peers/, which each Python reads; the project's environment only drives it (and runs the tensor

@@ -1,6 +1,7 @@
 """The tensor track of the exercises: the workspace, the grading of every exercise, and its mutation test (every
 planted slip caught and named, every right answer written otherwise graded done)."""
 import ast
+import functools
 import html
 import re
 import subprocess
@@ -154,10 +155,17 @@ def test_solution_prints_the_library_code_of_an_exercise():
 
 # --- the mutation test ------------------------------------------------------------------------------------
 
+@functools.cache
+def first_line(blank_name):
+    """The line of the solved workspace where blank_name's body starts (from 1): a planted body starts there too
+    (the text above it is the same)."""
+    text = solved()
+    return text[:body_start(text, blank_name)].count('\n') + 1
+
+
 def reported_line(blank_name, body, place):
     """The line of a planted body the report points at (from 1), and its text; (None, place) for another place."""
-    text = solved()  # (the planted body starts where the library's does: the text above it is the same)
-    first = text[:body_start(text, blank_name)].count('\n') + 1
+    first = first_line(blank_name)
     found = re.search(r', line (\d+): (.*)$', place)
     if not found:
         return None, place
