@@ -121,14 +121,16 @@ test-env: $(VENV)/.test-installed $(BIN)/dot
 # kernels and a browser, so two keep a core busy while one waits. TEST_WORKERS=0 runs it in make's own process.
 # --dist loadfile: each file's tests go to one process, as a whole and as a process asks for more, so a notebook
 # a file's tests share runs once (handed out test by test in fixed shares, the slow ones, collected together at
-# the start, fell to one process while the other idled).
+# the start, fell to one process while the other idled). Each process does its arithmetic in one thread (NumPy's
+# OpenBLAS and PyTorch start a thread a core, which in two processes on two cores wait on each other).
 TEST_WORKERS ?= 2
+TEST_THREADS := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 
 test: test-env
 	@echo "Testing on Python $(PYVER) ($(PY)) in $(VENV)"
 	$(if $(OTHER_PYTHON),,$(BIN)/ruff check .)
 	$(BIN)/mypy --strict micrograd
-	MICROGRAD_REQUIRE_EXTRAS=1 MICROGRAD_REQUIRE_TORCH=$(if $(filter $(PYVER),$(TORCH_PYTHON)),1,) \
+	$(TEST_THREADS) MICROGRAD_REQUIRE_EXTRAS=1 MICROGRAD_REQUIRE_TORCH=$(if $(filter $(PYVER),$(TORCH_PYTHON)),1,) \
 		MICROGRAD_OTHER_PYTHON=$(OTHER_PYTHON) $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # bench/run.py finds every Python 3.10-3.13 on PATH or through pyenv; the peers (pure Python) are installed once
