@@ -89,7 +89,7 @@ def area_of(path: Path) -> tuple[str, tuple[str, ...]] | None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line('markers', "extra(name): the test needs that extra of setup.py beyond its area's")
-    config.stash[SKIPPED], config.stash[LEFT_OUT] = {}, []
+    config.stash[SKIPPED] = {}
     # Where make test installed torch, a missing torch is a broken set-up, not a reason to skip.
     if os.environ.get('MICROGRAD_REQUIRE_TORCH') and importlib.util.find_spec('torch') is None:
         raise pytest.UsageError("MICROGRAD_REQUIRE_TORCH is set but torch is not installed in this environment")
@@ -123,20 +123,6 @@ def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> 
     return module
 
 
-# A module marked same_on_every_python as a whole (its pytestmark) is not even collected on a further Python: the
-# sweeps' tests, made from the op tables, take seconds to collect in each test process. The summary names them.
-WHOLE_MODULE = re.compile(r'^pytestmark = .*\bsame_on_every_python\b', re.MULTILINE)
-LEFT_OUT = pytest.StashKey[list[str]]()
-
-
-def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    if (os.environ.get('MICROGRAD_OTHER_PYTHON') and collection_path.suffix == '.py'
-            and WHOLE_MODULE.search(collection_path.read_text(encoding='utf-8'))):
-        config.stash[LEFT_OUT].append(collection_path.resolve().relative_to(ROOT).as_posix())
-        return True
-    return None
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """On a further Python (`make test OTHER_PYTHON=1`), leave out what no Python version changes."""
     if not os.environ.get('MICROGRAD_OTHER_PYTHON'):
@@ -158,13 +144,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
-    """Say, one line an area, which tests did not run for want of an extra, and the modules a further Python
-    leaves out (never silently)."""
+    """Say, one line an area, which tests did not run for want of an extra (never silently)."""
     for why in sorted(config.stash[SKIPPED].values()):
         terminalreporter.write_line(why, yellow=True, bold=True)
-    if config.stash[LEFT_OUT]:
-        terminalreporter.write_line(f"left out on this Python, whole, as the same on every Python (marked "
-                                    f"same_on_every_python): {', '.join(sorted(config.stash[LEFT_OUT]))}")
 
 
 # One browser for the whole run, defined here only: Playwright's sync API allows one session per thread.

@@ -99,8 +99,7 @@ def expected(name: str, index: int) -> tuple[Run, dict[str, float]]:
 
 def workspace_convention(value_class: Any) -> bool:
     """Whether value_class's ops hand their closure over as _grad_fn (the library's), not as out._backward."""
-    found = (vars(c)['_backward'] for c in getattr(value_class, '__mro__', ()) if '_backward' in vars(c))
-    return isinstance(next(found, None), property)  # (as inspect.getattr_static finds it, without its cost)
+    return isinstance(inspect.getattr_static(value_class, '_backward', None), property)
 
 
 def hand_node(value_class: Any, data: float, parents: list[Any], local: list[float], op: str) -> Any:
